@@ -1,0 +1,76 @@
+/* zkpipe: a Groth16 prover and verifier for BN254 and BLS12-381 that reads
+ * and writes the files of the circom/snarkjs ecosystem.
+ *
+ * Rules of this interface (as in libsecp256k1):
+ * - argument order: outputs first, then inputs; a length follows its array;
+ * - handles are opaque and owned by the caller, who closes them;
+ * - every function that can fail returns a zp_status and, when it fails,
+ *   fills the caller's zp_error with one line naming the input and what was
+ *   wrong with it; nothing here prints or exits;
+ * - there is no global state.
+ */
+#ifndef ZKPIPE_H
+#define ZKPIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ZP_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define ZP_WARN_UNUSED
+#endif
+
+typedef enum zp_status {
+    ZP_OK = 0,
+    ZP_ERR_ARG,         /* a bad argument or option */
+    ZP_ERR_IO,          /* a file could not be opened, read or written */
+    ZP_ERR_FORMAT,      /* a file is truncated, corrupt or not what it claims */
+    ZP_ERR_UNSUPPORTED, /* valid but not supported (another protocol, curve) */
+    ZP_ERR_MISMATCH,    /* inputs that do not belong together */
+    ZP_ERR_UNSATISFIED, /* the witness does not satisfy the circuit */
+    ZP_ERR_INVALID,     /* a proof that does not verify */
+    ZP_ERR_NOMEM,       /* out of memory */
+    ZP_ERR_INTERNAL
+} zp_status;
+
+typedef struct zp_error {
+    zp_status status;
+    char message[512];
+} zp_error;
+
+typedef enum zp_curve { ZP_CURVE_NONE = 0, ZP_CURVE_BN254 = 1, ZP_CURVE_BLS12_381 = 2 } zp_curve;
+
+/* circom's name of a curve ("bn128", "bls12381"), as JSON files carry it. */
+const char *zp_curve_name(zp_curve curve);
+
+/* Runs fn(arg, i, worker) for every i in [0, n) and returns when all are
+ * done; worker < threads says which of the concurrently running workers
+ * runs the call, so a kernel can give each worker its own scratch. The math
+ * never starts threads: whoever owns them (the engine, the CLI) hands the
+ * kernels one of these. A NULL zp_parallel means serial. */
+typedef void (*zp_task_fn)(void *arg, size_t i, size_t worker);
+typedef struct zp_parallel {
+    void (*run)(void *pool, size_t n, zp_task_fn fn, void *arg);
+    void *pool;
+    size_t threads;
+} zp_parallel;
+
+/* A Groth16 proof: affine points in Montgomery form, x then y (G2: x.c0,
+ * x.c1, y.c0, y.c1), each coordinate 4 (BN254) or 6 (BLS12-381) limbs. */
+typedef struct zp_proof {
+    zp_curve curve;
+    uint64_t a[12];
+    uint64_t b[24];
+    uint64_t c[12];
+} zp_proof;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

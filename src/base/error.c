@@ -1,0 +1,36 @@
+#include "base/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+zp_status zp_error_set(zp_error *err, zp_status status, const char *fmt, ...) {
+    if (err != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        err->status = status;
+    }
+    return status;
+}
+
+zp_status zp_error_prefix(zp_error *err, const char *fmt, ...) {
+    if (err == NULL) return ZP_ERR_INTERNAL;
+    char prefix[256], old[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->message, sizeof old);
+    snprintf(err->message, sizeof err->message, "%s%s", prefix, old);
+    return err->status;
+}
+
+const char *zp_curve_name(zp_curve curve) {
+    switch (curve) {
+    case ZP_CURVE_BN254: return "bn128";
+    case ZP_CURVE_BLS12_381: return "bls12381";
+    default: return "unknown";
+    }
+}

@@ -1,0 +1,378 @@
+/* A group of points on y² = x³ + b (a = 0), instantiated per group.
+ *
+ * Include with:
+ *   ZP_P        prefix: the affine type is ZP_P, Jacobian ZP_P##j, XYZZ ZP_P##xyzz
+ *   ZP_P_F      the coordinate field prefix (zp_bn254_fp, zp_bn254_fp2, ...)
+ *   ZP_P_B      initializer of the coefficient b in that field
+ *   ZP_P_GEN    initializer of the generator (affine)
+ *   ZP_P_SCALAR the scalar field prefix (for the subgroup check)
+ * Affine points are x then y, and the point at infinity is all zeros: (0, 0)
+ * is never on these curves (b ≠ 0), and it is how .zkey files encode it.
+ * Formulas are from the Explicit-Formulas Database (hyperelliptic.org/EFD),
+ * "g1p/auto-shortw-jacobian-0" and "auto-shortw-xyzz", named where used.
+ */
+#define ZP_CAT_(a, b) a##b
+#define ZP_CAT(a, b) ZP_CAT_(a, b)
+#define P_(name) ZP_CAT(ZP_P, _##name)
+#define K_(name) ZP_CAT(ZP_P_F, _##name)
+#define FT ZP_P_F
+#define PJ ZP_CAT(ZP_P, j)
+#define PX ZP_CAT(ZP_P, xyzz)
+
+typedef struct {
+    FT x, y;
+} ZP_P;
+typedef struct {
+    FT x, y, z;
+} PJ;
+/* XYZZ: x = X/ZZ, y = Y/ZZZ with ZZ³ = ZZZ²; cheapest mixed additions for
+ * bucket sums. ZZ = 0 is infinity. */
+typedef struct {
+    FT x, y, zz, zzz;
+} PX;
+
+static const FT P_(b) = ZP_P_B;
+static const ZP_P P_(generator) = ZP_P_GEN;
+
+ZP_INLINE int P_(is_inf)(const ZP_P *p) { return K_(is_zero)(&p->x) & K_(is_zero)(&p->y); }
+ZP_INLINE void P_(set_inf)(ZP_P *p) { memset(p, 0, sizeof *p); }
+ZP_INLINE int P_(j_is_inf)(const PJ *p) { return K_(is_zero)(&p->z); }
+ZP_INLINE void P_(j_set_inf)(PJ *p) { memset(p, 0, sizeof *p); }
+ZP_INLINE int P_(xyzz_is_inf)(const PX *p) { return K_(is_zero)(&p->zz); }
+ZP_INLINE void P_(xyzz_set_inf)(PX *p) { memset(p, 0, sizeof *p); }
+
+ZP_INLINE void P_(neg)(ZP_P *r, const ZP_P *p) {
+    r->x = p->x;
+    if (P_(is_inf)(p)) {
+        r->y = p->y;
+    } else {
+        K_(neg)(&r->y, &p->y);
+    }
+}
+ZP_INLINE void P_(j_neg)(PJ *r, const PJ *p) {
+    r->x = p->x;
+    K_(neg)(&r->y, &p->y);
+    r->z = p->z;
+}
+
+ZP_INLINE void P_(j_from_affine)(PJ *r, const ZP_P *p) {
+    if (P_(is_inf)(p)) {
+        P_(j_set_inf)(r);
+        return;
+    }
+    r->x = p->x;
+    r->y = p->y;
+    K_(set_one)(&r->z);
+}
+
+/* y² == x³ + b; infinity counts as on the curve. */
+static inline int P_(is_on_curve)(const ZP_P *p) {
+    if (P_(is_inf)(p)) return 1;
+    FT l, r;
+    K_(sqr)(&l, &p->y);
+    K_(sqr)(&r, &p->x);
+    K_(mul)(&r, &r, &p->x);
+    K_(add)(&r, &r, &P_(b));
+    return K_(eq)(&l, &r);
+}
+
+/* dbl-2009-l: 2M + 5S */
+static inline void P_(j_dbl)(PJ *r, const PJ *p) {
+    FT a, b, c, d, e, f, t;
+    K_(sqr)(&a, &p->x);
+    K_(sqr)(&b, &p->y);
+    K_(sqr)(&c, &b);
+    K_(add)(&d, &p->x, &b);
+    K_(sqr)(&d, &d);
+    K_(sub)(&d, &d, &a);
+    K_(sub)(&d, &d, &c);
+    K_(dbl)(&d, &d); /* D = 2((X+B)² - A - C) */
+    K_(dbl)(&e, &a);
+    K_(add)(&e, &e, &a); /* E = 3A */
+    K_(sqr)(&f, &e);
+    K_(mul)(&t, &p->y, &p->z);
+    K_(dbl)(&r->z, &t); /* Z3 = 2YZ */
+    K_(sub)(&r->x, &f, &d);
+    K_(sub)(&r->x, &r->x, &d); /* X3 = F - 2D */
+    K_(sub)(&t, &d, &r->x);
+    K_(mul)(&t, &e, &t);
+    K_(dbl)(&c, &c);
+    K_(dbl)(&c, &c);
+    K_(dbl)(&c, &c);
+    K_(sub)(&r->y, &t, &c); /* Y3 = E(D - X3) - 8C */
+}
+
+/* madd-2007-bl: Jacobian + affine, all special cases handled. */
+static inline void P_(j_add_affine)(PJ *r, const PJ *p, const ZP_P *q) {
+    if (P_(is_inf)(q)) {
+        *r = *p;
+        return;
+    }
+    if (P_(j_is_inf)(p)) {
+        P_(j_from_affine)(r, q);
+        return;
+    }
+    FT z1z1, u2, s2, h, hh, i, j, rr, v, t;
+    K_(sqr)(&z1z1, &p->z);
+    K_(mul)(&u2, &q->x, &z1z1);
+    K_(mul)(&s2, &q->y, &p->z);
+    K_(mul)(&s2, &s2, &z1z1);
+    K_(sub)(&h, &u2, &p->x);
+    K_(sub)(&rr, &s2, &p->y);
+    if (K_(is_zero)(&h)) {
+        if (K_(is_zero)(&rr)) {
+            P_(j_dbl)(r, p);
+        } else {
+            P_(j_set_inf)(r);
+        }
+        return;
+    }
+    K_(dbl)(&rr, &rr); /* r = 2(S2 - Y1) */
+    K_(sqr)(&hh, &h);
+    K_(dbl)(&i, &hh);
+    K_(dbl)(&i, &i); /* I = 4HH */
+    K_(mul)(&j, &h, &i);
+    K_(mul)(&v, &p->x, &i);
+    FT z3;
+    K_(add)(&z3, &p->z, &h);
+    K_(sqr)(&z3, &z3);
+    K_(sub)(&z3, &z3, &z1z1);
+    K_(sub)(&r->z, &z3, &hh); /* Z3 = (Z1 + H)² - Z1Z1 - HH */
+    FT y1j;
+    K_(mul)(&y1j, &p->y, &j);
+    K_(sqr)(&t, &rr);
+    K_(sub)(&t, &t, &j);
+    K_(sub)(&t, &t, &v);
+    K_(sub)(&r->x, &t, &v); /* X3 = r² - J - 2V */
+    K_(sub)(&t, &v, &r->x);
+    K_(mul)(&t, &rr, &t);
+    K_(dbl)(&y1j, &y1j);
+    K_(sub)(&r->y, &t, &y1j); /* Y3 = r(V - X3) - 2·Y1·J */
+}
+
+/* add-2007-bl: Jacobian + Jacobian, all special cases handled. */
+static inline void P_(j_add)(PJ *r, const PJ *p, const PJ *q) {
+    if (P_(j_is_inf)(p)) {
+        *r = *q;
+        return;
+    }
+    if (P_(j_is_inf)(q)) {
+        *r = *p;
+        return;
+    }
+    FT z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
+    K_(sqr)(&z1z1, &p->z);
+    K_(sqr)(&z2z2, &q->z);
+    K_(mul)(&u1, &p->x, &z2z2);
+    K_(mul)(&u2, &q->x, &z1z1);
+    K_(mul)(&s1, &p->y, &q->z);
+    K_(mul)(&s1, &s1, &z2z2);
+    K_(mul)(&s2, &q->y, &p->z);
+    K_(mul)(&s2, &s2, &z1z1);
+    K_(sub)(&h, &u2, &u1);
+    K_(sub)(&rr, &s2, &s1);
+    if (K_(is_zero)(&h)) {
+        if (K_(is_zero)(&rr)) {
+            P_(j_dbl)(r, p);
+        } else {
+            P_(j_set_inf)(r);
+        }
+        return;
+    }
+    K_(dbl)(&rr, &rr);
+    K_(dbl)(&i, &h);
+    K_(sqr)(&i, &i); /* I = (2H)² */
+    K_(mul)(&j, &h, &i);
+    K_(mul)(&v, &u1, &i);
+    FT z3;
+    K_(add)(&z3, &p->z, &q->z);
+    K_(sqr)(&z3, &z3);
+    K_(sub)(&z3, &z3, &z1z1);
+    K_(sub)(&z3, &z3, &z2z2);
+    K_(mul)(&r->z, &z3, &h); /* Z3 = ((Z1+Z2)² - Z1Z1 - Z2Z2)·H */
+    K_(mul)(&s1, &s1, &j);
+    K_(dbl)(&s1, &s1);
+    K_(sqr)(&t, &rr);
+    K_(sub)(&t, &t, &j);
+    K_(sub)(&t, &t, &v);
+    K_(sub)(&r->x, &t, &v);
+    K_(sub)(&t, &v, &r->x);
+    K_(mul)(&t, &rr, &t);
+    K_(sub)(&r->y, &t, &s1); /* Y3 = r(V - X3) - 2·S1·J */
+}
+
+static inline void P_(j_to_affine)(ZP_P *r, const PJ *p) {
+    if (P_(j_is_inf)(p)) {
+        P_(set_inf)(r);
+        return;
+    }
+    FT zi, zi2, zi3;
+    K_(inv)(&zi, &p->z);
+    K_(sqr)(&zi2, &zi);
+    K_(mul)(&zi3, &zi2, &zi);
+    K_(mul)(&r->x, &p->x, &zi2);
+    K_(mul)(&r->y, &p->y, &zi3);
+}
+
+static inline int P_(j_eq)(const PJ *p, const PJ *q) {
+    ZP_P a, b;
+    P_(j_to_affine)(&a, p);
+    P_(j_to_affine)(&b, q);
+    return K_(eq)(&a.x, &b.x) & K_(eq)(&a.y, &b.y);
+}
+
+/* r = k·p, k a plain integer of klen limbs. Double-and-add with the
+ * addition always computed, so the sequence of operations does not depend
+ * on k (the prover multiplies by its secrets r and s). */
+static inline void P_(j_mul)(PJ *r, const PJ *p, const uint64_t *k, size_t klen) {
+    PJ acc, t;
+    P_(j_set_inf)(&acc);
+    for (size_t i = klen * 64; i-- > 0;) {
+        P_(j_dbl)(&acc, &acc);
+        P_(j_add)(&t, &acc, p);
+        if ((k[i / 64] >> (i % 64)) & 1) acc = t;
+    }
+    *r = acc;
+}
+
+/* The subgroup check: r·p == infinity, r the scalar field's modulus.
+ * Needed for G2 (and BLS12-381 G1), whose curves have cofactors. */
+static inline int P_(is_in_subgroup)(const ZP_P *p) {
+    PJ j, t;
+    P_(j_from_affine)(&j, p);
+    P_(j_mul)(&t, &j, ZP_CAT(ZP_P_SCALAR, _modulus).v, 4);
+    return P_(j_is_inf)(&t);
+}
+
+/* XYZZ doubling, dbl-2008-s-1: 6M + 3S */
+static inline void P_(xyzz_dbl)(PX *r, const PX *p) {
+    FT u, v, w, s, m, t;
+    K_(dbl)(&u, &p->y);
+    K_(sqr)(&v, &u);
+    K_(mul)(&w, &u, &v);
+    K_(mul)(&s, &p->x, &v);
+    K_(sqr)(&m, &p->x);
+    K_(dbl)(&t, &m);
+    K_(add)(&m, &m, &t); /* M = 3X² */
+    K_(mul)(&r->zz, &v, &p->zz);
+    K_(mul)(&r->zzz, &w, &p->zzz);
+    K_(mul)(&w, &w, &p->y);
+    K_(sqr)(&t, &m);
+    K_(sub)(&t, &t, &s);
+    K_(sub)(&r->x, &t, &s); /* X3 = M² - 2S */
+    K_(sub)(&t, &s, &r->x);
+    K_(mul)(&t, &m, &t);
+    K_(sub)(&r->y, &t, &w); /* Y3 = M(S - X3) - W·Y1 */
+}
+
+/* XYZZ + affine, madd-2008-s: 8M + 2S; all special cases handled. */
+static inline void P_(xyzz_add_affine)(PX *r, const PX *p, const ZP_P *q) {
+    if (P_(is_inf)(q)) {
+        *r = *p;
+        return;
+    }
+    if (P_(xyzz_is_inf)(p)) {
+        r->x = q->x;
+        r->y = q->y;
+        K_(set_one)(&r->zz);
+        K_(set_one)(&r->zzz);
+        return;
+    }
+    FT u2, s2, pp, ppp, rr, q1, y1ppp, t;
+    K_(mul)(&u2, &q->x, &p->zz);
+    K_(mul)(&s2, &q->y, &p->zzz);
+    K_(sub)(&u2, &u2, &p->x); /* P = U2 - X1 */
+    K_(sub)(&rr, &s2, &p->y); /* R = S2 - Y1 */
+    if (K_(is_zero)(&u2)) {
+        if (K_(is_zero)(&rr)) {
+            P_(xyzz_dbl)(r, p);
+        } else {
+            P_(xyzz_set_inf)(r);
+        }
+        return;
+    }
+    K_(sqr)(&pp, &u2);
+    K_(mul)(&ppp, &pp, &u2);
+    K_(mul)(&q1, &p->x, &pp); /* Q = X1·PP */
+    K_(mul)(&y1ppp, &p->y, &ppp);
+    K_(mul)(&r->zz, &p->zz, &pp);
+    K_(mul)(&r->zzz, &p->zzz, &ppp);
+    K_(sqr)(&t, &rr);
+    K_(sub)(&t, &t, &ppp);
+    K_(sub)(&t, &t, &q1);
+    K_(sub)(&r->x, &t, &q1); /* X3 = R² - PPP - 2Q */
+    K_(sub)(&t, &q1, &r->x);
+    K_(mul)(&t, &rr, &t);
+    K_(sub)(&r->y, &t, &y1ppp); /* Y3 = R(Q - X3) - Y1·PPP */
+}
+
+/* XYZZ + XYZZ, add-2008-s: 12M + 2S. */
+static inline void P_(xyzz_add)(PX *r, const PX *p, const PX *q) {
+    if (P_(xyzz_is_inf)(q)) {
+        *r = *p;
+        return;
+    }
+    if (P_(xyzz_is_inf)(p)) {
+        *r = *q;
+        return;
+    }
+    FT u1, u2, s1, s2, pd, rr, pp, ppp, q1, t;
+    K_(mul)(&u1, &p->x, &q->zz);
+    K_(mul)(&u2, &q->x, &p->zz);
+    K_(mul)(&s1, &p->y, &q->zzz);
+    K_(mul)(&s2, &q->y, &p->zzz);
+    K_(sub)(&pd, &u2, &u1);
+    K_(sub)(&rr, &s2, &s1);
+    if (K_(is_zero)(&pd)) {
+        if (K_(is_zero)(&rr)) {
+            P_(xyzz_dbl)(r, p);
+        } else {
+            P_(xyzz_set_inf)(r);
+        }
+        return;
+    }
+    K_(sqr)(&pp, &pd);
+    K_(mul)(&ppp, &pp, &pd);
+    K_(mul)(&q1, &u1, &pp);
+    K_(mul)(&r->zz, &p->zz, &q->zz);
+    K_(mul)(&r->zz, &r->zz, &pp);
+    K_(mul)(&r->zzz, &p->zzz, &q->zzz);
+    K_(mul)(&r->zzz, &r->zzz, &ppp);
+    K_(sqr)(&t, &rr);
+    K_(sub)(&t, &t, &ppp);
+    K_(sub)(&t, &t, &q1);
+    K_(sub)(&r->x, &t, &q1); /* X3 = R² - PPP - 2Q */
+    K_(mul)(&s1, &s1, &ppp);
+    K_(sub)(&t, &q1, &r->x);
+    K_(mul)(&t, &rr, &t);
+    K_(sub)(&r->y, &t, &s1); /* Y3 = R(Q - X3) - S1·PPP */
+}
+
+/* To Jacobian without an inversion: any Z works, and Z = ZZ·ZZZ gives
+ * X = x·Z² = X·ZZ·ZZZ², Y = y·Z³ = Y·ZZ³·ZZZ². */
+static inline void P_(xyzz_to_j)(PJ *r, const PX *p) {
+    if (P_(xyzz_is_inf)(p)) {
+        P_(j_set_inf)(r);
+        return;
+    }
+    FT zzz2, zz2, t;
+    K_(mul)(&r->z, &p->zzz, &p->zz);
+    K_(sqr)(&zzz2, &p->zzz);
+    K_(mul)(&t, &p->x, &p->zz);
+    K_(mul)(&r->x, &t, &zzz2);
+    K_(sqr)(&zz2, &p->zz);
+    K_(mul)(&t, &zz2, &p->zz);
+    K_(mul)(&t, &t, &zzz2);
+    K_(mul)(&r->y, &p->y, &t);
+}
+
+#undef P_
+#undef K_
+#undef FT
+#undef PJ
+#undef PX
+#undef ZP_P
+#undef ZP_P_F
+#undef ZP_P_B
+#undef ZP_P_GEN
+#undef ZP_P_SCALAR

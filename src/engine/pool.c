@@ -1,0 +1,133 @@
+#include "engine/pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/error.h"
+
+struct zp_pool {
+    size_t threads; /* workers + the calling thread */
+    pthread_t *workers;
+    pthread_mutex_t lock;
+    pthread_cond_t start, done;
+    pthread_mutex_t run_lock; /* one loop at a time */
+    /* the loop in progress */
+    zp_task_fn fn;
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+    size_t active;         /* workers still inside the current loop */
+    unsigned long generation;
+    int stopping;
+};
+
+static void run_tasks(zp_pool *pool, size_t worker) {
+    for (;;) {
+        size_t i = atomic_fetch_add(&pool->next, 1);
+        if (i >= pool->n) break;
+        pool->fn(pool->arg, i, worker);
+    }
+}
+
+struct worker_arg {
+    zp_pool *pool;
+    size_t index;
+};
+
+static void *worker_main(void *p) {
+    struct worker_arg wa = *(struct worker_arg *)p;
+    free(p);
+    zp_pool *pool = wa.pool;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->stopping && pool->generation == seen) pthread_cond_wait(&pool->start, &pool->lock);
+        if (pool->stopping) break;
+        seen = pool->generation;
+        pthread_mutex_unlock(&pool->lock);
+        run_tasks(pool, wa.index);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->active == 0) pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+static void pool_run(void *p, size_t n, zp_task_fn fn, void *arg) {
+    zp_pool *pool = p;
+    pthread_mutex_lock(&pool->run_lock);
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->arg = arg;
+    pool->n = n;
+    atomic_store(&pool->next, 0);
+    pool->active = pool->threads - 1;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->start);
+    pthread_mutex_unlock(&pool->lock);
+
+    run_tasks(pool, 0);
+
+    pthread_mutex_lock(&pool->lock);
+    while (pool->active > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+    pthread_mutex_unlock(&pool->run_lock);
+}
+
+zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err) {
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (size_t)n : 1;
+    }
+    zp_pool *pool = calloc(1, sizeof *pool);
+    if (pool == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating a thread pool");
+    pool->threads = threads;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_mutex_init(&pool->run_lock, NULL);
+    pthread_cond_init(&pool->start, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    pool->workers = calloc(threads, sizeof *pool->workers);
+    if (pool->workers == NULL) {
+        zp_pool_destroy(pool);
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating a thread pool");
+    }
+    for (size_t i = 1; i < threads; i++) {
+        struct worker_arg *wa = malloc(sizeof *wa);
+        if (wa != NULL) {
+            wa->pool = pool;
+            wa->index = i;
+        }
+        if (wa == NULL || pthread_create(&pool->workers[i], NULL, worker_main, wa) != 0) {
+            free(wa);
+            pool->threads = i;
+            zp_pool_destroy(pool);
+            return zp_error_set(err, ZP_ERR_INTERNAL, "could not start worker thread %zu", i);
+        }
+    }
+    *out = pool;
+    return ZP_OK;
+}
+
+void zp_pool_destroy(zp_pool *pool) {
+    if (pool == NULL) return;
+    pthread_mutex_lock(&pool->lock);
+    pool->stopping = 1;
+    pthread_cond_broadcast(&pool->start);
+    pthread_mutex_unlock(&pool->lock);
+    for (size_t i = 1; i < pool->threads; i++) pthread_join(pool->workers[i], NULL);
+    pthread_cond_destroy(&pool->start);
+    pthread_cond_destroy(&pool->done);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_mutex_destroy(&pool->run_lock);
+    free(pool->workers);
+    free(pool);
+}
+
+zp_parallel zp_pool_parallel(zp_pool *pool) {
+    zp_parallel par = {pool_run, pool, pool->threads};
+    return par;
+}
+
+size_t zp_pool_threads(const zp_pool *pool) { return pool->threads; }

@@ -1,0 +1,37 @@
+/* The four prime fields: base fields Fp and scalar fields Fr of BN254
+ * (circom's bn128) and BLS12-381 (circom's bls12381), plus the quadratic
+ * extensions Fp2 = Fp[u]/(u² + 1) that G2 lives over. */
+#ifndef ZP_FIELD_FIELD_H
+#define ZP_FIELD_FIELD_H
+
+#define ZP_F zp_bn254_fp
+#define ZP_F_UP ZP_BN254_FP
+#define ZP_F_N 4
+#include "field/field_impl.h"
+
+#define ZP_F zp_bn254_fr
+#define ZP_F_UP ZP_BN254_FR
+#define ZP_F_N 4
+#include "field/field_impl.h"
+
+#define ZP_F zp_bls12_fp
+#define ZP_F_UP ZP_BLS12_FP
+#define ZP_F_N 6
+#include "field/field_impl.h"
+
+#define ZP_F zp_bls12_fr
+#define ZP_F_UP ZP_BLS12_FR
+#define ZP_F_N 4
+#include "field/field_impl.h"
+
+#define ZP_F2 zp_bn254_fp2
+#define ZP_F2_BASE zp_bn254_fp
+#define ZP_F2_XI ZP_BN254_FP_XI
+#include "field/fp2_impl.h"
+
+#define ZP_F2 zp_bls12_fp2
+#define ZP_F2_BASE zp_bls12_fp
+#define ZP_F2_XI ZP_BLS12_FP_XI
+#include "field/fp2_impl.h"
+
+#endif

@@ -1,0 +1,131 @@
+/* One prime field in Montgomery form, instantiated per modulus.
+ *
+ * Include with these defined (field.h does it for each of the four fields):
+ *   ZP_F     the type and function prefix, e.g. zp_bn254_fp
+ *   ZP_F_UP  the prefix of its constants in params.h, e.g. ZP_BN254_FP
+ *   ZP_F_N   the limb count
+ * Elements are always reduced (< p) and in Montgomery form (a·R mod p,
+ * R = 2^(64·N)); "plain" means the ordinary integer, as files and JSON hold
+ * it. The layout of the type is the bare limb array, so an element can be
+ * read in place from a .zkey, which stores Montgomery form with the same R.
+ */
+#include "field/mont.h"
+#include "field/params.h"
+
+#include <string.h>
+
+#define ZP_CAT_(a, b) a##b
+#define ZP_CAT(a, b) ZP_CAT_(a, b)
+#define F_(name) ZP_CAT(ZP_F, _##name)
+#define FC_(name) ZP_CAT(ZP_F_UP, _##name)
+
+typedef struct {
+    uint64_t v[ZP_F_N];
+} ZP_F;
+
+static const ZP_F F_(modulus) = {FC_(P_INIT)};
+static const ZP_F F_(one_mont) = {FC_(R1_INIT)};
+static const ZP_F F_(r2) = {FC_(R2_INIT)};
+
+ZP_INLINE void F_(set_zero)(ZP_F *r) { memset(r, 0, sizeof *r); }
+ZP_INLINE void F_(set_one)(ZP_F *r) { *r = F_(one_mont); }
+ZP_INLINE int F_(is_zero)(const ZP_F *a) { return zp_limbs_is_zero(a->v, ZP_F_N); }
+ZP_INLINE int F_(is_one)(const ZP_F *a) { return memcmp(a, &F_(one_mont), sizeof *a) == 0; }
+ZP_INLINE int F_(eq)(const ZP_F *a, const ZP_F *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+ZP_INLINE void F_(add)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
+    zp_mont_add(r->v, a->v, b->v, F_(modulus).v, ZP_F_N);
+}
+ZP_INLINE void F_(sub)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
+    zp_mont_sub(r->v, a->v, b->v, F_(modulus).v, ZP_F_N);
+}
+ZP_INLINE void F_(neg)(ZP_F *r, const ZP_F *a) { zp_mont_neg(r->v, a->v, F_(modulus).v, ZP_F_N); }
+ZP_INLINE void F_(dbl)(ZP_F *r, const ZP_F *a) { zp_mont_add(r->v, a->v, a->v, F_(modulus).v, ZP_F_N); }
+ZP_INLINE void F_(mul)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
+    zp_mont_mul(r->v, a->v, b->v, F_(modulus).v, FC_(N0), ZP_F_N);
+}
+ZP_INLINE void F_(sqr)(ZP_F *r, const ZP_F *a) { zp_mont_mul(r->v, a->v, a->v, F_(modulus).v, FC_(N0), ZP_F_N); }
+
+/* Plain integer (limbs, must be < p) to Montgomery form: a·R² / R. */
+ZP_INLINE void F_(to_mont)(ZP_F *r, const ZP_F *plain) {
+    zp_mont_mul(r->v, plain->v, F_(r2).v, F_(modulus).v, FC_(N0), ZP_F_N);
+}
+/* Montgomery form to the plain integer: a / R. */
+ZP_INLINE void F_(from_mont)(ZP_F *plain, const ZP_F *a) {
+    static const uint64_t one_plain[ZP_F_N] = {1};
+    zp_mont_mul(plain->v, a->v, one_plain, F_(modulus).v, FC_(N0), ZP_F_N);
+}
+static inline void F_(from_u64)(ZP_F *r, uint64_t v) {
+    ZP_F t = {{v}};
+    F_(to_mont)(r, &t);
+}
+/* 1 when the limbs hold an integer below p (a canonical encoding). */
+static inline int F_(is_canonical)(const ZP_F *a) { return zp_limbs_lt(a->v, F_(modulus).v, ZP_F_N); }
+
+/* r = a^e, e given as little-endian limbs; fixed time in elen. */
+static inline void F_(pow)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t elen) {
+    ZP_F acc = F_(one_mont), base = *a;
+    for (size_t i = 0; i < elen * 64; i++) {
+        ZP_F t;
+        F_(mul)(&t, &acc, &base);
+        if ((e[i / 64] >> (i % 64)) & 1) acc = t;
+        F_(sqr)(&base, &base);
+    }
+    *r = acc;
+}
+
+/* r = a^-1 (Fermat: a^(p-2)); the inverse of 0 is 0. */
+static inline void F_(inv)(ZP_F *r, const ZP_F *a) {
+    ZP_F e = F_(modulus);
+    static const uint64_t two[ZP_F_N] = {2};
+    zp_limbs_sub(e.v, e.v, two, ZP_F_N);
+    F_(pow)(r, a, e.v, ZP_F_N);
+}
+
+/* out[i] = in[i]^-1 for all i with one inversion (Montgomery's trick);
+ * zeros map to zero. scratch holds n elements; out may alias in. */
+static inline void F_(batch_inv)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *scratch) {
+    ZP_F acc = F_(one_mont);
+    for (size_t i = 0; i < n; i++) {
+        scratch[i] = acc;
+        if (!F_(is_zero)(&in[i])) F_(mul)(&acc, &acc, &in[i]);
+    }
+    F_(inv)(&acc, &acc);
+    for (size_t i = n; i-- > 0;) {
+        if (F_(is_zero)(&in[i])) {
+            F_(set_zero)(&out[i]);
+            continue;
+        }
+        ZP_F t;
+        F_(mul)(&t, &acc, &scratch[i]);
+        F_(mul)(&acc, &acc, &in[i]);
+        out[i] = t;
+    }
+}
+
+/* Little-endian bytes of the plain integer (as .wtns/.r1cs store them):
+ * returns 0 when the value is not below p. */
+static inline int F_(from_bytes_le)(ZP_F *r, const uint8_t *in) {
+    ZP_F t;
+    for (size_t i = 0; i < ZP_F_N; i++) {
+        uint64_t w = 0;
+        for (size_t b = 0; b < 8; b++) w |= (uint64_t)in[8 * i + b] << (8 * b);
+        t.v[i] = w;
+    }
+    if (!F_(is_canonical)(&t)) return 0;
+    F_(to_mont)(r, &t);
+    return 1;
+}
+static inline void F_(to_bytes_le)(uint8_t *out, const ZP_F *a) {
+    ZP_F t;
+    F_(from_mont)(&t, a);
+    for (size_t i = 0; i < ZP_F_N; i++) {
+        for (size_t b = 0; b < 8; b++) out[8 * i + b] = (uint8_t)(t.v[i] >> (8 * b));
+    }
+}
+
+#undef F_
+#undef FC_
+#undef ZP_F
+#undef ZP_F_UP
+#undef ZP_F_N

@@ -1,0 +1,123 @@
+/* Montgomery arithmetic on n 64-bit limbs, little-endian, for odd moduli
+ * below 2^(64n-1). Each function takes the limb count as an argument; the
+ * per-field wrappers in field_impl.h pass a constant, so after inlining the
+ * loops are fully unrolled (blst's mul_mont_n shape: one implementation, the
+ * modulus and its constants as parameters).
+ *
+ * This is the portable path (unsigned __int128). A faster x86-64 path can
+ * replace zp_mont_mul behind the same name. */
+#ifndef ZP_FIELD_MONT_H
+#define ZP_FIELD_MONT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZP_INLINE static inline __attribute__((always_inline))
+#define ZP_MAX_LIMBS 6
+
+typedef unsigned __int128 zp_u128;
+
+/* r = a + b, returns the carry out. */
+ZP_INLINE uint64_t zp_limbs_add(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
+    uint64_t carry = 0;
+    for (size_t i = 0; i < n; i++) {
+        zp_u128 t = (zp_u128)a[i] + b[i] + carry;
+        r[i] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+    return carry;
+}
+
+/* r = a - b, returns the borrow out (1 when a < b). */
+ZP_INLINE uint64_t zp_limbs_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
+    uint64_t borrow = 0;
+    for (size_t i = 0; i < n; i++) {
+        zp_u128 t = (zp_u128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)t;
+        borrow = (uint64_t)(t >> 64) & 1;
+    }
+    return borrow;
+}
+
+/* Constant-time select: r = mask ? a : b, mask all ones or zero. */
+ZP_INLINE void zp_limbs_select(uint64_t *r, uint64_t mask, const uint64_t *a, const uint64_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++) r[i] = (a[i] & mask) | (b[i] & ~mask);
+}
+
+/* 1 when a < b (variable time; for validating inputs). */
+ZP_INLINE int zp_limbs_lt(const uint64_t *a, const uint64_t *b, size_t n) {
+    for (size_t i = n; i-- > 0;) {
+        if (a[i] != b[i]) return a[i] < b[i];
+    }
+    return 0;
+}
+
+ZP_INLINE int zp_limbs_is_zero(const uint64_t *a, size_t n) {
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n; i++) acc |= a[i];
+    return acc == 0;
+}
+
+/* r = a + b mod p, for a, b < p. */
+ZP_INLINE void zp_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
+    uint64_t s[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
+    uint64_t carry = zp_limbs_add(s, a, b, n);
+    uint64_t borrow = zp_limbs_sub(t, s, p, n);
+    /* keep s only when s < p, i.e. no carry and the subtraction borrowed */
+    uint64_t keep = (uint64_t)0 - (borrow & (carry ^ 1));
+    zp_limbs_select(r, keep, s, t, n);
+}
+
+/* r = a - b mod p, for a, b < p. */
+ZP_INLINE void zp_mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
+    uint64_t d[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
+    uint64_t borrow = zp_limbs_sub(d, a, b, n);
+    zp_limbs_add(t, d, p, n);
+    zp_limbs_select(r, (uint64_t)0 - borrow, t, d, n);
+}
+
+/* r = -a mod p. */
+ZP_INLINE void zp_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, size_t n) {
+    uint64_t t[ZP_MAX_LIMBS];
+    zp_limbs_sub(t, p, a, n);
+    uint64_t zero = (uint64_t)0 - (uint64_t)zp_limbs_is_zero(a, n);
+    for (size_t i = 0; i < n; i++) r[i] = t[i] & ~zero;
+}
+
+/* r = a * b * 2^(-64n) mod p: CIOS (Koc, Acar, Kaliski, "Analyzing and
+ * comparing Montgomery multiplication algorithms", 1996). The moduli here
+ * leave the top bit of the top limb clear, so t never exceeds n+1 limbs. */
+ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0,
+                           size_t n) {
+    uint64_t t[ZP_MAX_LIMBS + 2] = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t carry = 0;
+        for (size_t j = 0; j < n; j++) {
+            zp_u128 uv = (zp_u128)a[j] * b[i] + t[j] + carry;
+            t[j] = (uint64_t)uv;
+            carry = (uint64_t)(uv >> 64);
+        }
+        zp_u128 top = (zp_u128)t[n] + carry;
+        t[n] = (uint64_t)top;
+        t[n + 1] = (uint64_t)(top >> 64);
+
+        uint64_t m = t[0] * n0;
+        zp_u128 uv = (zp_u128)m * p[0] + t[0];
+        carry = (uint64_t)(uv >> 64);
+        for (size_t j = 1; j < n; j++) {
+            uv = (zp_u128)m * p[j] + t[j] + carry;
+            t[j - 1] = (uint64_t)uv;
+            carry = (uint64_t)(uv >> 64);
+        }
+        top = (zp_u128)t[n] + carry;
+        t[n - 1] = (uint64_t)top;
+        t[n] = t[n + 1] + (uint64_t)(top >> 64);
+    }
+    uint64_t s[ZP_MAX_LIMBS];
+    uint64_t borrow = zp_limbs_sub(s, t, p, n);
+    /* t < 2p: keep t when t < p, i.e. the subtraction borrowed and t[n] = 0 */
+    uint64_t keep = (uint64_t)0 - (borrow & (uint64_t)(t[n] == 0));
+    zp_limbs_select(r, keep, t, s, n);
+}
+
+#endif

@@ -1,0 +1,59 @@
+/* Groth16 keys, witnesses and proofs as the prover and verifier see them.
+ *
+ * These are views: the formats layer (src/io/) fills them from a mapped
+ * .zkey or a parsed JSON file, and the arithmetic reads them. Points are
+ * affine, Montgomery form, laid out exactly as zp_<curve>_g1 / _g2 (the
+ * layout .zkey files use), so a mapped section can be used in place when it
+ * is 8-byte aligned.
+ */
+#ifndef ZP_GROTH16_KEYS_H
+#define ZP_GROTH16_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+/* Byte sizes of one element per curve. */
+size_t zp_fp_bytes(zp_curve curve);  /* 32 or 48 */
+size_t zp_g1_bytes(zp_curve curve);  /* 64 or 96: x, y */
+size_t zp_g2_bytes(zp_curve curve);  /* 128 or 192: x.c0, x.c1, y.c0, y.c1 */
+#define ZP_FR_BYTES 32               /* both scalar fields fit four limbs */
+
+/* One entry of the .zkey coefficient list (§4): 12 + 32 bytes, packed. */
+#define ZP_ZKEY_COEF_BYTES 44
+enum { ZP_MATRIX_A = 0, ZP_MATRIX_B = 1 };
+
+typedef struct zp_groth16_pk {
+    zp_curve curve;
+    uint32_t n_vars;      /* witness length, including the constant 1 */
+    uint32_t n_public;    /* outputs + public inputs, not the constant 1 */
+    uint32_t domain_size; /* power of two, > constraints + n_public */
+    /* Header points, copied out (they are not aligned in the file). */
+    uint64_t alpha1[12], beta1[12], delta1[12];
+    uint64_t beta2[24], gamma2[24], delta2[24];
+    /* Bulk points: 8-byte aligned; in the mapping or in an owned copy. */
+    const void *ic; /* n_public + 1 G1 */
+    const void *a;  /* n_vars G1 */
+    const void *b1; /* n_vars G1 */
+    const void *b2; /* n_vars G2 */
+    const void *c;  /* n_vars - n_public - 1 G1 (the private wires) */
+    const void *h;  /* domain_size G1 */
+    /* §4 as stored: n_coefs entries {u32 matrix, u32 constraint, u32 signal,
+     * 32-byte value}, the value in Montgomery form times R (see FORMATS.md).
+     * Possibly unaligned: read with memcpy. */
+    const uint8_t *coefs;
+    size_t n_coefs;
+} zp_groth16_pk;
+
+typedef struct zp_groth16_vk {
+    zp_curve curve;
+    uint32_t n_public;
+    uint64_t alpha1[12];
+    uint64_t beta2[24], gamma2[24], delta2[24];
+    uint64_t *ic; /* n_public + 1 G1 points, owned (malloc) */
+} zp_groth16_vk;
+
+void zp_groth16_vk_free(zp_groth16_vk *vk);
+
+#endif
