@@ -23,7 +23,13 @@ zp_status zp_error_prefix(zp_error *err, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->message, sizeof old);
-    snprintf(err->message, sizeof err->message, "%s%s", prefix, old);
+    size_t len = strlen(prefix);
+    if (len >= sizeof err->message) len = sizeof err->message - 1;
+    memcpy(err->message, prefix, len);
+    size_t room = sizeof err->message - 1 - len, rest = strlen(old);
+    if (rest > room) rest = room;
+    memcpy(err->message + len, old, rest);
+    err->message[len + rest] = '\0';
     return err->status;
 }
 

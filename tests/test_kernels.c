@@ -1,0 +1,204 @@
+/* MSM against the naive sum and NTT against the naive DFT, both curves,
+ * random inputs each run, through a two-thread pool. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parallel.h"
+#include "engine/pool.h"
+#include "msm/msm.h"
+#include "ntt/ntt.h"
+#include "testutil.h"
+
+/* A uniformly random plain scalar below the field modulus m. */
+static void rand_scalar(uint64_t k[4], const uint64_t m[4]) {
+    do {
+        for (int i = 0; i < 4; i++) k[i] = zp_test_rand64();
+        k[3] &= 0x7fffffffffffffffULL;
+    } while (!zp_limbs_lt(k, m, 4));
+}
+
+enum { S_RANDOM, S_ZERO, S_ONE, S_SMALL, S_MIXED, S_MAX };
+static const char *kind_name[] = {"random", "zero", "one", "small", "mixed", "max"};
+
+static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *k = s + 4 * i;
+        memset(k, 0, 32);
+        switch (kind) {
+        case S_RANDOM: rand_scalar(k, m); break;
+        case S_ZERO: break;
+        case S_ONE: k[0] = 1; break;
+        case S_SMALL: k[0] = zp_test_rand64() % 1000; break;
+        case S_MIXED: { /* circom-like: mostly 0 and 1, some small, some full */
+            uint64_t r = zp_test_rand64() % 10;
+            if (r < 4) break;
+            if (r < 8) k[0] = 1;
+            else if (r < 9) k[0] = zp_test_rand64() % 65536;
+            else rand_scalar(k, m);
+            break;
+        }
+        case S_MAX: memcpy(k, m, 32); k[0] -= 1; break; /* r - 1 */
+        }
+    }
+}
+
+#define MSM_TEST(G, FR, NAME)                                                                          \
+    static void test_msm_##G(const zp_parallel *par, size_t max_n) {                                   \
+        size_t sizes[] = {1, 2, 3, 31, 257, 2100};                                                     \
+        G *pts = malloc(max_n * sizeof *pts);                                                          \
+        uint64_t *sc = malloc(max_n * 32);                                                             \
+        G##j cur, step;                                                                                \
+        uint64_t k0[4];                                                                                \
+        rand_scalar(k0, FR##_modulus.v);                                                               \
+        G##_j_from_affine(&step, &G##_generator);                                                      \
+        G##_j_mul(&cur, &step, k0, 4);                                                                 \
+        for (size_t i = 0; i < max_n; i++) {                                                           \
+            G##_j_to_affine(&pts[i], &cur);                                                            \
+            G##_j_add(&cur, &cur, &step);                                                              \
+        }                                                                                              \
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes && sizes[si] <= max_n; si++) {           \
+            size_t n = sizes[si];                                                                      \
+            for (int kind = 0; kind <= S_MAX; kind++) {                                                \
+                fill_scalars(sc, n, kind, FR##_modulus.v);                                             \
+                /* sprinkle points at infinity and repeated points */                                 \
+                G saved0 = pts[0];                                                                     \
+                if (n > 3) {                                                                           \
+                    G##_set_inf(&pts[n / 2]);                                                          \
+                    pts[n - 1] = pts[0];                                                               \
+                }                                                                                      \
+                void *scratch = malloc(G##_msm_scratch_size(n, zp_parallel_threads(par)));             \
+                G##j got, want;                                                                        \
+                G##_msm(&got, pts, sc, n, scratch, par);                                               \
+                G##_msm_naive(&want, pts, sc, n);                                                      \
+                CHECK_MSG(G##_j_eq(&got, &want), NAME " n=%zu scalars=%s", n, kind_name[kind]);        \
+                free(scratch);                                                                         \
+                if (n > 3) { /* restore the chain for the next kind */                                \
+                    G##j t;                                                                            \
+                    G##_j_from_affine(&t, &saved0);                                                    \
+                    for (size_t i = 0; i < n / 2; i++) G##_j_add(&t, &t, &step);                       \
+                    G##_j_to_affine(&pts[n / 2], &t);                                                  \
+                    G##_j_from_affine(&t, &saved0);                                                    \
+                    for (size_t i = 0; i < n - 1; i++) G##_j_add(&t, &t, &step);                       \
+                    G##_j_to_affine(&pts[n - 1], &t);                                                  \
+                }                                                                                      \
+            }                                                                                          \
+        }                                                                                              \
+        free(pts);                                                                                     \
+        free(sc);                                                                                      \
+    }
+
+MSM_TEST(zp_bn254_g1, zp_bn254_fr, "bn254 G1")
+MSM_TEST(zp_bn254_g2, zp_bn254_fr, "bn254 G2")
+MSM_TEST(zp_bls12_g1, zp_bls12_fr, "bls12-381 G1")
+MSM_TEST(zp_bls12_g2, zp_bls12_fr, "bls12-381 G2")
+
+static void test_booth(void) {
+    /* The digits of every window recombine to the scalar: sum_w d_w·2^(wc)
+     * computed in Fr equals k (k < r), and every digit is in range. */
+    for (unsigned c = 1; c <= 20; c++) {
+        uint64_t k[4];
+        rand_scalar(k, zp_bn254_fr_modulus.v);
+        zp_bn254_fr acc, pow2c, scale, kf;
+        zp_bn254_fr_set_zero(&acc);
+        zp_bn254_fr_set_one(&scale);
+        zp_bn254_fr_from_u64(&pow2c, 1ULL << c);
+        int in_range = 1;
+        for (unsigned w = 0; w < zp_msm_windows(c); w++) {
+            int64_t d = zp_msm_booth_digit(k, w, c);
+            in_range &= d >= -((int64_t)1 << (c - 1)) && d <= ((int64_t)1 << (c - 1));
+            zp_bn254_fr t;
+            zp_bn254_fr_from_u64(&t, (uint64_t)(d < 0 ? -d : d));
+            if (d < 0) zp_bn254_fr_neg(&t, &t);
+            zp_bn254_fr_mul(&t, &t, &scale);
+            zp_bn254_fr_add(&acc, &acc, &t);
+            zp_bn254_fr_mul(&scale, &scale, &pow2c);
+        }
+        memcpy(kf.v, k, 32);
+        zp_bn254_fr_to_mont(&kf, &kf);
+        CHECK_MSG(in_range && zp_bn254_fr_eq(&acc, &kf), "booth digits recombine, c=%u", c);
+    }
+}
+
+#define NTT_TEST(F, NAME)                                                                          \
+    static void test_ntt_##F(const zp_parallel *par, unsigned max_log) {                          \
+        for (unsigned log_n = 1; log_n <= max_log; log_n++) {                                    \
+            size_t n = (size_t)1 << log_n;                                                       \
+            F *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c); \
+            void *scratch = malloc(F##_ntt_scratch_size(log_n));                                 \
+            for (size_t i = 0; i < n; i++) {                                                     \
+                uint64_t k[4];                                                                   \
+                rand_scalar(k, F##_modulus.v);                                                   \
+                memcpy(a[i].v, k, 32);                                                           \
+                F##_to_mont(&a[i], &a[i]);                                                       \
+            }                                                                                    \
+            memcpy(b, a, n * sizeof *a);                                                         \
+            CHECK(F##_ntt(b, log_n, 0, scratch, par));                                           \
+            if (log_n <= 8) { /* against the naive DFT */                                       \
+                F w;                                                                             \
+                F##_root_of_unity(&w, log_n);                                                    \
+                int ok = 1;                                                                      \
+                for (size_t i = 0; i < n; i++) {                                                 \
+                    F acc, wi, wij, t;                                                           \
+                    uint64_t e[1] = {i};                                                         \
+                    F##_set_zero(&acc);                                                          \
+                    F##_pow(&wi, &w, e, 1);                                                      \
+                    F##_set_one(&wij);                                                           \
+                    for (size_t j = 0; j < n; j++) {                                             \
+                        F##_mul(&t, &a[j], &wij);                                                \
+                        F##_add(&acc, &acc, &t);                                                 \
+                        F##_mul(&wij, &wij, &wi);                                                \
+                    }                                                                            \
+                    ok &= F##_eq(&acc, &b[i]);                                                   \
+                }                                                                                \
+                CHECK_MSG(ok, NAME " NTT vs DFT, n=2^%u", log_n);                                \
+                F one_w;                                                                         \
+                uint64_t e[1] = {n};                                                             \
+                F##_pow(&one_w, &w, e, 1);                                                       \
+                CHECK_MSG(F##_is_one(&one_w), NAME " root order 2^%u", log_n);                   \
+                e[0] = n / 2;                                                                    \
+                F##_pow(&one_w, &w, e, 1);                                                       \
+                CHECK_MSG(!F##_is_one(&one_w), NAME " root primitive 2^%u", log_n);              \
+            }                                                                                    \
+            CHECK(F##_ntt(b, log_n, 1, scratch, par));                                           \
+            CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, NAME " NTT round trip n=2^%u", log_n);   \
+            /* coset round trip: shift by g, NTT, inverse NTT, shift by 1/g */                  \
+            F g, gi;                                                                             \
+            F##_root_of_unity(&g, log_n + 1);                                                    \
+            F##_inv(&gi, &g);                                                                    \
+            memcpy(c, a, n * sizeof *a);                                                         \
+            F##_coset_shift(c, n, &g, par);                                                      \
+            F##_ntt(c, log_n, 0, scratch, par);                                                  \
+            F##_ntt(c, log_n, 1, scratch, par);                                                  \
+            F##_coset_shift(c, n, &gi, par);                                                     \
+            CHECK_MSG(memcmp(a, c, n * sizeof *a) == 0, NAME " coset round trip n=2^%u", log_n); \
+            free(a);                                                                             \
+            free(b);                                                                             \
+            free(c);                                                                             \
+            free(scratch);                                                                       \
+        }                                                                                        \
+    }
+
+NTT_TEST(zp_bn254_fr, "bn254")
+NTT_TEST(zp_bls12_fr, "bls12-381")
+
+int main(void) {
+    zp_test_init("test_kernels");
+    zp_pool *pool;
+    zp_error err;
+    if (zp_pool_create(&pool, 2, &err) != ZP_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    zp_parallel par = zp_pool_parallel(pool);
+    test_booth();
+    test_msm_zp_bn254_g1(&par, 2100);
+    test_msm_zp_bls12_g1(&par, 2100);
+    test_msm_zp_bn254_g2(&par, 257);
+    test_msm_zp_bls12_g2(&par, 257);
+    test_msm_zp_bn254_g1(NULL, 257);
+    test_ntt_zp_bn254_fr(&par, 16);
+    test_ntt_zp_bls12_fr(&par, 16);
+    test_ntt_zp_bn254_fr(NULL, 10);
+    zp_pool_destroy(pool);
+    return zp_test_done();
+}
