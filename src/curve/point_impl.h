@@ -214,6 +214,25 @@ static inline void P_(j_to_affine)(ZP_P *r, const PJ *p) {
     K_(mul)(&r->y, &p->y, &zi3);
 }
 
+/* out[i] = in[i] in affine form for all i, with one inversion (Montgomery's
+ * trick over the Z coordinates). scratch holds 2n field elements. */
+static inline void P_(j_batch_to_affine)(ZP_P *out, const PJ *in, size_t n, FT *scratch) {
+    FT *zinv = scratch, *tmp = scratch + n;
+    for (size_t i = 0; i < n; i++) zinv[i] = in[i].z;
+    K_(batch_inv)(zinv, zinv, n, tmp);
+    for (size_t i = 0; i < n; i++) {
+        if (K_(is_zero)(&zinv[i])) {
+            P_(set_inf)(&out[i]);
+            continue;
+        }
+        FT zi2, zi3;
+        K_(sqr)(&zi2, &zinv[i]);
+        K_(mul)(&zi3, &zi2, &zinv[i]);
+        K_(mul)(&out[i].x, &in[i].x, &zi2);
+        K_(mul)(&out[i].y, &in[i].y, &zi3);
+    }
+}
+
 static inline int P_(j_eq)(const PJ *p, const PJ *q) {
     ZP_P a, b;
     P_(j_to_affine)(&a, p);

@@ -94,6 +94,27 @@ static inline void E_(inv)(ZP_F2 *r, const ZP_F2 *a) {
     B_(neg)(&r->c1, &t1);
 }
 
+/* Montgomery's trick, as the base field's batch_inv; zeros map to zero. */
+static inline void E_(batch_inv)(ZP_F2 *out, const ZP_F2 *in, size_t n, ZP_F2 *scratch) {
+    ZP_F2 acc;
+    E_(set_one)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        scratch[i] = acc;
+        if (!E_(is_zero)(&in[i])) E_(mul)(&acc, &acc, &in[i]);
+    }
+    E_(inv)(&acc, &acc);
+    for (size_t i = n; i-- > 0;) {
+        if (E_(is_zero)(&in[i])) {
+            E_(set_zero)(&out[i]);
+            continue;
+        }
+        ZP_F2 t;
+        E_(mul)(&t, &acc, &scratch[i]);
+        E_(mul)(&acc, &acc, &in[i]);
+        out[i] = t;
+    }
+}
+
 #undef E_
 #undef B_
 #undef BT

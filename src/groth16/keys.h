@@ -56,4 +56,21 @@ typedef struct zp_groth16_vk {
 
 void zp_groth16_vk_free(zp_groth16_vk *vk);
 
+/* One matrix of a constraint system in compressed rows: the terms of
+ * constraint i are [row_start[i], row_start[i+1]); coefficients plain,
+ * 4 limbs, below r. The formats layer's .r1cs reader yields this shape. */
+typedef struct zp_constraint_matrix {
+    const uint64_t *row_start;
+    const uint32_t *wire;
+    const uint64_t *coef;
+} zp_constraint_matrix;
+
+typedef struct zp_constraint_system {
+    zp_curve curve;
+    uint32_t n_wires;  /* including the constant 1 */
+    uint32_t n_public; /* outputs + public inputs */
+    uint32_t n_constraints;
+    zp_constraint_matrix m[3]; /* A, B, C */
+} zp_constraint_system;
+
 #endif

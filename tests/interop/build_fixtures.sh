@@ -3,7 +3,7 @@
 #
 #   OUTDIR/<curve>/merkle.r1cs          circom2 --r1cs (tests/circuits/merkle.circom)
 #   OUTDIR/<curve>/merkle_js/merkle.wasm witness generator
-#   OUTDIR/<curve>/merkle.zkey          groth16 setup (committed ptau) + 1 contribution (fixed entropy)
+#   OUTDIR/<curve>/merkle.zkey          groth16 setup (committed ptau) + 1 beacon contribution (fixed)
 #   OUTDIR/<curve>/vk.json              zkey export verificationkey
 #   OUTDIR/<curve>/w1.wtns, w2.wtns     wtns calculate, tests/circuits/input{1,2}.json
 #   OUTDIR/<curve>/proof1.json, public1.json, proof2.json, public2.json
@@ -11,7 +11,7 @@
 #
 # Usage: tests/interop/build_fixtures.sh OUTDIR [curve...]   (default curves: bn128 bls12381)
 # Idempotent: a curve is rebuilt only when its inputs (circuit, inputs, ptau,
-# package-lock.json, this script) changed; CURVES are built into a temporary
+# package-lock.json, this script) changed; curves are built into a temporary
 # folder and moved into place, so an interrupted build leaves nothing half-made.
 set -euo pipefail
 
@@ -34,6 +34,7 @@ fi
 SNARKJS="$ROOT/node_modules/.bin/snarkjs"
 CIRCOM="$ROOT/node_modules/.bin/circom2"
 CIRCUITS="$ROOT/tests/circuits"
+BEACON=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20
 
 ptau_for() {
     local f
@@ -74,8 +75,12 @@ for curve in "${curves[@]}"; do
     quiet "$CIRCOM" "$CIRCUITS/merkle.circom" --r1cs --wasm --prime "$curve" \
         -l "$ROOT/node_modules" -o "$tmp"
     quiet "$SNARKJS" groth16 setup "$tmp/merkle.r1cs" "$ptau" "$tmp/merkle_0.zkey"
-    quiet "$SNARKJS" zkey contribute "$tmp/merkle_0.zkey" "$tmp/merkle.zkey" \
-        --name="zkpipe fixture" -e="zkpipe fixed fixture entropy $curve"
+    # One contribution. `zkey contribute -e=...` mixes the entropy with OS
+    # randomness (snarkjs misc.getRandomRng), so it is never reproducible; a
+    # beacon contribution is deterministic, which makes every fixture file the
+    # same on every machine.
+    quiet "$SNARKJS" zkey beacon "$tmp/merkle_0.zkey" "$tmp/merkle.zkey" \
+        "$BEACON" 10 --name="zkpipe fixture beacon"
     rm -f "$tmp/merkle_0.zkey"
     quiet "$SNARKJS" zkey export verificationkey "$tmp/merkle.zkey" "$tmp/vk.json"
     for i in 1 2; do

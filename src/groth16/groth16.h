@@ -1,0 +1,52 @@
+/* Groth16 proving, split as the engine needs it, and verification.
+ *
+ * Memory is the caller's: zp_groth16_scratch_size says how many bytes the
+ * prover works in (the a/b/c vectors, the NTT twiddles, the MSM buckets),
+ * and the caller allocates them (through the tracker, for the engine). The
+ * witness (plain 4-limb integers, n_vars of them) must stay alive until
+ * prove_finish. */
+#ifndef ZP_GROTH16_GROTH16_H
+#define ZP_GROTH16_GROTH16_H
+
+#include "groth16/keys.h"
+#include "zkpipe.h"
+
+/* What prove_start leaves for prove_finish: π_A and π_C done, and the
+ * blinding s that π_B still needs. */
+typedef struct zp_groth16_pending {
+    zp_curve curve;
+    uint64_t s[4];
+    uint64_t pi_a[12], pi_c[12];
+} zp_groth16_pending;
+
+size_t zp_groth16_scratch_size(const zp_groth16_pk *pk, size_t threads);
+
+/* Checks a witness against the key: its length and curve, w[0] = 1. */
+zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_curve, size_t n_witness,
+                                   const uint64_t *witness, zp_error *err);
+
+/* Synthesis, NTTs, and the G1 MSMs, with r and s drawn from the OS. */
+zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
+                                 void *scratch, const zp_parallel *par, zp_error *err);
+/* The same with given blinding factors (plain, below r): for tests. */
+zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
+                                      const uint64_t r[4], const uint64_t s[4], void *scratch,
+                                      const zp_parallel *par, zp_error *err);
+/* The G2 MSM and the assembly; scratch as given to prove_start. */
+void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+                             const uint64_t *witness, void *scratch, const zp_parallel *par);
+
+/* 1 when the proof verifies for the public values (n_public plain
+ * integers), 0 when it does not, -1 on an internal failure (memory). The
+ * proof's points must be on the curve and in the subgroup (the JSON reader
+ * checks that). */
+int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof);
+
+/* Verifies a proof against the verification key inside a proving key, with
+ * the public values taken from the witness: the prover's self-check. */
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof);
+
+/* A uniformly random scalar below the curve's group order, from the OS. */
+zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *err);
+
+#endif

@@ -1,0 +1,229 @@
+/* The Groth16 prover and verifier for one curve, instantiated by prove.c
+ * with ZP_G set to the curve prefix (zp_bn254, zp_bls12).
+ *
+ * The prover follows snarkjs (FORMATS.md, "How snarkjs computes H"):
+ *   a = A·w, b = B·w from the key's coefficient list, c = a∘b;
+ *   for each: inverse NTT, coefficient i times ω_2N^i, forward NTT, which
+ *   gives the values at the odd points of the 2N domain; h = a·b - c there;
+ *   π_A = α + Σ w_i A_i + r·δ
+ *   π_B = β + Σ w_i B_i + s·δ          (G2; B_G1 likewise in G1)
+ *   π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ
+ * prove_start does everything but the G2 MSM; prove_finish does that. */
+#define ZP_CAT_(a, b) a##b
+#define ZP_CAT(a, b) ZP_CAT_(a, b)
+#define X_(name) ZP_CAT(ZP_G, _##name)
+#define G1 ZP_CAT(ZP_G, _g1)
+#define G1J ZP_CAT(ZP_G, _g1j)
+#define G2 ZP_CAT(ZP_G, _g2)
+#define G2J ZP_CAT(ZP_G, _g2j)
+#define FR ZP_CAT(ZP_G, _fr)
+#define G1_(name) ZP_CAT(G1, _##name)
+#define G2_(name) ZP_CAT(G2, _##name)
+#define FR_(name) ZP_CAT(FR, _##name)
+
+static unsigned X_(log2)(uint32_t n) {
+    unsigned l = 0;
+    while (((uint32_t)1 << l) < n) l++;
+    return l;
+}
+
+static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
+    size_t m = G1_(msm_scratch_size)(pk->n_vars, threads);
+    size_t h = G1_(msm_scratch_size)(pk->domain_size, threads);
+    size_t g2 = G2_(msm_scratch_size)(pk->n_vars, threads);
+    if (h > m) m = h;
+    if (g2 > m) m = g2;
+    return m;
+}
+
+size_t X_(groth16_scratch_size)(const zp_groth16_pk *pk, size_t threads) {
+    size_t n = pk->domain_size;
+    return 3 * n * sizeof(FR) + FR_(ntt_scratch_size)(X_(log2)(pk->domain_size)) + X_(msm_scratch)(pk, threads);
+}
+
+typedef struct {
+    const zp_groth16_pk *pk;
+    const uint64_t *witness;
+    FR *a, *b, *c;
+    size_t tasks;
+} X_(abc_job);
+
+/* c = a∘b and, after the transforms, h = a·b - c as plain integers */
+static void X_(hadamard_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(abc_job) *job = arg;
+    size_t n = job->pk->domain_size, per = (n + job->tasks - 1) / job->tasks;
+    size_t begin = t * per, end = begin + per < n ? begin + per : n;
+    for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
+}
+static void X_(h_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(abc_job) *job = arg;
+    size_t n = job->pk->domain_size, per = (n + job->tasks - 1) / job->tasks;
+    size_t begin = t * per, end = begin + per < n ? begin + per : n;
+    for (size_t i = begin; i < end; i++) {
+        FR h;
+        FR_(mul)(&h, &job->a[i], &job->b[i]);
+        FR_(sub)(&h, &h, &job->c[i]);
+        FR_(from_mont)(&job->a[i], &h);
+    }
+}
+
+/* a += A·w, b += B·w: each coefficient, stored as v·R (Montgomery of v,
+ * times R once more), Montgomery-multiplied by the plain witness value
+ * gives the Montgomery form of v·w. */
+static void X_(synthesize)(const zp_groth16_pk *pk, const uint64_t *witness, FR *a, FR *b) {
+    size_t n = pk->domain_size;
+    memset(a, 0, n * sizeof *a);
+    memset(b, 0, n * sizeof *b);
+    for (size_t i = 0; i < pk->n_coefs; i++) {
+        const uint8_t *e = pk->coefs + i * ZP_ZKEY_COEF_BYTES;
+        uint32_t matrix, row, signal;
+        FR v, w, t;
+        memcpy(&matrix, e, 4);
+        memcpy(&row, e + 4, 4);
+        memcpy(&signal, e + 8, 4);
+        memcpy(v.v, e + 12, sizeof v.v);
+        memcpy(w.v, witness + 4 * (size_t)signal, sizeof w.v);
+        FR_(mul)(&t, &v, &w);
+        FR *dst = matrix == ZP_MATRIX_A ? a : b;
+        FR_(add)(&dst[row], &dst[row], &t);
+    }
+}
+
+/* One polynomial from its values on the N-domain to its values on the odd
+ * points of the 2N-domain. */
+static void X_(to_odd_points)(FR *v, unsigned log_n, const FR *shift, void *ntt_scratch, const zp_parallel *par) {
+    FR_(ntt)(v, log_n, 1, ntt_scratch, par);
+    FR_(coset_shift)(v, (size_t)1 << log_n, shift, par);
+    FR_(ntt)(v, log_n, 0, ntt_scratch, par);
+}
+
+static void X_(plain_mul)(uint64_t out[4], const uint64_t x[4], const uint64_t y[4]) {
+    FR a, b;
+    memcpy(a.v, x, 32);
+    memcpy(b.v, y, 32);
+    FR_(to_mont)(&a, &a);
+    FR_(to_mont)(&b, &b);
+    FR_(mul)(&a, &a, &b);
+    FR_(from_mont)(&a, &a);
+    memcpy(out, a.v, 32);
+}
+
+zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
+                                  const uint64_t r[4], const uint64_t s[4], void *scratch, const zp_parallel *par) {
+    size_t n = pk->domain_size;
+    unsigned log_n = X_(log2)(pk->domain_size);
+    FR *a = scratch, *b = a + n, *c = b + n;
+    void *ntt_scratch = c + n;
+    void *msm_scratch = (char *)ntt_scratch + FR_(ntt_scratch_size)(log_n);
+    X_(abc_job) job = {pk, witness, a, b, c, 4 * zp_parallel_threads(par)};
+
+    X_(synthesize)(pk, witness, a, b);
+    zp_parallel_for(par, job.tasks, X_(hadamard_task), &job);
+    FR shift;
+    FR_(root_of_unity)(&shift, log_n + 1);
+    X_(to_odd_points)(a, log_n, &shift, ntt_scratch, par);
+    X_(to_odd_points)(b, log_n, &shift, ntt_scratch, par);
+    X_(to_odd_points)(c, log_n, &shift, ntt_scratch, par);
+    zp_parallel_for(par, job.tasks, X_(h_task), &job); /* h, plain, now in a */
+
+    G1J pi_a, b1, pi_c, t, d;
+    G1 affine;
+    /* π_A = α + Σ w_i A_i + r·δ */
+    G1_(msm)(&pi_a, pk->a, witness, pk->n_vars, msm_scratch, par);
+    G1_(j_add_affine)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
+    G1_(j_from_affine)(&d, (const G1 *)pk->delta1);
+    G1_(j_mul)(&t, &d, r, 4);
+    G1_(j_add)(&pi_a, &pi_a, &t);
+    /* B_G1 = β + Σ w_i B_i + s·δ */
+    G1_(msm)(&b1, pk->b1, witness, pk->n_vars, msm_scratch, par);
+    G1_(j_add_affine)(&b1, &b1, (const G1 *)pk->beta1);
+    G1_(j_mul)(&t, &d, s, 4);
+    G1_(j_add)(&b1, &b1, &t);
+    /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
+    size_t first_private = (size_t)pk->n_public + 1;
+    G1_(msm)(&pi_c, pk->c, witness + 4 * first_private, pk->n_vars - first_private, msm_scratch, par);
+    G1_(msm)(&t, pk->h, (const uint64_t *)a, n, msm_scratch, par);
+    G1_(j_add)(&pi_c, &pi_c, &t);
+    G1_(j_mul)(&t, &pi_a, s, 4);
+    G1_(j_add)(&pi_c, &pi_c, &t);
+    G1_(j_mul)(&t, &b1, r, 4);
+    G1_(j_add)(&pi_c, &pi_c, &t);
+    uint64_t rs[4];
+    X_(plain_mul)(rs, r, s);
+    G1_(j_mul)(&t, &d, rs, 4);
+    G1_(j_neg)(&t, &t);
+    G1_(j_add)(&pi_c, &pi_c, &t);
+
+    memset(pend, 0, sizeof *pend);
+    pend->curve = pk->curve;
+    memcpy(pend->s, s, 32);
+    G1_(j_to_affine)(&affine, &pi_a);
+    memcpy(pend->pi_a, &affine, sizeof affine);
+    G1_(j_to_affine)(&affine, &pi_c);
+    memcpy(pend->pi_c, &affine, sizeof affine);
+    return ZP_OK;
+}
+
+void X_(groth16_prove_finish)(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+                              const uint64_t *witness, void *scratch, const zp_parallel *par) {
+    size_t n = pk->domain_size;
+    unsigned log_n = X_(log2)(pk->domain_size);
+    void *msm_scratch = (char *)scratch + 3 * n * sizeof(FR) + FR_(ntt_scratch_size)(log_n);
+    G2J pi_b, t, d;
+    G2 affine;
+    /* π_B = β + Σ w_i B_i + s·δ */
+    G2_(msm)(&pi_b, pk->b2, witness, pk->n_vars, msm_scratch, par);
+    G2_(j_add_affine)(&pi_b, &pi_b, (const G2 *)pk->beta2);
+    G2_(j_from_affine)(&d, (const G2 *)pk->delta2);
+    G2_(j_mul)(&t, &d, pend->s, 4);
+    G2_(j_add)(&pi_b, &pi_b, &t);
+
+    memset(proof, 0, sizeof *proof);
+    proof->curve = pk->curve;
+    memcpy(proof->a, pend->pi_a, sizeof(G1));
+    memcpy(proof->c, pend->pi_c, sizeof(G1));
+    G2_(j_to_affine)(&affine, &pi_b);
+    memcpy(proof->b, &affine, sizeof affine);
+}
+
+/* e(π_A, π_B) = e(α, β)·e(L, γ)·e(π_C, δ), L = IC_0 + Σ x_i IC_i, checked
+ * as one product of four pairings with a shared final exponentiation. */
+int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof) {
+    const G1 *ic = (const G1 *)vk->ic;
+    G1J l, ic0;
+    if (vk->n_public > 0) {
+        void *scratch = malloc(G1_(msm_scratch_size)(vk->n_public, 1));
+        if (scratch == NULL) return -1;
+        G1_(msm)(&l, ic + 1, pub, vk->n_public, scratch, NULL);
+        free(scratch);
+    } else {
+        G1_(j_set_inf)(&l);
+    }
+    G1_(j_from_affine)(&ic0, &ic[0]);
+    G1_(j_add)(&l, &l, &ic0);
+
+    G1 p[4];
+    G2 q[4];
+    G1_(neg)(&p[0], (const G1 *)proof->a);
+    memcpy(&q[0], proof->b, sizeof(G2));
+    memcpy(&p[1], vk->alpha1, sizeof(G1));
+    memcpy(&q[1], vk->beta2, sizeof(G2));
+    G1_(j_to_affine)(&p[2], &l);
+    memcpy(&q[2], vk->gamma2, sizeof(G2));
+    memcpy(&p[3], proof->c, sizeof(G1));
+    memcpy(&q[3], vk->delta2, sizeof(G2));
+    return X_(pairing_product_is_one)(p, q, 4);
+}
+
+#undef X_
+#undef G1
+#undef G1J
+#undef G2
+#undef G2J
+#undef FR
+#undef G1_
+#undef G2_
+#undef FR_
+#undef ZP_G

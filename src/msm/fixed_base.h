@@ -1,0 +1,25 @@
+/* Fixed-base scalar multiplication: many k_i·G for one base G, by a table
+ * of d·2^(8w)·G (32 windows of 8 bits, affine), so each product is at most
+ * 32 mixed additions and no doublings. Used by the development setup. */
+#ifndef ZP_MSM_FIXED_BASE_H
+#define ZP_MSM_FIXED_BASE_H
+
+#include "curve/curve.h"
+#include "zkpipe.h"
+
+#define ZP_FIXED_BASE_WINDOWS 32
+#define ZP_FIXED_BASE_ENTRIES 255 /* d = 1..255 per window */
+
+/* Bytes of the table for one base, and of the scratch for n products. */
+#define ZP_FIXED_BASE_DECLARE(G, F)                                                                  \
+    size_t G##_fixed_table_size(void);                                                               \
+    void G##_fixed_table(G *table, const G *base);                                                   \
+    /* out[i] = k_i·base (affine), k plain 4-limb scalars; parallel over i */                        \
+    void G##_fixed_mul(G *out, const G *table, const uint64_t *scalars, size_t n, const zp_parallel *par);
+
+ZP_FIXED_BASE_DECLARE(zp_bn254_g1, zp_bn254_fp)
+ZP_FIXED_BASE_DECLARE(zp_bn254_g2, zp_bn254_fp2)
+ZP_FIXED_BASE_DECLARE(zp_bls12_g1, zp_bls12_fp)
+ZP_FIXED_BASE_DECLARE(zp_bls12_g2, zp_bls12_fp2)
+
+#endif
