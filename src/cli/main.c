@@ -1,0 +1,101 @@
+/* zkpipe: the command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+    "usage: zkpipe <command> [options] [arguments]\n"
+    "\n"
+    "Groth16 proofs for circom circuits, on BN254 (bn128) and BLS12-381, with\n"
+    "snarkjs's files: .zkey proving keys, .wtns witnesses, .r1cs circuits and\n"
+    "JSON proofs, public signals and verification keys.\n"
+    "\n"
+    "commands:\n"
+    "  prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+    "                     make a proof (rapidsnark's argument order)\n"
+    "  verify <verification_key.json> <public.json> <proof.json>\n"
+    "                     check a proof (snarkjs's argument order)\n"
+    "  setup <circuit.r1cs> <circuit.zkey>\n"
+    "                     make a proving key with random toxic waste:\n"
+    "                     for tests and benchmarks only, never production\n"
+    "  export-vk <circuit.zkey> <verification_key.json>\n"
+    "                     write a proving key's verification key\n"
+    "  info <file>        what a .zkey, .wtns or .r1cs file holds\n"
+    "\n"
+    "'zkpipe <command> --help' tells more. Exit status: 0 success, 1 a proof\n"
+    "that does not verify, 2 bad usage, 3 bad input, 4 other failures.\n";
+
+double zp_cli_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int zp_cli_wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
+    }
+    return 0;
+}
+
+int zp_cli_fail(const zp_error *err) {
+    fprintf(stderr, "zkpipe: %s\n", err->message);
+    switch (err->status) {
+    case ZP_ERR_ARG: return ZP_EXIT_USAGE;
+    case ZP_ERR_FORMAT:
+    case ZP_ERR_UNSUPPORTED:
+    case ZP_ERR_MISMATCH:
+    case ZP_ERR_UNSATISFIED: return ZP_EXIT_INPUT;
+    case ZP_ERR_INVALID: return ZP_EXIT_INVALID;
+    default: return ZP_EXIT_FAILURE;
+    }
+}
+
+int zp_cli_parse_threads(int argc, char **argv, size_t *threads) {
+    int out = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--threads") == 0 || strcmp(argv[i], "-t") == 0) {
+            char *end;
+            if (i + 1 >= argc) {
+                fprintf(stderr, "zkpipe: %s needs a number\n", argv[i]);
+                return -1;
+            }
+            unsigned long v = strtoul(argv[i + 1], &end, 10);
+            if (*end != '\0' || v > 1024) {
+                fprintf(stderr, "zkpipe: bad thread count '%s'\n", argv[i + 1]);
+                return -1;
+            }
+            *threads = v;
+            i++;
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    return out;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? ZP_EXIT_USAGE : ZP_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        puts("zkpipe 0.1.0");
+        return ZP_EXIT_OK;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"prove", zp_cmd_prove},   {"verify", zp_cmd_verify}, {"setup", zp_cmd_setup},
+        {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "zkpipe: unknown command '%s' (try 'zkpipe --help')\n", argv[1]);
+    return ZP_EXIT_USAGE;
+}
