@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what zkpipe's build and tests need, when it is missing: Debian
+# packages (compilers, cmake, jansson, clang for the fuzzers, node and npm if
+# absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
+# circomlib, ffjavascript). Safe to run again: it only installs what is absent.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+need=()
+command -v cc >/dev/null || need+=(build-essential)
+command -v cmake >/dev/null || need+=(cmake)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+[ -f /usr/include/jansson.h ] || need+=(libjansson-dev)
+command -v clang >/dev/null || need+=(clang)
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "deps: installing ${need[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ! -x "$ROOT/node_modules/.bin/snarkjs" ] || [ ! -x "$ROOT/node_modules/.bin/circom2" ] ||
+   [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    echo "deps: npm ci" >&2
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+fi

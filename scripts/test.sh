@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, then
+#   1. the release build and its ctest suite (unit tests, ffjavascript
+#      cross-checks, snarkjs interop on both curves, bad-input tests);
+#   2. the unit tests again under ASan+UBSan;
+#   3. the libFuzzer targets, each run briefly.
+# Ends with one line "N passed, M failed" (counting ctest tests and the
+# fuzz runs) and exits non-zero if anything failed.
+# Environment: ZP_TEST_SEED to replay random inputs, FUZZ_SECONDS (default 20).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+JOBS="$(nproc)"
+passed=0
+failed=0
+failed_names=()
+
+# Runs ctest in a build dir and adds its counts to the totals.
+run_ctest() {
+    local dir="$1"; shift
+    local log="$dir/ctest.log"
+    ctest --test-dir "$dir" --output-on-failure "$@" 2>&1 | tee "$log"
+    local line
+    line="$(grep -E 'tests passed, [0-9]+ tests failed out of' "$log" | tail -1)"
+    if [ -z "$line" ]; then
+        failed=$((failed + 1)); failed_names+=("ctest in $dir did not finish")
+        return
+    fi
+    local total fail
+    total="$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")"
+    fail="$(sed -E 's/.*tests passed, ([0-9]+) tests failed.*/\1/' <<<"$line")"
+    passed=$((passed + total - fail)); failed=$((failed + fail))
+    [ "$fail" = 0 ] || failed_names+=("$(grep -E '^\s+[0-9]+ - ' "$log" | tr -s ' ' | tr '\n' ';')")
+}
+
+build() {  # dir, cmake args...
+    local dir="$1"; shift
+    if ! { cmake -S . -B "$dir" "$@" >/dev/null && cmake --build "$dir" -j"$JOBS" >"$dir.buildlog" 2>&1; }; then
+        cat "$dir.buildlog" 2>/dev/null | grep -E "error|Error" | head -40
+        failed=$((failed + 1)); failed_names+=("build $dir")
+        return 1
+    fi
+}
+
+echo "== release build and full suite"
+if build build -DCMAKE_BUILD_TYPE=Release; then
+    run_ctest build
+fi
+
+echo "== ASan+UBSan build, unit and bad-input tests"
+if build build-asan -DCMAKE_BUILD_TYPE=Debug -DZP_SANITIZE=ON; then
+    ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-asan -L unit
+fi
+
+echo "== fuzzers"
+if build build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DZP_FUZZ=ON; then
+    for target in build-fuzz/fuzz_*; do
+        [ -x "$target" ] || continue
+        name="$(basename "$target")"
+        if bash fuzz/run.sh build-fuzz "${FUZZ_SECONDS:-20}" "$name" >"build-fuzz/$name.log" 2>&1; then
+            echo "fuzz $name: ok"; passed=$((passed + 1))
+        else
+            echo "fuzz $name: FAILED"; tail -30 "build-fuzz/$name.log"
+            failed=$((failed + 1)); failed_names+=("fuzz $name")
+        fi
+    done
+fi
+
+echo
+[ ${#failed_names[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_names[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Bad input through the zkpipe command: truncated, bit-flipped and
+# wrong-curve files, witnesses for another circuit or that do not satisfy
+# it, malformed JSON, bad usage. Each must end with a clear one-line error
+# and the documented exit status, never a crash and never a wrong proof.
+# Usage: bad_input.sh ZKPIPE WORKDIR
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+Z="$1"; W="$2"
+rm -rf "$W"; mkdir -p "$W"
+EX="$ROOT/examples/merkle"
+pass=0; fail=0
+
+# expect NAME ALLOWED_CODES PATTERN -- command...: the exit status must be one
+# of ALLOWED_CODES and, for a non-zero status, stderr must say "zkpipe: "
+# and match PATTERN (an extended regex, case-insensitive).
+expect() {
+    local name="$1" codes="$2" pattern="$3"; shift 4
+    "$@" >"$W/out" 2>"$W/err"
+    local rc=$?
+    local ok=1
+    [[ " $codes " == *" $rc "* ]] || ok=0
+    if [ "$rc" -ne 0 ] && ! grep -qiE "zkpipe.*$pattern" "$W/err"; then ok=0; fi
+    if grep -qE "AddressSanitizer|UndefinedBehaviorSanitizer|runtime error" "$W/err"; then ok=0; fi
+    if [ $ok = 1 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $name: exit $rc (wanted $codes)"; sed 's/^/    /' "$W/err" | head -20
+    fi
+}
+
+# flip FILE OFFSET: xor the byte at OFFSET with 0x10
+flip() {
+    local b
+    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "$(printf '\\%03o' $(( b ^ 16 )))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+for curve in bn128 bls12381; do
+    e="$EX/$curve"
+    other=$([ $curve = bn128 ] && echo bls12381 || echo bn128)
+    # a good proof to tamper with
+    "$Z" prove "$e/merkle.zkey" "$e/w1.wtns" "$W/good_proof.json" "$W/good_public.json" || { echo "FAIL baseline prove $curve"; fail=$((fail+1)); continue; }
+    expect "$curve baseline verify" "0" "" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/good_proof.json"
+
+    size=$(stat -c %s "$e/merkle.zkey")
+    for cut in 0 3 4 11 12 20 40 100 700 1000 5000 $((size / 2)) $((size - 100)) $((size - 1)); do
+        head -c "$cut" "$e/merkle.zkey" >"$W/t.zkey"
+        expect "$curve zkey truncated at $cut" "3" "truncated|not a .zkey|short|past the end|missing|expected" -- \
+            "$Z" prove "$W/t.zkey" "$e/w1.wtns" "$W/p.json" "$W/q.json"
+    done
+    # bit flips all over the key: a clean error, or a proof that verifies
+    for i in $(seq 1 24); do
+        off=$(( (i * 7919 * 131) % size ))
+        [ $i -le 8 ] && off=$(( i * 97 % 800 ))
+        cp "$e/merkle.zkey" "$W/f.zkey"
+        flip "$W/f.zkey" "$off"
+        rm -f "$W/p.json"
+        expect "$curve zkey bit flip at $off" "0 3" "" -- "$Z" prove "$W/f.zkey" "$e/w1.wtns" "$W/p.json" "$W/q.json"
+        if [ -f "$W/p.json" ]; then
+            expect "$curve proof from flipped key at $off verifies" "0" "" -- "$Z" verify "$e/vk.json" "$W/q.json" "$W/p.json"
+        fi
+    done
+    wsize=$(stat -c %s "$e/w1.wtns")
+    for cut in 0 4 12 30 63 64 80 $((wsize - 1)); do
+        head -c "$cut" "$e/w1.wtns" >"$W/t.wtns"
+        expect "$curve wtns truncated at $cut" "3" "truncated|not a .wtns|short|past the end|missing|expected" -- \
+            "$Z" prove "$e/merkle.zkey" "$W/t.wtns" "$W/p.json" "$W/q.json"
+    done
+    # a witness value changed: the circuit is not satisfied
+    cp "$e/w1.wtns" "$W/u.wtns"
+    flip "$W/u.wtns" $(( wsize - 32 * 50 ))
+    expect "$curve unsatisfied witness" "3" "does not satisfy" -- "$Z" prove "$e/merkle.zkey" "$W/u.wtns" "$W/p.json" "$W/q.json"
+    [ ! -f "$W/p.json" ] || grep -q . /dev/null
+    # the other curve's witness, and a witness of another length
+    expect "$curve witness of the other curve" "3" "curve|prime|mismatch" -- "$Z" prove "$e/merkle.zkey" "$EX/$other/w1.wtns" "$W/p.json" "$W/q.json"
+    head -c 76 "$e/w1.wtns" >"$W/short.wtns"    # header and §2's header
+    # rewrite nWitness (offset 4+4+4+12+4+32 = 60) to 5 and §2's size to 160
+    printf '\x05\x00\x00\x00' | dd of="$W/short.wtns" bs=1 seek=60 conv=notrunc status=none
+    printf '\xa0\x00\x00\x00\x00\x00\x00\x00' | dd of="$W/short.wtns" bs=1 seek=68 conv=notrunc status=none
+    tail -c +77 "$e/w1.wtns" | head -c 160 >>"$W/short.wtns"
+    expect "$curve witness for another circuit" "3" "another circuit|wires|values" -- "$Z" prove "$e/merkle.zkey" "$W/short.wtns" "$W/p.json" "$W/q.json"
+    # wrong file kinds
+    expect "$curve r1cs given as key" "3" "zkey|magic" -- "$Z" prove "$e/merkle.r1cs" "$e/w1.wtns" "$W/p.json" "$W/q.json"
+    expect "$curve missing key" "4" "cannot open|no such" -- "$Z" prove "$W/nothing.zkey" "$e/w1.wtns" "$W/p.json" "$W/q.json"
+    rsize=$(stat -c %s "$e/merkle.r1cs")
+    for cut in 0 10 40 100 $((rsize / 2)) $((rsize - 1)); do
+        head -c "$cut" "$e/merkle.r1cs" >"$W/t.r1cs"
+        expect "$curve r1cs truncated at $cut" "3" "truncated|not a .r1cs|short|past the end|missing|expected" -- \
+            "$Z" setup -q "$W/t.r1cs" "$W/s.zkey"
+    done
+    # JSON: tampered, malformed, other curve
+    node -e '
+        const fs=require("fs"); const [src, dir]=process.argv.slice(1);
+        const p=JSON.parse(fs.readFileSync(src));
+        const w=(n,o)=>fs.writeFileSync(dir+"/"+n, typeof o==="string"?o:JSON.stringify(o));
+        w("trunc.json", JSON.stringify(p).slice(0,40));
+        w("notnum.json", {...p, pi_a:["abc", p.pi_a[1], "1"]});
+        w("offcurve.json", {...p, pi_a:[p.pi_a[0], (BigInt(p.pi_a[1])+1n).toString(), "1"]});
+        w("swapped.json", {...p, pi_a:p.pi_c, pi_c:p.pi_a});
+        w("nofield.json", {pi_a:p.pi_a, protocol:"groth16"});
+        w("wrongproto.json", {...p, protocol:"plonk"});
+    ' "$W/good_proof.json" "$W"
+    expect "$curve truncated proof.json" "3" "json|parse|proof" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/trunc.json"
+    expect "$curve non-decimal coordinate" "3" "decimal|number|pi_a" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/notnum.json"
+    expect "$curve point off the curve" "3" "curve" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/offcurve.json"
+    expect "$curve swapped points" "1" "invalid proof" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/swapped.json"
+    expect "$curve missing fields" "3" "pi_b|missing" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/nofield.json"
+    expect "$curve wrong protocol" "3" "protocol|groth16" -- "$Z" verify "$e/vk.json" "$W/good_public.json" "$W/wrongproto.json"
+    expect "$curve proof of the other curve" "3" "curve" -- "$Z" verify "$EX/$other/vk.json" "$W/good_public.json" "$W/good_proof.json"
+    echo '["1","2"]' >"$W/fewpub.json"
+    expect "$curve too few public signals" "3" "public" -- "$Z" verify "$e/vk.json" "$W/fewpub.json" "$W/good_proof.json"
+    head -c 100 "$e/vk.json" >"$W/tvk.json"
+    expect "$curve truncated vk" "3" "json|parse|verification" -- "$Z" verify "$W/tvk.json" "$W/good_public.json" "$W/good_proof.json"
+done
+# usage
+expect "no command" "2" "usage|command" -- "$Z"
+expect "unknown command" "2" "unknown command" -- "$Z" frobnicate
+expect "prove missing arguments" "2" "expected 4 arguments" -- "$Z" prove a b
+expect "prove bad option" "2" "unknown option" -- "$Z" prove --frob a b c d
+expect "prove bad threads" "2" "thread" -- "$Z" prove --threads lots a b c d
+for cmd in prove verify setup export-vk info; do
+    expect "$cmd --help" "0" "" -- "$Z" "$cmd" --help
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
