@@ -61,8 +61,8 @@ int zp_cmd_prove(int argc, char **argv) {
     zp_zkey *zkey = NULL;
     zp_wtns *wtns = NULL;
     zp_pool *pool = NULL;
-    void *scratch = NULL;
-    size_t scratch_bytes = 0;
+    void *abc = NULL, *msm = NULL;
+    size_t abc_bytes = 0, msm_bytes = 0;
     int rc = ZP_EXIT_OK;
     double t0 = zp_cli_now(), t_key, t_wtns, t_start, t_finish, t_verify = 0, t_write;
 
@@ -78,15 +78,19 @@ int zp_cmd_prove(int argc, char **argv) {
     t_wtns = zp_cli_now();
     if (zp_pool_create(&pool, threads, &err) != ZP_OK) goto fail;
     zp_parallel par = zp_pool_parallel(pool);
-    scratch_bytes = zp_groth16_scratch_size(pk, zp_pool_threads(pool));
-    scratch = zp_mem_map(scratch_bytes, "the prover's working memory", &err);
-    if (scratch == NULL) goto fail;
+    abc_bytes = zp_groth16_abc_size(pk);
+    msm_bytes = zp_groth16_msm_scratch_size(pk, zp_pool_threads(pool));
+    abc = zp_mem_map(abc_bytes, "the a, b, c vectors", &err);
+    msm = zp_mem_map(msm_bytes, "the MSM buckets", &err);
+    if (abc == NULL || msm == NULL) goto fail;
 
     zp_groth16_pending pend;
     zp_proof proof;
-    if (zp_groth16_prove_start(&pend, pk, w, scratch, &par, &err) != ZP_OK) goto fail;
+    if (zp_groth16_prove_start(&pend, pk, w, abc, msm, &par, &err) != ZP_OK) goto fail;
+    zp_mem_unmap(abc, abc_bytes); /* a, b, c are done with */
+    abc = NULL;
     t_start = zp_cli_now();
-    zp_groth16_prove_finish(&proof, &pend, pk, w, scratch, &par);
+    zp_groth16_prove_finish(&proof, &pend, pk, w, msm, &par);
     t_finish = zp_cli_now();
     if (verify) {
         int ok = zp_groth16_verify_with_pk(pk, w, &proof);
@@ -122,7 +126,8 @@ int zp_cmd_prove(int argc, char **argv) {
 fail:
     rc = zp_cli_fail(&err);
 done:
-    zp_mem_unmap(scratch, scratch_bytes);
+    zp_mem_unmap(abc, abc_bytes);
+    zp_mem_unmap(msm, msm_bytes);
     zp_pool_destroy(pool);
     zp_wtns_close(wtns);
     zp_zkey_close(zkey);

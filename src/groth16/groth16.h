@@ -1,8 +1,11 @@
 /* Groth16 proving, split as the engine needs it, and verification.
  *
- * Memory is the caller's: zp_groth16_scratch_size says how many bytes the
- * prover works in (the a/b/c vectors, the NTT twiddles, the MSM buckets),
- * and the caller allocates them (through the tracker, for the engine). The
+ * Memory is the caller's, in two buffers so the big one can go early:
+ * - abc (zp_groth16_abc_size): the a, b, c vectors and the NTT twiddles,
+ *   used by prove_start only: free it as soon as prove_start returns;
+ * - msm scratch (zp_groth16_msm_scratch_size): the MSM buckets, for both
+ *   prove_start and prove_finish.
+ * The caller allocates them (through the tracker, for the engine). The
  * witness (plain 4-limb integers, n_vars of them) must stay alive until
  * prove_finish. */
 #ifndef ZP_GROTH16_GROTH16_H
@@ -19,7 +22,8 @@ typedef struct zp_groth16_pending {
     uint64_t pi_a[12], pi_c[12];
 } zp_groth16_pending;
 
-size_t zp_groth16_scratch_size(const zp_groth16_pk *pk, size_t threads);
+size_t zp_groth16_abc_size(const zp_groth16_pk *pk);
+size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);
 
 /* Checks a witness against the key: its length and curve, w[0] = 1. */
 zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_curve, size_t n_witness,
@@ -27,14 +31,14 @@ zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_cur
 
 /* Synthesis, NTTs, and the G1 MSMs, with r and s drawn from the OS. */
 zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                 void *scratch, const zp_parallel *par, zp_error *err);
+                                 void *abc, void *msm_scratch, const zp_parallel *par, zp_error *err);
 /* The same with given blinding factors (plain, below r): for tests. */
 zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                      const uint64_t r[4], const uint64_t s[4], void *scratch,
+                                      const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
                                       const zp_parallel *par, zp_error *err);
-/* The G2 MSM and the assembly; scratch as given to prove_start. */
+/* The G2 MSM and the assembly, in the msm scratch given to prove_start. */
 void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
-                             const uint64_t *witness, void *scratch, const zp_parallel *par);
+                             const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
 
 /* 1 when the proof verifies for the public values (n_public plain
  * integers), 0 when it does not, -1 on an internal failure (memory). The

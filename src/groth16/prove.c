@@ -14,9 +14,12 @@
 #define ZP_G zp_bls12
 #include "groth16/prove_impl.h"
 
-size_t zp_groth16_scratch_size(const zp_groth16_pk *pk, size_t threads) {
-    return pk->curve == ZP_CURVE_BN254 ? zp_bn254_groth16_scratch_size(pk, threads)
-                                       : zp_bls12_groth16_scratch_size(pk, threads);
+size_t zp_groth16_abc_size(const zp_groth16_pk *pk) {
+    return pk->curve == ZP_CURVE_BN254 ? zp_bn254_groth16_abc_size(pk) : zp_bls12_groth16_abc_size(pk);
+}
+
+size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads) {
+    return pk->curve == ZP_CURVE_BN254 ? zp_bn254_msm_scratch(pk, threads) : zp_bls12_msm_scratch(pk, threads);
 }
 
 static const uint64_t *group_order(zp_curve curve) {
@@ -54,31 +57,33 @@ zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_cur
 }
 
 zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                      const uint64_t r[4], const uint64_t s[4], void *scratch,
-                                      const zp_parallel *par, zp_error *err) {
+                                      const uint64_t r[4], const uint64_t s[4], void *abc,
+                                      void *msm_scratch, const zp_parallel *par, zp_error *err) {
     (void)err;
-    if (pk->curve == ZP_CURVE_BN254) return zp_bn254_groth16_prove_start(pend, pk, witness, r, s, scratch, par);
-    return zp_bls12_groth16_prove_start(pend, pk, witness, r, s, scratch, par);
+    if (pk->curve == ZP_CURVE_BN254) {
+        return zp_bn254_groth16_prove_start(pend, pk, witness, r, s, abc, msm_scratch, par);
+    }
+    return zp_bls12_groth16_prove_start(pend, pk, witness, r, s, abc, msm_scratch, par);
 }
 
 zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                 void *scratch, const zp_parallel *par, zp_error *err) {
+                                 void *abc, void *msm_scratch, const zp_parallel *par, zp_error *err) {
     uint64_t r[4], s[4];
     zp_status st = zp_groth16_random_scalar(r, pk->curve, err);
     if (st == ZP_OK) st = zp_groth16_random_scalar(s, pk->curve, err);
     if (st != ZP_OK) return st;
-    st = zp_groth16_prove_start_with(pend, pk, witness, r, s, scratch, par, err);
+    st = zp_groth16_prove_start_with(pend, pk, witness, r, s, abc, msm_scratch, par, err);
     memset(r, 0, sizeof r);
     memset(s, 0, sizeof s);
     return st;
 }
 
 void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
-                             const uint64_t *witness, void *scratch, const zp_parallel *par) {
+                             const uint64_t *witness, void *msm_scratch, const zp_parallel *par) {
     if (pk->curve == ZP_CURVE_BN254) {
-        zp_bn254_groth16_prove_finish(proof, pend, pk, witness, scratch, par);
+        zp_bn254_groth16_prove_finish(proof, pend, pk, witness, msm_scratch, par);
     } else {
-        zp_bls12_groth16_prove_finish(proof, pend, pk, witness, scratch, par);
+        zp_bls12_groth16_prove_finish(proof, pend, pk, witness, msm_scratch, par);
     }
 }
 

@@ -36,9 +36,8 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
     return m;
 }
 
-size_t X_(groth16_scratch_size)(const zp_groth16_pk *pk, size_t threads) {
-    size_t n = pk->domain_size;
-    return 3 * n * sizeof(FR) + FR_(ntt_scratch_size)(X_(log2)(pk->domain_size)) + X_(msm_scratch)(pk, threads);
+size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) {
+    return 3 * (size_t)pk->domain_size * sizeof(FR) + FR_(ntt_scratch_size)(X_(log2)(pk->domain_size));
 }
 
 typedef struct {
@@ -111,12 +110,12 @@ static void X_(plain_mul)(uint64_t out[4], const uint64_t x[4], const uint64_t y
 }
 
 zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                  const uint64_t r[4], const uint64_t s[4], void *scratch, const zp_parallel *par) {
+                                  const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
+                                  const zp_parallel *par) {
     size_t n = pk->domain_size;
     unsigned log_n = X_(log2)(pk->domain_size);
-    FR *a = scratch, *b = a + n, *c = b + n;
+    FR *a = abc, *b = a + n, *c = b + n;
     void *ntt_scratch = c + n;
-    void *msm_scratch = (char *)ntt_scratch + FR_(ntt_scratch_size)(log_n);
     X_(abc_job) job = {pk, witness, a, b, c, 4 * zp_parallel_threads(par)};
 
     X_(synthesize)(pk, witness, a, b);
@@ -167,10 +166,7 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
 }
 
 void X_(groth16_prove_finish)(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
-                              const uint64_t *witness, void *scratch, const zp_parallel *par) {
-    size_t n = pk->domain_size;
-    unsigned log_n = X_(log2)(pk->domain_size);
-    void *msm_scratch = (char *)scratch + 3 * n * sizeof(FR) + FR_(ntt_scratch_size)(log_n);
+                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par) {
     G2J pi_b, t, d;
     G2 affine;
     /* π_B = β + Σ w_i B_i + s·δ */
