@@ -50,9 +50,10 @@ int zp_cmd_verify(int argc, char **argv) {
     size_t n_pub = 0;
     zp_proof proof;
     int rc;
-    if (zp_json_vk_read(&vk, pos[0], &err) != ZP_OK ||
-        zp_json_public_read(&pub, &n_pub, pos[1], vk.curve, &err) != ZP_OK ||
-        zp_json_proof_read(&proof, pos[2], vk.curve, &err) != ZP_OK) {
+    /* the proof before the public values: a proof for the other curve is
+     * best reported as that, not as public values out of range */
+    if (zp_json_vk_read(&vk, pos[0], &err) != ZP_OK || zp_json_proof_read(&proof, pos[2], vk.curve, &err) != ZP_OK ||
+        zp_json_public_read(&pub, &n_pub, pos[1], vk.curve, &err) != ZP_OK) {
         rc = zp_cli_fail(&err);
         goto done;
     }
