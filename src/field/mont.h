@@ -85,39 +85,33 @@ ZP_INLINE void zp_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, si
 }
 
 /* r = a * b * 2^(-64n) mod p: CIOS (Koc, Acar, Kaliski, "Analyzing and
- * comparing Montgomery multiplication algorithms", 1996). The moduli here
- * leave the top bit of the top limb clear, so t never exceeds n+1 limbs. */
+ * comparing Montgomery multiplication algorithms", 1996) with the no-carry
+ * shortcut (as in gnark-crypto): when the top limb of p is below
+ * 2^63 - 1, which holds for all four moduli here, the running sum fits n
+ * limbs plus the two carries A and C, so no (n+1)-th and (n+2)-th limbs. */
 ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0,
                            size_t n) {
-    uint64_t t[ZP_MAX_LIMBS + 2] = {0};
+    uint64_t t[ZP_MAX_LIMBS];
     for (size_t i = 0; i < n; i++) {
-        uint64_t carry = 0;
-        for (size_t j = 0; j < n; j++) {
-            zp_u128 uv = (zp_u128)a[j] * b[i] + t[j] + carry;
-            t[j] = (uint64_t)uv;
-            carry = (uint64_t)(uv >> 64);
-        }
-        zp_u128 top = (zp_u128)t[n] + carry;
-        t[n] = (uint64_t)top;
-        t[n + 1] = (uint64_t)(top >> 64);
-
-        uint64_t m = t[0] * n0;
-        zp_u128 uv = (zp_u128)m * p[0] + t[0];
-        carry = (uint64_t)(uv >> 64);
+        zp_u128 uv = (zp_u128)a[0] * b[i] + (i ? t[0] : 0);
+        uint64_t A = (uint64_t)(uv >> 64);
+        uint64_t t0 = (uint64_t)uv;
+        uint64_t m = t0 * n0;
+        zp_u128 c = (zp_u128)m * p[0] + t0;
+        uint64_t C = (uint64_t)(c >> 64);
         for (size_t j = 1; j < n; j++) {
-            uv = (zp_u128)m * p[j] + t[j] + carry;
-            t[j - 1] = (uint64_t)uv;
-            carry = (uint64_t)(uv >> 64);
+            uv = (zp_u128)a[j] * b[i] + (i ? t[j] : 0) + A;
+            A = (uint64_t)(uv >> 64);
+            c = (zp_u128)m * p[j] + (uint64_t)uv + C;
+            C = (uint64_t)(c >> 64);
+            t[j - 1] = (uint64_t)c;
         }
-        top = (zp_u128)t[n] + carry;
-        t[n - 1] = (uint64_t)top;
-        t[n] = t[n + 1] + (uint64_t)(top >> 64);
+        t[n - 1] = C + A;
     }
+    /* t < 2p: subtract p once when t >= p */
     uint64_t s[ZP_MAX_LIMBS];
     uint64_t borrow = zp_limbs_sub(s, t, p, n);
-    /* t < 2p: keep t when t < p, i.e. the subtraction borrowed and t[n] = 0 */
-    uint64_t keep = (uint64_t)0 - (borrow & (uint64_t)(t[n] == 0));
-    zp_limbs_select(r, keep, t, s, n);
+    zp_limbs_select(r, (uint64_t)0 - borrow, t, s, n);
 }
 
 #endif
