@@ -1,0 +1,54 @@
+#!/bin/sh
+# Runs each libFuzzer target for SECONDS (default 20) from a seed corpus
+# made by the io tests (ZP_IO_CORPUS_DIR), and fails on the first crash.
+#   cmake -S . -B build-fuzz -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang
+#   cmake --build build-fuzz && fuzz/run.sh build-fuzz 20
+set -eu
+BUILD=${1:?usage: fuzz/run.sh BUILD_DIR [SECONDS]}
+SECONDS_EACH=${2:-20}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# Seeds: the files the round-trip tests write, both curves.
+mkdir -p "$WORK/seeds"
+for t in test_io test_io_json; do
+  if [ -x "$BUILD/$t" ]; then
+    ZP_IO_CORPUS_DIR="$WORK/seeds" ZP_TEST_ITERS=1 "$BUILD/$t" >/dev/null
+  fi
+done
+# The JSON target reads a selector byte first (0 proof, 1 public, 2 key;
+# +4 for BLS12-381 public values).
+mkdir -p "$WORK/seeds/json_sel"
+for f in "$WORK"/seeds/json/*; do
+  [ -e "$f" ] || continue
+  case $(basename "$f") in
+    proof_*) sel='\000' ;;
+    public_bls) sel='\005' ;;
+    public_*) sel='\001' ;;
+    *) sel='\002' ;;
+  esac
+  { printf "$sel"; cat "$f"; } > "$WORK/seeds/json_sel/$(basename "$f")"
+done
+
+status=0
+for target in zkey wtns r1cs json; do
+  bin="$BUILD/fuzz_$target"
+  if [ ! -x "$bin" ]; then
+    echo "missing $bin (configure with -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang)" >&2
+    exit 2
+  fi
+  seed="$WORK/seeds/$target"
+  [ "$target" = json ] && seed="$WORK/seeds/json_sel"
+  mkdir -p "$WORK/corpus_$target" "$seed"
+  echo "== fuzz_$target: ${SECONDS_EACH}s"
+  if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="$BUILD/crash_${target}_" -print_final_stats=1 \
+      "$WORK/corpus_$target" "$seed" 2>"$WORK/log_$target"; then
+    tail -n 60 "$WORK/log_$target" >&2
+    echo "fuzz_$target FAILED (artifact under $BUILD/crash_${target}_*)" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|cov:" "$WORK/log_$target" | tail -n 2
+  fi
+done
+exit $status

@@ -1,0 +1,266 @@
+#include "io/binfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "io/elements.h"
+
+#define HEADER_BYTES 12         /* magic, version, nSections */
+#define SECTION_HEADER_BYTES 12 /* id, size */
+
+static char *dup_name(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d != NULL) memcpy(d, s, n);
+    return d;
+}
+
+/* The found magic as text, with anything unprintable as '?', so a message
+ * about a wrong file never carries control bytes. */
+static void printable_magic(char out[5], const uint8_t *m) {
+    for (int i = 0; i < 4; i++) out[i] = (m[i] >= 0x20 && m[i] < 0x7f && m[i] != '\'') ? (char)m[i] : '?';
+    out[4] = '\0';
+}
+
+static zp_status parse(zp_binfile *bf, const char *magic, uint32_t version, zp_error *err) {
+    const uint8_t *d = bf->data;
+    size_t size = bf->size;
+    if (size >= 4 && memcmp(d, magic, 4) != 0) {
+        char found[5];
+        printable_magic(found, d);
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: not a .%s file (magic '%s')", bf->name, magic, found);
+    }
+    if (size < HEADER_BYTES) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: truncated: %zu bytes, shorter than the %d-byte file header",
+                            bf->name, size, HEADER_BYTES);
+    }
+    bf->version = zp_io_u32(d + 4);
+    if (bf->version != version) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: .%s version %u is not supported (expected %u)", bf->name,
+                            magic, bf->version, version);
+    }
+    uint32_t n = zp_io_u32(d + 8);
+    /* Bound the count by what the file can hold before allocating for it. */
+    if ((uint64_t)n > (size - HEADER_BYTES) / SECTION_HEADER_BYTES) {
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: truncated: the header announces %u sections but %zu bytes cannot hold them",
+                            bf->name, n, size);
+    }
+    bf->sections = calloc(n ? n : 1, sizeof *bf->sections);
+    if (bf->sections == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", bf->name);
+    bf->n_sections = n;
+    uint64_t pos = HEADER_BYTES;
+    for (uint32_t i = 0; i < n; i++) {
+        if (size - pos < SECTION_HEADER_BYTES) {
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: truncated: the header of section entry %u extends past the end of the file",
+                                bf->name, i);
+        }
+        uint32_t id = zp_io_u32(d + pos);
+        uint64_t len = zp_io_u64(d + pos + 4);
+        pos += SECTION_HEADER_BYTES;
+        /* pos <= size here, so size - pos cannot wrap. */
+        if (len > size - pos) {
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: truncated: section %u extends past the end of the file "
+                                "(%llu bytes at offset %llu, file is %zu bytes)",
+                                bf->name, id, (unsigned long long)len, (unsigned long long)pos, size);
+        }
+        bf->sections[i] = (zp_binfile_entry){.id = id, .offset = pos, .size = len};
+        pos += len;
+    }
+    /* Bytes after the last section are tolerated, as snarkjs does. */
+    return ZP_OK;
+}
+
+zp_status zp_binfile_open_mem(zp_binfile *bf, const void *data, size_t size, const char *name, const char *magic,
+                              uint32_t version, zp_error *err) {
+    memset(bf, 0, sizeof *bf);
+    bf->name = dup_name(name);
+    if (bf->name == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", name);
+    bf->data = data;
+    bf->size = size;
+    bf->ext = magic;
+    zp_status st = parse(bf, magic, version, err);
+    if (st != ZP_OK) zp_binfile_close(bf);
+    return st;
+}
+
+zp_status zp_binfile_open(zp_binfile *bf, const char *path, const char *magic, uint32_t version, zp_error *err) {
+    memset(bf, 0, sizeof *bf);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat stbuf;
+    if (fstat(fd, &stbuf) != 0) {
+        int e = errno;
+        close(fd);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(stbuf.st_mode)) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file", path);
+    }
+    size_t size = (size_t)stbuf.st_size;
+    const void *map = NULL;
+    if (size > 0) {
+        /* MAP_PRIVATE + PROT_READ: the key is shared read-only between
+         * proofs and the page cache backs it; nothing is ever written. */
+        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return zp_error_set(err, ZP_ERR_IO, "%s: cannot map %zu bytes: %s", path, size, strerror(e));
+        }
+    }
+    close(fd); /* the mapping keeps the file alive */
+    zp_status st = zp_binfile_open_mem(bf, map, size, path, magic, version, err);
+    if (st != ZP_OK) {
+        if (map != NULL) munmap((void *)map, size);
+        return st;
+    }
+    bf->mapped = map != NULL;
+    return ZP_OK;
+}
+
+void zp_binfile_close(zp_binfile *bf) {
+    if (bf == NULL) return;
+    if (bf->mapped) munmap((void *)bf->data, bf->size);
+    free(bf->sections);
+    free(bf->name);
+    memset(bf, 0, sizeof *bf);
+}
+
+zp_status zp_binfile_section(const zp_binfile *bf, uint32_t id, const char *what, int required, const uint8_t **data,
+                             uint64_t *size, zp_error *err) {
+    const zp_binfile_entry *found = NULL;
+    *data = NULL;
+    *size = 0;
+    for (uint32_t i = 0; i < bf->n_sections; i++) {
+        if (bf->sections[i].id != id) continue;
+        if (found != NULL) {
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) appears more than once", bf->name, id, what);
+        }
+        found = &bf->sections[i];
+    }
+    if (found == NULL) {
+        if (!required) return ZP_OK;
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) is missing", bf->name, id, what);
+    }
+    *data = bf->data + found->offset;
+    *size = found->size;
+    return ZP_OK;
+}
+
+void zp_binfile_advise(const zp_binfile *bf, const void *p, size_t len, int advice) {
+    if (!bf->mapped || len == 0) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)p & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+    uintptr_t map_hi = ((uintptr_t)bf->data + bf->size + page - 1) & ~(page - 1);
+    if (hi > map_hi) hi = map_hi;
+    if (lo >= hi) return;
+    (void)madvise((void *)lo, hi - lo, advice);
+}
+
+/* ---- writer ---- */
+
+static void writer_fail(zp_binwriter *w, zp_status st, const char *what) {
+    if (w->status != ZP_OK) return;
+    w->status = zp_error_set(&w->error, st, "%s: cannot %s: %s", w->path, what, strerror(errno));
+}
+
+zp_status zp_binwriter_open(zp_binwriter *w, const char *path, const char *magic, uint32_t version,
+                            uint32_t n_sections, zp_error *err) {
+    memset(w, 0, sizeof *w);
+    w->size_pos = -1;
+    w->path = dup_name(path);
+    if (w->path == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
+    w->f = fopen(path, "wb");
+    if (w->f == NULL) {
+        zp_status st = zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        free(w->path);
+        w->path = NULL;
+        return st;
+    }
+    /* Big sequential writes (multi-GB keys): a larger stdio buffer. */
+    setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+    zp_binwriter_bytes(w, magic, 4);
+    zp_binwriter_u32(w, version);
+    zp_binwriter_u32(w, n_sections);
+    return ZP_OK;
+}
+
+void zp_binwriter_bytes(zp_binwriter *w, const void *p, size_t n) {
+    if (w->status != ZP_OK || n == 0) return;
+    if (fwrite(p, 1, n, w->f) != n) {
+        writer_fail(w, ZP_ERR_IO, "write");
+        return;
+    }
+    w->section_bytes += n;
+}
+
+void zp_binwriter_u32(zp_binwriter *w, uint32_t v) {
+    uint8_t b[4];
+    zp_io_put_u32(b, v);
+    zp_binwriter_bytes(w, b, 4);
+}
+
+void zp_binwriter_u64(zp_binwriter *w, uint64_t v) {
+    zp_binwriter_u32(w, (uint32_t)v);
+    zp_binwriter_u32(w, (uint32_t)(v >> 32));
+}
+
+/* Like snarkjs's startWriteSection: write the id and a zero size, and
+ * patch the size in when the section ends. */
+void zp_binwriter_begin(zp_binwriter *w, uint32_t id) {
+    if (w->status != ZP_OK) return;
+    if (w->size_pos >= 0) {
+        w->status = zp_error_set(&w->error, ZP_ERR_INTERNAL, "%s: section %u begun inside another", w->path, id);
+        return;
+    }
+    zp_binwriter_u32(w, id);
+    w->size_pos = ftell(w->f);
+    if (w->size_pos < 0) writer_fail(w, ZP_ERR_IO, "tell");
+    zp_binwriter_u64(w, 0);
+    w->section_bytes = 0;
+}
+
+void zp_binwriter_end(zp_binwriter *w) {
+    if (w->status != ZP_OK) return;
+    if (w->size_pos < 0) {
+        w->status = zp_error_set(&w->error, ZP_ERR_INTERNAL, "%s: section ended but none was begun", w->path);
+        return;
+    }
+    uint64_t n = w->section_bytes;
+    long end = ftell(w->f);
+    if (end < 0 || fseek(w->f, w->size_pos, SEEK_SET) != 0) {
+        writer_fail(w, ZP_ERR_IO, "seek");
+        return;
+    }
+    zp_binwriter_u64(w, n);
+    if (w->status == ZP_OK && fseek(w->f, end, SEEK_SET) != 0) writer_fail(w, ZP_ERR_IO, "seek");
+    w->size_pos = -1;
+}
+
+zp_status zp_binwriter_close(zp_binwriter *w, zp_error *err) {
+    if (w->f == NULL) return zp_error_set(err, ZP_ERR_INTERNAL, "binary writer closed twice");
+    if (w->status == ZP_OK && w->size_pos >= 0) {
+        w->status = zp_error_set(&w->error, ZP_ERR_INTERNAL, "%s: a section was left open", w->path);
+    }
+    if (fclose(w->f) != 0) writer_fail(w, ZP_ERR_IO, "write");
+    w->f = NULL;
+    zp_status st = w->status;
+    if (st != ZP_OK) {
+        (void)remove(w->path);
+        if (err != NULL) *err = w->error;
+    }
+    free(w->path);
+    w->path = NULL;
+    return st;
+}

@@ -1,0 +1,230 @@
+#include "io/r1cs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "io/binfile.h"
+#include "io/elements.h"
+
+enum { N8 = 32, TERM_BYTES = 4 + N8, HEADER_BYTES = 4 + N8 + 4 * 4 + 8 + 4 };
+
+struct zp_r1cs {
+    zp_r1cs_header h;
+    zp_r1cs_matrix m[3];
+};
+
+static const char *const MATRIX_NAME[3] = {"A", "B", "C"};
+
+static zp_status read_header(zp_r1cs_header *h, const zp_binfile *bf, zp_error *err) {
+    const uint8_t *p;
+    uint64_t n;
+    zp_status st = zp_binfile_section(bf, 1, "header", 1, &p, &n, err);
+    if (st != ZP_OK) return st;
+    if (n < 4) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is too short", bf->name);
+    uint32_t n8 = zp_io_u32(p);
+    if (n8 != N8) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime: field elements of %u bytes (expected %d)",
+                            bf->name, n8, N8);
+    }
+    if (n != HEADER_BYTES) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, expected %d", bf->name,
+                            (unsigned long long)n, HEADER_BYTES);
+    }
+    h->curve = zp_io_curve_from_r(p + 4, N8);
+    if (h->curve == ZP_CURVE_NONE) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED,
+                            "%s: unsupported prime (not the scalar field of BN254 or BLS12-381)", bf->name);
+    }
+    p += 4 + N8;
+    h->n_wires = zp_io_u32(p);
+    h->n_pub_out = zp_io_u32(p + 4);
+    h->n_pub_in = zp_io_u32(p + 8);
+    h->n_prv_in = zp_io_u32(p + 12);
+    h->n_labels = zp_io_u64(p + 16);
+    h->n_constraints = zp_io_u32(p + 24);
+    uint64_t io = 1 + (uint64_t)h->n_pub_out + h->n_pub_in + h->n_prv_in;
+    if (io > h->n_wires) {
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: nWires %u is smaller than 1 + outputs + public inputs + private inputs (%llu)",
+                            bf->name, h->n_wires, (unsigned long long)io);
+    }
+    return ZP_OK;
+}
+
+/* One pass over §2: with fill == 0 it validates and counts the terms of
+ * each matrix; with fill == 1 it stores them into the arrays sized by the
+ * first pass. Every read is bounds-checked against the section. */
+static zp_status walk(zp_r1cs *r, const zp_binfile *bf, const uint8_t *p, uint64_t n, int fill, zp_error *err) {
+    uint64_t pos = 0, count[3] = {0, 0, 0};
+    for (uint32_t c = 0; c < r->h.n_constraints; c++) {
+        for (int k = 0; k < 3; k++) {
+            zp_r1cs_matrix *m = &r->m[k];
+            if (fill) m->row_start[c] = count[k];
+            if (n - pos < 4) {
+                return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (constraints) ends inside constraint %u",
+                                    bf->name, c);
+            }
+            uint32_t terms = zp_io_u32(p + pos);
+            pos += 4;
+            if (terms > (n - pos) / TERM_BYTES) {
+                return zp_error_set(err, ZP_ERR_FORMAT,
+                                    "%s: section 2 (constraints) ends inside constraint %u (%s has %u terms)",
+                                    bf->name, c, MATRIX_NAME[k], terms);
+            }
+            for (uint32_t t = 0; t < terms; t++, pos += TERM_BYTES) {
+                uint32_t wire = zp_io_u32(p + pos);
+                uint64_t v[4];
+                memcpy(v, p + pos + 4, sizeof v);
+                if (!fill) {
+                    if (wire >= r->h.n_wires) {
+                        return zp_error_set(err, ZP_ERR_FORMAT,
+                                            "%s: constraint %u: %s refers to wire %u, not below nWires %u", bf->name,
+                                            c, MATRIX_NAME[k], wire, r->h.n_wires);
+                    }
+                    if (!zp_io_fr_is_canonical(r->h.curve, v)) {
+                        return zp_error_set(err, ZP_ERR_FORMAT,
+                                            "%s: constraint %u: a coefficient of %s is not below the %s scalar field "
+                                            "modulus",
+                                            bf->name, c, MATRIX_NAME[k], zp_io_curve_title(r->h.curve));
+                    }
+                } else {
+                    m->wire[count[k]] = wire;
+                    memcpy(m->coef + 4 * count[k], v, sizeof v);
+                }
+                count[k]++;
+            }
+        }
+    }
+    if (pos != n) {
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: section 2 (constraints) is %llu bytes, but its %u constraints take %llu", bf->name,
+                            (unsigned long long)n, r->h.n_constraints, (unsigned long long)pos);
+    }
+    for (int k = 0; k < 3; k++) {
+        if (fill) {
+            r->m[k].row_start[r->h.n_constraints] = count[k];
+        } else {
+            r->m[k].n_terms = count[k];
+        }
+    }
+    return ZP_OK;
+}
+
+static zp_status parse(zp_r1cs *r, const zp_binfile *bf, zp_error *err) {
+    zp_status st = read_header(&r->h, bf, err);
+    if (st != ZP_OK) return st;
+    const uint8_t *p;
+    uint64_t n;
+    if ((st = zp_binfile_section(bf, 2, "constraints", 1, &p, &n, err)) != ZP_OK) return st;
+    /* Each constraint takes at least three term counts: reject a huge
+     * nConstraints before allocating for it. */
+    if ((uint64_t)r->h.n_constraints * 12 > n) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (constraints) is %llu bytes, too short for %u constraints",
+                            bf->name, (unsigned long long)n, r->h.n_constraints);
+    }
+    if ((st = walk(r, bf, p, n, 0, err)) != ZP_OK) return st;
+    for (int k = 0; k < 3; k++) {
+        zp_r1cs_matrix *m = &r->m[k];
+        m->row_start = malloc(((size_t)r->h.n_constraints + 1) * sizeof *m->row_start);
+        m->wire = malloc((m->n_terms ? m->n_terms : 1) * sizeof *m->wire);
+        m->coef = malloc((m->n_terms ? m->n_terms : 1) * 4 * sizeof *m->coef);
+        if (m->row_start == NULL || m->wire == NULL || m->coef == NULL) {
+            return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for the constraints", bf->name);
+        }
+    }
+    return walk(r, bf, p, n, 1, err);
+}
+
+static zp_status finish(zp_r1cs **out, zp_binfile *bf, zp_error *err) {
+    zp_r1cs *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        zp_binfile_close(bf);
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    }
+    zp_status st = parse(r, bf, err);
+    zp_binfile_close(bf);
+    if (st != ZP_OK) {
+        zp_r1cs_close(r);
+        return st;
+    }
+    *out = r;
+    return ZP_OK;
+}
+
+zp_status zp_r1cs_open(zp_r1cs **out, const char *path, zp_error *err) {
+    *out = NULL;
+    zp_binfile bf;
+    zp_status st = zp_binfile_open(&bf, path, "r1cs", 1, err);
+    if (st != ZP_OK) return st;
+    return finish(out, &bf, err);
+}
+
+zp_status zp_r1cs_open_mem(zp_r1cs **out, const void *data, size_t size, const char *name, zp_error *err) {
+    *out = NULL;
+    zp_binfile bf;
+    zp_status st = zp_binfile_open_mem(&bf, data, size, name, "r1cs", 1, err);
+    if (st != ZP_OK) return st;
+    return finish(out, &bf, err);
+}
+
+void zp_r1cs_close(zp_r1cs *r1cs) {
+    if (r1cs == NULL) return;
+    for (int k = 0; k < 3; k++) {
+        free(r1cs->m[k].row_start);
+        free(r1cs->m[k].wire);
+        free(r1cs->m[k].coef);
+    }
+    free(r1cs);
+}
+
+const zp_r1cs_header *zp_r1cs_get_header(const zp_r1cs *r1cs) { return &r1cs->h; }
+
+const zp_r1cs_matrix *zp_r1cs_get_matrix(const zp_r1cs *r1cs, int which) {
+    return (which >= 0 && which < 3) ? &r1cs->m[which] : NULL;
+}
+
+zp_status zp_r1cs_write(const char *path, const zp_r1cs_header *h, const zp_r1cs_matrix m[3], zp_error *err) {
+    if (h->curve != ZP_CURVE_BN254 && h->curve != ZP_CURVE_BLS12_381) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write constraints for an unknown curve", path);
+    }
+    for (int k = 0; k < 3; k++) {
+        for (uint32_t c = 0; c < h->n_constraints; c++) {
+            if (m[k].row_start[c + 1] < m[k].row_start[c] || m[k].row_start[c + 1] - m[k].row_start[c] > UINT32_MAX) {
+                return zp_error_set(err, ZP_ERR_ARG, "%s: constraint %u of %s has a bad term range", path, c,
+                                    MATRIX_NAME[k]);
+            }
+        }
+    }
+    zp_binwriter w;
+    zp_status st = zp_binwriter_open(&w, path, "r1cs", 1, h->n_labels == h->n_wires ? 3 : 2, err);
+    if (st != ZP_OK) return st;
+    zp_binwriter_begin(&w, 1);
+    zp_binwriter_u32(&w, N8);
+    zp_binwriter_bytes(&w, zp_io_fr_modulus(h->curve), N8);
+    zp_binwriter_u32(&w, h->n_wires);
+    zp_binwriter_u32(&w, h->n_pub_out);
+    zp_binwriter_u32(&w, h->n_pub_in);
+    zp_binwriter_u32(&w, h->n_prv_in);
+    zp_binwriter_u64(&w, h->n_labels);
+    zp_binwriter_u32(&w, h->n_constraints);
+    zp_binwriter_end(&w);
+    zp_binwriter_begin(&w, 2);
+    for (uint32_t c = 0; c < h->n_constraints; c++) {
+        for (int k = 0; k < 3; k++) {
+            uint64_t lo = m[k].row_start[c], hi = m[k].row_start[c + 1];
+            zp_binwriter_u32(&w, (uint32_t)(hi - lo));
+            for (uint64_t t = lo; t < hi; t++) {
+                zp_binwriter_u32(&w, m[k].wire[t]);
+                zp_binwriter_bytes(&w, m[k].coef + 4 * t, N8);
+            }
+        }
+    }
+    zp_binwriter_end(&w);
+    if (h->n_labels == h->n_wires) {
+        zp_binwriter_begin(&w, 3);
+        for (uint64_t i = 0; i < h->n_wires; i++) zp_binwriter_u64(&w, i);
+        zp_binwriter_end(&w);
+    }
+    return zp_binwriter_close(&w, err);
+}

@@ -1,0 +1,30 @@
+/* circom witnesses (.wtns, version 2; FORMATS.md). Opening copies the
+ * values out of the file into an aligned array of plain 4-limb integers,
+ * each checked below r, so the file is not held open afterwards. */
+#ifndef ZP_IO_WTNS_H
+#define ZP_IO_WTNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+typedef struct zp_wtns zp_wtns;
+
+zp_status zp_wtns_open(zp_wtns **out, const char *path, zp_error *err) ZP_WARN_UNUSED;
+/* The same over bytes in memory (copied; data need not outlive the call). */
+zp_status zp_wtns_open_mem(zp_wtns **out, const void *data, size_t size, const char *name,
+                           zp_error *err) ZP_WARN_UNUSED;
+void zp_wtns_close(zp_wtns *wtns);
+
+zp_curve zp_wtns_curve(const zp_wtns *wtns);
+size_t zp_wtns_count(const zp_wtns *wtns);
+/* count × 4 limbs, plain (not Montgomery), each < r, 64-byte aligned;
+ * values[0..3] is the constant 1. */
+const uint64_t *zp_wtns_values(const zp_wtns *wtns);
+
+/* Writes count values (4 plain limbs each, < r) as a version-2 .wtns. */
+zp_status zp_wtns_write(const char *path, zp_curve curve, const uint64_t *values, size_t count,
+                        zp_error *err) ZP_WARN_UNUSED;
+
+#endif

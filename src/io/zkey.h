@@ -1,0 +1,42 @@
+/* snarkjs Groth16 proving keys (.zkey, version 1; FORMATS.md).
+ *
+ * Opening maps the file and validates all of it that can be checked
+ * cheaply: the section table, every section's size against the header,
+ * every §4 coefficient entry, the header points (on the curve and in the
+ * subgroup) and the IC points (canonical, on the curve). The bulk point
+ * sections (A, B1, B2, C, H) are not checked point by point: that would cost
+ * more than a proof on big keys, and the prover verifies each proof it makes,
+ * which catches a corrupt key. */
+#ifndef ZP_IO_ZKEY_H
+#define ZP_IO_ZKEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/keys.h"
+#include "zkpipe.h"
+
+typedef struct zp_zkey zp_zkey;
+
+zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) ZP_WARN_UNUSED;
+/* The same over a file already in memory; data is borrowed and must outlive
+ * the handle (aligned sections are used in place). name is for messages. */
+zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const char *name,
+                           zp_error *err) ZP_WARN_UNUSED;
+/* The proving key view; valid until zp_zkey_close. */
+const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey);
+/* The 64-byte circuit hash of §10, or NULL when the key has no §10. */
+const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey);
+void zp_zkey_close(zp_zkey *zkey);
+
+/* Writes pk as a .zkey that snarkjs reads, sections in the order snarkjs's
+ * zkey_new.js writes them (1, 2, 4, 3, 9, 8, 5, 6, 7, 10). §10 holds
+ * contributions_hash (64 bytes; zeros when NULL) and no contributions. */
+zp_status zp_zkey_write(const char *path, const zp_groth16_pk *pk, const uint8_t *contributions_hash,
+                        zp_error *err) ZP_WARN_UNUSED;
+
+/* The verification key part of pk: alpha1, beta2, gamma2, delta2 and a
+ * malloc'd copy of IC (free with zp_groth16_vk_free). */
+zp_status zp_zkey_vk(zp_groth16_vk *vk, const zp_groth16_pk *pk, zp_error *err) ZP_WARN_UNUSED;
+
+#endif
