@@ -35,6 +35,8 @@ ZKPIPE="$1"
 case "$ZKPIPE" in /*) ;; */*) ZKPIPE="$(cd "$(dirname "$ZKPIPE")" && pwd)/$(basename "$ZKPIPE")" ;; esac
 mkdir -p "$2"
 WORK="$(cd "$2" && pwd)"
+# circom2 (WebAssembly, WASI) only sees files below its working directory
+cd "$ROOT"
 shift 2
 circuits=("$@")
 [ ${#circuits[@]} -gt 0 ] || circuits=(poseidon_chain mulchain)

@@ -2,8 +2,9 @@
 # The whole test suite: installs what is missing, then
 #   1. the release build and its ctest suite (unit tests, ffjavascript
 #      cross-checks, snarkjs interop on both curves, bad-input tests);
-#   2. the unit tests again under ASan+UBSan;
-#   3. the libFuzzer targets, each run briefly.
+#   2. the unit and bad-input tests again under ASan+UBSan;
+#   3. the threaded tests under TSan;
+#   4. the libFuzzer targets, each run briefly.
 # Ends with one line "N passed, M failed" (counting ctest tests and the
 # fuzz runs) and exits non-zero if anything failed.
 # Environment: ZP_TEST_SEED to replay random inputs, FUZZ_SECONDS (default 20).
@@ -51,6 +52,11 @@ fi
 echo "== ASan+UBSan build, unit and bad-input tests"
 if build build-asan -DCMAKE_BUILD_TYPE=Debug -DZP_SANITIZE=ON; then
     ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-asan -L unit
+fi
+
+echo "== TSan build, the threaded tests (the pool, MSM, NTT, prover)"
+if build build-tsan -DCMAKE_BUILD_TYPE=Debug -DZP_TSAN=ON; then
+    ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-tsan -R 'test_kernels|test_groth16'
 fi
 
 echo "== fuzzers"

@@ -24,6 +24,9 @@ if [ $# -lt 1 ]; then
 fi
 mkdir -p "$1"
 OUTDIR="$(cd "$1" && pwd)"
+# circom2 (WebAssembly, WASI) only sees files below its working directory:
+# run from the repository root, where the circuits and node_modules are.
+cd "$ROOT"
 shift
 curves=("$@")
 [ ${#curves[@]} -gt 0 ] || curves=(bn128 bls12381)
