@@ -98,16 +98,17 @@ ZP_INLINE void zp_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, si
  * limbs plus the two carries A and C, so no (n+1)-th and (n+2)-th limbs. */
 ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0,
                            size_t n) {
-    uint64_t t[ZP_MAX_LIMBS];
+    uint64_t t[ZP_MAX_LIMBS] = {0};
     for (size_t i = 0; i < n; i++) {
-        zp_u128 uv = (zp_u128)a[0] * b[i] + (i ? t[0] : 0);
+        uint64_t bi = b[i];
+        zp_u128 uv = (zp_u128)a[0] * bi + t[0];
         uint64_t A = (uint64_t)(uv >> 64);
         uint64_t t0 = (uint64_t)uv;
         uint64_t m = t0 * n0;
         zp_u128 c = (zp_u128)m * p[0] + t0;
         uint64_t C = (uint64_t)(c >> 64);
         for (size_t j = 1; j < n; j++) {
-            uv = (zp_u128)a[j] * b[i] + (i ? t[j] : 0) + A;
+            uv = (zp_u128)a[j] * bi + t[j] + A;
             A = (uint64_t)(uv >> 64);
             c = (zp_u128)m * p[j] + (uint64_t)uv + C;
             C = (uint64_t)(c >> 64);
