@@ -69,6 +69,45 @@ typedef struct zp_proof {
     uint64_t c[12];
 } zp_proof;
 
+/* ---- Proving and verifying with snarkjs's files ----------------------- */
+
+/* A proving key (.zkey), mapped and validated; shared read-only by any
+ * number of proofs. */
+typedef struct zp_key zp_key;
+/* A witness (.wtns), validated. */
+typedef struct zp_witness zp_witness;
+
+ZP_WARN_UNUSED zp_status zp_key_open(zp_key **out, const char *path, zp_error *err);
+void zp_key_close(zp_key *key);
+zp_curve zp_key_curve(const zp_key *key);
+uint32_t zp_key_wires(const zp_key *key);
+uint32_t zp_key_public(const zp_key *key);
+uint32_t zp_key_domain_size(const zp_key *key);
+
+ZP_WARN_UNUSED zp_status zp_witness_open(zp_witness **out, const char *path, zp_error *err);
+void zp_witness_close(zp_witness *witness);
+
+typedef struct zp_prove_options {
+    size_t threads;  /* 0: one per CPU */
+    int skip_verify; /* 1: do not verify the proof before returning it */
+} zp_prove_options;
+
+/* One proof of the witness for the key's circuit (options may be NULL). By
+ * default the proof is verified first: a witness that does not satisfy the
+ * circuit gives ZP_ERR_UNSATISFIED, never a proof. */
+ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, const zp_key *key, const zp_witness *witness,
+                                  const zp_prove_options *options, zp_error *err);
+
+/* Writes proof.json and public.json (the witness's public signals) as
+ * snarkjs does; either path may be NULL. */
+ZP_WARN_UNUSED zp_status zp_proof_write(const char *proof_path, const char *public_path, const zp_proof *proof,
+                                        const zp_key *key, const zp_witness *witness, zp_error *err);
+
+/* Checks snarkjs's files: ZP_OK when the proof is valid, ZP_ERR_INVALID
+ * when it is not, another status when a file is unreadable or malformed. */
+ZP_WARN_UNUSED zp_status zp_verify_files(const char *vk_path, const char *public_path, const char *proof_path,
+                                         zp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,7 @@ for curve in bn128 bls12381; do
     echo "== $curve: Poseidon Merkle membership ($ex)"
     "$Z" prove --verbose "$ex/merkle.zkey" "$ex/w1.wtns" "$OUT/proof.json" "$OUT/public.json"
     echo "  public signals (root, nullifier hash, leaf index, external nullifier):"
-    tr -d '[]" \n' <"$OUT/public.json" | tr ',' '\n' | sed 's/^/    /'
+    tr -d '[]" \n' <"$OUT/public.json" | tr ',' '\n' | sed 's/^/    /'; echo
     t0=$(date +%s%N)
     printf '  zkpipe verify with snarkjs'"'"'s verification key: %s' "$("$Z" verify "$ex/vk.json" "$OUT/public.json" "$OUT/proof.json")"
     echo " ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"

@@ -3,10 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
 #include "cli/cli.h"
-#include "groth16/groth16.h"
-#include "io/json.h"
 
 static const char help[] =
     "usage: zkpipe verify [options] <verification_key.json> <public.json> <proof.json>\n"
@@ -45,37 +42,7 @@ int zp_cmd_verify(int argc, char **argv) {
         return ZP_EXIT_USAGE;
     }
     zp_error err = {0};
-    zp_groth16_vk vk = {0};
-    uint64_t *pub = NULL;
-    size_t n_pub = 0;
-    zp_proof proof;
-    int rc;
-    /* the proof before the public values: a proof for the other curve is
-     * best reported as that, not as public values out of range */
-    if (zp_json_vk_read(&vk, pos[0], &err) != ZP_OK || zp_json_proof_read(&proof, pos[2], vk.curve, &err) != ZP_OK ||
-        zp_json_public_read(&pub, &n_pub, pos[1], vk.curve, &err) != ZP_OK) {
-        rc = zp_cli_fail(&err);
-        goto done;
-    }
-    if (n_pub != vk.n_public) {
-        zp_error_set(&err, ZP_ERR_MISMATCH, "%s has %zu public signals but the verification key %s expects %u",
-                     pos[1], n_pub, pos[0], vk.n_public);
-        rc = zp_cli_fail(&err);
-        goto done;
-    }
-    int ok = zp_groth16_verify(&vk, pub, &proof);
-    if (ok == 1) {
-        if (!quiet) puts("OK");
-        rc = ZP_EXIT_OK;
-    } else if (ok == 0) {
-        fprintf(stderr, "zkpipe: invalid proof: %s does not verify for %s with %s\n", pos[2], pos[1], pos[0]);
-        rc = ZP_EXIT_INVALID;
-    } else {
-        fprintf(stderr, "zkpipe: out of memory verifying %s\n", pos[2]);
-        rc = ZP_EXIT_FAILURE;
-    }
-done:
-    free(pub);
-    zp_groth16_vk_free(&vk);
-    return rc;
+    if (zp_verify_files(pos[0], pos[1], pos[2], &err) != ZP_OK) return zp_cli_fail(&err);
+    if (!quiet) puts("OK");
+    return ZP_EXIT_OK;
 }
