@@ -427,7 +427,11 @@ static void test_r1cs(zp_curve c) {
     zp_r1cs *r = NULL;
     CHECK_MSG(zp_r1cs_open(&r, path, &err) == ZP_OK, "%s", err.message);
     if (r != NULL) {
-        CHECK(!memcmp(zp_r1cs_get_header(r), &h, sizeof h));
+        /* field by field: the struct has padding, whose bytes are unspecified */
+        const zp_r1cs_header *g0 = zp_r1cs_get_header(r);
+        CHECK(g0->curve == h.curve && g0->n_wires == h.n_wires && g0->n_pub_out == h.n_pub_out &&
+              g0->n_pub_in == h.n_pub_in && g0->n_prv_in == h.n_prv_in && g0->n_labels == h.n_labels &&
+              g0->n_constraints == h.n_constraints);
         for (int k = 0; k < 3; k++) {
             const zp_r1cs_matrix *g = zp_r1cs_get_matrix(r, k);
             CHECK(g->n_terms == m[k].n_terms && !memcmp(g->row_start, m[k].row_start, (NC + 1) * 8) &&

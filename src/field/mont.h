@@ -4,8 +4,11 @@
  * loops are fully unrolled (blst's mul_mont_n shape: one implementation, the
  * modulus and its constants as parameters).
  *
- * This is the portable path (unsigned __int128). A faster x86-64 path can
- * replace zp_mont_mul behind the same name. */
+ * zp_mont_mul_portable is the portable path (unsigned __int128), always
+ * compiled. zp_mont_mul dispatches on the constant n: with ZP_FIELD_ADX on
+ * x86-64 (CMake option ZP_ADX, needs BMI2 + ADX) n = 4 and n = 6 go to the
+ * MULX/ADCX/ADOX inline asm in mont_x86_64.h, everything else to the
+ * portable code. Both give the same fully reduced result. */
 #ifndef ZP_FIELD_MONT_H
 #define ZP_FIELD_MONT_H
 
@@ -96,8 +99,8 @@ ZP_INLINE void zp_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, si
  * shortcut (as in gnark-crypto): when the top limb of p is below
  * 2^63 - 1, which holds for all four moduli here, the running sum fits n
  * limbs plus the two carries A and C, so no (n+1)-th and (n+2)-th limbs. */
-ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0,
-                           size_t n) {
+ZP_INLINE void zp_mont_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
+                                    uint64_t n0, size_t n) {
     uint64_t t[ZP_MAX_LIMBS] = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t bi = b[i];
@@ -120,6 +123,29 @@ ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, co
     uint64_t s[ZP_MAX_LIMBS];
     uint64_t borrow = zp_limbs_sub(s, t, p, n);
     zp_limbs_select(r, (uint64_t)0 - borrow, t, s, n);
+}
+
+#if defined(ZP_FIELD_ADX) && defined(__x86_64__)
+#include "field/mont_x86_64.h"
+#define ZP_MONT_MUL_ADX 1
+#else
+#define ZP_MONT_MUL_ADX 0
+#endif
+
+/* r = a * b * 2^(-64n) mod p for a, b < p; r may alias a or b. */
+ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0,
+                           size_t n) {
+#if ZP_MONT_MUL_ADX
+    if (n == 4) {
+        zp_mont_mul_4_adx(r, a, b, p, n0);
+        return;
+    }
+    if (n == 6) {
+        zp_mont_mul_6_adx(r, a, b, p, n0);
+        return;
+    }
+#endif
+    zp_mont_mul_portable(r, a, b, p, n0, n);
 }
 
 #endif

@@ -1,0 +1,316 @@
+/* Montgomery multiplication on the four prime fields: zp_mont_mul (the
+ * MULX/ADCX/ADOX asm when built with ZP_ADX) against zp_mont_mul_portable on
+ * random and edge inputs, a few algebraic identities, and a slow
+ * independent reference (schoolbook product, then reduction by bit-by-bit
+ * shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) == x·y mod p. */
+#include <string.h>
+
+#include "field/field.h"
+#include "testutil.h"
+
+typedef struct {
+    const char *name;
+    size_t n;
+    const uint64_t *p, *r1, *r2;
+    uint64_t n0;
+    /* the per-field wrappers (constant limb count, as the library uses them) */
+    void (*mul)(uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*sqr)(uint64_t *r, const uint64_t *a);
+    void (*inv)(uint64_t *r, const uint64_t *a);
+    void (*to_mont)(uint64_t *r, const uint64_t *a);
+    void (*from_mont)(uint64_t *r, const uint64_t *a);
+} field_t;
+
+#define FIELD_WRAPPERS(F)                                                                              \
+    static void F##_w_mul(uint64_t *r, const uint64_t *a, const uint64_t *b) {                         \
+        F x, y, z;                                                                                     \
+        memcpy(x.v, a, sizeof x);                                                                      \
+        memcpy(y.v, b, sizeof y);                                                                      \
+        F##_mul(&z, &x, &y);                                                                           \
+        memcpy(r, z.v, sizeof z);                                                                      \
+    }                                                                                                  \
+    static void F##_w_sqr(uint64_t *r, const uint64_t *a) {                                            \
+        F x;                                                                                           \
+        memcpy(x.v, a, sizeof x);                                                                      \
+        F##_sqr(&x, &x); /* in place: r aliases a */                                                   \
+        memcpy(r, x.v, sizeof x);                                                                      \
+    }                                                                                                  \
+    static void F##_w_inv(uint64_t *r, const uint64_t *a) {                                            \
+        F x;                                                                                           \
+        memcpy(x.v, a, sizeof x);                                                                      \
+        F##_inv(&x, &x);                                                                               \
+        memcpy(r, x.v, sizeof x);                                                                      \
+    }                                                                                                  \
+    static void F##_w_to_mont(uint64_t *r, const uint64_t *a) {                                        \
+        F x;                                                                                           \
+        memcpy(x.v, a, sizeof x);                                                                      \
+        F##_to_mont(&x, &x);                                                                           \
+        memcpy(r, x.v, sizeof x);                                                                      \
+    }                                                                                                  \
+    static void F##_w_from_mont(uint64_t *r, const uint64_t *a) {                                      \
+        F x;                                                                                           \
+        memcpy(x.v, a, sizeof x);                                                                      \
+        F##_from_mont(&x, &x);                                                                         \
+        memcpy(r, x.v, sizeof x);                                                                      \
+    }
+
+FIELD_WRAPPERS(zp_bn254_fp)
+FIELD_WRAPPERS(zp_bn254_fr)
+FIELD_WRAPPERS(zp_bls12_fp)
+FIELD_WRAPPERS(zp_bls12_fr)
+
+#define FIELD_ENTRY(F, UP, N)                                                                          \
+    {#F, N, F##_modulus.v, F##_one_mont.v, F##_r2.v, UP##_N0, F##_w_mul, F##_w_sqr, F##_w_inv,         \
+     F##_w_to_mont, F##_w_from_mont}
+
+static const field_t fields[] = {
+    FIELD_ENTRY(zp_bn254_fp, ZP_BN254_FP, 4),
+    FIELD_ENTRY(zp_bn254_fr, ZP_BN254_FR, 4),
+    FIELD_ENTRY(zp_bls12_fp, ZP_BLS12_FP, 6),
+    FIELD_ENTRY(zp_bls12_fr, ZP_BLS12_FR, 4),
+};
+
+#define N_MAX ZP_MAX_LIMBS
+
+static void print_limbs(const char *label, const uint64_t *a, size_t n) {
+    fprintf(stderr, "  %s = 0x", label);
+    for (size_t i = n; i-- > 0;) fprintf(stderr, "%016llx", (unsigned long long)a[i]);
+    fprintf(stderr, "\n");
+}
+
+/* A uniformly random value below p. */
+static void rand_below(uint64_t *x, const field_t *f) {
+    unsigned top = 64 - (unsigned)__builtin_clzll(f->p[f->n - 1]);
+    uint64_t mask = top == 64 ? ~(uint64_t)0 : (((uint64_t)1 << top) - 1);
+    do {
+        for (size_t i = 0; i < f->n; i++) x[i] = zp_test_rand64();
+        x[f->n - 1] &= mask;
+    } while (!zp_limbs_lt(x, f->p, f->n));
+}
+
+/* Edge values, all below p. Returns the count. */
+enum { EDGE_MAX = 40 };
+static size_t edge_values(uint64_t out[][N_MAX], const field_t *f) {
+    size_t n = f->n, k = 0;
+    uint64_t one[N_MAX] = {1}, two[N_MAX] = {2};
+    if (n < 2 || n > N_MAX) return 0;
+    memset(out, 0, sizeof(uint64_t) * N_MAX * EDGE_MAX);
+    k++;                                                   /* 0 */
+    out[k++][0] = 1;                                       /* 1 */
+    out[k++][0] = 2;                                       /* 2 */
+    zp_limbs_sub(out[k++], f->p, one, n);                  /* p - 1 */
+    zp_limbs_sub(out[k++], f->p, two, n);                  /* p - 2 */
+    memcpy(out[k++], f->r1, n * 8);                        /* R mod p (one in Montgomery form) */
+    memcpy(out[k++], f->r2, n * 8);                        /* R^2 mod p */
+    zp_limbs_sub(out[k++], f->r1, one, n);                 /* R mod p - 1 */
+    zp_mont_sub(out[k++], f->p, f->r1, f->p, n);           /* -R mod p (p - R mod p) */
+    out[k][n - 1] = f->p[n - 1] - 1;                       /* all low limbs set, top below p's */
+    for (size_t i = 0; i < n - 1; i++) out[k][i] = ~(uint64_t)0;
+    k++;
+    for (size_t i = 0; i < n; i++) out[k][i] = ~(uint64_t)0; /* all ones in p's top bits */
+    out[k][n - 1] = ((uint64_t)1 << (63 - __builtin_clzll(f->p[n - 1]))) - 1;
+    k++;
+    out[k][n - 1] = (uint64_t)1 << (63 - __builtin_clzll(f->p[n - 1])); /* top bit of p only */
+    k++;
+    for (size_t i = 0; i < n - 1; i++) out[k][i] = ~(uint64_t)0; /* 2^(64(n-1)) - 1 */
+    k++;
+    out[k++][n - 1] = 1; /* 2^(64(n-1)) */
+    out[k][0] = ~(uint64_t)0;
+    k++;
+    memcpy(out[k], f->p, n * 8); /* p's top limb, zero below */
+    memset(out[k], 0, (n - 1) * 8);
+    k++;
+    memcpy(out[k], f->p, n * 8); /* p with the lowest limb cleared */
+    out[k][0] = 0;
+    k++;
+    /* random values near p: p - (small random) and p - (one random limb) */
+    for (int j = 0; j < 8; j++) {
+        uint64_t d[N_MAX] = {0};
+        d[0] = 1 + (zp_test_rand64() % (j < 4 ? 1000 : ~(uint64_t)0));
+        if (j >= 6) d[1] = zp_test_rand64();
+        zp_limbs_sub(out[k++], f->p, d, n);
+    }
+    /* the top limb of p, random lower limbs (below p) */
+    for (int j = 0; j < 4; j++) {
+        do {
+            for (size_t i = 0; i < n - 1; i++) out[k][i] = zp_test_rand64();
+            out[k][n - 1] = f->p[n - 1];
+        } while (!zp_limbs_lt(out[k], f->p, n));
+        k++;
+    }
+    return k;
+}
+
+/* ---- slow independent reference ---- */
+
+/* r (2n limbs) = a * b, schoolbook. */
+static void ref_mul_wide(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
+    memset(r, 0, 2 * n * 8);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t carry = 0;
+        for (size_t j = 0; j < n; j++) {
+            zp_u128 t = (zp_u128)a[i] * b[j] + r[i + j] + carry;
+            r[i + j] = (uint64_t)t;
+            carry = (uint64_t)(t >> 64);
+        }
+        r[i + n] = carry;
+    }
+}
+
+/* r = x mod p, x of 2n limbs, by bit-by-bit shift-subtract (p < 2^(64n-1)). */
+static void ref_mod(uint64_t *r, const uint64_t *x, const uint64_t *p, size_t n) {
+    uint64_t acc[N_MAX] = {0};
+    for (size_t bit = 2 * n * 64; bit-- > 0;) {
+        uint64_t in = (x[bit / 64] >> (bit % 64)) & 1;
+        for (size_t i = n; i-- > 1;) acc[i] = (acc[i] << 1) | (acc[i - 1] >> 63);
+        acc[0] = (acc[0] << 1) | in;
+        if (!zp_limbs_lt(acc, p, n)) zp_limbs_sub(acc, acc, p, n);
+    }
+    memcpy(r, acc, n * 8);
+}
+
+static int eq(const uint64_t *a, const uint64_t *b, size_t n) { return memcmp(a, b, n * 8) == 0; }
+
+static int check_pair(const field_t *f, const uint64_t *a, const uint64_t *b, const char *what) {
+    uint64_t r1[N_MAX], r2[N_MAX], r3[N_MAX];
+    size_t n = f->n;
+    zp_mont_mul(r1, a, b, f->p, f->n0, n); /* runtime n: the dispatch itself */
+    zp_mont_mul_portable(r2, a, b, f->p, f->n0, n);
+    f->mul(r3, a, b); /* constant n, through the field wrapper */
+    int ok = eq(r1, r2, n) && eq(r3, r2, n) && zp_limbs_lt(r2, f->p, n);
+    CHECK_MSG(ok, "%s: %s: mont_mul mismatch", f->name, what);
+    if (!ok) {
+        print_limbs("a", a, n);
+        print_limbs("b", b, n);
+        print_limbs("dispatch", r1, n);
+        print_limbs("portable", r2, n);
+        print_limbs("wrapper ", r3, n);
+    }
+    return ok;
+}
+
+static void test_field(const field_t *f) {
+    size_t n = f->n;
+    size_t fails0 = (size_t)zp_test_failures;
+    uint64_t edges[EDGE_MAX][N_MAX];
+    size_t ne = edge_values(edges, f);
+
+    /* edge x edge, edge x random */
+    for (size_t i = 0; i < ne; i++) {
+        CHECK_MSG(zp_limbs_lt(edges[i], f->p, n), "%s: edge %zu not below p", f->name, i);
+        for (size_t j = 0; j < ne; j++) check_pair(f, edges[i], edges[j], "edge x edge");
+        for (int k = 0; k < 64; k++) {
+            uint64_t x[N_MAX];
+            rand_below(x, f);
+            check_pair(f, edges[i], x, "edge x random");
+            check_pair(f, x, edges[i], "random x edge");
+        }
+    }
+
+    /* random x random, squaring in place */
+    size_t iters = zp_test_iters(100000);
+    for (size_t it = 0; it < iters; it++) {
+        uint64_t a[N_MAX], b[N_MAX], s1[N_MAX], s2[N_MAX];
+        rand_below(a, f);
+        rand_below(b, f);
+        if (!check_pair(f, a, b, "random")) break;
+        if (it % 8 == 0) {
+            f->sqr(s1, a);
+            zp_mont_mul_portable(s2, a, a, f->p, f->n0, n);
+            if (!eq(s1, s2, n)) {
+                CHECK_MSG(0, "%s: sqr mismatch", f->name);
+                break;
+            }
+        }
+    }
+
+    /* aliasing: r == a, r == b, r == a == b through the dispatch */
+    for (int it = 0; it < 1000; it++) {
+        uint64_t a[N_MAX], b[N_MAX], want[N_MAX], x[N_MAX];
+        rand_below(a, f);
+        rand_below(b, f);
+        zp_mont_mul_portable(want, a, b, f->p, f->n0, n);
+        memcpy(x, a, n * 8);
+        zp_mont_mul(x, x, b, f->p, f->n0, n);
+        CHECK_MSG(eq(x, want, n), "%s: r == a aliasing", f->name);
+        memcpy(x, b, n * 8);
+        zp_mont_mul(x, a, x, f->p, f->n0, n);
+        CHECK_MSG(eq(x, want, n), "%s: r == b aliasing", f->name);
+        zp_mont_mul_portable(want, a, a, f->p, f->n0, n);
+        memcpy(x, a, n * 8);
+        zp_mont_mul(x, x, x, f->p, f->n0, n);
+        CHECK_MSG(eq(x, want, n), "%s: r == a == b aliasing", f->name);
+    }
+
+    /* identities */
+    size_t id_iters = zp_test_iters(2000);
+    for (size_t it = 0; it < id_iters; it++) {
+        uint64_t a[N_MAX], b[N_MAX], c[N_MAX], ab[N_MAX], ba[N_MAX], t1[N_MAX], t2[N_MAX];
+        if (it < 3) {
+            memcpy(a, edges[3 + it], n * 8); /* p - 1, p - 2, R mod p */
+        } else {
+            rand_below(a, f);
+        }
+        rand_below(b, f);
+        rand_below(c, f);
+        f->mul(ab, a, b);
+        f->mul(ba, b, a);
+        CHECK_MSG(eq(ab, ba, n), "%s: a*b != b*a", f->name);
+        f->mul(t1, ab, c);
+        f->mul(t2, b, c);
+        f->mul(t2, a, t2);
+        CHECK_MSG(eq(t1, t2, n), "%s: (a*b)*c != a*(b*c)", f->name);
+        f->mul(t1, a, f->r1);
+        CHECK_MSG(eq(t1, a, n), "%s: a*1 != a", f->name);
+        if (it < 200 && !zp_limbs_is_zero(a, n)) {
+            f->inv(t1, a);
+            f->mul(t2, a, t1);
+            CHECK_MSG(eq(t2, f->r1, n), "%s: a*a^-1 != 1", f->name);
+        }
+    }
+
+    /* against the reference: to_mont(x) == x*R mod p and
+     * from_mont(mul(to_mont(x), to_mont(y))) == x*y mod p */
+    size_t ref_iters = zp_test_iters(2000);
+    for (size_t it = 0; it < ref_iters + ne; it++) {
+        uint64_t x[N_MAX], y[N_MAX], xm[N_MAX], ym[N_MAX], zm[N_MAX], z[N_MAX], want[N_MAX];
+        uint64_t wide[2 * N_MAX] = {0};
+        if (it < ne) {
+            memcpy(x, edges[it], n * 8);
+            memcpy(y, edges[(it * 7 + 3) % ne], n * 8);
+        } else {
+            rand_below(x, f);
+            rand_below(y, f);
+        }
+        f->to_mont(xm, x);
+        f->to_mont(ym, y);
+        memcpy(wide + n, x, n * 8); /* x * 2^(64n) */
+        memset(wide, 0, n * 8);
+        ref_mod(want, wide, f->p, n);
+        CHECK_MSG(eq(xm, want, n), "%s: to_mont(x) != x*R mod p", f->name);
+        f->mul(zm, xm, ym);
+        f->from_mont(z, zm);
+        ref_mul_wide(wide, x, y, n);
+        ref_mod(want, wide, f->p, n);
+        if (!eq(z, want, n)) {
+            CHECK_MSG(0, "%s: x*y mod p differs from the reference", f->name);
+            print_limbs("x", x, n);
+            print_limbs("y", y, n);
+            print_limbs("got ", z, n);
+            print_limbs("want", want, n);
+            break;
+        }
+        f->from_mont(z, xm);
+        CHECK_MSG(eq(z, x, n), "%s: from_mont(to_mont(x)) != x", f->name);
+    }
+    printf("%s (%zu limbs): %zu random products, %zu edge values: %s\n", f->name, n, iters, ne,
+           (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
+}
+
+int main(void) {
+    zp_test_init("test_field");
+    printf("zp_mont_mul: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
+                                                : "portable (ZP_FIELD_ADX off)");
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
+    return zp_test_done();
+}
