@@ -7,7 +7,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# clang when present: it proves about a third faster than gcc 12 here
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$(command -v clang || command -v cc)" >/dev/null
 cmake --build build -j"$(nproc)" --target zkpipe >/dev/null
 Z="$ROOT/build/zkpipe"
 OUT="$(mktemp -d)"
