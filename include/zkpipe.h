@@ -92,11 +92,19 @@ typedef struct zp_prove_options {
     int skip_verify; /* 1: do not verify the proof before returning it */
 } zp_prove_options;
 
-/* One proof of the witness for the key's circuit (options may be NULL). By
- * default the proof is verified first: a witness that does not satisfy the
- * circuit gives ZP_ERR_UNSATISFIED, never a proof. */
-ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, const zp_key *key, const zp_witness *witness,
-                                  const zp_prove_options *options, zp_error *err);
+/* Where a proof's time went (seconds), for callers that report it. */
+typedef struct zp_prove_stats {
+    size_t threads;
+    double start_s;  /* synthesis, the NTTs, the G1 MSMs */
+    double finish_s; /* the G2 MSM and assembly */
+    double verify_s; /* the self-check; 0 when skipped */
+} zp_prove_stats;
+
+/* One proof of the witness for the key's circuit (options and stats may be
+ * NULL). By default the proof is verified first: a witness that does not
+ * satisfy the circuit gives ZP_ERR_UNSATISFIED, never a proof. */
+ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
+                                  const zp_witness *witness, const zp_prove_options *options, zp_error *err);
 
 /* Writes proof.json and public.json (the witness's public signals) as
  * snarkjs does; either path may be NULL. */

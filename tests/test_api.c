@@ -28,11 +28,11 @@ static void test_curve(const char *curve, const char *other) {
 
     zp_proof proof;
     zp_prove_options opt = {2, 0};
-    CHECK_MSG(zp_prove(&proof, key, w, &opt, &err) == ZP_OK, "%s prove: %s", curve, err.message);
+    CHECK_MSG(zp_prove(&proof, NULL, key, w, &opt, &err) == ZP_OK, "%s prove: %s", curve, err.message);
     CHECK(zp_proof_write(proof_path, public_path, &proof, key, w, &err) == ZP_OK);
     CHECK_MSG(zp_verify_files(vk, public_path, proof_path, &err) == ZP_OK, "%s verify: %s", curve, err.message);
     /* the other curve's witness */
-    CHECK(zp_prove(&proof, key, w_other, NULL, &err) == ZP_ERR_MISMATCH);
+    CHECK(zp_prove(&proof, NULL, key, w_other, NULL, &err) == ZP_ERR_MISMATCH);
     /* a missing file */
     zp_key *none = NULL;
     CHECK(zp_key_open(&none, "/nonexistent/k.zkey", &err) == ZP_ERR_IO && none == NULL);

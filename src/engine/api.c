@@ -3,6 +3,7 @@
  * under a budget, is built beside this.) */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "engine/pool.h"
@@ -63,8 +64,14 @@ void zp_witness_close(zp_witness *witness) {
     free(witness);
 }
 
-zp_status zp_prove(zp_proof *proof, const zp_key *key, const zp_witness *witness, const zp_prove_options *options,
-                   zp_error *err) {
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, const zp_witness *witness,
+                   const zp_prove_options *options, zp_error *err) {
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     const uint64_t *w = zp_wtns_values(witness->wtns);
     zp_prove_options opt = {0, 0};
@@ -85,14 +92,21 @@ zp_status zp_prove(zp_proof *proof, const zp_key *key, const zp_witness *witness
         st = err ? err->status : ZP_ERR_NOMEM;
         goto done;
     }
+    zp_prove_stats stat = {zp_pool_threads(pool), 0, 0, 0};
     zp_groth16_pending pend;
+    double t0 = now_s();
     st = zp_groth16_prove_start(&pend, pk, w, abc, msm, &par, err);
-    zp_mem_unmap(abc, abc_bytes);
+    zp_mem_unmap(abc, abc_bytes); /* a, b, c are done with */
     abc = NULL;
     if (st != ZP_OK) goto done;
+    double t1 = now_s();
     zp_groth16_prove_finish(proof, &pend, pk, w, msm, &par);
+    double t2 = now_s();
+    stat.start_s = t1 - t0;
+    stat.finish_s = t2 - t1;
     if (!opt.skip_verify) {
         int ok = zp_groth16_verify_with_pk(pk, w, proof);
+        stat.verify_s = now_s() - t2;
         if (ok != 1) {
             memset(proof, 0, sizeof *proof);
             st = ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")
@@ -100,6 +114,7 @@ zp_status zp_prove(zp_proof *proof, const zp_key *key, const zp_witness *witness
                                        "the witness does not satisfy the circuit (its proof does not verify)");
         }
     }
+    if (stats != NULL) *stats = stat;
 done:
     zp_mem_unmap(abc, abc_bytes);
     zp_mem_unmap(msm, msm_bytes);
