@@ -44,29 +44,14 @@ read -r -a curves <<<"${CURVES:-bn128 bls12381}"
 RUNS="${RUNS:-3}"
 CDIR="$(cd "${CIRCUITS_DIR:-$HERE/circuits}" && pwd)"
 
-if [ ! -x "$ROOT/node_modules/.bin/snarkjs" ] || [ ! -x "$ROOT/node_modules/.bin/circom2" ]; then
-    (cd "$ROOT" && npm ci --no-audit --no-fund)
-fi
+bash "$ROOT/scripts/deps.sh" >&2
+# shellcheck source=../../scripts/common.sh
+. "$ROOT/scripts/common.sh"
 SNARKJS="$ROOT/node_modules/.bin/snarkjs"
 CIRCOM="$ROOT/node_modules/.bin/circom2"
 
-if [ ! -x /usr/bin/time ]; then
-    echo "installing GNU time (/usr/bin/time)" >&2
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
 [ -x "$ZKPIPE" ] || { echo "ZKPIPE '$ZKPIPE' is not executable" >&2; exit 2; }
 
-run_quiet() {  # run, show the output only on failure
-    local log
-    log="$(mktemp)"
-    if ! "$@" >"$log" 2>&1; then
-        echo "FAILED: $*" >&2
-        sed 's/\x1b\[[0-9;]*m//g' "$log" | tail -30 >&2
-        rm -f "$log"
-        return 1
-    fi
-    rm -f "$log"
-}
 
 # timed OUTFILE CMD...: run CMD under /usr/bin/time, append "seconds maxrss_kb" to OUTFILE
 timed() {
@@ -99,9 +84,9 @@ for curve in "${curves[@]}"; do
         if [ ! -f "$d/.stamp" ] || [ "$(cat "$d/.stamp")" != "$stamp" ]; then
             rm -f "$d/.stamp" "$d/key.zkey"
             t0=$(date +%s)
-            run_quiet "$CIRCOM" "$src" --O2 --r1cs --wasm --prime "$curve" -l "$ROOT/node_modules" -o "$d"
+            quiet "$CIRCOM" "$src" --O2 --r1cs --wasm --prime "$curve" -l "$ROOT/node_modules" -o "$d"
             t1=$(date +%s)
-            run_quiet "$SNARKJS" wtns calculate "$d/${c}_js/$c.wasm" "$input" "$d/w.wtns"
+            quiet "$SNARKJS" wtns calculate "$d/${c}_js/$c.wasm" "$input" "$d/w.wtns"
             t2=$(date +%s)
             echo "$curve/$c: compiled in $((t1 - t0)) s, witness in $((t2 - t1)) s" >&2
             echo "$stamp" >"$d/.stamp"
@@ -112,7 +97,7 @@ for curve in "${curves[@]}"; do
             rm -f "$d/setup.time"
             timed "$d/setup.time" "$ZKPIPE" setup "$d/$c.r1cs" "$d/key.zkey"
             echo "$curve/$c: zkpipe setup $(cut -d' ' -f1 "$d/setup.time") s" >&2
-            run_quiet "$SNARKJS" zkey export verificationkey "$d/key.zkey" "$d/vk.json"
+            quiet "$SNARKJS" zkey export verificationkey "$d/key.zkey" "$d/vk.json"
         fi
 
         rm -f "$d/zkpipe.times" "$d/snarkjs.times"
@@ -121,8 +106,8 @@ for curve in "${curves[@]}"; do
             timed "$d/zkpipe.times" "$ZKPIPE" prove "$d/key.zkey" "$d/w.wtns" "$d/zk_proof.json" "$d/zk_public.json"
             timed "$d/snarkjs.times" "$SNARKJS" groth16 prove "$d/key.zkey" "$d/w.wtns" "$d/sj_proof.json" "$d/sj_public.json"
         done
-        run_quiet "$SNARKJS" groth16 verify "$d/vk.json" "$d/zk_public.json" "$d/zk_proof.json"
-        run_quiet "$SNARKJS" groth16 verify "$d/vk.json" "$d/sj_public.json" "$d/sj_proof.json"
+        quiet "$SNARKJS" groth16 verify "$d/vk.json" "$d/zk_public.json" "$d/zk_proof.json"
+        quiet "$SNARKJS" groth16 verify "$d/vk.json" "$d/sj_public.json" "$d/sj_proof.json"
 
         zt="$(median_s "$d/zkpipe.times")"; zm="$(peak_mb "$d/zkpipe.times")"
         st="$(median_s "$d/snarkjs.times")"; sm="$(peak_mb "$d/snarkjs.times")"

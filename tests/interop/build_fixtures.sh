@@ -31,9 +31,9 @@ shift
 curves=("$@")
 [ ${#curves[@]} -gt 0 ] || curves=(bn128 bls12381)
 
-if [ ! -x "$ROOT/node_modules/.bin/snarkjs" ] || [ ! -x "$ROOT/node_modules/.bin/circom2" ]; then
-    (cd "$ROOT" && npm ci --no-audit --no-fund)
-fi
+bash "$ROOT/scripts/deps.sh" >&2
+# shellcheck source=../../scripts/common.sh
+. "$ROOT/scripts/common.sh"
 SNARKJS="$ROOT/node_modules/.bin/snarkjs"
 CIRCOM="$ROOT/node_modules/.bin/circom2"
 CIRCUITS="$ROOT/tests/circuits"
@@ -48,18 +48,6 @@ ptau_for() {
     exit 1
 }
 
-# quiet: run a command, show its output only if it fails
-quiet() {
-    local log
-    log="$(mktemp)"
-    if ! "$@" >"$log" 2>&1; then
-        echo "FAILED: $*" >&2
-        sed 's/\x1b\[[0-9;]*m//g' "$log" | tail -30 >&2
-        rm -f "$log"
-        return 1
-    fi
-    rm -f "$log"
-}
 
 for curve in "${curves[@]}"; do
     case "$curve" in bn128|bls12381) ;; *) echo "unknown curve $curve" >&2; exit 2 ;; esac
