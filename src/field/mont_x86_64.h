@@ -27,8 +27,8 @@
  * borrow mask (CMOVZ on ZF, ADCX on CF). The result leaves in registers
  * and is stored after the asm, so r may alias a or b. No stack use; flags
  * ("cc") and memory reads of a, b, p ("memory") are declared. The
- * instruction sequences are straight-line, generated from the layout
- * above. */
+ * instruction sequences are straight-line, printed by
+ * tools/gen_mont_adx.py from the layout above. */
 #ifndef ZP_FIELD_MONT_X86_64_H
 #define ZP_FIELD_MONT_X86_64_H
 

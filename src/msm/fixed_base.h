@@ -10,16 +10,16 @@
 #define ZP_FIXED_BASE_WINDOWS 32
 #define ZP_FIXED_BASE_ENTRIES 255 /* d = 1..255 per window */
 
-/* Bytes of the table for one base, and of the scratch for n products. */
-#define ZP_FIXED_BASE_DECLARE(G, F)                                                                  \
+/* The table's size in bytes, the table of a base, and products by it. */
+#define ZP_FIXED_BASE_DECLARE(G)                                                                  \
     size_t G##_fixed_table_size(void);                                                               \
     void G##_fixed_table(G *table, const G *base);                                                   \
     /* out[i] = k_i·base (affine), k plain 4-limb scalars; parallel over i */                        \
     void G##_fixed_mul(G *out, const G *table, const uint64_t *scalars, size_t n, const zp_parallel *par);
 
-ZP_FIXED_BASE_DECLARE(zp_bn254_g1, zp_bn254_fp)
-ZP_FIXED_BASE_DECLARE(zp_bn254_g2, zp_bn254_fp2)
-ZP_FIXED_BASE_DECLARE(zp_bls12_g1, zp_bls12_fp)
-ZP_FIXED_BASE_DECLARE(zp_bls12_g2, zp_bls12_fp2)
+ZP_FIXED_BASE_DECLARE(zp_bn254_g1)
+ZP_FIXED_BASE_DECLARE(zp_bn254_g2)
+ZP_FIXED_BASE_DECLARE(zp_bls12_g1)
+ZP_FIXED_BASE_DECLARE(zp_bls12_g2)
 
 #endif
