@@ -42,9 +42,45 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
     }
 }
 
+/* Every accumulation path (the automatic choice, XYZZ, batch-affine)
+ * against the naive sum. */
 #define MSM_TEST(G, FR, NAME)                                                                          \
+    static void check_paths_##G(const G *pts, const uint64_t *sc, size_t n, const zp_parallel *par,    \
+                                const char *what) {                                                    \
+        void *scratch = malloc(G##_msm_scratch_size(n, zp_parallel_threads(par)));                     \
+        G##j got, want;                                                                                \
+        G##_msm_naive(&want, pts, sc, n);                                                              \
+        for (int path = ZP_MSM_AUTO; path <= ZP_MSM_AFFINE; path++) {                                  \
+            G##_msm_path(&got, pts, sc, n, scratch, par, (zp_msm_path)path);                           \
+            CHECK_MSG(G##_j_eq(&got, &want), NAME " n=%zu %s path=%d", n, what, path);                 \
+        }                                                                                              \
+        free(scratch);                                                                                 \
+    }                                                                                                  \
+    /* equal points (doublings in a batch) and opposite ones (cancellations) */                       \
+    static void test_msm_degenerate_##G(const zp_parallel *par, size_t n) {                            \
+        G *pts = malloc(n * sizeof *pts);                                                              \
+        uint64_t *sc = malloc(n * 32);                                                                 \
+        G##j p;                                                                                        \
+        uint64_t k[4];                                                                                 \
+        rand_scalar(k, FR##_modulus.v);                                                                \
+        G##_j_from_affine(&p, &G##_generator);                                                         \
+        G##_j_mul(&p, &p, k, 4);                                                                       \
+        G##_j_to_affine(&pts[0], &p);                                                                  \
+        for (size_t i = 0; i < n; i++) pts[i] = pts[0];                                                \
+        fill_scalars(sc, n, S_RANDOM, FR##_modulus.v);                                                 \
+        check_paths_##G(pts, sc, n, par, "one point, random scalars");                                 \
+        fill_scalars(sc, n, S_SMALL, FR##_modulus.v);                                                  \
+        check_paths_##G(pts, sc, n, par, "one point, small scalars");                                  \
+        for (size_t i = 1; i < n; i += 2) G##_neg(&pts[i], &pts[0]);                                   \
+        for (size_t i = 0; i < n; i++) sc[4 * i] = 1 + (i / 2) % 5;                                    \
+        check_paths_##G(pts, sc, n, par, "P, -P pairs");                                               \
+        fill_scalars(sc, n, S_MIXED, FR##_modulus.v);                                                  \
+        check_paths_##G(pts, sc, n, par, "P, -P, mixed scalars");                                      \
+        free(pts);                                                                                     \
+        free(sc);                                                                                      \
+    }                                                                                                  \
     static void test_msm_##G(const zp_parallel *par, size_t max_n) {                                   \
-        size_t sizes[] = {1, 2, 3, 31, 257, 2100};                                                     \
+        size_t sizes[] = {1, 2, 3, 31, 257, 2100, 9000};                                                     \
         G *pts = malloc(max_n * sizeof *pts);                                                          \
         uint64_t *sc = malloc(max_n * 32);                                                             \
         G##j cur, step;                                                                                \
@@ -66,12 +102,7 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
                     G##_set_inf(&pts[n / 2]);                                                          \
                     pts[n - 1] = pts[0];                                                               \
                 }                                                                                      \
-                void *scratch = malloc(G##_msm_scratch_size(n, zp_parallel_threads(par)));             \
-                G##j got, want;                                                                        \
-                G##_msm(&got, pts, sc, n, scratch, par);                                               \
-                G##_msm_naive(&want, pts, sc, n);                                                      \
-                CHECK_MSG(G##_j_eq(&got, &want), NAME " n=%zu scalars=%s", n, kind_name[kind]);        \
-                free(scratch);                                                                         \
+                check_paths_##G(pts, sc, n, par, kind_name[kind]);                                     \
                 if (n > 3) { /* restore the chain for the next kind */                                \
                     G##j t;                                                                            \
                     G##_j_from_affine(&t, &saved0);                                                    \
@@ -103,7 +134,7 @@ static void test_booth(void) {
         zp_bn254_fr_set_one(&scale);
         zp_bn254_fr_from_u64(&pow2c, 1ULL << c);
         int in_range = 1;
-        for (unsigned w = 0; w < zp_msm_windows(c); w++) {
+        for (unsigned w = 0; w < zp_msm_windows(c, ZP_MSM_SCALAR_BITS); w++) {
             int64_t d = zp_msm_booth_digit(k, w, c);
             in_range &= d >= -((int64_t)1 << (c - 1)) && d <= ((int64_t)1 << (c - 1));
             zp_bn254_fr t;
@@ -194,11 +225,15 @@ int main(void) {
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at smaller sizes */
     size_t big = zp_test_iters(100) >= 100 ? 2100 : 257;
     unsigned log_big = zp_test_iters(100) >= 100 ? 16 : 12;
-    test_msm_zp_bn254_g1(&par, big);
+    test_msm_zp_bn254_g1(&par, zp_test_iters(100) >= 100 ? 9000 : 257);
     test_msm_zp_bls12_g1(&par, big);
     test_msm_zp_bn254_g2(&par, 257);
     test_msm_zp_bls12_g2(&par, 257);
     test_msm_zp_bn254_g1(NULL, 257);
+    test_msm_degenerate_zp_bn254_g1(&par, big);
+    test_msm_degenerate_zp_bls12_g1(&par, 600);
+    test_msm_degenerate_zp_bn254_g2(&par, 600);
+    test_msm_degenerate_zp_bls12_g2(&par, 600);
     test_ntt_zp_bn254_fr(&par, log_big);
     test_ntt_zp_bls12_fr(&par, log_big);
     test_ntt_zp_bn254_fr(NULL, 10);

@@ -74,12 +74,37 @@ static inline void F_(pow)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t ele
     *r = acc;
 }
 
+/* r = a^e for a fixed public exponent, 4-bit fixed windows: 4 squarings
+ * and one multiplication per window, the table entry picked by a masked
+ * scan of all 16 so that the memory access pattern does not depend on e
+ * (a may be secret). About 1.3 operations per exponent bit against 2 for
+ * pow. */
+static inline void F_(pow_window)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t elen) {
+    ZP_F table[16], acc;
+    F_(set_one)(&table[0]);
+    table[1] = *a;
+    for (int i = 2; i < 16; i++) F_(mul)(&table[i], &table[i - 1], a);
+    F_(set_one)(&acc);
+    for (size_t nib = elen * 16; nib-- > 0;) {
+        for (int k = 0; k < 4; k++) F_(sqr)(&acc, &acc);
+        uint64_t digit = (e[nib / 16] >> (4 * (nib % 16))) & 15;
+        ZP_F pick;
+        F_(set_zero)(&pick);
+        for (uint64_t i = 0; i < 16; i++) {
+            uint64_t mask = (uint64_t)0 - (uint64_t)(i == digit);
+            for (size_t l = 0; l < ZP_F_N; l++) pick.v[l] |= table[i].v[l] & mask;
+        }
+        F_(mul)(&acc, &acc, &pick);
+    }
+    *r = acc;
+}
+
 /* r = a^-1 (Fermat: a^(p-2)); the inverse of 0 is 0. */
 static inline void F_(inv)(ZP_F *r, const ZP_F *a) {
     ZP_F e = F_(modulus);
     static const uint64_t two[ZP_F_N] = {2};
     zp_limbs_sub(e.v, e.v, two, ZP_F_N);
-    F_(pow)(r, a, e.v, ZP_F_N);
+    F_(pow_window)(r, a, e.v, ZP_F_N);
 }
 
 /* out[i] = in[i]^-1 for all i with one inversion (Montgomery's trick);

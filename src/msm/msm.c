@@ -2,32 +2,84 @@
 
 #include "base/parallel.h"
 
-unsigned zp_msm_window_bits(size_t n) {
+unsigned zp_msm_windows(unsigned c, unsigned bits) {
+    unsigned w = (bits + 1 + c - 1) / c; /* +1: the Booth carry out of the top */
+    return w > 0 ? w : 1;
+}
+
+void zp_msm_scan(const uint64_t *scalars, size_t n, unsigned *bits, size_t *n_big) {
+    uint64_t top[4] = {0, 0, 0, 0};
+    size_t big = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *k = scalars + 4 * i;
+        big += (k[0] > 1) | ((k[1] | k[2] | k[3]) != 0);
+        top[0] |= k[0];
+        top[1] |= k[1];
+        top[2] |= k[2];
+        top[3] |= k[3];
+    }
+    unsigned b = 0;
+    for (int l = 3; l >= 0; l--) {
+        if (top[l] != 0) {
+            b = 64 * (unsigned)l + 64 - (unsigned)__builtin_clzll(top[l]);
+            break;
+        }
+    }
+    *bits = b;
+    *n_big = big;
+}
+
+/* Cost of one window in units of a batch-affine addition (~6
+ * multiplications): every point with a nonzero digit is one addition, plus
+ * its share of the batch's inversion (~330 multiplications over a batch of
+ * min(1024, buckets/4)); the running-sum reduction costs two XYZZ additions
+ * per bucket (~24 multiplications, 3 units after memory effects; measured).
+ * XYZZ accumulation costs ~10 multiplications per point (units of that:
+ * 2.4 per bucket). */
+void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
+                      size_t threads) {
+    if (path == ZP_MSM_AUTO) path = n >= ZP_MSM_AFFINE_MIN_N ? ZP_MSM_AFFINE : ZP_MSM_XYZZ;
+    if (n >= ((size_t)1 << 31)) path = ZP_MSM_XYZZ; /* the tiles' lists hold 31-bit indices */
+    double pts = (double)n_big + 1.0;
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= 20; c++) {
-        double cost = (double)zp_msm_windows(c) * ((double)n + (double)((size_t)1 << c));
+        double nb = (double)((size_t)1 << (c - 1)), cost;
+        if (path == ZP_MSM_AFFINE) {
+            double batch = nb / 4 < 1024 ? (nb / 4 > 128 ? nb / 4 : 128) : 1024;
+            cost = pts * (1.0 + 55.0 / batch) + 3.0 * nb;
+        } else {
+            cost = pts + 2.4 * nb;
+        }
+        cost *= (double)zp_msm_windows(c, bits);
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
         }
     }
-    return best;
-}
-
-unsigned zp_msm_windows(unsigned c) { return (ZP_MSM_SCALAR_BITS + 1 + c - 1) / c; }
-
-size_t zp_msm_chunks(size_t n, unsigned windows, size_t threads) {
-    size_t chunks = 1;
-    while ((size_t)windows * chunks < 2 * threads && n / (chunks * 2) >= 1024) chunks *= 2;
-    return chunks;
+    /* never wider than for n full-size scalars: the scratch is sized for that */
+    if (bits < ZP_MSM_SCALAR_BITS || n_big < n) {
+        zp_msm_plan full;
+        zp_msm_plan_make(&full, path, n, n, ZP_MSM_SCALAR_BITS, threads);
+        if (best > full.c) best = full.c;
+    }
+    plan->path = path;
+    plan->c = best;
+    plan->windows = zp_msm_windows(best, bits);
+    plan->chunks = 1;
+    while ((size_t)plan->windows * plan->chunks < 2 * threads && n / (plan->chunks * 2) >= 1024) plan->chunks *= 2;
+    plan->chunk_len = n == 0 ? 0 : (n + plan->chunks - 1) / plan->chunks;
 }
 
 #define ZP_M zp_bn254_g1
+#define ZP_M_F zp_bn254_fp
 #include "msm/msm_impl.h"
 #define ZP_M zp_bn254_g2
+#define ZP_M_F zp_bn254_fp2
 #include "msm/msm_impl.h"
 #define ZP_M zp_bls12_g1
+#define ZP_M_F zp_bls12_fp
 #include "msm/msm_impl.h"
 #define ZP_M zp_bls12_g2
+#define ZP_M_F zp_bls12_fp2
 #include "msm/msm_impl.h"

@@ -9,10 +9,17 @@
 #include "curve/curve.h"
 #include "zkpipe.h"
 
+/* How the bucket sums are accumulated: batch-affine above a size where the
+ * batches fill up, XYZZ below (and both selectable, for tests). */
+typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE } zp_msm_path;
+#define ZP_MSM_AFFINE_MIN_N 512
+
 #define ZP_MSM_DECLARE(G)                                                                       \
     size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
     void G##_msm(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
                  const zp_parallel *par);                                                       \
+    void G##_msm_path(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
+                      const zp_parallel *par, zp_msm_path path);                                  \
     void G##_msm_naive(G##j *out, const G *points, const uint64_t *scalars, size_t n);
 
 ZP_MSM_DECLARE(zp_bn254_g1)
@@ -23,24 +30,39 @@ ZP_MSM_DECLARE(zp_bls12_g2)
 /* The bits a scalar can have (both scalar fields are below 2^255). */
 #define ZP_MSM_SCALAR_BITS 255
 
-/* Window size minimising the cost model windows·(n + 2^c) additions. */
-unsigned zp_msm_window_bits(size_t n);
-unsigned zp_msm_windows(unsigned c);
-/* How many point ranges to split each window into so that every worker has
- * work: windows·chunks ≥ 2·threads when n is large enough. */
-size_t zp_msm_chunks(size_t n, unsigned windows, size_t threads);
+/* One MSM's shape: window width c, windows W (enough for the largest
+ * scalar's bits plus the Booth carry), and the split of the points into
+ * chunks so that W·chunks tiles keep every worker busy. */
+typedef struct {
+    zp_msm_path path;
+    unsigned c, windows;
+    size_t chunks, chunk_len;
+} zp_msm_plan;
 
-/* Booth digit of window w (width c) of the 4-limb scalar k. */
+/* n points, of which n_big have scalars above 1 (zeros cost nothing, ones
+ * one addition in window 0), the largest scalar having `bits` bits. */
+void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
+                      size_t threads);
+/* Window count for c-bit windows over scalars of `bits` bits. */
+unsigned zp_msm_windows(unsigned c, unsigned bits);
+/* The scan the plan needs: bit length of the largest scalar and the count
+ * of scalars above 1. */
+void zp_msm_scan(const uint64_t *scalars, size_t n, unsigned *bits, size_t *n_big);
+
+/* Booth digit of window w (width c ≤ 20) of the 4-limb scalar k: the c+1
+ * bits k[wc-1 .. wc+c-1] (the lowest borrowed from the window below, zero
+ * for window 0) give d in [-2^(c-1), 2^(c-1)] with sum_w d_w 2^(wc) = k. */
 static inline int64_t zp_msm_booth_digit(const uint64_t *k, unsigned w, unsigned c) {
-    /* bits [w·c - 1, w·c + c - 1]: c + 1 bits, the lowest one borrowed from
-     * the window below (zero for window 0) */
-    int64_t lo = (int64_t)w * c - 1;
-    uint64_t v = 0;
-    for (unsigned b = 0; b <= c; b++) {
-        int64_t bit = lo + b;
-        if (bit < 0 || bit >= 256) continue;
-        v |= ((k[bit / 64] >> (bit % 64)) & 1) << b;
+    uint64_t v;
+    if (w == 0) {
+        v = k[0] << 1;
+    } else {
+        unsigned lo = w * c - 1, limb = lo / 64, shift = lo % 64;
+        if (limb >= 4) return 0;
+        v = k[limb] >> shift;
+        if (shift != 0 && limb + 1 < 4) v |= k[limb + 1] << (64 - shift);
     }
+    v &= ((uint64_t)1 << (c + 1)) - 1;
     int64_t x = (int64_t)(v >> 1), low = (int64_t)(v & 1), top = (int64_t)(v >> c);
     return x + low - (top << c);
 }

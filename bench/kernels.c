@@ -1,0 +1,413 @@
+/* zkpipe-bench-kernels: times the arithmetic kernels and prints one table
+ * (and, with --json, writes it as JSON).
+ *
+ * Every figure is the median of --runs repetitions with their min and max.
+ * For the MSMs and NTTs the table also gives a lower bound and the
+ * efficiency bound/median; the bound is what the operation would take if
+ * every core did nothing but field multiplications at the measured
+ * throughput (the "field mul" rows, 8 independent chains):
+ *
+ *   MSM, n points, scalars of b bits, window c (the cost model's choice),
+ *   W = ceil((b+1)/c) signed windows: every nonzero window digit costs one
+ *   bucket addition and every window a reduction of 2^(c-1) buckets
+ *   (2 additions per bucket). An addition is counted at 6 multiplications
+ *   of the coordinate field, the cost of an affine addition whose
+ *   inversion is shared by a batch (3 for the batch inversion, 1 for the
+ *   slope, 1 square, 1 for y), the cheapest form known. For circom-like
+ *   scalars each scalar is counted at its own length: a 0 costs nothing,
+ *   a 1 one addition, others ceil((bits+1)/c) additions.
+ *     bound = adds · 6 · t_mul(coordinate field) / cores
+ *   NTT of size n = 2^k: radix-2 needs (n/2)·k multiplications
+ *     bound = (n/2)·k · t_mul(Fr) / cores
+ *   (radix-4 saves a quarter of those, so efficiency can pass 100%).
+ *   to_coset (the prover's inverse NTT, coset shift, forward NTT): two
+ *   transforms plus n multiplications for the shift and 1/n scaling.
+ *
+ * Usage: zkpipe-bench-kernels [--runs N] [--threads N] [--max-log K]
+ *                             [--only field|msm|ntt] [--json FILE]
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/parallel.h"
+#include "engine/pool.h"
+#include "mem/large.h"
+#include "msm/msm.h"
+#include "ntt/ntt.h"
+
+/* ---- options, timing, results ---- */
+
+static size_t opt_runs = 5, opt_threads = 0;
+static unsigned opt_max_log = 20;
+static const char *opt_only = NULL, *opt_json = NULL;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    char name[64];
+    char size[16];
+    const char *unit; /* "ns" or "ms" */
+    double median, min, max, bound; /* in unit; bound 0 = none */
+    size_t runs;
+} result;
+
+static result results[64];
+static size_t n_results;
+static json_t *json_rows;
+
+static void report(const char *name, const char *size, const char *unit, double *samples, size_t runs,
+                   double bound) {
+    result *r = &results[n_results++];
+    qsort(samples, runs, sizeof *samples, cmp_double);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->size, sizeof r->size, "%s", size);
+    r->unit = unit;
+    r->runs = runs;
+    r->min = samples[0];
+    r->max = samples[runs - 1];
+    r->median = runs % 2 ? samples[runs / 2] : (samples[runs / 2 - 1] + samples[runs / 2]) / 2;
+    r->bound = bound;
+    printf("%-34s %-6s %10.3f %10.3f %10.3f %-3s", r->name, r->size, r->median, r->min, r->max, unit);
+    if (bound > 0) printf(" %10.3f %5.0f%%", bound, 100.0 * bound / r->median);
+    printf("\n");
+    fflush(stdout);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I}", "name", name, "size", size, "unit", unit,
+                          "median", r->median, "min", r->min, "max", r->max, "runs", (json_int_t)runs);
+    if (bound > 0) {
+        json_object_set_new(o, "lower_bound", json_real(bound));
+        json_object_set_new(o, "efficiency", json_real(bound / r->median));
+    }
+    json_array_append_new(json_rows, o);
+}
+
+/* xorshift, seeded from the clock: inputs differ every run */
+static uint64_t rng_state;
+static uint64_t rand64(void) {
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+static void rand_scalar(uint64_t k[4], const uint64_t m[4]) {
+    do {
+        for (int i = 0; i < 4; i++) k[i] = rand64();
+        k[3] &= (1ULL << 63) - 1;
+    } while (!zp_limbs_lt(k, m, 4));
+}
+
+/* circom-like witness: 40% zeros, 40% ones, 10% below 2^16, 5% below 2^64,
+ * 5% full size; the proportions of the Poseidon benchmark circuit's
+ * witness are similar (most wires of linear layers are 0/1 selectors) */
+static unsigned fill_circom_like(uint64_t *k, const uint64_t m[4]) {
+    uint64_t r = rand64() % 100;
+    memset(k, 0, 32);
+    if (r < 40) return 0;
+    if (r < 80) {
+        k[0] = 1;
+        return 1;
+    }
+    if (r < 90) k[0] = rand64() % 65536;
+    else if (r < 95) k[0] = rand64();
+    else rand_scalar(k, m);
+    unsigned bits = 0;
+    for (int i = 3; i >= 0; i--) {
+        if (k[i]) {
+            bits = 64 * (unsigned)i + 64 - (unsigned)__builtin_clzll(k[i]);
+            break;
+        }
+    }
+    return bits;
+}
+
+static double t_mul_ns[8]; /* indexed by the field ids below */
+enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2 };
+
+/* ---- field multiplication ---- */
+
+#define CHAINS 8
+#define FIELD_BENCH(F, SEED, ID, NAME)                                                    \
+    static void bench_field_##F(void) {                                                   \
+        F x[CHAINS], y;                                                                   \
+        const size_t iters = 1 << 20;                                                     \
+        double mul[64], sqr[64];                                                          \
+        for (size_t r = 0; r < opt_runs; r++) {                                           \
+            for (int c = 0; c < CHAINS; c++) SEED(&x[c]);                                 \
+            SEED(&y);                                                                     \
+            double t0 = now_s();                                                          \
+            for (size_t i = 0; i < iters; i++)                                            \
+                for (int c = 0; c < CHAINS; c++) F##_mul(&x[c], &x[c], &y);               \
+            double t1 = now_s();                                                          \
+            for (size_t i = 0; i < iters; i++)                                            \
+                for (int c = 0; c < CHAINS; c++) F##_sqr(&x[c], &x[c]);                   \
+            double t2 = now_s();                                                          \
+            /* keep the chains alive */                                                   \
+            volatile uint64_t sink = *(const uint64_t *)&x[0];                            \
+            (void)sink;                                                                   \
+            mul[r] = (t1 - t0) * 1e9 / (double)(iters * CHAINS);                          \
+            sqr[r] = (t2 - t1) * 1e9 / (double)(iters * CHAINS);                          \
+        }                                                                                 \
+        report(NAME " mul", "1", "ns", mul, opt_runs, 0);                                 \
+        t_mul_ns[ID] = results[n_results - 1].median;                                     \
+        report(NAME " sqr", "1", "ns", sqr, opt_runs, 0);                                 \
+    }
+
+#define SEED_BASE(F) static void seed_##F(F *x) { F##_from_u64(x, rand64()); }
+#define SEED_EXT(F, B)                   \
+    static void seed_##F(F *x) {         \
+        B##_from_u64(&x->c0, rand64()); \
+        B##_from_u64(&x->c1, rand64()); \
+    }
+SEED_BASE(zp_bn254_fp)
+SEED_BASE(zp_bn254_fr)
+SEED_BASE(zp_bls12_fp)
+SEED_BASE(zp_bls12_fr)
+SEED_EXT(zp_bn254_fp2, zp_bn254_fp)
+SEED_EXT(zp_bls12_fp2, zp_bls12_fp)
+
+FIELD_BENCH(zp_bn254_fp, seed_zp_bn254_fp, F_BN_FP, "field bn254 Fp")
+FIELD_BENCH(zp_bn254_fr, seed_zp_bn254_fr, F_BN_FR, "field bn254 Fr")
+FIELD_BENCH(zp_bn254_fp2, seed_zp_bn254_fp2, F_BN_FP2, "field bn254 Fp2")
+FIELD_BENCH(zp_bls12_fp, seed_zp_bls12_fp, F_BLS_FP, "field bls12-381 Fp")
+FIELD_BENCH(zp_bls12_fr, seed_zp_bls12_fr, F_BLS_FR, "field bls12-381 Fr")
+FIELD_BENCH(zp_bls12_fp2, seed_zp_bls12_fp2, F_BLS_FP2, "field bls12-381 Fp2")
+
+/* ---- MSM ---- */
+
+static void size_label(char *out, size_t len, unsigned log_n) { snprintf(out, len, "2^%u", log_n); }
+
+/* Bucket additions of Pippenger with the library's window choice. */
+static double msm_adds(size_t n, const unsigned *bits) {
+    size_t n_big = 0;
+    unsigned max_bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned b = bits ? bits[i] : ZP_MSM_SCALAR_BITS;
+        n_big += b > 1;
+        if (b > max_bits) max_bits = b;
+    }
+    zp_msm_plan plan;
+    zp_msm_plan_make(&plan, ZP_MSM_AFFINE, n, n_big, max_bits, 1);
+    unsigned c = plan.c;
+    double adds = (double)plan.windows * 2.0 * (double)((size_t)1 << (c - 1));
+    for (size_t i = 0; i < n; i++) {
+        unsigned b = bits ? bits[i] : ZP_MSM_SCALAR_BITS;
+        if (b == 0) continue;
+        adds += b == 1 ? 1.0 : (double)((b + 1 + c - 1) / c);
+    }
+    return adds;
+}
+
+/* Random points: a random start plus consecutive multiples of a random
+ * step, made affine in blocks (one inversion per block). */
+#define MSM_BENCH(G, FP, FR, FID, NAME)                                                                    \
+    static void make_points_##G(G *pts, size_t n) {                                                        \
+        enum { BLOCK = 4096 };                                                                             \
+        G##j cur, step, *blk = malloc(BLOCK * sizeof *blk);                                                \
+        FP *scratch = malloc(2 * BLOCK * sizeof *scratch);                                                 \
+        uint64_t k[4];                                                                                     \
+        G##j gen;                                                                                          \
+        G##_j_from_affine(&gen, &G##_generator);                                                           \
+        rand_scalar(k, FR##_modulus.v);                                                                    \
+        G##_j_mul(&cur, &gen, k, 4);                                                                       \
+        rand_scalar(k, FR##_modulus.v);                                                                    \
+        G##_j_mul(&step, &gen, k, 4);                                                                      \
+        for (size_t b = 0; b < n; b += BLOCK) {                                                            \
+            size_t len = n - b < BLOCK ? n - b : BLOCK;                                                    \
+            for (size_t i = 0; i < len; i++) {                                                             \
+                blk[i] = cur;                                                                              \
+                G##_j_add(&cur, &cur, &step);                                                              \
+            }                                                                                              \
+            G##_j_batch_to_affine(pts + b, blk, len, scratch);                                             \
+        }                                                                                                  \
+        free(blk);                                                                                         \
+        free(scratch);                                                                                     \
+    }                                                                                                      \
+    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like) { \
+        size_t max_n = (size_t)1 << log_hi;                                                                \
+        size_t threads = zp_parallel_threads(par);                                                         \
+        G *pts = malloc(max_n * sizeof *pts);                                                              \
+        uint64_t *sc = malloc(max_n * 32);                                                                 \
+        unsigned *bits = circom_like ? malloc(max_n * sizeof *bits) : NULL;                                \
+        if (pts == NULL || sc == NULL || (circom_like && bits == NULL)) {                                  \
+            fprintf(stderr, "out of memory\n");                                                            \
+            exit(4);                                                                                       \
+        }                                                                                                  \
+        make_points_##G(pts, max_n);                                                                       \
+        for (unsigned lg = log_lo; lg <= log_hi; lg += 2) {                                                \
+            size_t n = (size_t)1 << lg;                                                                    \
+            void *scratch = malloc(G##_msm_scratch_size(n, threads));                                      \
+            double samples[64];                                                                            \
+            G##j first, out;                                                                               \
+            for (size_t r = 0; r < opt_runs; r++) {                                                        \
+                for (size_t i = 0; i < n; i++) {                                                           \
+                    if (circom_like) bits[i] = fill_circom_like(sc + 4 * i, FR##_modulus.v);               \
+                    else rand_scalar(sc + 4 * i, FR##_modulus.v);                                          \
+                }                                                                                          \
+                double t0 = now_s();                                                                       \
+                G##_msm(&out, pts, sc, n, scratch, par);                                                   \
+                samples[r] = (now_s() - t0) * 1e3;                                                         \
+                if (r == 0) first = out;                                                                   \
+            }                                                                                              \
+            (void)first;                                                                                   \
+            char size[16], name[64];                                                                       \
+            size_label(size, sizeof size, lg);                                                             \
+            snprintf(name, sizeof name, "msm %s%s", NAME, circom_like ? " circom-like" : "");              \
+            double bound = msm_adds(n, bits) * 6.0 * t_mul_ns[FID] * 1e-6 / (double)threads;               \
+            report(name, size, "ms", samples, opt_runs, bound);                                            \
+            free(scratch);                                                                                 \
+        }                                                                                                  \
+        free(pts);                                                                                         \
+        free(sc);                                                                                          \
+        free(bits);                                                                                        \
+    }
+
+MSM_BENCH(zp_bn254_g1, zp_bn254_fp, zp_bn254_fr, F_BN_FP, "bn254 G1")
+MSM_BENCH(zp_bn254_g2, zp_bn254_fp2, zp_bn254_fr, F_BN_FP2, "bn254 G2")
+MSM_BENCH(zp_bls12_g1, zp_bls12_fp, zp_bls12_fr, F_BLS_FP, "bls12-381 G1")
+MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, "bls12-381 G2")
+
+/* ---- NTT ---- */
+
+#define NTT_BENCH(F, FID, NAME)                                                                          \
+    static void bench_ntt_##F(const zp_parallel *par) {                                                  \
+        size_t threads = zp_parallel_threads(par);                                                       \
+        for (unsigned lg = 16; lg <= opt_max_log; lg += 2) {                                             \
+            size_t n = (size_t)1 << lg;                                                                  \
+            F *a = malloc(n * sizeof *a);                                                                \
+            void *scratch = malloc(F##_ntt_scratch_size(lg));                                            \
+            for (size_t i = 0; i < n; i++) F##_from_u64(&a[i], rand64());                                \
+            double fwd[64], coset[64];                                                                   \
+            F shift;                                                                                     \
+            F##_root_of_unity(&shift, lg + 1);                                                           \
+            for (size_t r = 0; r < opt_runs; r++) {                                                      \
+                double t0 = now_s();                                                                     \
+                F##_ntt(a, lg, 0, scratch, par);                                                         \
+                double t1 = now_s();                                                                     \
+                F##_ntt(a, lg, 1, scratch, par);                                                         \
+                F##_coset_shift(a, n, &shift, par);                                                      \
+                F##_ntt(a, lg, 0, scratch, par);                                                         \
+                double t2 = now_s();                                                                     \
+                fwd[r] = (t1 - t0) * 1e3;                                                                \
+                coset[r] = (t2 - t1) * 1e3;                                                              \
+            }                                                                                            \
+            char size[16];                                                                               \
+            size_label(size, sizeof size, lg);                                                           \
+            double muls = (double)n / 2 * lg;                                                            \
+            report("ntt " NAME " forward", size, "ms", fwd, opt_runs,                                    \
+                   muls * t_mul_ns[FID] * 1e-6 / (double)threads);                                       \
+            report("ntt " NAME " to_coset", size, "ms", coset, opt_runs,                                 \
+                   (2 * muls + (double)n) * t_mul_ns[FID] * 1e-6 / (double)threads);                     \
+            free(a);                                                                                     \
+            free(scratch);                                                                               \
+        }                                                                                                \
+    }
+
+NTT_BENCH(zp_bn254_fr, F_BN_FR, "bn254")
+NTT_BENCH(zp_bls12_fr, F_BLS_FR, "bls12-381")
+
+/* ---- main ---- */
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: zkpipe-bench-kernels [--runs N] [--threads N] [--max-log K] [--only field|msm|ntt]\n"
+            "                            [--json FILE]\n"
+            "Times field mul/sqr, MSM (G1, G2; 2^16..2^K points) and NTT (2^16..2^K) and prints\n"
+            "median, min and max of N runs (default 5), with a lower bound from the measured\n"
+            "field-mul time and the efficiency bound/median (see bench/kernels.c for the model).\n"
+            "K defaults to 20; threads to one per CPU.\n");
+}
+
+static int want(const char *part) { return opt_only == NULL || strcmp(opt_only, part) == 0; }
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--runs") == 0 && v) {
+            opt_runs = strtoul(v, NULL, 10);
+            i++;
+        } else if (strcmp(a, "--threads") == 0 && v) {
+            opt_threads = strtoul(v, NULL, 10);
+            i++;
+        } else if (strcmp(a, "--max-log") == 0 && v) {
+            opt_max_log = (unsigned)strtoul(v, NULL, 10);
+            i++;
+        } else if (strcmp(a, "--only") == 0 && v) {
+            opt_only = v;
+            i++;
+        } else if (strcmp(a, "--json") == 0 && v) {
+            opt_json = v;
+            i++;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (opt_runs < 1 || opt_runs > 64 || opt_max_log < 16 || opt_max_log > 24) {
+        fprintf(stderr, "--runs must be 1..64 and --max-log 16..24\n");
+        return 2;
+    }
+    rng_state = (uint64_t)(now_s() * 1e9) | 1;
+    zp_pool *pool;
+    zp_error err;
+    if (zp_pool_create(&pool, opt_threads, &err) != ZP_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 4;
+    }
+    zp_parallel par = zp_pool_parallel(pool);
+    json_rows = json_array();
+    printf("threads %zu, runs %zu; times: median, min, max; bound: see bench/kernels.c\n", zp_pool_threads(pool),
+           opt_runs);
+    printf("%-34s %-6s %10s %10s %10s %-3s %10s %6s\n", "kernel", "size", "median", "min", "max", "", "bound",
+           "eff");
+    /* the bounds need the mul times, so the field rows always run */
+    bench_field_zp_bn254_fp();
+    bench_field_zp_bn254_fr();
+    bench_field_zp_bn254_fp2();
+    bench_field_zp_bls12_fp();
+    bench_field_zp_bls12_fr();
+    bench_field_zp_bls12_fp2();
+    if (want("msm")) {
+        bench_msm_zp_bn254_g1(&par, 16, opt_max_log, 0);
+        bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1);
+        bench_msm_zp_bls12_g1(&par, 16, opt_max_log, 0);
+        bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1);
+        bench_msm_zp_bn254_g2(&par, 16, opt_max_log, 0);
+        bench_msm_zp_bls12_g2(&par, 16, opt_max_log, 0);
+    }
+    if (want("ntt")) {
+        bench_ntt_zp_bn254_fr(&par);
+        bench_ntt_zp_bls12_fr(&par);
+    }
+    size_t peak = zp_mem_peak_rss();
+    printf("peak RSS %.0f MB\n", (double)peak / 1e6);
+    if (opt_json) {
+        json_t *doc = json_pack("{s:I, s:I, s:f, s:o}", "threads", (json_int_t)zp_pool_threads(pool), "runs",
+                                (json_int_t)opt_runs, "peak_rss_mb", (double)peak / 1e6, "results", json_rows);
+        if (json_dump_file(doc, opt_json, JSON_INDENT(1)) != 0) {
+            fprintf(stderr, "%s: cannot write\n", opt_json);
+            return 3;
+        }
+        json_decref(doc);
+    } else {
+        json_decref(json_rows);
+    }
+    zp_pool_destroy(pool);
+    return 0;
+}

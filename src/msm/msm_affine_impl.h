@@ -1,0 +1,297 @@
+/* Batch-affine bucket accumulation for one (window, point range) tile,
+ * included by msm_impl.h inside its template (M_, MA, MX, FT, K_ defined).
+ *
+ * An affine addition needs one inversion; Montgomery's trick shares it
+ * among a batch of independent additions, so each costs 6 multiplications
+ * (3 for the trick, slope, slope², y) against 10 for XYZZ + affine.
+ * Points stream in order; a point whose bucket is empty is stored, one
+ * whose bucket already has an addition pending in the batch (rare: the
+ * batch is small against the bucket count) goes to that bucket's XYZZ
+ * side sum, and the rest join the batch (as gnark-crypto does). Equal x
+ * in a pair means a doubling (slope 3x²/2y, in the same batch) or a
+ * cancellation.
+ *
+ * Scalars equal to 1, common in circom witnesses, would all hit bucket 1 of
+ * window 0 and conflict with each other; they are set aside in that window
+ * and summed by a tree of batched affine additions (neighbours paired round
+ * by round), as supraseal's split MSM does. */
+
+#ifndef ZP_MSM_AFFINE_ONCE
+#define ZP_MSM_AFFINE_ONCE
+#define MSM_TREE_CAP 4096 /* affine points in the tree buffer */
+#define MSM_BATCH 1024    /* additions sharing one inversion, at most */
+#define MSM_DEFER 64      /* points waiting for their bucket's pending addition */
+enum { MSM_ADD, MSM_DBL, MSM_COPY_P, MSM_COPY_Q, MSM_INF };
+enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4 }; /* bucket flags */
+#endif
+
+typedef struct {
+    const MA *p, *q; /* q NULL: copy p */
+    MA *dst;
+    uint8_t neg_p, neg_q;
+    uint32_t bucket; /* streaming: whose pending flag to clear */
+} M_(pair);
+
+typedef struct {
+    MA *bucket;      /* nb */
+    MX *side;        /* nb */
+    uint8_t *flags;  /* nb */
+    uint32_t *ones;  /* chunk_len */
+    MA *tree;        /* MSM_TREE_CAP */
+    M_(pair) *batch; /* MSM_BATCH */
+    FT *den, *pre;   /* MSM_BATCH each */
+    uint8_t *kind;   /* MSM_BATCH */
+    /* MSM_DEFER each: index | sign bit, and bucket */
+    uint32_t *defer, *retry, *defer_bucket, *retry_bucket;
+    size_t n_batch, batch_cap, n_defer;
+} M_(affine_ws);
+
+static size_t M_(affine_ws_size)(size_t chunk_len, unsigned c) {
+    size_t nb = (size_t)1 << (c - 1);
+    return nb * (sizeof(MA) + sizeof(MX) + 1) + chunk_len * 4 + MSM_TREE_CAP * sizeof(MA) +
+           MSM_BATCH * (sizeof(M_(pair)) + 2 * sizeof(FT) + 1) + 4 * MSM_DEFER * 4 + 64;
+}
+
+static void M_(affine_ws_init)(M_(affine_ws) *ws, void *mem, size_t chunk_len, unsigned c) {
+    size_t nb = (size_t)1 << (c - 1);
+    char *p = mem;
+    /* the field elements first, where the alignment is the buffer's */
+    ws->bucket = (MA *)p;
+    p += nb * sizeof(MA);
+    ws->side = (MX *)p;
+    p += nb * sizeof(MX);
+    ws->tree = (MA *)p;
+    p += MSM_TREE_CAP * sizeof(MA);
+    ws->den = (FT *)p;
+    p += MSM_BATCH * sizeof(FT);
+    ws->pre = (FT *)p;
+    p += MSM_BATCH * sizeof(FT);
+    ws->batch = (M_(pair) *)p;
+    p += MSM_BATCH * sizeof(M_(pair));
+    ws->ones = (uint32_t *)p;
+    p += chunk_len * 4;
+    ws->defer = (uint32_t *)p;
+    p += MSM_DEFER * 4;
+    ws->retry = (uint32_t *)p;
+    p += MSM_DEFER * 4;
+    ws->defer_bucket = (uint32_t *)p;
+    p += MSM_DEFER * 4;
+    ws->retry_bucket = (uint32_t *)p;
+    p += MSM_DEFER * 4;
+    ws->flags = (uint8_t *)p;
+    p += nb;
+    ws->kind = (uint8_t *)p;
+    ws->n_batch = 0;
+    ws->n_defer = 0;
+    /* conflicts are likely when the batch is a sizeable part of the buckets */
+    ws->batch_cap = nb / 4 < MSM_BATCH ? (nb / 4 > 2 * MSM_DEFER ? nb / 4 : 2 * MSM_DEFER) : MSM_BATCH;
+}
+
+ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
+    r->x = p->x;
+    if (neg) {
+        K_(neg)(&r->y, &p->y);
+    } else {
+        r->y = p->y;
+    }
+}
+
+/* Runs the pending pairs: classify, one inversion for all, write results. */
+static void M_(flush)(M_(affine_ws) *ws) {
+    size_t n = ws->n_batch;
+    FT acc;
+    K_(set_one)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        const M_(pair) *e = &ws->batch[i];
+        uint8_t k;
+        if (e->q == NULL || M_(is_inf)(e->q)) {
+            k = MSM_COPY_P;
+        } else if (M_(is_inf)(e->p)) {
+            k = MSM_COPY_Q;
+        } else if (!K_(eq)(&e->p->x, &e->q->x)) {
+            k = MSM_ADD;
+            K_(sub)(&ws->den[i], &e->q->x, &e->p->x);
+        } else {
+            /* same x: the same point (double) or opposite ones (cancel) */
+            MA p, q;
+            M_(load)(&p, e->p, e->neg_p);
+            M_(load)(&q, e->q, e->neg_q);
+            if (K_(eq)(&p.y, &q.y) && !K_(is_zero)(&p.y)) {
+                k = MSM_DBL;
+                K_(dbl)(&ws->den[i], &p.y);
+            } else {
+                k = MSM_INF;
+            }
+        }
+        ws->kind[i] = k;
+        if (k == MSM_ADD || k == MSM_DBL) {
+            ws->pre[i] = acc;
+            K_(mul)(&acc, &acc, &ws->den[i]);
+        }
+    }
+    K_(inv)(&acc, &acc);
+    for (size_t i = n; i-- > 0;) {
+        if (ws->kind[i] != MSM_ADD && ws->kind[i] != MSM_DBL) continue;
+        FT inv;
+        K_(mul)(&inv, &acc, &ws->pre[i]);
+        K_(mul)(&acc, &acc, &ws->den[i]);
+        ws->den[i] = inv;
+    }
+    /* forward, so that the tree's in-place writes never clobber a later
+     * pair's input (pair j reads slots 2j and 2j+1 and writes slot j) */
+    for (size_t i = 0; i < n; i++) {
+        const M_(pair) *e = &ws->batch[i];
+        MA *r = e->dst;
+        switch (ws->kind[i]) {
+        case MSM_COPY_P: M_(load)(r, e->p, e->neg_p); break;
+        case MSM_COPY_Q: M_(load)(r, e->q, e->neg_q); break;
+        case MSM_INF: M_(set_inf)(r); break;
+        default: {
+            MA p, q;
+            FT lambda, t;
+            M_(load)(&p, e->p, e->neg_p);
+            M_(load)(&q, e->q, e->neg_q);
+            if (ws->kind[i] == MSM_ADD) {
+                K_(sub)(&t, &q.y, &p.y);
+            } else { /* 3x² / 2y */
+                FT t3;
+                K_(sqr)(&t, &p.x);
+                K_(dbl)(&t3, &t);
+                K_(add)(&t, &t3, &t);
+            }
+            K_(mul)(&lambda, &t, &ws->den[i]);
+            K_(sqr)(&t, &lambda);
+            K_(sub)(&t, &t, &p.x);
+            K_(sub)(&r->x, &t, &q.x); /* x3 = λ² - x1 - x2 */
+            K_(sub)(&t, &p.x, &r->x);
+            K_(mul)(&t, &lambda, &t);
+            K_(sub)(&r->y, &t, &p.y); /* y3 = λ(x1 - x3) - y1 */
+        }
+        }
+    }
+    ws->n_batch = 0;
+}
+
+ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst,
+                        uint32_t bucket) {
+    M_(pair) *e = &ws->batch[ws->n_batch++];
+    e->p = p;
+    e->q = q;
+    e->neg_p = (uint8_t)neg_p;
+    e->neg_q = (uint8_t)neg_q;
+    e->dst = dst;
+    e->bucket = bucket;
+}
+
+/* Sum of the points listed in ws->ones (all in [0, 2^31)), by a tree of
+ * batched affine additions, in groups of 2·MSM_TREE_CAP; added into acc. */
+static void M_(sum_ones)(M_(affine_ws) *ws, MX *acc, const MA *points, size_t count) {
+    for (size_t g = 0; g < count; g += 2 * MSM_TREE_CAP) {
+        size_t len = count - g < 2 * MSM_TREE_CAP ? count - g : 2 * MSM_TREE_CAP;
+        const uint32_t *l = ws->ones + g;
+        for (size_t j = 0; j < len; j += 2) {
+            const MA *q = j + 1 < len ? &points[l[j + 1]] : NULL;
+            M_(push)(ws, &points[l[j]], 0, q, 0, &ws->tree[j / 2], 0);
+            if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+        }
+        M_(flush)(ws);
+        for (len = (len + 1) / 2; len > 1; len = (len + 1) / 2) {
+            for (size_t j = 0; j < len; j += 2) {
+                const MA *q = j + 1 < len ? &ws->tree[j + 1] : NULL;
+                M_(push)(ws, &ws->tree[j], 0, q, 0, &ws->tree[j / 2], 0);
+                if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+            }
+            M_(flush)(ws);
+        }
+        M_(xyzz_add_affine)(acc, acc, &ws->tree[0]);
+    }
+}
+
+static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry, uint32_t b);
+
+/* The pending additions are done: their buckets take new ones again, and
+ * the points that waited for them go in (fewer than a batch, so this does
+ * not flush again). */
+static void M_(flush_stream)(M_(affine_ws) *ws, const MA *points) {
+    for (size_t i = 0; i < ws->n_batch; i++) ws->flags[ws->batch[i].bucket] &= (uint8_t)~MSM_PENDING;
+    M_(flush)(ws);
+    size_t n = ws->n_defer;
+    uint32_t *t = ws->retry;
+    ws->retry = ws->defer;
+    ws->defer = t;
+    t = ws->retry_bucket;
+    ws->retry_bucket = ws->defer_bucket;
+    ws->defer_bucket = t;
+    ws->n_defer = 0;
+    for (size_t i = 0; i < n; i++) M_(stream_point)(ws, points, ws->retry[i], ws->retry_bucket[i]);
+}
+
+/* One point into bucket b: stored if the bucket is empty, deferred (or, when
+ * the queue is full, added to the bucket's XYZZ side sum) if the bucket has
+ * an addition pending, else added to the batch. */
+static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry, uint32_t b) {
+    const MA *pt = &points[entry & 0x7fffffffu];
+    int neg = (int)(entry >> 31);
+    uint8_t f = ws->flags[b];
+    if (!(f & MSM_FULL)) {
+        M_(load)(&ws->bucket[b], pt, neg);
+        ws->flags[b] = f | MSM_FULL;
+    } else if (f & MSM_PENDING) {
+        if (ws->n_defer < MSM_DEFER) {
+            ws->defer_bucket[ws->n_defer] = b;
+            ws->defer[ws->n_defer++] = entry;
+            return;
+        }
+        if (!(f & MSM_SIDE)) {
+            M_(xyzz_set_inf)(&ws->side[b]);
+            ws->flags[b] = f | MSM_SIDE;
+        }
+        MA p;
+        M_(load)(&p, pt, neg);
+        M_(xyzz_add_affine)(&ws->side[b], &ws->side[b], &p);
+    } else {
+        __builtin_prefetch(&ws->bucket[b], 1, 3);
+        M_(push)(ws, &ws->bucket[b], 0, pt, neg, &ws->bucket[b], b);
+        ws->flags[b] = f | MSM_PENDING;
+    }
+}
+
+/* result = sum over the tile's points of digit_w(k_i)·P_i. */
+static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, const uint64_t *scalars,
+                            size_t begin, size_t end, unsigned w, unsigned c) {
+    size_t nb = (size_t)1 << (c - 1), n_ones = 0;
+    memset(ws->flags, 0, nb);
+    for (size_t i = begin; i < end; i++) {
+        const uint64_t *k = scalars + 4 * i;
+        int64_t d = zp_msm_booth_digit(k, w, c);
+        if (d == 0 || M_(is_inf)(&points[i])) continue;
+        if (w == 0 && k[0] == 1 && (k[1] | k[2] | k[3]) == 0) {
+            ws->ones[n_ones++] = (uint32_t)i;
+            continue;
+        }
+        uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
+        M_(stream_point)(ws, points, (uint32_t)i | (d < 0 ? 0x80000000u : 0), b);
+        if (ws->n_batch >= ws->batch_cap - MSM_DEFER) M_(flush_stream)(ws, points);
+    }
+    while (ws->n_batch > 0 || ws->n_defer > 0) M_(flush_stream)(ws, points);
+
+    MX running, total;
+    M_(xyzz_set_inf)(&running);
+    M_(xyzz_set_inf)(&total);
+    if (n_ones > 0) {
+        if (!(ws->flags[0] & MSM_SIDE)) {
+            M_(xyzz_set_inf)(&ws->side[0]);
+            ws->flags[0] |= MSM_SIDE;
+        }
+        M_(sum_ones)(ws, &ws->side[0], points, n_ones);
+    }
+    /* sum_b (b+1)·bucket[b] = sum over b of the running sums from the top
+     * (a bucket emptied by a cancellation holds the all-zero infinity) */
+    for (size_t b = nb; b-- > 0;) {
+        uint8_t f = ws->flags[b];
+        if (f & MSM_FULL) M_(xyzz_add_affine)(&running, &running, &ws->bucket[b]);
+        if (f & MSM_SIDE) M_(xyzz_add)(&running, &running, &ws->side[b]);
+        M_(xyzz_add)(&total, &total, &running);
+    }
+    M_(xyzz_to_j)(result, &total);
+}
