@@ -123,6 +123,39 @@ MSM_TEST(zp_bn254_g2, zp_bn254_fr, "bn254 G2")
 MSM_TEST(zp_bls12_g1, zp_bls12_fr, "bls12-381 G1")
 MSM_TEST(zp_bls12_g2, zp_bls12_fr, "bls12-381 G2")
 
+/* msm_many: several MSMs in one loop give what each gives alone (sizes
+ * that take both paths, one all-zero). */
+static void test_msm_many(const zp_parallel *par) {
+    enum { K = 4 };
+    size_t n[K] = {3000, 1, 700, 257};
+    int kind[K] = {S_MIXED, S_RANDOM, S_ZERO, S_SMALL};
+    zp_bn254_g1 *pts[K];
+    uint64_t *sc[K];
+    zp_bn254_g1j got[K], want, *outs[K];
+    zp_bn254_g1j p, g;
+    zp_bn254_g1_j_from_affine(&g, &zp_bn254_g1_generator);
+    p = g;
+    for (int k = 0; k < K; k++) {
+        pts[k] = malloc(n[k] * sizeof *pts[k]);
+        sc[k] = malloc(n[k] * 32);
+        for (size_t i = 0; i < n[k]; i++) {
+            zp_bn254_g1_j_add(&p, &p, &g);
+            zp_bn254_g1_j_to_affine(&pts[k][i], &p);
+        }
+        fill_scalars(sc[k], n[k], kind[k], zp_bn254_fr_modulus.v);
+        outs[k] = &got[k];
+    }
+    void *scratch = malloc(zp_bn254_g1_msm_many_scratch_size(n, K, zp_parallel_threads(par)));
+    zp_bn254_g1_msm_many(outs, (const zp_bn254_g1 *const *)pts, (const uint64_t *const *)sc, n, K, scratch, par);
+    for (int k = 0; k < K; k++) {
+        zp_bn254_g1_msm_naive(&want, pts[k], sc[k], n[k]);
+        CHECK_MSG(zp_bn254_g1_j_eq(&got[k], &want), "msm_many part %d (n=%zu)", k, n[k]);
+        free(pts[k]);
+        free(sc[k]);
+    }
+    free(scratch);
+}
+
 static void test_booth(void) {
     /* The digits of every window recombine to the scalar: sum_w d_w·2^(wc)
      * computed in Fr equals k (k < r), and every digit is in range. */
@@ -222,6 +255,7 @@ int main(void) {
     }
     zp_parallel par = zp_pool_parallel(pool);
     test_booth();
+    test_msm_many(&par);
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at smaller sizes */
     size_t big = zp_test_iters(100) >= 100 ? 2100 : 257;
     unsigned log_big = zp_test_iters(100) >= 100 ? 16 : 12;

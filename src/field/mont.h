@@ -68,22 +68,51 @@ ZP_INLINE int zp_limbs_is_zero(const uint64_t *a, size_t n) {
     return acc == 0;
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* With the carry-flag intrinsics both compilers emit straight ADC/SBB
+ * chains and CMOVs; the generic code below leaves clang and gcc computing
+ * each borrow as a separate 128-bit subtraction. */
+#define ZP_ADDSUB_X86 1
+#else
+#define ZP_ADDSUB_X86 0
+#endif
+
 /* r = a + b mod p, for a, b < p. */
 ZP_INLINE void zp_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
+#if ZP_ADDSUB_X86
+    /* p < 2^(64n-1), so a + b < 2^(64n): no carry out */
+    unsigned long long s[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
+    unsigned char c = 0, borrow = 0;
+    for (size_t i = 0; i < n; i++) c = _addcarry_u64(c, a[i], b[i], &s[i]);
+    for (size_t i = 0; i < n; i++) borrow = _subborrow_u64(borrow, s[i], p[i], &t[i]);
+    uint64_t keep = (uint64_t)0 - borrow; /* s < p */
+    for (size_t i = 0; i < n; i++) r[i] = (s[i] & keep) | (t[i] & ~keep);
+#else
     uint64_t s[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
     uint64_t carry = zp_limbs_add(s, a, b, n);
     uint64_t borrow = zp_limbs_sub(t, s, p, n);
     /* keep s only when s < p, i.e. no carry and the subtraction borrowed */
     uint64_t keep = (uint64_t)0 - (borrow & (carry ^ 1));
     zp_limbs_select(r, keep, s, t, n);
+#endif
 }
 
 /* r = a - b mod p, for a, b < p. */
 ZP_INLINE void zp_mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
+#if ZP_ADDSUB_X86
+    unsigned long long d[ZP_MAX_LIMBS];
+    unsigned char borrow = 0, c = 0;
+    for (size_t i = 0; i < n; i++) borrow = _subborrow_u64(borrow, a[i], b[i], &d[i]);
+    uint64_t mask = (uint64_t)0 - borrow; /* add p back when a < b */
+    for (size_t i = 0; i < n; i++) c = _addcarry_u64(c, d[i], p[i] & mask, &d[i]);
+    for (size_t i = 0; i < n; i++) r[i] = d[i];
+#else
     uint64_t d[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
     uint64_t borrow = zp_limbs_sub(d, a, b, n);
     zp_limbs_add(t, d, p, n);
     zp_limbs_select(r, (uint64_t)0 - borrow, t, d, n);
+#endif
 }
 
 /* r = -a mod p. */

@@ -27,13 +27,20 @@ static unsigned X_(log2)(uint32_t n) {
     return l;
 }
 
+/* The G1 MSMs (A, B1, C over the wires, H over the domain) run as one
+ * loop; the G2 one reuses the same scratch. */
+static void X_(g1_sizes)(const zp_groth16_pk *pk, size_t n[4]) {
+    n[0] = n[1] = pk->n_vars;
+    n[2] = pk->n_vars - ((size_t)pk->n_public + 1);
+    n[3] = pk->domain_size;
+}
+
 static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
-    size_t m = G1_(msm_scratch_size)(pk->n_vars, threads);
-    size_t h = G1_(msm_scratch_size)(pk->domain_size, threads);
+    size_t n[4];
+    X_(g1_sizes)(pk, n);
+    size_t m = G1_(msm_many_scratch_size)(n, 4, threads);
     size_t g2 = G2_(msm_scratch_size)(pk->n_vars, threads);
-    if (h > m) m = h;
-    if (g2 > m) m = g2;
-    return m;
+    return m > g2 ? m : g2;
 }
 
 size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) {
@@ -127,24 +134,27 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
     X_(to_odd_points)(c, log_n, &shift, ntt_scratch, par);
     zp_parallel_for(par, job.tasks, X_(h_task), &job); /* h, plain, now in a */
 
-    G1J pi_a, b1, pi_c, t, d;
+    G1J pi_a, b1, pi_c, h, t, d;
     G1 affine;
+    {
+        size_t first_private = (size_t)pk->n_public + 1, n[4];
+        X_(g1_sizes)(pk, n);
+        G1J *outs[4] = {&pi_a, &b1, &pi_c, &h};
+        const G1 *points[4] = {pk->a, pk->b1, pk->c, pk->h};
+        const uint64_t *scalars[4] = {witness, witness, witness + 4 * first_private, (const uint64_t *)a};
+        G1_(msm_many)(outs, points, scalars, n, 4, msm_scratch, par);
+    }
     /* π_A = α + Σ w_i A_i + r·δ */
-    G1_(msm)(&pi_a, pk->a, witness, pk->n_vars, msm_scratch, par);
     G1_(j_add_affine)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
     G1_(j_from_affine)(&d, (const G1 *)pk->delta1);
     G1_(j_mul)(&t, &d, r, 4);
     G1_(j_add)(&pi_a, &pi_a, &t);
     /* B_G1 = β + Σ w_i B_i + s·δ */
-    G1_(msm)(&b1, pk->b1, witness, pk->n_vars, msm_scratch, par);
     G1_(j_add_affine)(&b1, &b1, (const G1 *)pk->beta1);
     G1_(j_mul)(&t, &d, s, 4);
     G1_(j_add)(&b1, &b1, &t);
     /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
-    size_t first_private = (size_t)pk->n_public + 1;
-    G1_(msm)(&pi_c, pk->c, witness + 4 * first_private, pk->n_vars - first_private, msm_scratch, par);
-    G1_(msm)(&t, pk->h, (const uint64_t *)a, n, msm_scratch, par);
-    G1_(j_add)(&pi_c, &pi_c, &t);
+    G1_(j_add)(&pi_c, &pi_c, &h);
     G1_(j_mul)(&t, &pi_a, s, 4);
     G1_(j_add)(&pi_c, &pi_c, &t);
     G1_(j_mul)(&t, &b1, r, 4);

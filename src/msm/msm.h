@@ -2,7 +2,8 @@
  * curves. Points are affine (infinity = all zero); scalars are plain
  * integers below the group order, 4 little-endian limbs each. The caller
  * provides scratch of msm_scratch_size(n, threads) bytes (8-byte aligned),
- * with threads = zp_parallel_threads(par). */
+ * with threads = zp_parallel_threads(par). msm_many runs several MSMs of
+ * one group as one parallel loop (scratch: msm_many_scratch_size). */
 #ifndef ZP_MSM_MSM_H
 #define ZP_MSM_MSM_H
 
@@ -20,7 +21,10 @@ typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE } zp_msm_path;
                  const zp_parallel *par);                                                       \
     void G##_msm_path(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
                       const zp_parallel *par, zp_msm_path path);                                  \
-    void G##_msm_naive(G##j *out, const G *points, const uint64_t *scalars, size_t n);
+    void G##_msm_naive(G##j *out, const G *points, const uint64_t *scalars, size_t n);            \
+    size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
+    void G##_msm_many(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
+                      const size_t *n, size_t count, void *scratch, const zp_parallel *par);
 
 ZP_MSM_DECLARE(zp_bn254_g1)
 ZP_MSM_DECLARE(zp_bn254_g2)

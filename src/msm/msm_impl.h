@@ -26,13 +26,20 @@
 #include "msm/msm_affine_impl.h"
 
 typedef struct {
+    MJ *out;
     const MA *points;
     const uint64_t *scalars;
     size_t n;
     zp_msm_plan plan;
+    size_t first_tile; /* in the combined tile numbering */
+    MJ *results;       /* per tile: windows × chunks */
+} M_(msm_part);
+
+typedef struct {
+    M_(msm_part) *parts;
+    size_t count;
     char *workspace; /* per worker: ws_size bytes */
     size_t ws_size;
-    MJ *results; /* per tile: windows × chunks */
 } M_(msm_job);
 
 static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint64_t *scalars, size_t begin,
@@ -63,20 +70,24 @@ static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint6
 
 static void M_(msm_tile)(void *arg, size_t tile, size_t worker) {
     M_(msm_job) *job = arg;
-    const zp_msm_plan *pl = &job->plan;
-    unsigned w = (unsigned)(tile % pl->windows);
-    size_t chunk = tile / pl->windows;
+    size_t k = 0;
+    while (k + 1 < job->count && tile >= job->parts[k + 1].first_tile) k++;
+    M_(msm_part) *part = &job->parts[k];
+    const zp_msm_plan *pl = &part->plan;
+    size_t t = tile - part->first_tile;
+    unsigned w = (unsigned)(t % pl->windows);
+    size_t chunk = t / pl->windows;
     size_t begin = chunk * pl->chunk_len;
-    size_t end = begin + pl->chunk_len < job->n ? begin + pl->chunk_len : job->n;
+    size_t end = begin + pl->chunk_len < part->n ? begin + pl->chunk_len : part->n;
     void *mem = job->workspace + worker * job->ws_size;
     if (begin >= end) {
-        M_(j_set_inf)(&job->results[tile]);
+        M_(j_set_inf)(&part->results[t]);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
         M_(affine_ws_init)(&ws, mem, pl->chunk_len, pl->c);
-        M_(affine_tile)(&ws, &job->results[tile], job->points, job->scalars, begin, end, w, pl->c);
+        M_(affine_tile)(&ws, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
     } else {
-        M_(xyzz_tile)(mem, &job->results[tile], job->points, job->scalars, begin, end, w, pl->c);
+        M_(xyzz_tile)(mem, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
     }
 }
 
@@ -86,11 +97,13 @@ static size_t M_(ws_size)(const zp_msm_plan *pl) {
     return (s + 63) & ~(size_t)63;
 }
 
-/* The most tiles any plan for n points can have (fewer windows mean more
- * chunks): for the results array. */
+/* The most tiles any plan can have (fewer windows mean more chunks). */
 static size_t M_(max_tiles)(size_t threads) { return (size_t)zp_msm_windows(1, ZP_MSM_SCALAR_BITS) * 4 * threads; }
 
-size_t M_(msm_scratch_size)(size_t n, size_t threads) {
+/* The largest per-worker workspace any plan for n points can need: the
+ * plans of n full-size scalars have the widest windows and longest chunks,
+ * and every other plan is clamped to them. */
+static size_t M_(max_ws)(size_t n, size_t threads) {
     size_t ws = 0;
     for (int p = ZP_MSM_XYZZ; p <= ZP_MSM_AFFINE; p++) {
         zp_msm_plan pl;
@@ -98,47 +111,89 @@ size_t M_(msm_scratch_size)(size_t n, size_t threads) {
         size_t s = M_(ws_size)(&pl);
         if (s > ws) ws = s;
     }
-    return threads * ws + M_(max_tiles)(threads) * sizeof(MJ) + 64;
+    return ws;
+}
+
+size_t M_(msm_many_scratch_size)(const size_t *n, size_t count, size_t threads) {
+    size_t ws = 0;
+    for (size_t k = 0; k < count; k++) {
+        size_t s = M_(max_ws)(n[k], threads);
+        if (s > ws) ws = s;
+    }
+    return threads * ws + count * M_(max_tiles)(threads) * sizeof(MJ) + 64;
+}
+
+size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_many_scratch_size)(&n, 1, threads); }
+
+/* Several MSMs of one group as one parallel loop over all their tiles, so
+ * no worker idles at the end of each (the prover's A, B1, C and H). */
+static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const zp_parallel *par,
+                        zp_msm_path path) {
+    size_t threads = zp_parallel_threads(par), tiles = 0, ws_size = 0;
+    char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    for (size_t k = 0; k < count; k++) {
+        M_(msm_part) *pt = &parts[k];
+        unsigned bits = 0;
+        size_t n_big = 0;
+        M_(j_set_inf)(pt->out);
+        zp_msm_scan(pt->scalars, pt->n, &bits, &n_big);
+        if (bits == 0) pt->n = 0; /* all zero: no tiles */
+        zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, threads);
+        zp_msm_plan full;
+        zp_msm_plan_make(&full, pt->plan.path, pt->n, pt->n, ZP_MSM_SCALAR_BITS, threads);
+        if (pt->plan.chunk_len > full.chunk_len) {
+            pt->plan.chunk_len = full.chunk_len;
+            pt->plan.chunks = (pt->n + full.chunk_len - 1) / full.chunk_len;
+        }
+        if (pt->n == 0) pt->plan.chunks = 0;
+        pt->first_tile = tiles;
+        tiles += (size_t)pt->plan.windows * pt->plan.chunks;
+        size_t s = M_(ws_size)(&pt->plan);
+        if (s > ws_size) ws_size = s;
+    }
+    M_(msm_job) job = {parts, count, base, ws_size};
+    MJ *results = (MJ *)(base + threads * ws_size);
+    for (size_t k = 0; k < count; k++) {
+        parts[k].results = results;
+        results += (size_t)parts[k].plan.windows * parts[k].plan.chunks;
+    }
+    zp_parallel_for(par, tiles, M_(msm_tile), &job);
+
+    /* Horner over the windows, top first: acc = 2^c·acc + window sum */
+    for (size_t k = 0; k < count; k++) {
+        const M_(msm_part) *pt = &parts[k];
+        MJ acc;
+        M_(j_set_inf)(&acc);
+        if (pt->plan.chunks == 0) continue;
+        for (unsigned w = pt->plan.windows; w-- > 0;) {
+            for (unsigned b = 0; b < pt->plan.c && !M_(j_is_inf)(&acc); b++) M_(j_dbl)(&acc, &acc);
+            for (size_t ch = 0; ch < pt->plan.chunks; ch++) {
+                M_(j_add)(&acc, &acc, &pt->results[ch * pt->plan.windows + w]);
+            }
+        }
+        *pt->out = acc;
+    }
+}
+
+void M_(msm_many)(MJ **out, const MA *const *points, const uint64_t *const *scalars, const size_t *n,
+                  size_t count, void *scratch, const zp_parallel *par) {
+    M_(msm_part) parts[8];
+    for (size_t done = 0; done < count; done += 8) {
+        size_t m = count - done < 8 ? count - done : 8;
+        for (size_t k = 0; k < m; k++) {
+            parts[k].out = out[done + k];
+            parts[k].points = points[done + k];
+            parts[k].scalars = scalars[done + k];
+            parts[k].n = n[done + k];
+        }
+        M_(msm_run)(parts, m, scratch, par, ZP_MSM_AUTO);
+    }
 }
 
 void M_(msm_path)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
                   const zp_parallel *par, zp_msm_path path) {
-    M_(msm_job) job;
-    size_t threads = zp_parallel_threads(par);
-    unsigned bits;
-    size_t n_big;
-    M_(j_set_inf)(out);
-    if (n == 0) return;
-    zp_msm_scan(scalars, n, &bits, &n_big);
-    if (bits == 0) return;
-    job.points = points;
-    job.scalars = scalars;
-    job.n = n;
-    zp_msm_plan_make(&job.plan, path, n, n_big, bits, threads);
-    if (job.plan.path == ZP_MSM_AFFINE) {
-        /* the workspace is sized for the plan of n full-size scalars, which
-         * has the longest chunks */
-        zp_msm_plan full;
-        zp_msm_plan_make(&full, ZP_MSM_AFFINE, n, n, ZP_MSM_SCALAR_BITS, threads);
-        if (job.plan.chunk_len > full.chunk_len) {
-            job.plan.chunk_len = full.chunk_len;
-            job.plan.chunks = (n + full.chunk_len - 1) / full.chunk_len;
-        }
-    }
-    job.ws_size = M_(ws_size)(&job.plan);
-    job.workspace = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    job.results = (MJ *)(job.workspace + threads * job.ws_size);
-    size_t tiles = (size_t)job.plan.windows * job.plan.chunks;
-    zp_parallel_for(par, tiles, M_(msm_tile), &job);
-
-    /* Horner over the windows, top first: acc = 2^c·acc + window sum */
-    MJ acc;
-    M_(j_set_inf)(&acc);
-    for (unsigned w = job.plan.windows; w-- > 0;) {
-        for (unsigned k = 0; k < job.plan.c && !M_(j_is_inf)(&acc); k++) M_(j_dbl)(&acc, &acc);
-        for (size_t ch = 0; ch < job.plan.chunks; ch++) M_(j_add)(&acc, &acc, &job.results[ch * job.plan.windows + w]);
-    }
-    *out = acc;
+    M_(msm_part) part = {out, points, scalars, n, {0}, 0, NULL};
+    M_(msm_run)(&part, 1, scratch, par, path);
 }
 
 void M_(msm)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
