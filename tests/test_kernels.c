@@ -1,12 +1,12 @@
-/* MSM against the naive sum and NTT against the naive DFT, both curves,
- * random inputs each run, through a two-thread pool. */
+/* MSM against the naive sum, every accumulation path, both curves and
+ * groups, random inputs each run, through a two-thread pool (the NTT has
+ * its own test_ntt). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/parallel.h"
 #include "engine/pool.h"
 #include "msm/msm.h"
-#include "ntt/ntt.h"
 #include "testutil.h"
 
 /* A uniformly random plain scalar below the field modulus m. */
@@ -183,67 +183,6 @@ static void test_booth(void) {
     }
 }
 
-#define NTT_TEST(F, NAME)                                                                          \
-    static void test_ntt_##F(const zp_parallel *par, unsigned max_log) {                          \
-        for (unsigned log_n = 1; log_n <= max_log; log_n++) {                                    \
-            size_t n = (size_t)1 << log_n;                                                       \
-            F *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c); \
-            void *scratch = malloc(F##_ntt_scratch_size(log_n));                                 \
-            for (size_t i = 0; i < n; i++) {                                                     \
-                uint64_t k[4];                                                                   \
-                rand_scalar(k, F##_modulus.v);                                                   \
-                memcpy(a[i].v, k, 32);                                                           \
-                F##_to_mont(&a[i], &a[i]);                                                       \
-            }                                                                                    \
-            memcpy(b, a, n * sizeof *a);                                                         \
-            CHECK(F##_ntt(b, log_n, 0, scratch, par));                                           \
-            if (log_n <= 8) { /* against the naive DFT */                                       \
-                F w;                                                                             \
-                F##_root_of_unity(&w, log_n);                                                    \
-                int ok = 1;                                                                      \
-                for (size_t i = 0; i < n; i++) {                                                 \
-                    F acc, wi, wij, t;                                                           \
-                    uint64_t e[1] = {i};                                                         \
-                    F##_set_zero(&acc);                                                          \
-                    F##_pow(&wi, &w, e, 1);                                                      \
-                    F##_set_one(&wij);                                                           \
-                    for (size_t j = 0; j < n; j++) {                                             \
-                        F##_mul(&t, &a[j], &wij);                                                \
-                        F##_add(&acc, &acc, &t);                                                 \
-                        F##_mul(&wij, &wij, &wi);                                                \
-                    }                                                                            \
-                    ok &= F##_eq(&acc, &b[i]);                                                   \
-                }                                                                                \
-                CHECK_MSG(ok, NAME " NTT vs DFT, n=2^%u", log_n);                                \
-                F one_w;                                                                         \
-                uint64_t e[1] = {n};                                                             \
-                F##_pow(&one_w, &w, e, 1);                                                       \
-                CHECK_MSG(F##_is_one(&one_w), NAME " root order 2^%u", log_n);                   \
-                e[0] = n / 2;                                                                    \
-                F##_pow(&one_w, &w, e, 1);                                                       \
-                CHECK_MSG(!F##_is_one(&one_w), NAME " root primitive 2^%u", log_n);              \
-            }                                                                                    \
-            CHECK(F##_ntt(b, log_n, 1, scratch, par));                                           \
-            CHECK_MSG(memcmp(a, b, n * sizeof *a) == 0, NAME " NTT round trip n=2^%u", log_n);   \
-            /* coset round trip: shift by g, NTT, inverse NTT, shift by 1/g */                  \
-            F g, gi;                                                                             \
-            F##_root_of_unity(&g, log_n + 1);                                                    \
-            F##_inv(&gi, &g);                                                                    \
-            memcpy(c, a, n * sizeof *a);                                                         \
-            F##_coset_shift(c, n, &g, par);                                                      \
-            F##_ntt(c, log_n, 0, scratch, par);                                                  \
-            F##_ntt(c, log_n, 1, scratch, par);                                                  \
-            F##_coset_shift(c, n, &gi, par);                                                     \
-            CHECK_MSG(memcmp(a, c, n * sizeof *a) == 0, NAME " coset round trip n=2^%u", log_n); \
-            free(a);                                                                             \
-            free(b);                                                                             \
-            free(c);                                                                             \
-            free(scratch);                                                                       \
-        }                                                                                        \
-    }
-
-NTT_TEST(zp_bn254_fr, "bn254")
-NTT_TEST(zp_bls12_fr, "bls12-381")
 
 int main(void) {
     zp_test_init("test_kernels");
@@ -258,7 +197,6 @@ int main(void) {
     test_msm_many(&par);
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at smaller sizes */
     size_t big = zp_test_iters(100) >= 100 ? 2100 : 257;
-    unsigned log_big = zp_test_iters(100) >= 100 ? 16 : 12;
     test_msm_zp_bn254_g1(&par, zp_test_iters(100) >= 100 ? 9000 : 257);
     test_msm_zp_bls12_g1(&par, big);
     test_msm_zp_bn254_g2(&par, 257);
@@ -268,9 +206,6 @@ int main(void) {
     test_msm_degenerate_zp_bls12_g1(&par, 600);
     test_msm_degenerate_zp_bn254_g2(&par, 600);
     test_msm_degenerate_zp_bls12_g2(&par, 600);
-    test_ntt_zp_bn254_fr(&par, log_big);
-    test_ntt_zp_bls12_fr(&par, log_big);
-    test_ntt_zp_bn254_fr(NULL, 10);
     zp_pool_destroy(pool);
     return zp_test_done();
 }

@@ -44,7 +44,7 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
 }
 
 size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) {
-    return 3 * (size_t)pk->domain_size * sizeof(FR) + FR_(ntt_scratch_size)(X_(log2)(pk->domain_size));
+    return 3 * (size_t)pk->domain_size * sizeof(FR) + FR_(ntt_to_coset_scratch_size)(X_(log2)(pk->domain_size));
 }
 
 typedef struct {
@@ -100,9 +100,7 @@ static void X_(synthesize)(const zp_groth16_pk *pk, const uint64_t *witness, FR 
 /* One polynomial from its values on the N-domain to its values on the odd
  * points of the 2N-domain. */
 static void X_(to_odd_points)(FR *v, unsigned log_n, const FR *shift, void *ntt_scratch, const zp_parallel *par) {
-    FR_(ntt)(v, log_n, 1, ntt_scratch, par);
-    FR_(coset_shift)(v, (size_t)1 << log_n, shift, par);
-    FR_(ntt)(v, log_n, 0, ntt_scratch, par);
+    FR_(ntt_to_coset)(v, log_n, shift, ntt_scratch, par);
 }
 
 static void X_(plain_mul)(uint64_t out[4], const uint64_t x[4], const uint64_t y[4]) {

@@ -1,15 +1,41 @@
-/* NTT over the scalar fields of both curves. The caller gives scratch of
- * ntt_scratch_size(log_n) bytes (the twiddle table). */
+/* NTT over the scalar fields of both curves.
+ *
+ * All transforms are in place on n = 2^log_n elements in Montgomery form,
+ * with ω = F_root_of_unity(log_n), the primitive n-th root derived as
+ * ffjavascript derives it, so the points are snarkjs's. They return 0 (and
+ * leave a alone) when log_n exceeds the field's two-adicity, else 1. The
+ * caller gives scratch of the stated size (twiddle tables, O(sqrt n)
+ * elements; any alignment of the field type) and a zp_parallel, or NULL to
+ * run serially; the transforms neither allocate nor start threads.
+ *
+ * F_root_of_unity(w, log_n): w = ω for that log_n.
+ * F_ntt_scratch_size(log_n): bytes of scratch for F_ntt and also for
+ *   F_ntt_to_coset.
+ * F_ntt(a, log_n, inverse, scratch, par): natural order in and out.
+ *   Forward: a[i] <- sum_j a[j]·ω^(ij) (values at ω^i of the polynomial
+ *   with coefficients a). Inverse: the same with ω^-1, times 1/n.
+ * F_ntt_to_coset_scratch_size(log_n): bytes of scratch for F_ntt_to_coset
+ *   (never more than F_ntt_scratch_size).
+ * F_ntt_to_coset(a, log_n, shift, scratch, par): from the values of a
+ *   polynomial P of degree < n at ω^i to its values at shift·ω^i, natural
+ *   order in and out: exactly F_ntt inverse, a[i] *= shift^i, F_ntt
+ *   forward, but without either bit-reversal pass and with the scalings
+ *   folded into the transforms' twiddles. With shift the primitive 2n-th
+ *   root (F_root_of_unity(log_n + 1)) these are the odd points of the
+ *   2n-domain, as the Groth16 prover needs.
+ * F_coset_shift(a, n, g, par): a[i] *= g^i for i < n. */
 #ifndef ZP_NTT_NTT_H
 #define ZP_NTT_NTT_H
 
 #include "field/field.h"
 #include "zkpipe.h"
 
-#define ZP_NTT_DECLARE(F)                                                                  \
-    int F##_root_of_unity(F *w, unsigned log_n);                                           \
-    size_t F##_ntt_scratch_size(unsigned log_n);                                           \
-    int F##_ntt(F *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par); \
+#define ZP_NTT_DECLARE(F)                                                                           \
+    int F##_root_of_unity(F *w, unsigned log_n);                                                    \
+    size_t F##_ntt_scratch_size(unsigned log_n);                                                    \
+    int F##_ntt(F *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par);          \
+    size_t F##_ntt_to_coset_scratch_size(unsigned log_n);                                           \
+    int F##_ntt_to_coset(F *a, unsigned log_n, const F *shift, void *scratch, const zp_parallel *par); \
     void F##_coset_shift(F *a, size_t n, const F *g, const zp_parallel *par);
 
 ZP_NTT_DECLARE(zp_bn254_fr)

@@ -1,50 +1,83 @@
-/* Radix-2 number-theoretic transform over one scalar field, instantiated
- * per field by ntt.c with ZP_N set to the field prefix (e.g. zp_bn254_fr).
+/* Number-theoretic transform over one scalar field, instantiated per field
+ * by ntt.c with ZP_N set to the field prefix (e.g. zp_bn254_fr).
  *
  * Forward: a[i] <- sum_j a[j]·ω^(ij), ω the primitive n-th root derived as
  * ffjavascript derives it (so values sit at the same points as snarkjs's).
- * Inverse: with ω^-1, then scaled by 1/n. Iterative Cooley-Tukey after a
- * bit-reversal permutation; each stage's butterflies are split over the
- * workers. */
+ * Inverse: with ω^-1, then scaled by 1/n. Field arithmetic is exact, so
+ * every factorisation below gives the same elements as the textbook
+ * radix-2 transform.
+ *
+ * Shape (the "four-step" FFT, Bailey, "FFTs in external or hierarchical
+ * memory", 1990): n = R·B, the array read as R rows of B contiguous
+ * elements, position p = r·B + c. With ω_R = ω^B, ω_B = ω^R, and a
+ * decimation-in-frequency (dif) transform leaving its output in
+ * bit-reversed order:
+ *   1. columns: a dif of size R down each column (stride B);
+ *   2. twist:   position (r, c) times ω^(c·k), k = rev_R(r);
+ *   3. rows:    a dif of size B along each row.
+ * Position p then holds X[rev_n(p)], since rev_n(r·B + c) = rev_B(c)·R +
+ * rev_R(r): the whole is a dif, natural in and bit-reversed out, with each
+ * step touching a block that fits in cache (a row, 32 KiB at n = 2^20;
+ * a group of G adjacent columns, R·G elements, in L2). Run backwards
+ * (rows by dit, twist, columns by dit) it is a dit: bit-reversed in,
+ * natural out. The block transforms are in ntt_kernels_impl.h.
+ *
+ * ntt_to_coset (the prover's step) is inverse dif, coefficient scaling,
+ * forward dit with no permutation in between: after the inverse dif,
+ * position p holds n times coefficient i = rev_n(p) = k + R·rev_B(c), whose
+ * factor shift^i / n splits into a per-row shift^k / n (folded into the
+ * twist, whose first factor it becomes) and a per-column
+ * (shift^R)^rev_B(c) (one table). The inverse rows, the scaling, the
+ * forward rows and both twists run in one pass over each row, so the
+ * whole is three passes over memory: columns, rows, columns.
+ *
+ * ntt with natural order in and out is the dif (the 1/n of the inverse
+ * folded into the twist) followed by a bit-reversal permutation, done in
+ * 16x16 tiles so that each cache line is used whole.
+ *
+ * Twiddles come from tables in the caller's scratch (O(sqrt n) elements):
+ * ω_B^j and ω_B^-j for j < B, which also serve the columns (ω_R = ω_B^(B/R)
+ * as B >= R), and ω^±k for the twists, whose powers ω^(c·k) are a running
+ * product along the row. The twist so costs two multiplications per
+ * element, which brings a transform to about (n/2)·log n of them, some n
+ * (10% at 2^20) above radix-2 with its trivial twiddles skipped; blocks
+ * using the radix-2 twiddles directly would need an n/2-element table
+ * (16 MiB at 2^20) built on every call and read back from memory. Columns
+ * go out in groups, rows in runs, to zp_parallel_for; tasks write disjoint
+ * elements and read shared tables. */
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define N_(name) ZP_CAT(ZP_N, _##name)
 #define FT ZP_N
 #define NC_(name) ZP_CAT(ZP_N_UP, _##name)
+#define F_(name) ZP_CAT(FT, _##name)
+
+#include "ntt/ntt_kernels_impl.h"
 
 static const FT N_(max_root) = {NC_(FR_ROOT_INIT)};
 
 int N_(root_of_unity)(FT *w, unsigned log_n) {
     if (log_n > NC_(FR_TWO_ADICITY)) return 0;
     *w = N_(max_root);
-    for (unsigned i = log_n; i < NC_(FR_TWO_ADICITY); i++) ZP_CAT(FT, _sqr)(w, w);
+    for (unsigned i = log_n; i < NC_(FR_TWO_ADICITY); i++) F_(sqr)(w, w);
     return 1;
 }
 
 typedef struct {
     FT *a;
-    size_t n, tasks;
-    unsigned log_n;
-    FT *tw;
-    FT base; /* for the power tables */
-    size_t half;
-} N_(ntt_job);
-
-/* tw[i] = base^i for i in the task's range */
-static void N_(powers_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    N_(ntt_job) *job = arg;
-    size_t len = job->half, per = (len + job->tasks - 1) / job->tasks;
-    size_t begin = t * per, end = begin + per < len ? begin + per : len;
-    if (begin >= end) return;
-    FT cur;
-    uint64_t e[1] = {begin};
-    ZP_CAT(FT, _pow)(&cur, &job->base, e, 1);
-    for (size_t i = begin; i < end; i++) {
-        job->tw[i] = cur;
-        ZP_CAT(FT, _mul)(&cur, &cur, &job->base);
-    }
-}
+    unsigned log_n, log_r, log_b;
+    size_t R, B;       /* rows, row length: n = R·B, B >= R */
+    size_t G;          /* columns per column task */
+    size_t rows;       /* rows per row task */
+    const FT *tab_f;   /* ω_B^j, j < B */
+    const FT *tab_i;   /* ω_B^-j */
+    const FT *mid_f;   /* ω^k, k < R: the twist along row rev_R(k) */
+    const FT *mid_i;   /* ω^-k */
+    const FT *coset_c; /* (shift^R)^rev_B(c), c < B */
+    const FT *coset_r; /* shift^k / n, k < R */
+    FT n_inv;
+    int inverse;
+} N_(plan);
 
 static size_t N_(bitrev)(size_t x, unsigned bits) {
     size_t r = 0;
@@ -52,105 +85,259 @@ static size_t N_(bitrev)(size_t x, unsigned bits) {
     return r;
 }
 
-static void N_(bitrev_task)(void *arg, size_t t, size_t worker) {
+/* Up to 2^10 elements (32 KiB) the transform is one row: no columns, no
+ * twist, serial. Above, rows of 2^ceil(L/2) and columns of 2^floor(L/2). */
+#define ZP_NTT_ONE_ROW_LOG 10
+
+static void N_(split)(unsigned log_n, unsigned *log_r, unsigned *log_b) {
+    *log_r = log_n <= ZP_NTT_ONE_ROW_LOG ? 0 : log_n / 2;
+    *log_b = log_n - *log_r;
+}
+
+/* Scratch: tab_f, tab_i, coset_c (B each), mid_f, mid_i, coset_r (R each). */
+static size_t N_(table_elems)(unsigned log_n) {
+    unsigned log_r, log_b;
+    N_(split)(log_n, &log_r, &log_b);
+    return 3 * ((size_t)1 << log_b) + 3 * ((size_t)1 << log_r);
+}
+
+size_t N_(ntt_scratch_size)(unsigned log_n) {
+    if (log_n > NC_(FR_TWO_ADICITY)) return 0;
+    return N_(table_elems)(log_n) * sizeof(FT);
+}
+
+size_t N_(ntt_to_coset_scratch_size)(unsigned log_n) { return N_(ntt_scratch_size)(log_n); }
+
+/* out[j] = first·base^j for j < len */
+static void N_(powers)(FT *out, size_t len, const FT *first, const FT *base) {
+    if (len == 0) return;
+    out[0] = *first;
+    for (size_t j = 1; j < len; j++) F_(mul)(&out[j], &out[j - 1], base);
+}
+
+/* The tables for a transform of size 2^log_n; shift NULL leaves out the
+ * coset ones. Returns 0 when log_n exceeds the field's two-adicity. */
+static int N_(plan_init)(N_(plan) *pl, FT *a, unsigned log_n, const FT *shift, void *scratch) {
+    FT w, wi, wb, one;
+    if (!N_(root_of_unity)(&w, log_n)) return 0;
+    pl->a = a;
+    pl->log_n = log_n;
+    N_(split)(log_n, &pl->log_r, &pl->log_b);
+    pl->R = (size_t)1 << pl->log_r;
+    pl->B = (size_t)1 << pl->log_b;
+    /* A column task: G columns, R·G elements within 256 KiB, 2 to 16 wide
+     * (two elements fill a cache line). A row task: up to 2^13 elements.
+     * Either way at least 8 tasks, when there are that many rows and
+     * columns, for the pool to share. */
+    pl->G = ((size_t)1 << 18) / (pl->R * sizeof(FT));
+    if (pl->G > 16) pl->G = 16;
+    if (pl->G < 2) pl->G = 2;
+    if (pl->G > pl->B / 8) pl->G = pl->B / 8;
+    if (pl->G == 0) pl->G = 1;
+    pl->rows = ((size_t)1 << 13) / pl->B;
+    if (pl->rows > pl->R / 8) pl->rows = pl->R / 8;
+    if (pl->rows == 0) pl->rows = 1;
+
+    FT *t = scratch;
+    FT *tab_f = t, *tab_i = t + pl->B, *coset_c = t + 2 * pl->B;
+    FT *mid_f = t + 3 * pl->B, *mid_i = mid_f + pl->R, *coset_r = mid_i + pl->R;
+    F_(set_one)(&one);
+    wb = w;
+    for (unsigned i = 0; i < pl->log_r; i++) F_(sqr)(&wb, &wb); /* ω_B = ω^R */
+    N_(powers)(tab_f, pl->B, &one, &wb);
+    for (size_t j = 0; j < pl->B; j++) tab_i[j] = tab_f[(pl->B - j) & (pl->B - 1)];
+    F_(inv)(&wi, &w);
+    N_(powers)(mid_f, pl->R, &one, &w);
+    N_(powers)(mid_i, pl->R, &one, &wi);
+    F_(from_u64)(&pl->n_inv, (uint64_t)1 << log_n);
+    F_(inv)(&pl->n_inv, &pl->n_inv);
+    if (shift != NULL) {
+        FT g = *shift, cur = one;
+        for (unsigned i = 0; i < pl->log_r; i++) F_(sqr)(&g, &g); /* shift^R */
+        for (size_t j = 0; j < pl->B; j++) {
+            coset_c[N_(bitrev)(j, pl->log_b)] = cur;
+            F_(mul)(&cur, &cur, &g);
+        }
+        N_(powers)(coset_r, pl->R, &pl->n_inv, shift);
+    }
+    pl->tab_f = tab_f;
+    pl->tab_i = tab_i;
+    pl->mid_f = mid_f;
+    pl->mid_i = mid_i;
+    pl->coset_c = coset_c;
+    pl->coset_r = coset_r;
+    return 1;
+}
+
+/* x[c] *= first·h^c for c < len; NULL stands for 1. */
+static void N_(twist)(FT *x, size_t len, const FT *h, const FT *first) {
+    FT cur;
+    size_t c = 0;
+    if (first != NULL) {
+        cur = *first;
+    } else if (h != NULL) {
+        cur = *h;
+        c = 1;
+    } else {
+        return;
+    }
+    for (; c < len; c++) {
+        F_(mul)(&x[c], &x[c], &cur);
+        if (h != NULL && c + 1 < len) F_(mul)(&cur, &cur, h);
+    }
+}
+
+/* columns [t·G, t·G + G) */
+static void N_(col_dif_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
-    N_(ntt_job) *job = arg;
-    size_t per = (job->n + job->tasks - 1) / job->tasks;
-    size_t begin = t * per, end = begin + per < job->n ? begin + per : job->n;
-    for (size_t i = begin; i < end; i++) {
-        size_t j = N_(bitrev)(i, job->log_n);
-        if (i < j) {
-            FT t0 = job->a[i];
-            job->a[i] = job->a[j];
-            job->a[j] = t0;
+    const N_(plan) *pl = arg;
+    N_(dif)(pl->a + t * pl->G, pl->log_r, pl->B, pl->G, pl->inverse ? pl->tab_i : pl->tab_f, pl->B / pl->R);
+}
+static void N_(col_dit_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const N_(plan) *pl = arg;
+    N_(dit)(pl->a + t * pl->G, pl->log_r, pl->B, pl->G, pl->tab_f, pl->B / pl->R);
+}
+
+/* rows [t·rows, t·rows + rows): twist (with 1/n for the inverse), dif */
+static void N_(row_dif_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const N_(plan) *pl = arg;
+    const FT *mid = pl->inverse ? pl->mid_i : pl->mid_f, *tab = pl->inverse ? pl->tab_i : pl->tab_f;
+    for (size_t r = t * pl->rows; r < (t + 1) * pl->rows; r++) {
+        size_t k = N_(bitrev)(r, pl->log_r);
+        FT *x = pl->a + r * pl->B;
+        N_(twist)(x, pl->B, k != 0 ? &mid[k] : NULL, pl->inverse ? &pl->n_inv : NULL);
+        N_(dif)(x, pl->log_b, 1, 1, tab, 1);
+    }
+}
+
+/* The middle of ntt_to_coset, one row at a time: inverse twist with the
+ * row's share of the coset factor, inverse row dif, the column share of
+ * the coset factor, forward row dit, forward twist. */
+static void N_(row_coset_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const N_(plan) *pl = arg;
+    for (size_t r = t * pl->rows; r < (t + 1) * pl->rows; r++) {
+        size_t k = N_(bitrev)(r, pl->log_r);
+        FT *x = pl->a + r * pl->B;
+        N_(twist)(x, pl->B, k != 0 ? &pl->mid_i[k] : NULL, &pl->coset_r[k]);
+        N_(dif)(x, pl->log_b, 1, 1, pl->tab_i, 1);
+        for (size_t c = 1; c < pl->B; c++) F_(mul)(&x[c], &x[c], &pl->coset_c[c]);
+        N_(dit)(x, pl->log_b, 1, 1, pl->tab_f, 1);
+        N_(twist)(x, pl->B, k != 0 ? &pl->mid_f[k] : NULL, NULL);
+    }
+}
+
+/* Bit-reversal permutation in tiles: p = (hi, m, lo) with 4-bit hi and lo
+ * goes to (rev(lo), rev(m), rev(hi)), so the 16x16 tile of one m swaps
+ * with the tile of rev(m), 16 contiguous elements (eight cache lines) at a
+ * time. Task t takes the tiles m in [t·per, t·per + per) with m <= rev(m). */
+#define ZP_NTT_TILE_LOG 4
+typedef struct {
+    FT *a;
+    unsigned log_n;
+    size_t per;
+} N_(perm_job);
+
+static void N_(perm_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const N_(perm_job) *job = arg;
+    const unsigned tb = ZP_NTT_TILE_LOG, mb = job->log_n - 2 * tb, hs = job->log_n - tb;
+    const size_t T = (size_t)1 << tb;
+    for (size_t m = t * job->per; m < (t + 1) * job->per; m++) {
+        size_t mr = N_(bitrev)(m, mb);
+        if (mr < m) continue;
+        for (size_t hi = 0; hi < T; hi++) {
+            for (size_t lo = 0; lo < T; lo++) {
+                size_t i = (hi << hs) | (m << tb) | lo;
+                size_t j = (N_(bitrev)(lo, tb) << hs) | (mr << tb) | N_(bitrev)(hi, tb);
+                if (mr == m && j <= i) continue;
+                FT tmp = job->a[i];
+                job->a[i] = job->a[j];
+                job->a[j] = tmp;
+            }
         }
     }
 }
 
-/* One stage: butterflies over blocks of 2·half, twiddle stride n/(2·half). */
-static void N_(stage_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    N_(ntt_job) *job = arg;
-    size_t total = job->n / 2, per = (total + job->tasks - 1) / job->tasks;
-    size_t begin = t * per, end = begin + per < total ? begin + per : total;
-    size_t half = job->half, stride = job->n / (2 * half);
-    for (size_t k = begin; k < end; k++) {
-        size_t block = k / half, j = k % half;
-        size_t i0 = block * 2 * half + j, i1 = i0 + half;
-        FT u = job->a[i0], v;
-        ZP_CAT(FT, _mul)(&v, &job->a[i1], &job->tw[j * stride]);
-        ZP_CAT(FT, _add)(&job->a[i0], &u, &v);
-        ZP_CAT(FT, _sub)(&job->a[i1], &u, &v);
+static void N_(bitrev_permute)(FT *a, unsigned log_n, const zp_parallel *par) {
+    size_t n = (size_t)1 << log_n;
+    if (log_n < 2 * ZP_NTT_TILE_LOG + 2) {
+        for (size_t i = 0; i < n; i++) {
+            size_t j = N_(bitrev)(i, log_n);
+            if (i < j) {
+                FT tmp = a[i];
+                a[i] = a[j];
+                a[j] = tmp;
+            }
+        }
+        return;
     }
+    size_t mids = n >> (2 * ZP_NTT_TILE_LOG), tasks = mids < 64 ? mids : 64;
+    N_(perm_job) job = {a, log_n, mids / tasks};
+    zp_parallel_for(par, tasks, N_(perm_task), &job);
 }
 
-static void N_(scale_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    N_(ntt_job) *job = arg;
-    size_t per = (job->n + job->tasks - 1) / job->tasks;
-    size_t begin = t * per, end = begin + per < job->n ? begin + per : job->n;
-    for (size_t i = begin; i < end; i++) ZP_CAT(FT, _mul)(&job->a[i], &job->a[i], &job->base);
+/* Below 2^12 elements a transform takes well under a millisecond and
+ * waking the workers costs more than it gains. */
+static const zp_parallel *N_(par_for)(unsigned log_n, const zp_parallel *par) {
+    return log_n < 12 ? NULL : par;
+}
+
+int N_(ntt)(FT *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par) {
+    N_(plan) pl;
+    if (!N_(plan_init)(&pl, a, log_n, NULL, scratch)) return 0;
+    pl.inverse = inverse != 0;
+    par = N_(par_for)(log_n, par);
+    if (pl.log_r > 0) zp_parallel_for(par, pl.B / pl.G, N_(col_dif_task), &pl);
+    zp_parallel_for(par, pl.R / pl.rows, N_(row_dif_task), &pl);
+    N_(bitrev_permute)(a, log_n, par);
+    return 1;
+}
+
+int N_(ntt_to_coset)(FT *a, unsigned log_n, const FT *shift, void *scratch, const zp_parallel *par) {
+    N_(plan) pl;
+    if (!N_(plan_init)(&pl, a, log_n, shift, scratch)) return 0;
+    par = N_(par_for)(log_n, par);
+    pl.inverse = 1;
+    if (pl.log_r > 0) zp_parallel_for(par, pl.B / pl.G, N_(col_dif_task), &pl);
+    zp_parallel_for(par, pl.R / pl.rows, N_(row_coset_task), &pl);
+    if (pl.log_r > 0) zp_parallel_for(par, pl.B / pl.G, N_(col_dit_task), &pl);
+    return 1;
 }
 
 /* a[i] *= g^i: the coset shift (values at g·ω^j after a forward NTT). */
+typedef struct {
+    FT *a;
+    size_t n, tasks;
+    FT g;
+} N_(coset_job);
+
 static void N_(coset_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
-    N_(ntt_job) *job = arg;
+    N_(coset_job) *job = arg;
     size_t per = (job->n + job->tasks - 1) / job->tasks;
     size_t begin = t * per, end = begin + per < job->n ? begin + per : job->n;
     if (begin >= end) return;
     FT cur;
     uint64_t e[1] = {begin};
-    ZP_CAT(FT, _pow)(&cur, &job->base, e, 1);
+    F_(pow)(&cur, &job->g, e, 1);
     for (size_t i = begin; i < end; i++) {
-        ZP_CAT(FT, _mul)(&job->a[i], &job->a[i], &cur);
-        ZP_CAT(FT, _mul)(&cur, &cur, &job->base);
+        F_(mul)(&job->a[i], &job->a[i], &cur);
+        F_(mul)(&cur, &cur, &job->g);
     }
-}
-
-size_t N_(ntt_scratch_size)(unsigned log_n) { return (((size_t)1 << log_n) / 2 + 1) * sizeof(FT); }
-
-static size_t N_(task_count)(size_t n, const zp_parallel *par) {
-    size_t threads = zp_parallel_threads(par);
-    if (threads == 1 || n < 4096) return 1;
-    return 4 * threads;
-}
-
-int N_(ntt)(FT *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par) {
-    N_(ntt_job) job;
-    FT w;
-    if (!N_(root_of_unity)(&w, log_n)) return 0;
-    if (inverse) ZP_CAT(FT, _inv)(&w, &w);
-    job.a = a;
-    job.n = (size_t)1 << log_n;
-    job.log_n = log_n;
-    job.tw = scratch;
-    job.tasks = N_(task_count)(job.n, par);
-    job.base = w;
-    job.half = job.n / 2;
-    zp_parallel_for(par, job.tasks, N_(powers_task), &job);
-    zp_parallel_for(par, job.tasks, N_(bitrev_task), &job);
-    for (job.half = 1; job.half < job.n; job.half *= 2) zp_parallel_for(par, job.tasks, N_(stage_task), &job);
-    if (inverse) {
-        FT n_inv;
-        ZP_CAT(FT, _from_u64)(&n_inv, job.n);
-        ZP_CAT(FT, _inv)(&job.base, &n_inv);
-        zp_parallel_for(par, job.tasks, N_(scale_task), &job);
-    }
-    return 1;
 }
 
 void N_(coset_shift)(FT *a, size_t n, const FT *g, const zp_parallel *par) {
-    N_(ntt_job) job;
-    job.a = a;
-    job.n = n;
-    job.tasks = N_(task_count)(n, par);
-    job.base = *g;
+    size_t threads = zp_parallel_threads(par);
+    N_(coset_job) job = {a, n, (threads == 1 || n < 4096) ? 1 : 4 * threads, *g};
     zp_parallel_for(par, job.tasks, N_(coset_task), &job);
 }
 
 #undef N_
 #undef NC_
+#undef F_
 #undef FT
 #undef ZP_N
 #undef ZP_N_UP

@@ -1,0 +1,250 @@
+/* The NTT against a plain radix-2 reference kept here (the transform as it
+ * was before the four-step rewrite) and, up to 2^8, the naive DFT: both
+ * fields, every size from 2^0 to 2^20 (2^16 when ZP_TEST_ITERS < 100, the
+ * sanitizer runs), through a two-thread pool and serially. Checks the
+ * forward and inverse transforms, round trips, and ntt_to_coset against
+ * inverse NTT, a[i] *= shift^i, forward NTT, and with shift^-1 back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parallel.h"
+#include "engine/pool.h"
+#include "ntt/ntt.h"
+#include "testutil.h"
+
+/* Random elements below the modulus m, in Montgomery form, with some 0, 1
+ * and m - 1 mixed in. */
+#define FILL_FN(F)                                                               \
+    static void fill_##F(F *a, size_t n) {                                       \
+        const uint64_t *m = F##_modulus.v;                                       \
+        uint64_t top = m[3];                                                     \
+        uint64_t mask = 1;                                                       \
+        while (mask < top) mask = (mask << 1) | 1;                               \
+        for (size_t i = 0; i < n; i++) {                                         \
+            uint64_t r = zp_test_rand64() % 32;                                  \
+            memset(a[i].v, 0, sizeof a[i].v);                                    \
+            if (r == 0) continue;                                                \
+            if (r == 1) {                                                        \
+                a[i].v[0] = 1;                                                   \
+            } else if (r == 2) {                                                 \
+                memcpy(a[i].v, m, sizeof a[i].v);                                \
+                a[i].v[0] -= 1;                                                  \
+            } else {                                                             \
+                do {                                                             \
+                    for (int k = 0; k < 4; k++) a[i].v[k] = zp_test_rand64();    \
+                    a[i].v[3] &= mask;                                           \
+                } while (!zp_limbs_lt(a[i].v, m, 4));                            \
+            }                                                                    \
+            F##_to_mont(&a[i], &a[i]);                                           \
+        }                                                                        \
+    }
+
+/* The reference: bit-reversal permutation, then log n radix-2
+ * Cooley-Tukey stages with twiddles w^(j·n/2h) from a power table; the
+ * inverse uses w^-1 and scales by 1/n. Serial. */
+#define REF_FN(F)                                                                \
+    static void ref_ntt_##F(F *a, unsigned log_n, int inverse) {                 \
+        size_t n = (size_t)1 << log_n;                                           \
+        F w, cur;                                                                \
+        F##_root_of_unity(&w, log_n);                                            \
+        if (inverse) F##_inv(&w, &w);                                            \
+        F *tw = malloc((n / 2 + 1) * sizeof *tw);                                \
+        F##_set_one(&cur);                                                       \
+        for (size_t i = 0; i < n / 2 + 1; i++) {                                 \
+            tw[i] = cur;                                                         \
+            F##_mul(&cur, &cur, &w);                                             \
+        }                                                                        \
+        for (size_t i = 0; i < n; i++) {                                         \
+            size_t j = 0;                                                        \
+            for (unsigned b = 0; b < log_n; b++) j |= ((i >> b) & 1) << (log_n - 1 - b); \
+            if (i < j) {                                                         \
+                F t = a[i];                                                      \
+                a[i] = a[j];                                                     \
+                a[j] = t;                                                        \
+            }                                                                    \
+        }                                                                        \
+        for (size_t half = 1; half < n; half *= 2) {                             \
+            size_t stride = n / (2 * half);                                      \
+            for (size_t blk = 0; blk < n; blk += 2 * half) {                     \
+                for (size_t j = 0; j < half; j++) {                              \
+                    F u = a[blk + j], v;                                         \
+                    F##_mul(&v, &a[blk + j + half], &tw[j * stride]);            \
+                    F##_add(&a[blk + j], &u, &v);                                \
+                    F##_sub(&a[blk + j + half], &u, &v);                         \
+                }                                                                \
+            }                                                                    \
+        }                                                                        \
+        if (inverse) {                                                           \
+            F s;                                                                 \
+            F##_from_u64(&s, n);                                                 \
+            F##_inv(&s, &s);                                                     \
+            for (size_t i = 0; i < n; i++) F##_mul(&a[i], &a[i], &s);            \
+        }                                                                        \
+        free(tw);                                                                \
+    }                                                                            \
+    /* a[i] <- sum_j a[j]·w^(ij), straight from the definition */                \
+    static void naive_dft_##F(F *out, const F *a, unsigned log_n) {              \
+        size_t n = (size_t)1 << log_n;                                           \
+        F w;                                                                     \
+        F##_root_of_unity(&w, log_n);                                            \
+        for (size_t i = 0; i < n; i++) {                                         \
+            F acc, wi, wij, t;                                                   \
+            uint64_t e[1] = {i};                                                 \
+            F##_set_zero(&acc);                                                  \
+            F##_pow(&wi, &w, e, 1);                                              \
+            F##_set_one(&wij);                                                   \
+            for (size_t j = 0; j < n; j++) {                                     \
+                F##_mul(&t, &a[j], &wij);                                        \
+                F##_add(&acc, &acc, &t);                                         \
+                F##_mul(&wij, &wij, &wi);                                        \
+            }                                                                    \
+            out[i] = acc;                                                        \
+        }                                                                        \
+    }
+
+/* One size, one field: the references are computed once and every
+ * zp_parallel in pars is checked against them. Up to 2^16 (full) every
+ * check runs against the radix-2 reference; above, to keep the run short,
+ * the inverse is checked through the round trip (the forward one being
+ * checked against the reference), ntt_to_coset against inverse NTT,
+ * coset_shift, forward NTT, and only through the pool. buf holds four
+ * arrays of 2^log_n. */
+#define NTT_TEST(F, NAME)                                                                                \
+    FILL_FN(F)                                                                                           \
+    REF_FN(F)                                                                                            \
+    static void test_ntt_##F(F *buf, unsigned log_n, const zp_parallel *const *pars, size_t npars) {    \
+        size_t n = (size_t)1 << log_n, bytes = n * sizeof(F);                                            \
+        int full = log_n <= 16;                                                                          \
+        F *a = buf, *fwd = a + n, *inv = fwd + n, *cos = inv + n;                                        \
+        /* what the transforms run on, and their scratch, at exact sizes so                              \
+         * that the sanitizer build sees any overrun */                                                  \
+        F *b = malloc(bytes), *c = malloc(bytes);                                                        \
+        size_t ss = F##_ntt_scratch_size(log_n), cs = F##_ntt_to_coset_scratch_size(log_n);              \
+        CHECK_MSG(cs <= ss, NAME " to_coset scratch within ntt scratch, n=2^%u", log_n);                 \
+        void *scratch = malloc(ss), *cscratch = malloc(cs);                                              \
+        F shift, shift_inv;                                                                              \
+        F##_root_of_unity(&shift, log_n + 1);                                                            \
+        F##_inv(&shift_inv, &shift);                                                                     \
+        fill_##F(a, n);                                                                                  \
+        memcpy(fwd, a, bytes);                                                                           \
+        ref_ntt_##F(fwd, log_n, 0);                                                                      \
+        if (full) {                                                                                      \
+            memcpy(inv, a, bytes);                                                                       \
+            ref_ntt_##F(inv, log_n, 1);                                                                  \
+            memcpy(cos, inv, bytes);                                                                     \
+            F##_coset_shift(cos, n, &shift, NULL);                                                       \
+            ref_ntt_##F(cos, log_n, 0);                                                                  \
+        }                                                                                                \
+        if (log_n <= 8) {                                                                                \
+            naive_dft_##F(b, a, log_n);                                                                  \
+            CHECK_MSG(memcmp(b, fwd, bytes) == 0, NAME " reference vs naive DFT, n=2^%u", log_n);        \
+        }                                                                                                \
+        for (size_t pi = 0; pi < npars; pi++) {                                                          \
+            const zp_parallel *par = pars[pi];                                                           \
+            const char *how = par == NULL ? "serial" : "pool";                                           \
+            memcpy(b, a, bytes);                                                                         \
+            CHECK(F##_ntt(b, log_n, 0, scratch, par));                                                   \
+            CHECK_MSG(memcmp(b, fwd, bytes) == 0, NAME " forward vs reference, n=2^%u %s", log_n, how);  \
+            CHECK(F##_ntt(b, log_n, 1, scratch, par));                                                   \
+            CHECK_MSG(memcmp(b, a, bytes) == 0, NAME " round trip, n=2^%u %s", log_n, how);              \
+            /* the composition the prover used before, through the fast transforms */                    \
+            memcpy(c, a, bytes);                                                                         \
+            CHECK(F##_ntt(c, log_n, 1, scratch, par));                                                   \
+            if (full) {                                                                                  \
+                CHECK_MSG(memcmp(c, inv, bytes) == 0, NAME " inverse vs reference, n=2^%u %s", log_n, how); \
+            } else {                                                                                     \
+                memcpy(inv, c, bytes); /* checked by the round trip */                                   \
+            }                                                                                            \
+            F##_coset_shift(c, n, &shift, par);                                                          \
+            CHECK(F##_ntt(c, log_n, 0, scratch, par));                                                   \
+            if (full) {                                                                                  \
+                CHECK_MSG(memcmp(c, cos, bytes) == 0, NAME " ntt + coset_shift + ntt, n=2^%u %s", log_n, how); \
+            } else {                                                                                     \
+                memcpy(cos, c, bytes);                                                                   \
+            }                                                                                            \
+            /* coset round trip: back from the coset by inverse NTT, shift by 1/g */                     \
+            CHECK(F##_ntt(c, log_n, 1, scratch, par));                                                   \
+            F##_coset_shift(c, n, &shift_inv, par);                                                      \
+            CHECK_MSG(memcmp(c, inv, bytes) == 0, NAME " coset round trip, n=2^%u %s", log_n, how);      \
+            memcpy(b, a, bytes);                                                                         \
+            CHECK(F##_ntt_to_coset(b, log_n, &shift, cscratch, par));                                    \
+            CHECK_MSG(memcmp(b, cos, bytes) == 0, NAME " to_coset vs reference, n=2^%u %s", log_n, how); \
+            if (!full) continue;                                                                         \
+            CHECK(F##_ntt_to_coset(b, log_n, &shift_inv, scratch, par));                                 \
+            CHECK_MSG(memcmp(b, a, bytes) == 0, NAME " to_coset round trip, n=2^%u %s", log_n, how);     \
+        }                                                                                                \
+        free(b);                                                                                         \
+        free(c);                                                                                         \
+        free(scratch);                                                                                   \
+        free(cscratch);                                                                                  \
+    }                                                                                                    \
+    /* An arbitrary shift (not a root of unity) and the sizes past the field's two-adicity. */          \
+    static void test_misc_##F(const zp_parallel *par) {                                                  \
+        for (unsigned log_n = 0; log_n <= 13; log_n += 13) {                                             \
+            size_t n = (size_t)1 << log_n, bytes = n * sizeof(F);                                        \
+            F *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), g;                             \
+            void *scratch = malloc(F##_ntt_scratch_size(log_n));                                         \
+            fill_##F(a, n);                                                                              \
+            fill_##F(&g, 1);                                                                             \
+            memcpy(b, a, bytes);                                                                         \
+            CHECK(F##_ntt_to_coset(b, log_n, &g, scratch, par));                                         \
+            memcpy(c, a, bytes);                                                                         \
+            ref_ntt_##F(c, log_n, 1);                                                                    \
+            F##_coset_shift(c, n, &g, NULL);                                                             \
+            ref_ntt_##F(c, log_n, 0);                                                                    \
+            CHECK_MSG(memcmp(b, c, bytes) == 0, NAME " to_coset with a random shift, n=2^%u", log_n);    \
+            free(a);                                                                                     \
+            free(b);                                                                                     \
+            free(c);                                                                                     \
+            free(scratch);                                                                               \
+        }                                                                                                \
+        F x, w;                                                                                          \
+        unsigned big = 0;                                                                                \
+        while (F##_root_of_unity(&w, big + 1)) big++;                                                    \
+        CHECK_MSG(big >= 28, NAME " two-adicity %u", big);                                               \
+        CHECK(F##_ntt_scratch_size(big + 1) == 0);                                                       \
+        F##_set_one(&x);                                                                                 \
+        CHECK(!F##_ntt(&x, big + 1, 0, NULL, par));                                                      \
+        CHECK(!F##_ntt_to_coset(&x, big + 1, &x, NULL, par));                                            \
+        CHECK(F##_is_one(&x));                                                                           \
+        /* the roots keep their order: w^(2^k) = 1, w^(2^(k-1)) != 1 */                                  \
+        for (unsigned k = 1; k <= big; k += 9) {                                                         \
+            F##_root_of_unity(&w, k);                                                                    \
+            for (unsigned i = 1; i < k; i++) F##_sqr(&w, &w);                                            \
+            CHECK_MSG(!F##_is_one(&w), NAME " root primitive 2^%u", k);                                  \
+            F##_sqr(&w, &w);                                                                             \
+            CHECK_MSG(F##_is_one(&w), NAME " root order 2^%u", k);                                       \
+        }                                                                                                \
+    }
+
+NTT_TEST(zp_bn254_fr, "bn254")
+NTT_TEST(zp_bls12_fr, "bls12-381")
+
+int main(void) {
+    zp_test_init("test_ntt");
+    zp_pool *pool;
+    zp_error err;
+    if (zp_pool_create(&pool, 2, &err) != ZP_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    zp_parallel par = zp_pool_parallel(pool);
+    const zp_parallel *pars[] = {&par, NULL};
+    /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at 2^16 */
+    unsigned max_log = zp_test_iters(100) >= 100 ? 20 : 16;
+    /* four arrays of the largest size */
+    _Static_assert(sizeof(zp_bn254_fr) == 32 && sizeof(zp_bls12_fr) == 32, "4-limb scalars");
+    void *buf = malloc(4 * ((size_t)32 << max_log));
+    for (unsigned log_n = 0; log_n <= max_log; log_n++) {
+        /* serially only up to 2^16: past that the code is the same, the pool
+         * only changes who runs which task */
+        size_t npars = log_n <= 16 ? 2 : 1;
+        test_ntt_zp_bn254_fr(buf, log_n, pars, npars);
+        test_ntt_zp_bls12_fr(buf, log_n, pars, npars);
+    }
+    free(buf);
+    test_misc_zp_bn254_fr(&par);
+    test_misc_zp_bls12_fr(NULL);
+    zp_pool_destroy(pool);
+    return zp_test_done();
+}
