@@ -2,7 +2,8 @@
 # The whole test suite: installs what is missing, then
 #   1. the release build and its ctest suite (unit tests, ffjavascript
 #      cross-checks, snarkjs interop on both curves, bad-input tests);
-#   2. the unit and bad-input tests again under ASan+UBSan;
+#   2. the kernels, prover and interop tests again with the portable
+#      arithmetic, and the unit and bad-input tests under ASan+UBSan;
 #   3. the threaded tests under TSan;
 #   4. the libFuzzer targets, each run briefly.
 # Ends with one line "N passed, M failed" (counting ctest tests and the
@@ -51,6 +52,15 @@ CC_RELEASE="$(command -v clang || command -v cc)"
 echo "== release build ($CC_RELEASE) and full suite"
 if build build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC_RELEASE"; then
     run_ctest build
+fi
+
+# The portable arithmetic (no MULX/ADX assembly, generic add/sub) must give
+# the same proofs: its unit tests and the snarkjs interop again.
+if [ -n "$(grep -m1 -wo adx /proc/cpuinfo)" ]; then
+    echo "== portable-arithmetic build (-DZP_ADX=OFF): kernels, prover, snarkjs interop"
+    if build build-portable -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC_RELEASE" -DZP_ADX=OFF; then
+        run_ctest build-portable -R 'test_field|test_kernels|test_ntt|test_groth16|interop_snarkjs'
+    fi
 fi
 
 echo "== ASan+UBSan build, unit and bad-input tests"

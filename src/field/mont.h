@@ -68,11 +68,13 @@ ZP_INLINE int zp_limbs_is_zero(const uint64_t *a, size_t n) {
     return acc == 0;
 }
 
-#if defined(__x86_64__)
+#if defined(ZP_FIELD_ADX) && defined(__x86_64__)
 #include <immintrin.h>
 /* With the carry-flag intrinsics both compilers emit straight ADC/SBB
  * chains and CMOVs; the generic code below leaves clang and gcc computing
- * each borrow as a separate 128-bit subtraction. */
+ * each borrow as a separate 128-bit subtraction. (They need no ADX, but
+ * they go with the assembly multiplication so that a -DZP_ADX=OFF build
+ * runs, and tests, the generic code throughout.) */
 #define ZP_ADDSUB_X86 1
 #else
 #define ZP_ADDSUB_X86 0
