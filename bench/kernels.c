@@ -190,7 +190,7 @@ FIELD_BENCH(zp_bls12_fp2, seed_zp_bls12_fp2, F_BLS_FP2, "field bls12-381 Fp2")
 static void size_label(char *out, size_t len, unsigned log_n) { snprintf(out, len, "2^%u", log_n); }
 
 /* Bucket additions of Pippenger with the library's window choice. */
-static double msm_adds(size_t n, const unsigned *bits) {
+static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
     size_t n_big = 0;
     unsigned max_bits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -199,7 +199,7 @@ static double msm_adds(size_t n, const unsigned *bits) {
         if (b > max_bits) max_bits = b;
     }
     zp_msm_plan plan;
-    zp_msm_plan_make(&plan, ZP_MSM_AFFINE, n, n_big, max_bits, 1);
+    zp_msm_plan_make(&plan, ZP_MSM_AFFINE, n, n_big, max_bits, point_bytes, 1);
     unsigned c = plan.c;
     double adds = (double)plan.windows * 2.0 * (double)((size_t)1 << (c - 1));
     for (size_t i = 0; i < n; i++) {
@@ -265,7 +265,7 @@ static double msm_adds(size_t n, const unsigned *bits) {
             char size[16], name[64];                                                                       \
             size_label(size, sizeof size, lg);                                                             \
             snprintf(name, sizeof name, "msm %s%s", NAME, circom_like ? " circom-like" : "");              \
-            double bound = msm_adds(n, bits) * 6.0 * t_mul_ns[FID] * 1e-6 / (double)threads;               \
+            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[FID] * 1e-6 / (double)threads;               \
             report(name, size, "ms", samples, opt_runs, bound);                                            \
             free(scratch);                                                                                 \
         }                                                                                                  \

@@ -43,10 +43,11 @@ typedef struct {
     size_t chunks, chunk_len;
 } zp_msm_plan;
 
-/* n points, of which n_big have scalars above 1 (zeros cost nothing, ones
- * one addition in window 0), the largest scalar having `bits` bits. */
+/* n points of point_bytes each (affine), of which n_big have scalars above
+ * 1 (zeros cost nothing, ones one addition in window 0), the largest scalar
+ * having `bits` bits. */
 void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
-                      size_t threads);
+                      size_t point_bytes, size_t threads);
 /* Window count for c-bit windows over scalars of `bits` bits. */
 unsigned zp_msm_windows(unsigned c, unsigned bits);
 /* The scan the plan needs: bit length of the largest scalar and the count

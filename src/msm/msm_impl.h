@@ -107,7 +107,7 @@ static size_t M_(max_ws)(size_t n, size_t threads) {
     size_t ws = 0;
     for (int p = ZP_MSM_XYZZ; p <= ZP_MSM_AFFINE; p++) {
         zp_msm_plan pl;
-        zp_msm_plan_make(&pl, (zp_msm_path)p, n, n, ZP_MSM_SCALAR_BITS, threads);
+        zp_msm_plan_make(&pl, (zp_msm_path)p, n, n, ZP_MSM_SCALAR_BITS, sizeof(MA), threads);
         size_t s = M_(ws_size)(&pl);
         if (s > ws) ws = s;
     }
@@ -138,9 +138,9 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         M_(j_set_inf)(pt->out);
         zp_msm_scan(pt->scalars, pt->n, &bits, &n_big);
         if (bits == 0) pt->n = 0; /* all zero: no tiles */
-        zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, threads);
+        zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
         zp_msm_plan full;
-        zp_msm_plan_make(&full, pt->plan.path, pt->n, pt->n, ZP_MSM_SCALAR_BITS, threads);
+        zp_msm_plan_make(&full, pt->plan.path, pt->n, pt->n, ZP_MSM_SCALAR_BITS, sizeof(MA), threads);
         if (pt->plan.chunk_len > full.chunk_len) {
             pt->plan.chunk_len = full.chunk_len;
             pt->plan.chunks = (pt->n + full.chunk_len - 1) / full.chunk_len;
