@@ -63,18 +63,26 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
             best_cost = cost;
         }
     }
-    /* never wider than for n full-size scalars: the scratch is sized for that */
-    if (bits < ZP_MSM_SCALAR_BITS || n_big < n) {
-        zp_msm_plan full;
-        zp_msm_plan_make(&full, path, n, n, ZP_MSM_SCALAR_BITS, point_bytes, threads);
-        if (best > full.c) best = full.c;
-    }
     plan->path = path;
     plan->c = best;
     plan->windows = zp_msm_windows(best, bits);
     plan->chunks = 1;
     while ((size_t)plan->windows * plan->chunks < 2 * threads && n / (plan->chunks * 2) >= 1024) plan->chunks *= 2;
     plan->chunk_len = n == 0 ? 0 : (n + plan->chunks - 1) / plan->chunks;
+    /* The scratch is sized for the plan of n full-size scalars: never a
+     * wider window or a longer chunk than that one. */
+    if (bits < ZP_MSM_SCALAR_BITS || n_big < n) {
+        zp_msm_plan full;
+        zp_msm_plan_make(&full, path, n, n, ZP_MSM_SCALAR_BITS, point_bytes, threads);
+        if (plan->c > full.c) {
+            plan->c = full.c;
+            plan->windows = zp_msm_windows(full.c, bits);
+        }
+        if (plan->chunk_len > full.chunk_len) {
+            plan->chunk_len = full.chunk_len;
+            plan->chunks = (n + full.chunk_len - 1) / full.chunk_len;
+        }
+    }
 }
 
 #define ZP_M zp_bn254_g1

@@ -45,7 +45,8 @@ typedef struct {
 
 /* n points of point_bytes each (affine), of which n_big have scalars above
  * 1 (zeros cost nothing, ones one addition in window 0), the largest scalar
- * having `bits` bits. */
+ * having `bits` bits. The window and chunk are never larger than in the
+ * plan for n full-size scalars, which sizes the scratch. */
 void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
                       size_t point_bytes, size_t threads);
 /* Window count for c-bit windows over scalars of `bits` bits. */

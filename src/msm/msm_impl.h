@@ -139,12 +139,6 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         zp_msm_scan(pt->scalars, pt->n, &bits, &n_big);
         if (bits == 0) pt->n = 0; /* all zero: no tiles */
         zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
-        zp_msm_plan full;
-        zp_msm_plan_make(&full, pt->plan.path, pt->n, pt->n, ZP_MSM_SCALAR_BITS, sizeof(MA), threads);
-        if (pt->plan.chunk_len > full.chunk_len) {
-            pt->plan.chunk_len = full.chunk_len;
-            pt->plan.chunks = (pt->n + full.chunk_len - 1) / full.chunk_len;
-        }
         if (pt->n == 0) pt->plan.chunks = 0;
         pt->first_tile = tiles;
         tiles += (size_t)pt->plan.windows * pt->plan.chunks;
