@@ -44,7 +44,7 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
 }
 
 size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) {
-    return 3 * (size_t)pk->domain_size * sizeof(FR) + FR_(ntt_to_coset_scratch_size)(X_(log2)(pk->domain_size));
+    return 3 * (size_t)pk->domain_size * sizeof(FR) + FR_(ntt_scratch_size)(X_(log2)(pk->domain_size));
 }
 
 typedef struct {

@@ -14,16 +14,13 @@
  * F_ntt(a, log_n, inverse, scratch, par): natural order in and out.
  *   Forward: a[i] <- sum_j a[j]·ω^(ij) (values at ω^i of the polynomial
  *   with coefficients a). Inverse: the same with ω^-1, times 1/n.
- * F_ntt_to_coset_scratch_size(log_n): bytes of scratch for F_ntt_to_coset
- *   (never more than F_ntt_scratch_size).
  * F_ntt_to_coset(a, log_n, shift, scratch, par): from the values of a
  *   polynomial P of degree < n at ω^i to its values at shift·ω^i, natural
  *   order in and out: exactly F_ntt inverse, a[i] *= shift^i, F_ntt
  *   forward, but without either bit-reversal pass and with the scalings
  *   folded into the transforms' twiddles. With shift the primitive 2n-th
  *   root (F_root_of_unity(log_n + 1)) these are the odd points of the
- *   2n-domain, as the Groth16 prover needs.
- * F_coset_shift(a, n, g, par): a[i] *= g^i for i < n. */
+ *   2n-domain, as the Groth16 prover needs. */
 #ifndef ZP_NTT_NTT_H
 #define ZP_NTT_NTT_H
 
@@ -34,9 +31,7 @@
     int F##_root_of_unity(F *w, unsigned log_n);                                                    \
     size_t F##_ntt_scratch_size(unsigned log_n);                                                    \
     int F##_ntt(F *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par);          \
-    size_t F##_ntt_to_coset_scratch_size(unsigned log_n);                                           \
-    int F##_ntt_to_coset(F *a, unsigned log_n, const F *shift, void *scratch, const zp_parallel *par); \
-    void F##_coset_shift(F *a, size_t n, const F *g, const zp_parallel *par);
+    int F##_ntt_to_coset(F *a, unsigned log_n, const F *shift, void *scratch, const zp_parallel *par);
 
 ZP_NTT_DECLARE(zp_bn254_fr)
 ZP_NTT_DECLARE(zp_bls12_fr)

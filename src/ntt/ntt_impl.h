@@ -106,8 +106,6 @@ size_t N_(ntt_scratch_size)(unsigned log_n) {
     return N_(table_elems)(log_n) * sizeof(FT);
 }
 
-size_t N_(ntt_to_coset_scratch_size)(unsigned log_n) { return N_(ntt_scratch_size)(log_n); }
-
 /* out[j] = first·base^j for j < len */
 static void N_(powers)(FT *out, size_t len, const FT *first, const FT *base) {
     if (len == 0) return;
@@ -317,34 +315,6 @@ int N_(ntt_to_coset)(FT *a, unsigned log_n, const FT *shift, void *scratch, cons
     zp_parallel_for(par, pl.R / pl.rows, N_(row_coset_task), &pl);
     if (pl.log_r > 0) zp_parallel_for(par, pl.B / pl.G, N_(col_dit_task), &pl);
     return 1;
-}
-
-/* a[i] *= g^i: the coset shift (values at g·ω^j after a forward NTT). */
-typedef struct {
-    FT *a;
-    size_t n, tasks;
-    FT g;
-} N_(coset_job);
-
-static void N_(coset_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    N_(coset_job) *job = arg;
-    size_t per = (job->n + job->tasks - 1) / job->tasks;
-    size_t begin = t * per, end = begin + per < job->n ? begin + per : job->n;
-    if (begin >= end) return;
-    FT cur;
-    uint64_t e[1] = {begin};
-    F_(pow)(&cur, &job->g, e, 1);
-    for (size_t i = begin; i < end; i++) {
-        F_(mul)(&job->a[i], &job->a[i], &cur);
-        F_(mul)(&cur, &cur, &job->g);
-    }
-}
-
-void N_(coset_shift)(FT *a, size_t n, const FT *g, const zp_parallel *par) {
-    size_t threads = zp_parallel_threads(par);
-    N_(coset_job) job = {a, n, (threads == 1 || n < 4096) ? 1 : 4 * threads, *g};
-    zp_parallel_for(par, job.tasks, N_(coset_task), &job);
 }
 
 #undef N_
