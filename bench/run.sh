@@ -39,13 +39,10 @@ quiet cmake --build "$BUILD" -j"$(nproc)" --target zkpipe zkpipe-bench-kernels
 threads=()
 [ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
 echo "== kernels" >&2
-if [ "$MODE" = quick ]; then
-    "$BUILD/zkpipe-bench-kernels" --runs "$RUNS" --max-log 18 "${threads[@]}" --json "$WORK/kernels.json" |
-        tee "$WORK/kernels.txt"
-else
-    "$BUILD/zkpipe-bench-kernels" --runs "$RUNS" --max-log 20 "${threads[@]}" --json "$WORK/kernels.json" |
-        tee "$WORK/kernels.txt"
-fi
+max_log=18
+[ "$MODE" = full ] && max_log=20
+"$BUILD/zkpipe-bench-kernels" --runs "$RUNS" --max-log "$max_log" "${threads[@]}" --json "$WORK/kernels.json" |
+    tee "$WORK/kernels.txt"
 
 echo "== whole proofs" >&2
 zkargs=""
