@@ -6,8 +6,9 @@
  * (3 for the trick, slope, slope², y) against 10 for XYZZ + affine.
  * Points stream in order; a point whose bucket is empty is stored, one
  * whose bucket already has an addition pending in the batch (rare: the
- * batch is small against the bucket count) goes to that bucket's XYZZ
- * side sum, and the rest join the batch (as gnark-crypto does). Equal x
+ * batch is small against the bucket count) waits in a short queue for the
+ * next flush, or, when that is full, goes to the bucket's XYZZ side sum,
+ * and the rest join the batch (as gnark-crypto does). Equal x
  * in a pair means a doubling (slope 3x²/2y, in the same batch) or a
  * cancellation.
  *
@@ -33,6 +34,11 @@ typedef struct {
 } M_(pair);
 
 typedef struct {
+    uint32_t entry; /* point index | sign bit */
+    uint32_t bucket;
+} M_(waiting);
+
+typedef struct {
     MA *bucket;      /* nb */
     MX *side;        /* nb */
     uint8_t *flags;  /* nb */
@@ -41,50 +47,41 @@ typedef struct {
     M_(pair) *batch; /* MSM_BATCH */
     FT *den, *pre;   /* MSM_BATCH each */
     uint8_t *kind;   /* MSM_BATCH */
-    /* MSM_DEFER each: index | sign bit, and bucket */
-    uint32_t *defer, *retry, *defer_bucket, *retry_bucket;
+    M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
 } M_(affine_ws);
 
-static size_t M_(affine_ws_size)(size_t chunk_len, unsigned c) {
+/* Lays the workspace out from base (field elements first, where the
+ * alignment is the buffer's) and returns its size; with base 0 it only
+ * measures. */
+static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chunk_len, unsigned c) {
     size_t nb = (size_t)1 << (c - 1);
-    return nb * (sizeof(MA) + sizeof(MX) + 1) + chunk_len * 4 + MSM_TREE_CAP * sizeof(MA) +
-           MSM_BATCH * (sizeof(M_(pair)) + 2 * sizeof(FT) + 1) + 4 * MSM_DEFER * 4 + 64;
-}
-
-static void M_(affine_ws_init)(M_(affine_ws) *ws, void *mem, size_t chunk_len, unsigned c) {
-    size_t nb = (size_t)1 << (c - 1);
-    char *p = mem;
-    /* the field elements first, where the alignment is the buffer's */
-    ws->bucket = (MA *)p;
-    p += nb * sizeof(MA);
-    ws->side = (MX *)p;
-    p += nb * sizeof(MX);
-    ws->tree = (MA *)p;
-    p += MSM_TREE_CAP * sizeof(MA);
-    ws->den = (FT *)p;
-    p += MSM_BATCH * sizeof(FT);
-    ws->pre = (FT *)p;
-    p += MSM_BATCH * sizeof(FT);
-    ws->batch = (M_(pair) *)p;
-    p += MSM_BATCH * sizeof(M_(pair));
-    ws->ones = (uint32_t *)p;
-    p += chunk_len * 4;
-    ws->defer = (uint32_t *)p;
-    p += MSM_DEFER * 4;
-    ws->retry = (uint32_t *)p;
-    p += MSM_DEFER * 4;
-    ws->defer_bucket = (uint32_t *)p;
-    p += MSM_DEFER * 4;
-    ws->retry_bucket = (uint32_t *)p;
-    p += MSM_DEFER * 4;
-    ws->flags = (uint8_t *)p;
-    p += nb;
-    ws->kind = (uint8_t *)p;
+    uintptr_t p = base;
+#define MSM_CARVE(field, type, count) \
+    ws->field = (type *)p;            \
+    p += (count) * sizeof(type)
+    MSM_CARVE(bucket, MA, nb);
+    MSM_CARVE(side, MX, nb);
+    MSM_CARVE(tree, MA, MSM_TREE_CAP);
+    MSM_CARVE(den, FT, MSM_BATCH);
+    MSM_CARVE(pre, FT, MSM_BATCH);
+    MSM_CARVE(batch, M_(pair), MSM_BATCH);
+    MSM_CARVE(defer, M_(waiting), MSM_DEFER);
+    MSM_CARVE(retry, M_(waiting), MSM_DEFER);
+    MSM_CARVE(ones, uint32_t, chunk_len);
+    MSM_CARVE(flags, uint8_t, nb);
+    MSM_CARVE(kind, uint8_t, MSM_BATCH);
+#undef MSM_CARVE
     ws->n_batch = 0;
     ws->n_defer = 0;
     /* conflicts are likely when the batch is a sizeable part of the buckets */
     ws->batch_cap = nb / 4 < MSM_BATCH ? (nb / 4 > 2 * MSM_DEFER ? nb / 4 : 2 * MSM_DEFER) : MSM_BATCH;
+    return (size_t)(p - base);
+}
+
+static size_t M_(affine_ws_size)(size_t chunk_len, unsigned c) {
+    M_(affine_ws) ws;
+    return M_(affine_ws_layout)(&ws, 0, chunk_len, c);
 }
 
 ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
@@ -216,14 +213,11 @@ static void M_(flush_stream)(M_(affine_ws) *ws, const MA *points) {
     for (size_t i = 0; i < ws->n_batch; i++) ws->flags[ws->batch[i].bucket] &= (uint8_t)~MSM_PENDING;
     M_(flush)(ws);
     size_t n = ws->n_defer;
-    uint32_t *t = ws->retry;
+    M_(waiting) *t = ws->retry;
     ws->retry = ws->defer;
     ws->defer = t;
-    t = ws->retry_bucket;
-    ws->retry_bucket = ws->defer_bucket;
-    ws->defer_bucket = t;
     ws->n_defer = 0;
-    for (size_t i = 0; i < n; i++) M_(stream_point)(ws, points, ws->retry[i], ws->retry_bucket[i]);
+    for (size_t i = 0; i < n; i++) M_(stream_point)(ws, points, ws->retry[i].entry, ws->retry[i].bucket);
 }
 
 /* One point into bucket b: stored if the bucket is empty, deferred (or, when
@@ -238,8 +232,8 @@ static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry
         ws->flags[b] = f | MSM_FULL;
     } else if (f & MSM_PENDING) {
         if (ws->n_defer < MSM_DEFER) {
-            ws->defer_bucket[ws->n_defer] = b;
-            ws->defer[ws->n_defer++] = entry;
+            ws->defer[ws->n_defer].entry = entry;
+            ws->defer[ws->n_defer++].bucket = b;
             return;
         }
         if (!(f & MSM_SIDE)) {
