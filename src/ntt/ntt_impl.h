@@ -17,8 +17,9 @@
  *   3. rows:    a dif of size B along each row.
  * Position p then holds X[rev_n(p)], since rev_n(r·B + c) = rev_B(c)·R +
  * rev_R(r): the whole is a dif, natural in and bit-reversed out, with each
- * step touching a block that fits in cache (a row, 32 KiB at n = 2^20;
- * a group of G adjacent columns, R·G elements, in L2). Run backwards
+ * step touching a block at a time (a row, 32 KiB at n = 2^20; a group of
+ * G adjacent columns, up to 2 MiB, whose long contiguous runs per row
+ * measured faster than blocks small enough for L2). Run backwards
  * (rows by dit, twist, columns by dit) it is a dit: bit-reversed in,
  * natural out. The block transforms are in ntt_kernels_impl.h.
  *
