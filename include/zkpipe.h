@@ -95,9 +95,11 @@ typedef struct zp_prove_options {
 /* Where a proof's time went (seconds), for callers that report it. */
 typedef struct zp_prove_stats {
     size_t threads;
-    double start_s;  /* synthesis, the NTTs, the G1 MSMs */
-    double finish_s; /* the G2 MSM and assembly */
-    double verify_s; /* the self-check; 0 when skipped */
+    double start_s;    /* the NTTs, the G1 MSMs */
+    double finish_s;   /* the G2 MSM and assembly */
+    double verify_s;   /* the self-check; 0 when skipped */
+    double matrices_s; /* precompiling the key's constraint matrices */
+    double synth_s;    /* synthesis: a = A·w, b = B·w, c = a∘b */
 } zp_prove_stats;
 
 /* One proof of the witness for the key's circuit (options and stats may be

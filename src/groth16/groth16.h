@@ -1,8 +1,19 @@
 /* Groth16 proving, split as the engine needs it, and verification.
  *
- * Memory is the caller's, in two buffers so the big one can go early:
+ * A proof is three steps:
+ *   zp_groth16_synthesize    a = A·w, b = B·w, c = a∘b into abc, over the
+ *                            key's constraint matrices (built once per key
+ *                            by zp_groth16_matrices_build);
+ *   zp_groth16_prove_start   the NTTs and the G1 MSMs, from the a, b, c that
+ *                            synthesis left in abc (it does not synthesize);
+ *   zp_groth16_prove_finish  the G2 MSM and the assembly.
+ *
+ * Memory is the caller's, so the big buffers can go early:
+ * - matrices (zp_groth16_matrices_size): per key, read only; they index the
+ *   key's coefficient list, so the key must outlive them;
  * - abc (zp_groth16_abc_size): the a, b, c vectors and the NTT twiddles,
- *   used by prove_start only: free it as soon as prove_start returns;
+ *   written by synthesis and used by prove_start only: free it as soon as
+ *   prove_start returns;
  * - msm scratch (zp_groth16_msm_scratch_size): the MSM buckets, for both
  *   prove_start and prove_finish.
  * The caller allocates them (through the tracker, for the engine). The
@@ -29,7 +40,28 @@ size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);
 zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_curve, size_t n_witness,
                                    const uint64_t *witness, zp_error *err);
 
-/* Synthesis, NTTs, and the G1 MSMs, with r and s drawn from the OS. */
+/* Bytes of the precompiled constraint matrices for this key (exact; the
+ * engine reserves exactly this much before building). Scans the
+ * coefficient list once. */
+size_t zp_groth16_matrices_size(const zp_groth16_pk *pk);
+/* Builds the matrices into mem (bytes >= zp_groth16_matrices_size(pk),
+ * 64-byte aligned, caller-owned, e.g. mmap'd). They refer into the key's
+ * coefficient list: the key must outlive them. ZP_ERR_FORMAT on a corrupt
+ * coefficient list (matrix not 0/1, row >= domain_size, signal >= n_vars),
+ * naming the entry; ZP_ERR_ARG when mem is too small or misaligned. */
+zp_status zp_groth16_matrices_build(void *mem, size_t bytes, const zp_groth16_pk *pk, const zp_parallel *par,
+                                    zp_error *err) ZP_WARN_UNUSED;
+/* Synthesis: a = A·w, b = B·w, c = a∘b (Montgomery form) into abc
+ * (zp_groth16_abc_size bytes; its contents need not be cleared), parallel
+ * over rows through par. The witness is n_vars plain 4-limb integers, the
+ * matrices those built for this pk. Rows past the last coefficient row
+ * are zero. */
+void zp_groth16_synthesize(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
+                           const zp_parallel *par);
+
+/* The NTTs and the G1 MSMs, with r and s drawn from the OS. abc must hold
+ * the a, b, c that zp_groth16_synthesize wrote for this witness; they are
+ * overwritten. */
 zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                                  void *abc, void *msm_scratch, const zp_parallel *par, zp_error *err);
 /* The same with given blinding factors (plain, below r): for tests. */

@@ -2,7 +2,8 @@
  * with ZP_G set to the curve prefix (zp_bn254, zp_bls12).
  *
  * The prover follows snarkjs (FORMATS.md, "How snarkjs computes H"):
- *   a = A·w, b = B·w from the key's coefficient list, c = a∘b;
+ *   a = A·w, b = B·w from the key's coefficient list, c = a∘b (synthesis,
+ *   done before prove_start, by synth.c);
  *   for each: inverse NTT, coefficient i times ω_2N^i, forward NTT, which
  *   gives the values at the odd points of the 2N domain; h = a·b - c there;
  *   π_A = α + Σ w_i A_i + r·δ
@@ -49,19 +50,11 @@ size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) {
 
 typedef struct {
     const zp_groth16_pk *pk;
-    const uint64_t *witness;
     FR *a, *b, *c;
     size_t tasks;
 } X_(abc_job);
 
-/* c = a∘b and, after the transforms, h = a·b - c as plain integers */
-static void X_(hadamard_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    X_(abc_job) *job = arg;
-    size_t n = job->pk->domain_size, per = (n + job->tasks - 1) / job->tasks;
-    size_t begin = t * per, end = begin + per < n ? begin + per : n;
-    for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
-}
+/* after the transforms, h = a·b - c as plain integers */
 static void X_(h_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     X_(abc_job) *job = arg;
@@ -72,28 +65,6 @@ static void X_(h_task)(void *arg, size_t t, size_t worker) {
         FR_(mul)(&h, &job->a[i], &job->b[i]);
         FR_(sub)(&h, &h, &job->c[i]);
         FR_(from_mont)(&job->a[i], &h);
-    }
-}
-
-/* a += A·w, b += B·w: each coefficient, stored as v·R (Montgomery of v,
- * times R once more), Montgomery-multiplied by the plain witness value
- * gives the Montgomery form of v·w. */
-static void X_(synthesize)(const zp_groth16_pk *pk, const uint64_t *witness, FR *a, FR *b) {
-    size_t n = pk->domain_size;
-    memset(a, 0, n * sizeof *a);
-    memset(b, 0, n * sizeof *b);
-    for (size_t i = 0; i < pk->n_coefs; i++) {
-        const uint8_t *e = pk->coefs + i * ZP_ZKEY_COEF_BYTES;
-        uint32_t matrix, row, signal;
-        FR v, w, t;
-        memcpy(&matrix, e, 4);
-        memcpy(&row, e + 4, 4);
-        memcpy(&signal, e + 8, 4);
-        memcpy(v.v, e + 12, sizeof v.v);
-        memcpy(w.v, witness + 4 * (size_t)signal, sizeof w.v);
-        FR_(mul)(&t, &v, &w);
-        FR *dst = matrix == ZP_MATRIX_A ? a : b;
-        FR_(add)(&dst[row], &dst[row], &t);
     }
 }
 
@@ -121,10 +92,9 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
     unsigned log_n = X_(log2)(pk->domain_size);
     FR *a = abc, *b = a + n, *c = b + n;
     void *ntt_scratch = c + n;
-    X_(abc_job) job = {pk, witness, a, b, c, 4 * zp_parallel_threads(par)};
+    X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
 
-    X_(synthesize)(pk, witness, a, b);
-    zp_parallel_for(par, job.tasks, X_(hadamard_task), &job);
+    /* a, b, c = a∘b are in abc already (synth.c) */
     FR shift;
     FR_(root_of_unity)(&shift, log_n + 1);
     X_(to_odd_points)(a, log_n, &shift, ntt_scratch, par);
