@@ -10,6 +10,7 @@ int zp_cmd_verify(int argc, char **argv);
 int zp_cmd_setup(int argc, char **argv);
 int zp_cmd_export_vk(int argc, char **argv);
 int zp_cmd_info(int argc, char **argv);
+int zp_cmd_run(int argc, char **argv);
 
 /* Prints "zkpipe: <message>" on stderr and returns the exit status for err. */
 int zp_cli_fail(const zp_error *err);

@@ -24,6 +24,9 @@ static const char usage[] =
     "  export-vk <circuit.zkey> <verification_key.json>\n"
     "                     write a proving key's verification key\n"
     "  info <file>        what a .zkey, .wtns or .r1cs file holds\n"
+    "  run --key K.zkey --witness W1.wtns [W2.wtns ...] --out DIR\n"
+    "                     prove many partitions through the pipeline engine\n"
+    "                     under a memory budget, with a live status line\n"
     "\n"
     "'zkpipe <command> --help' tells more. Exit status: 0 success, 1 a proof\n"
     "that does not verify, 2 bad usage, 3 bad input, 4 other failures.\n";
@@ -91,7 +94,7 @@ int main(int argc, char **argv) {
         int (*fn)(int, char **);
     } commands[] = {
         {"prove", zp_cmd_prove},   {"verify", zp_cmd_verify}, {"setup", zp_cmd_setup},
-        {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info},
+        {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info}, {"run", zp_cmd_run},
     };
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);

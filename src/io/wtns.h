@@ -16,6 +16,11 @@ zp_status zp_wtns_open(zp_wtns **out, const char *path, zp_error *err) ZP_WARN_U
 zp_status zp_wtns_open_mem(zp_wtns **out, const void *data, size_t size, const char *name,
                            zp_error *err) ZP_WARN_UNUSED;
 void zp_wtns_close(zp_wtns *wtns);
+/* Reads a .wtns straight into the caller's values (count × 4 limbs), with
+ * the same checks, failing when the file's curve or count differ: the
+ * engine reads witnesses into its tracked buffers this way. */
+zp_status zp_wtns_read_into(uint64_t *values, size_t count, zp_curve curve, const char *path,
+                            zp_error *err) ZP_WARN_UNUSED;
 
 zp_curve zp_wtns_curve(const zp_wtns *wtns);
 size_t zp_wtns_count(const zp_wtns *wtns);

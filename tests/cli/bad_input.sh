@@ -81,6 +81,17 @@ for curve in bn128 bls12381; do
     printf '\xa0\x00\x00\x00\x00\x00\x00\x00' | dd of="$W/short.wtns" bs=1 seek=68 conv=notrunc status=none
     tail -c +77 "$e/w1.wtns" | head -c 160 >>"$W/short.wtns"
     expect "$curve witness for another circuit" "3" "another circuit|wires|values" -- "$Z" prove "$e/merkle.zkey" "$W/short.wtns" "$W/p.json" "$W/q.json"
+    # the pipeline (zkpipe run): one bad partition fails the job, naming it
+    expect "$curve run with an unsatisfied partition" "3" "partition 1.*does not satisfy" -- \
+        "$Z" run --quiet --key "$e/merkle.zkey" --witness "$e/w1.wtns" "$W/u.wtns" --out "$W/run"
+    expect "$curve run with the other curve's witness" "3" "partition 0.*curve" -- \
+        "$Z" run --quiet --key "$e/merkle.zkey" --witness "$EX/$other/w1.wtns" --out "$W/run"
+    expect "$curve run with a missing witness" "4" "cannot open" -- \
+        "$Z" run --quiet --key "$e/merkle.zkey" --witness "$e/w1.wtns" "$W/nothing.wtns" --out "$W/run"
+    expect "$curve run with a budget too small" "4" "budget.*too small" -- \
+        "$Z" run --quiet --budget 1M --key "$e/merkle.zkey" --witness "$e/w1.wtns" --out "$W/run"
+    expect "$curve run with a truncated key" "3" "truncated|short|past the end|expected" -- \
+        "$Z" run --quiet --key "$W/t.zkey" --witness "$e/w1.wtns" --out "$W/run"
     # wrong file kinds
     expect "$curve r1cs given as key" "3" "zkey|magic" -- "$Z" prove "$e/merkle.r1cs" "$e/w1.wtns" "$W/p.json" "$W/q.json"
     expect "$curve missing key" "4" "cannot open|no such" -- "$Z" prove "$W/nothing.zkey" "$e/w1.wtns" "$W/p.json" "$W/q.json"
@@ -120,7 +131,10 @@ expect "unknown command" "2" "unknown command" -- "$Z" frobnicate
 expect "prove missing arguments" "2" "expected 4 arguments" -- "$Z" prove a b
 expect "prove bad option" "2" "unknown option" -- "$Z" prove --frob a b c d
 expect "prove bad threads" "2" "thread" -- "$Z" prove --threads lots a b c d
-for cmd in prove verify setup export-vk info; do
+expect "run without a key" "2" "required" -- "$Z" run --witness a.wtns --out x
+expect "run bad budget" "2" "budget" -- "$Z" run --budget lots --key a --witness b --out x
+expect "run bad worker count" "2" "synth-workers" -- "$Z" run --synth-workers 0 --key a --witness b --out x
+for cmd in prove verify setup export-vk info run; do
     expect "$cmd --help" "0" "" -- "$Z" "$cmd" --help
 done
 echo "$pass passed, $fail failed"

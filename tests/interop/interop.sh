@@ -98,6 +98,15 @@ for curve in "${curves[@]}"; do
     check "$curve/snarkjs_verifies_zk_proof2" snarkjs_accepts "$F/vk.json" "$W/zk_public2.json" "$W/zk_proof2.json"
     check "$curve/zk_verifies_zk_proof1" zk verify "$F/vk.json" "$W/zk_public1.json" "$W/zk_proof1.json"
 
+    # 1b. the pipeline engine (zkpipe run): three partitions, in order, each
+    #     accepted by snarkjs
+    check "$curve/zk_run_3_partitions" zk run --quiet --budget 512M --key "$F/merkle.zkey" \
+        --witness "$F/w1.wtns" "$F/w2.wtns" "$F/w1.wtns" --out "$W/run"
+    for i in 0 1 2; do
+        check "$curve/snarkjs_verifies_zk_run_proof$i" snarkjs_accepts "$F/vk.json" "$W/run/public_$i.json" "$W/run/proof_$i.json"
+    done
+    check "$curve/zk_run_public_in_partition_order" "${JT[@]}" same-public "$W/run/public_1.json" "$F/public2.json"
+
     # 2. zkpipe verifies snarkjs's proofs
     check "$curve/zk_verifies_snarkjs_proof1" zk verify "$F/vk.json" "$F/public1.json" "$F/proof1.json"
     check "$curve/zk_verifies_snarkjs_proof2" zk verify "$F/vk.json" "$F/public2.json" "$F/proof2.json"

@@ -1,0 +1,199 @@
+/* zkpipe's pipeline engine: many multi-partition Groth16 jobs at once,
+ * under a memory budget, with every large buffer counted.
+ *
+ * A job is one proving key (.zkey) and K witnesses (partitions); it gives
+ * K proofs, in partition order. Each partition flows through
+ *
+ *   admission -> synthesis -> [queue] -> prove -> [queue] -> finalize
+ *                                                   (buffers -> dealloc)
+ *
+ * - admission: the partition reserves its exact footprint (witness, a/b/c,
+ *   MSM scratch; the key and its matrices when the key is not loaded) from
+ *   the budget before its first allocation, and waits while it does not fit;
+ * - synthesis: the witness is read and a = A·w, b = B·w, c = a∘b computed
+ *   over the key's precompiled sparse matrices;
+ * - prove: NTTs, H and the G1 MSMs; a/b/c are freed as soon as it ends;
+ * - finalize: the G2 MSM, assembly and verification of the proof;
+ * - dealloc: one thread frees the large buffers off the critical path, and
+ *   only then does the budget get the bytes back.
+ * Queues between stages are bounded: a full queue blocks the producer, who
+ * keeps its reservation. Keys are mapped once, shared, and evicted when no
+ * partition uses them and memory is needed.
+ *
+ * Same rules as zkpipe.h: opaque handles, outputs first, zp_status and a
+ * zp_error with one line naming the input and the problem. All functions
+ * are thread-safe. */
+#ifndef ZKPIPE_ENGINE_H
+#define ZKPIPE_ENGINE_H
+
+#include "zkpipe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Classes of large buffers, each counted separately. */
+typedef enum zp_buffer_class {
+    ZP_BUF_KEY = 0,   /* a mapped .zkey */
+    ZP_BUF_MATRICES,  /* a key's precompiled constraint matrices */
+    ZP_BUF_WITNESS,   /* one partition's witness */
+    ZP_BUF_ABC,       /* a, b, c, then H in a's place, and the NTT tables */
+    ZP_BUF_MSM,       /* MSM scratch (buckets), prove and finalize */
+    ZP_BUF_CLASSES
+} zp_buffer_class;
+
+/* Where a partition (and so each of its buffers) is. Keys and matrices
+ * live in ZP_STAGE_KEYS. */
+typedef enum zp_stage {
+    ZP_STAGE_KEYS = 0,
+    ZP_STAGE_SYNTH,      /* being synthesized */
+    ZP_STAGE_WAIT_PROVE, /* synthesized, in the queue to the provers */
+    ZP_STAGE_PROVE,
+    ZP_STAGE_WAIT_FINAL, /* in the queue to finalize */
+    ZP_STAGE_FINAL,
+    ZP_STAGE_DEALLOC, /* handed to the dealloc thread, not yet freed */
+    ZP_STAGES
+} zp_stage;
+
+const char *zp_buffer_class_name(zp_buffer_class cls); /* "key", "matrices", "witness", "abc", "msm" */
+const char *zp_stage_name(zp_stage stage);             /* "keys", "synth", "wait_prove", ... */
+
+typedef struct zp_engine zp_engine;
+
+/* A fault hook for tests: called at the start of each stage of each
+ * partition; a nonzero return makes that stage fail ("injected failure"). */
+typedef int (*zp_fault_fn)(void *arg, zp_stage stage, uint64_t job, size_t partition);
+
+typedef struct zp_engine_options {
+    /* Memory budget in bytes for everything tracked. 0: the available
+     * memory (MemAvailable, or the cgroup's limit when lower) minus a 10%
+     * margin. ZP_BUDGET_UNLIMITED: no admission control (experiments). */
+    uint64_t budget;
+    size_t synth_workers;    /* 0: the CPU count */
+    size_t prove_workers;    /* 0: 1 */
+    size_t finalize_workers; /* 0: 1 */
+    size_t synth_threads;    /* threads per synthesis worker; 0: CPUs / synth_workers, at least 1 */
+    size_t prove_threads;    /* threads per prove and finalize worker; 0: the CPU count */
+    /* Capacity of each queue between stages. 0: synth_workers.
+     * ZP_QUEUE_UNBOUNDED: never blocks (the configuration that ran cuzk
+     * out of memory, for experiments). */
+    size_t queue_capacity;
+    const char *trace_path;  /* Chrome trace-event JSON (Perfetto); NULL: none */
+    double sample_interval;  /* seconds between RSS samples; 0: 0.05 */
+    /* One line per stage transition listing the buffers in flight (as
+     * cuzk's log_buffers); NULL: none. Called from engine threads. */
+    void (*log)(void *arg, const char *line);
+    void *log_arg;
+    int skip_verify; /* 1: finalize does not verify proofs (benchmarks) */
+    zp_fault_fn fault;
+    void *fault_arg;
+} zp_engine_options;
+
+#define ZP_BUDGET_UNLIMITED UINT64_MAX
+#define ZP_QUEUE_UNBOUNDED ((size_t)-1)
+
+ZP_WARN_UNUSED zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp_error *err);
+/* Cancels what is still queued or running, waits for the workers, frees
+ * everything and closes the trace. */
+void zp_engine_destroy(zp_engine *engine);
+
+/* Fills a partition's witness (count plain 4-limb values, each below the
+ * curve's r, values[0] = 1) for callers that make witnesses themselves;
+ * called from a synthesis worker. */
+typedef zp_status (*zp_witness_fn)(void *arg, size_t partition, uint64_t *values, size_t count, zp_curve curve,
+                                   zp_error *err);
+
+typedef struct zp_job_spec {
+    const char *key_path;
+    size_t partitions;
+    /* Either one .wtns path per partition, or a witness function. */
+    const char *const *witness_paths;
+    zp_witness_fn witness_fn;
+    void *witness_arg;
+    int priority; /* higher goes first; equal priorities in submission order */
+} zp_job_spec;
+
+/* Queues a job. The key is validated here (a bad key fails the submission),
+ * and a budget too small for even one partition of it is an error. */
+ZP_WARN_UNUSED zp_status zp_engine_submit(uint64_t *job_id, zp_engine *engine, const zp_job_spec *spec,
+                                          zp_error *err);
+/* Cancels a queued or running job: whatever it holds is freed as soon as
+ * the stage running it returns. ZP_ERR_ARG for an unknown job; a job
+ * already ended is left as it is. */
+zp_status zp_engine_cancel(zp_engine *engine, uint64_t job_id, zp_error *err);
+
+typedef enum zp_job_state { ZP_JOB_QUEUED = 0, ZP_JOB_RUNNING, ZP_JOB_DONE, ZP_JOB_FAILED, ZP_JOB_CANCELLED } zp_job_state;
+const char *zp_job_state_name(zp_job_state state);
+
+/* Seconds spent per partition (wall clock). */
+typedef struct zp_partition_times {
+    double queued;     /* submission to admission */
+    double synth;
+    double wait_prove; /* in the queue to the provers */
+    double prove;
+    double wait_final;
+    double final;
+    double total; /* submission to proof */
+} zp_partition_times;
+
+typedef struct zp_job_info {
+    zp_job_state state;
+    size_t partitions, done;
+    int priority;
+    zp_error error; /* why it failed (names the partition) */
+} zp_job_info;
+
+/* The job's state now; with wait_s > 0, waits up to that long for it to
+ * end (done, failed or cancelled). */
+ZP_WARN_UNUSED zp_status zp_engine_job(zp_job_info *info, zp_engine *engine, uint64_t job_id, double wait_s,
+                                       zp_error *err);
+/* One partition's timings (valid as the partition advances). */
+ZP_WARN_UNUSED zp_status zp_engine_partition_times(zp_partition_times *times, zp_engine *engine, uint64_t job_id,
+                                                   size_t partition, zp_error *err);
+/* A done job's proof of one partition and its public signals (the
+ * witness's, n_public plain 4-limb values; may be NULL). */
+ZP_WARN_UNUSED zp_status zp_engine_proof(zp_proof *proof, uint64_t *public_values, size_t max_public,
+                                         size_t *n_public, zp_engine *engine, uint64_t job_id, size_t partition,
+                                         zp_error *err);
+/* Writes one partition's proof.json and public.json as snarkjs does. */
+ZP_WARN_UNUSED zp_status zp_engine_write_proof(zp_engine *engine, uint64_t job_id, size_t partition,
+                                               const char *proof_path, const char *public_path, zp_error *err);
+/* Forgets an ended job (its results); a running job is cancelled first. */
+void zp_engine_forget(zp_engine *engine, uint64_t job_id);
+
+/* Counters of the buffers in flight: exact, read atomically. */
+typedef struct zp_buffer_counts {
+    uint64_t count, bytes, peak_bytes;
+} zp_buffer_counts;
+
+typedef struct zp_engine_stats {
+    double uptime;
+    uint64_t budget, reserved, peak_reserved;
+    uint64_t tracked, peak_tracked;
+    zp_buffer_counts by_class[ZP_BUF_CLASSES];
+    zp_buffer_counts by_stage[ZP_STAGES];
+    uint64_t by_class_stage[ZP_BUF_CLASSES][ZP_STAGES]; /* bytes */
+    size_t partitions_in[ZP_STAGES]; /* partitions in each stage now */
+    size_t max_partitions_in[ZP_STAGES];
+    size_t admission_waiting; /* partitions not yet admitted */
+    uint64_t rss, peak_rss, baseline_rss; /* baseline: at engine creation */
+    /* At the sample with the highest RSS: the tracked bytes then. */
+    uint64_t tracked_at_peak_rss, rss_at_peak;
+    size_t keys_loaded;
+    uint64_t jobs_done, jobs_failed, jobs_cancelled;
+    uint64_t proofs_done, partitions_failed;
+    size_t synth_workers, prove_workers, finalize_workers, queue_capacity;
+} zp_engine_stats;
+
+void zp_engine_stats_get(zp_engine_stats *stats, zp_engine *engine);
+
+/* Keys: loaded on demand by the partitions that need them; these preload,
+ * evict (only when no partition is using it) and list. */
+ZP_WARN_UNUSED zp_status zp_engine_key_preload(zp_engine *engine, const char *key_path, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_engine_key_evict(zp_engine *engine, const char *key_path, zp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,585 @@
+/* The pipeline engine: lifecycle, job submission and the queries
+ * (include/zkpipe_engine.h). The stage workers are in stages.c, the key
+ * cache in keys.c, the trace and sampler in trace.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "engine/internal.h"
+#include "io/json.h"
+
+static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc", "msm"};
+static const char *const stage_names[ZP_STAGES] = {"keys",       "synth", "wait_prove", "prove",
+                                                   "wait_final", "final", "dealloc"};
+static const char *const state_names[] = {"queued", "running", "done", "failed", "cancelled"};
+
+const char *zp_buffer_class_name(zp_buffer_class cls) { return cls < ZP_BUF_CLASSES ? class_names[cls] : "?"; }
+const char *zp_stage_name(zp_stage stage) { return stage < ZP_STAGES ? stage_names[stage] : "?"; }
+const char *zp_job_state_name(zp_job_state state) {
+    return state <= ZP_JOB_CANCELLED ? state_names[state] : "?";
+}
+
+double zp_engine_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+/* ---- partitions and jobs (lock held) ---------------------------------- */
+
+int engine_job_cancelled(const engine_job *job) {
+    return job->state == ZP_JOB_CANCELLED || job->state == ZP_JOB_FAILED;
+}
+
+void engine_dealloc(zp_engine *e, zp_tracked *buf) {
+    if (buf->p == NULL) return;
+    dealloc_item *item = malloc(sizeof *item);
+    if (item == NULL) { /* no memory for a list node: free it here */
+        uint64_t bytes = buf->bytes;
+        zp_track_free(&e->tracker, buf);
+        e->reserved -= bytes;
+        pthread_cond_broadcast(&e->admit);
+        return;
+    }
+    zp_track_move(&e->tracker, buf, ZP_STAGE_DEALLOC);
+    item->buf = *buf;
+    item->next = NULL;
+    buf->p = NULL;
+    if (e->dealloc_tail) e->dealloc_tail->next = item;
+    else e->dealloc_head = item;
+    e->dealloc_tail = item;
+    pthread_cond_signal(&e->dealloc_wake);
+}
+
+void engine_part_stage(zp_engine *e, engine_part *p, zp_stage stage) {
+    double now = zp_engine_now();
+    zp_stage from = p->stage;
+    if (p->state == PART_ACTIVE) {
+        e->in_stage[from]--;
+        engine_trace_span(e, p, from, p->t_stage[from], now);
+    }
+    p->stage = stage;
+    p->t_stage[stage] = now;
+    if (++e->in_stage[stage] > e->max_in_stage[stage]) e->max_in_stage[stage] = e->in_stage[stage];
+    zp_track_move(&e->tracker, &p->witness, stage);
+    zp_track_move(&e->tracker, &p->abc, stage);
+    zp_track_move(&e->tracker, &p->msm, stage);
+    engine_log_transition(e, p, from, stage);
+}
+
+static void part_leave_stage(zp_engine *e, engine_part *p) {
+    double now = zp_engine_now();
+    e->in_stage[p->stage]--;
+    engine_trace_span(e, p, p->stage, p->t_stage[p->stage], now);
+    p->t_end = now;
+    p->times.total = now - p->t_submit;
+}
+
+static void job_end(zp_engine *e, engine_job *job, zp_job_state state) {
+    if (job->state == ZP_JOB_DONE || job->state == ZP_JOB_FAILED || job->state == ZP_JOB_CANCELLED) return;
+    job->state = state;
+    if (state == ZP_JOB_DONE) e->jobs_done++;
+    if (state == ZP_JOB_FAILED) e->jobs_failed++;
+    if (state == ZP_JOB_CANCELLED) e->jobs_cancelled++;
+    pthread_cond_broadcast(&e->changed);
+    /* partitions waiting in queues wake up to leave */
+    pthread_cond_broadcast(&e->to_prove.not_full);
+    pthread_cond_broadcast(&e->to_final.not_full);
+}
+
+/* The partitions never admitted end with their job. */
+static void job_drop_pending(zp_engine *e, engine_job *job, part_state why) {
+    for (size_t i = job->next_admit; i < job->n; i++) {
+        job->parts[i].state = why;
+        job->ended++;
+    }
+    job->next_admit = job->n;
+    (void)e;
+}
+
+void engine_job_fail(zp_engine *e, engine_job *job, size_t partition, const zp_error *err) {
+    if (engine_job_cancelled(job)) return;
+    job->error = *err;
+    zp_error_prefix(&job->error, "job %llu, partition %zu: ", (unsigned long long)job->id, partition);
+    job_end(e, job, ZP_JOB_FAILED);
+    job_drop_pending(e, job, PART_CANCELLED);
+}
+
+void engine_part_abandon(zp_engine *e, engine_part *p, part_state why) {
+    engine_job *job = p->job;
+    part_leave_stage(e, p);
+    p->state = why;
+    if (why == PART_FAILED) e->partitions_failed++;
+    engine_dealloc(e, &p->witness);
+    engine_dealloc(e, &p->abc);
+    engine_dealloc(e, &p->msm);
+    e->reserved -= p->unallocated;
+    p->unallocated = 0;
+    job->key->active--;
+    job->ended++;
+    pthread_cond_broadcast(&e->admit);
+}
+
+static void job_free(engine_job *job) {
+    for (size_t i = 0; i < job->n; i++) free(job->parts[i].public_values);
+    if (job->witness_paths) {
+        for (size_t i = 0; i < job->n; i++) free(job->witness_paths[i]);
+        free(job->witness_paths);
+    }
+    free(job->parts);
+    free(job);
+}
+
+static void job_unlink(zp_engine *e, engine_job *job) {
+    for (engine_job **pp = &e->jobs; *pp; pp = &(*pp)->next) {
+        if (*pp == job) {
+            *pp = job->next;
+            break;
+        }
+    }
+    engine_key_put(e, job->key);
+    job_free(job);
+}
+
+void engine_part_release(zp_engine *e, engine_part *p) {
+    engine_job *job = p->job;
+    job->held--;
+    if (job->held == 0) pthread_cond_broadcast(&e->changed);
+    if (job->forget && job->held == 0) job_unlink(e, job);
+}
+
+static engine_job *find_job(zp_engine *e, uint64_t id) {
+    for (engine_job *j = e->jobs; j; j = j->next) {
+        if (j->id == id && !j->forget) return j;
+    }
+    return NULL;
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+static void queue_init(part_queue *q, size_t capacity) {
+    memset(q, 0, sizeof *q);
+    q->capacity = capacity;
+    pthread_cond_init(&q->not_empty, NULL);
+    pthread_cond_init(&q->not_full, NULL);
+}
+
+static void queue_destroy(part_queue *q) {
+    pthread_cond_destroy(&q->not_empty);
+    pthread_cond_destroy(&q->not_full);
+}
+
+static zp_status start_thread(zp_engine *e, void *(*fn)(void *), size_t pool_index, zp_error *err) {
+    worker_arg *wa = malloc(sizeof *wa);
+    if (wa == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory starting the engine");
+    wa->e = e;
+    wa->index = pool_index;
+    if (pthread_create(&e->threads[e->n_threads], NULL, fn, wa) != 0) {
+        free(wa);
+        return zp_error_set(err, ZP_ERR_INTERNAL, "could not start an engine thread");
+    }
+    e->n_threads++;
+    return ZP_OK;
+}
+
+zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp_error *err) {
+    *out = NULL;
+    zp_engine *e = calloc(1, sizeof *e);
+    if (e == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating the engine");
+    if (options) e->opt = *options;
+    size_t cpus = cpu_count();
+    e->n_synth = e->opt.synth_workers ? e->opt.synth_workers : cpus;
+    e->n_prove = e->opt.prove_workers ? e->opt.prove_workers : 1;
+    e->n_final = e->opt.finalize_workers ? e->opt.finalize_workers : 1;
+    if (e->n_synth > 256 || e->n_prove > 64 || e->n_final > 64) {
+        free(e);
+        return zp_error_set(err, ZP_ERR_ARG, "too many workers (at most 256 synthesis, 64 prove, 64 finalize)");
+    }
+    if (!e->opt.synth_threads) e->opt.synth_threads = cpus / e->n_synth ? cpus / e->n_synth : 1;
+    if (!e->opt.prove_threads) e->opt.prove_threads = cpus;
+    if (!e->opt.queue_capacity) e->opt.queue_capacity = e->n_synth;
+    if (e->opt.sample_interval <= 0) e->opt.sample_interval = 0.05;
+    e->opt.synth_workers = e->n_synth;
+    e->opt.prove_workers = e->n_prove;
+    e->opt.finalize_workers = e->n_final;
+    if (e->opt.budget == 0) {
+        uint64_t avail = engine_available_memory();
+        if (avail == 0) {
+            free(e);
+            return zp_error_set(err, ZP_ERR_ARG, "cannot read the available memory: give a budget");
+        }
+        e->opt.budget = avail - avail / 10;
+    }
+    e->budget = e->opt.budget;
+    e->next_job_id = 1;
+    zp_tracker_init(&e->tracker);
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->admit, NULL);
+    pthread_cond_init(&e->changed, NULL);
+    pthread_cond_init(&e->dealloc_wake, NULL);
+    pthread_cond_init(&e->sampler_wake, NULL);
+    pthread_mutex_init(&e->trace_lock, NULL);
+    queue_init(&e->to_prove, e->opt.queue_capacity);
+    queue_init(&e->to_final, e->opt.queue_capacity);
+    e->t0 = zp_engine_now();
+    e->baseline_rss = zp_mem_rss();
+
+    zp_status st = engine_trace_open(e, err);
+    size_t workers = e->n_synth + e->n_prove + e->n_final;
+    if (st == ZP_OK) {
+        e->threads = calloc(workers + 2, sizeof *e->threads);
+        e->pools = calloc(workers, sizeof *e->pools);
+        if (e->threads == NULL || e->pools == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; st == ZP_OK && i < workers; i++) {
+        size_t threads = i < e->n_synth ? e->opt.synth_threads : e->opt.prove_threads;
+        st = zp_pool_create(&e->pools[i], threads, err);
+    }
+    if (st == ZP_OK) st = start_thread(e, engine_dealloc_main, 0, err);
+    if (st == ZP_OK) st = start_thread(e, engine_sampler_main, 0, err);
+    for (size_t i = 0; st == ZP_OK && i < workers; i++) {
+        void *(*fn)(void *) = i < e->n_synth               ? engine_synth_main
+                              : i < e->n_synth + e->n_prove ? engine_prove_main
+                                                            : engine_final_main;
+        st = start_thread(e, fn, i, err);
+    }
+    if (st != ZP_OK) {
+        zp_engine_destroy(e);
+        return st;
+    }
+    *out = e;
+    return ZP_OK;
+}
+
+void zp_engine_destroy(zp_engine *e) {
+    if (e == NULL) return;
+    pthread_mutex_lock(&e->lock);
+    for (engine_job *j = e->jobs; j; j = j->next) {
+        job_end(e, j, ZP_JOB_CANCELLED);
+        job_drop_pending(e, j, PART_CANCELLED);
+    }
+    e->stopping = 1;
+    pthread_cond_broadcast(&e->admit);
+    pthread_cond_broadcast(&e->to_prove.not_empty);
+    pthread_cond_broadcast(&e->to_final.not_empty);
+    pthread_cond_broadcast(&e->to_prove.not_full);
+    pthread_cond_broadcast(&e->to_final.not_full);
+    pthread_mutex_unlock(&e->lock);
+    /* workers first (they drain the queues), then dealloc, then sampler */
+    size_t workers = e->n_threads > 2 ? e->n_threads - 2 : 0;
+    for (size_t i = 0; i < workers; i++) pthread_join(e->threads[2 + i], NULL);
+    pthread_mutex_lock(&e->lock);
+    for (engine_key *k = e->keys; k; k = k->next) k->jobs = 0;
+    engine_keys_evict(e, UINT64_MAX, NULL);
+    e->dealloc_stop = 1;
+    pthread_cond_signal(&e->dealloc_wake);
+    pthread_mutex_unlock(&e->lock);
+    if (e->n_threads > 0) pthread_join(e->threads[0], NULL);
+    pthread_mutex_lock(&e->lock);
+    e->sampler_stop = 1;
+    pthread_cond_signal(&e->sampler_wake);
+    pthread_mutex_unlock(&e->lock);
+    if (e->n_threads > 1) pthread_join(e->threads[1], NULL);
+
+    while (e->jobs) {
+        engine_job *j = e->jobs;
+        e->jobs = j->next;
+        job_free(j);
+    }
+    engine_keys_free_all(e);
+    if (e->pools) {
+        for (size_t i = 0; i < e->n_synth + e->n_prove + e->n_final; i++) zp_pool_destroy(e->pools[i]);
+    }
+    engine_trace_close(e);
+    free(e->pools);
+    free(e->threads);
+    queue_destroy(&e->to_prove);
+    queue_destroy(&e->to_final);
+    pthread_cond_destroy(&e->admit);
+    pthread_cond_destroy(&e->changed);
+    pthread_cond_destroy(&e->dealloc_wake);
+    pthread_cond_destroy(&e->sampler_wake);
+    pthread_mutex_destroy(&e->trace_lock);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
+/* ---- submission -------------------------------------------------------- */
+
+static const char *human(char buf[32], uint64_t bytes) {
+    if (bytes >= (1ULL << 30)) snprintf(buf, 32, "%.2f GiB", (double)bytes / (1ULL << 30));
+    else snprintf(buf, 32, "%.1f MiB", (double)bytes / (1ULL << 20));
+    return buf;
+}
+
+static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
+    if (spec == NULL || spec->key_path == NULL) return zp_error_set(err, ZP_ERR_ARG, "a job needs a proving key");
+    if (spec->partitions == 0) return zp_error_set(err, ZP_ERR_ARG, "a job needs at least one witness");
+    if (spec->partitions > 1000000) return zp_error_set(err, ZP_ERR_ARG, "too many partitions: %zu", spec->partitions);
+    if ((spec->witness_paths == NULL) == (spec->witness_fn == NULL)) {
+        return zp_error_set(err, ZP_ERR_ARG, "a job needs either witness files or a witness function");
+    }
+    for (size_t i = 0; spec->witness_paths && i < spec->partitions; i++) {
+        struct stat sb;
+        const char *w = spec->witness_paths[i];
+        if (w == NULL) return zp_error_set(err, ZP_ERR_ARG, "partition %zu has no witness", i);
+        if (stat(w, &sb) != 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", w, strerror(errno));
+        if (!S_ISREG(sb.st_mode)) return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file", w);
+    }
+    return ZP_OK;
+}
+
+static engine_job *job_new(const zp_job_spec *spec, engine_key *key) {
+    engine_job *job = calloc(1, sizeof *job);
+    if (job == NULL) return NULL;
+    job->parts = calloc(spec->partitions, sizeof *job->parts);
+    job->n = spec->partitions;
+    if (job->parts && spec->witness_paths) {
+        job->witness_paths = calloc(spec->partitions, sizeof *job->witness_paths);
+        for (size_t i = 0; job->witness_paths && i < spec->partitions; i++) {
+            job->witness_paths[i] = strdup(spec->witness_paths[i]);
+            if (job->witness_paths[i] == NULL) {
+                job->n = i;
+                job_free(job);
+                return NULL;
+            }
+        }
+        if (job->witness_paths == NULL) {
+            job_free(job);
+            return NULL;
+        }
+    }
+    if (job->parts == NULL) {
+        free(job);
+        return NULL;
+    }
+    job->witness_fn = spec->witness_fn;
+    job->witness_arg = spec->witness_arg;
+    job->priority = spec->priority;
+    job->key = key;
+    double now = zp_engine_now();
+    for (size_t i = 0; i < job->n; i++) {
+        job->parts[i].job = job;
+        job->parts[i].index = i;
+        job->parts[i].t_submit = now;
+    }
+    return job;
+}
+
+zp_status zp_engine_submit(uint64_t *job_id, zp_engine *e, const zp_job_spec *spec, zp_error *err) {
+    *job_id = 0;
+    zp_status st = check_spec(spec, err);
+    if (st != ZP_OK) return st;
+    engine_key *key;
+    st = engine_key_get(&key, e, spec->key_path, err); /* takes a reference */
+    if (st != ZP_OK) return st;
+    pthread_mutex_lock(&e->lock);
+    uint64_t one = key->file_bytes + key->matrices_bytes + key->footprint;
+    if (one > e->budget) {
+        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        st = zp_error_set(err, ZP_ERR_NOMEM,
+                          "the memory budget (%s) is too small for one partition of %s: it needs %s "
+                          "(key %s, matrices %s, witness + a/b/c + MSM %s)",
+                          human(b1, e->budget), key->path, human(b2, one), human(b3, key->file_bytes),
+                          human(b4, key->matrices_bytes), human(b5, key->footprint));
+    } else if (e->stopping) {
+        st = zp_error_set(err, ZP_ERR_ARG, "the engine is shutting down");
+    }
+    engine_job *job = st == ZP_OK ? job_new(spec, key) : NULL;
+    if (st == ZP_OK && job == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory queueing a job");
+    if (st != ZP_OK) {
+        engine_key_put(e, key);
+        pthread_mutex_unlock(&e->lock);
+        return st;
+    }
+    job->id = e->next_job_id++;
+    engine_job **pp = &e->jobs;
+    while (*pp && (*pp)->priority >= job->priority) pp = &(*pp)->next;
+    job->next = *pp;
+    *pp = job;
+    *job_id = job->id;
+    pthread_cond_broadcast(&e->admit);
+    pthread_mutex_unlock(&e->lock);
+    return ZP_OK;
+}
+
+zp_status zp_engine_cancel(zp_engine *e, uint64_t job_id, zp_error *err) {
+    pthread_mutex_lock(&e->lock);
+    engine_job *job = find_job(e, job_id);
+    if (job == NULL) {
+        pthread_mutex_unlock(&e->lock);
+        return zp_error_set(err, ZP_ERR_ARG, "no job %llu", (unsigned long long)job_id);
+    }
+    if (job->state == ZP_JOB_QUEUED || job->state == ZP_JOB_RUNNING) {
+        job_end(e, job, ZP_JOB_CANCELLED);
+        job_drop_pending(e, job, PART_CANCELLED);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return ZP_OK;
+}
+
+void zp_engine_forget(zp_engine *e, uint64_t job_id) {
+    pthread_mutex_lock(&e->lock);
+    engine_job *job = find_job(e, job_id);
+    if (job != NULL) {
+        if (job->state == ZP_JOB_QUEUED || job->state == ZP_JOB_RUNNING) {
+            job_end(e, job, ZP_JOB_CANCELLED);
+            job_drop_pending(e, job, PART_CANCELLED);
+        }
+        job->forget = 1;
+        if (job->held == 0) job_unlink(e, job);
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+static int job_ended(const engine_job *job) {
+    return job->state == ZP_JOB_DONE || job->state == ZP_JOB_FAILED || job->state == ZP_JOB_CANCELLED;
+}
+
+zp_status zp_engine_job(zp_job_info *info, zp_engine *e, uint64_t job_id, double wait_s, zp_error *err) {
+    memset(info, 0, sizeof *info);
+    pthread_mutex_lock(&e->lock);
+    engine_job *job = find_job(e, job_id);
+    if (job != NULL && wait_s > 0) {
+        double deadline = zp_engine_now() + wait_s;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        double abs_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait_s;
+        ts.tv_sec = (time_t)abs_s;
+        ts.tv_nsec = (long)((abs_s - (double)ts.tv_sec) * 1e9);
+        /* ended, and every partition has left its worker (so the
+         * buffers are on their way back) */
+        while ((job = find_job(e, job_id)) != NULL && !(job_ended(job) && job->held == 0) &&
+               zp_engine_now() < deadline) {
+            if (pthread_cond_timedwait(&e->changed, &e->lock, &ts) == ETIMEDOUT) break;
+        }
+        job = find_job(e, job_id);
+    }
+    if (job == NULL) {
+        pthread_mutex_unlock(&e->lock);
+        return zp_error_set(err, ZP_ERR_ARG, "no job %llu", (unsigned long long)job_id);
+    }
+    info->state = job->state;
+    info->partitions = job->n;
+    info->done = job->done;
+    info->priority = job->priority;
+    info->error = job->error;
+    pthread_mutex_unlock(&e->lock);
+    return ZP_OK;
+}
+
+static zp_status find_part(engine_part **out, zp_engine *e, uint64_t job_id, size_t partition, zp_error *err) {
+    engine_job *job = find_job(e, job_id);
+    if (job == NULL) return zp_error_set(err, ZP_ERR_ARG, "no job %llu", (unsigned long long)job_id);
+    if (partition >= job->n) {
+        return zp_error_set(err, ZP_ERR_ARG, "job %llu has %zu partitions, not %zu", (unsigned long long)job_id,
+                            job->n, partition + 1);
+    }
+    *out = &job->parts[partition];
+    return ZP_OK;
+}
+
+zp_status zp_engine_partition_times(zp_partition_times *times, zp_engine *e, uint64_t job_id, size_t partition,
+                                    zp_error *err) {
+    engine_part *p;
+    pthread_mutex_lock(&e->lock);
+    zp_status st = find_part(&p, e, job_id, partition, err);
+    if (st == ZP_OK) *times = p->times;
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
+zp_status zp_engine_proof(zp_proof *proof, uint64_t *public_values, size_t max_public, size_t *n_public,
+                          zp_engine *e, uint64_t job_id, size_t partition, zp_error *err) {
+    engine_part *p;
+    pthread_mutex_lock(&e->lock);
+    zp_status st = find_part(&p, e, job_id, partition, err);
+    if (st == ZP_OK && p->state != PART_DONE) {
+        st = zp_error_set(err, ZP_ERR_ARG, "job %llu, partition %zu has no proof (%s)", (unsigned long long)job_id,
+                          partition, zp_job_state_name(p->job->state));
+    }
+    if (st == ZP_OK) {
+        size_t np = p->job->key->n_public;
+        if (n_public) *n_public = np;
+        if (public_values != NULL && max_public < np) {
+            st = zp_error_set(err, ZP_ERR_ARG, "room for %zu public values, %zu needed", max_public, np);
+        } else {
+            *proof = p->proof;
+            if (public_values != NULL) memcpy(public_values, p->public_values, np * 32);
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
+zp_status zp_engine_write_proof(zp_engine *e, uint64_t job_id, size_t partition, const char *proof_path,
+                                const char *public_path, zp_error *err) {
+    zp_proof proof;
+    size_t n_public = 0;
+    zp_status st = zp_engine_proof(&proof, NULL, 0, &n_public, e, job_id, partition, err);
+    if (st != ZP_OK) return st;
+    uint64_t *pub = malloc((n_public ? n_public : 1) * 32);
+    if (pub == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    st = zp_engine_proof(&proof, pub, n_public, &n_public, e, job_id, partition, err);
+    if (st == ZP_OK && proof_path) st = zp_json_proof_write(proof_path, &proof, err);
+    if (st == ZP_OK && public_path) st = zp_json_public_write(public_path, pub, n_public, err);
+    free(pub);
+    return st;
+}
+
+void zp_engine_stats_get(zp_engine_stats *s, zp_engine *e) {
+    memset(s, 0, sizeof *s);
+    const zp_tracker *t = &e->tracker;
+    for (int c = 0; c < ZP_BUF_CLASSES; c++) {
+        s->by_class[c].count = atomic_load(&t->class_count[c]);
+        s->by_class[c].bytes = atomic_load(&t->class_bytes[c]);
+        s->by_class[c].peak_bytes = atomic_load(&t->class_peak[c]);
+        for (int g = 0; g < ZP_STAGES; g++) s->by_class_stage[c][g] = atomic_load(&t->bytes[c][g]);
+    }
+    for (int g = 0; g < ZP_STAGES; g++) {
+        s->by_stage[g].count = atomic_load(&t->stage_count[g]);
+        s->by_stage[g].bytes = atomic_load(&t->stage_bytes[g]);
+        s->by_stage[g].peak_bytes = atomic_load(&t->stage_peak[g]);
+    }
+    s->tracked = atomic_load(&t->total);
+    s->peak_tracked = atomic_load(&t->total_peak);
+    s->rss = atomic_load(&e->rss);
+    s->peak_rss = atomic_load(&e->peak_rss);
+    s->rss_at_peak = atomic_load(&e->rss_at_peak);
+    s->tracked_at_peak_rss = atomic_load(&e->tracked_at_peak);
+    s->baseline_rss = e->baseline_rss;
+    pthread_mutex_lock(&e->lock);
+    s->uptime = zp_engine_now() - e->t0;
+    s->budget = e->budget;
+    s->reserved = e->reserved;
+    s->peak_reserved = e->peak_reserved;
+    for (int g = 0; g < ZP_STAGES; g++) {
+        s->partitions_in[g] = e->in_stage[g];
+        s->max_partitions_in[g] = e->max_in_stage[g];
+    }
+    for (engine_job *j = e->jobs; j; j = j->next) {
+        if (!job_ended(j)) s->admission_waiting += j->n - j->next_admit;
+    }
+    for (engine_key *k = e->keys; k; k = k->next) s->keys_loaded += k->state != KEY_UNLOADED;
+    s->jobs_done = e->jobs_done;
+    s->jobs_failed = e->jobs_failed;
+    s->jobs_cancelled = e->jobs_cancelled;
+    s->proofs_done = e->proofs_done;
+    s->partitions_failed = e->partitions_failed;
+    s->synth_workers = e->n_synth;
+    s->prove_workers = e->n_prove;
+    s->finalize_workers = e->n_final;
+    s->queue_capacity = e->opt.queue_capacity;
+    pthread_mutex_unlock(&e->lock);
+}

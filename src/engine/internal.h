@@ -1,0 +1,184 @@
+/* The pipeline engine's insides, shared by its files:
+ * engine.c (lifecycle, submission, queries), stages.c (the workers),
+ * keys.c (the key cache), trace.c (trace file, log lines, sampler).
+ *
+ * One mutex (engine->lock) guards every field below that is not atomic:
+ * the work done under it is a few pointer moves, and the math runs
+ * outside it. */
+#ifndef ZP_ENGINE_INTERNAL_H
+#define ZP_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "engine/pool.h"
+#include "groth16/groth16.h"
+#include "io/zkey.h"
+#include "mem/track.h"
+#include "zkpipe_engine.h"
+
+typedef enum { KEY_UNLOADED = 0, KEY_LOADING, KEY_LOADED } key_state;
+
+/* A proving key known to the engine: its dimensions always, its mapping and
+ * matrices while loaded. */
+typedef struct engine_key {
+    char *path; /* as resolved by realpath */
+    zp_curve curve;
+    uint32_t n_vars, n_public, domain_size;
+    uint64_t file_bytes, matrices_bytes; /* counted (page-rounded) */
+    /* One partition's buffers, counted, and their sum. */
+    uint64_t witness_bytes, abc_bytes, msm_bytes, footprint;
+    key_state state;
+    zp_tracked file, matrices;
+    zp_zkey *zkey;     /* over file.p while loaded */
+    size_t active;     /* admitted partitions using the loaded key: it stays while > 0 */
+    size_t jobs;       /* jobs referring to this entry */
+    uint64_t last_use; /* for evicting the least recently used first */
+    struct engine_key *next;
+} engine_key;
+
+typedef enum { PART_PENDING = 0, PART_ACTIVE, PART_DONE, PART_FAILED, PART_CANCELLED } part_state;
+
+struct engine_job;
+
+typedef struct engine_part {
+    struct engine_job *job;
+    size_t index;
+    part_state state;
+    zp_stage stage;       /* where it is while ACTIVE */
+    uint64_t unallocated; /* reserved bytes not yet allocated */
+    zp_tracked witness, abc, msm;
+    zp_groth16_pending pending;
+    zp_proof proof;
+    uint64_t *public_values; /* n_public × 4 limbs once done */
+    /* Monotonic seconds: submission, and the start of each stage. */
+    double t_submit, t_stage[ZP_STAGES], t_end;
+    zp_partition_times times;
+    struct engine_part *next; /* in a stage queue */
+} engine_part;
+
+typedef struct engine_job {
+    uint64_t id;
+    int priority;
+    engine_key *key;
+    size_t n;
+    char **witness_paths; /* or: */
+    zp_witness_fn witness_fn;
+    void *witness_arg;
+    engine_part *parts;
+    size_t next_admit; /* partitions [0, next_admit) have been admitted */
+    size_t ended;      /* partitions done, failed or cancelled */
+    size_t done;
+    size_t held;       /* partitions still held by a worker or a queue */
+    zp_job_state state;
+    zp_error error;
+    int forget; /* free once nothing holds it */
+    struct engine_job *next;
+} engine_job;
+
+/* A FIFO of partitions between two stages. */
+typedef struct part_queue {
+    engine_part *head, *tail;
+    size_t length, capacity; /* capacity ZP_QUEUE_UNBOUNDED: never full */
+    pthread_cond_t not_empty, not_full;
+} part_queue;
+
+/* A buffer handed to the dealloc thread. */
+typedef struct dealloc_item {
+    zp_tracked buf;
+    struct dealloc_item *next;
+} dealloc_item;
+
+struct zp_engine {
+    zp_engine_options opt;
+    pthread_mutex_t lock;
+    pthread_cond_t admit;   /* budget freed, work queued, a key loaded */
+    pthread_cond_t changed; /* a job ended, or the engine went quiet */
+    zp_tracker tracker;
+    uint64_t budget, reserved, peak_reserved;
+    engine_key *keys;
+    engine_job *jobs; /* by priority (high first), then submission order */
+    uint64_t next_job_id, use_clock;
+    part_queue to_prove, to_final;
+    size_t in_stage[ZP_STAGES], max_in_stage[ZP_STAGES];
+    uint64_t jobs_done, jobs_failed, jobs_cancelled, proofs_done, partitions_failed;
+    int stopping;
+
+    dealloc_item *dealloc_head, *dealloc_tail;
+    pthread_cond_t dealloc_wake;
+    int dealloc_stop;
+
+    size_t n_synth, n_prove, n_final;
+    pthread_t *threads; /* synth, prove, final workers, then dealloc, sampler */
+    size_t n_threads;
+    zp_pool **pools; /* one per worker */
+
+    /* sampler and trace (trace.c) */
+    double t0;
+    uint64_t baseline_rss;
+    _Atomic uint64_t rss, peak_rss, rss_at_peak, tracked_at_peak;
+    pthread_cond_t sampler_wake;
+    int sampler_stop;
+    FILE *trace;
+    pthread_mutex_t trace_lock;
+    int trace_first;
+};
+
+/* engine.c */
+double zp_engine_now(void);
+/* Ends a partition that will not be proved (failure or cancellation):
+ * hands its buffers to the dealloc thread, returns what it did not
+ * allocate, and unpins its key. Lock held. */
+void engine_part_abandon(zp_engine *e, engine_part *p, part_state why);
+/* Records a partition failure: the job fails with err's message, prefixed
+ * with the partition. Lock held. */
+void engine_job_fail(zp_engine *e, engine_job *job, size_t partition, const zp_error *err);
+/* The partition leaves its worker or queue; frees a forgotten job. Lock held. */
+void engine_part_release(zp_engine *e, engine_part *p);
+/* Moves a partition (and its buffers) to a stage. Lock held. */
+void engine_part_stage(zp_engine *e, engine_part *p, zp_stage stage);
+/* Queues a buffer for the dealloc thread. Lock held. */
+void engine_dealloc(zp_engine *e, zp_tracked *buf);
+int engine_job_cancelled(const engine_job *job);
+
+/* stages.c */
+void *engine_synth_main(void *arg);
+void *engine_prove_main(void *arg);
+void *engine_final_main(void *arg);
+void *engine_dealloc_main(void *arg);
+typedef struct worker_arg {
+    zp_engine *e;
+    size_t index; /* into e->pools */
+} worker_arg;
+
+/* keys.c */
+/* The entry for path, probing the key (open, validate, size) when new.
+ * Lock NOT held (probing a large key takes a while). */
+zp_status engine_key_get(engine_key **out, zp_engine *e, const char *path, zp_error *err);
+/* Drops a job's reference. Lock held. */
+void engine_key_put(zp_engine *e, engine_key *key);
+/* Bytes a partition of this key needs admitted now (its footprint, plus
+ * the key's own when not loaded). Lock held. */
+uint64_t engine_key_need(const engine_key *key);
+/* Evicts idle loaded keys (least recently used first, never keep) until
+ * at least bytes are on their way back, or none is left. Returns the bytes
+ * handed to the dealloc thread. Lock held. */
+uint64_t engine_keys_evict(zp_engine *e, uint64_t bytes, const engine_key *keep);
+/* Loads the mapping and builds the matrices; the caller reserved the
+ * bytes and set KEY_LOADING. Lock NOT held; par for the matrix build. */
+zp_status engine_key_load(zp_engine *e, engine_key *key, const zp_parallel *par, zp_error *err);
+/* Frees every key entry (engine teardown; nothing may use them). */
+void engine_keys_free_all(zp_engine *e);
+
+/* trace.c */
+zp_status engine_trace_open(zp_engine *e, zp_error *err);
+void engine_trace_close(zp_engine *e);
+/* A span of a partition in a stage, and a log line of the buffers in
+ * flight. Lock held (the trace has its own lock). */
+void engine_trace_span(zp_engine *e, const engine_part *p, zp_stage stage, double begin, double end);
+void engine_log_transition(zp_engine *e, const engine_part *p, zp_stage from, zp_stage to);
+void *engine_sampler_main(void *arg);
+/* MemAvailable, or the cgroup's room when lower; 0 if unknown. */
+uint64_t engine_available_memory(void);
+
+#endif

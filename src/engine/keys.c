@@ -1,0 +1,246 @@
+/* The key cache: one entry per proving key file, with its dimensions and
+ * per-partition footprint (known from submission on) and, while partitions
+ * use it or until memory is needed, its mapping and precompiled matrices.
+ * A loaded key's bytes are part of the budget's reservation like any
+ * partition's. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+#include "engine/internal.h"
+
+/* Reads the key once to learn what it and its partitions will need; the
+ * mapping is dropped again (loading is the admitted partition's job). */
+static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
+    zp_zkey *zkey;
+    zp_status st = zp_zkey_open(&zkey, k->path, err);
+    if (st != ZP_OK) return st;
+    const zp_groth16_pk *pk = zp_zkey_pk(zkey);
+    struct stat sb;
+    if (stat(k->path, &sb) != 0) {
+        zp_zkey_close(zkey);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", k->path, strerror(errno));
+    }
+    k->file_bytes = zp_track_round((size_t)sb.st_size);
+    k->curve = pk->curve;
+    k->n_vars = pk->n_vars;
+    k->n_public = pk->n_public;
+    k->domain_size = pk->domain_size;
+    k->matrices_bytes = zp_track_round(zp_groth16_matrices_size(pk));
+    k->witness_bytes = zp_track_round((size_t)pk->n_vars * 32);
+    k->abc_bytes = zp_track_round(zp_groth16_abc_size(pk));
+    k->msm_bytes = zp_track_round(zp_groth16_msm_scratch_size(pk, e->opt.prove_threads));
+    k->footprint = k->witness_bytes + k->abc_bytes + k->msm_bytes;
+    zp_zkey_close(zkey);
+    return ZP_OK;
+}
+
+static engine_key *find(zp_engine *e, const char *path) {
+    for (engine_key *k = e->keys; k; k = k->next) {
+        if (strcmp(k->path, path) == 0) return k;
+    }
+    return NULL;
+}
+
+zp_status engine_key_get(engine_key **out, zp_engine *e, const char *path, zp_error *err) {
+    char resolved[PATH_MAX];
+    if (realpath(path, resolved) == NULL) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open the proving key: %s", path, strerror(errno));
+    }
+    pthread_mutex_lock(&e->lock);
+    engine_key *k = find(e, resolved);
+    if (k != NULL) {
+        k->jobs++;
+        *out = k;
+        pthread_mutex_unlock(&e->lock);
+        return ZP_OK;
+    }
+    pthread_mutex_unlock(&e->lock);
+
+    engine_key *fresh = calloc(1, sizeof *fresh);
+    if (fresh == NULL || (fresh->path = strdup(resolved)) == NULL) {
+        free(fresh);
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    }
+    zp_status st = probe(fresh, e, err);
+    if (st != ZP_OK) {
+        free(fresh->path);
+        free(fresh);
+        return st;
+    }
+    pthread_mutex_lock(&e->lock);
+    k = find(e, resolved); /* someone may have probed it meanwhile */
+    if (k == NULL) {
+        k = fresh;
+        k->next = e->keys;
+        e->keys = k;
+    } else {
+        free(fresh->path);
+        free(fresh);
+    }
+    k->jobs++;
+    *out = k;
+    pthread_mutex_unlock(&e->lock);
+    return ZP_OK;
+}
+
+void engine_key_put(zp_engine *e, engine_key *key) {
+    (void)e;
+    key->jobs--;
+}
+
+uint64_t engine_key_need(const engine_key *key) {
+    return key->footprint + (key->state == KEY_UNLOADED ? key->file_bytes + key->matrices_bytes : 0);
+}
+
+static void unload(zp_engine *e, engine_key *k) {
+    zp_zkey_close(k->zkey);
+    k->zkey = NULL;
+    engine_dealloc(e, &k->file);
+    engine_dealloc(e, &k->matrices);
+    k->state = KEY_UNLOADED;
+}
+
+uint64_t engine_keys_evict(zp_engine *e, uint64_t bytes, const engine_key *keep) {
+    uint64_t freed = 0;
+    while (freed < bytes) {
+        engine_key *lru = NULL;
+        for (engine_key *k = e->keys; k; k = k->next) {
+            if (k != keep && k->state == KEY_LOADED && k->active == 0 && (!lru || k->last_use < lru->last_use)) {
+                lru = k;
+            }
+        }
+        if (lru == NULL) break;
+        freed += lru->file_bytes + lru->matrices_bytes;
+        unload(e, lru);
+    }
+    /* entries no job refers to and not loaded are forgotten */
+    for (engine_key **pp = &e->keys; *pp;) {
+        engine_key *k = *pp;
+        if (k->jobs == 0 && k->state == KEY_UNLOADED && k->active == 0) {
+            *pp = k->next;
+            free(k->path);
+            free(k);
+        } else {
+            pp = &k->next;
+        }
+    }
+    return freed;
+}
+
+zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, zp_error *err) {
+    zp_tracked file, matrices;
+    memset(&matrices, 0, sizeof matrices);
+    size_t size = 0;
+    zp_zkey *zkey = NULL;
+    zp_status st = zp_track_map_file(&file, &size, &e->tracker, ZP_BUF_KEY, ZP_STAGE_KEYS, k->path, err);
+    if (st == ZP_OK && zp_track_round(size) != k->file_bytes) {
+        st = zp_error_set(err, ZP_ERR_IO, "%s: the key file changed since it was submitted (%zu bytes, not %llu)",
+                          k->path, size, (unsigned long long)k->file_bytes);
+    }
+    if (st == ZP_OK) st = zp_zkey_open_mem(&zkey, file.p, size, k->path, err);
+    const zp_groth16_pk *pk = zkey ? zp_zkey_pk(zkey) : NULL;
+    if (st == ZP_OK && (pk->n_vars != k->n_vars || pk->domain_size != k->domain_size || pk->curve != k->curve ||
+                        zp_track_round(zp_groth16_matrices_size(pk)) != k->matrices_bytes)) {
+        st = zp_error_set(err, ZP_ERR_IO,
+                          "%s: the key file changed since it was submitted (%u wires, domain %u, matrices %zu bytes; "
+                          "it had %u, %u, %llu)",
+                          k->path, pk->n_vars, pk->domain_size, zp_track_round(zp_groth16_matrices_size(pk)),
+                          k->n_vars, k->domain_size, (unsigned long long)k->matrices_bytes);
+    }
+    if (st == ZP_OK) {
+        st = zp_track_alloc(&matrices, &e->tracker, ZP_BUF_MATRICES, ZP_STAGE_KEYS, zp_groth16_matrices_size(pk),
+                            "the constraint matrices", err);
+    }
+    if (st == ZP_OK) st = zp_groth16_matrices_build(matrices.p, zp_groth16_matrices_size(pk), pk, par, err);
+    pthread_mutex_lock(&e->lock);
+    if (st == ZP_OK) {
+        k->file = file;
+        k->matrices = matrices;
+        k->zkey = zkey;
+        k->state = KEY_LOADED;
+    } else {
+        zp_zkey_close(zkey);
+        /* what was mapped goes back through the dealloc thread; what was
+         * not, is returned now */
+        uint64_t unused = k->file_bytes + k->matrices_bytes;
+        if (file.p) unused -= file.bytes;
+        if (matrices.p) unused -= matrices.bytes;
+        engine_dealloc(e, &file);
+        engine_dealloc(e, &matrices);
+        e->reserved -= unused;
+        k->state = KEY_UNLOADED;
+    }
+    pthread_cond_broadcast(&e->admit);
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
+void engine_keys_free_all(zp_engine *e) {
+    while (e->keys) {
+        engine_key *k = e->keys;
+        e->keys = k->next;
+        zp_zkey_close(k->zkey);
+        zp_track_free(&e->tracker, &k->file);
+        zp_track_free(&e->tracker, &k->matrices);
+        free(k->path);
+        free(k);
+    }
+}
+
+zp_status zp_engine_key_preload(zp_engine *e, const char *key_path, zp_error *err) {
+    engine_key *k;
+    zp_status st = engine_key_get(&k, e, key_path, err);
+    if (st != ZP_OK) return st;
+    pthread_mutex_lock(&e->lock);
+    while (k->state == KEY_LOADING) pthread_cond_wait(&e->admit, &e->lock);
+    int load = 0;
+    if (k->state == KEY_UNLOADED) {
+        uint64_t need = k->file_bytes + k->matrices_bytes;
+        if (e->reserved + need > e->budget) engine_keys_evict(e, e->reserved + need - e->budget, k);
+        if (e->reserved + need > e->budget) {
+            st = zp_error_set(err, ZP_ERR_NOMEM, "%s: no room in the memory budget to preload the key now",
+                              k->path);
+        } else {
+            e->reserved += need;
+            if (e->reserved > e->peak_reserved) e->peak_reserved = e->reserved;
+            k->state = KEY_LOADING;
+            k->active++; /* pinned while loading */
+            load = 1;
+        }
+    }
+    k->last_use = ++e->use_clock;
+    pthread_mutex_unlock(&e->lock);
+    if (load) {
+        st = engine_key_load(e, k, NULL, err);
+        pthread_mutex_lock(&e->lock);
+        k->active--;
+        pthread_mutex_unlock(&e->lock);
+    }
+    pthread_mutex_lock(&e->lock);
+    engine_key_put(e, k);
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
+zp_status zp_engine_key_evict(zp_engine *e, const char *key_path, zp_error *err) {
+    char resolved[PATH_MAX];
+    if (realpath(key_path, resolved) == NULL) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: no such key: %s", key_path, strerror(errno));
+    }
+    zp_status st = ZP_OK;
+    pthread_mutex_lock(&e->lock);
+    engine_key *k = find(e, resolved);
+    if (k == NULL || k->state == KEY_UNLOADED) {
+        st = zp_error_set(err, ZP_ERR_ARG, "%s: the key is not loaded", key_path);
+    } else if (k->active > 0 || k->state == KEY_LOADING) {
+        st = zp_error_set(err, ZP_ERR_ARG, "%s: the key is in use by %zu partitions", key_path, k->active);
+    } else {
+        unload(e, k);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}

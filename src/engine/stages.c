@@ -1,0 +1,338 @@
+/* The engine's workers: synthesis (with admission), prove, finalize, and
+ * the dealloc thread. Each worker takes the lock only to move a partition
+ * between stages; the math runs unlocked on the worker's own pool. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "engine/internal.h"
+#include "io/wtns.h"
+
+static zp_status injected(zp_engine *e, zp_stage stage, const engine_part *p, zp_error *err) {
+    if (e->opt.fault && e->opt.fault(e->opt.fault_arg, stage, p->job->id, p->index)) {
+        return zp_error_set(err, ZP_ERR_INTERNAL, "injected failure in %s", zp_stage_name(stage));
+    }
+    return ZP_OK;
+}
+
+/* Ends a partition that failed (st != OK) or whose job was cancelled,
+ * and lets go of it. Lock held. */
+static void drop(zp_engine *e, engine_part *p, zp_status st, const zp_error *err) {
+    if (st != ZP_OK) {
+        engine_job_fail(e, p->job, p->index, err);
+        engine_part_abandon(e, p, PART_FAILED);
+    } else {
+        engine_part_abandon(e, p, PART_CANCELLED);
+    }
+    engine_part_release(e, p);
+}
+
+/* ---- admission --------------------------------------------------------- */
+
+/* The next partition to admit: the first job in priority order with one
+ * not yet admitted. Lock held. */
+static engine_job *next_job(zp_engine *e) {
+    for (engine_job *j = e->jobs; j; j = j->next) {
+        if (j->next_admit < j->n && !engine_job_cancelled(j) && j->state != ZP_JOB_DONE) return j;
+    }
+    return NULL;
+}
+
+/* Waits until a partition fits the budget and reserves it (and its key,
+ * when not loaded). Returns NULL when the engine stops. *load is set when
+ * this worker must load the key. Lock held. */
+static engine_part *admit(zp_engine *e, int *load) {
+    *load = 0;
+    for (;;) {
+        if (e->stopping) return NULL;
+        engine_job *job = next_job(e);
+        if (job == NULL) {
+            pthread_cond_wait(&e->admit, &e->lock);
+            continue;
+        }
+        engine_key *key = job->key;
+        uint64_t need = engine_key_need(key);
+        if (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + need > e->budget) {
+            /* idle keys go first; their bytes come back when freed */
+            engine_keys_evict(e, e->reserved + need - e->budget, key);
+            pthread_cond_wait(&e->admit, &e->lock);
+            continue;
+        }
+        e->reserved += need;
+        if (e->reserved > e->peak_reserved) e->peak_reserved = e->reserved;
+        if (key->state == KEY_UNLOADED) {
+            key->state = KEY_LOADING;
+            *load = 1;
+        }
+        key->active++;
+        key->last_use = ++e->use_clock;
+        engine_part *p = &job->parts[job->next_admit++];
+        p->state = PART_ACTIVE;
+        p->unallocated = key->footprint;
+        p->times.queued = zp_engine_now() - p->t_submit;
+        job->held++;
+        if (job->state == ZP_JOB_QUEUED) job->state = ZP_JOB_RUNNING;
+        p->stage = ZP_STAGE_SYNTH;
+        p->t_stage[ZP_STAGE_SYNTH] = zp_engine_now();
+        if (++e->in_stage[ZP_STAGE_SYNTH] > e->max_in_stage[ZP_STAGE_SYNTH]) {
+            e->max_in_stage[ZP_STAGE_SYNTH] = e->in_stage[ZP_STAGE_SYNTH];
+        }
+        engine_log_transition(e, p, ZP_STAGE_KEYS, ZP_STAGE_SYNTH);
+        return p;
+    }
+}
+
+/* A tracked allocation out of the partition's reservation. Unlocked. */
+static zp_status part_alloc(zp_engine *e, engine_part *p, zp_tracked *buf, zp_buffer_class cls, size_t bytes,
+                            const char *what, zp_error *err) {
+    zp_status st = zp_track_alloc(buf, &e->tracker, cls, p->stage, bytes, what, err);
+    if (st != ZP_OK) return st;
+    pthread_mutex_lock(&e->lock);
+    if (buf->bytes > p->unallocated) { /* the footprint is wrong: a bug */
+        pthread_mutex_unlock(&e->lock);
+        zp_track_free(&e->tracker, buf);
+        return zp_error_set(err, ZP_ERR_INTERNAL, "%s is larger than the partition's reservation", what);
+    }
+    p->unallocated -= buf->bytes;
+    pthread_mutex_unlock(&e->lock);
+    return ZP_OK;
+}
+
+/* ---- queues (lock held) ------------------------------------------------ */
+
+/* Waits for room; 0 when the partition must be dropped instead (its job
+ * ended, or the engine stops). The producer keeps its reservation while
+ * it waits: that is the back-pressure. */
+static int queue_push(zp_engine *e, part_queue *q, engine_part *p, zp_stage waiting_stage) {
+    while (q->capacity != ZP_QUEUE_UNBOUNDED && q->length >= q->capacity) {
+        if (e->stopping || engine_job_cancelled(p->job)) return 0;
+        pthread_cond_wait(&q->not_full, &e->lock);
+    }
+    if (e->stopping || engine_job_cancelled(p->job)) return 0;
+    engine_part_stage(e, p, waiting_stage);
+    p->next = NULL;
+    if (q->tail) q->tail->next = p;
+    else q->head = p;
+    q->tail = p;
+    q->length++;
+    pthread_cond_signal(&q->not_empty);
+    return 1;
+}
+
+static engine_part *queue_pop(zp_engine *e, part_queue *q) {
+    while (q->head == NULL) {
+        if (e->stopping) return NULL;
+        pthread_cond_wait(&q->not_empty, &e->lock);
+    }
+    engine_part *p = q->head;
+    q->head = p->next;
+    if (q->head == NULL) q->tail = NULL;
+    q->length--;
+    pthread_cond_signal(&q->not_full);
+    return p;
+}
+
+/* Partitions left in a queue when the engine stops. */
+static void queue_drain(zp_engine *e, part_queue *q) {
+    engine_part *p;
+    while ((p = q->head) != NULL) {
+        q->head = p->next;
+        q->length--;
+        drop(e, p, ZP_OK, NULL);
+    }
+    q->tail = NULL;
+}
+
+/* ---- synthesis --------------------------------------------------------- */
+
+static zp_status read_witness(engine_part *p, const zp_groth16_pk *pk, zp_error *err) {
+    engine_job *job = p->job;
+    uint64_t *w = p->witness.p;
+    zp_status st;
+    if (job->witness_paths) {
+        st = zp_wtns_read_into(w, pk->n_vars, pk->curve, job->witness_paths[p->index], err);
+    } else {
+        st = job->witness_fn(job->witness_arg, p->index, w, pk->n_vars, pk->curve, err);
+    }
+    if (st == ZP_OK) st = zp_groth16_check_witness(pk, pk->curve, pk->n_vars, w, err);
+    if (st != ZP_OK && job->witness_paths && strstr(err->message, job->witness_paths[p->index]) == NULL) {
+        zp_error_prefix(err, "%s: ", job->witness_paths[p->index]);
+    }
+    return st;
+}
+
+static zp_status synthesize(zp_engine *e, engine_part *p, const zp_parallel *par, zp_error *err) {
+    engine_key *key = p->job->key;
+    const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
+    zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
+    if (st == ZP_OK) st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, (size_t)pk->n_vars * 32, "a witness", err);
+    if (st == ZP_OK) st = read_witness(p, pk, err);
+    if (st == ZP_OK) st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, zp_groth16_abc_size(pk), "the a, b, c vectors", err);
+    if (st == ZP_OK) zp_groth16_synthesize(p->abc.p, pk, key->matrices.p, p->witness.p, par);
+    return st;
+}
+
+void *engine_synth_main(void *arg) {
+    worker_arg wa = *(worker_arg *)arg;
+    free(arg);
+    zp_engine *e = wa.e;
+    zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
+    zp_error err;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        int load;
+        engine_part *p = admit(e, &load);
+        if (p == NULL) break;
+        engine_key *key = p->job->key;
+        zp_status st = ZP_OK;
+        if (load) {
+            pthread_mutex_unlock(&e->lock);
+            st = engine_key_load(e, key, &par, &err);
+            pthread_mutex_lock(&e->lock);
+        } else {
+            while (key->state == KEY_LOADING) pthread_cond_wait(&e->admit, &e->lock);
+            if (key->state != KEY_LOADED) {
+                st = zp_error_set(&err, ZP_ERR_IO, "%s: the key could not be loaded", key->path);
+            }
+        }
+        if (st == ZP_OK && !engine_job_cancelled(p->job)) {
+            pthread_mutex_unlock(&e->lock);
+            st = synthesize(e, p, &par, &err);
+            pthread_mutex_lock(&e->lock);
+        }
+        p->times.synth = zp_engine_now() - p->t_stage[ZP_STAGE_SYNTH];
+        if (st != ZP_OK || !queue_push(e, &e->to_prove, p, ZP_STAGE_WAIT_PROVE)) drop(e, p, st, &err);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* ---- prove ------------------------------------------------------------- */
+
+void *engine_prove_main(void *arg) {
+    worker_arg wa = *(worker_arg *)arg;
+    free(arg);
+    zp_engine *e = wa.e;
+    zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
+    zp_error err;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        engine_part *p = queue_pop(e, &e->to_prove);
+        if (p == NULL) break;
+        p->times.wait_prove = zp_engine_now() - p->t_stage[ZP_STAGE_WAIT_PROVE];
+        if (engine_job_cancelled(p->job)) {
+            drop(e, p, ZP_OK, NULL);
+            continue;
+        }
+        engine_part_stage(e, p, ZP_STAGE_PROVE);
+        pthread_mutex_unlock(&e->lock);
+        const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
+        zp_status st = injected(e, ZP_STAGE_PROVE, p, &err);
+        if (st == ZP_OK) {
+            st = part_alloc(e, p, &p->msm, ZP_BUF_MSM, zp_groth16_msm_scratch_size(pk, e->opt.prove_threads),
+                            "the MSM buckets", &err);
+        }
+        if (st == ZP_OK) st = zp_groth16_prove_start(&p->pending, pk, p->witness.p, p->abc.p, p->msm.p, &par, &err);
+        pthread_mutex_lock(&e->lock);
+        engine_dealloc(e, &p->abc); /* a, b, c are done with: freed early */
+        p->times.prove = zp_engine_now() - p->t_stage[ZP_STAGE_PROVE];
+        if (st != ZP_OK || !queue_push(e, &e->to_final, p, ZP_STAGE_WAIT_FINAL)) drop(e, p, st, &err);
+    }
+    queue_drain(e, &e->to_prove);
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* ---- finalize ---------------------------------------------------------- */
+
+static zp_status finalize(zp_engine *e, engine_part *p, const zp_parallel *par, zp_error *err) {
+    const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
+    const uint64_t *w = p->witness.p;
+    zp_status st = injected(e, ZP_STAGE_FINAL, p, err);
+    if (st != ZP_OK) return st;
+    zp_groth16_prove_finish(&p->proof, &p->pending, pk, w, p->msm.p, par);
+    memset(&p->pending, 0, sizeof p->pending);
+    if (!e->opt.skip_verify) {
+        int ok = zp_groth16_verify_with_pk(pk, w, &p->proof);
+        if (ok < 0) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof");
+        if (ok == 0) {
+            memset(&p->proof, 0, sizeof p->proof);
+            return zp_error_set(err, ZP_ERR_UNSATISFIED,
+                                "the witness does not satisfy the circuit (its proof does not verify)");
+        }
+    }
+    size_t np = pk->n_public;
+    p->public_values = malloc((np ? np : 1) * 32);
+    if (p->public_values == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    memcpy(p->public_values, w + 4, np * 32);
+    return ZP_OK;
+}
+
+void *engine_final_main(void *arg) {
+    worker_arg wa = *(worker_arg *)arg;
+    free(arg);
+    zp_engine *e = wa.e;
+    zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
+    zp_error err;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        engine_part *p = queue_pop(e, &e->to_final);
+        if (p == NULL) break;
+        p->times.wait_final = zp_engine_now() - p->t_stage[ZP_STAGE_WAIT_FINAL];
+        if (engine_job_cancelled(p->job)) {
+            drop(e, p, ZP_OK, NULL);
+            continue;
+        }
+        engine_part_stage(e, p, ZP_STAGE_FINAL);
+        pthread_mutex_unlock(&e->lock);
+        zp_status st = finalize(e, p, &par, &err);
+        pthread_mutex_lock(&e->lock);
+        p->times.final = zp_engine_now() - p->t_stage[ZP_STAGE_FINAL];
+        if (st != ZP_OK || engine_job_cancelled(p->job)) {
+            drop(e, p, st, &err);
+            continue;
+        }
+        engine_job *job = p->job;
+        engine_part_abandon(e, p, PART_DONE); /* frees the witness and MSM scratch */
+        job->done++;
+        e->proofs_done++;
+        if (job->done == job->n) {
+            job->state = ZP_JOB_DONE;
+            e->jobs_done++;
+            pthread_cond_broadcast(&e->changed);
+        }
+        engine_part_release(e, p);
+    }
+    queue_drain(e, &e->to_final);
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* ---- dealloc ----------------------------------------------------------- */
+
+/* Frees buffers off the critical path (munmap of a large buffer takes
+ * milliseconds), then gives their bytes back to the budget: the
+ * reservation shrinks only once the memory is really gone. */
+void *engine_dealloc_main(void *arg) {
+    worker_arg wa = *(worker_arg *)arg;
+    free(arg);
+    zp_engine *e = wa.e;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (e->dealloc_head == NULL && !e->dealloc_stop) pthread_cond_wait(&e->dealloc_wake, &e->lock);
+        dealloc_item *item = e->dealloc_head;
+        if (item == NULL) break;
+        e->dealloc_head = item->next;
+        if (e->dealloc_head == NULL) e->dealloc_tail = NULL;
+        pthread_mutex_unlock(&e->lock);
+        uint64_t bytes = item->buf.bytes;
+        zp_track_free(&e->tracker, &item->buf);
+        free(item);
+        pthread_mutex_lock(&e->lock);
+        e->reserved -= bytes;
+        pthread_cond_broadcast(&e->admit);
+        pthread_cond_broadcast(&e->changed);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}

@@ -1,0 +1,128 @@
+#include "mem/track.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "mem/large.h"
+
+static size_t page_size(void) {
+    static size_t page;
+    if (page == 0) {
+        long p = sysconf(_SC_PAGESIZE);
+        page = p > 0 ? (size_t)p : 4096;
+    }
+    return page;
+}
+
+size_t zp_track_round(size_t bytes) {
+    size_t page = page_size();
+    if (bytes == 0) bytes = 1;
+    return (bytes + page - 1) / page * page;
+}
+
+void zp_tracker_init(zp_tracker *t) { memset(t, 0, sizeof *t); }
+
+static void raise_peak(_Atomic uint64_t *peak, uint64_t value) {
+    uint64_t seen = atomic_load(peak);
+    while (value > seen && !atomic_compare_exchange_weak(peak, &seen, value)) {
+    }
+}
+
+static void count_in(zp_tracker *t, const zp_tracked *b) {
+    atomic_fetch_add(&t->count[b->cls][b->stage], 1);
+    atomic_fetch_add(&t->bytes[b->cls][b->stage], b->bytes);
+    atomic_fetch_add(&t->class_count[b->cls], 1);
+    raise_peak(&t->class_peak[b->cls], atomic_fetch_add(&t->class_bytes[b->cls], b->bytes) + b->bytes);
+    atomic_fetch_add(&t->stage_count[b->stage], 1);
+    raise_peak(&t->stage_peak[b->stage], atomic_fetch_add(&t->stage_bytes[b->stage], b->bytes) + b->bytes);
+    raise_peak(&t->total_peak, atomic_fetch_add(&t->total, b->bytes) + b->bytes);
+}
+
+static void count_out(zp_tracker *t, const zp_tracked *b) {
+    atomic_fetch_sub(&t->count[b->cls][b->stage], 1);
+    atomic_fetch_sub(&t->bytes[b->cls][b->stage], b->bytes);
+    atomic_fetch_sub(&t->class_count[b->cls], 1);
+    atomic_fetch_sub(&t->class_bytes[b->cls], b->bytes);
+    atomic_fetch_sub(&t->stage_count[b->stage], 1);
+    atomic_fetch_sub(&t->stage_bytes[b->stage], b->bytes);
+    atomic_fetch_sub(&t->total, b->bytes);
+}
+
+zp_status zp_track_alloc(zp_tracked *buf, zp_tracker *t, unsigned cls, unsigned stage, size_t bytes,
+                         const char *what, zp_error *err) {
+    memset(buf, 0, sizeof *buf);
+    if (cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) {
+        return zp_error_set(err, ZP_ERR_INTERNAL, "tracked allocation of %s: bad class %u or stage %u", what, cls,
+                            stage);
+    }
+    size_t rounded = zp_track_round(bytes);
+    void *p = zp_mem_map(rounded, what, err);
+    if (p == NULL) return ZP_ERR_NOMEM;
+    *buf = (zp_tracked){p, rounded, cls, stage, 0};
+    count_in(t, buf);
+    return ZP_OK;
+}
+
+zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsigned cls, unsigned stage,
+                            const char *path, zp_error *err) {
+    memset(buf, 0, sizeof *buf);
+    if (cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) {
+        return zp_error_set(err, ZP_ERR_INTERNAL, "tracked mapping of %s: bad class %u or stage %u", path, cls,
+                            stage);
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file", path);
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: empty file", path);
+    }
+    size_t rounded = zp_track_round((size_t)sb.st_size);
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) return zp_error_set(err, ZP_ERR_IO, "%s: cannot map: %s", path, strerror(e));
+    *buf = (zp_tracked){p, rounded, cls, stage, 1};
+    *size = (size_t)sb.st_size;
+    count_in(t, buf);
+    return ZP_OK;
+}
+
+void zp_track_free(zp_tracker *t, zp_tracked *buf) {
+    if (buf == NULL || buf->p == NULL) return;
+    munmap(buf->p, buf->bytes); /* whole pages: the file mapping's tail page too */
+    count_out(t, buf);
+    buf->p = NULL;
+}
+
+void zp_track_move(zp_tracker *t, zp_tracked *buf, unsigned stage) {
+    if (buf->p == NULL || buf->stage == stage || stage >= ZP_TRACK_STAGES) return;
+    atomic_fetch_sub(&t->count[buf->cls][buf->stage], 1);
+    atomic_fetch_sub(&t->bytes[buf->cls][buf->stage], buf->bytes);
+    atomic_fetch_sub(&t->stage_count[buf->stage], 1);
+    atomic_fetch_sub(&t->stage_bytes[buf->stage], buf->bytes);
+    buf->stage = stage;
+    atomic_fetch_add(&t->count[buf->cls][stage], 1);
+    atomic_fetch_add(&t->bytes[buf->cls][stage], buf->bytes);
+    atomic_fetch_add(&t->stage_count[stage], 1);
+    raise_peak(&t->stage_peak[stage], atomic_fetch_add(&t->stage_bytes[stage], buf->bytes) + buf->bytes);
+}
+
+size_t zp_mem_rss(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f == NULL) return 0;
+    int n = fscanf(f, "%lu %lu", &size, &resident);
+    fclose(f);
+    return n == 2 ? (size_t)resident * page_size() : 0;
+}

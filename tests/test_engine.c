@@ -1,0 +1,507 @@
+/* The pipeline engine (include/zkpipe_engine.h): proofs of every partition
+ * verify and come back in partition order on both curves; priorities;
+ * a wrong witness fails its job naming the partition while others finish;
+ * a budget too small fails at once; keys are evicted to make room; and a
+ * stress run (many small jobs, random cancellations, random injected
+ * failures in every stage) never goes over budget, ends every job, and
+ * leaves every counter at zero. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chain_circuit.h"
+#include "groth16/groth16.h"
+#include "groth16/setup.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
+#include "mem/track.h"
+#include "testutil.h"
+#include "zkpipe_engine.h"
+
+#define MAX_WITNESSES 8
+
+/* One key file and a few witness files of a chain circuit. */
+typedef struct fixture {
+    chain_circuit circuit;
+    zp_groth16_setup_key setup;
+    char key_path[256];
+    char wtns_path[MAX_WITNESSES][256];
+    const char *wtns_ptrs[MAX_WITNESSES];
+    uint64_t *witness[MAX_WITNESSES];
+    size_t n_wires;
+} fixture;
+
+static char workdir[] = "/tmp/zp-test-engine-XXXXXX";
+
+static void fixture_make(fixture *f, zp_curve curve, uint32_t m, uint32_t npub, const char *name) {
+    zp_error err;
+    memset(f, 0, sizeof *f);
+    chain_build(&f->circuit, curve, m, npub);
+    CHECK(zp_groth16_setup(&f->setup, &f->circuit.cs, NULL, &err) == ZP_OK);
+    snprintf(f->key_path, sizeof f->key_path, "%s/%s.zkey", workdir, name);
+    CHECK(zp_zkey_write(f->key_path, &f->setup.pk, NULL, &err) == ZP_OK);
+    f->n_wires = f->circuit.cs.n_wires;
+    for (int i = 0; i < MAX_WITNESSES; i++) {
+        f->witness[i] = malloc(f->n_wires * 32);
+        chain_witness(f->witness[i], &f->circuit, zp_test_rand64());
+        snprintf(f->wtns_path[i], sizeof f->wtns_path[i], "%s/%s_%d.wtns", workdir, name, i);
+        CHECK(zp_wtns_write(f->wtns_path[i], curve, f->witness[i], f->n_wires, &err) == ZP_OK);
+        f->wtns_ptrs[i] = f->wtns_path[i];
+    }
+}
+
+static void fixture_free(fixture *f) {
+    for (int i = 0; i < MAX_WITNESSES; i++) free(f->witness[i]);
+    zp_groth16_setup_free(&f->setup);
+    chain_free(&f->circuit);
+}
+
+/* Every proof of a done job verifies, and partition i's public values are
+ * those of the witness it was given. */
+static void check_proofs(zp_engine *e, uint64_t job, const fixture *f, const size_t *witness_of, size_t n) {
+    zp_error err;
+    zp_groth16_vk vk;
+    CHECK(zp_zkey_vk(&vk, &f->setup.pk, &err) == ZP_OK);
+    for (size_t i = 0; i < n; i++) {
+        zp_proof proof;
+        uint64_t pub[4 * 8];
+        size_t np = 0;
+        CHECK(zp_engine_proof(&proof, pub, 8, &np, e, job, i, &err) == ZP_OK);
+        const uint64_t *w = f->witness[witness_of[i]];
+        CHECK_MSG(np == f->circuit.npub && memcmp(pub, w + 4, np * 32) == 0, "job %llu partition %zu: public values",
+                  (unsigned long long)job, i);
+        CHECK_MSG(zp_groth16_verify(&vk, pub, &proof) == 1, "job %llu partition %zu verifies",
+                  (unsigned long long)job, i);
+    }
+    zp_groth16_vk_free(&vk);
+}
+
+static zp_job_state wait_job(zp_engine *e, uint64_t job, zp_job_info *info) {
+    zp_error err;
+    CHECK(zp_engine_job(info, e, job, 600, &err) == ZP_OK);
+    return info->state;
+}
+
+/* After everything ended: nothing but keys is tracked or reserved. */
+static void check_idle(zp_engine *e, const char *what) {
+    zp_engine_stats s;
+    for (int tries = 0; tries < 200; tries++) { /* the dealloc thread may still be freeing */
+        zp_engine_stats_get(&s, e);
+        if (s.by_stage[ZP_STAGE_DEALLOC].count == 0) break;
+        usleep(10000);
+    }
+    zp_engine_stats_get(&s, e);
+    uint64_t keys = s.by_class[ZP_BUF_KEY].bytes + s.by_class[ZP_BUF_MATRICES].bytes;
+    CHECK_MSG(s.tracked == keys, "%s: tracked %llu = keys %llu", what, (unsigned long long)s.tracked,
+              (unsigned long long)keys);
+    CHECK_MSG(s.reserved == keys, "%s: reserved %llu = keys %llu", what, (unsigned long long)s.reserved,
+              (unsigned long long)keys);
+    for (int c = ZP_BUF_WITNESS; c < ZP_BUF_CLASSES; c++) {
+        CHECK_MSG(s.by_class[c].count == 0 && s.by_class[c].bytes == 0, "%s: no %s buffers left", what,
+                  zp_buffer_class_name((zp_buffer_class)c));
+    }
+    for (int g = ZP_STAGE_SYNTH; g < ZP_STAGES; g++) {
+        CHECK_MSG(s.partitions_in[g] == 0 && s.by_stage[g].bytes == 0, "%s: stage %s empty", what,
+                  zp_stage_name((zp_stage)g));
+    }
+    CHECK_MSG(s.peak_reserved <= s.budget, "%s: peak reserved within the budget", what);
+    CHECK_MSG(s.peak_tracked <= s.budget, "%s: peak tracked within the budget", what);
+}
+
+/* ---- one job per curve, in order, with a trace ------------------------- */
+
+static void test_basic(const fixture *f) {
+    zp_error err;
+    zp_engine *e;
+    char trace[300];
+    snprintf(trace, sizeof trace, "%s/trace.json", workdir);
+    zp_engine_options opt = {0};
+    opt.budget = 1ULL << 30;
+    opt.synth_workers = 3;
+    opt.trace_path = trace;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    size_t order[MAX_WITNESSES] = {3, 1, 4, 0, 5, 2, 7, 6};
+    const char *paths[MAX_WITNESSES];
+    for (int i = 0; i < MAX_WITNESSES; i++) paths[i] = f->wtns_path[order[i]];
+    zp_job_spec spec = {f->key_path, MAX_WITNESSES, paths, NULL, NULL, 0};
+    uint64_t job;
+    CHECK(zp_engine_submit(&job, e, &spec, &err) == ZP_OK);
+    zp_job_info info;
+    CHECK_MSG(wait_job(e, job, &info) == ZP_JOB_DONE, "%s: job done (%s)", zp_curve_name(f->circuit.cs.curve),
+              info.error.message);
+    CHECK(info.done == MAX_WITNESSES);
+    check_proofs(e, job, f, order, MAX_WITNESSES);
+    zp_partition_times t;
+    CHECK(zp_engine_partition_times(&t, e, job, 0, &err) == ZP_OK);
+    CHECK(t.total > 0 && t.prove > 0 && t.total >= t.prove + t.synth);
+    /* writing one out as snarkjs files */
+    char proof[300], pub[300];
+    snprintf(proof, sizeof proof, "%s/proof.json", workdir);
+    snprintf(pub, sizeof pub, "%s/public.json", workdir);
+    CHECK(zp_engine_write_proof(e, job, 2, proof, pub, &err) == ZP_OK);
+    check_idle(e, "basic");
+    zp_engine_destroy(e);
+
+    json_error_t jerr;
+    json_t *root = json_load_file(trace, 0, &jerr);
+    CHECK_MSG(root != NULL, "the trace is JSON: %s", jerr.text);
+    json_t *events = json_object_get(root, "traceEvents");
+    size_t spans = 0, counters = 0, i;
+    json_t *ev;
+    json_array_foreach(events, i, ev) {
+        const char *ph = json_string_value(json_object_get(ev, "ph"));
+        if (ph && strcmp(ph, "X") == 0) spans++;
+        if (ph && strcmp(ph, "C") == 0) counters++;
+    }
+    /* synth, wait_prove, prove, wait_final, final per partition */
+    CHECK_MSG(spans == 5 * MAX_WITNESSES, "trace has %zu stage spans", spans);
+    CHECK(counters > 0);
+    json_decref(root);
+}
+
+/* ---- priorities -------------------------------------------------------- */
+
+typedef struct order_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int release; /* the first call blocks until this is set */
+    int calls;
+    char seen[64];
+    const fixture *f;
+    char tag;
+} order_log;
+
+typedef struct order_arg {
+    order_log *log;
+    char tag;
+} order_arg;
+
+static zp_status ordered_witness(void *arg, size_t partition, uint64_t *values, size_t count, zp_curve curve,
+                                 zp_error *err) {
+    order_arg *a = arg;
+    order_log *log = a->log;
+    (void)curve;
+    (void)err;
+    pthread_mutex_lock(&log->lock);
+    if (log->calls < (int)sizeof log->seen - 1) log->seen[log->calls] = a->tag;
+    int first = log->calls++ == 0;
+    while (first && !log->release) pthread_cond_wait(&log->cond, &log->lock);
+    pthread_mutex_unlock(&log->lock);
+    memcpy(values, log->f->witness[partition % MAX_WITNESSES], count * 32);
+    return ZP_OK;
+}
+
+static void test_priority(const fixture *f) {
+    zp_error err;
+    zp_engine *e;
+    zp_engine_options opt = {0};
+    opt.budget = ZP_BUDGET_UNLIMITED;
+    opt.synth_workers = 1;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    order_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, f, 0};
+    order_arg low = {&log, 'L'}, high = {&log, 'H'};
+    zp_job_spec a = {f->key_path, 3, NULL, ordered_witness, &low, 0};
+    zp_job_spec b = {f->key_path, 3, NULL, ordered_witness, &high, 5};
+    uint64_t ja, jb;
+    CHECK(zp_engine_submit(&ja, e, &a, &err) == ZP_OK);
+    while (1) { /* the single synthesis worker is inside L's first witness */
+        pthread_mutex_lock(&log.lock);
+        int calls = log.calls;
+        pthread_mutex_unlock(&log.lock);
+        if (calls > 0) break;
+        usleep(1000);
+    }
+    CHECK(zp_engine_submit(&jb, e, &b, &err) == ZP_OK);
+    pthread_mutex_lock(&log.lock);
+    log.release = 1;
+    pthread_cond_broadcast(&log.cond);
+    pthread_mutex_unlock(&log.lock);
+    zp_job_info info;
+    CHECK(wait_job(e, ja, &info) == ZP_JOB_DONE);
+    CHECK(wait_job(e, jb, &info) == ZP_JOB_DONE);
+    CHECK_MSG(strcmp(log.seen, "LHHHLL") == 0, "higher priority synthesized first: %s", log.seen);
+    size_t order[3] = {0, 1, 2};
+    check_proofs(e, ja, f, order, 3);
+    check_proofs(e, jb, f, order, 3);
+    check_idle(e, "priority");
+    zp_engine_destroy(e);
+}
+
+/* ---- failures: a wrong witness, a budget too small, cancellation ------- */
+
+static void test_failures(const fixture *f) {
+    zp_error err;
+    zp_engine *e;
+    zp_engine_options opt = {0};
+    opt.budget = 1ULL << 30;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+
+    /* partition 2's witness does not satisfy the circuit */
+    char bad_path[300];
+    snprintf(bad_path, sizeof bad_path, "%s/bad.wtns", workdir);
+    uint64_t *bad = malloc(f->n_wires * 32);
+    memcpy(bad, f->witness[0], f->n_wires * 32);
+    bad[4 * (f->n_wires - 2)] ^= 4;
+    CHECK(zp_wtns_write(bad_path, f->circuit.cs.curve, bad, f->n_wires, &err) == ZP_OK);
+    free(bad);
+    const char *paths[4] = {f->wtns_path[0], f->wtns_path[1], bad_path, f->wtns_path[3]};
+    zp_job_spec spec = {f->key_path, 4, paths, NULL, NULL, 0};
+    zp_job_spec good = {f->key_path, 2, f->wtns_ptrs, NULL, NULL, 0};
+    uint64_t jbad, jgood;
+    CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_OK);
+    CHECK(zp_engine_submit(&jgood, e, &good, &err) == ZP_OK);
+    zp_job_info info;
+    CHECK(wait_job(e, jbad, &info) == ZP_JOB_FAILED);
+    CHECK_MSG(strstr(info.error.message, "partition 2") && strstr(info.error.message, "does not satisfy"),
+              "reason names the partition: %s", info.error.message);
+    CHECK(wait_job(e, jgood, &info) == ZP_JOB_DONE);
+
+    /* a witness of another circuit, and a missing witness file */
+    fixture other;
+    fixture_make(&other, f->circuit.cs.curve, f->circuit.m + 3, f->circuit.npub, "other");
+    const char *mixed[2] = {f->wtns_path[0], other.wtns_path[0]};
+    spec = (zp_job_spec){f->key_path, 2, mixed, NULL, NULL, 0};
+    CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_OK);
+    CHECK(wait_job(e, jbad, &info) == ZP_JOB_FAILED);
+    CHECK_MSG(strstr(info.error.message, "partition 1") && strstr(info.error.message, other.wtns_path[0]) &&
+                  strstr(info.error.message, "another circuit"),
+              "reason names the partition and file: %s", info.error.message);
+    const char *missing[1] = {"/nonexistent/w.wtns"};
+    spec = (zp_job_spec){f->key_path, 1, missing, NULL, NULL, 0};
+    CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_ERR_IO);
+    CHECK(strstr(err.message, "/nonexistent/w.wtns") != NULL);
+    spec = (zp_job_spec){"/nonexistent/k.zkey", 1, f->wtns_ptrs, NULL, NULL, 0};
+    CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_ERR_IO);
+    fixture_free(&other);
+
+    /* cancelling a job queued behind a blocked one */
+    order_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, f, 0};
+    order_arg tag = {&log, 'B'};
+    zp_job_spec blocked = {f->key_path, 2, NULL, ordered_witness, &tag, 0};
+    uint64_t jblocked, jqueued;
+    CHECK(zp_engine_submit(&jblocked, e, &blocked, &err) == ZP_OK);
+    CHECK(zp_engine_submit(&jqueued, e, &good, &err) == ZP_OK);
+    CHECK(zp_engine_cancel(e, jqueued, &err) == ZP_OK);
+    CHECK(zp_engine_cancel(e, jblocked, &err) == ZP_OK);
+    pthread_mutex_lock(&log.lock);
+    log.release = 1;
+    pthread_cond_broadcast(&log.cond);
+    pthread_mutex_unlock(&log.lock);
+    CHECK(wait_job(e, jqueued, &info) == ZP_JOB_CANCELLED);
+    CHECK(wait_job(e, jblocked, &info) == ZP_JOB_CANCELLED);
+    CHECK(zp_engine_cancel(e, 999999, &err) == ZP_ERR_ARG);
+    check_idle(e, "failures");
+    zp_engine_destroy(e);
+
+    /* a budget too small for one partition fails at once */
+    opt.budget = 64 * 1024;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    CHECK(zp_engine_submit(&jbad, e, &good, &err) == ZP_ERR_NOMEM);
+    CHECK_MSG(strstr(err.message, "too small") != NULL, "%s", err.message);
+    zp_engine_destroy(e);
+}
+
+/* ---- two keys, room for one: the idle one is evicted ------------------- */
+
+static void test_eviction(const fixture *f, const fixture *g) {
+    zp_error err;
+    zp_engine *e;
+    zp_engine_options opt = {0};
+    opt.synth_workers = 1;
+    opt.prove_threads = 2;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK); /* to learn the sizes */
+    uint64_t j1, j2;
+    zp_job_spec s1 = {f->key_path, 2, f->wtns_ptrs, NULL, NULL, 0};
+    zp_job_spec s2 = {g->key_path, 2, g->wtns_ptrs, NULL, NULL, 0};
+    CHECK(zp_engine_key_preload(e, f->key_path, &err) == ZP_OK);
+    zp_engine_stats s;
+    zp_engine_stats_get(&s, e);
+    uint64_t kf = s.tracked;
+    CHECK(zp_engine_key_preload(e, g->key_path, &err) == ZP_OK);
+    zp_engine_stats_get(&s, e);
+    uint64_t kg = s.tracked - kf;
+    CHECK(s.keys_loaded == 2);
+    CHECK(zp_engine_key_evict(e, f->key_path, &err) == ZP_OK);
+    CHECK(zp_engine_key_evict(e, f->key_path, &err) == ZP_ERR_ARG);
+    zp_engine_destroy(e);
+
+    /* room for either key and one partition, never for both keys */
+    uint64_t fp = 0;
+    const zp_groth16_pk *pks[2] = {&f->setup.pk, &g->setup.pk};
+    for (int i = 0; i < 2; i++) {
+        uint64_t one = zp_track_round((size_t)pks[i]->n_vars * 32) + zp_track_round(zp_groth16_abc_size(pks[i])) +
+                       zp_track_round(zp_groth16_msm_scratch_size(pks[i], 2));
+        if (one > fp) fp = one;
+    }
+    opt.budget = (kf > kg ? kf : kg) + fp + (kf < kg ? kf : kg) / 2;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    for (int round = 0; round < 2; round++) {
+        CHECK(zp_engine_submit(&j1, e, &s1, &err) == ZP_OK);
+        CHECK(zp_engine_submit(&j2, e, &s2, &err) == ZP_OK);
+        zp_job_info info;
+        CHECK_MSG(wait_job(e, j1, &info) == ZP_JOB_DONE, "eviction: first key's job (%s)", info.error.message);
+        CHECK_MSG(wait_job(e, j2, &info) == ZP_JOB_DONE, "eviction: second key's job (%s)", info.error.message);
+        size_t order[2] = {0, 1};
+        check_proofs(e, j1, f, order, 2);
+        check_proofs(e, j2, g, order, 2);
+        zp_engine_forget(e, j1);
+        zp_engine_forget(e, j2);
+    }
+    zp_engine_stats_get(&s, e);
+    CHECK_MSG(s.peak_tracked <= s.budget, "eviction: within budget");
+    check_idle(e, "eviction");
+    zp_engine_destroy(e);
+}
+
+/* ---- stress ------------------------------------------------------------ */
+
+typedef struct stress_faults {
+    _Atomic unsigned long long state;
+    int per_mille;
+    _Atomic int injected;
+} stress_faults;
+
+static int random_fault(void *arg, zp_stage stage, uint64_t job, size_t partition) {
+    stress_faults *s = arg;
+    (void)stage;
+    (void)job;
+    (void)partition;
+    unsigned long long x = atomic_fetch_add(&s->state, 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 31;
+    int hit = (int)(x % 1000) < s->per_mille;
+    if (hit) atomic_fetch_add(&s->injected, 1);
+    return hit;
+}
+
+typedef struct watcher {
+    zp_engine *e;
+    _Atomic int stop;
+    int over_budget;
+    uint64_t max_tracked;
+} watcher;
+
+static void *watch(void *arg) {
+    watcher *w = arg;
+    while (!atomic_load(&w->stop)) {
+        zp_engine_stats s;
+        zp_engine_stats_get(&s, w->e);
+        if (s.tracked > s.budget || s.reserved > s.budget) w->over_budget++;
+        if (s.tracked > w->max_tracked) w->max_tracked = s.tracked;
+        usleep(500);
+    }
+    return NULL;
+}
+
+static void test_stress(const fixture *f) {
+    zp_error err;
+    zp_engine *e;
+    stress_faults faults = {zp_test_rand64(), 30, 0};
+    zp_engine_options opt = {0};
+    opt.synth_workers = 3;
+    opt.prove_workers = 2;
+    opt.finalize_workers = 2;
+    opt.prove_threads = 2;
+    opt.fault = random_fault;
+    opt.fault_arg = &faults;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK); /* to learn one partition's size */
+    CHECK(zp_engine_key_preload(e, f->key_path, &err) == ZP_OK);
+    zp_engine_stats s;
+    zp_engine_stats_get(&s, e);
+    uint64_t key_bytes = s.tracked;
+    zp_engine_destroy(e);
+    /* the key and about three partitions */
+    uint64_t part = zp_track_round(f->n_wires * 32) + zp_track_round(zp_groth16_abc_size(&f->setup.pk)) +
+                    zp_track_round(zp_groth16_msm_scratch_size(&f->setup.pk, 2));
+    opt.budget = key_bytes + 3 * part;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    watcher w = {e, 0, 0, 0};
+    pthread_t tid;
+    pthread_create(&tid, NULL, watch, &w);
+
+    size_t jobs = zp_test_iters(40);
+    uint64_t *ids = calloc(jobs, sizeof *ids);
+    size_t *sizes = calloc(jobs, sizeof *sizes);
+    size_t order[MAX_WITNESSES];
+    for (size_t i = 0; i < MAX_WITNESSES; i++) order[i] = i;
+    for (size_t j = 0; j < jobs; j++) {
+        sizes[j] = 1 + zp_test_rand64() % 4;
+        zp_job_spec spec = {f->key_path, sizes[j], f->wtns_ptrs, NULL, NULL, (int)(zp_test_rand64() % 3)};
+        CHECK(zp_engine_submit(&ids[j], e, &spec, &err) == ZP_OK);
+        if (zp_test_rand64() % 6 == 0) { /* cancel a random earlier job */
+            zp_engine_cancel(e, ids[zp_test_rand64() % (j + 1)], &err);
+        }
+        if (zp_test_rand64() % 4 == 0) usleep(2000);
+    }
+    size_t done = 0, failed = 0, cancelled = 0;
+    for (size_t j = 0; j < jobs; j++) {
+        zp_job_info info;
+        zp_job_state st = wait_job(e, ids[j], &info);
+        CHECK_MSG(st == ZP_JOB_DONE || st == ZP_JOB_FAILED || st == ZP_JOB_CANCELLED, "job %zu ended: %s", j,
+                  zp_job_state_name(st));
+        if (st == ZP_JOB_DONE) {
+            done++;
+            check_proofs(e, ids[j], f, order, sizes[j]);
+        }
+        if (st == ZP_JOB_FAILED) {
+            failed++;
+            CHECK_MSG(strstr(info.error.message, "injected failure") && strstr(info.error.message, "partition"),
+                      "failure names the partition: %s", info.error.message);
+        }
+        cancelled += st == ZP_JOB_CANCELLED;
+    }
+    atomic_store(&w.stop, 1);
+    pthread_join(tid, NULL);
+    CHECK_MSG(w.over_budget == 0, "over budget %d times", w.over_budget);
+    zp_engine_stats_get(&s, e);
+    CHECK(s.jobs_done == done && s.jobs_failed == failed && s.jobs_cancelled == cancelled);
+    fprintf(stderr, "stress: %zu jobs: %zu done, %zu failed (%d injected faults), %zu cancelled; peak tracked %.1f "
+                    "of %.1f MB budget\n",
+            jobs, done, failed, atomic_load(&faults.injected), cancelled, (double)s.peak_tracked / (1 << 20),
+            (double)s.budget / (1 << 20));
+    check_idle(e, "stress");
+    CHECK(zp_engine_key_evict(e, f->key_path, &err) == ZP_OK);
+    usleep(100000);
+    zp_engine_stats_get(&s, e);
+    CHECK_MSG(s.tracked == 0 && s.reserved == 0, "stress: zero after evicting the key");
+    for (size_t j = 0; j < jobs; j++) zp_engine_forget(e, ids[j]);
+    free(ids);
+    free(sizes);
+    zp_engine_destroy(e);
+
+    /* destroying an engine with work in flight frees everything (LSan) */
+    opt.fault = NULL;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    for (int j = 0; j < 6; j++) {
+        zp_job_spec spec = {f->key_path, 4, f->wtns_ptrs, NULL, NULL, 0};
+        uint64_t id;
+        CHECK(zp_engine_submit(&id, e, &spec, &err) == ZP_OK);
+    }
+    usleep(20000);
+    zp_engine_destroy(e);
+}
+
+int main(void) {
+    zp_test_init("test_engine");
+    if (mkdtemp(workdir) == NULL) return 1;
+    fixture bn, bls, bn_big;
+    fixture_make(&bn, ZP_CURVE_BN254, 200, 2, "bn");
+    fixture_make(&bls, ZP_CURVE_BLS12_381, 100, 1, "bls");
+    fixture_make(&bn_big, ZP_CURVE_BN254, 700, 3, "bn_big");
+    test_basic(&bn);
+    test_basic(&bls);
+    test_priority(&bn);
+    test_failures(&bn);
+    test_eviction(&bn, &bn_big);
+    test_stress(&bn);
+    fixture_free(&bn);
+    fixture_free(&bls);
+    fixture_free(&bn_big);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", workdir);
+    return zp_test_done();
+}
