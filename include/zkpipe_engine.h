@@ -87,6 +87,7 @@ typedef struct zp_engine_options {
     int skip_verify; /* 1: finalize does not verify proofs (benchmarks) */
     zp_fault_fn fault;
     void *fault_arg;
+    int report_ended; /* 1: keep the ended jobs for zp_engine_next_ended */
 } zp_engine_options;
 
 #define ZP_BUDGET_UNLIMITED UINT64_MAX
@@ -187,10 +188,29 @@ typedef struct zp_engine_stats {
 
 void zp_engine_stats_get(zp_engine_stats *stats, zp_engine *engine);
 
+/* The next job that ended (done, failed or cancelled), in the order they
+ * ended, waiting up to wait_s: 1 and *job_id set, or 0 when none ended in
+ * that time. Only with options.report_ended (the list grows until read). */
+int zp_engine_next_ended(uint64_t *job_id, zp_engine *engine, double wait_s);
+
 /* Keys: loaded on demand by the partitions that need them; these preload,
  * evict (only when no partition is using it) and list. */
 ZP_WARN_UNUSED zp_status zp_engine_key_preload(zp_engine *engine, const char *key_path, zp_error *err);
 ZP_WARN_UNUSED zp_status zp_engine_key_evict(zp_engine *engine, const char *key_path, zp_error *err);
+
+typedef struct zp_engine_key_info {
+    char path[512]; /* resolved */
+    zp_curve curve;
+    uint32_t n_vars, n_public, domain_size;
+    int loaded;               /* mapped, with its matrices */
+    size_t partitions_active; /* partitions using it now */
+    size_t jobs;              /* jobs referring to it */
+    uint64_t key_bytes, matrices_bytes, partition_bytes;
+} zp_engine_key_info;
+
+/* Fills up to max entries (the keys the engine knows); returns how many
+ * it knows in all. */
+size_t zp_engine_keys(zp_engine_key_info *keys, size_t max, zp_engine *engine);
 
 #ifdef __cplusplus
 }

@@ -123,6 +123,7 @@ static void test_basic(const fixture *f) {
     opt.budget = 1ULL << 30;
     opt.synth_workers = 3;
     opt.trace_path = trace;
+    opt.report_ended = 1;
     CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
     size_t order[MAX_WITNESSES] = {3, 1, 4, 0, 5, 2, 7, 6};
     const char *paths[MAX_WITNESSES];
@@ -135,6 +136,12 @@ static void test_basic(const fixture *f) {
               info.error.message);
     CHECK(info.done == MAX_WITNESSES);
     check_proofs(e, job, f, order, MAX_WITNESSES);
+    uint64_t ended = 0;
+    CHECK(zp_engine_next_ended(&ended, e, 1.0) == 1 && ended == job);
+    CHECK(zp_engine_next_ended(&ended, e, 0) == 0);
+    zp_engine_key_info keys[2];
+    CHECK(zp_engine_keys(keys, 2, e) == 1);
+    CHECK(keys[0].loaded && keys[0].n_vars == f->n_wires && keys[0].jobs == 1 && keys[0].partitions_active == 0);
     zp_partition_times t;
     CHECK(zp_engine_partition_times(&t, e, job, 0, &err) == ZP_OK);
     CHECK(t.total > 0 && t.prove > 0 && t.total >= t.prove + t.synth);

@@ -84,12 +84,29 @@ static void part_leave_stage(zp_engine *e, engine_part *p) {
     p->times.total = now - p->t_submit;
 }
 
-static void job_end(zp_engine *e, engine_job *job, zp_job_state state) {
+/* Keeps the id for zp_engine_next_ended (a ring that grows). */
+static void report_ended(zp_engine *e, uint64_t id) {
+    if (!e->opt.report_ended) return;
+    if (e->ended_len == e->ended_cap) {
+        size_t cap = e->ended_cap ? 2 * e->ended_cap : 64;
+        uint64_t *grown = malloc(cap * sizeof *grown);
+        if (grown == NULL) return; /* the reader still sees the state by polling */
+        for (size_t i = 0; i < e->ended_len; i++) grown[i] = e->ended[(e->ended_head + i) % e->ended_cap];
+        free(e->ended);
+        e->ended = grown;
+        e->ended_cap = cap;
+        e->ended_head = 0;
+    }
+    e->ended[(e->ended_head + e->ended_len++) % e->ended_cap] = id;
+}
+
+void engine_job_end(zp_engine *e, engine_job *job, zp_job_state state) {
     if (job->state == ZP_JOB_DONE || job->state == ZP_JOB_FAILED || job->state == ZP_JOB_CANCELLED) return;
     job->state = state;
     if (state == ZP_JOB_DONE) e->jobs_done++;
     if (state == ZP_JOB_FAILED) e->jobs_failed++;
     if (state == ZP_JOB_CANCELLED) e->jobs_cancelled++;
+    report_ended(e, job->id);
     pthread_cond_broadcast(&e->changed);
     /* partitions waiting in queues wake up to leave */
     pthread_cond_broadcast(&e->to_prove.not_full);
@@ -110,7 +127,7 @@ void engine_job_fail(zp_engine *e, engine_job *job, size_t partition, const zp_e
     if (engine_job_cancelled(job)) return;
     job->error = *err;
     zp_error_prefix(&job->error, "job %llu, partition %zu: ", (unsigned long long)job->id, partition);
-    job_end(e, job, ZP_JOB_FAILED);
+    engine_job_end(e, job, ZP_JOB_FAILED);
     job_drop_pending(e, job, PART_CANCELLED);
 }
 
@@ -264,7 +281,7 @@ void zp_engine_destroy(zp_engine *e) {
     if (e == NULL) return;
     pthread_mutex_lock(&e->lock);
     for (engine_job *j = e->jobs; j; j = j->next) {
-        job_end(e, j, ZP_JOB_CANCELLED);
+        engine_job_end(e, j, ZP_JOB_CANCELLED);
         job_drop_pending(e, j, PART_CANCELLED);
     }
     e->stopping = 1;
@@ -302,6 +319,7 @@ void zp_engine_destroy(zp_engine *e) {
     engine_trace_close(e);
     free(e->pools);
     free(e->threads);
+    free(e->ended);
     queue_destroy(&e->to_prove);
     queue_destroy(&e->to_final);
     pthread_cond_destroy(&e->admit);
@@ -420,7 +438,7 @@ zp_status zp_engine_cancel(zp_engine *e, uint64_t job_id, zp_error *err) {
         return zp_error_set(err, ZP_ERR_ARG, "no job %llu", (unsigned long long)job_id);
     }
     if (job->state == ZP_JOB_QUEUED || job->state == ZP_JOB_RUNNING) {
-        job_end(e, job, ZP_JOB_CANCELLED);
+        engine_job_end(e, job, ZP_JOB_CANCELLED);
         job_drop_pending(e, job, PART_CANCELLED);
     }
     pthread_mutex_unlock(&e->lock);
@@ -432,7 +450,7 @@ void zp_engine_forget(zp_engine *e, uint64_t job_id) {
     engine_job *job = find_job(e, job_id);
     if (job != NULL) {
         if (job->state == ZP_JOB_QUEUED || job->state == ZP_JOB_RUNNING) {
-            job_end(e, job, ZP_JOB_CANCELLED);
+            engine_job_end(e, job, ZP_JOB_CANCELLED);
             job_drop_pending(e, job, PART_CANCELLED);
         }
         job->forget = 1;
@@ -582,4 +600,26 @@ void zp_engine_stats_get(zp_engine_stats *s, zp_engine *e) {
     s->finalize_workers = e->n_final;
     s->queue_capacity = e->opt.queue_capacity;
     pthread_mutex_unlock(&e->lock);
+}
+
+int zp_engine_next_ended(uint64_t *job_id, zp_engine *e, double wait_s) {
+    pthread_mutex_lock(&e->lock);
+    if (e->ended_len == 0 && wait_s > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        double abs_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait_s;
+        ts.tv_sec = (time_t)abs_s;
+        ts.tv_nsec = (long)((abs_s - (double)ts.tv_sec) * 1e9);
+        while (e->ended_len == 0 && !e->stopping) {
+            if (pthread_cond_timedwait(&e->changed, &e->lock, &ts) == ETIMEDOUT) break;
+        }
+    }
+    int got = e->ended_len > 0;
+    if (got) {
+        *job_id = e->ended[e->ended_head];
+        e->ended_head = (e->ended_head + 1) % e->ended_cap;
+        e->ended_len--;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return got;
 }

@@ -103,6 +103,8 @@ struct zp_engine {
     size_t in_stage[ZP_STAGES], max_in_stage[ZP_STAGES];
     uint64_t jobs_done, jobs_failed, jobs_cancelled, proofs_done, partitions_failed;
     int stopping;
+    uint64_t *ended; /* ended job ids not yet read (report_ended) */
+    size_t ended_head, ended_len, ended_cap;
 
     dealloc_item *dealloc_head, *dealloc_tail;
     pthread_cond_t dealloc_wake;
@@ -133,6 +135,8 @@ void engine_part_abandon(zp_engine *e, engine_part *p, part_state why);
 /* Records a partition failure: the job fails with err's message, prefixed
  * with the partition. Lock held. */
 void engine_job_fail(zp_engine *e, engine_job *job, size_t partition, const zp_error *err);
+/* Ends a job (once): counts it, reports it, wakes waiters. Lock held. */
+void engine_job_end(zp_engine *e, engine_job *job, zp_job_state state);
 /* The partition leaves its worker or queue; frees a forgotten job. Lock held. */
 void engine_part_release(zp_engine *e, engine_part *p);
 /* Moves a partition (and its buffers) to a stage. Lock held. */

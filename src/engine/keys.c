@@ -5,6 +5,7 @@
  * partition's. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -243,4 +244,27 @@ zp_status zp_engine_key_evict(zp_engine *e, const char *key_path, zp_error *err)
     }
     pthread_mutex_unlock(&e->lock);
     return st;
+}
+
+size_t zp_engine_keys(zp_engine_key_info *out, size_t max, zp_engine *e) {
+    size_t n = 0;
+    pthread_mutex_lock(&e->lock);
+    for (engine_key *k = e->keys; k; k = k->next, n++) {
+        if (n >= max) continue;
+        zp_engine_key_info *i = &out[n];
+        memset(i, 0, sizeof *i);
+        snprintf(i->path, sizeof i->path, "%s", k->path);
+        i->curve = k->curve;
+        i->n_vars = k->n_vars;
+        i->n_public = k->n_public;
+        i->domain_size = k->domain_size;
+        i->loaded = k->state == KEY_LOADED;
+        i->partitions_active = k->active;
+        i->jobs = k->jobs;
+        i->key_bytes = k->file_bytes;
+        i->matrices_bytes = k->matrices_bytes;
+        i->partition_bytes = k->footprint;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return n;
 }

@@ -296,11 +296,7 @@ void *engine_final_main(void *arg) {
         engine_part_abandon(e, p, PART_DONE); /* frees the witness and MSM scratch */
         job->done++;
         e->proofs_done++;
-        if (job->done == job->n) {
-            job->state = ZP_JOB_DONE;
-            e->jobs_done++;
-            pthread_cond_broadcast(&e->changed);
-        }
+        if (job->done == job->n) engine_job_end(e, job, ZP_JOB_DONE);
         engine_part_release(e, p);
     }
     queue_drain(e, &e->to_final);
