@@ -211,6 +211,14 @@ typedef struct zp_engine_key_info {
 /* Fills up to max entries (the keys the engine knows); returns how many
  * it knows in all. */
 size_t zp_engine_keys(zp_engine_key_info *keys, size_t max, zp_engine *engine);
+/* Reads (and validates) a key to describe it, without loading it: what
+ * a submission of it will need. */
+ZP_WARN_UNUSED zp_status zp_engine_key_describe(zp_engine_key_info *info, zp_engine *engine, const char *key_path,
+                                                zp_error *err);
+
+/* While paused, no partition is admitted (those admitted go on): for a
+ * graceful shutdown. */
+void zp_engine_pause(zp_engine *engine, int paused);
 
 #ifdef __cplusplus
 }

@@ -623,3 +623,10 @@ int zp_engine_next_ended(uint64_t *job_id, zp_engine *e, double wait_s) {
     pthread_mutex_unlock(&e->lock);
     return got;
 }
+
+void zp_engine_pause(zp_engine *e, int paused) {
+    pthread_mutex_lock(&e->lock);
+    e->paused = paused;
+    pthread_cond_broadcast(&e->admit);
+    pthread_mutex_unlock(&e->lock);
+}

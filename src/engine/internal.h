@@ -103,6 +103,7 @@ struct zp_engine {
     size_t in_stage[ZP_STAGES], max_in_stage[ZP_STAGES];
     uint64_t jobs_done, jobs_failed, jobs_cancelled, proofs_done, partitions_failed;
     int stopping;
+    int paused; /* no admissions */
     uint64_t *ended; /* ended job ids not yet read (report_ended) */
     size_t ended_head, ended_len, ended_cap;
 

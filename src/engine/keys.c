@@ -246,25 +246,38 @@ zp_status zp_engine_key_evict(zp_engine *e, const char *key_path, zp_error *err)
     return st;
 }
 
+static void describe(zp_engine_key_info *i, const engine_key *k) {
+    memset(i, 0, sizeof *i);
+    snprintf(i->path, sizeof i->path, "%s", k->path);
+    i->curve = k->curve;
+    i->n_vars = k->n_vars;
+    i->n_public = k->n_public;
+    i->domain_size = k->domain_size;
+    i->loaded = k->state == KEY_LOADED;
+    i->partitions_active = k->active;
+    i->jobs = k->jobs;
+    i->key_bytes = k->file_bytes;
+    i->matrices_bytes = k->matrices_bytes;
+    i->partition_bytes = k->footprint;
+}
+
 size_t zp_engine_keys(zp_engine_key_info *out, size_t max, zp_engine *e) {
     size_t n = 0;
     pthread_mutex_lock(&e->lock);
     for (engine_key *k = e->keys; k; k = k->next, n++) {
-        if (n >= max) continue;
-        zp_engine_key_info *i = &out[n];
-        memset(i, 0, sizeof *i);
-        snprintf(i->path, sizeof i->path, "%s", k->path);
-        i->curve = k->curve;
-        i->n_vars = k->n_vars;
-        i->n_public = k->n_public;
-        i->domain_size = k->domain_size;
-        i->loaded = k->state == KEY_LOADED;
-        i->partitions_active = k->active;
-        i->jobs = k->jobs;
-        i->key_bytes = k->file_bytes;
-        i->matrices_bytes = k->matrices_bytes;
-        i->partition_bytes = k->footprint;
+        if (n < max) describe(&out[n], k);
     }
     pthread_mutex_unlock(&e->lock);
     return n;
+}
+
+zp_status zp_engine_key_describe(zp_engine_key_info *info, zp_engine *e, const char *key_path, zp_error *err) {
+    engine_key *k;
+    zp_status st = engine_key_get(&k, e, key_path, err);
+    if (st != ZP_OK) return st;
+    pthread_mutex_lock(&e->lock);
+    describe(info, k);
+    engine_key_put(e, k);
+    pthread_mutex_unlock(&e->lock);
+    return ZP_OK;
 }

@@ -45,7 +45,7 @@ static engine_part *admit(zp_engine *e, int *load) {
     *load = 0;
     for (;;) {
         if (e->stopping) return NULL;
-        engine_job *job = next_job(e);
+        engine_job *job = e->paused ? NULL : next_job(e);
         if (job == NULL) {
             pthread_cond_wait(&e->admit, &e->lock);
             continue;
