@@ -30,8 +30,19 @@ for f in "$WORK"/seeds/json/*; do
   { printf "$sel"; cat "$f"; } > "$WORK/seeds/json_sel/$(basename "$f")"
 done
 
+# The server target: method byte, path, authorization, body.
+mkdir -p "$WORK/seeds/server"
+printf '\000/v1/status\nBearer fuzz-token\n' > "$WORK/seeds/server/status"
+printf '\001/v1/jobs\nBearer fuzz-token\n{"key":"merkle","witnesses":[{"path":"w1.wtns"}],"request_id":"a"}' > "$WORK/seeds/server/post_path"
+printf '\001/v1/jobs\nBearer fuzz-token\n{"key":"merkle","priority":3,"witnesses":[{"data":"d3RucwIAAAA="}]}' > "$WORK/seeds/server/post_data"
+printf '\000/v1/jobs/1\nBearer fuzz-token\n' > "$WORK/seeds/server/job"
+printf '\002/v1/jobs/1\nBearer fuzz-token\n' > "$WORK/seeds/server/cancel"
+printf '\000/v1/keys\nBearer fuzz-token\n' > "$WORK/seeds/server/keys"
+printf '\001/v1/keys/merkle\nBearer fuzz-token\n' > "$WORK/seeds/server/preload"
+printf '\000/metrics\nBearer x\n' > "$WORK/seeds/server/metrics"
+
 status=0
-for target in zkey wtns r1cs json; do
+for target in zkey wtns r1cs json server; do
   bin="$BUILD/fuzz_$target"
   if [ ! -x "$bin" ]; then
     echo "missing $bin (configure with -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang)" >&2

@@ -11,6 +11,13 @@ int zp_cmd_setup(int argc, char **argv);
 int zp_cmd_export_vk(int argc, char **argv);
 int zp_cmd_info(int argc, char **argv);
 int zp_cmd_run(int argc, char **argv);
+int zp_cmd_serve(int argc, char **argv);
+/* Clients of a running daemon (cmd_client.c). */
+int zp_cmd_submit(int argc, char **argv);
+int zp_cmd_status(int argc, char **argv);
+int zp_cmd_await(int argc, char **argv);
+int zp_cmd_cancel(int argc, char **argv);
+int zp_cmd_keys(int argc, char **argv);
 
 /* Prints "zkpipe: <message>" on stderr and returns the exit status for err. */
 int zp_cli_fail(const zp_error *err);

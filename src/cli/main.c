@@ -27,6 +27,11 @@ static const char usage[] =
     "  run --key K.zkey --witness W1.wtns [W2.wtns ...] --out DIR\n"
     "                     prove many partitions through the pipeline engine\n"
     "                     under a memory budget, with a live status line\n"
+    "  serve [--config FILE] [options]\n"
+    "                     the proving daemon: HTTP API, durable jobs, metrics,\n"
+    "                     dashboard (docs/daemon.md)\n"
+    "  submit, status, await, cancel, keys\n"
+    "                     talk to a running daemon (--server URL)\n"
     "\n"
     "'zkpipe <command> --help' tells more. Exit status: 0 success, 1 a proof\n"
     "that does not verify, 2 bad usage, 3 bad input, 4 other failures.\n";
@@ -95,6 +100,8 @@ int main(int argc, char **argv) {
     } commands[] = {
         {"prove", zp_cmd_prove},   {"verify", zp_cmd_verify}, {"setup", zp_cmd_setup},
         {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info}, {"run", zp_cmd_run},
+        {"serve", zp_cmd_serve}, {"submit", zp_cmd_submit}, {"status", zp_cmd_status},
+        {"await", zp_cmd_await}, {"cancel", zp_cmd_cancel}, {"keys", zp_cmd_keys},
     };
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);

@@ -1,0 +1,832 @@
+/* zkpipe submit, status, await, cancel, keys: clients of a running daemon
+ * (docs/daemon.md), over HTTP with libcurl, JSON with jansson.
+ *
+ * Exit statuses follow the rest of the command: 0 success, 2 bad usage,
+ * 3 the daemon refused the request as bad input (a 4xx answer) or the job
+ * failed, 4 anything else: the daemon cannot be reached, answered 5xx, the
+ * job was cancelled, or the wait timed out. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+#define DEFAULT_SERVER "http://127.0.0.1:8790"
+
+static const char common_help[] =
+    "common options:\n"
+    "  --server URL    the daemon (default: $ZKPIPE_SERVER, else " DEFAULT_SERVER ");\n"
+    "                  unix:/path/to.sock for a unix socket\n"
+    "  --token T       bearer token (default: $ZKPIPE_TOKEN)\n"
+    "  --timeout S     seconds one request may take (default 300)\n"
+    "\n"
+    "exit status: 0 success, 2 bad usage, 3 the daemon refused the request\n"
+    "(a 4xx answer: malformed, unknown job or key, forbidden path, too large,\n"
+    "invalid witness) or the job failed, 4 the daemon cannot be reached or\n"
+    "answered 5xx, the job was cancelled, or a wait timed out.\n";
+
+/* ---- the connection ---- */
+
+typedef struct client {
+    const char *cmd;    /* for messages: "zkpipe <cmd>: ..." */
+    const char *server; /* as given */
+    char base[1024];    /* URL prefix without a trailing '/' */
+    const char *socket; /* unix socket path, or NULL */
+    const char *token;
+    double timeout; /* seconds per request; 0: none */
+    int json;       /* --json: print the daemon's answer unchanged */
+    CURL *curl;
+} client;
+
+typedef struct buffer {
+    char *data;
+    size_t len, cap;
+} buffer;
+
+static size_t on_body(char *p, size_t size, size_t n, void *arg) {
+    buffer *b = arg;
+    size_t len = size * n;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1) cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (d == NULL) return 0; /* curl reports a write error */
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return len;
+}
+
+/* Parses --server, --token, --timeout and --json out of argv (moving the
+ * rest down, argv[0] kept); returns the new argc or -1 on a bad value. */
+static int client_options(client *c, const char *cmd, int argc, char **argv) {
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->server = getenv("ZKPIPE_SERVER");
+    if (c->server == NULL || *c->server == '\0') c->server = DEFAULT_SERVER;
+    c->token = getenv("ZKPIPE_TOKEN");
+    if (c->token != NULL && *c->token == '\0') c->token = NULL;
+    c->timeout = 300;
+    int out = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--server") == 0 || strcmp(a, "--token") == 0 || strcmp(a, "--timeout") == 0) {
+            if (next == NULL) {
+                fprintf(stderr, "zkpipe %s: %s needs a value\n", cmd, a);
+                return -1;
+            }
+            if (a[2] == 's') {
+                c->server = next;
+            } else if (a[3] == 'o') {
+                c->token = next;
+            } else {
+                char *end;
+                errno = 0;
+                c->timeout = strtod(next, &end);
+                if (errno || *end != '\0' || end == next || !(c->timeout >= 0) || c->timeout > 1e7) {
+                    fprintf(stderr, "zkpipe %s: --timeout needs a number of seconds, not '%s'\n", cmd, next);
+                    return -1;
+                }
+            }
+            i++;
+        } else if (strcmp(a, "--json") == 0) {
+            c->json = 1;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    const char *s = c->server;
+    if (strncmp(s, "unix:", 5) == 0) {
+        c->socket = s + 5;
+        if (*c->socket == '\0') {
+            fprintf(stderr, "zkpipe %s: --server unix: needs a socket path\n", cmd);
+            return -1;
+        }
+        snprintf(c->base, sizeof c->base, "http://localhost");
+    } else {
+        int scheme = strstr(s, "://") != NULL;
+        if (snprintf(c->base, sizeof c->base, "%s%s", scheme ? "" : "http://", s) >= (int)sizeof c->base) {
+            fprintf(stderr, "zkpipe %s: --server URL too long\n", cmd);
+            return -1;
+        }
+        size_t n = strlen(c->base);
+        while (n > 0 && c->base[n - 1] == '/') c->base[--n] = '\0';
+    }
+    return out;
+}
+
+static int client_open(client *c) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (c->curl = curl_easy_init()) == NULL) {
+        fprintf(stderr, "zkpipe %s: cannot initialise libcurl\n", c->cmd);
+        return -1;
+    }
+    return 0;
+}
+
+static void client_close(client *c) {
+    if (c->curl) curl_easy_cleanup(c->curl);
+    c->curl = NULL;
+    curl_global_cleanup();
+}
+
+/* One request: METHOD base+PATH with an optional JSON body. Fills *status and
+ * *resp (NUL-terminated). Returns 0, or ZP_EXIT_FAILURE when no answer came
+ * (message printed). timeout overrides c->timeout when > 0. */
+static int request(client *c, const char *method, const char *path, const char *body, size_t body_len,
+                   double timeout, long *status, buffer *resp) {
+    CURL *h = c->curl;
+    char url[2048], auth[1100], errbuf[CURL_ERROR_SIZE] = "";
+    if (snprintf(url, sizeof url, "%s%s", c->base, path) >= (int)sizeof url) {
+        fprintf(stderr, "zkpipe %s: URL too long\n", c->cmd);
+        return ZP_EXIT_USAGE;
+    }
+    curl_easy_reset(h);
+    struct curl_slist *headers = curl_slist_append(NULL, "Accept: application/json");
+    if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
+    headers = curl_slist_append(headers, "Expect:"); /* no 100-continue round trip */
+    if (c->token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
+        headers = curl_slist_append(headers, auth);
+    }
+    resp->len = 0;
+    if (resp->data) resp->data[0] = '\0';
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    if (timeout <= 0) timeout = c->timeout;
+    if (timeout > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+    if (c->socket) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    } else if (strcmp(method, "GET") != 0) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
+    }
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(headers);
+    if (rc != CURLE_OK) {
+        fprintf(stderr, "zkpipe %s: no answer from the daemon at %s (%s %s): %s\n", c->cmd, c->server, method, path,
+                *errbuf ? errbuf : curl_easy_strerror(rc));
+        return ZP_EXIT_FAILURE;
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    if (resp->data == NULL) on_body("", 1, 0, resp);
+    return resp->data ? 0 : ZP_EXIT_FAILURE;
+}
+
+/* The exit status for an error answer, with its error.message printed. */
+static int answer_error(client *c, long status, const buffer *resp) {
+    json_t *root = json_loadb(resp->data, resp->len, 0, NULL);
+    const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
+    if (msg) {
+        fprintf(stderr, "zkpipe %s: %s (HTTP %ld)\n", c->cmd, msg, status);
+    } else {
+        fprintf(stderr, "zkpipe %s: the daemon answered HTTP %ld: %.200s\n", c->cmd, status,
+                resp->len ? resp->data : "(empty)");
+    }
+    json_decref(root);
+    return status >= 400 && status < 500 ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
+}
+
+/* Parses a successful answer; NULL (message printed) when it is not JSON. */
+static json_t *answer_json(client *c, const buffer *resp) {
+    json_error_t jerr;
+    json_t *root = json_loadb(resp->data, resp->len, 0, &jerr);
+    if (root == NULL) fprintf(stderr, "zkpipe %s: the daemon's answer is not JSON: %s\n", c->cmd, jerr.text);
+    return root;
+}
+
+/* A simple request whose 2xx answer is parsed into *root (or, with --json,
+ * printed as it came and *root left NULL). */
+static int call(client *c, const char *method, const char *path, json_t **root) {
+    buffer resp = {0};
+    long status = 0;
+    *root = NULL;
+    int rc = request(c, method, path, NULL, 0, 0, &status, &resp);
+    if (rc == 0 && (status < 200 || status >= 300)) rc = answer_error(c, status, &resp);
+    if (rc == 0 && c->json) {
+        fwrite(resp.data, 1, resp.len, stdout);
+        if (resp.len == 0 || resp.data[resp.len - 1] != '\n') putchar('\n');
+    } else if (rc == 0 && (*root = answer_json(c, &resp)) == NULL) {
+        rc = ZP_EXIT_FAILURE;
+    }
+    free(resp.data);
+    return rc;
+}
+
+/* A job id: a positive decimal integer. */
+static int parse_job(client *c, const char *s, unsigned long long *id) {
+    char *end;
+    errno = 0;
+    *id = s && *s != '-' ? strtoull(s, &end, 10) : 0;
+    if (s == NULL || errno || end == s || *end != '\0' || *id == 0) {
+        fprintf(stderr, "zkpipe %s: a job id is a positive number, not '%s'\n", c->cmd, s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+__attribute__((format(printf, 3, 4))) static int usage_error(const char *cmd, const char *help, const char *fmt,
+                                                              ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "zkpipe %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n%s", help);
+    va_end(ap);
+    return ZP_EXIT_USAGE;
+}
+
+/* o[k] as a string, or `dflt` when it is missing or not a string. */
+static const char *str(json_t *o, const char *k, const char *dflt) {
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : dflt;
+}
+
+/* ---- await (also submit --wait) ---- */
+
+static int write_json(client *c, const char *path, json_t *value) {
+    char *text = json_dumps(value, JSON_INDENT(1) | JSON_ENCODE_ANY);
+    FILE *f = text ? fopen(path, "wb") : NULL;
+    if (f == NULL) {
+        fprintf(stderr, "zkpipe %s: %s: cannot create: %s\n", c->cmd, path, text ? strerror(errno) : "out of memory");
+        free(text);
+        return ZP_EXIT_FAILURE;
+    }
+    size_t len = strlen(text);
+    int bad = fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF;
+    bad |= fclose(f) != 0;
+    free(text);
+    if (bad) {
+        (void)remove(path);
+        fprintf(stderr, "zkpipe %s: %s: write error\n", c->cmd, path);
+        return ZP_EXIT_FAILURE;
+    }
+    return 0;
+}
+
+/* Writes DIR/proof_<i>.json and DIR/public_<i>.json for each partition of a
+ * done job's answer, as zkpipe run does. */
+static int write_proofs(client *c, json_t *root, const char *out, FILE *report) {
+    json_t *proofs = json_object_get(root, "proofs");
+    if (!json_is_array(proofs)) {
+        fprintf(stderr, "zkpipe %s: the daemon's answer has no proofs array\n", c->cmd);
+        return ZP_EXIT_FAILURE;
+    }
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "zkpipe %s: cannot create %s: %s\n", c->cmd, out, strerror(errno));
+        return ZP_EXIT_FAILURE;
+    }
+    size_t len = strlen(out) + 48, n = json_array_size(proofs);
+    char *path = malloc(len);
+    if (path == NULL) return ZP_EXIT_FAILURE;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        json_t *p = json_array_get(proofs, k), *part = json_object_get(p, "partition");
+        json_t *proof = json_object_get(p, "proof"), *pub = json_object_get(p, "public");
+        size_t i = json_is_integer(part) ? (size_t)json_integer_value(part) : k;
+        if (!json_is_object(proof) || !json_is_array(pub)) {
+            fprintf(stderr, "zkpipe %s: partition %zu of the answer has no proof or public array\n", c->cmd, i);
+            rc = ZP_EXIT_FAILURE;
+            break;
+        }
+        snprintf(path, len, "%s/proof_%zu.json", out, i);
+        rc = write_json(c, path, proof);
+        snprintf(path, len, "%s/public_%zu.json", out, i);
+        if (rc == 0) rc = write_json(c, path, pub);
+    }
+    free(path);
+    if (rc == 0) fprintf(report, "wrote %zu proofs to %s\n", n, out);
+    return rc;
+}
+
+/* Long-polls the job's proof until it ends or `limit` seconds pass (0:
+ * forever), then writes the proofs. */
+static int await_job(client *c, unsigned long long id, const char *out, double limit, FILE *report) {
+    double t0 = zp_cli_now();
+    char path[128];
+    buffer resp = {0};
+    int rc = ZP_EXIT_FAILURE, tty = isatty(2);
+    for (;;) {
+        double left = limit > 0 ? limit - (zp_cli_now() - t0) : 600;
+        if (left < 0) left = 0;
+        int wait = left < 600 ? (int)left : 600;
+        if (wait < left && wait < 600) wait++; /* round up: never poll with wait=0 too early */
+        snprintf(path, sizeof path, "/v1/jobs/%llu/proof?wait=%d", id, wait);
+        long status = 0;
+        /* The request may take the whole wait, plus the transfer of the proofs. */
+        double req_timeout = c->timeout > 0 ? wait + c->timeout : 0;
+        rc = request(c, "GET", path, NULL, 0, req_timeout, &status, &resp);
+        if (rc != 0) break;
+        json_t *root = json_loadb(resp.data, resp.len, 0, NULL);
+        if (status == 200) {
+            rc = root ? write_proofs(c, root, out, report) : answer_error(c, status, &resp);
+            json_decref(root);
+            break;
+        }
+        if (status == 202) {
+            if (tty) {
+                fprintf(stderr, "\rjob %llu: %s, %lld/%lld partitions done\033[K", id,
+                        str(root, "state", "running"),
+                        (long long)json_integer_value(json_object_get(root, "done")),
+                        (long long)json_integer_value(json_object_get(root, "partitions")));
+            }
+            json_decref(root);
+            if (limit > 0 && zp_cli_now() - t0 >= limit) {
+                if (tty) fputc('\n', stderr);
+                fprintf(stderr, "zkpipe %s: job %llu did not end within %g s\n", c->cmd, id, limit);
+                rc = ZP_EXIT_FAILURE;
+                break;
+            }
+            continue;
+        }
+        if (tty) fputc('\n', stderr);
+        const char *code = json_string_value(json_object_get(json_object_get(root, "error"), "code"));
+        const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
+        if (status == 409 && code && (strcmp(code, "failed") == 0 || strcmp(code, "cancelled") == 0)) {
+            fprintf(stderr, "zkpipe %s: job %llu %s: %s\n", c->cmd, id, code, msg ? msg : "(no reason given)");
+            rc = code[0] == 'f' ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
+        } else {
+            rc = answer_error(c, status, &resp);
+        }
+        json_decref(root);
+        break;
+    }
+    free(resp.data);
+    return rc;
+}
+
+static const char await_help[] =
+    "usage: zkpipe await JOB --out DIR [--timeout S] [common options]\n"
+    "\n"
+    "Waits for job JOB to end (long-polling GET /v1/jobs/JOB/proof), then\n"
+    "writes DIR/proof_<i>.json and DIR/public_<i>.json for each partition i,\n"
+    "as 'zkpipe run' does: snarkjs's proof.json and public.json, ready for\n"
+    "'snarkjs groth16 verify' or 'zkpipe verify'.\n"
+    "\n"
+    "  --out DIR       where the proofs go (created if missing)\n"
+    "  --timeout S     give up after S seconds (default: wait forever)\n"
+    "\n"
+    "Exits 0 when the job is done and its proofs are written, 3 when the job\n"
+    "failed (the reason is printed), 4 when it was cancelled or the wait\n"
+    "timed out (the job goes on) or the daemon cannot be reached.\n"
+    "\n";
+
+int zp_cmd_await(int argc, char **argv) {
+    if (zp_cli_wants_help(argc, argv)) {
+        printf("%s%s", await_help, common_help);
+        return ZP_EXIT_OK;
+    }
+    client c;
+    /* --timeout here is the whole wait; each request gets the wait plus 300 s. */
+    int n = client_options(&c, "await", argc, argv);
+    if (n < 0) return ZP_EXIT_USAGE;
+    double limit = c.timeout;
+    int explicit_limit = 0;
+    for (int i = 1; i < argc; i++) explicit_limit |= strcmp(argv[i], "--timeout") == 0;
+    if (!explicit_limit) limit = 0;
+    c.timeout = 300;
+    const char *job = NULL, *out = NULL;
+    for (int i = 1; i < n; i++) {
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < n) {
+            out = argv[++i];
+        } else if (argv[i][0] == '-' || job != NULL) {
+            return usage_error("await", await_help, "unexpected argument '%s'", argv[i]);
+        } else {
+            job = argv[i];
+        }
+    }
+    if (job == NULL || out == NULL) return usage_error("await", await_help, "a JOB and --out DIR are needed");
+    unsigned long long id;
+    if (parse_job(&c, job, &id)) return ZP_EXIT_USAGE;
+    if (client_open(&c)) return ZP_EXIT_FAILURE;
+    int rc = await_job(&c, id, out, limit, stdout);
+    client_close(&c);
+    return rc;
+}
+
+/* ---- submit ---- */
+
+static const char submit_help[] =
+    "usage: zkpipe submit --key ID [options] W1.wtns [W2.wtns ...]\n"
+    "\n"
+    "Submits one job to the daemon: key ID (the daemon's key id, see 'zkpipe\n"
+    "keys') and one partition per witness. Prints the job id alone on stdout,\n"
+    "so scripts can capture it: id=$(zkpipe submit --key k w.wtns).\n"
+    "\n"
+    "  --key ID          the key to prove with (required)\n"
+    "  --priority N      higher runs first (default 0)\n"
+    "  --request-id X    an idempotency id: submitting again with the same X\n"
+    "                    returns the job already made for it (safe to retry)\n"
+    "  --path            send the witnesses as paths on the daemon's machine,\n"
+    "                    relative to its witness_dir, instead of uploading them\n"
+    "  --wait S --out DIR  then wait up to S seconds for the job (0: forever)\n"
+    "                    and write its proofs as 'zkpipe await' does\n"
+    "\n"
+    "Witnesses are uploaded as base64 in the request's JSON body. The daemon\n"
+    "checks each (curve, wire count) and stores it durably before it answers:\n"
+    "once an id is printed, the job survives a crash of the daemon.\n"
+    "With --wait, exits as 'zkpipe await' does (3 failed, 4 cancelled or timed out).\n"
+    "\n";
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The base64 (with padding) of a whole file; NULL with a message on error. */
+static char *file_base64(client *c, const char *path, size_t *out_len) {
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (f == NULL || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "zkpipe %s: %s: cannot open: %s\n", c->cmd, path, f ? "not a regular file" : strerror(errno));
+        if (f) fclose(f);
+        return NULL;
+    }
+    size_t n = (size_t)st.st_size;
+    unsigned char *raw = malloc(n ? n : 1);
+    char *enc = malloc(4 * ((n + 2) / 3) + 1);
+    if (raw == NULL || enc == NULL || fread(raw, 1, n, f) != n) {
+        fprintf(stderr, "zkpipe %s: %s: %s\n", c->cmd, path, raw && enc ? "read error" : "out of memory");
+        fclose(f);
+        free(raw);
+        free(enc);
+        return NULL;
+    }
+    fclose(f);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)raw[i] << 16 | (i + 1 < n ? (unsigned)raw[i + 1] << 8 : 0) | (i + 2 < n ? raw[i + 2] : 0);
+        enc[o++] = b64[v >> 18 & 63];
+        enc[o++] = b64[v >> 12 & 63];
+        enc[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        enc[o++] = i + 2 < n ? b64[v & 63] : '=';
+    }
+    enc[o] = '\0';
+    free(raw);
+    *out_len = o;
+    return enc;
+}
+
+int zp_cmd_submit(int argc, char **argv) {
+    if (zp_cli_wants_help(argc, argv)) {
+        printf("%s%s", submit_help, common_help);
+        return ZP_EXIT_OK;
+    }
+    client c;
+    int n = client_options(&c, "submit", argc, argv);
+    if (n < 0) return ZP_EXIT_USAGE;
+    const char *key = NULL, *request_id = NULL, *out = NULL;
+    long long priority = 0;
+    double wait = -1;
+    int by_path = 0;
+    json_t *witnesses = json_array();
+    int rc = ZP_EXIT_USAGE;
+    for (int i = 1; i < n; i++) {
+        const char *a = argv[i], *next = i + 1 < n ? argv[i + 1] : NULL;
+        char *end = NULL;
+        if (strcmp(a, "--key") == 0 && next) {
+            key = argv[++i];
+        } else if (strcmp(a, "--request-id") == 0 && next) {
+            request_id = argv[++i];
+        } else if (strcmp(a, "--out") == 0 && next) {
+            out = argv[++i];
+        } else if (strcmp(a, "--priority") == 0 && next) {
+            errno = 0;
+            priority = strtoll(next, &end, 10);
+            if (errno || *end != '\0' || end == next) {
+                rc = usage_error("submit", submit_help, "--priority needs an integer, not '%s'", next);
+                goto done;
+            }
+            i++;
+        } else if (strcmp(a, "--wait") == 0 && next) {
+            errno = 0;
+            wait = strtod(next, &end);
+            if (errno || *end != '\0' || end == next || !(wait >= 0)) {
+                rc = usage_error("submit", submit_help, "--wait needs a number of seconds, not '%s'", next);
+                goto done;
+            }
+            i++;
+        } else if (strcmp(a, "--path") == 0) {
+            by_path = 1;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            rc = usage_error("submit", submit_help, "unknown or incomplete option '%s'", a);
+            goto done;
+        } else {
+            json_array_append_new(witnesses, json_string(a)); /* encoded below */
+        }
+    }
+    if (key == NULL || json_array_size(witnesses) == 0) {
+        rc = usage_error("submit", submit_help, "--key and at least one witness are needed");
+        goto done;
+    }
+    if ((wait >= 0) != (out != NULL)) {
+        rc = usage_error("submit", submit_help, "--wait and --out go together");
+        goto done;
+    }
+    json_t *body = json_pack("{s:s, s:I}", "key", key, "priority", (json_int_t)priority);
+    if (request_id) json_object_set_new(body, "request_id", json_string(request_id));
+    json_t *list = json_array();
+    json_object_set_new(body, "witnesses", list);
+    rc = 0;
+    for (size_t i = 0; i < json_array_size(witnesses) && rc == 0; i++) {
+        const char *w = json_string_value(json_array_get(witnesses, i));
+        if (by_path) {
+            json_array_append_new(list, json_pack("{s:s}", "path", w));
+            continue;
+        }
+        size_t len;
+        char *enc = file_base64(&c, w, &len);
+        if (enc == NULL) {
+            rc = ZP_EXIT_FAILURE;
+            break;
+        }
+        json_array_append_new(list, json_pack("{s:s%}", "data", enc, len));
+        free(enc);
+    }
+    char *text = rc == 0 ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (rc == 0 && text == NULL) {
+        fprintf(stderr, "zkpipe submit: out of memory\n");
+        rc = ZP_EXIT_FAILURE;
+    }
+    if (rc != 0 || client_open(&c)) {
+        free(text);
+        rc = rc ? rc : ZP_EXIT_FAILURE;
+        goto done;
+    }
+    buffer resp = {0};
+    long status = 0;
+    rc = request(&c, "POST", "/v1/jobs", text, strlen(text), 0, &status, &resp);
+    free(text);
+    if (rc == 0 && status != 200 && status != 201) rc = answer_error(&c, status, &resp);
+    json_t *root = rc == 0 ? answer_json(&c, &resp) : NULL;
+    json_t *idv = json_object_get(root, "id");
+    if (rc == 0 && !json_is_integer(idv)) {
+        fprintf(stderr, "zkpipe submit: the daemon's answer has no job id: %.200s\n", resp.data);
+        rc = ZP_EXIT_FAILURE;
+    }
+    if (rc == 0) {
+        unsigned long long id = (unsigned long long)json_integer_value(idv);
+        printf("%llu\n", id);
+        fflush(stdout);
+        if (out) rc = await_job(&c, id, out, wait, stderr);
+    }
+    json_decref(root);
+    free(resp.data);
+    client_close(&c);
+done:
+    json_decref(witnesses);
+    return rc;
+}
+
+/* ---- status ---- */
+
+static const char status_help[] =
+    "usage: zkpipe status [JOB] [--json] [common options]\n"
+    "\n"
+    "Without JOB: the daemon's state (GET /v1/status): memory budget,\n"
+    "reserved and tracked bytes, RSS, partitions and bytes in each pipeline\n"
+    "stage, buffers per class, workers, and jobs by state.\n"
+    "With JOB: that job's state, progress and per-partition stage timings\n"
+    "(GET /v1/jobs/JOB).\n"
+    "\n"
+    "  --json          print the daemon's JSON answer unchanged\n"
+    "\n";
+
+static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
+/* Bytes for people: "512 B", "3.2 MB". */
+static const char *size_str(char *buf, size_t len, double b) {
+    static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, units[u]);
+    return buf;
+}
+
+static void print_status(json_t *s) {
+    char a[32], b[32], d[32];
+    printf("zkpipe %s, up %.0f s, %.0f keys loaded\n", str(s, "version", "?"),
+           num(s, "uptime"), num(s, "keys_loaded"));
+    printf("memory: budget %s, reserved %s (peak %s)", size_str(a, sizeof a, num(s, "budget")),
+           size_str(b, sizeof b, num(s, "reserved")), size_str(d, sizeof d, num(s, "peak_reserved")));
+    printf(", tracked %s (peak %s)\n", size_str(a, sizeof a, num(s, "tracked")),
+           size_str(b, sizeof b, num(s, "peak_tracked")));
+    printf("RSS: %s (peak %s, %s at start)\n", size_str(a, sizeof a, num(s, "rss")),
+           size_str(b, sizeof b, num(s, "peak_rss")), size_str(d, sizeof d, num(s, "baseline_rss")));
+    json_t *w = json_object_get(s, "workers");
+    printf("workers: synth %.0f, prove %.0f, finalize %.0f, queues of %.0f; %.0f partitions waiting for admission\n",
+           num(w, "synth"), num(w, "prove"), num(w, "finalize"), num(w, "queue"), num(s, "admission_waiting"));
+    printf("stages (partitions, buffers, bytes, most partitions):\n");
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(s, "stages"), key, v) {
+        printf("  %-11s %4.0f  %5.0f  %10s  %4.0f\n", key, num(v, "partitions"), num(v, "count"),
+               size_str(a, sizeof a, num(v, "bytes")), num(v, "max_partitions"));
+    }
+    printf("buffers by class (count, bytes, peak):\n");
+    json_object_foreach(json_object_get(s, "classes"), key, v) {
+        printf("  %-11s %5.0f  %10s  %10s\n", key, num(v, "count"), size_str(a, sizeof a, num(v, "bytes")),
+               size_str(b, sizeof b, num(v, "peak")));
+    }
+    printf("jobs:");
+    int first = 1;
+    json_object_foreach(json_object_get(s, "jobs"), key, v) {
+        printf("%s %s %.0f", first ? "" : ",", key, json_number_value(v));
+        first = 0;
+    }
+    printf("; %.0f proofs, %.0f partitions failed\n", num(s, "proofs"), num(s, "partitions_failed"));
+}
+
+static void print_time(const char *label, json_t *t) {
+    if (!json_is_number(t)) return;
+    time_t secs = (time_t)json_number_value(t);
+    struct tm tm;
+    char buf[64];
+    strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", localtime_r(&secs, &tm));
+    printf("%s %s", label, buf);
+}
+
+static void print_job(json_t *j) {
+    printf("job %.0f: %s, %.0f/%.0f partitions done (key %s, priority %.0f", num(j, "id"),
+           str(j, "state", "?"), num(j, "done"), num(j, "partitions"),
+           str(j, "key", "?"), num(j, "priority"));
+    const char *rid = json_string_value(json_object_get(j, "request_id"));
+    if (rid) printf(", request id %s", rid);
+    printf(")\n");
+    const char *err = json_string_value(json_object_get(j, "error"));
+    if (err) printf("error: %s\n", err);
+    print_time("submitted", json_object_get(j, "submitted"));
+    print_time(", finished", json_object_get(j, "finished"));
+    if (json_is_number(json_object_get(j, "finished")) && json_is_number(json_object_get(j, "submitted"))) {
+        printf(" (%.2f s)", num(j, "finished") - num(j, "submitted"));
+    }
+    printf("\n");
+    json_t *timings = json_object_get(j, "timings");
+    if (json_array_size(timings) == 0) return;
+    static const char *cols[] = {"queued", "synth", "wait_prove", "prove", "wait_final", "final", "total"};
+    printf("partition");
+    for (int k = 0; k < 7; k++) printf(" %10s", cols[k]);
+    printf("   (seconds)\n");
+    size_t i;
+    json_t *t;
+    json_array_foreach(timings, i, t) {
+        printf("%9.0f", num(t, "partition"));
+        for (int k = 0; k < 7; k++) printf(" %10.3f", num(t, cols[k]));
+        printf("\n");
+    }
+}
+
+int zp_cmd_status(int argc, char **argv) {
+    if (zp_cli_wants_help(argc, argv)) {
+        printf("%s%s", status_help, common_help);
+        return ZP_EXIT_OK;
+    }
+    client c;
+    int n = client_options(&c, "status", argc, argv);
+    if (n < 0) return ZP_EXIT_USAGE;
+    if (n > 2 || (n == 2 && argv[1][0] == '-')) return usage_error("status", status_help, "unexpected argument '%s'", argv[n - 1]);
+    unsigned long long id = 0;
+    if (n == 2 && parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
+    char path[64];
+    if (id) {
+        snprintf(path, sizeof path, "/v1/jobs/%llu", id);
+    } else {
+        snprintf(path, sizeof path, "/v1/status");
+    }
+    if (client_open(&c)) return ZP_EXIT_FAILURE;
+    json_t *root;
+    int rc = call(&c, "GET", path, &root);
+    if (rc == 0 && root) {
+        if (id) {
+            print_job(root);
+        } else {
+            print_status(root);
+        }
+    }
+    json_decref(root);
+    client_close(&c);
+    return rc;
+}
+
+/* ---- cancel ---- */
+
+static const char cancel_help[] =
+    "usage: zkpipe cancel JOB [--json] [common options]\n"
+    "\n"
+    "Cancels a queued or running job (DELETE /v1/jobs/JOB): partitions not\n"
+    "started are dropped, running ones are stopped as their stages return.\n"
+    "A job that already ended is left as it is. Prints the job's state.\n"
+    "\n";
+
+int zp_cmd_cancel(int argc, char **argv) {
+    if (zp_cli_wants_help(argc, argv)) {
+        printf("%s%s", cancel_help, common_help);
+        return ZP_EXIT_OK;
+    }
+    client c;
+    int n = client_options(&c, "cancel", argc, argv);
+    if (n < 0) return ZP_EXIT_USAGE;
+    if (n != 2 || argv[1][0] == '-') return usage_error("cancel", cancel_help, "one JOB is needed");
+    unsigned long long id;
+    if (parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%llu", id);
+    if (client_open(&c)) return ZP_EXIT_FAILURE;
+    json_t *root;
+    int rc = call(&c, "DELETE", path, &root);
+    if (rc == 0 && root) {
+        printf("job %llu: %s\n", id, str(root, "state", "?"));
+    }
+    json_decref(root);
+    client_close(&c);
+    return rc;
+}
+
+/* ---- keys ---- */
+
+static const char keys_help[] =
+    "usage: zkpipe keys [list | load ID | evict ID] [--json] [common options]\n"
+    "\n"
+    "  list       (the default) every key the daemon knows: id, curve, wires,\n"
+    "             public signals, domain, whether it is loaded, partitions\n"
+    "             using it and its memory footprint\n"
+    "  load ID    load key ID into memory now (fails with 507, exit 4, when it\n"
+    "             does not fit the budget now)\n"
+    "  evict ID   drop key ID from memory (fails with 409, exit 3, while\n"
+    "             partitions use it)\n"
+    "\n";
+
+static void print_key(json_t *k, int header) {
+    char a[32], b[32], d[32];
+    if (header) {
+        printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", "id", "curve", "wires", "public", "domain", "loaded",
+               "active", "key", "matrices", "partition");
+    }
+    printf("%-24s %-9s %8.0f %6.0f %8.0f %6s %6.0f %10s %10s %10s\n", str(k, "id", "?"),
+           str(k, "curve", "?"), num(k, "wires"), num(k, "public"), num(k, "domain"),
+           json_is_true(json_object_get(k, "loaded")) ? "yes" : "no", num(k, "partitions_active"),
+           size_str(a, sizeof a, num(k, "key_bytes")), size_str(b, sizeof b, num(k, "matrices_bytes")),
+           size_str(d, sizeof d, num(k, "partition_bytes")));
+}
+
+int zp_cmd_keys(int argc, char **argv) {
+    if (zp_cli_wants_help(argc, argv)) {
+        printf("%s%s", keys_help, common_help);
+        return ZP_EXIT_OK;
+    }
+    client c;
+    int n = client_options(&c, "keys", argc, argv);
+    if (n < 0) return ZP_EXIT_USAGE;
+    const char *verb = n > 1 ? argv[1] : "list";
+    const char *method;
+    if (strcmp(verb, "list") == 0 && n <= 2) {
+        method = "GET";
+    } else if (strcmp(verb, "load") == 0 && n == 3) {
+        method = "POST";
+    } else if (strcmp(verb, "evict") == 0 && n == 3) {
+        method = "DELETE";
+    } else {
+        return usage_error("keys", keys_help, "expected 'list', 'load ID' or 'evict ID', not '%s ...'", verb);
+    }
+    if (client_open(&c)) return ZP_EXIT_FAILURE;
+    char path[1024];
+    if (n == 3) {
+        char *esc = curl_easy_escape(c.curl, argv[2], 0);
+        snprintf(path, sizeof path, "/v1/keys/%s", esc ? esc : "");
+        curl_free(esc);
+    } else {
+        snprintf(path, sizeof path, "/v1/keys");
+    }
+    json_t *root;
+    int rc = call(&c, method, path, &root);
+    if (rc == 0 && root) {
+        if (n == 3) {
+            print_key(root, 1);
+        } else {
+            size_t i;
+            json_t *k;
+            json_array_foreach(json_object_get(root, "keys"), i, k) print_key(k, i == 0);
+            if (json_array_size(json_object_get(root, "keys")) == 0) printf("no keys\n");
+        }
+    }
+    json_decref(root);
+    client_close(&c);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* The daemon's settings: one table of options (name, type, bounds,
+ * default, meaning; docs/daemon.md prints the same table), read from a
+ * config file of "name value" lines and overridden by --name value flags. */
+#ifndef ZP_SERVER_CONFIG_H
+#define ZP_SERVER_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+typedef struct zp_server_key {
+    char *id, *path;
+} zp_server_key;
+
+typedef struct zp_server_config {
+    char *listen;      /* "host:port" or "none" */
+    char *unix_socket; /* NULL: none */
+    char *data_dir, *keys_dir, *witness_dir;
+    char *token; /* NULL: no authentication */
+    char *trace;
+    zp_server_key *keys;
+    size_t n_keys;
+    uint64_t budget; /* 0: the engine's default */
+    uint64_t synth_workers, prove_workers, finalize_workers, threads, queue;
+    uint64_t max_request, max_partitions, max_connections;
+    uint64_t result_ttl, spool_max, shutdown_grace;
+    int log_level; /* 0 error, 1 info, 2 debug */
+} zp_server_config;
+
+void zp_server_config_init(zp_server_config *cfg); /* the defaults */
+void zp_server_config_free(zp_server_config *cfg);
+/* One option; where says where it came from ("file:12", "--flag"). */
+zp_status zp_server_config_set(zp_server_config *cfg, const char *name, const char *value, const char *where,
+                               zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_server_config_load(zp_server_config *cfg, const char *path, zp_error *err) ZP_WARN_UNUSED;
+/* The options table, for --help. */
+const char *zp_server_config_table(void);
+/* Parses "8G", "512M", "100K", "1.5G" or bytes; 0 on error. */
+uint64_t zp_parse_size(const char *s);
+
+#endif

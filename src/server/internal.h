@@ -1,0 +1,99 @@
+/* The daemon's insides, shared by server.c (lifecycle, jobs, collector,
+ * sampler), routes.c (the API's handlers), metrics.c (Prometheus text) and
+ * http.c (libmicrohttpd). */
+#ifndef ZP_SERVER_INTERNAL_H
+#define ZP_SERVER_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "server/config.h"
+#include "server/server.h"
+#include "server/store.h"
+#include "zkpipe_engine.h"
+
+/* A job the engine is working on: the store's id and the engine's. */
+typedef struct active_job {
+    int64_t id;
+    uint64_t engine_id;
+} active_job;
+
+#define HISTORY 600
+typedef struct history_sample {
+    double t;
+    uint64_t rss, tracked, reserved, budget;
+    uint64_t classes[ZP_BUF_CLASSES];
+} history_sample;
+
+#define LATENCY_BUCKETS 14
+#define LATENCY_STAGES 7 /* queued synth wait_prove prove wait_final final total */
+extern const double zp_latency_bounds[LATENCY_BUCKETS];
+extern const char *const zp_latency_stage_names[LATENCY_STAGES];
+
+struct zp_server {
+    zp_server_config cfg;
+    zp_engine *engine;
+    zp_store *store;
+    void *mhd, *mhd_unix; /* struct MHD_Daemon */
+    int unix_fd;
+    int port;
+    char *spool_dir;
+    double started;
+
+    pthread_mutex_t lock; /* everything below */
+    pthread_cond_t ended; /* a job ended, or shutdown began */
+    active_job *active;
+    size_t n_active, cap_active;
+    int shutting_down, stop_threads;
+    uint64_t spool_bytes, spool_seq;
+    uint64_t outcomes[3]; /* done failed cancelled, since start */
+    uint64_t proofs;
+    uint64_t latency_buckets[LATENCY_STAGES][LATENCY_BUCKETS + 1];
+    double latency_sum[LATENCY_STAGES];
+    uint64_t latency_count[LATENCY_STAGES];
+    uint64_t http_codes[6][100]; /* [status / 100][status % 100] */
+    history_sample history[HISTORY];
+    size_t history_head, history_len;
+    double last_expire;
+
+    pthread_t collector, sampler;
+    int threads_started;
+};
+
+/* server.c */
+double zp_server_now(void); /* Unix seconds */
+/* The engine's id of a store job still in the engine; 0 when none. Lock held. */
+uint64_t server_engine_id(zp_server *s, int64_t id);
+/* The path of a key id (config keys, then keys_dir/<id>.zkey); NULL and
+ * err set when there is none. Returns malloc'd. */
+char *server_key_path(zp_server *s, const char *id, zp_error *err);
+/* Accepts a job whose witnesses are in memory: spools, stores, submits.
+ * On success *id is the store's id; *existing when request_id was known. */
+typedef struct job_witness {
+    const unsigned char *bytes; /* the .wtns file */
+    size_t size;
+} job_witness;
+zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
+                        int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
+                        zp_error *err);
+
+/* routes.c */
+void server_respond_json(zp_response *resp, int status, json_t *body);
+void server_respond_error(zp_response *resp, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* metrics.c */
+void server_metrics(zp_server *s, zp_response *resp);
+/* Records a finished job's partition timings. Lock held. */
+void server_metrics_job(zp_server *s, const zp_partition_times *t, size_t n);
+
+/* http.c */
+zp_status server_http_start(zp_server *s, zp_error *err);
+void server_http_stop(zp_server *s);
+
+/* base64.c: decodes standard base64 (padding optional, no whitespace);
+ * returns malloc'd bytes, NULL when malformed. */
+unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len);
+
+#endif

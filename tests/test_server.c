@@ -1,0 +1,297 @@
+/* The daemon in-process (no socket): its config table and file, then the
+ * handlers of docs/daemon.md through zp_server_handle: a job submitted with
+ * base64 and with a confined path, proofs that verify, long polls,
+ * idempotent request ids, cancellation, status, history, metrics, keys,
+ * authentication, errors (malformed JSON, path escapes, wrong curve, unknown
+ * job or key), and a stop with work queued that a restart resumes and
+ * finishes exactly once. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "groth16/groth16.h"
+#include "io/json.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "testutil.h"
+
+static char dir[] = "/tmp/zp-test-server-XXXXXX";
+static const char *token = "s3cret";
+
+typedef struct query {
+    const char *name[4], *value[4];
+} query;
+
+static const char *lookup(void *arg, const char *name) {
+    query *q = arg;
+    for (int i = 0; q && i < 4 && q->name[i]; i++) {
+        if (strcmp(q->name[i], name) == 0) return q->value[i];
+    }
+    return NULL;
+}
+
+/* One request; returns the status and the parsed JSON body (or NULL). */
+static int call(json_t **out, zp_server *s, const char *method, const char *path, const char *body, query *q,
+                const char *auth) {
+    char header[128];
+    snprintf(header, sizeof header, "Bearer %s", auth ? auth : token);
+    zp_request req = {method, path, lookup, q, header, body, body ? strlen(body) : 0};
+    zp_response resp;
+    zp_server_handle(s, &req, &resp);
+    if (out) {
+        json_error_t jerr;
+        *out = resp.content_type && strstr(resp.content_type, "json") ? json_loadb(resp.body, resp.len, 0, &jerr)
+                                                                      : NULL;
+    }
+    int status = resp.status;
+    zp_response_free(&resp);
+    return status;
+}
+
+static char *b64(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)n);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    fclose(f);
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((size_t)n / 3 * 4 + 8), *o = out;
+    for (long i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)buf[i] << 16 | (i + 1 < n ? (uint32_t)buf[i + 1] << 8 : 0) | (i + 2 < n ? buf[i + 2] : 0);
+        *o++ = tab[v >> 18];
+        *o++ = tab[(v >> 12) & 63];
+        *o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        *o++ = i + 2 < n ? tab[v & 63] : '=';
+    }
+    *o = '\0';
+    free(buf);
+    return out;
+}
+
+static zp_server *start(zp_error *err) {
+    zp_server_config cfg;
+    zp_server_config_init(&cfg);
+    char data[300], keys[300], wit[300];
+    snprintf(data, sizeof data, "%s/data", dir);
+    snprintf(keys, sizeof keys, "%s/keys", dir);
+    snprintf(wit, sizeof wit, "%s/witnesses", dir);
+    zp_server *s = NULL;
+    if (zp_server_config_set(&cfg, "listen", "none", "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "data_dir", data, "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "keys_dir", keys, "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "witness_dir", wit, "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "key", "bls=examples/merkle/bls12381/merkle.zkey", "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "token", token, "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "budget", "512M", "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "synth_workers", "2", "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "threads", "2", "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "shutdown_grace", "0", "test", err) == ZP_OK &&
+        zp_server_config_set(&cfg, "log_level", "error", "test", err) == ZP_OK) {
+        if (zp_server_start(&s, &cfg, err) != ZP_OK) s = NULL;
+    }
+    zp_server_config_free(&cfg);
+    return s;
+}
+
+static void test_config(void) {
+    zp_server_config cfg;
+    zp_error err;
+    zp_server_config_init(&cfg);
+    CHECK(strcmp(cfg.listen, "127.0.0.1:8790") == 0 && cfg.max_partitions == 1024 && cfg.shutdown_grace == 30);
+    CHECK(zp_server_config_set(&cfg, "budget", "1.5G", "t", &err) == ZP_OK && cfg.budget == 3ULL << 29);
+    CHECK(zp_server_config_set(&cfg, "budget", "lots", "t", &err) == ZP_ERR_ARG);
+    CHECK(zp_server_config_set(&cfg, "synth_workers", "0", "t", &err) == ZP_ERR_ARG);
+    CHECK(strstr(err.message, "between 1 and 256") != NULL);
+    CHECK(zp_server_config_set(&cfg, "colour", "blue", "t", &err) == ZP_ERR_ARG);
+    CHECK(strstr(err.message, "unknown option") != NULL);
+    CHECK(zp_server_config_set(&cfg, "key", "no-path", "t", &err) == ZP_ERR_ARG);
+    char path[300];
+    snprintf(path, sizeof path, "%s/zkpipe.conf", dir);
+    FILE *f = fopen(path, "w");
+    fputs("# a comment\nlisten 127.0.0.1:0   # trailing\n\nmax_request \"1M\"\nkey a=/x/a.zkey\nlog_level debug\n", f);
+    fclose(f);
+    CHECK(zp_server_config_load(&cfg, path, &err) == ZP_OK);
+    CHECK(strcmp(cfg.listen, "127.0.0.1:0") == 0 && cfg.max_request == 1 << 20 && cfg.n_keys == 1 &&
+          strcmp(cfg.keys[0].id, "a") == 0 && cfg.log_level == 2);
+    f = fopen(path, "w");
+    fputs("listen 1.2.3.4:5\nqueue -3\n", f);
+    fclose(f);
+    CHECK(zp_server_config_load(&cfg, path, &err) == ZP_ERR_ARG);
+    CHECK_MSG(strstr(err.message, "zkpipe.conf:2") != NULL, "names the line: %s", err.message);
+    zp_server_config_free(&cfg);
+}
+
+/* Waits for a job and checks every proof against the key's vk. */
+static void check_done(zp_server *s, json_int_t id, const char *vk_path, size_t partitions) {
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/proof", (long long)id);
+    query q = {{"wait", NULL}, {"60", NULL}};
+    json_t *o;
+    CHECK_MSG(call(&o, s, "GET", path, NULL, &q, NULL) == 200, "job %lld done", (long long)id);
+    json_t *proofs = json_object_get(o, "proofs");
+    CHECK(json_array_size(proofs) == partitions);
+    zp_groth16_vk vk;
+    zp_error err;
+    CHECK(zp_json_vk_read(&vk, vk_path, &err) == ZP_OK);
+    for (size_t i = 0; i < json_array_size(proofs); i++) {
+        json_t *p = json_array_get(proofs, i);
+        char *pt = json_dumps(json_object_get(p, "proof"), 0), *ut = json_dumps(json_object_get(p, "public"), 0);
+        zp_proof proof;
+        uint64_t *pub = NULL;
+        size_t np = 0;
+        CHECK(pt && ut);
+        CHECK(zp_json_proof_parse(&proof, pt, strlen(pt), "proof", vk.curve, &err) == ZP_OK);
+        CHECK(zp_json_public_parse(&pub, &np, ut, strlen(ut), "public", vk.curve, &err) == ZP_OK);
+        CHECK_MSG(np == vk.n_public && zp_groth16_verify(&vk, pub, &proof) == 1, "job %lld partition %zu verifies",
+                  (long long)id, i);
+        free(pub);
+        free(pt);
+        free(ut);
+    }
+    zp_groth16_vk_free(&vk);
+    json_decref(o);
+}
+
+static json_int_t submit(zp_server *s, const char *body, int want) {
+    json_t *o;
+    int st = call(&o, s, "POST", "/v1/jobs", body, NULL, NULL);
+    CHECK_MSG(st == want, "POST /v1/jobs: %d, wanted %d: %s", st, want,
+              o ? json_string_value(json_object_get(json_object_get(o, "error"), "message")) : "");
+    json_int_t id = json_integer_value(json_object_get(o, "id"));
+    json_decref(o);
+    return id;
+}
+
+static void test_api(void) {
+    zp_error err;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/keys %s/witnesses/sub && cp examples/merkle/bn128/merkle.zkey %s/keys/bn.zkey && "
+             "cp examples/merkle/bn128/w2.wtns %s/witnesses/sub/ && ln -s /etc/passwd %s/witnesses/escape.wtns",
+             dir, dir, dir, dir, dir);
+    CHECK(system(cmd) == 0);
+    zp_server *s = start(&err);
+    CHECK_MSG(s != NULL, "start: %s", err.message);
+    if (s == NULL) return;
+    char *w1 = b64("examples/merkle/bn128/w1.wtns"), *bls = b64("examples/merkle/bls12381/w1.wtns");
+    size_t cap = strlen(w1) * 2 + 512;
+    char *body = malloc(cap);
+
+    /* two partitions, uploaded and by path; the same request id twice */
+    snprintf(body, cap,
+             "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"data\":\"%s\"},{\"path\":\"sub/w2.wtns\"}]}", w1);
+    json_int_t id1 = submit(s, body, 201);
+    CHECK(submit(s, body, 200) == id1);
+    check_done(s, id1, "examples/merkle/bn128/vk.json", 2);
+    snprintf(body, cap, "{\"key\":\"bls\",\"priority\":2,\"witnesses\":[{\"data\":\"%s\"}]}", bls);
+    json_int_t id2 = submit(s, body, 201);
+    check_done(s, id2, "examples/merkle/bls12381/vk.json", 1);
+    snprintf(body, cap, "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"data\":\"%s\"}]}", w1);
+    CHECK(submit(s, body, 409) == 0);
+
+    json_t *o;
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld", (long long)id1);
+    CHECK(call(&o, s, "GET", path, NULL, NULL, NULL) == 200);
+    CHECK(strcmp(json_string_value(json_object_get(o, "state")), "done") == 0);
+    CHECK(json_array_size(json_object_get(o, "timings")) == 2);
+    CHECK(json_real_value(json_object_get(json_array_get(json_object_get(o, "timings"), 1), "prove")) > 0);
+    json_decref(o);
+    query lim = {{"limit", NULL}, {"1", NULL}};
+    CHECK(call(&o, s, "GET", "/v1/jobs", NULL, &lim, NULL) == 200 && json_array_size(json_object_get(o, "jobs")) == 1);
+    json_decref(o);
+
+    /* status, history, metrics, keys */
+    CHECK(call(&o, s, "GET", "/v1/status", NULL, NULL, NULL) == 200);
+    CHECK(json_integer_value(json_object_get(json_object_get(o, "jobs"), "done")) == 2);
+    CHECK(json_integer_value(json_object_get(o, "proofs")) == 3);
+    CHECK(json_integer_value(json_object_get(o, "budget")) == 512 << 20);
+    CHECK(json_object_get(json_object_get(o, "classes"), "abc") && json_object_get(json_object_get(o, "stages"), "prove"));
+    json_decref(o);
+    sleep(1);
+    CHECK(call(&o, s, "GET", "/v1/status/history", NULL, NULL, NULL) == 200);
+    CHECK(json_array_size(json_object_get(o, "samples")) >= 1);
+    json_decref(o);
+    zp_request req = {"GET", "/metrics", lookup, NULL, "Bearer s3cret", NULL, 0};
+    zp_response resp;
+    zp_server_handle(s, &req, &resp);
+    CHECK(resp.status == 200 && strstr(resp.body, "zkpipe_jobs_total{outcome=\"done\"} 2") &&
+          strstr(resp.body, "zkpipe_stage_seconds_bucket{stage=\"prove\",le=\"+Inf\"} 3") &&
+          strstr(resp.body, "zkpipe_buffer_bytes{class=\"key\"}"));
+    zp_response_free(&resp);
+    CHECK(call(&o, s, "GET", "/v1/keys", NULL, NULL, NULL) == 200 && json_array_size(json_object_get(o, "keys")) == 2);
+    json_decref(o);
+    CHECK(call(&o, s, "POST", "/v1/keys/bn", NULL, NULL, NULL) == 200 && json_is_true(json_object_get(o, "loaded")));
+    json_decref(o);
+    CHECK(call(&o, s, "DELETE", "/v1/keys/bn", NULL, NULL, NULL) == 200);
+    json_decref(o);
+    CHECK(call(NULL, s, "POST", "/v1/keys/nope", NULL, NULL, NULL) == 404);
+
+    /* errors */
+    CHECK(call(NULL, s, "GET", "/v1/status", NULL, NULL, "wrong") == 401);
+    CHECK(call(NULL, s, "GET", "/", NULL, NULL, "wrong") == 200); /* the dashboard page itself is public */
+    CHECK(call(NULL, s, "POST", "/v1/jobs", "{not json", NULL, NULL) == 400);
+    CHECK(call(NULL, s, "POST", "/v1/jobs", "{\"witnesses\":[]}", NULL, NULL) == 400);
+    CHECK(submit(s, "{\"key\":\"nope\",\"witnesses\":[{\"path\":\"sub/w2.wtns\"}]}", 404) == 0);
+    CHECK(submit(s, "{\"key\":\"bn\",\"witnesses\":[{\"path\":\"../keys/bn.zkey\"}]}", 403) == 0);
+    CHECK(submit(s, "{\"key\":\"bn\",\"witnesses\":[{\"path\":\"escape.wtns\"}]}", 403) == 0);
+    CHECK(submit(s, "{\"key\":\"bn\",\"witnesses\":[{\"path\":\"missing.wtns\"}]}", 404) == 0);
+    CHECK(submit(s, "{\"key\":\"bn\",\"witnesses\":[{\"data\":\"@@@\"}]}", 400) == 0);
+    snprintf(body, cap, "{\"key\":\"bn\",\"witnesses\":[{\"data\":\"%s\"}]}", bls);
+    CHECK(submit(s, body, 422) == 0); /* the other curve's witness */
+    CHECK(call(NULL, s, "GET", "/v1/jobs/999", NULL, NULL, NULL) == 404);
+    CHECK(call(NULL, s, "GET", "/v1/jobs/abc", NULL, NULL, NULL) == 404);
+    CHECK(call(NULL, s, "PUT", "/v1/jobs", NULL, NULL, NULL) == 405);
+    CHECK(call(&o, s, "GET", "/v1/nothing", NULL, NULL, NULL) == 404);
+    CHECK(json_string_value(json_object_get(json_object_get(o, "error"), "message")) != NULL);
+    json_decref(o);
+
+    /* a queue of jobs, one cancelled, then a stop before they finish: the
+     * restart resumes them and each ends exactly once */
+    snprintf(body, cap, "{\"key\":\"bn\",\"witnesses\":[{\"data\":\"%s\"},{\"data\":\"%s\"}]}", w1, w1);
+    json_int_t ids[6];
+    for (int i = 0; i < 6; i++) ids[i] = submit(s, body, 201);
+    snprintf(path, sizeof path, "/v1/jobs/%lld", (long long)ids[5]);
+    CHECK(call(NULL, s, "DELETE", path, NULL, NULL, NULL) == 200);
+    zp_server_stop(s);
+    s = start(&err);
+    CHECK_MSG(s != NULL, "restart: %s", err.message);
+    if (s) {
+        for (int i = 0; i < 5; i++) check_done(s, ids[i], "examples/merkle/bn128/vk.json", 2);
+        query all = {{"limit", NULL}, {"1000", NULL}};
+        CHECK(call(&o, s, "GET", "/v1/jobs", NULL, &all, NULL) == 200);
+        size_t n = json_array_size(json_object_get(o, "jobs"));
+        CHECK_MSG(n == 8, "8 jobs in the store, not %zu", n);
+        json_decref(o);
+        snprintf(path, sizeof path, "/v1/jobs/%lld/proof", (long long)ids[5]);
+        int st = call(&o, s, "GET", path, NULL, NULL, NULL);
+        /* cancelled, or done when it finished before the cancel arrived */
+        CHECK_MSG(st == 409 || st == 200, "cancelled job: %d", st);
+        json_decref(o);
+        CHECK(call(&o, s, "GET", "/v1/status", NULL, NULL, NULL) == 200);
+        json_t *jobs = json_object_get(o, "jobs");
+        CHECK(json_integer_value(json_object_get(jobs, "queued")) == 0 &&
+              json_integer_value(json_object_get(jobs, "running")) == 0);
+        json_decref(o);
+        zp_server_stop(s);
+    }
+    free(body);
+    free(w1);
+    free(bls);
+}
+
+int main(void) {
+    zp_test_init("test_server");
+    if (mkdtemp(dir) == NULL) return 1;
+    test_config();
+    test_api();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return zp_test_done();
+}
