@@ -268,9 +268,17 @@ static void post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     json_decref(root);
 }
 
+/* ctx: the server, the array, and the live state asked for (the store
+ * keeps every unended job as "queued"; the engine knows which run). */
 static void list_cb(void *arg, const zp_store_job *job) {
     void **ctx = arg;
-    json_array_append_new(ctx[1], job_json(ctx[0], job, NULL));
+    json_t *o = job_json(ctx[0], job, NULL);
+    const char *want = ctx[2];
+    if (want && strcmp(json_string_value(json_object_get(o, "state")), want) != 0) {
+        json_decref(o);
+        return;
+    }
+    json_array_append_new(ctx[1], o);
 }
 
 static void get_jobs(zp_server *s, const zp_request *req, zp_response *resp) {
@@ -281,13 +289,16 @@ static void get_jobs(zp_server *s, const zp_request *req, zp_response *resp) {
         return;
     }
     json_t *arr = json_array();
-    void *ctx[2] = {s, arr};
+    int live = state && (strcmp(state, "queued") == 0 || strcmp(state, "running") == 0);
+    void *ctx[3] = {s, arr, live ? (void *)state : NULL};
     zp_error err;
-    if (zp_store_list(s->store, (uint32_t)limit, state, list_cb, ctx, &err) != ZP_OK) {
+    if (zp_store_list(s->store, live ? UINT32_MAX : (uint32_t)limit, live ? "queued" : state, list_cb, ctx, &err) !=
+        ZP_OK) {
         json_decref(arr);
         server_respond_error(resp, 400, "bad_request", "%s", err.message);
         return;
     }
+    while (json_array_size(arr) > (size_t)limit) json_array_remove(arr, json_array_size(arr) - 1);
     server_respond_json(resp, 200, json_pack("{s:o}", "jobs", arr));
 }
 

@@ -89,8 +89,9 @@ static zp_status db_error(zp_store *s, zp_error *err, const char *what) {
     if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB) st = ZP_ERR_FORMAT;
     else if (prim == SQLITE_NOMEM) st = ZP_ERR_NOMEM;
     else if (prim == SQLITE_CONSTRAINT || prim == SQLITE_MISUSE || prim == SQLITE_RANGE) st = ZP_ERR_INTERNAL;
-    if (sys != 0 && (prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN || prim == SQLITE_FULL || prim == SQLITE_READONLY ||
-                     prim == SQLITE_PERM))
+    int os = prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN || prim == SQLITE_FULL || prim == SQLITE_READONLY ||
+             prim == SQLITE_PERM;
+    if (sys != 0 && os)
         return zp_error_set(err, st, "%s: %s: %s (%s)", s->path, what, sqlite3_errmsg(s->db), strerror(sys));
     return zp_error_set(err, st, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }

@@ -117,7 +117,8 @@ ZP_WARN_UNUSED zp_status zp_store_list(zp_store *s, uint32_t limit, const char *
                                        zp_error *err);
 
 /* Every job still queued or running, oldest (lowest id) first, with its
- * witness paths in partition order: what a restart submits again. */
+ * witness paths in partition order (job->partitions of them, then NULL):
+ * what a restart submits again. */
 typedef void (*zp_store_unfinished_fn)(void *arg, const zp_store_job *job, const char *const *witness_paths);
 ZP_WARN_UNUSED zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
 
