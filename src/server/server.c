@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,10 @@ static void *sampler_main(void *arg) {
         zp_engine_stats_get(&st, s->engine);
         history_sample h = {zp_server_now(), st.rss, st.tracked, st.reserved, st.budget, {0}};
         for (int c = 0; c < ZP_BUF_CLASSES; c++) h.classes[c] = st.by_class[c].bytes;
+        /* request bodies and witness copies are freed in the HTTP threads'
+         * malloc arenas, which glibc keeps: hand that memory back, so RSS
+         * follows the tracked buffers */
+        malloc_trim(0);
         int expire = h.t - s->last_expire > 3600;
         if (expire) {
             uint64_t deleted = 0;
