@@ -25,12 +25,20 @@ static const char common_help[] =
     "  --server URL    the daemon (default: $ZKPIPE_SERVER, else " DEFAULT_SERVER ");\n"
     "                  unix:/path/to.sock for a unix socket\n"
     "  --token T       bearer token (default: $ZKPIPE_TOKEN)\n"
-    "  --timeout S     seconds one request may take (default 300)\n"
+    "%s"
     "\n"
     "exit status: 0 success, 2 bad usage, 3 the daemon refused the request\n"
     "(a 4xx answer: malformed, unknown job or key, forbidden path, too large,\n"
     "invalid witness) or the job failed, 4 the daemon cannot be reached or\n"
     "answered 5xx, the job was cancelled, or a wait timed out.\n";
+
+/* The command's own help, then the common options (await's --timeout is
+ * its own: the whole wait). */
+static int print_help(const char *own, int request_timeout) {
+    fputs(own, stdout);
+    printf(common_help, request_timeout ? "  --timeout S     seconds one request may take (default 300)\n" : "");
+    return ZP_EXIT_OK;
+}
 
 /* ---- the connection ---- */
 
@@ -41,6 +49,7 @@ typedef struct client {
     const char *socket; /* unix socket path, or NULL */
     const char *token;
     double timeout; /* seconds per request; 0: none */
+    int timeout_set; /* --timeout was given */
     int json;       /* --json: print the daemon's answer unchanged */
     CURL *curl;
 } client;
@@ -93,6 +102,7 @@ static int client_options(client *c, const char *cmd, int argc, char **argv) {
                 char *end;
                 errno = 0;
                 c->timeout = strtod(next, &end);
+                c->timeout_set = 1;
                 if (errno || *end != '\0' || end == next || !(c->timeout >= 0) || c->timeout > 1e7) {
                     fprintf(stderr, "zkpipe %s: --timeout needs a number of seconds, not '%s'\n", cmd, next);
                     return -1;
@@ -288,13 +298,23 @@ static int write_proofs(client *c, json_t *root, const char *out, FILE *report) 
         fprintf(stderr, "zkpipe %s: the daemon's answer has no proofs array\n", c->cmd);
         return ZP_EXIT_FAILURE;
     }
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "zkpipe %s: cannot create %s: %s\n", c->cmd, out, strerror(errno));
-        return ZP_EXIT_FAILURE;
-    }
     size_t len = strlen(out) + 48, n = json_array_size(proofs);
     char *path = malloc(len);
     if (path == NULL) return ZP_EXIT_FAILURE;
+    /* mkdir -p: every prefix that ends before a '/', then the whole. */
+    strcpy(path, out);
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char end = *p;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "zkpipe %s: cannot create %s: %s\n", c->cmd, path, strerror(errno));
+            free(path);
+            return ZP_EXIT_FAILURE;
+        }
+        *p = end;
+        if (end == '\0') break;
+    }
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
         json_t *p = json_array_get(proofs, k), *part = json_object_get(p, "partition");
@@ -379,7 +399,7 @@ static const char await_help[] =
     "as 'zkpipe run' does: snarkjs's proof.json and public.json, ready for\n"
     "'snarkjs groth16 verify' or 'zkpipe verify'.\n"
     "\n"
-    "  --out DIR       where the proofs go (created if missing)\n"
+    "  --out DIR       where the proofs go (created with its parents if missing)\n"
     "  --timeout S     give up after S seconds (default: wait forever)\n"
     "\n"
     "Exits 0 when the job is done and its proofs are written, 3 when the job\n"
@@ -389,17 +409,13 @@ static const char await_help[] =
 
 int zp_cmd_await(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        printf("%s%s", await_help, common_help);
-        return ZP_EXIT_OK;
+        return print_help(await_help, 0);
     }
     client c;
     /* --timeout here is the whole wait; each request gets the wait plus 300 s. */
     int n = client_options(&c, "await", argc, argv);
     if (n < 0) return ZP_EXIT_USAGE;
-    double limit = c.timeout;
-    int explicit_limit = 0;
-    for (int i = 1; i < argc; i++) explicit_limit |= strcmp(argv[i], "--timeout") == 0;
-    if (!explicit_limit) limit = 0;
+    double limit = c.timeout_set ? c.timeout : 0;
     c.timeout = 300;
     const char *job = NULL, *out = NULL;
     for (int i = 1; i < n; i++) {
@@ -482,8 +498,7 @@ static char *file_base64(client *c, const char *path, size_t *out_len) {
 
 int zp_cmd_submit(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        printf("%s%s", submit_help, common_help);
-        return ZP_EXIT_OK;
+        return print_help(submit_help, 1);
     }
     client c;
     int n = client_options(&c, "submit", argc, argv);
@@ -492,8 +507,10 @@ int zp_cmd_submit(int argc, char **argv) {
     long long priority = 0;
     double wait = -1;
     int by_path = 0;
-    json_t *witnesses = json_array();
+    const char **witnesses = calloc((size_t)n, sizeof *witnesses);
+    size_t count = 0;
     int rc = ZP_EXIT_USAGE;
+    if (witnesses == NULL) return ZP_EXIT_FAILURE;
     for (int i = 1; i < n; i++) {
         const char *a = argv[i], *next = i + 1 < n ? argv[i + 1] : NULL;
         char *end = NULL;
@@ -525,10 +542,10 @@ int zp_cmd_submit(int argc, char **argv) {
             rc = usage_error("submit", submit_help, "unknown or incomplete option '%s'", a);
             goto done;
         } else {
-            json_array_append_new(witnesses, json_string(a)); /* encoded below */
+            witnesses[count++] = a;
         }
     }
-    if (key == NULL || json_array_size(witnesses) == 0) {
+    if (key == NULL || count == 0) {
         rc = usage_error("submit", submit_help, "--key and at least one witness are needed");
         goto done;
     }
@@ -536,25 +553,28 @@ int zp_cmd_submit(int argc, char **argv) {
         rc = usage_error("submit", submit_help, "--wait and --out go together");
         goto done;
     }
+    /* json_pack fails (NULL) on strings that are not UTF-8. */
     json_t *body = json_pack("{s:s, s:I}", "key", key, "priority", (json_int_t)priority);
-    if (request_id) json_object_set_new(body, "request_id", json_string(request_id));
     json_t *list = json_array();
-    json_object_set_new(body, "witnesses", list);
-    rc = 0;
-    for (size_t i = 0; i < json_array_size(witnesses) && rc == 0; i++) {
-        const char *w = json_string_value(json_array_get(witnesses, i));
-        if (by_path) {
-            json_array_append_new(list, json_pack("{s:s}", "path", w));
-            continue;
-        }
-        size_t len;
-        char *enc = file_base64(&c, w, &len);
-        if (enc == NULL) {
+    rc = body == NULL || list == NULL || json_object_set_new(body, "witnesses", list) != 0 ||
+                 (request_id && json_object_set_new(body, "request_id", json_string(request_id)) != 0)
+             ? ZP_EXIT_USAGE
+             : 0;
+    if (rc) fprintf(stderr, "zkpipe submit: --key and --request-id must be UTF-8 text\n");
+    if (body == NULL) json_decref(list);
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        size_t len = 0;
+        char *enc = by_path ? NULL : file_base64(&c, witnesses[i], &len);
+        if (!by_path && enc == NULL) {
             rc = ZP_EXIT_FAILURE;
             break;
         }
-        json_array_append_new(list, json_pack("{s:s%}", "data", enc, len));
+        json_t *w = by_path ? json_pack("{s:s}", "path", witnesses[i]) : json_pack("{s:s%}", "data", enc, len);
         free(enc);
+        if (json_array_append_new(list, w) != 0) {
+            fprintf(stderr, "zkpipe submit: %s: a witness path must be UTF-8 text\n", witnesses[i]);
+            rc = ZP_EXIT_USAGE;
+        }
     }
     char *text = rc == 0 ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
@@ -574,7 +594,9 @@ int zp_cmd_submit(int argc, char **argv) {
     if (rc == 0 && status != 200 && status != 201) rc = answer_error(&c, status, &resp);
     json_t *root = rc == 0 ? answer_json(&c, &resp) : NULL;
     json_t *idv = json_object_get(root, "id");
-    if (rc == 0 && !json_is_integer(idv)) {
+    if (rc == 0 && root == NULL) {
+        rc = ZP_EXIT_FAILURE;
+    } else if (rc == 0 && !json_is_integer(idv)) {
         fprintf(stderr, "zkpipe submit: the daemon's answer has no job id: %.200s\n", resp.data);
         rc = ZP_EXIT_FAILURE;
     }
@@ -588,7 +610,7 @@ int zp_cmd_submit(int argc, char **argv) {
     free(resp.data);
     client_close(&c);
 done:
-    json_decref(witnesses);
+    free(witnesses);
     return rc;
 }
 
@@ -622,8 +644,8 @@ static const char *size_str(char *buf, size_t len, double b) {
 
 static void print_status(json_t *s) {
     char a[32], b[32], d[32];
-    printf("zkpipe %s, up %.0f s, %.0f keys loaded\n", str(s, "version", "?"),
-           num(s, "uptime"), num(s, "keys_loaded"));
+    printf("zkpipe %s, up %.0f s, keys loaded: %.0f\n", str(s, "version", "?"), num(s, "uptime"),
+           num(s, "keys_loaded"));
     printf("memory: budget %s, reserved %s (peak %s)", size_str(a, sizeof a, num(s, "budget")),
            size_str(b, sizeof b, num(s, "reserved")), size_str(d, sizeof d, num(s, "peak_reserved")));
     printf(", tracked %s (peak %s)\n", size_str(a, sizeof a, num(s, "tracked")),
@@ -695,8 +717,7 @@ static void print_job(json_t *j) {
 
 int zp_cmd_status(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        printf("%s%s", status_help, common_help);
-        return ZP_EXIT_OK;
+        return print_help(status_help, 1);
     }
     client c;
     int n = client_options(&c, "status", argc, argv);
@@ -737,8 +758,7 @@ static const char cancel_help[] =
 
 int zp_cmd_cancel(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        printf("%s%s", cancel_help, common_help);
-        return ZP_EXIT_OK;
+        return print_help(cancel_help, 1);
     }
     client c;
     int n = client_options(&c, "cancel", argc, argv);
@@ -773,23 +793,32 @@ static const char keys_help[] =
     "             partitions use it)\n"
     "\n";
 
+/* One field of a key for the table: a count, a size, or "-" when the daemon
+ * did not say (it may know nothing of a key it has not opened yet). */
+static const char *key_field(char *buf, size_t len, json_t *k, const char *name, int size) {
+    json_t *v = json_object_get(k, name);
+    if (!json_is_number(v)) return "-";
+    if (size) return size_str(buf, len, json_number_value(v));
+    snprintf(buf, len, "%.0f", json_number_value(v));
+    return buf;
+}
+
 static void print_key(json_t *k, int header) {
-    char a[32], b[32], d[32];
+    char f[7][32];
     if (header) {
         printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", "id", "curve", "wires", "public", "domain", "loaded",
                "active", "key", "matrices", "partition");
     }
-    printf("%-24s %-9s %8.0f %6.0f %8.0f %6s %6.0f %10s %10s %10s\n", str(k, "id", "?"),
-           str(k, "curve", "?"), num(k, "wires"), num(k, "public"), num(k, "domain"),
-           json_is_true(json_object_get(k, "loaded")) ? "yes" : "no", num(k, "partitions_active"),
-           size_str(a, sizeof a, num(k, "key_bytes")), size_str(b, sizeof b, num(k, "matrices_bytes")),
-           size_str(d, sizeof d, num(k, "partition_bytes")));
+    printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", str(k, "id", "?"), str(k, "curve", "-"),
+           key_field(f[0], 32, k, "wires", 0), key_field(f[1], 32, k, "public", 0), key_field(f[2], 32, k, "domain", 0),
+           json_is_true(json_object_get(k, "loaded")) ? "yes" : "no", key_field(f[3], 32, k, "partitions_active", 0),
+           key_field(f[4], 32, k, "key_bytes", 1), key_field(f[5], 32, k, "matrices_bytes", 1),
+           key_field(f[6], 32, k, "partition_bytes", 1));
 }
 
 int zp_cmd_keys(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        printf("%s%s", keys_help, common_help);
-        return ZP_EXIT_OK;
+        return print_help(keys_help, 1);
     }
     client c;
     int n = client_options(&c, "keys", argc, argv);

@@ -258,7 +258,9 @@ static zp_status finalize(zp_engine *e, engine_part *p, const zp_parallel *par, 
         if (ok == 0) {
             memset(&p->proof, 0, sizeof p->proof);
             return zp_error_set(err, ZP_ERR_UNSATISFIED,
-                                "the witness does not satisfy the circuit (its proof does not verify)");
+                                "the witness does not satisfy the circuit (its proof does not verify; or the key "
+                                "%s is corrupt: its bulk points are not checked when it is loaded)",
+                                p->job->key->path);
         }
     }
     size_t np = pk->n_public;

@@ -534,13 +534,23 @@ static int known_key(zp_engine_key_info *out, zp_server *s, const char *path) {
     return 0;
 }
 
+/* One key of the listing: what the engine knows of it, or a fresh look
+ * (a key that cannot be read says why). */
+static json_t *listed_key(zp_server *s, const char *id, const char *path) {
+    zp_engine_key_info info;
+    zp_error err;
+    if (known_key(&info, s, path) || zp_engine_key_describe(&info, s->engine, path, &err) == ZP_OK) {
+        return key_json(id, path, &info);
+    }
+    json_t *o = key_json(id, path, NULL);
+    json_object_set_new(o, "error", json_string(err.message));
+    return o;
+}
+
 static void list_keys(zp_server *s, zp_response *resp) {
     json_t *arr = json_array();
-    zp_engine_key_info info;
     for (size_t i = 0; i < s->cfg.n_keys; i++) {
-        const zp_server_key *k = &s->cfg.keys[i];
-        int known = known_key(&info, s, k->path);
-        json_array_append_new(arr, key_json(k->id, k->path, known ? &info : NULL));
+        json_array_append_new(arr, listed_key(s, s->cfg.keys[i].id, s->cfg.keys[i].path));
     }
     if (s->cfg.keys_dir) {
         DIR *d = opendir(s->cfg.keys_dir);
@@ -551,8 +561,7 @@ static void list_keys(zp_server *s, zp_response *resp) {
             char id[256], path[PATH_MAX];
             snprintf(id, sizeof id, "%.*s", (int)(len - 5), e->d_name);
             snprintf(path, sizeof path, "%s/%s", s->cfg.keys_dir, e->d_name);
-            int known = known_key(&info, s, path);
-            json_array_append_new(arr, key_json(id, path, known ? &info : NULL));
+            json_array_append_new(arr, listed_key(s, id, path));
         }
         if (d) closedir(d);
     }

@@ -94,8 +94,12 @@ char *server_key_path(zp_server *s, const char *id, zp_error *err) {
         char *path = malloc(len);
         if (path == NULL) return NULL;
         snprintf(path, len, "%s/%s.zkey", s->cfg.keys_dir, id);
-        if (access(path, F_OK) == 0) return path;
+        struct stat sb;
+        if (stat(path, &sb) == 0) return path;
+        int broken = lstat(path, &sb) == 0;
+        zp_error_set(err, ZP_ERR_ARG, "no key '%s' (%s %s)", id, path, broken ? "is a broken link" : "does not exist");
         free(path);
+        return NULL;
     }
     zp_error_set(err, ZP_ERR_ARG, "no key '%s'", id);
     return NULL;
@@ -278,7 +282,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     zp_status st = zp_engine_key_describe(&key, s->engine, key_path, err);
     if (st != ZP_OK) {
         zp_error_prefix(err, "key '%s': ", key_id);
-        *http_status = st == ZP_ERR_IO ? 500 : 422;
+        *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
         free(key_path);
         return st;
     }

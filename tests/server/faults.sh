@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Faults around the proving daemon: keys that cannot be read (a dangling
+# symlink, a directory; chmod 000 stops nobody when running as root) or are
+# corrupt (garbled header, truncated, random bytes): clear 4xx/5xx answers
+# naming the key, while the daemon keeps serving the good key. A witness
+# path that does not exist (400/404 naming it), a directory, an empty file.
+# A full spool: on a 2 MiB tmpfs mounted over data_dir/spool when mount is
+# permitted (root), filled up: 507 spool_full, and jobs are accepted again
+# once space returns; and always through the daemon's spool_max option.
+#
+# Usage: tests/server/faults.sh ZKPIPE WORKDIR
+# Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
+# Logs: WORKDIR/*.log (the daemons), WORKDIR/logs/.
+set -uo pipefail
+if [ $# -ne 2 ]; then
+    echo "usage: $0 ZKPIPE WORKDIR" >&2
+    exit 2
+fi
+Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+[ -d "$2/spool_mnt/spool" ] && mountpoint -q "$2/spool_mnt/spool" && umount "$2/spool_mnt/spool"
+rm -rf "$2"
+mkdir -p "$2/logs"
+W="$(cd "$2" && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+MNT="$W/spool_mnt/spool"
+MOUNTED=""
+on_exit() {
+    cleanup_daemons
+    if [ -n "$MOUNTED" ]; then umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; fi
+}
+trap on_exit EXIT
+T0=$(date +%s)
+TOKEN="faults-$RANDOM"
+export ZKPIPE_TOKEN="$TOKEN"
+BN="$EX/bn128"
+CT=(-H "Content-Type: application/json")
+check "expected public signals from zkpipe prove" make_expected bn128
+
+# ---- keys: one good, the others unreadable or corrupt
+mkdir -p "$W/keys" "$W/wit/bn128" "$W/wit/adir"
+ln -s "$BN/merkle.zkey" "$W/keys/good.zkey"
+ln -s "$W/no/such/file.zkey" "$W/keys/dangling.zkey"
+mkdir "$W/keys/adir.zkey"
+cp "$BN/merkle.zkey" "$W/keys/garbled.zkey"
+printf 'XXXX' | dd of="$W/keys/garbled.zkey" bs=1 seek=0 conv=notrunc status=none        # the magic
+head -c 300000 "$BN/merkle.zkey" >"$W/keys/truncated.zkey"
+cp "$BN/merkle.zkey" "$W/keys/badpoints.zkey"                                              # points off the curve
+size=$(stat -c %s "$BN/merkle.zkey")
+for off in $((size / 3)) $((size / 2)) $((size * 2 / 3)) $((size - 200)); do
+    printf '\377\377\377\377\377\377\377\377' | dd of="$W/keys/badpoints.zkey" bs=1 seek=$off conv=notrunc status=none
+done
+head -c 65536 /dev/urandom >"$W/keys/random.zkey"
+cp "$BN/w1.wtns" "$BN/w2.wtns" "$W/wit/bn128/"
+: >"$W/wit/bn128/empty.wtns"
+
+conf() {  # conf FILE DATA_DIR [more lines...]
+    local f="$1" d="$2"; shift 2
+    {
+        echo "listen 127.0.0.1:0"
+        echo "data_dir $d"
+        echo "keys_dir $W/keys"
+        echo "witness_dir $W/wit"
+        echo "token \"$TOKEN\""
+        echo "budget 256M"
+        echo "shutdown_grace 5"
+        for l in "$@"; do echo "$l"; done
+    } >"$f"
+}
+conf "$W/d1.conf" "$W/data1"
+if ! start_daemon d1 "$W/d1.conf"; then
+    fail "the daemon starts with bad keys in keys_dir" "see $W/d1.log"
+    finish
+    exit 1
+fi
+pass "the daemon starts with bad keys in keys_dir (port $PORT)"
+export ZKPIPE_SERVER="$URL"
+http GET /v1/keys >/dev/null
+echo "    GET /v1/keys lists: $(jget 'j.keys.map(k => k.id + (k.error ? " (" + k.error + ")" : "")).join(", ")')"
+
+# await_ok NAME ID: the job ends done and its proof verifies
+await_ok() {
+    local rc=0
+    "$Z" await "$2" --out "$W/out/$2" --timeout 120 >/dev/null 2>"$W/logs/await_$2.err" || rc=$?
+    if [ $rc = 0 ] && "$Z" verify "$BN/vk.json" "$W/out/$2/public_0.json" "$W/out/$2/proof_0.json" >/dev/null 2>&1 &&
+        same_json "$W/out/$2/public_0.json" "$W/expected/bn128_w1.json" 2>/dev/null; then
+        pass "$1: job $2 done, its proof verifies"
+    else
+        fail "$1" "await exit $rc $(cat "$W/logs/await_$2.err")"
+    fi
+}
+good_job() {  # good_job NAME: the good key still proves
+    local id
+    id="$("$Z" submit --key good --path bn128/w1.wtns 2>"$W/logs/good.err")"
+    if [[ "$id" =~ ^[0-9]+$ ]]; then await_ok "$1" "$id"; else fail "$1" "submit: $(cat "$W/logs/good.err")"; fi
+}
+good_job "the good key proves"
+
+# a job on a bad key: refused with a 4xx/5xx naming the key; or, if the
+# daemon accepts it (it opens keys lazily), the job must fail naming the key
+for k in dangling adir garbled truncated random; do
+    code="$(http POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"$k\", \"witnesses\": [{\"path\": \"bn128/w1.wtns\"}]}")"
+    msg="$(jget j.error.message 2>/dev/null)"
+    if [[ "$code" =~ ^[45][0-9][0-9]$ ]] && grep -q "$k" <<<"$msg"; then
+        pass "job on key $k: HTTP $code $(jget j.error.code): $msg"
+    elif [ "$code" = 201 ]; then
+        id="$(jget j.id)"
+        rc=0; "$Z" await "$id" --out "$W/out/$id" --timeout 120 >/dev/null 2>"$W/logs/await_$k.err" || rc=$?
+        http GET "/v1/jobs/$id" >/dev/null
+        if [ $rc = 3 ] && [ "$(jget j.state)" = failed ] && grep -q "$k" <<<"$(jget j.error)"; then
+            pass "job on key $k: accepted (201), then failed naming it: $(jget j.error)"
+        else
+            fail "job on key $k" "201, then await exit $rc, state $(jget j.state), error '$(jget j.error 2>/dev/null)'"
+        fi
+    else
+        fail "job on key $k: 4xx/5xx naming the key" "HTTP $code $(head -c 300 "$W/body")"
+    fi
+    code="$(http POST "/v1/keys/$k")"
+    msg="$(jget j.error.message 2>/dev/null)"
+    if [[ "$code" =~ ^[45][0-9][0-9]$ ]] && grep -q "$k" <<<"$msg"; then
+        pass "preload key $k: HTTP $code $(jget j.error.code): $msg"
+    else
+        fail "preload key $k: 4xx/5xx naming the key" "HTTP $code $(head -c 300 "$W/body")"
+    fi
+    expect_status "  the daemon still answers after key $k" 200 GET /v1/status
+done
+# points off the curve deep inside the key: the daemon may load the key (it
+# does not check every point), but no proof may come out of it, and the
+# failed job must name the key, not blame the witness
+code="$(http POST /v1/jobs "${CT[@]}" --data-binary '{"key": "badpoints", "witnesses": [{"path": "bn128/w1.wtns"}]}')"
+if [ "$code" = 201 ]; then
+    id="$(jget j.id)"
+    rc=0; "$Z" await "$id" --out "$W/out/$id" --timeout 120 >/dev/null 2>"$W/logs/await_badpoints.err" || rc=$?
+    http GET "/v1/jobs/$id" >/dev/null
+    err="$(jget j.error 2>/dev/null)"
+    expect_eq "job on key badpoints (corrupt points): fails, no proof written (await exit 3)" \
+        "$rc $(jget j.state) $(ls "$W/out/$id" 2>/dev/null | wc -l)" "3 failed 0"
+    if grep -q badpoints <<<"$err"; then pass "  its error names the key: $err"; else fail "  its error names the key" "'$err'"; fi
+elif [[ "$code" =~ ^[45][0-9][0-9]$ ]] && grep -q badpoints <<<"$(jget j.error.message)"; then
+    pass "job on key badpoints (corrupt points): HTTP $code: $(jget j.error.message)"
+else
+    fail "job on key badpoints (corrupt points)" "HTTP $code $(head -c 300 "$W/body")"
+fi
+code="$(http POST /v1/keys/badpoints)"
+echo "    preload of key badpoints: HTTP $code $(jget 'j.error ? j.error.message : "loaded " + j.loaded' 2>/dev/null)"
+expect_status "  the daemon still answers after key badpoints" 200 GET /v1/status
+rc=0; "$Z" keys load garbled 2>"$W/logs/keys_garbled.err" || rc=$?
+[ $rc = 3 ] || [ $rc = 4 ] && grep -q "^zkpipe keys: .*garbled" "$W/logs/keys_garbled.err" &&
+    pass "zkpipe keys load garbled: exit $rc, $(cat "$W/logs/keys_garbled.err")" ||
+    fail "zkpipe keys load garbled: exit 3/4 naming the key" "exit $rc $(cat "$W/logs/keys_garbled.err")"
+good_job "the good key still proves after the bad keys"
+
+# ---- witnesses that are not there or not witnesses
+MSG_RE="missing\.wtns" expect_status "missing witness path: 400/404 naming it" "400 404" POST /v1/jobs "${CT[@]}" \
+    --data-binary '{"key": "good", "witnesses": [{"path": "bn128/w1.wtns"}, {"path": "bn128/missing.wtns"}]}'
+MSG_RE="adir" expect_status "a directory as witness path: 4xx naming it" "400 404 422" POST /v1/jobs "${CT[@]}" \
+    --data-binary '{"key": "good", "witnesses": [{"path": "adir"}]}'
+MSG_RE="empty|witness 0|short|truncated" expect_status "an empty witness file: 422" "422 400" POST /v1/jobs "${CT[@]}" \
+    --data-binary '{"key": "good", "witnesses": [{"path": "bn128/empty.wtns"}]}'
+rc=0; "$Z" submit --key good --path bn128/missing.wtns >/dev/null 2>"$W/logs/submit_missing.err" || rc=$?
+expect_eq "zkpipe submit --path of a missing witness exits 3" "$rc" 3
+expect_eq "no job was made by the refused requests" "$(http GET "/v1/jobs?limit=1000") $(jget 'j.jobs.filter(x => x.key == "good").length')" \
+    "200 2"
+stop_daemon "$DPID" TERM
+expect_eq "daemon 1: SIGTERM exits 0" "$STOP_RC" 0
+
+# ---- a full spool
+# spool_full_case NAME CONF FILL_CMD FREE_CMD: with the spool filled by
+# FILL_CMD (eval'd), a 2-witness upload gets 507 and the daemon keeps
+# serving; after FREE_CMD, the same job is accepted and proved.
+two_body() { jobs_body "$W/req_two.json" good "" -- "$BN/w1.wtns" "$BN/w1.wtns"; }
+spool_full_case() {
+    local name="$1" conf="$2" fill="$3" free="$4" data
+    data="$(sed -n 's/^data_dir //p' "$conf")"
+    if ! start_daemon "$name" "$conf"; then fail "$name: daemon starts" "see $W/$name.log"; return; fi
+    export ZKPIPE_SERVER="$URL"
+    eval "$fill"
+    two_body
+    MSG_RE="spool|space|full" expect_status "$name: a job that does not fit the spool: 507" 507 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_two.json"
+    expect_eq "$name:   its error.code is spool_full" "$(jget j.error.code 2>/dev/null)" spool_full
+    rc=0; "$Z" submit --key good "$BN/w1.wtns" "$BN/w1.wtns" >/dev/null 2>"$W/logs/${name}_submit.err" || rc=$?
+    expect_eq "$name: zkpipe submit gets the 507: exit 4 ($(cat "$W/logs/${name}_submit.err"))" "$rc" 4
+    expect_status "$name: the daemon keeps serving while the spool is full" 200 GET /v1/status
+    expect_status "$name: ... and still refuses with 507" 507 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_two.json"
+    left="$(find "$data/spool" -type f ! -name 'filler*' | wc -l)"
+    expect_eq "$name: the refused jobs left no witness in the spool" "$left" 0
+    eval "$free"
+    code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_two.json")"
+    if [ "$code" = 201 ]; then
+        local id rc=0
+        id="$(jget j.id)"
+        "$Z" await "$id" --out "$W/out/$id" --timeout 120 >/dev/null 2>"$W/logs/await_$id.err" || rc=$?
+        if [ $rc = 0 ] && "$Z" verify "$BN/vk.json" "$W/out/$id/public_1.json" "$W/out/$id/proof_1.json" >/dev/null 2>&1; then
+            pass "$name: once space returns the job is accepted (job $id) and proved"
+        else
+            fail "$name: the job accepted once space returns is proved" "await exit $rc $(cat "$W/logs/await_$id.err")"
+        fi
+    else
+        fail "$name: once space returns the job is accepted" "HTTP $code $(head -c 300 "$W/body")"
+    fi
+    stop_daemon "$DPID" TERM
+    expect_eq "$name: SIGTERM exits 0" "$STOP_RC" 0
+}
+
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=2m tmpfs "$MNT" 2>"$W/logs/mount.err"; then
+    MOUNTED=1
+    pass "tmpfs of 2 MiB mounted over data_dir/spool"
+    conf "$W/d2.conf" "$W/spool_mnt"
+    # leave about 120 KB: one witness (97 KB) fits, two do not
+    spool_full_case tmpfs "$W/d2.conf" \
+        'avail=$(df -k --output=avail "$MNT" | tail -1); dd if=/dev/zero of="$MNT/filler" bs=1k count=$((avail - 120)) status=none; echo "    spool filled: $(df -k --output=avail "$MNT" | tail -1) KB free"' \
+        'rm -f "$MNT/filler"'
+else
+    echo "SKIP the tmpfs spool case: mount -t tmpfs is not permitted here ($(tr '\n' ' ' <"$W/logs/mount.err")); spool_max only"
+fi
+# spool_max 150K: two witnesses (199 KB) never fit, one (97 KB) does
+conf "$W/d3.conf" "$W/data3" "spool_max 150K"
+if start_daemon spool_max "$W/d3.conf"; then
+    export ZKPIPE_SERVER="$URL"
+    two_body
+    MSG_RE="spool|space|full" expect_status "spool_max: a job over spool_max: 507" 507 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_two.json"
+    expect_eq "spool_max:   its error.code is spool_full" "$(jget j.error.code 2>/dev/null)" spool_full
+    rc=0; "$Z" submit --key good "$BN/w1.wtns" "$BN/w1.wtns" >/dev/null 2>"$W/logs/spool_max_submit.err" || rc=$?
+    expect_eq "spool_max: zkpipe submit gets the 507: exit 4 ($(cat "$W/logs/spool_max_submit.err"))" "$rc" 4
+    left="$(find "$W/data3/spool" -type f | wc -l)"
+    expect_eq "spool_max: the refused jobs left no witness in the spool" "$left" 0
+    for i in 1 2; do
+        id="$("$Z" submit --key good "$BN/w1.wtns" 2>"$W/logs/spool_max_one.err")"
+        if [[ "$id" =~ ^[0-9]+$ ]]; then await_ok "spool_max: a one-witness job fits (round $i)" "$id"
+        else fail "spool_max: a one-witness job fits (round $i)" "$(cat "$W/logs/spool_max_one.err")"; fi
+    done
+    expect_eq "spool_max: the spool is empty once the jobs are done" "$(find "$W/data3/spool" -type f | wc -l)" 0
+    stop_daemon "$DPID" TERM
+    expect_eq "spool_max: SIGTERM exits 0" "$STOP_RC" 0
+else
+    fail "spool_max: daemon starts" "see $W/spool_max.log"
+fi
+
+echo "faults.sh: $(( $(date +%s) - T0 )) s"
+finish
