@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -119,6 +120,18 @@ static double median(double *v, size_t n) {
 }
 
 static double mb(uint64_t bytes) { return (double)bytes / 1e6; }
+
+/* The 1-minute load average: the machine is shared, and proofs/min means
+ * little when others ran beside it. */
+static double load1(void) {
+    double l = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = NAN;
+        fclose(f);
+    }
+    return l;
+}
 
 static int parse_list(const char *s, size_t *out, size_t max, size_t *n) {
     *n = 0;
@@ -321,6 +334,7 @@ static int run_one(void) {
     csv_header(csv);
     zp_engine_options o;
     engine_options(&o, one_mode, one_workers, trace_path);
+    double load_start = load1();
     zp_engine *e = engine_make(&o);
     uint64_t ids[256];
     double submitted[256];
@@ -434,6 +448,12 @@ static int run_one(void) {
     json_object_set_new(r, "jobs_failed", json_integer((json_int_t)s.jobs_failed));
     json_object_set_new(r, "csv", json_string(strrchr(csv_path, '/') + 1));
     json_object_set_new(r, "trace", json_string(strrchr(trace_path, '/') + 1));
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    json_object_set_new(r, "cpu_s", json_real((double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                                              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec));
+    json_object_set_new(r, "load1_start", json_real(load_start));
+    json_object_set_new(r, "load1_end", json_real(load1()));
     double t_destroy = now_s();
     zp_engine_destroy(e);
     json_object_set_new(r, "destroy_s", json_real(now_s() - t_destroy));
@@ -499,6 +519,7 @@ static int run_calibrate(void) {
     json_object_set_new(r, "key_bytes", json_integer((json_int_t)key_b));
     json_object_set_new(r, "matrices_bytes", json_integer((json_int_t)mat_b));
     json_object_set_new(r, "partition_bytes", json_integer((json_int_t)part_b));
+    json_object_set_new(r, "load1", json_real(load1()));
     return write_json(r, opt_calibrate);
 }
 
@@ -561,10 +582,11 @@ static void print_row(json_t *r) {
     char bud[16] = "-", expl[16] = "-";
     if (!isnan(budget)) snprintf(bud, sizeof bud, "%.0f", budget / 1e6);
     if (!isnan(jnum(r, "explained_pct"))) snprintf(expl, sizeof expl, "%.0f%%", jnum(r, "explained_pct"));
-    printf("%-4s %7.0f %10.2f %7.1f %8.0f %7.0f %9.0f %7s %5.0f/%-4.0f %9.0f %9.0f %9s\n", mode, jnum(r, "workers"),
-           jnum(r, "proofs_per_min"), jnum(r, "wall_s"), jnum(r, "memory.peak_rss") / 1e6, base / 1e6,
-           jnum(r, "memory.peak_tracked") / 1e6, bud, jnum(r, "max_waiting.prove"), jnum(r, "max_waiting.final"),
-           jnum(r, "memory.tracked_at_peak_rss") / 1e6, (peak_rss - base) / 1e6, expl);
+    printf("%-4s %7.0f %10.2f %7.1f %8.0f %7.0f %9.0f %7s %5.0f/%-4.0f %9.0f %9.0f %9s %5.1f\n", mode,
+           jnum(r, "workers"), jnum(r, "proofs_per_min"), jnum(r, "wall_s"), jnum(r, "memory.peak_rss") / 1e6,
+           base / 1e6, jnum(r, "memory.peak_tracked") / 1e6, bud, jnum(r, "max_waiting.prove"),
+           jnum(r, "max_waiting.final"), jnum(r, "memory.tracked_at_peak_rss") / 1e6, (peak_rss - base) / 1e6, expl,
+           jnum(r, "load1_end"));
 }
 
 static json_t *find(json_t *rows, char mode, size_t workers) {
@@ -577,82 +599,14 @@ static json_t *find(json_t *rows, char mode, size_t workers) {
     return NULL;
 }
 
-static int run_sweep(void) {
-    if (readlink("/proc/self/exe", self_path, sizeof self_path - 1) < 0) {
-        fprintf(stderr, "/proc/self/exe: %s\n", strerror(errno));
-        return 4;
-    }
-    if (mkdir(opt_out, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: %s\n", opt_out, strerror(errno));
-        return 3;
-    }
-    char path[4096];
-    /* calibration: the proof's time and a partition's footprint */
-    snprintf(path, sizeof path, "%s/calibration.json", opt_out);
-    const char *cal_args[] = {"--calibrate", path};
-    fprintf(stderr, "calibration: 4 single-partition jobs, one after another\n");
-    if (spawn(cal_args, 2) != 0) return 4;
-    json_error_t jerr;
-    json_t *cal = json_load_file(path, 0, &jerr);
-    if (cal == NULL) {
-        fprintf(stderr, "%s: %s\n", path, jerr.text);
-        return 4;
-    }
-    double proof_s = jnum(cal, "prove_s") + jnum(cal, "final_s");
-    if (opt_witness_ms < 0) opt_witness_ms = 2000.0 * proof_s;
-    uint64_t key_b = (uint64_t)jnum(cal, "key_bytes"), mat_b = (uint64_t)jnum(cal, "matrices_bytes"),
-             part_b = (uint64_t)jnum(cal, "partition_bytes");
-    size_t len = strlen(opt_budget);
-    if (len > 1 && (opt_budget[len - 1] == 'p' || opt_budget[len - 1] == 'P')) {
-        double k = strtod(opt_budget, NULL);
-        budget_bytes = key_b + mat_b + (uint64_t)(k * (double)part_b);
-    } else {
-        budget_bytes = parse_bytes(opt_budget);
-    }
-    printf("pipeline benchmark: %s (%s, domain %.0f, %.0f wires), %zu jobs x %zu partitions, all submitted at once\n",
-           opt_key, json_string_value(json_object_get(cal, "curve")), jnum(cal, "domain"), jnum(cal, "wires"),
-           opt_jobs, opt_partitions);
-    printf("calibration (one partition at a time, medians of 4): synthesis %.3f s (no witness sleep), prove %.3f s,"
-           " finalize %.3f s;\n  key %.1f MB, matrices %.1f MB, one partition's footprint %.1f MB\n",
-           jnum(cal, "synth_s"), jnum(cal, "prove_s"), jnum(cal, "final_s"), mb(key_b), mb(mat_b), mb(part_b));
-    printf("witness generation modelled as a %.0f ms sleep per partition in the synthesis worker (using no CPU\n"
-           "  here; in cuzk it runs on many cores beside the GPU); %.1fx prove + finalize\n",
-           opt_witness_ms, proof_s > 0 ? opt_witness_ms / 1000 / proof_s : 0);
-    printf("modes: a  %s\n       b  %s\n       c  %s: budget %.1f MB (%s)\n", mode_title('a'), mode_title('b'),
-           mode_title('c'), mb(budget_bytes), opt_budget);
-    printf("1 prover, 1 finalizer, %s threads each; %zu run(s) per configuration%s; MB = 10^6 bytes\n",
-           opt_threads ? "" : "all CPUs'", opt_runs, opt_runs > 1 ? " (the median by wall time is shown)" : "");
-    fflush(stdout);
-
-    json_t *all = json_array(), *shown = json_array();
-    for (size_t run = 0; run < opt_runs; run++)
-        for (size_t w = 0; w < n_workers; w++)
-            for (const char *m = opt_modes; *m; m++) {
-                char mode_s[2] = {*m, 0}, workers_s[16], run_s[16];
-                snprintf(workers_s, sizeof workers_s, "%zu", opt_workers[w]);
-                snprintf(run_s, sizeof run_s, "%zu", run);
-                snprintf(path, sizeof path, "%s/result-%c-w%zu-r%zu.json", opt_out, *m, opt_workers[w], run);
-                const char *args[] = {"--one", mode_s, workers_s, "--run", run_s, "--result", path};
-                fprintf(stderr, "mode %c, %zu synthesis workers, run %zu ...\n", *m, opt_workers[w], run + 1);
-                remove(path);
-                int rc = spawn(args, 7);
-                json_t *r = json_load_file(path, 0, &jerr);
-                if (rc != 0 || r == NULL) {
-                    fprintf(stderr, "  failed (exit %d)\n", rc);
-                    r = json_pack("{s:s, s:i, s:i, s:i}", "mode", mode_s, "workers", (int)opt_workers[w], "run",
-                                  (int)run, "exit", rc);
-                } else {
-                    fprintf(stderr, "  %.1f s, %.2f proofs/min, peak RSS %.0f MB\n", jnum(r, "wall_s"),
-                            jnum(r, "proofs_per_min"), jnum(r, "memory.peak_rss") / 1e6);
-                }
-                json_array_append_new(all, r);
-            }
-
-    printf("\n%-4s %7s %10s %7s %8s %7s %9s %7s %10s %9s %9s %9s\n", "mode", "workers", "proofs/min", "wall_s",
-           "peak_RSS", "base", "peak_trk", "budget", "waiting", "trk@peak", "RSS-base", "explained");
-    printf("%-4s %7s %10s %7s %8s %7s %9s %7s %10s %9s %9s %9s\n", "", "", "", "", "MB", "MB", "MB", "MB",
-           "prove/fin", "MB", "MB", "");
-    int problems = 0;
+/* The table: one row per mode and worker count, the run with the median
+ * wall time when repeated. Returns those rows. */
+static json_t *table(json_t *all) {
+    json_t *shown = json_array();
+    printf("\n%-4s %7s %10s %7s %8s %7s %9s %7s %10s %9s %9s %9s %5s\n", "mode", "workers", "proofs/min", "wall_s",
+           "peak_RSS", "base", "peak_trk", "budget", "waiting", "trk@peak", "RSS-base", "explained", "load");
+    printf("%-4s %7s %10s %7s %8s %7s %9s %7s %10s %9s %9s %9s %5s\n", "", "", "", "", "MB", "MB", "MB", "MB",
+           "prove/fin", "MB", "MB", "", "");
     for (const char *m = opt_modes; *m; m++)
         for (size_t w = 0; w < n_workers; w++) {
             /* the run with the median wall time */
@@ -666,7 +620,6 @@ static int run_sweep(void) {
             }
             if (nr == 0) {
                 printf("%-4c %7zu   failed\n", *m, opt_workers[w]);
-                problems++;
                 continue;
             }
             for (size_t a = 1; a < nr; a++)
@@ -682,8 +635,15 @@ static int run_sweep(void) {
             print_row(rep);
         }
 
-    /* what the table says, in words */
+    return shown;
+}
+
+/* What the table says, in words, and anything that went wrong; returns
+ * the number of problems. */
+static int findings(json_t *shown, json_t *all) {
+    int problems = 0;
     printf("\n");
+
     json_t *a_lo = find(shown, 'a', opt_workers[0]), *a_hi = find(shown, 'a', opt_workers[n_workers - 1]);
     if (a_lo && a_hi && n_workers > 1)
         printf("mode a: peak RSS %.0f MB at %zu workers, %.0f MB at %zu (%+.0f%%), up to %.0f partitions waiting\n",
@@ -709,6 +669,11 @@ static int run_sweep(void) {
     json_array_foreach(all, i, r) {
         json_t *f = json_object_get(r, "failures"), *k = json_object_get(r, "checks");
         const char *mode = json_string_value(json_object_get(r, "mode"));
+        if (json_object_get(r, "exit")) {
+            problems++;
+            printf("mode %s, %.0f workers, run %.0f: the child exited %.0f (its messages are above the table)\n",
+                   mode, jnum(r, "workers"), jnum(r, "run"), jnum(r, "exit"));
+        }
         if (json_array_size(f) > 0) {
             problems++;
             printf("mode %s, %.0f workers: %zu failed jobs, first: %s\n", mode, jnum(r, "workers"), json_array_size(f),
@@ -731,8 +696,95 @@ static int run_sweep(void) {
     printf("columns: proofs/min = all proofs / wall s (submission to the last proof); peak_RSS = VmHWM of a fresh\n"
            "process; base = RSS at engine creation; peak_trk = peak tracked bytes; waiting = most partitions\n"
            "queued for the prover / for finalize; trk@peak = tracked bytes at the sample of highest RSS;\n"
-           "RSS-base = that RSS above base; explained = trk@peak / RSS-base. Samples: %s/samples-*.csv\n",
+           "RSS-base = that RSS above base; explained = trk@peak / RSS-base; load = the machine's 1-minute\n"
+           "load average at the end of the run (above the CPU count, others slowed it). Samples: %s/samples-*.csv\n",
            opt_out);
+    return problems;
+}
+
+/* Runs the calibration child; resolves the witness time and the budget
+ * from what it measured, and prints the table's header. NULL on failure. */
+static json_t *calibrate(void) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/calibration.json", opt_out);
+    const char *cal_args[] = {"--calibrate", path};
+    fprintf(stderr, "calibration: 4 single-partition jobs, one after another\n");
+    if (spawn(cal_args, 2) != 0) return NULL;
+    json_error_t jerr;
+    json_t *cal = json_load_file(path, 0, &jerr);
+    if (cal == NULL) {
+        fprintf(stderr, "%s: %s\n", path, jerr.text);
+        return NULL;
+    }
+    double proof_s = jnum(cal, "prove_s") + jnum(cal, "final_s");
+    if (opt_witness_ms < 0) opt_witness_ms = 2000.0 * proof_s;
+    uint64_t key_b = (uint64_t)jnum(cal, "key_bytes"), mat_b = (uint64_t)jnum(cal, "matrices_bytes"),
+             part_b = (uint64_t)jnum(cal, "partition_bytes");
+    size_t len = strlen(opt_budget);
+    if (len > 1 && (opt_budget[len - 1] == 'p' || opt_budget[len - 1] == 'P')) {
+        double k = strtod(opt_budget, NULL);
+        budget_bytes = key_b + mat_b + (uint64_t)(k * (double)part_b);
+    } else {
+        budget_bytes = parse_bytes(opt_budget);
+    }
+    printf("pipeline benchmark: %s (%s, domain %.0f, %.0f wires), %zu jobs x %zu partitions, all submitted at once\n",
+           opt_key, json_string_value(json_object_get(cal, "curve")), jnum(cal, "domain"), jnum(cal, "wires"),
+           opt_jobs, opt_partitions);
+    printf("calibration (one partition at a time, medians of 4; load %.1f): synthesis %.3f s (no witness sleep),\n"
+           "  prove %.3f s, finalize %.3f s; key %.1f MB, matrices %.1f MB, one partition's footprint %.1f MB\n",
+           jnum(cal, "load1"), jnum(cal, "synth_s"), jnum(cal, "prove_s"), jnum(cal, "final_s"), mb(key_b), mb(mat_b),
+           mb(part_b));
+    printf("witness generation modelled as a %.0f ms sleep per partition in the synthesis worker (using no CPU\n"
+           "  here; in cuzk it runs on many cores beside the GPU); %.1fx prove + finalize\n",
+           opt_witness_ms, proof_s > 0 ? opt_witness_ms / 1000 / proof_s : 0);
+    printf("modes: a  %s\n       b  %s\n       c  %s: budget %.1f MB (%s)\n", mode_title('a'), mode_title('b'),
+           mode_title('c'), mb(budget_bytes), opt_budget);
+    printf("1 prover, 1 finalizer, %s threads each; %zu run(s) per configuration%s; MB = 10^6 bytes\n",
+           opt_threads ? "--threads" : "all CPUs'", opt_runs,
+           opt_runs > 1 ? " (the median by wall time is shown)" : "");
+    fflush(stdout);
+    return cal;
+}
+
+static int run_sweep(void) {
+    if (readlink("/proc/self/exe", self_path, sizeof self_path - 1) < 0) {
+        fprintf(stderr, "/proc/self/exe: %s\n", strerror(errno));
+        return 4;
+    }
+    if (mkdir(opt_out, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s\n", opt_out, strerror(errno));
+        return 3;
+    }
+    json_t *cal = calibrate();
+    if (cal == NULL) return 4;
+    char path[4096];
+    json_error_t jerr;
+    json_t *all = json_array();
+    for (size_t run = 0; run < opt_runs; run++)
+        for (size_t w = 0; w < n_workers; w++)
+            for (const char *m = opt_modes; *m; m++) {
+                char mode_s[2] = {*m, 0}, workers_s[24], run_s[24];
+                snprintf(workers_s, sizeof workers_s, "%zu", opt_workers[w]);
+                snprintf(run_s, sizeof run_s, "%zu", run);
+                snprintf(path, sizeof path, "%s/result-%c-w%zu-r%zu.json", opt_out, *m, opt_workers[w], run);
+                const char *args[] = {"--one", mode_s, workers_s, "--run", run_s, "--result", path};
+                fprintf(stderr, "mode %c, %zu synthesis workers, run %zu ...\n", *m, opt_workers[w], run + 1);
+                remove(path);
+                int rc = spawn(args, 7);
+                json_t *r = json_load_file(path, 0, &jerr);
+                if (rc != 0 || r == NULL) {
+                    fprintf(stderr, "  failed (exit %d)\n", rc);
+                    r = json_pack("{s:s, s:i, s:i, s:i}", "mode", mode_s, "workers", (int)opt_workers[w], "run",
+                                  (int)run, "exit", rc);
+                } else {
+                    fprintf(stderr, "  %.1f s, %.2f proofs/min, peak RSS %.0f MB\n", jnum(r, "wall_s"),
+                            jnum(r, "proofs_per_min"), jnum(r, "memory.peak_rss") / 1e6);
+                }
+                json_array_append_new(all, r);
+            }
+
+    json_t *shown = table(all);
+    int problems = findings(shown, all);
     fflush(stdout);
 
     if (opt_json) {
@@ -757,73 +809,70 @@ static int run_sweep(void) {
     return problems ? 1 : 0;
 }
 
+/* Every option, internal ones last (redis config.c's habit: one table). */
+typedef enum { OPT_STR, OPT_SIZE, OPT_REAL, OPT_FLAG, OPT_WORKERS, OPT_MODES } opt_kind;
+static const struct option_def {
+    const char *name;
+    opt_kind kind;
+    void *ptr;
+} option_table[] = {
+    {"--key", OPT_STR, &opt_key},           {"--witness", OPT_STR, &opt_witness},
+    {"--jobs", OPT_SIZE, &opt_jobs},        {"--partitions", OPT_SIZE, &opt_partitions},
+    {"--workers", OPT_WORKERS, NULL},       {"--modes", OPT_MODES, NULL},
+    {"--budget", OPT_STR, &opt_budget},     {"--witness-ms", OPT_REAL, &opt_witness_ms},
+    {"--threads", OPT_SIZE, &opt_threads},  {"--runs", OPT_SIZE, &opt_runs},
+    {"--interval", OPT_REAL, &opt_interval}, {"--timeout", OPT_REAL, &opt_timeout},
+    {"--no-verify", OPT_FLAG, &opt_no_verify}, {"--out", OPT_STR, &opt_out},
+    {"--json", OPT_STR, &opt_json},         {"--run", OPT_SIZE, &one_run},
+    {"--result", OPT_STR, &opt_result},     {"--calibrate", OPT_STR, &opt_calibrate},
+};
+
+/* 0 when v is a valid value for the option. */
+static int option_set(const struct option_def *o, const char *v) {
+    char *end;
+    switch (o->kind) {
+    case OPT_STR: *(const char **)o->ptr = v; return 0;
+    case OPT_FLAG: *(int *)o->ptr = 1; return 0;
+    case OPT_SIZE: *(size_t *)o->ptr = strtoul(v, &end, 10); return *end || end == v ? -1 : 0;
+    case OPT_REAL: *(double *)o->ptr = strtod(v, &end); return *end || end == v ? -1 : 0;
+    case OPT_WORKERS: return parse_list(v, opt_workers, MAX_WORKERS, &n_workers);
+    case OPT_MODES: {
+        size_t n = 0;
+        for (const char *p = v; *p; p++) {
+            if (*p == ',') continue;
+            if (*p < 'a' || *p > 'c' || n == 3 || memchr(opt_modes, *p, n)) return -1;
+            opt_modes[n++] = *p;
+        }
+        opt_modes[n] = 0;
+        return n ? 0 : -1;
+    }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int used = 1;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--no-verify") == 0) {
-            opt_no_verify = 1;
-            used = 0;
-        } else if (v == NULL) {
-            used = -1;
-        } else if (strcmp(a, "--key") == 0) {
-            opt_key = v;
-        } else if (strcmp(a, "--witness") == 0) {
-            opt_witness = v;
-        } else if (strcmp(a, "--jobs") == 0) {
-            opt_jobs = strtoul(v, NULL, 10);
-        } else if (strcmp(a, "--partitions") == 0) {
-            opt_partitions = strtoul(v, NULL, 10);
-        } else if (strcmp(a, "--workers") == 0) {
-            if (parse_list(v, opt_workers, MAX_WORKERS, &n_workers) != 0) used = -1;
-        } else if (strcmp(a, "--modes") == 0) {
-            size_t n = 0;
-            for (const char *p = v; *p; p++) {
-                if (*p == ',') continue;
-                if (*p < 'a' || *p > 'c' || n == 3 || memchr(opt_modes, *p, n)) used = -1;
-                else opt_modes[n++] = *p;
-            }
-            opt_modes[n] = 0;
-            if (n == 0) used = -1;
-        } else if (strcmp(a, "--budget") == 0) {
-            opt_budget = v;
-        } else if (strcmp(a, "--witness-ms") == 0) {
-            opt_witness_ms = strtod(v, NULL);
-        } else if (strcmp(a, "--threads") == 0) {
-            opt_threads = strtoul(v, NULL, 10);
-        } else if (strcmp(a, "--runs") == 0) {
-            opt_runs = strtoul(v, NULL, 10);
-        } else if (strcmp(a, "--interval") == 0) {
-            opt_interval = strtod(v, NULL);
-        } else if (strcmp(a, "--timeout") == 0) {
-            opt_timeout = strtod(v, NULL);
-        } else if (strcmp(a, "--out") == 0) {
-            opt_out = v;
-        } else if (strcmp(a, "--json") == 0) {
-            opt_json = v;
-        } else if (strcmp(a, "--run") == 0) {
-            one_run = strtoul(v, NULL, 10);
-        } else if (strcmp(a, "--result") == 0) {
-            opt_result = v;
-        } else if (strcmp(a, "--calibrate") == 0) {
-            opt_calibrate = v;
-        } else if (strcmp(a, "--one") == 0 && i + 2 < argc) {
-            one_mode = v[0];
-            one_workers = strtoul(argv[i + 2], NULL, 10);
-            i++;
-        } else {
-            used = -1;
         }
-        if (used < 0) {
+        if (strcmp(a, "--one") == 0 && i + 2 < argc) { /* internal: --one MODE WORKERS */
+            one_mode = argv[i + 1][0];
+            one_workers = strtoul(argv[i + 2], NULL, 10);
+            i += 2;
+            continue;
+        }
+        const struct option_def *o = NULL;
+        for (size_t k = 0; k < sizeof option_table / sizeof *option_table; k++)
+            if (strcmp(a, option_table[k].name) == 0) o = &option_table[k];
+        int has_value = o && o->kind != OPT_FLAG;
+        if (o == NULL || (has_value && i + 1 >= argc) || option_set(o, has_value ? argv[i + 1] : NULL) != 0) {
             fprintf(stderr, "bad or incomplete option: %s\n", a);
             usage(stderr);
             return 2;
         }
-        i += used;
+        i += has_value;
     }
     if (opt_key == NULL || opt_witness == NULL) {
         fprintf(stderr, "--key and --witness are required\n");

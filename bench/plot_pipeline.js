@@ -95,7 +95,20 @@ wMax = Math.ceil(wMax / wStep) * wStep;
 const W = 1060, L = 78, R = 64, PH = 200, PT = 34, PB = 34, HEAD = 112;
 const pw = W - L - R;
 
-for (const r of runs) r.samples = thin(r.samples, tMax / pw);
+// Then drop the samples on flat stretches (every curve on the same pixel
+// as on both neighbours): the shapes stay exact, the files small.
+function flat(samples, baseline) {
+    const px = (b) => Math.round((b / yMax) * PH * 2);
+    const key = (s) => {
+        let acc = 0;
+        const k = classes.map((c) => px((acc += s["bytes_" + c])));
+        return k.concat([px(s.rss), px(s.rss - baseline), px(s.reserved), s.parts_wait_prove]).join(",");
+    };
+    const keys = samples.map(key);
+    return samples.filter((s, i) => i === 0 || i === samples.length - 1 || keys[i] !== keys[i - 1] ||
+        keys[i] !== keys[i + 1]);
+}
+for (const r of runs) r.samples = flat(thin(r.samples, tMax / pw), (r.memory || {}).baseline_rss || 0);
 
 function panel(r, top) {
     const x = (t) => L + (t / tMax) * pw;
