@@ -5,10 +5,8 @@
  * 3 the daemon refused the request as bad input (a 4xx answer) or the job
  * failed, 4 anything else: the daemon cannot be reached, answered 5xx, the
  * job was cancelled, or the wait timed out. */
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,256 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-
-#define DEFAULT_SERVER "http://127.0.0.1:8790"
-
-static const char common_help[] =
-    "common options:\n"
-    "  --server URL    the daemon (default: $ZKPIPE_SERVER, else " DEFAULT_SERVER ");\n"
-    "                  unix:/path/to.sock for a unix socket\n"
-    "  --token T       bearer token (default: $ZKPIPE_TOKEN)\n"
-    "%s"
-    "\n"
-    "exit status: 0 success, 2 bad usage, 3 the daemon refused the request\n"
-    "(a 4xx answer: malformed, unknown job or key, forbidden path, too large,\n"
-    "invalid witness) or the job failed, 4 the daemon cannot be reached or\n"
-    "answered 5xx, the job was cancelled, or a wait timed out.\n";
-
-/* The command's own help, then the common options (await's --timeout is
- * its own: the whole wait). */
-static int print_help(const char *own, int request_timeout) {
-    fputs(own, stdout);
-    printf(common_help, request_timeout ? "  --timeout S     seconds one request may take (default 300)\n" : "");
-    return ZP_EXIT_OK;
-}
-
-/* ---- the connection ---- */
-
-typedef struct client {
-    const char *cmd;    /* for messages: "zkpipe <cmd>: ..." */
-    const char *server; /* as given */
-    char base[1024];    /* URL prefix without a trailing '/' */
-    const char *socket; /* unix socket path, or NULL */
-    const char *token;
-    double timeout; /* seconds per request; 0: none */
-    int timeout_set; /* --timeout was given */
-    int json;       /* --json: print the daemon's answer unchanged */
-    CURL *curl;
-} client;
-
-typedef struct buffer {
-    char *data;
-    size_t len, cap;
-} buffer;
-
-static size_t on_body(char *p, size_t size, size_t n, void *arg) {
-    buffer *b = arg;
-    size_t len = size * n;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + len + 1) cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (d == NULL) return 0; /* curl reports a write error */
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, len);
-    b->len += len;
-    b->data[b->len] = '\0';
-    return len;
-}
-
-/* Parses --server, --token, --timeout and --json out of argv (moving the
- * rest down, argv[0] kept); returns the new argc or -1 on a bad value. */
-static int client_options(client *c, const char *cmd, int argc, char **argv) {
-    memset(c, 0, sizeof *c);
-    c->cmd = cmd;
-    c->server = getenv("ZKPIPE_SERVER");
-    if (c->server == NULL || *c->server == '\0') c->server = DEFAULT_SERVER;
-    c->token = getenv("ZKPIPE_TOKEN");
-    if (c->token != NULL && *c->token == '\0') c->token = NULL;
-    c->timeout = 300;
-    int out = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--server") == 0 || strcmp(a, "--token") == 0 || strcmp(a, "--timeout") == 0) {
-            if (next == NULL) {
-                fprintf(stderr, "zkpipe %s: %s needs a value\n", cmd, a);
-                return -1;
-            }
-            if (a[2] == 's') {
-                c->server = next;
-            } else if (a[3] == 'o') {
-                c->token = next;
-            } else {
-                char *end;
-                errno = 0;
-                c->timeout = strtod(next, &end);
-                c->timeout_set = 1;
-                if (errno || *end != '\0' || end == next || !(c->timeout >= 0) || c->timeout > 1e7) {
-                    fprintf(stderr, "zkpipe %s: --timeout needs a number of seconds, not '%s'\n", cmd, next);
-                    return -1;
-                }
-            }
-            i++;
-        } else if (strcmp(a, "--json") == 0) {
-            c->json = 1;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
-    const char *s = c->server;
-    if (strncmp(s, "unix:", 5) == 0) {
-        c->socket = s + 5;
-        if (*c->socket == '\0') {
-            fprintf(stderr, "zkpipe %s: --server unix: needs a socket path\n", cmd);
-            return -1;
-        }
-        snprintf(c->base, sizeof c->base, "http://localhost");
-    } else {
-        int scheme = strstr(s, "://") != NULL;
-        if (snprintf(c->base, sizeof c->base, "%s%s", scheme ? "" : "http://", s) >= (int)sizeof c->base) {
-            fprintf(stderr, "zkpipe %s: --server URL too long\n", cmd);
-            return -1;
-        }
-        size_t n = strlen(c->base);
-        while (n > 0 && c->base[n - 1] == '/') c->base[--n] = '\0';
-    }
-    return out;
-}
-
-static int client_open(client *c) {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (c->curl = curl_easy_init()) == NULL) {
-        fprintf(stderr, "zkpipe %s: cannot initialise libcurl\n", c->cmd);
-        return -1;
-    }
-    return 0;
-}
-
-static void client_close(client *c) {
-    if (c->curl) curl_easy_cleanup(c->curl);
-    c->curl = NULL;
-    curl_global_cleanup();
-}
-
-/* One request: METHOD base+PATH with an optional JSON body. Fills *status and
- * *resp (NUL-terminated). Returns 0, or ZP_EXIT_FAILURE when no answer came
- * (message printed). timeout overrides c->timeout when > 0. */
-static int request(client *c, const char *method, const char *path, const char *body, size_t body_len,
-                   double timeout, long *status, buffer *resp) {
-    CURL *h = c->curl;
-    char url[2048], auth[1100], errbuf[CURL_ERROR_SIZE] = "";
-    if (snprintf(url, sizeof url, "%s%s", c->base, path) >= (int)sizeof url) {
-        fprintf(stderr, "zkpipe %s: URL too long\n", c->cmd);
-        return ZP_EXIT_USAGE;
-    }
-    curl_easy_reset(h);
-    struct curl_slist *headers = curl_slist_append(NULL, "Accept: application/json");
-    if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Expect:"); /* no 100-continue round trip */
-    if (c->token) {
-        snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
-        headers = curl_slist_append(headers, auth);
-    }
-    resp->len = 0;
-    if (resp->data) resp->data[0] = '\0';
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-    if (timeout <= 0) timeout = c->timeout;
-    if (timeout > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-    if (c->socket) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-    } else if (strcmp(method, "GET") != 0) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
-    }
-    CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(headers);
-    if (rc != CURLE_OK) {
-        fprintf(stderr, "zkpipe %s: no answer from the daemon at %s (%s %s): %s\n", c->cmd, c->server, method, path,
-                *errbuf ? errbuf : curl_easy_strerror(rc));
-        return ZP_EXIT_FAILURE;
-    }
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-    if (resp->data == NULL) on_body("", 1, 0, resp);
-    return resp->data ? 0 : ZP_EXIT_FAILURE;
-}
-
-/* The exit status for an error answer, with its error.message printed. */
-static int answer_error(client *c, long status, const buffer *resp) {
-    json_t *root = json_loadb(resp->data, resp->len, 0, NULL);
-    const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
-    if (msg) {
-        fprintf(stderr, "zkpipe %s: %s (HTTP %ld)\n", c->cmd, msg, status);
-    } else {
-        fprintf(stderr, "zkpipe %s: the daemon answered HTTP %ld: %.200s\n", c->cmd, status,
-                resp->len ? resp->data : "(empty)");
-    }
-    json_decref(root);
-    return status >= 400 && status < 500 ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
-}
-
-/* Parses a successful answer; NULL (message printed) when it is not JSON. */
-static json_t *answer_json(client *c, const buffer *resp) {
-    json_error_t jerr;
-    json_t *root = json_loadb(resp->data, resp->len, 0, &jerr);
-    if (root == NULL) fprintf(stderr, "zkpipe %s: the daemon's answer is not JSON: %s\n", c->cmd, jerr.text);
-    return root;
-}
-
-/* A simple request whose 2xx answer is parsed into *root (or, with --json,
- * printed as it came and *root left NULL). */
-static int call(client *c, const char *method, const char *path, json_t **root) {
-    buffer resp = {0};
-    long status = 0;
-    *root = NULL;
-    int rc = request(c, method, path, NULL, 0, 0, &status, &resp);
-    if (rc == 0 && (status < 200 || status >= 300)) rc = answer_error(c, status, &resp);
-    if (rc == 0 && c->json) {
-        fwrite(resp.data, 1, resp.len, stdout);
-        if (resp.len == 0 || resp.data[resp.len - 1] != '\n') putchar('\n');
-    } else if (rc == 0 && (*root = answer_json(c, &resp)) == NULL) {
-        rc = ZP_EXIT_FAILURE;
-    }
-    free(resp.data);
-    return rc;
-}
-
-/* A job id: a positive decimal integer. */
-static int parse_job(client *c, const char *s, unsigned long long *id) {
-    char *end;
-    errno = 0;
-    *id = s && *s != '-' ? strtoull(s, &end, 10) : 0;
-    if (s == NULL || errno || end == s || *end != '\0' || *id == 0) {
-        fprintf(stderr, "zkpipe %s: a job id is a positive number, not '%s'\n", c->cmd, s ? s : "");
-        return -1;
-    }
-    return 0;
-}
-
-__attribute__((format(printf, 3, 4))) static int usage_error(const char *cmd, const char *help, const char *fmt,
-                                                              ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "zkpipe %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n%s", help);
-    va_end(ap);
-    return ZP_EXIT_USAGE;
-}
-
-/* o[k] as a string, or `dflt` when it is missing or not a string. */
-static const char *str(json_t *o, const char *k, const char *dflt) {
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : dflt;
-}
+#include "cli/client.h"
 
 /* ---- await (also submit --wait) ---- */
 
@@ -351,18 +100,18 @@ static int await_job(client *c, unsigned long long id, const char *out, double l
         long status = 0;
         /* The request may take the whole wait, plus the transfer of the proofs. */
         double req_timeout = c->timeout > 0 ? wait + c->timeout : 0;
-        rc = request(c, "GET", path, NULL, 0, req_timeout, &status, &resp);
+        rc = client_request(c, "GET", path, NULL, 0, req_timeout, &status, &resp);
         if (rc != 0) break;
         json_t *root = json_loadb(resp.data, resp.len, 0, NULL);
         if (status == 200) {
-            rc = root ? write_proofs(c, root, out, report) : answer_error(c, status, &resp);
+            rc = root ? write_proofs(c, root, out, report) : client_answer_error(c, status, &resp);
             json_decref(root);
             break;
         }
         if (status == 202) {
             if (tty) {
                 fprintf(stderr, "\rjob %llu: %s, %lld/%lld partitions done\033[K", id,
-                        str(root, "state", "running"),
+                        client_str(root, "state", "running"),
                         (long long)json_integer_value(json_object_get(root, "done")),
                         (long long)json_integer_value(json_object_get(root, "partitions")));
             }
@@ -382,7 +131,7 @@ static int await_job(client *c, unsigned long long id, const char *out, double l
             fprintf(stderr, "zkpipe %s: job %llu %s: %s\n", c->cmd, id, code, msg ? msg : "(no reason given)");
             rc = code[0] == 'f' ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
         } else {
-            rc = answer_error(c, status, &resp);
+            rc = client_answer_error(c, status, &resp);
         }
         json_decref(root);
         break;
@@ -409,7 +158,7 @@ static const char await_help[] =
 
 int zp_cmd_await(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        return print_help(await_help, 0);
+        return client_help(await_help, 0);
     }
     client c;
     /* --timeout here is the whole wait; each request gets the wait plus 300 s. */
@@ -422,14 +171,14 @@ int zp_cmd_await(int argc, char **argv) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < n) {
             out = argv[++i];
         } else if (argv[i][0] == '-' || job != NULL) {
-            return usage_error("await", await_help, "unexpected argument '%s'", argv[i]);
+            return client_usage_error("await", await_help, "unexpected argument '%s'", argv[i]);
         } else {
             job = argv[i];
         }
     }
-    if (job == NULL || out == NULL) return usage_error("await", await_help, "a JOB and --out DIR are needed");
+    if (job == NULL || out == NULL) return client_usage_error("await", await_help, "a JOB and --out DIR are needed");
     unsigned long long id;
-    if (parse_job(&c, job, &id)) return ZP_EXIT_USAGE;
+    if (client_parse_job(&c, job, &id)) return ZP_EXIT_USAGE;
     if (client_open(&c)) return ZP_EXIT_FAILURE;
     int rc = await_job(&c, id, out, limit, stdout);
     client_close(&c);
@@ -498,7 +247,7 @@ static char *file_base64(client *c, const char *path, size_t *out_len) {
 
 int zp_cmd_submit(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        return print_help(submit_help, 1);
+        return client_help(submit_help, 1);
     }
     client c;
     int n = client_options(&c, "submit", argc, argv);
@@ -524,7 +273,7 @@ int zp_cmd_submit(int argc, char **argv) {
             errno = 0;
             priority = strtoll(next, &end, 10);
             if (errno || *end != '\0' || end == next) {
-                rc = usage_error("submit", submit_help, "--priority needs an integer, not '%s'", next);
+                rc = client_usage_error("submit", submit_help, "--priority needs an integer, not '%s'", next);
                 goto done;
             }
             i++;
@@ -532,25 +281,25 @@ int zp_cmd_submit(int argc, char **argv) {
             errno = 0;
             wait = strtod(next, &end);
             if (errno || *end != '\0' || end == next || !(wait >= 0)) {
-                rc = usage_error("submit", submit_help, "--wait needs a number of seconds, not '%s'", next);
+                rc = client_usage_error("submit", submit_help, "--wait needs a number of seconds, not '%s'", next);
                 goto done;
             }
             i++;
         } else if (strcmp(a, "--path") == 0) {
             by_path = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
-            rc = usage_error("submit", submit_help, "unknown or incomplete option '%s'", a);
+            rc = client_usage_error("submit", submit_help, "unknown or incomplete option '%s'", a);
             goto done;
         } else {
             witnesses[count++] = a;
         }
     }
     if (key == NULL || count == 0) {
-        rc = usage_error("submit", submit_help, "--key and at least one witness are needed");
+        rc = client_usage_error("submit", submit_help, "--key and at least one witness are needed");
         goto done;
     }
     if ((wait >= 0) != (out != NULL)) {
-        rc = usage_error("submit", submit_help, "--wait and --out go together");
+        rc = client_usage_error("submit", submit_help, "--wait and --out go together");
         goto done;
     }
     /* json_pack fails (NULL) on strings that are not UTF-8. */
@@ -589,10 +338,10 @@ int zp_cmd_submit(int argc, char **argv) {
     }
     buffer resp = {0};
     long status = 0;
-    rc = request(&c, "POST", "/v1/jobs", text, strlen(text), 0, &status, &resp);
+    rc = client_request(&c, "POST", "/v1/jobs", text, strlen(text), 0, &status, &resp);
     free(text);
-    if (rc == 0 && status != 200 && status != 201) rc = answer_error(&c, status, &resp);
-    json_t *root = rc == 0 ? answer_json(&c, &resp) : NULL;
+    if (rc == 0 && status != 200 && status != 201) rc = client_answer_error(&c, status, &resp);
+    json_t *root = rc == 0 ? client_answer_json(&c, &resp) : NULL;
     json_t *idv = json_object_get(root, "id");
     if (rc == 0 && root == NULL) {
         rc = ZP_EXIT_FAILURE;
@@ -644,7 +393,7 @@ static const char *size_str(char *buf, size_t len, double b) {
 
 static void print_status(json_t *s) {
     char a[32], b[32], d[32];
-    printf("zkpipe %s, up %.0f s, keys loaded: %.0f\n", str(s, "version", "?"), num(s, "uptime"),
+    printf("zkpipe %s, up %.0f s, keys loaded: %.0f\n", client_str(s, "version", "?"), num(s, "uptime"),
            num(s, "keys_loaded"));
     printf("memory: budget %s, reserved %s (peak %s)", size_str(a, sizeof a, num(s, "budget")),
            size_str(b, sizeof b, num(s, "reserved")), size_str(d, sizeof d, num(s, "peak_reserved")));
@@ -687,8 +436,8 @@ static void print_time(const char *label, json_t *t) {
 
 static void print_job(json_t *j) {
     printf("job %.0f: %s, %.0f/%.0f partitions done (key %s, priority %.0f", num(j, "id"),
-           str(j, "state", "?"), num(j, "done"), num(j, "partitions"),
-           str(j, "key", "?"), num(j, "priority"));
+           client_str(j, "state", "?"), num(j, "done"), num(j, "partitions"),
+           client_str(j, "key", "?"), num(j, "priority"));
     const char *rid = json_string_value(json_object_get(j, "request_id"));
     if (rid) printf(", request id %s", rid);
     printf(")\n");
@@ -717,14 +466,14 @@ static void print_job(json_t *j) {
 
 int zp_cmd_status(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        return print_help(status_help, 1);
+        return client_help(status_help, 1);
     }
     client c;
     int n = client_options(&c, "status", argc, argv);
     if (n < 0) return ZP_EXIT_USAGE;
-    if (n > 2 || (n == 2 && argv[1][0] == '-')) return usage_error("status", status_help, "unexpected argument '%s'", argv[n - 1]);
+    if (n > 2 || (n == 2 && argv[1][0] == '-')) return client_usage_error("status", status_help, "unexpected argument '%s'", argv[n - 1]);
     unsigned long long id = 0;
-    if (n == 2 && parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
+    if (n == 2 && client_parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
     char path[64];
     if (id) {
         snprintf(path, sizeof path, "/v1/jobs/%llu", id);
@@ -733,7 +482,7 @@ int zp_cmd_status(int argc, char **argv) {
     }
     if (client_open(&c)) return ZP_EXIT_FAILURE;
     json_t *root;
-    int rc = call(&c, "GET", path, &root);
+    int rc = client_call(&c, "GET", path, &root);
     if (rc == 0 && root) {
         if (id) {
             print_job(root);
@@ -758,21 +507,21 @@ static const char cancel_help[] =
 
 int zp_cmd_cancel(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        return print_help(cancel_help, 1);
+        return client_help(cancel_help, 1);
     }
     client c;
     int n = client_options(&c, "cancel", argc, argv);
     if (n < 0) return ZP_EXIT_USAGE;
-    if (n != 2 || argv[1][0] == '-') return usage_error("cancel", cancel_help, "one JOB is needed");
+    if (n != 2 || argv[1][0] == '-') return client_usage_error("cancel", cancel_help, "one JOB is needed");
     unsigned long long id;
-    if (parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
+    if (client_parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%llu", id);
     if (client_open(&c)) return ZP_EXIT_FAILURE;
     json_t *root;
-    int rc = call(&c, "DELETE", path, &root);
+    int rc = client_call(&c, "DELETE", path, &root);
     if (rc == 0 && root) {
-        printf("job %llu: %s\n", id, str(root, "state", "?"));
+        printf("job %llu: %s\n", id, client_str(root, "state", "?"));
     }
     json_decref(root);
     client_close(&c);
@@ -809,7 +558,7 @@ static void print_key(json_t *k, int header) {
         printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", "id", "curve", "wires", "public", "domain", "loaded",
                "active", "key", "matrices", "partition");
     }
-    printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", str(k, "id", "?"), str(k, "curve", "-"),
+    printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", client_str(k, "id", "?"), client_str(k, "curve", "-"),
            key_field(f[0], 32, k, "wires", 0), key_field(f[1], 32, k, "public", 0), key_field(f[2], 32, k, "domain", 0),
            json_is_true(json_object_get(k, "loaded")) ? "yes" : "no", key_field(f[3], 32, k, "partitions_active", 0),
            key_field(f[4], 32, k, "key_bytes", 1), key_field(f[5], 32, k, "matrices_bytes", 1),
@@ -818,7 +567,7 @@ static void print_key(json_t *k, int header) {
 
 int zp_cmd_keys(int argc, char **argv) {
     if (zp_cli_wants_help(argc, argv)) {
-        return print_help(keys_help, 1);
+        return client_help(keys_help, 1);
     }
     client c;
     int n = client_options(&c, "keys", argc, argv);
@@ -832,7 +581,7 @@ int zp_cmd_keys(int argc, char **argv) {
     } else if (strcmp(verb, "evict") == 0 && n == 3) {
         method = "DELETE";
     } else {
-        return usage_error("keys", keys_help, "expected 'list', 'load ID' or 'evict ID', not '%s ...'", verb);
+        return client_usage_error("keys", keys_help, "expected 'list', 'load ID' or 'evict ID', not '%s ...'", verb);
     }
     if (client_open(&c)) return ZP_EXIT_FAILURE;
     char path[1024];
@@ -844,7 +593,7 @@ int zp_cmd_keys(int argc, char **argv) {
         snprintf(path, sizeof path, "/v1/keys");
     }
     json_t *root;
-    int rc = call(&c, method, path, &root);
+    int rc = client_call(&c, method, path, &root);
     if (rc == 0 && root) {
         if (n == 3) {
             print_key(root, 1);

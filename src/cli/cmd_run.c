@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "server/config.h"
 #include "zkpipe_engine.h"
 
 static const char help[] =
@@ -37,26 +38,6 @@ static const char help[] =
     "                        buffers in flight\n"
     "  --quiet               no status line\n"
     "  --no-verify           do not verify the proofs (benchmarks)\n";
-
-/* "8G", "512M", "100K", "1.5G" or plain bytes; 0 on error. */
-static uint64_t parse_size(const char *s) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v <= 0) return 0;
-    double mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1024.0; end++; break;
-    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'B') end++;
-    if (*end == 'B') end++;
-    if (*end != '\0' || v * mul >= 1.8e19) return 0;
-    return (uint64_t)(v * mul);
-}
 
 static int parse_count(const char *opt, const char *s, size_t max, size_t *out) {
     char *end;
@@ -160,7 +141,7 @@ int zp_cmd_run(int argc, char **argv) {
         } else if (strcmp(a, "--witness") == 0) {
             while (i + 1 < argc && argv[i + 1][0] != '-') witnesses[n++] = argv[++i];
         } else if (strcmp(a, "--budget") == 0) {
-            if ((opt.budget = next ? parse_size(next) : 0) == 0) {
+            if ((opt.budget = next ? zp_parse_size(next) : 0) == 0) {
                 fprintf(stderr, "zkpipe run: --budget needs a size such as 8G or 512M\n");
                 goto done;
             }

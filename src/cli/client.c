@@ -1,0 +1,249 @@
+/* The daemon's HTTP client for the client commands (cmd_client.c): options,
+ * one request over libcurl, error answers as exit statuses. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+
+
+static const char common_help[] =
+    "common options:\n"
+    "  --server URL    the daemon (default: $ZKPIPE_SERVER, else " DEFAULT_SERVER ");\n"
+    "                  unix:/path/to.sock for a unix socket\n"
+    "  --token T       bearer token (default: $ZKPIPE_TOKEN)\n"
+    "%s"
+    "\n"
+    "exit status: 0 success, 2 bad usage, 3 the daemon refused the request\n"
+    "(a 4xx answer: malformed, unknown job or key, forbidden path, too large,\n"
+    "invalid witness) or the job failed, 4 the daemon cannot be reached or\n"
+    "answered 5xx, the job was cancelled, or a wait timed out.\n";
+
+/* The command's own help, then the common options (await's --timeout is
+ * its own: the whole wait). */
+int client_help(const char *own, int request_timeout) {
+    fputs(own, stdout);
+    printf(common_help, request_timeout ? "  --timeout S     seconds one request may take (default 300)\n" : "");
+    return ZP_EXIT_OK;
+}
+
+/* ---- the connection ---- */
+
+
+static size_t on_body(char *p, size_t size, size_t n, void *arg) {
+    buffer *b = arg;
+    size_t len = size * n;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1) cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (d == NULL) return 0; /* curl reports a write error */
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return len;
+}
+
+/* Parses --server, --token, --timeout and --json out of argv (moving the
+ * rest down, argv[0] kept); returns the new argc or -1 on a bad value. */
+int client_options(client *c, const char *cmd, int argc, char **argv) {
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->server = getenv("ZKPIPE_SERVER");
+    if (c->server == NULL || *c->server == '\0') c->server = DEFAULT_SERVER;
+    c->token = getenv("ZKPIPE_TOKEN");
+    if (c->token != NULL && *c->token == '\0') c->token = NULL;
+    c->timeout = 300;
+    int out = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--server") == 0 || strcmp(a, "--token") == 0 || strcmp(a, "--timeout") == 0) {
+            if (next == NULL) {
+                fprintf(stderr, "zkpipe %s: %s needs a value\n", cmd, a);
+                return -1;
+            }
+            if (a[2] == 's') {
+                c->server = next;
+            } else if (a[3] == 'o') {
+                c->token = next;
+            } else {
+                char *end;
+                errno = 0;
+                c->timeout = strtod(next, &end);
+                c->timeout_set = 1;
+                if (errno || *end != '\0' || end == next || !(c->timeout >= 0) || c->timeout > 1e7) {
+                    fprintf(stderr, "zkpipe %s: --timeout needs a number of seconds, not '%s'\n", cmd, next);
+                    return -1;
+                }
+            }
+            i++;
+        } else if (strcmp(a, "--json") == 0) {
+            c->json = 1;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    const char *s = c->server;
+    if (strncmp(s, "unix:", 5) == 0) {
+        c->socket = s + 5;
+        if (*c->socket == '\0') {
+            fprintf(stderr, "zkpipe %s: --server unix: needs a socket path\n", cmd);
+            return -1;
+        }
+        snprintf(c->base, sizeof c->base, "http://localhost");
+    } else {
+        int scheme = strstr(s, "://") != NULL;
+        if (snprintf(c->base, sizeof c->base, "%s%s", scheme ? "" : "http://", s) >= (int)sizeof c->base) {
+            fprintf(stderr, "zkpipe %s: --server URL too long\n", cmd);
+            return -1;
+        }
+        size_t n = strlen(c->base);
+        while (n > 0 && c->base[n - 1] == '/') c->base[--n] = '\0';
+    }
+    return out;
+}
+
+int client_open(client *c) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (c->curl = curl_easy_init()) == NULL) {
+        fprintf(stderr, "zkpipe %s: cannot initialise libcurl\n", c->cmd);
+        return -1;
+    }
+    return 0;
+}
+
+void client_close(client *c) {
+    if (c->curl) curl_easy_cleanup(c->curl);
+    c->curl = NULL;
+    curl_global_cleanup();
+}
+
+/* One request: METHOD base+PATH with an optional JSON body. Fills *status and
+ * *resp (NUL-terminated). Returns 0, or ZP_EXIT_FAILURE when no answer came
+ * (message printed). timeout overrides c->timeout when > 0. */
+int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len,
+                   double timeout, long *status, buffer *resp) {
+    CURL *h = c->curl;
+    char url[2048], auth[1100], errbuf[CURL_ERROR_SIZE] = "";
+    if (snprintf(url, sizeof url, "%s%s", c->base, path) >= (int)sizeof url) {
+        fprintf(stderr, "zkpipe %s: URL too long\n", c->cmd);
+        return ZP_EXIT_USAGE;
+    }
+    curl_easy_reset(h);
+    struct curl_slist *headers = curl_slist_append(NULL, "Accept: application/json");
+    if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
+    headers = curl_slist_append(headers, "Expect:"); /* no 100-continue round trip */
+    if (c->token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
+        headers = curl_slist_append(headers, auth);
+    }
+    resp->len = 0;
+    if (resp->data) resp->data[0] = '\0';
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    if (timeout <= 0) timeout = c->timeout;
+    if (timeout > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+    if (c->socket) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    } else if (strcmp(method, "GET") != 0) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
+    }
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(headers);
+    if (rc != CURLE_OK) {
+        fprintf(stderr, "zkpipe %s: no answer from the daemon at %s (%s %s): %s\n", c->cmd, c->server, method, path,
+                *errbuf ? errbuf : curl_easy_strerror(rc));
+        return ZP_EXIT_FAILURE;
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    if (resp->data == NULL) on_body("", 1, 0, resp);
+    return resp->data ? 0 : ZP_EXIT_FAILURE;
+}
+
+/* The exit status for an error answer, with its error.message printed. */
+int client_answer_error(client *c, long status, const buffer *resp) {
+    json_t *root = json_loadb(resp->data, resp->len, 0, NULL);
+    const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
+    if (msg) {
+        fprintf(stderr, "zkpipe %s: %s (HTTP %ld)\n", c->cmd, msg, status);
+    } else {
+        fprintf(stderr, "zkpipe %s: the daemon answered HTTP %ld: %.200s\n", c->cmd, status,
+                resp->len ? resp->data : "(empty)");
+    }
+    json_decref(root);
+    return status >= 400 && status < 500 ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
+}
+
+/* Parses a successful answer; NULL (message printed) when it is not JSON. */
+json_t *client_answer_json(client *c, const buffer *resp) {
+    json_error_t jerr;
+    json_t *root = json_loadb(resp->data, resp->len, 0, &jerr);
+    if (root == NULL) fprintf(stderr, "zkpipe %s: the daemon's answer is not JSON: %s\n", c->cmd, jerr.text);
+    return root;
+}
+
+/* A simple request whose 2xx answer is parsed into *root (or, with --json,
+ * printed as it came and *root left NULL). */
+int client_call(client *c, const char *method, const char *path, json_t **root) {
+    buffer resp = {0};
+    long status = 0;
+    *root = NULL;
+    int rc = client_request(c, method, path, NULL, 0, 0, &status, &resp);
+    if (rc == 0 && (status < 200 || status >= 300)) rc = client_answer_error(c, status, &resp);
+    if (rc == 0 && c->json) {
+        fwrite(resp.data, 1, resp.len, stdout);
+        if (resp.len == 0 || resp.data[resp.len - 1] != '\n') putchar('\n');
+    } else if (rc == 0 && (*root = client_answer_json(c, &resp)) == NULL) {
+        rc = ZP_EXIT_FAILURE;
+    }
+    free(resp.data);
+    return rc;
+}
+
+/* A job id: a positive decimal integer. */
+int client_parse_job(client *c, const char *s, unsigned long long *id) {
+    char *end;
+    errno = 0;
+    *id = s && *s != '-' ? strtoull(s, &end, 10) : 0;
+    if (s == NULL || errno || end == s || *end != '\0' || *id == 0) {
+        fprintf(stderr, "zkpipe %s: a job id is a positive number, not '%s'\n", c->cmd, s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+int client_usage_error(const char *cmd, const char *help, const char *fmt,
+                                                              ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "zkpipe %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n%s", help);
+    va_end(ap);
+    return ZP_EXIT_USAGE;
+}
+
+/* o[k] as a string, or `dflt` when it is missing or not a string. */
+const char *client_str(json_t *o, const char *k, const char *dflt) {
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : dflt;
+}
+
