@@ -401,13 +401,13 @@ zp_status zp_engine_submit(uint64_t *job_id, zp_engine *e, const zp_job_spec *sp
     st = engine_key_get(&key, e, spec->key_path, err); /* takes a reference */
     if (st != ZP_OK) return st;
     pthread_mutex_lock(&e->lock);
-    uint64_t one = key->file_bytes + key->matrices_bytes + key->footprint;
+    uint64_t one = engine_key_bytes(key) + key->footprint;
     if (one > e->budget) {
         char b1[32], b2[32], b3[32], b4[32], b5[32];
         st = zp_error_set(err, ZP_ERR_NOMEM,
                           "the memory budget (%s) is too small for one partition of %s: it needs %s "
                           "(key %s, matrices %s, witness + a/b/c + MSM %s)",
-                          human(b1, e->budget), key->path, human(b2, one), human(b3, key->file_bytes),
+                          human(b1, e->budget), key->path, human(b2, one), human(b3, key->file_bytes + key->copies_bytes),
                           human(b4, key->matrices_bytes), human(b5, key->footprint));
     } else if (e->stopping) {
         st = zp_error_set(err, ZP_ERR_ARG, "the engine is shutting down");

@@ -35,6 +35,9 @@ static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
     k->abc_bytes = zp_track_round(zp_groth16_abc_size(pk));
     k->msm_bytes = zp_track_round(zp_groth16_msm_scratch_size(pk, e->opt.prove_threads));
     k->footprint = k->witness_bytes + k->abc_bytes + k->msm_bytes;
+    /* the file's mapping is page aligned like the engine's will be, so the
+     * same sections need copies */
+    k->copies_bytes = zp_zkey_copied_bytes(zkey, zp_track_round);
     zp_zkey_close(zkey);
     return ZP_OK;
 }
@@ -93,8 +96,12 @@ void engine_key_put(zp_engine *e, engine_key *key) {
     key->jobs--;
 }
 
+uint64_t engine_key_bytes(const engine_key *key) {
+    return key->file_bytes + key->copies_bytes + key->matrices_bytes;
+}
+
 uint64_t engine_key_need(const engine_key *key) {
-    return key->footprint + (key->state == KEY_UNLOADED ? key->file_bytes + key->matrices_bytes : 0);
+    return key->footprint + (key->state == KEY_UNLOADED ? engine_key_bytes(key) : 0);
 }
 
 static void unload(zp_engine *e, engine_key *k) {
@@ -115,7 +122,7 @@ uint64_t engine_keys_evict(zp_engine *e, uint64_t bytes, const engine_key *keep)
             }
         }
         if (lru == NULL) break;
-        freed += lru->file_bytes + lru->matrices_bytes;
+        freed += engine_key_bytes(lru);
         unload(e, lru);
     }
     /* entries no job refers to and not loaded are forgotten */
@@ -132,6 +139,33 @@ uint64_t engine_keys_evict(zp_engine *e, uint64_t bytes, const engine_key *keep)
     return freed;
 }
 
+/* The key's copies of unaligned point sections: tracked like the rest of
+ * the key, and freed through the dealloc thread while the engine runs. */
+static void *copy_alloc(void *arg, size_t bytes) {
+    engine_key *k = arg;
+    zp_error err;
+    if (k->n_copies == sizeof k->copies / sizeof *k->copies) return NULL;
+    zp_tracked *t = &k->copies[k->n_copies];
+    if (zp_track_alloc(t, &k->engine->tracker, ZP_BUF_KEY, ZP_STAGE_KEYS, bytes, "a key section", &err) != ZP_OK) {
+        return NULL;
+    }
+    k->n_copies++;
+    return t->p;
+}
+
+/* Lock held (or, at teardown, no other thread left). */
+static void copy_release(void *arg, void *p, size_t bytes) {
+    engine_key *k = arg;
+    (void)bytes;
+    for (size_t i = 0; i < k->n_copies; i++) {
+        if (k->copies[i].p != p) continue;
+        if (k->engine->dealloc_stop) zp_track_free(&k->engine->tracker, &k->copies[i]);
+        else engine_dealloc(k->engine, &k->copies[i]);
+        k->copies[i] = k->copies[--k->n_copies];
+        return;
+    }
+}
+
 zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, zp_error *err) {
     zp_tracked file, matrices;
     memset(&matrices, 0, sizeof matrices);
@@ -142,10 +176,14 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         st = zp_error_set(err, ZP_ERR_IO, "%s: the key file changed since it was submitted (%zu bytes, not %llu)",
                           k->path, size, (unsigned long long)k->file_bytes);
     }
-    if (st == ZP_OK) st = zp_zkey_open_mem(&zkey, file.p, size, k->path, err);
+    k->engine = e;
+    k->n_copies = 0;
+    zp_zkey_allocator copies = {copy_alloc, copy_release, k};
+    if (st == ZP_OK) st = zp_zkey_open_mem_alloc(&zkey, file.p, size, k->path, &copies, err);
     const zp_groth16_pk *pk = zkey ? zp_zkey_pk(zkey) : NULL;
     if (st == ZP_OK && (pk->n_vars != k->n_vars || pk->domain_size != k->domain_size || pk->curve != k->curve ||
-                        zp_track_round(zp_groth16_matrices_size(pk)) != k->matrices_bytes)) {
+                        zp_track_round(zp_groth16_matrices_size(pk)) != k->matrices_bytes ||
+                        zp_zkey_copied_bytes(zkey, zp_track_round) != k->copies_bytes)) {
         st = zp_error_set(err, ZP_ERR_IO,
                           "%s: the key file changed since it was submitted (%u wires, domain %u, matrices %zu bytes; "
                           "it had %u, %u, %llu)",
@@ -164,10 +202,11 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         k->zkey = zkey;
         k->state = KEY_LOADED;
     } else {
-        zp_zkey_close(zkey);
         /* what was mapped goes back through the dealloc thread; what was
          * not, is returned now */
-        uint64_t unused = k->file_bytes + k->matrices_bytes;
+        uint64_t unused = engine_key_bytes(k);
+        for (size_t i = 0; i < k->n_copies; i++) unused -= k->copies[i].bytes;
+        zp_zkey_close(zkey); /* its copies go to the dealloc thread */
         if (file.p) unused -= file.bytes;
         if (matrices.p) unused -= matrices.bytes;
         engine_dealloc(e, &file);
@@ -200,7 +239,7 @@ zp_status zp_engine_key_preload(zp_engine *e, const char *key_path, zp_error *er
     while (k->state == KEY_LOADING) pthread_cond_wait(&e->admit, &e->lock);
     int load = 0;
     if (k->state == KEY_UNLOADED) {
-        uint64_t need = k->file_bytes + k->matrices_bytes;
+        uint64_t need = engine_key_bytes(k);
         if (e->reserved + need > e->budget) engine_keys_evict(e, e->reserved + need - e->budget, k);
         if (e->reserved + need > e->budget) {
             st = zp_error_set(err, ZP_ERR_NOMEM, "%s: no room in the memory budget to preload the key now",
@@ -256,7 +295,7 @@ static void describe(zp_engine_key_info *i, const engine_key *k) {
     i->loaded = k->state == KEY_LOADED;
     i->partitions_active = k->active;
     i->jobs = k->jobs;
-    i->key_bytes = k->file_bytes;
+    i->key_bytes = k->file_bytes + k->copies_bytes;
     i->matrices_bytes = k->matrices_bytes;
     i->partition_bytes = k->footprint;
 }

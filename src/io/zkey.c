@@ -29,6 +29,8 @@ struct zp_zkey {
     zp_groth16_pk pk;
     const uint8_t *circuit_hash;
     void *owned[N_OWNED]; /* aligned copies of unaligned sections */
+    size_t owned_bytes[N_OWNED];
+    zp_zkey_allocator alloc; /* for the copies; malloc when alloc.alloc is NULL */
 };
 
 static const char *section_name(uint32_t id) {
@@ -205,19 +207,25 @@ static zp_status read_points(zp_zkey *z, uint32_t id, uint64_t count, int g2, co
         *out = p;
         return ZP_OK;
     }
-    /* 2 MiB alignment lets big copies sit on transparent huge pages. */
-    size_t align = n >= (4u << 20) ? (2u << 20) : 64;
     void *copy = NULL;
-    if (posix_memalign(&copy, align, (size_t)n) != 0) {
+    if (z->alloc.alloc != NULL) {
+        copy = z->alloc.alloc(z->alloc.arg, (size_t)n);
+    } else {
+        /* 2 MiB alignment lets big copies sit on transparent huge pages. */
+        size_t align = n >= (4u << 20) ? (2u << 20) : 64;
+        if (posix_memalign(&copy, align, (size_t)n) != 0) copy = NULL;
+        if (copy != NULL && align > 64) (void)madvise(copy, (size_t)n, MADV_HUGEPAGE);
+    }
+    if (copy == NULL) {
         return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory copying section %u (%s, %llu bytes)", z->bf.name,
                             id, section_name(id), (unsigned long long)n);
     }
-    if (align > 64) (void)madvise(copy, (size_t)n, MADV_HUGEPAGE);
     zp_binfile_advise(&z->bf, p, (size_t)n, MADV_SEQUENTIAL);
     memcpy(copy, p, (size_t)n);
     /* The mapped pages of this section are never read again. */
     zp_binfile_advise(&z->bf, p, (size_t)n, MADV_DONTNEED);
     z->owned[slot] = copy;
+    z->owned_bytes[slot] = (size_t)n;
     *out = copy;
     return ZP_OK;
 }
@@ -282,9 +290,15 @@ zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) {
 }
 
 zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const char *name, zp_error *err) {
+    return zp_zkey_open_mem_alloc(out, data, size, name, NULL, err);
+}
+
+zp_status zp_zkey_open_mem_alloc(zp_zkey **out, const void *data, size_t size, const char *name,
+                                 const zp_zkey_allocator *alloc, zp_error *err) {
     *out = NULL;
     zp_zkey *z = calloc(1, sizeof *z);
     if (z == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", name);
+    if (alloc != NULL) z->alloc = *alloc;
     zp_status st = zp_binfile_open_mem(&z->bf, data, size, name, "zkey", 1, err);
     if (st != ZP_OK) {
         free(z);
@@ -299,7 +313,11 @@ const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey) { return zkey->circuit_
 
 void zp_zkey_close(zp_zkey *zkey) {
     if (zkey == NULL) return;
-    for (int i = 0; i < N_OWNED; i++) free(zkey->owned[i]);
+    for (int i = 0; i < N_OWNED; i++) {
+        if (zkey->owned[i] == NULL) continue;
+        if (zkey->alloc.release != NULL) zkey->alloc.release(zkey->alloc.arg, zkey->owned[i], zkey->owned_bytes[i]);
+        else free(zkey->owned[i]);
+    }
     zp_binfile_close(&zkey->bf);
     free(zkey);
 }
@@ -389,4 +407,12 @@ zp_status zp_zkey_vk(zp_groth16_vk *vk, const zp_groth16_pk *pk, zp_error *err) 
     memcpy(vk->gamma2, pk->gamma2, g2);
     memcpy(vk->delta2, pk->delta2, g2);
     return ZP_OK;
+}
+
+size_t zp_zkey_copied_bytes(const zp_zkey *zkey, size_t (*round)(size_t)) {
+    size_t total = 0;
+    for (int i = 0; i < N_OWNED; i++) {
+        if (zkey->owned[i] != NULL) total += round ? round(zkey->owned_bytes[i]) : zkey->owned_bytes[i];
+    }
+    return total;
 }
