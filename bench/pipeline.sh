@@ -19,7 +19,8 @@
 # and in WORKDIR/pipeline/: pipeline-mode-{a,b,c}.svg, the samples of each run
 # (samples-MODE-wWORKERS-rRUN.csv), its result (result-*.json) and its
 # Perfetto trace (trace-*.json). Default sweep: 12 configurations of 24
-# proofs each, ~15 min on 2 cores.
+# proofs each, ~10 min on 2 cores (and ~4 min to compile the circuit the
+# first time).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
