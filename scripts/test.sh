@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, then
 #   1. the release build and its ctest suite (unit tests, ffjavascript
-#      cross-checks, snarkjs interop on both curves, bad-input tests);
+#      cross-checks, snarkjs interop on both curves, bad-input tests, the
+#      daemon end to end: API, faults, load with kill -9, dashboard);
 #   2. the kernels, prover and interop tests again with the portable
 #      arithmetic, and the unit and bad-input tests under ASan+UBSan;
-#   3. the threaded tests under TSan;
+#   3. the threaded tests (kernels, prover, engine, daemon, store) under TSan;
 #   4. the libFuzzer targets, each run briefly.
 # Ends with one line "N passed, M failed" (counting ctest tests and the
 # fuzz runs) and exits non-zero if anything failed.
