@@ -132,6 +132,25 @@ static engine_part *queue_pop(zp_engine *e, part_queue *q) {
     return p;
 }
 
+/* The next partition of a queue whose job still wants it, moved into
+ * stage with its wait recorded (those of ended jobs are dropped on the
+ * way). NULL when the engine stops. Lock held. */
+static engine_part *take(zp_engine *e, part_queue *q, zp_stage waited, zp_stage stage) {
+    for (;;) {
+        engine_part *p = queue_pop(e, q);
+        if (p == NULL) return NULL;
+        double wait = zp_engine_now() - p->t_stage[waited];
+        if (waited == ZP_STAGE_WAIT_PROVE) p->times.wait_prove = wait;
+        else p->times.wait_final = wait;
+        if (engine_job_cancelled(p->job)) {
+            drop(e, p, ZP_OK, NULL);
+            continue;
+        }
+        engine_part_stage(e, p, stage);
+        return p;
+    }
+}
+
 /* Partitions left in a queue when the engine stops. */
 static void queue_drain(zp_engine *e, part_queue *q) {
     engine_part *p;
@@ -216,15 +235,8 @@ void *engine_prove_main(void *arg) {
     zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
     zp_error err;
     pthread_mutex_lock(&e->lock);
-    for (;;) {
-        engine_part *p = queue_pop(e, &e->to_prove);
-        if (p == NULL) break;
-        p->times.wait_prove = zp_engine_now() - p->t_stage[ZP_STAGE_WAIT_PROVE];
-        if (engine_job_cancelled(p->job)) {
-            drop(e, p, ZP_OK, NULL);
-            continue;
-        }
-        engine_part_stage(e, p, ZP_STAGE_PROVE);
+    engine_part *p;
+    while ((p = take(e, &e->to_prove, ZP_STAGE_WAIT_PROVE, ZP_STAGE_PROVE)) != NULL) {
         pthread_mutex_unlock(&e->lock);
         const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
         zp_status st = injected(e, ZP_STAGE_PROVE, p, &err);
@@ -277,15 +289,8 @@ void *engine_final_main(void *arg) {
     zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
     zp_error err;
     pthread_mutex_lock(&e->lock);
-    for (;;) {
-        engine_part *p = queue_pop(e, &e->to_final);
-        if (p == NULL) break;
-        p->times.wait_final = zp_engine_now() - p->t_stage[ZP_STAGE_WAIT_FINAL];
-        if (engine_job_cancelled(p->job)) {
-            drop(e, p, ZP_OK, NULL);
-            continue;
-        }
-        engine_part_stage(e, p, ZP_STAGE_FINAL);
+    engine_part *p;
+    while ((p = take(e, &e->to_final, ZP_STAGE_WAIT_FINAL, ZP_STAGE_FINAL)) != NULL) {
         pthread_mutex_unlock(&e->lock);
         zp_status st = finalize(e, p, &par, &err);
         pthread_mutex_lock(&e->lock);
