@@ -16,24 +16,19 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "io/json.h"
 
 /* ---- await (also submit --wait) ---- */
 
 static int write_json(client *c, const char *path, json_t *value) {
     char *text = json_dumps(value, JSON_INDENT(1) | JSON_ENCODE_ANY);
-    FILE *f = text ? fopen(path, "wb") : NULL;
-    if (f == NULL) {
-        fprintf(stderr, "zkpipe %s: %s: cannot create: %s\n", c->cmd, path, text ? strerror(errno) : "out of memory");
-        free(text);
+    zp_error err;
+    if (text == NULL) {
+        fprintf(stderr, "zkpipe %s: %s: out of memory\n", c->cmd, path);
         return ZP_EXIT_FAILURE;
     }
-    size_t len = strlen(text);
-    int bad = fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF;
-    bad |= fclose(f) != 0;
-    free(text);
-    if (bad) {
-        (void)remove(path);
-        fprintf(stderr, "zkpipe %s: %s: write error\n", c->cmd, path);
+    if (zp_json_text_write(path, text, &err) != ZP_OK) {
+        fprintf(stderr, "zkpipe %s: %s\n", c->cmd, err.message);
         return ZP_EXIT_FAILURE;
     }
     return 0;

@@ -453,6 +453,10 @@ zp_status zp_json_vk_dump(char **out, const zp_groth16_vk *vk, const uint64_t *a
 
 static zp_status write_text(const char *path, char *text, zp_status st, zp_error *err) {
     if (st != ZP_OK) return st;
+    return zp_json_text_write(path, text, err);
+}
+
+zp_status zp_json_text_write(const char *path, char *text, zp_error *err) {
     FILE *f = fopen(path, "wb");
     if (f == NULL) {
         free(text);

@@ -1,5 +1,6 @@
 /* GET /metrics: Prometheus text format 0.0.4. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,20 +98,22 @@ void server_metrics(zp_server *s, zp_response *resp) {
     double uptime = zp_server_now() - s->started;
     pthread_mutex_unlock(&s->lock);
 
-    header(&t, "zkpipe_buffer_bytes", "gauge", "Bytes of tracked buffers in flight, by class.");
-    for (int c = 0; c < ZP_BUF_CLASSES; c++) {
-        put(&t, "zkpipe_buffer_bytes{class=\"%s\"} %llu\n", zp_buffer_class_name((zp_buffer_class)c),
-            (unsigned long long)st.by_class[c].bytes);
-    }
-    header(&t, "zkpipe_buffer_count", "gauge", "Tracked buffers in flight, by class.");
-    for (int c = 0; c < ZP_BUF_CLASSES; c++) {
-        put(&t, "zkpipe_buffer_count{class=\"%s\"} %llu\n", zp_buffer_class_name((zp_buffer_class)c),
-            (unsigned long long)st.by_class[c].count);
-    }
-    header(&t, "zkpipe_buffer_peak_bytes", "gauge", "Peak bytes of tracked buffers, by class.");
-    for (int c = 0; c < ZP_BUF_CLASSES; c++) {
-        put(&t, "zkpipe_buffer_peak_bytes{class=\"%s\"} %llu\n", zp_buffer_class_name((zp_buffer_class)c),
-            (unsigned long long)st.by_class[c].peak_bytes);
+    static const struct {
+        const char *name, *help;
+        size_t offset;
+    } per_class[] = {
+        {"zkpipe_buffer_bytes", "Bytes of tracked buffers in flight, by class.", offsetof(zp_buffer_counts, bytes)},
+        {"zkpipe_buffer_count", "Tracked buffers in flight, by class.", offsetof(zp_buffer_counts, count)},
+        {"zkpipe_buffer_peak_bytes", "Peak bytes of tracked buffers, by class.",
+         offsetof(zp_buffer_counts, peak_bytes)},
+    };
+    for (size_t m = 0; m < sizeof per_class / sizeof *per_class; m++) {
+        header(&t, per_class[m].name, "gauge", per_class[m].help);
+        for (int c = 0; c < ZP_BUF_CLASSES; c++) {
+            uint64_t v = *(const uint64_t *)((const char *)&st.by_class[c] + per_class[m].offset);
+            put(&t, "%s{class=\"%s\"} %llu\n", per_class[m].name, zp_buffer_class_name((zp_buffer_class)c),
+                (unsigned long long)v);
+        }
     }
     header(&t, "zkpipe_stage_bytes", "gauge", "Bytes of tracked buffers held by partitions in each stage.");
     for (int g = 0; g < ZP_STAGES; g++) {
