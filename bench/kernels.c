@@ -291,7 +291,7 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, "bls12-381 G2")
                 fprintf(stderr, "%s\n", err.message);                                                    \
                 exit(4);                                                                                 \
             }                                                                                            \
-            void *scratch = malloc(F##_ntt_scratch_size(lg));                                            \
+            void *scratch = malloc(F##_ntt_scratch_size(lg, threads));                                            \
             for (size_t i = 0; i < n; i++) F##_from_u64(&a[i], rand64());                                \
             double fwd[64], coset[64];                                                                   \
             F shift;                                                                                     \

@@ -10,7 +10,12 @@
 #include "base/parallel.h"
 #include "engine/pool.h"
 #include "ntt/ntt.h"
+#include "ntt/ntt_simd.h"
 #include "testutil.h"
+
+/* whether the CPU has the eight-lane IFMA path (ntt_simd.h); when it does
+ * every check below runs on both paths */
+static int have_simd;
 
 /* Random elements below the modulus m, in Montgomery form, with some 0, 1
  * and m - 1 mixed in. */
@@ -128,7 +133,7 @@
         /* what the transforms run on, and their scratch, at exact sizes so                              \
          * that the sanitizer build sees any overrun */                                                  \
         F *b = malloc(bytes), *c = malloc(bytes);                                                        \
-        void *scratch = malloc(F##_ntt_scratch_size(log_n));                                             \
+        void *scratch = malloc(F##_ntt_scratch_size(log_n, 2));                                           \
         F shift, shift_inv;                                                                              \
         F##_root_of_unity(&shift, log_n + 1);                                                            \
         F##_inv(&shift_inv, &shift);                                                                     \
@@ -146,9 +151,12 @@
             naive_dft_##F(b, a, log_n);                                                                  \
             CHECK_MSG(memcmp(b, fwd, bytes) == 0, NAME " reference vs naive DFT, n=2^%u", log_n);        \
         }                                                                                                \
-        for (size_t pi = 0; pi < npars; pi++) {                                                          \
-            const zp_parallel *par = pars[pi];                                                           \
-            const char *how = par == NULL ? "serial" : "pool";                                           \
+        for (size_t run = 0; run < 2 * npars; run++) {                                                   \
+            const zp_parallel *par = pars[run % npars];                                                  \
+            if (run >= npars && !have_simd) break;                                                       \
+            zp_ntt_simd(run >= npars);                                                                   \
+            const char *how = run >= npars ? (par == NULL ? "serial, ifma" : "pool, ifma")               \
+                                           : (par == NULL ? "serial" : "pool");                          \
             memcpy(b, a, bytes);                                                                         \
             CHECK(F##_ntt(b, log_n, 0, scratch, par));                                                   \
             CHECK_MSG(memcmp(b, fwd, bytes) == 0, NAME " forward vs reference, n=2^%u %s", log_n, how);  \
@@ -189,7 +197,7 @@
         for (unsigned log_n = 0; log_n <= 13; log_n += 13) {                                             \
             size_t n = (size_t)1 << log_n, bytes = n * sizeof(F);                                        \
             F *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), g;                             \
-            void *scratch = malloc(F##_ntt_scratch_size(log_n));                                         \
+            void *scratch = malloc(F##_ntt_scratch_size(log_n, 2));                                       \
             fill_##F(a, n);                                                                              \
             fill_##F(&g, 1);                                                                             \
             memcpy(b, a, bytes);                                                                         \
@@ -208,7 +216,7 @@
         unsigned big = 0;                                                                                \
         while (F##_root_of_unity(&w, big + 1)) big++;                                                    \
         CHECK_MSG(big >= 28, NAME " two-adicity %u", big);                                               \
-        CHECK(F##_ntt_scratch_size(big + 1) == 0);                                                       \
+        CHECK(F##_ntt_scratch_size(big + 1, 2) == 0);                                                       \
         F##_set_one(&x);                                                                                 \
         CHECK(!F##_ntt(&x, big + 1, 0, NULL, par));                                                      \
         CHECK(!F##_ntt_to_coset(&x, big + 1, &x, NULL, par));                                            \
@@ -238,6 +246,9 @@ int main(void) {
     const zp_parallel *pars[] = {&par, NULL};
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at 2^16 */
     unsigned max_log = zp_test_iters(100) >= 100 ? 20 : 16;
+    have_simd = zp_ntt_simd(1);
+    printf("test_ntt: AVX-512 IFMA path %s\n", have_simd ? "present: checked as well as the scalar one"
+                                                          : "absent on this CPU: scalar path only");
     /* four arrays of the largest size */
     _Static_assert(sizeof(zp_bn254_fr) == 32 && sizeof(zp_bls12_fr) == 32, "4-limb scalars");
     void *buf = malloc(4 * ((size_t)32 << max_log));
@@ -249,8 +260,11 @@ int main(void) {
         test_ntt_zp_bls12_fr(buf, log_n, pars, npars);
     }
     free(buf);
-    test_misc_zp_bn254_fr(&par);
-    test_misc_zp_bls12_fr(NULL);
+    for (int simd = 0; simd <= have_simd; simd++) {
+        zp_ntt_simd(simd);
+        test_misc_zp_bn254_fr(&par);
+        test_misc_zp_bls12_fr(NULL);
+    }
     zp_pool_destroy(pool);
     return zp_test_done();
 }

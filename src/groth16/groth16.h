@@ -11,11 +11,11 @@
  * Memory is the caller's, so the big buffers can go early:
  * - matrices (zp_groth16_matrices_size): per key, read only; they index the
  *   key's coefficient list, so the key must outlive them;
- * - abc (zp_groth16_abc_size): the a, b, c vectors and the NTT twiddles,
- *   written by synthesis and used by prove_start only: free it as soon as
- *   prove_start returns;
+ * - abc (zp_groth16_abc_size): the a, b, c vectors, written by synthesis
+ *   and used by prove_start only: free it as soon as prove_start returns;
  * - msm scratch (zp_groth16_msm_scratch_size): the MSM buckets, for both
- *   prove_start and prove_finish.
+ *   prove_start and prove_finish, and before them the NTTs' twiddles and
+ *   work blocks.
  * The caller allocates them (through the tracker, for the engine). The
  * witness (plain 4-limb integers, n_vars of them) must stay alive until
  * prove_finish. */

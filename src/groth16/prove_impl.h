@@ -41,12 +41,13 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
     X_(g1_sizes)(pk, n);
     size_t m = G1_(msm_many_scratch_size)(n, 4, threads);
     size_t g2 = G2_(msm_scratch_size)(pk->n_vars, threads);
-    return m > g2 ? m : g2;
+    /* the NTTs run before the MSMs, in the same scratch */
+    size_t ntt = FR_(ntt_scratch_size)(X_(log2)(pk->domain_size), threads);
+    if (g2 > m) m = g2;
+    return ntt > m ? ntt : m;
 }
 
-size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) {
-    return 3 * (size_t)pk->domain_size * sizeof(FR) + FR_(ntt_scratch_size)(X_(log2)(pk->domain_size));
-}
+size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) { return 3 * (size_t)pk->domain_size * sizeof(FR); }
 
 typedef struct {
     const zp_groth16_pk *pk;
@@ -91,7 +92,7 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
     size_t n = pk->domain_size;
     unsigned log_n = X_(log2)(pk->domain_size);
     FR *a = abc, *b = a + n, *c = b + n;
-    void *ntt_scratch = c + n;
+    void *ntt_scratch = msm_scratch;
     X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
 
     /* a, b, c = a∘b are in abc already (synth.c) */

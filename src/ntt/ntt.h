@@ -4,13 +4,16 @@
  * with ω = F_root_of_unity(log_n), the primitive n-th root derived as
  * ffjavascript derives it, so the points are snarkjs's. They return 0 (and
  * leave a alone) when log_n exceeds the field's two-adicity, else 1. The
- * caller gives scratch of the stated size (twiddle tables, O(sqrt n)
- * elements; any alignment of the field type) and a zp_parallel, or NULL to
- * run serially; the transforms neither allocate nor start threads.
+ * caller gives scratch of the stated size (twiddle tables and a work
+ * block per thread, O(sqrt n) elements each; any alignment of the field
+ * type) and a zp_parallel of at most that many threads, or NULL to run
+ * serially; the transforms neither allocate nor start threads. Where the
+ * CPU has AVX-512 IFMA the row and column passes run eight lanes at a
+ * time (ntt_simd.h), with the same results.
  *
  * F_root_of_unity(w, log_n): w = ω for that log_n.
- * F_ntt_scratch_size(log_n): bytes of scratch for F_ntt and also for
- *   F_ntt_to_coset.
+ * F_ntt_scratch_size(log_n, threads): bytes of scratch for F_ntt and
+ *   also for F_ntt_to_coset, run through a zp_parallel of up to threads.
  * F_ntt(a, log_n, inverse, scratch, par): natural order in and out.
  *   Forward: a[i] <- sum_j a[j]·ω^(ij) (values at ω^i of the polynomial
  *   with coefficients a). Inverse: the same with ω^-1, times 1/n.
@@ -29,7 +32,7 @@
 
 #define ZP_NTT_DECLARE(F)                                                                           \
     int F##_root_of_unity(F *w, unsigned log_n);                                                    \
-    size_t F##_ntt_scratch_size(unsigned log_n);                                                    \
+    size_t F##_ntt_scratch_size(unsigned log_n, size_t threads);                                    \
     int F##_ntt(F *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par);          \
     int F##_ntt_to_coset(F *a, unsigned log_n, const F *shift, void *scratch, const zp_parallel *par);
 

@@ -78,6 +78,13 @@ typedef struct {
     const FT *coset_r; /* shift^k / n, k < R */
     FT n_inv;
     int inverse;
+    /* the IFMA lanes (ntt_simd.h), when simd is set: the tables above in
+     * twiddle form, and one work block of max(R, B) elements per worker */
+    int simd;
+    zp_ntt_simd_field fld;
+    const zp_ntt_tw *tab_f52, *tab_i52, *coset_c52;
+    unsigned char *work;
+    size_t work_bytes;
 } N_(plan);
 
 static size_t N_(bitrev)(size_t x, unsigned bits) {
@@ -95,16 +102,34 @@ static void N_(split)(unsigned log_n, unsigned *log_r, unsigned *log_b) {
     *log_b = log_n - *log_r;
 }
 
-/* Scratch: tab_f, tab_i, coset_c (B each), mid_f, mid_i, coset_r (R each). */
+/* Scratch: tab_f, tab_i, coset_c (B each), mid_f, mid_i, coset_r (R each);
+ * then, for transforms with rows and columns, the IFMA path's tables
+ * (tab_f, tab_i, coset_c in twiddle form) and its work blocks, 64-byte
+ * aligned. These are counted whether or not the CPU has IFMA, so that the
+ * size does not depend on the machine (about 8 % of the vector at 2^16,
+ * 2 % at 2^20, with two threads). */
 static size_t N_(table_elems)(unsigned log_n) {
     unsigned log_r, log_b;
     N_(split)(log_n, &log_r, &log_b);
     return 3 * ((size_t)1 << log_b) + 3 * ((size_t)1 << log_r);
 }
 
-size_t N_(ntt_scratch_size)(unsigned log_n) {
+static size_t N_(work_bytes)(unsigned log_n) {
+    unsigned log_r, log_b;
+    N_(split)(log_n, &log_r, &log_b);
+    return ZP_NTT_SIMD_ELEM_BYTES << (log_b > log_r ? log_b : log_r);
+}
+
+size_t N_(ntt_scratch_size)(unsigned log_n, size_t threads) {
     if (log_n > NC_(FR_TWO_ADICITY)) return 0;
-    return N_(table_elems)(log_n) * sizeof(FT);
+    size_t bytes = N_(table_elems)(log_n) * sizeof(FT);
+    if (log_n > ZP_NTT_ONE_ROW_LOG) {
+        unsigned log_r, log_b;
+        N_(split)(log_n, &log_r, &log_b);
+        if (threads == 0) threads = 1;
+        bytes += 3 * ((size_t)1 << log_b) * sizeof(zp_ntt_tw) + 64 + threads * N_(work_bytes)(log_n);
+    }
+    return bytes;
 }
 
 /* out[j] = first·base^j for j < len */
@@ -112,6 +137,42 @@ static void N_(powers)(FT *out, size_t len, const FT *first, const FT *base) {
     if (len == 0) return;
     out[0] = *first;
     for (size_t j = 1; j < len; j++) F_(mul)(&out[j], &out[j - 1], base);
+}
+
+/* x·2^260 mod p (x·R in, R = 2^256: four doublings) in 52-bit limbs:
+ * the twiddle form of ntt_simd.h */
+static void N_(to_tw)(zp_ntt_tw *t, const FT *x) {
+    FT y;
+    F_(dbl)(&y, x);
+    for (int i = 0; i < 3; i++) F_(dbl)(&y, &y);
+    zp_ntt_tw_from_limbs(t, y.v);
+}
+
+/* The IFMA path's part of the plan: the field, the tables in twiddle form
+ * (after the scalar ones at mem), the work blocks, and its task shapes:
+ * eight columns, or eight rows, per task (one work block). */
+static void N_(plan_simd)(N_(plan) *pl, void *mem, int coset) {
+    const uint64_t *p = F_(modulus).v;
+    uint64_t inv = p[0];
+    for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv; /* p^-1 mod 2^64, Newton */
+    zp_ntt_tw pt;
+    zp_ntt_tw_from_limbs(&pt, p);
+    memcpy(pl->fld.p, pt.l, sizeof pt.l);
+    pl->fld.n0 = (0 - inv) & (((uint64_t)1 << 52) - 1);
+    zp_ntt_tw *tf = mem, *ti = tf + pl->B, *cc = ti + pl->B;
+    for (size_t j = 0; j < pl->B; j++) {
+        N_(to_tw)(&tf[j], &pl->tab_f[j]);
+        N_(to_tw)(&ti[j], &pl->tab_i[j]);
+        if (coset) N_(to_tw)(&cc[j], &pl->coset_c[j]);
+    }
+    pl->tab_f52 = tf;
+    pl->tab_i52 = ti;
+    pl->coset_c52 = cc;
+    uintptr_t w = (uintptr_t)(cc + pl->B);
+    pl->work = (unsigned char *)((w + 63) & ~(uintptr_t)63);
+    pl->work_bytes = N_(work_bytes)(pl->log_n);
+    pl->G = 8;
+    pl->rows = 8;
 }
 
 /* The tables for a transform of size 2^log_n; shift NULL leaves out the
@@ -166,6 +227,8 @@ static int N_(plan_init)(N_(plan) *pl, FT *a, unsigned log_n, const FT *shift, v
     pl->mid_i = mid_i;
     pl->coset_c = coset_c;
     pl->coset_r = coset_r;
+    pl->simd = pl->log_r > 0 && zp_ntt_simd(-1);
+    if (pl->simd) N_(plan_simd)(pl, t + N_(table_elems)(log_n), shift != NULL);
     return 1;
 }
 
@@ -198,22 +261,84 @@ static void N_(twist)(FT *x, size_t len, const FT *h, const FT *first) {
     for (int i = 0; c < len; c++, i++) F_(mul)(&x[c], &x[c], &cur[i]);
 }
 
+/* The IFMA path's tasks work on eight columns or eight rows at a time in
+ * the worker's work block: gather, transform, scatter. */
+static void *N_(work)(const N_(plan) *pl, size_t worker) { return pl->work + worker * pl->work_bytes; }
+
 /* columns [t·G, t·G + G) */
 static void N_(col_dif_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
     const N_(plan) *pl = arg;
+    if (pl->simd) {
+        void *w = N_(work)(pl, worker);
+        uint64_t *x = pl->a[t * pl->G].v;
+        zp_ntt_simd_gather(w, x, pl->R, pl->B, 1);
+        zp_ntt_simd_dif(&pl->fld, w, pl->log_r, pl->inverse ? pl->tab_i52 : pl->tab_f52, pl->B / pl->R);
+        zp_ntt_simd_scatter(x, w, pl->R, pl->B, 1);
+        return;
+    }
     N_(dif)(pl->a + t * pl->G, pl->log_r, pl->B, pl->G, pl->inverse ? pl->tab_i : pl->tab_f, pl->B / pl->R);
 }
 static void N_(col_dit_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
     const N_(plan) *pl = arg;
+    if (pl->simd) {
+        void *w = N_(work)(pl, worker);
+        uint64_t *x = pl->a[t * pl->G].v;
+        zp_ntt_simd_gather(w, x, pl->R, pl->B, 1);
+        zp_ntt_simd_dit(&pl->fld, w, pl->log_r, pl->tab_f52, pl->B / pl->R);
+        zp_ntt_simd_scatter(x, w, pl->R, pl->B, 1);
+        return;
+    }
     N_(dit)(pl->a + t * pl->G, pl->log_r, pl->B, pl->G, pl->tab_f, pl->B / pl->R);
+}
+
+/* per-lane twist constants for rows r0..r0+7: h = mid[rev_R(r)], first =
+ * firsts[rev_R(r)] (NULL: 1) times *scale (NULL: 1) */
+static void N_(lane_twist)(const N_(plan) *pl, size_t r0, const FT *mid, const FT *firsts, const FT *scale,
+                           zp_ntt_tw h[8], zp_ntt_tw first[8]) {
+    for (size_t i = 0; i < 8; i++) {
+        size_t k = N_(bitrev)(r0 + i, pl->log_r);
+        FT f;
+        if (firsts != NULL) {
+            f = firsts[k];
+        } else {
+            F_(set_one)(&f);
+        }
+        if (scale != NULL) F_(mul)(&f, &f, scale);
+        N_(to_tw)(&h[i], &mid[k]);
+        N_(to_tw)(&first[i], &f);
+    }
+}
+
+static void N_(row_simd)(const N_(plan) *pl, size_t t, size_t worker, int coset) {
+    void *w = N_(work)(pl, worker);
+    size_t r0 = t * 8;
+    uint64_t *x = pl->a[r0 * pl->B].v;
+    zp_ntt_tw h[8], first[8];
+    zp_ntt_simd_gather(w, x, pl->B, 1, pl->B);
+    if (coset) {
+        N_(lane_twist)(pl, r0, pl->mid_i, pl->coset_r, NULL, h, first);
+        zp_ntt_simd_twist(&pl->fld, w, pl->B, h, first);
+        zp_ntt_simd_dif(&pl->fld, w, pl->log_b, pl->tab_i52, 1);
+        zp_ntt_simd_scale(&pl->fld, w, pl->B, pl->coset_c52);
+        zp_ntt_simd_dit(&pl->fld, w, pl->log_b, pl->tab_f52, 1);
+        N_(lane_twist)(pl, r0, pl->mid_f, NULL, NULL, h, first);
+        zp_ntt_simd_twist(&pl->fld, w, pl->B, h, first);
+    } else {
+        N_(lane_twist)(pl, r0, pl->inverse ? pl->mid_i : pl->mid_f, NULL, pl->inverse ? &pl->n_inv : NULL, h,
+                       first);
+        zp_ntt_simd_twist(&pl->fld, w, pl->B, h, first);
+        zp_ntt_simd_dif(&pl->fld, w, pl->log_b, pl->inverse ? pl->tab_i52 : pl->tab_f52, 1);
+    }
+    zp_ntt_simd_scatter(x, w, pl->B, 1, pl->B);
 }
 
 /* rows [t·rows, t·rows + rows): twist (with 1/n for the inverse), dif */
 static void N_(row_dif_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
     const N_(plan) *pl = arg;
+    if (pl->simd) {
+        N_(row_simd)(pl, t, worker, 0);
+        return;
+    }
     const FT *mid = pl->inverse ? pl->mid_i : pl->mid_f, *tab = pl->inverse ? pl->tab_i : pl->tab_f;
     for (size_t r = t * pl->rows; r < (t + 1) * pl->rows; r++) {
         size_t k = N_(bitrev)(r, pl->log_r);
@@ -227,8 +352,11 @@ static void N_(row_dif_task)(void *arg, size_t t, size_t worker) {
  * row's share of the coset factor, inverse row dif, the column share of
  * the coset factor, forward row dit, forward twist. */
 static void N_(row_coset_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
     const N_(plan) *pl = arg;
+    if (pl->simd) {
+        N_(row_simd)(pl, t, worker, 1);
+        return;
+    }
     for (size_t r = t * pl->rows; r < (t + 1) * pl->rows; r++) {
         size_t k = N_(bitrev)(r, pl->log_r);
         FT *x = pl->a + r * pl->B;
