@@ -19,6 +19,9 @@
  *     bound = adds · 6 · t_mul(coordinate field) / cores
  *   NTT of size n = 2^k: radix-2 needs (n/2)·k multiplications
  *     bound = (n/2)·k · t_mul(Fr) / cores
+ *   with t_mul the eight-lane IFMA multiplication's time per element (the
+ *   "IFMA x8" rows) where the CPU has it, the scalar one for the
+ *   "(scalar)" rows (the same transforms with that path turned off);
  *   (radix-4 saves a quarter of those, so efficiency can pass 100%).
  *   to_coset (the prover's inverse NTT, coset shift, forward NTT): two
  *   transforms plus n multiplications for the shift and 1/n scaling.
@@ -37,12 +40,14 @@
 #include "mem/large.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
+#include "ntt/ntt_simd.h"
 
 /* ---- options, timing, results ---- */
 
 static size_t opt_runs = 5, opt_threads = 0;
 static unsigned opt_max_log = 20;
 static const char *opt_only = NULL, *opt_json = NULL;
+static int have_simd; /* the CPU has the NTT's IFMA path */
 
 static double now_s(void) {
     struct timespec ts;
@@ -133,7 +138,7 @@ static unsigned fill_circom_like(uint64_t *k, const uint64_t m[4]) {
     return bits;
 }
 
-enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2, F_COUNT };
+enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2, F_BN_FR_IFMA, F_BLS_FR_IFMA, F_COUNT };
 static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds */
 
 /* ---- field multiplication ---- */
@@ -184,6 +189,29 @@ FIELD_BENCH(zp_bn254_fp2, seed_zp_bn254_fp2, F_BN_FP2, "field bn254 Fp2")
 FIELD_BENCH(zp_bls12_fp, seed_zp_bls12_fp, F_BLS_FP, "field bls12-381 Fp")
 FIELD_BENCH(zp_bls12_fr, seed_zp_bls12_fr, F_BLS_FR, "field bls12-381 Fr")
 FIELD_BENCH(zp_bls12_fp2, seed_zp_bls12_fp2, F_BLS_FP2, "field bls12-381 Fp2")
+
+/* The NTT's eight-lane IFMA multiplication (ntt_simd.h), per element:
+ * 8 independent vectors of 8 lanes, as the scalar rows run 8 chains. */
+static void bench_field_ifma(const uint64_t *modulus, void (*seed)(uint64_t *), int id, const char *name) {
+    zp_ntt_simd_field f;
+    zp_ntt_simd_field_init(&f, modulus);
+    /* 9 elements of 8 lanes, each lane gathered from a random element */
+    uint64_t *work = aligned_alloc(64, 9 * ZP_NTT_SIMD_ELEM_BYTES), vals[9 * 8][4];
+    const size_t iters = 1 << 17;
+    double mul[64];
+    for (size_t r = 0; r < opt_runs; r++) {
+        for (size_t i = 0; i < 9 * 8; i++) seed(vals[i]);
+        zp_ntt_simd_gather(work, vals[0], 9, 8, 1);
+        double t0 = now_s();
+        zp_ntt_simd_mul_chains(&f, work, 8, iters);
+        mul[r] = (now_s() - t0) * 1e9 / (double)(iters * 8 * 8);
+    }
+    free(work);
+    report(name, "1", "ns", mul, opt_runs, 0);
+    t_mul_ns[id] = results[n_results - 1].median;
+}
+static void seed_bn_fr_limbs(uint64_t *v) { seed_zp_bn254_fr((zp_bn254_fr *)v); }
+static void seed_bls_fr_limbs(uint64_t *v) { seed_zp_bls12_fr((zp_bls12_fr *)v); }
 
 /* ---- MSM ---- */
 
@@ -280,8 +308,11 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, "bls12-381 G2")
 /* ---- NTT ---- */
 
 #define NTT_BENCH(F, FID, NAME)                                                                          \
-    static void bench_ntt_##F(const zp_parallel *par) {                                                  \
+    static void bench_ntt_##F(const zp_parallel *par, int simd) {                                        \
         size_t threads = zp_parallel_threads(par);                                                       \
+        const char *path = !simd && have_simd ? " (scalar)" : "";                                        \
+        int fid = simd ? FID##_IFMA : FID;                                                               \
+        zp_ntt_simd(simd);                                                                               \
         for (unsigned lg = 16; lg <= opt_max_log; lg += 2) {                                             \
             size_t n = (size_t)1 << lg;                                                                  \
             /* as the prover allocates it: mmap with huge pages asked for */                          \
@@ -308,10 +339,12 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, "bls12-381 G2")
             char size[16];                                                                               \
             size_label(size, sizeof size, lg);                                                           \
             double muls = (double)n / 2 * lg;                                                            \
-            report("ntt " NAME " forward", size, "ms", fwd, opt_runs,                                    \
-                   muls * t_mul_ns[FID] * 1e-6 / (double)threads);                                       \
-            report("ntt " NAME " to_coset", size, "ms", coset, opt_runs,                                 \
-                   (2 * muls + (double)n) * t_mul_ns[FID] * 1e-6 / (double)threads);                     \
+            char name[64];                                                                               \
+            snprintf(name, sizeof name, "ntt " NAME " forward%s", path);                                 \
+            report(name, size, "ms", fwd, opt_runs, muls * t_mul_ns[fid] * 1e-6 / (double)threads);      \
+            snprintf(name, sizeof name, "ntt " NAME " to_coset%s", path);                                \
+            report(name, size, "ms", coset, opt_runs,                                                    \
+                   (2 * muls + (double)n) * t_mul_ns[fid] * 1e-6 / (double)threads);                     \
             zp_mem_unmap(a, n * sizeof *a);                                                              \
             free(scratch);                                                                               \
         }                                                                                                \
@@ -385,6 +418,11 @@ int main(int argc, char **argv) {
     bench_field_zp_bls12_fp();
     bench_field_zp_bls12_fr();
     bench_field_zp_bls12_fp2();
+    have_simd = zp_ntt_simd(1);
+    if (have_simd) {
+        bench_field_ifma(zp_bn254_fr_modulus.v, seed_bn_fr_limbs, F_BN_FR_IFMA, "field bn254 Fr mul, IFMA x8");
+        bench_field_ifma(zp_bls12_fr_modulus.v, seed_bls_fr_limbs, F_BLS_FR_IFMA, "field bls12-381 Fr mul, IFMA x8");
+    }
     if (want("msm")) {
         bench_msm_zp_bn254_g1(&par, 16, opt_max_log, 0);
         bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1);
@@ -394,8 +432,10 @@ int main(int argc, char **argv) {
         bench_msm_zp_bls12_g2(&par, 16, opt_max_log, 0);
     }
     if (want("ntt")) {
-        bench_ntt_zp_bn254_fr(&par);
-        bench_ntt_zp_bls12_fr(&par);
+        for (int simd = have_simd; simd >= 0; simd--) {
+            bench_ntt_zp_bn254_fr(&par, simd);
+            bench_ntt_zp_bls12_fr(&par, simd);
+        }
     }
     size_t peak = zp_mem_peak_rss();
     printf("peak RSS %.0f MB\n", (double)peak / 1e6);

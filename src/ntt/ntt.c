@@ -23,6 +23,15 @@ int zp_ntt_simd(int mode) {
     return simd_state;
 }
 
+void zp_ntt_simd_field_init(zp_ntt_simd_field *f, const uint64_t p[4]) {
+    uint64_t inv = p[0];
+    for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv; /* p^-1 mod 2^64, Newton */
+    zp_ntt_tw pt;
+    zp_ntt_tw_from_limbs(&pt, p);
+    memcpy(f->p, pt.l, sizeof pt.l);
+    f->n0 = (0 - inv) & (((uint64_t)1 << 52) - 1);
+}
+
 #define ZP_N zp_bn254_fr
 #define ZP_N_UP ZP_BN254
 #include "ntt/ntt_impl.h"

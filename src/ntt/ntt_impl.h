@@ -152,13 +152,7 @@ static void N_(to_tw)(zp_ntt_tw *t, const FT *x) {
  * (after the scalar ones at mem), the work blocks, and its task shapes:
  * eight columns, or eight rows, per task (one work block). */
 static void N_(plan_simd)(N_(plan) *pl, void *mem, int coset) {
-    const uint64_t *p = F_(modulus).v;
-    uint64_t inv = p[0];
-    for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv; /* p^-1 mod 2^64, Newton */
-    zp_ntt_tw pt;
-    zp_ntt_tw_from_limbs(&pt, p);
-    memcpy(pl->fld.p, pt.l, sizeof pt.l);
-    pl->fld.n0 = (0 - inv) & (((uint64_t)1 << 52) - 1);
+    zp_ntt_simd_field_init(&pl->fld, F_(modulus).v);
     zp_ntt_tw *tf = mem, *ti = tf + pl->B, *cc = ti + pl->B;
     for (size_t j = 0; j < pl->B; j++) {
         N_(to_tw)(&tf[j], &pl->tab_f[j]);

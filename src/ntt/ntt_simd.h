@@ -59,6 +59,9 @@ static inline void zp_ntt_tw_from_limbs(zp_ntt_tw *t, const uint64_t v[4]) {
     t->l[4] = v[3] >> 16;
 }
 
+/* The descriptor of the field with 4-limb modulus p (odd, below 2^255). */
+void zp_ntt_simd_field_init(zp_ntt_simd_field *f, const uint64_t p[4]);
+
 /* work[i], lane k <- a[i·step + k·lane_step] (4-limb elements), i < m */
 void zp_ntt_simd_gather(void *work, const uint64_t *a, size_t m, size_t step, size_t lane_step);
 /* the inverse of gather */
@@ -75,5 +78,9 @@ void zp_ntt_simd_twist(const zp_ntt_simd_field *f, void *work, size_t m, const z
                        const zp_ntt_tw first[8]);
 /* work[c] *= tab[c] (the same in every lane) for 1 <= c < m. */
 void zp_ntt_simd_scale(const zp_ntt_simd_field *f, void *work, size_t m, const zp_ntt_tw *tab);
+
+/* For the benchmark: work[c] *= work[chains] (every lane), iters times
+ * over c < chains (at most 8), the chains independent of each other. */
+void zp_ntt_simd_mul_chains(const zp_ntt_simd_field *f, void *work, size_t chains, size_t iters);
 
 #endif
