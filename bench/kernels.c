@@ -22,6 +22,8 @@
  *   with t_mul the eight-lane IFMA multiplication's time per element (the
  *   "IFMA x8" rows) where the CPU has it, the scalar one for the
  *   "(scalar)" rows (the same transforms with that path turned off);
+ *   the same for the BN254 G1 MSM, whose batch-affine additions run on
+ *   the IFMA lanes (its "(scalar)" rows without);
  *   (radix-4 saves a quarter of those, so efficiency can pass 100%).
  *   to_coset (the prover's inverse NTT, coset shift, forward NTT): two
  *   transforms plus n multiplications for the shift and 1/n scaling.
@@ -40,6 +42,7 @@
 #include "mem/large.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
+#include "field/ifma.h"
 #include "ntt/ntt_simd.h"
 
 /* ---- options, timing, results ---- */
@@ -138,7 +141,7 @@ static unsigned fill_circom_like(uint64_t *k, const uint64_t m[4]) {
     return bits;
 }
 
-enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2, F_BN_FR_IFMA, F_BLS_FR_IFMA, F_COUNT };
+enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2, F_BN_FR_IFMA, F_BLS_FR_IFMA, F_BN_FP_IFMA, F_COUNT };
 static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds */
 
 /* ---- field multiplication ---- */
@@ -193,10 +196,10 @@ FIELD_BENCH(zp_bls12_fp2, seed_zp_bls12_fp2, F_BLS_FP2, "field bls12-381 Fp2")
 /* The NTT's eight-lane IFMA multiplication (ntt_simd.h), per element:
  * 8 independent vectors of 8 lanes, as the scalar rows run 8 chains. */
 static void bench_field_ifma(const uint64_t *modulus, void (*seed)(uint64_t *), int id, const char *name) {
-    zp_ntt_simd_field f;
-    zp_ntt_simd_field_init(&f, modulus);
+    zp_ifma_field f;
+    zp_ifma_field_init(&f, modulus);
     /* 9 elements of 8 lanes, each lane gathered from a random element */
-    uint64_t *work = aligned_alloc(64, 9 * ZP_NTT_SIMD_ELEM_BYTES), vals[9 * 8][4];
+    uint64_t *work = aligned_alloc(64, 9 * ZP_IFMA_ELEM_BYTES), vals[9 * 8][4];
     const size_t iters = 1 << 17;
     double mul[64];
     for (size_t r = 0; r < opt_runs; r++) {
@@ -210,6 +213,7 @@ static void bench_field_ifma(const uint64_t *modulus, void (*seed)(uint64_t *), 
     report(name, "1", "ns", mul, opt_runs, 0);
     t_mul_ns[id] = results[n_results - 1].median;
 }
+static void seed_bn_fp_limbs(uint64_t *v) { seed_zp_bn254_fp((zp_bn254_fp *)v); }
 static void seed_bn_fr_limbs(uint64_t *v) { seed_zp_bn254_fr((zp_bn254_fr *)v); }
 static void seed_bls_fr_limbs(uint64_t *v) { seed_zp_bls12_fr((zp_bls12_fr *)v); }
 
@@ -240,7 +244,7 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
 
 /* Random points: a random start plus consecutive multiples of a random
  * step, made affine in blocks (one inversion per block). */
-#define MSM_BENCH(G, FP, FR, FID, NAME)                                                                    \
+#define MSM_BENCH(G, FP, FR, FID, FID_IFMA, NAME)                                                                  \
     static void make_points_##G(G *pts, size_t n) {                                                        \
         enum { BLOCK = 4096 };                                                                             \
         G##j cur, step, *blk = malloc(BLOCK * sizeof *blk);                                                \
@@ -263,7 +267,13 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
         free(blk);                                                                                         \
         free(scratch);                                                                                     \
     }                                                                                                      \
-    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like) { \
+    /* simd: 1 for the IFMA path where the group has one (FID_IFMA >= 0),  \
+     * 0 for the scalar path (rows marked so where the CPU has IFMA) */     \
+    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like, \
+                              int simd) {                                                                  \
+        int fid = simd && FID_IFMA >= 0 ? FID_IFMA : FID;                                                  \
+        const char *path = !simd && have_simd && FID_IFMA >= 0 ? " (scalar)" : "";                        \
+        zp_ifma_use(simd);                                                                                 \
         size_t max_n = (size_t)1 << log_hi;                                                                \
         size_t threads = zp_parallel_threads(par);                                                         \
         G *pts = malloc(max_n * sizeof *pts);                                                              \
@@ -290,8 +300,8 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
             }                                                                                              \
             char size[16], name[64];                                                                       \
             size_label(size, sizeof size, lg);                                                             \
-            snprintf(name, sizeof name, "msm %s%s", NAME, circom_like ? " circom-like" : "");              \
-            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[FID] * 1e-6 / (double)threads;               \
+            snprintf(name, sizeof name, "msm %s%s%s", NAME, circom_like ? " circom-like" : "", path);      \
+            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[fid] * 1e-6 / (double)threads;     \
             report(name, size, "ms", samples, opt_runs, bound);                                            \
             free(scratch);                                                                                 \
         }                                                                                                  \
@@ -300,10 +310,10 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
         free(bits);                                                                                        \
     }
 
-MSM_BENCH(zp_bn254_g1, zp_bn254_fp, zp_bn254_fr, F_BN_FP, "bn254 G1")
-MSM_BENCH(zp_bn254_g2, zp_bn254_fp2, zp_bn254_fr, F_BN_FP2, "bn254 G2")
-MSM_BENCH(zp_bls12_g1, zp_bls12_fp, zp_bls12_fr, F_BLS_FP, "bls12-381 G1")
-MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, "bls12-381 G2")
+MSM_BENCH(zp_bn254_g1, zp_bn254_fp, zp_bn254_fr, F_BN_FP, F_BN_FP_IFMA, "bn254 G1")
+MSM_BENCH(zp_bn254_g2, zp_bn254_fp2, zp_bn254_fr, F_BN_FP2, -1, "bn254 G2")
+MSM_BENCH(zp_bls12_g1, zp_bls12_fp, zp_bls12_fr, F_BLS_FP, -1, "bls12-381 G1")
+MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, -1, "bls12-381 G2")
 
 /* ---- NTT ---- */
 
@@ -312,7 +322,7 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, "bls12-381 G2")
         size_t threads = zp_parallel_threads(par);                                                       \
         const char *path = !simd && have_simd ? " (scalar)" : "";                                        \
         int fid = simd ? FID##_IFMA : FID;                                                               \
-        zp_ntt_simd(simd);                                                                               \
+        zp_ifma_use(simd);                                                                               \
         for (unsigned lg = 16; lg <= opt_max_log; lg += 2) {                                             \
             size_t n = (size_t)1 << lg;                                                                  \
             /* as the prover allocates it: mmap with huge pages asked for */                          \
@@ -418,18 +428,23 @@ int main(int argc, char **argv) {
     bench_field_zp_bls12_fp();
     bench_field_zp_bls12_fr();
     bench_field_zp_bls12_fp2();
-    have_simd = zp_ntt_simd(1);
+    /* the IFMA paths where the CPU has them (and ZKPIPE_SIMD is not 0),
+     * with the scalar ones they replace timed too */
+    have_simd = zp_ifma_use(-1);
     if (have_simd) {
+        bench_field_ifma(zp_bn254_fp_modulus.v, seed_bn_fp_limbs, F_BN_FP_IFMA, "field bn254 Fp mul, IFMA x8");
         bench_field_ifma(zp_bn254_fr_modulus.v, seed_bn_fr_limbs, F_BN_FR_IFMA, "field bn254 Fr mul, IFMA x8");
         bench_field_ifma(zp_bls12_fr_modulus.v, seed_bls_fr_limbs, F_BLS_FR_IFMA, "field bls12-381 Fr mul, IFMA x8");
     }
     if (want("msm")) {
-        bench_msm_zp_bn254_g1(&par, 16, opt_max_log, 0);
-        bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1);
-        bench_msm_zp_bls12_g1(&par, 16, opt_max_log, 0);
-        bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1);
-        bench_msm_zp_bn254_g2(&par, 16, opt_max_log, 0);
-        bench_msm_zp_bls12_g2(&par, 16, opt_max_log, 0);
+        for (int simd = have_simd; simd >= 0; simd--) {
+            bench_msm_zp_bn254_g1(&par, 16, opt_max_log, 0, simd);
+            bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1, simd);
+        }
+        bench_msm_zp_bls12_g1(&par, 16, opt_max_log, 0, have_simd);
+        bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1, have_simd);
+        bench_msm_zp_bn254_g2(&par, 16, opt_max_log, 0, have_simd);
+        bench_msm_zp_bls12_g2(&par, 16, opt_max_log, 0, have_simd);
     }
     if (want("ntt")) {
         for (int simd = have_simd; simd >= 0; simd--) {

@@ -154,7 +154,7 @@ static int have_simd;
         for (size_t run = 0; run < 2 * npars; run++) {                                                   \
             const zp_parallel *par = pars[run % npars];                                                  \
             if (run >= npars && !have_simd) break;                                                       \
-            zp_ntt_simd(run >= npars);                                                                   \
+            zp_ifma_use(run >= npars);                                                                   \
             const char *how = run >= npars ? (par == NULL ? "serial, ifma" : "pool, ifma")               \
                                            : (par == NULL ? "serial" : "pool");                          \
             memcpy(b, a, bytes);                                                                         \
@@ -246,7 +246,7 @@ int main(void) {
     const zp_parallel *pars[] = {&par, NULL};
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at 2^16 */
     unsigned max_log = zp_test_iters(100) >= 100 ? 20 : 16;
-    have_simd = zp_ntt_simd(1);
+    have_simd = zp_ifma_use(1);
     printf("test_ntt: AVX-512 IFMA path %s\n", have_simd ? "present: checked as well as the scalar one"
                                                           : "absent on this CPU: scalar path only");
     /* four arrays of the largest size */
@@ -261,7 +261,7 @@ int main(void) {
     }
     free(buf);
     for (int simd = 0; simd <= have_simd; simd++) {
-        zp_ntt_simd(simd);
+        zp_ifma_use(simd);
         test_misc_zp_bn254_fr(&par);
         test_misc_zp_bls12_fr(NULL);
     }

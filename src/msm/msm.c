@@ -1,6 +1,8 @@
 #include "msm/msm.h"
 
 #include "base/parallel.h"
+#include "field/ifma.h"
+#include "msm/msm_simd.h"
 
 unsigned zp_msm_windows(unsigned c, unsigned bits) {
     unsigned w = (bits + 1 + c - 1) / c; /* +1: the Booth carry out of the top */
@@ -87,13 +89,17 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
 
 #define ZP_M zp_bn254_g1
 #define ZP_M_F zp_bn254_fp
+#define ZP_M_IFMA 1
 #include "msm/msm_impl.h"
 #define ZP_M zp_bn254_g2
+#define ZP_M_IFMA 0
 #define ZP_M_F zp_bn254_fp2
 #include "msm/msm_impl.h"
 #define ZP_M zp_bls12_g1
+#define ZP_M_IFMA 0
 #define ZP_M_F zp_bls12_fp
 #include "msm/msm_impl.h"
 #define ZP_M zp_bls12_g2
+#define ZP_M_IFMA 0
 #define ZP_M_F zp_bls12_fp2
 #include "msm/msm_impl.h"

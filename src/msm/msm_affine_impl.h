@@ -49,6 +49,16 @@ typedef struct {
     uint8_t *kind;   /* MSM_BATCH */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
+#if ZP_M_IFMA
+    /* the eight-lane flush (msm_simd.h): operands copied per entry, and
+     * the lanes' work; laid out whether or not the CPU has IFMA, so that
+     * the size does not depend on the machine */
+    FT *num, *px, *py, *qx; /* MSM_BATCH + 7 each */
+    uint64_t **dst;         /* MSM_BATCH + 7 */
+    void *lanes;            /* zp_msm_simd_work_bytes(MSM_BATCH + 7), 64-byte aligned */
+    int simd;
+    zp_ifma_field fld;
+#endif
 } M_(affine_ws);
 
 /* Lays the workspace out from base (field elements first, where the
@@ -63,8 +73,19 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     MSM_CARVE(bucket, MA, nb);
     MSM_CARVE(side, MX, nb);
     MSM_CARVE(tree, MA, MSM_TREE_CAP);
-    MSM_CARVE(den, FT, MSM_BATCH);
+    MSM_CARVE(den, FT, MSM_BATCH + 7);
     MSM_CARVE(pre, FT, MSM_BATCH);
+#if ZP_M_IFMA
+    MSM_CARVE(num, FT, MSM_BATCH + 7);
+    MSM_CARVE(px, FT, MSM_BATCH + 7);
+    MSM_CARVE(py, FT, MSM_BATCH + 7);
+    MSM_CARVE(qx, FT, MSM_BATCH + 7);
+    ws->lanes = (void *)((p + 63) & ~(uintptr_t)63);
+    p += 64 + zp_msm_simd_work_bytes(MSM_BATCH + 7);
+    MSM_CARVE(dst, uint64_t *, MSM_BATCH + 7);
+    ws->simd = zp_ifma_use(-1);
+    if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, K_(modulus).v);
+#endif
     MSM_CARVE(batch, M_(pair), MSM_BATCH);
     MSM_CARVE(defer, M_(waiting), MSM_DEFER);
     MSM_CARVE(retry, M_(waiting), MSM_DEFER);
@@ -93,8 +114,18 @@ ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
     }
 }
 
+#if ZP_M_IFMA
+static void M_(flush_simd)(M_(affine_ws) *ws);
+#endif
+
 /* Runs the pending pairs: classify, one inversion for all, write results. */
 static void M_(flush)(M_(affine_ws) *ws) {
+#if ZP_M_IFMA
+    if (ws->simd) {
+        M_(flush_simd)(ws);
+        return;
+    }
+#endif
     size_t n = ws->n_batch;
     FT acc;
     K_(set_one)(&acc);
@@ -168,6 +199,93 @@ static void M_(flush)(M_(affine_ws) *ws) {
     }
     ws->n_batch = 0;
 }
+
+#if ZP_M_IFMA
+/* The flush with its multiplications on eight lanes (msm_simd.h): the
+ * classification as above, with every operand copied out first, then the
+ * sums, then the copies and cancellations. Reading everything before
+ * writing anything keeps the forward order's guarantee for the tree
+ * (pair j reads slots 2j and 2j+1, which only later pairs write). */
+static void M_(flush_simd)(M_(affine_ws) *ws) {
+    size_t n = ws->n_batch, n8 = (n + 7) & ~(size_t)7;
+    for (size_t i = 0; i < n; i++) {
+        const M_(pair) *e = &ws->batch[i];
+        uint8_t k;
+        MA p, q;
+        if (e->q == NULL || M_(is_inf)(e->q)) {
+            k = MSM_COPY_P;
+            M_(load)(&p, e->p, e->neg_p);
+        } else if (M_(is_inf)(e->p)) {
+            k = MSM_COPY_Q;
+            M_(load)(&p, e->q, e->neg_q);
+        } else {
+            M_(load)(&p, e->p, e->neg_p);
+            M_(load)(&q, e->q, e->neg_q);
+            if (!K_(eq)(&p.x, &q.x)) {
+                k = MSM_ADD;
+                K_(sub)(&ws->den[i], &q.x, &p.x);
+                K_(sub)(&ws->num[i], &q.y, &p.y);
+            } else if (K_(eq)(&p.y, &q.y) && !K_(is_zero)(&p.y)) {
+                k = MSM_DBL; /* 3x² / 2y */
+                FT t;
+                K_(dbl)(&ws->den[i], &p.y);
+                K_(sqr)(&t, &p.x);
+                K_(dbl)(&ws->num[i], &t);
+                K_(add)(&ws->num[i], &ws->num[i], &t);
+            } else {
+                k = MSM_INF;
+            }
+        }
+        ws->kind[i] = k;
+        if (k == MSM_ADD || k == MSM_DBL) {
+            ws->px[i] = p.x;
+            ws->py[i] = p.y;
+            ws->qx[i] = q.x;
+            ws->dst[i] = e->dst->x.v;
+        } else {
+            if (k != MSM_INF) { /* the point to copy */
+                ws->px[i] = p.x;
+                ws->py[i] = p.y;
+            }
+            K_(set_one)(&ws->den[i]);
+            ws->dst[i] = NULL;
+        }
+    }
+    for (size_t i = n; i < n8; i++) {
+        K_(set_one)(&ws->den[i]);
+        ws->dst[i] = NULL;
+    }
+    if (n8 > 0) {
+        zp_msm_simd_batch b = {&ws->fld, n8, (const uint64_t(*)[4])ws->num, (const uint64_t(*)[4])ws->den,
+                               (const uint64_t(*)[4])ws->px, (const uint64_t(*)[4])ws->py,
+                               (const uint64_t(*)[4])ws->qx, ws->dst, ws->lanes};
+        FT prod[8], pre[8], acc, inv[8];
+        zp_msm_simd_prefix(&b, (uint64_t(*)[4])prod);
+        /* the eight lanes' products inverted with one inversion */
+        K_(set_one)(&acc);
+        for (int k = 0; k < 8; k++) {
+            pre[k] = acc;
+            K_(mul)(&acc, &acc, &prod[k]);
+        }
+        K_(inv)(&acc, &acc);
+        for (int k = 8; k-- > 0;) {
+            K_(mul)(&inv[k], &acc, &pre[k]);
+            K_(mul)(&acc, &acc, &prod[k]);
+        }
+        zp_msm_simd_finish(&b, (const uint64_t(*)[4])inv);
+    }
+    for (size_t i = 0; i < n; i++) {
+        MA *r = ws->batch[i].dst;
+        if (ws->kind[i] == MSM_INF) {
+            M_(set_inf)(r);
+        } else if (ws->kind[i] != MSM_ADD && ws->kind[i] != MSM_DBL) {
+            r->x = ws->px[i];
+            r->y = ws->py[i];
+        }
+    }
+    ws->n_batch = 0;
+}
+#endif
 
 ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst,
                         uint32_t bucket) {

@@ -81,8 +81,8 @@ typedef struct {
     /* the IFMA lanes (ntt_simd.h), when simd is set: the tables above in
      * twiddle form, and one work block of max(R, B) elements per worker */
     int simd;
-    zp_ntt_simd_field fld;
-    const zp_ntt_tw *tab_f52, *tab_i52, *coset_c52;
+    zp_ifma_field fld;
+    const zp_ifma_limbs *tab_f52, *tab_i52, *coset_c52;
     unsigned char *work;
     size_t work_bytes;
 } N_(plan);
@@ -117,7 +117,7 @@ static size_t N_(table_elems)(unsigned log_n) {
 static size_t N_(work_bytes)(unsigned log_n) {
     unsigned log_r, log_b;
     N_(split)(log_n, &log_r, &log_b);
-    return ZP_NTT_SIMD_ELEM_BYTES << (log_b > log_r ? log_b : log_r);
+    return ZP_IFMA_ELEM_BYTES << (log_b > log_r ? log_b : log_r);
 }
 
 size_t N_(ntt_scratch_size)(unsigned log_n, size_t threads) {
@@ -127,7 +127,7 @@ size_t N_(ntt_scratch_size)(unsigned log_n, size_t threads) {
         unsigned log_r, log_b;
         N_(split)(log_n, &log_r, &log_b);
         if (threads == 0) threads = 1;
-        bytes += 3 * ((size_t)1 << log_b) * sizeof(zp_ntt_tw) + 64 + threads * N_(work_bytes)(log_n);
+        bytes += 3 * ((size_t)1 << log_b) * sizeof(zp_ifma_limbs) + 64 + threads * N_(work_bytes)(log_n);
     }
     return bytes;
 }
@@ -141,19 +141,19 @@ static void N_(powers)(FT *out, size_t len, const FT *first, const FT *base) {
 
 /* x·2^260 mod p (x·R in, R = 2^256: four doublings) in 52-bit limbs:
  * the twiddle form of ntt_simd.h */
-static void N_(to_tw)(zp_ntt_tw *t, const FT *x) {
+static void N_(to_tw)(zp_ifma_limbs *t, const FT *x) {
     FT y;
     F_(dbl)(&y, x);
     for (int i = 0; i < 3; i++) F_(dbl)(&y, &y);
-    zp_ntt_tw_from_limbs(t, y.v);
+    zp_ifma_from_limbs(t, y.v);
 }
 
 /* The IFMA path's part of the plan: the field, the tables in twiddle form
  * (after the scalar ones at mem), the work blocks, and its task shapes:
  * eight columns, or eight rows, per task (one work block). */
 static void N_(plan_simd)(N_(plan) *pl, void *mem, int coset) {
-    zp_ntt_simd_field_init(&pl->fld, F_(modulus).v);
-    zp_ntt_tw *tf = mem, *ti = tf + pl->B, *cc = ti + pl->B;
+    zp_ifma_field_init(&pl->fld, F_(modulus).v);
+    zp_ifma_limbs *tf = mem, *ti = tf + pl->B, *cc = ti + pl->B;
     for (size_t j = 0; j < pl->B; j++) {
         N_(to_tw)(&tf[j], &pl->tab_f[j]);
         N_(to_tw)(&ti[j], &pl->tab_i[j]);
@@ -221,7 +221,7 @@ static int N_(plan_init)(N_(plan) *pl, FT *a, unsigned log_n, const FT *shift, v
     pl->mid_i = mid_i;
     pl->coset_c = coset_c;
     pl->coset_r = coset_r;
-    pl->simd = pl->log_r > 0 && zp_ntt_simd(-1);
+    pl->simd = pl->log_r > 0 && zp_ifma_use(-1);
     if (pl->simd) N_(plan_simd)(pl, t + N_(table_elems)(log_n), shift != NULL);
     return 1;
 }
@@ -288,7 +288,7 @@ static void N_(col_dit_task)(void *arg, size_t t, size_t worker) {
 /* per-lane twist constants for rows r0..r0+7: h = mid[rev_R(r)], first =
  * firsts[rev_R(r)] (NULL: 1) times *scale (NULL: 1) */
 static void N_(lane_twist)(const N_(plan) *pl, size_t r0, const FT *mid, const FT *firsts, const FT *scale,
-                           zp_ntt_tw h[8], zp_ntt_tw first[8]) {
+                           zp_ifma_limbs h[8], zp_ifma_limbs first[8]) {
     for (size_t i = 0; i < 8; i++) {
         size_t k = N_(bitrev)(r0 + i, pl->log_r);
         FT f;
@@ -307,7 +307,7 @@ static void N_(row_simd)(const N_(plan) *pl, size_t t, size_t worker, int coset)
     void *w = N_(work)(pl, worker);
     size_t r0 = t * 8;
     uint64_t *x = pl->a[r0 * pl->B].v;
-    zp_ntt_tw h[8], first[8];
+    zp_ifma_limbs h[8], first[8];
     zp_ntt_simd_gather(w, x, pl->B, 1, pl->B);
     if (coset) {
         N_(lane_twist)(pl, r0, pl->mid_i, pl->coset_r, NULL, h, first);

@@ -1,0 +1,30 @@
+#include "field/ifma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int ifma_state = -1; /* -1: not decided yet */
+
+int zp_ifma_use(int mode) {
+#if defined(ZP_IFMA)
+    int have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
+#else
+    int have = 0;
+#endif
+    if (mode >= 0) {
+        ifma_state = have && mode != 0;
+    } else if (ifma_state < 0) {
+        const char *env = getenv("ZKPIPE_SIMD");
+        ifma_state = have && !(env != NULL && strcmp(env, "0") == 0);
+    }
+    return ifma_state;
+}
+
+void zp_ifma_field_init(zp_ifma_field *f, const uint64_t p[4]) {
+    uint64_t inv = p[0];
+    for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv; /* p^-1 mod 2^64, Newton */
+    zp_ifma_limbs pt;
+    zp_ifma_from_limbs(&pt, p);
+    memcpy(f->p, pt.l, sizeof pt.l);
+    f->n0 = (0 - inv) & (((uint64_t)1 << 52) - 1);
+}

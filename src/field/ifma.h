@@ -1,0 +1,54 @@
+/* The eight-lane AVX-512 IFMA arithmetic (field/ifma_impl.h): what code
+ * built without those instructions needs to prepare for it and to decide
+ * whether to use it.
+ *
+ * Why: the scalar MULX multiplication is bound by its carry chains at
+ * ~40 cycles; the 52-bit multiply-adds of IFMA do eight products per
+ * instruction, so an eight-lane Montgomery multiplication costs about a
+ * fifth of eight scalar ones on the machines that have it (Zen 4/5, Ice
+ * Lake and later). The NTT and the BN254 G1 MSM use it; their results are
+ * the scalar path's, bit for bit.
+ *
+ * Availability is decided at run time (CPUID, through the compiler's
+ * cpu-supports check), so an x86-64 build runs everywhere; the environment
+ * variable ZKPIPE_SIMD=0 or zp_ifma_use(0) turns it off. */
+#ifndef ZP_FIELD_IFMA_H
+#define ZP_FIELD_IFMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One value below p in five 52-bit limbs. */
+typedef struct {
+    uint64_t l[5];
+} zp_ifma_limbs;
+
+/* The field: p and -p^-1 mod 2^52, in 52-bit limbs. */
+typedef struct {
+    uint64_t p[5];
+    uint64_t n0;
+} zp_ifma_field;
+
+/* Bytes of one element of eight lanes (a 64-byte aligned vector of five
+ * limb vectors). */
+#define ZP_IFMA_ELEM_BYTES 320
+
+/* mode 0: off, 1: on when the CPU has it; -1: only ask. Returns whether
+ * the path is in use after the call. Not thread-safe against running
+ * kernels: set it before. */
+int zp_ifma_use(int mode);
+
+/* The descriptor of the field with 4-limb modulus p (odd, below 2^255). */
+void zp_ifma_field_init(zp_ifma_field *f, const uint64_t p[4]);
+
+/* A 4-limb little-endian value to 52-bit limbs. */
+static inline void zp_ifma_from_limbs(zp_ifma_limbs *t, const uint64_t v[4]) {
+    const uint64_t m = ((uint64_t)1 << 52) - 1;
+    t->l[0] = v[0] & m;
+    t->l[1] = ((v[0] >> 52) | (v[1] << 12)) & m;
+    t->l[2] = ((v[1] >> 40) | (v[2] << 24)) & m;
+    t->l[3] = ((v[2] >> 28) | (v[3] << 36)) & m;
+    t->l[4] = v[3] >> 16;
+}
+
+#endif
