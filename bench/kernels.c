@@ -197,7 +197,7 @@ FIELD_BENCH(zp_bls12_fp2, seed_zp_bls12_fp2, F_BLS_FP2, "field bls12-381 Fp2")
  * 8 independent vectors of 8 lanes, as the scalar rows run 8 chains. */
 static void bench_field_ifma(const uint64_t *modulus, void (*seed)(uint64_t *), int id, const char *name) {
     zp_ifma_field f;
-    zp_ifma_field_init(&f, modulus);
+    zp_ifma_field_init(&f, modulus, 4);
     /* 9 elements of 8 lanes, each lane gathered from a random element */
     uint64_t *work = aligned_alloc(64, 9 * ZP_IFMA_ELEM_BYTES), vals[9 * 8][4];
     const size_t iters = 1 << 17;

@@ -197,10 +197,10 @@ int main(void) {
     test_booth();
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at smaller sizes */
     size_t big = zp_test_iters(100) >= 100 ? 2100 : 257;
-    /* BN254 G1's batch-affine additions run on eight IFMA lanes where the
-     * CPU has them (msm_simd.h): then its tests run on both paths */
+    /* the batch-affine additions run on eight IFMA lanes where the CPU
+     * has them (msm_simd.h): then every test runs on both paths */
     int have_simd = zp_ifma_use(1);
-    printf("test_kernels: AVX-512 IFMA path %s\n", have_simd ? "present: BN254 G1 checked on it and without it"
+    printf("test_kernels: AVX-512 IFMA path %s\n", have_simd ? "present: checked as well as the scalar one"
                                                               : "absent on this CPU: scalar path only");
     for (int simd = have_simd; simd >= 0; simd--) {
         zp_ifma_use(simd);
@@ -208,13 +208,13 @@ int main(void) {
         test_msm_zp_bn254_g1(&par, zp_test_iters(100) >= 100 ? 9000 : 257);
         test_msm_zp_bn254_g1(NULL, 257);
         test_msm_degenerate_zp_bn254_g1(&par, big);
+        test_msm_zp_bls12_g1(&par, big);
+        test_msm_zp_bn254_g2(&par, 257);
+        test_msm_zp_bls12_g2(&par, 257);
+        test_msm_degenerate_zp_bls12_g1(&par, 600);
+        test_msm_degenerate_zp_bn254_g2(&par, 600);
+        test_msm_degenerate_zp_bls12_g2(&par, 600);
     }
-    test_msm_zp_bls12_g1(&par, big);
-    test_msm_zp_bn254_g2(&par, 257);
-    test_msm_zp_bls12_g2(&par, 257);
-    test_msm_degenerate_zp_bls12_g1(&par, 600);
-    test_msm_degenerate_zp_bn254_g2(&par, 600);
-    test_msm_degenerate_zp_bls12_g2(&par, 600);
     zp_pool_destroy(pool);
     return zp_test_done();
 }

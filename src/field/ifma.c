@@ -20,11 +20,15 @@ int zp_ifma_use(int mode) {
     return ifma_state;
 }
 
-void zp_ifma_field_init(zp_ifma_field *f, const uint64_t p[4]) {
+void zp_ifma_field_init(zp_ifma_field *f, const uint64_t *p, size_t nw) {
     uint64_t inv = p[0];
     for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv; /* p^-1 mod 2^64, Newton */
-    zp_ifma_limbs pt;
-    zp_ifma_from_limbs(&pt, p);
-    memcpy(f->p, pt.l, sizeof pt.l);
+    memset(f, 0, sizeof *f);
+    for (size_t j = 0; 52 * j < 64 * nw; j++) { /* the 52-bit limbs of p */
+        size_t bit = 52 * j, w = bit / 64, s = bit % 64;
+        uint64_t v = p[w] >> s;
+        if (s > 12 && w + 1 < nw) v |= p[w + 1] << (64 - s);
+        f->p[j] = v & (((uint64_t)1 << 52) - 1);
+    }
     f->n0 = (0 - inv) & (((uint64_t)1 << 52) - 1);
 }

@@ -18,19 +18,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One value below p in five 52-bit limbs. */
+/* One value below p in five 52-bit limbs (the 4-word fields' constants). */
 typedef struct {
     uint64_t l[5];
 } zp_ifma_limbs;
 
-/* The field: p and -p^-1 mod 2^52, in 52-bit limbs. */
+/* The field: p and -p^-1 mod 2^52, in 52-bit limbs (5 for 4-word
+ * moduli, 8 for 6-word ones; the rest zero). */
 typedef struct {
-    uint64_t p[5];
+    uint64_t p[8];
     uint64_t n0;
 } zp_ifma_field;
 
-/* Bytes of one element of eight lanes (a 64-byte aligned vector of five
- * limb vectors). */
+/* Bytes of one element of eight lanes (64-byte aligned vectors of five
+ * limbs), for 4-word fields. */
 #define ZP_IFMA_ELEM_BYTES 320
 
 /* mode 0: off, 1: on when the CPU has it; -1: only ask. Returns whether
@@ -38,8 +39,9 @@ typedef struct {
  * kernels: set it before. */
 int zp_ifma_use(int mode);
 
-/* The descriptor of the field with 4-limb modulus p (odd, below 2^255). */
-void zp_ifma_field_init(zp_ifma_field *f, const uint64_t p[4]);
+/* The descriptor of the field with an nw-word modulus p (odd, below
+ * 2^(64·nw - 1)); nw is 4 or 6. */
+void zp_ifma_field_init(zp_ifma_field *f, const uint64_t *p, size_t nw);
 
 /* A 4-limb little-endian value to 52-bit limbs. */
 static inline void zp_ifma_from_limbs(zp_ifma_limbs *t, const uint64_t v[4]) {

@@ -1,20 +1,21 @@
-/* Eight field elements at a time with AVX-512 IFMA (VPMADD52LUQ/HUQ), for
- * the 4-limb fields below 2^255: the lane arithmetic shared by the NTT
- * (ntt/ntt_ifma.c) and the MSM (msm/msm_ifma.c). Included only by files
- * compiled with -mavx512f -mavx512ifma, whose functions run only after
- * zp_ifma_use (field/ifma.h) has seen the CPU support them.
+/* Eight field elements at a time with AVX-512 IFMA (VPMADD52LUQ/HUQ): the
+ * lane arithmetic shared by the NTT (ntt/ntt_ifma.c) and the MSM
+ * (msm/msm_ifma.c), a template instantiated per limb count: IFMA_NW
+ * 64-bit words of the scalar code's elements (4 or 6), IFMA_NL 52-bit
+ * limbs in the lanes (5 or 8), giving types and functions named
+ * zp_v<NL>...: zp_v5 for the 4-word fields below 2^255 (BN254 Fp, Fr;
+ * BLS12-381 Fr), zp_v8 for BLS12-381 Fp. Included only by files compiled
+ * with -mavx512f -mavx512ifma, whose functions run only after zp_ifma_use
+ * (field/ifma.h) has seen the CPU support them.
  *
- * Representation. Five limbs of 52 bits (radix 2^52, 260 bits), each limb
- * a vector of eight lanes; values are canonical (< p) between operations.
- * vmul is Montgomery with R' = 2^260, so it maps a·R' and b·R' to a·b·R',
- * and a·R, b·R' (R = 2^256, the scalar code's factor) to a·b·R: constants
- * prepared as b·R' mod p (zp_ifma_limbs) let data in the scalar form stay
- * in it. vmul_r multiplies two values of the scalar form: it feeds vmul
- * 16·a (a shift: 16·a < 2^259 still fits the limbs), so
- * 16·a·R·b·R / 2^260 = a·b·R. */
-#ifndef ZP_FIELD_IFMA_IMPL_H
-#define ZP_FIELD_IFMA_IMPL_H
-
+ * Representation. IFMA_NL limbs of 52 bits, each limb a vector of eight
+ * lanes; values are canonical (< p) between operations. mul is Montgomery
+ * with R' = 2^(52·NL), so it maps a·R' and b·R' to a·b·R', and a·R, b·R'
+ * (R = 2^(64·NW), the scalar code's factor) to a·b·R: constants prepared
+ * as b·R' mod p (zp_ifma_limbs, NTT twiddles) let data in the scalar form
+ * stay in it. mul_r multiplies two values of the scalar form: it feeds
+ * mul a·2^(52·NL - 64·NW) (4 or 32 bits more, still inside the limbs),
+ * so the product comes out as a·b·R. */
 #if !defined(__AVX512F__) || !defined(__AVX512IFMA__)
 #error "field/ifma_impl.h needs -mavx512f -mavx512ifma"
 #endif
@@ -22,120 +23,13 @@
 
 #include "field/ifma.h"
 
-/* Eight elements: limb j of lane k in l[j][k]. */
-typedef struct {
-    __m512i l[5];
-} v5;
-
-typedef struct {
-    __m512i p[5], n0, mask;
-} vfield;
-
+#ifndef ZP_FIELD_IFMA_IMPL_ONCE
+#define ZP_FIELD_IFMA_IMPL_ONCE
 #define VI static inline __attribute__((always_inline))
+#define ZP_VCAT_(a, b) a##b
+#define ZP_VCAT(a, b) ZP_VCAT_(a, b)
 
-VI void vfield_load(vfield *c, const zp_ifma_field *f) {
-    for (int j = 0; j < 5; j++) c->p[j] = _mm512_set1_epi64((long long)f->p[j]);
-    c->n0 = _mm512_set1_epi64((long long)f->n0);
-    c->mask = _mm512_set1_epi64((long long)(((uint64_t)1 << 52) - 1));
-}
-
-VI void vbroadcast(v5 *r, const zp_ifma_limbs *t) {
-    for (int j = 0; j < 5; j++) r->l[j] = _mm512_set1_epi64((long long)t->l[j]);
-}
-
-/* Carries (signed) out of limbs 0..3 into the next: limbs 0..3 end in
- * [0, 2^52), limb 4 holds the sign of the whole. */
-VI void vnorm(v5 *x, const vfield *c) {
-    for (int j = 0; j < 4; j++) {
-        __m512i carry = _mm512_srai_epi64(x->l[j], 52);
-        x->l[j] = _mm512_and_si512(x->l[j], c->mask);
-        x->l[j + 1] = _mm512_add_epi64(x->l[j + 1], carry);
-    }
-}
-
-/* x (normalized, in (-p, p)) + p where negative: canonical */
-VI void vfix_negative(v5 *x, const vfield *c) {
-    __mmask8 neg = _mm512_cmplt_epi64_mask(x->l[4], _mm512_setzero_si512());
-    for (int j = 0; j < 5; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], c->p[j]);
-    vnorm(x, c);
-}
-
-VI void vadd(v5 *r, const v5 *a, const v5 *b, const vfield *c) {
-    v5 t;
-    for (int j = 0; j < 5; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p[j]);
-    vnorm(&t, c);
-    vfix_negative(&t, c);
-    *r = t;
-}
-
-VI void vsub(v5 *r, const v5 *a, const v5 *b, const vfield *c) {
-    v5 t;
-    for (int j = 0; j < 5; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
-    vnorm(&t, c);
-    vfix_negative(&t, c);
-    *r = t;
-}
-
-/* r = a·b / 2^260 mod p, canonical, for canonical a and b: operand
- * scanning, five rounds of t += a·b_i, m = t_0·n0 mod 2^52,
- * t = (t + m·p) / 2^52. The accumulators are 64-bit lanes fed 52-bit
- * halves, at most 4 per round, so they stay below 2^58: no carry is
- * propagated until the end. The sum is below p·(1 + p/2^260) < 2p, so one
- * conditional subtraction makes it canonical. */
-VI void vmul(v5 *r, const v5 *a, const v5 *b, const vfield *c) {
-    __m512i t0 = _mm512_setzero_si512(), t1 = t0, t2 = t0, t3 = t0, t4 = t0, t5 = t0;
-    const __m512i zero = _mm512_setzero_si512();
-    for (int i = 0; i < 5; i++) {
-        __m512i bi = b->l[i];
-        t0 = _mm512_madd52lo_epu64(t0, a->l[0], bi);
-        t1 = _mm512_madd52lo_epu64(t1, a->l[1], bi);
-        t2 = _mm512_madd52lo_epu64(t2, a->l[2], bi);
-        t3 = _mm512_madd52lo_epu64(t3, a->l[3], bi);
-        t4 = _mm512_madd52lo_epu64(t4, a->l[4], bi);
-        t1 = _mm512_madd52hi_epu64(t1, a->l[0], bi);
-        t2 = _mm512_madd52hi_epu64(t2, a->l[1], bi);
-        t3 = _mm512_madd52hi_epu64(t3, a->l[2], bi);
-        t4 = _mm512_madd52hi_epu64(t4, a->l[3], bi);
-        t5 = _mm512_madd52hi_epu64(t5, a->l[4], bi);
-        __m512i m = _mm512_madd52lo_epu64(zero, t0, c->n0);
-        t0 = _mm512_madd52lo_epu64(t0, c->p[0], m);
-        t1 = _mm512_madd52lo_epu64(t1, c->p[1], m);
-        t2 = _mm512_madd52lo_epu64(t2, c->p[2], m);
-        t3 = _mm512_madd52lo_epu64(t3, c->p[3], m);
-        t4 = _mm512_madd52lo_epu64(t4, c->p[4], m);
-        t1 = _mm512_madd52hi_epu64(t1, c->p[0], m);
-        t2 = _mm512_madd52hi_epu64(t2, c->p[1], m);
-        t3 = _mm512_madd52hi_epu64(t3, c->p[2], m);
-        t4 = _mm512_madd52hi_epu64(t4, c->p[3], m);
-        t5 = _mm512_madd52hi_epu64(t5, c->p[4], m);
-        /* t0 is now 0 mod 2^52: shift down one limb */
-        t0 = _mm512_add_epi64(t1, _mm512_srli_epi64(t0, 52));
-        t1 = t2;
-        t2 = t3;
-        t3 = t4;
-        t4 = t5;
-        t5 = zero;
-    }
-    v5 t = {{_mm512_sub_epi64(t0, c->p[0]), _mm512_sub_epi64(t1, c->p[1]), _mm512_sub_epi64(t2, c->p[2]),
-             _mm512_sub_epi64(t3, c->p[3]), _mm512_sub_epi64(t4, c->p[4])}};
-    vnorm(&t, c);
-    vfix_negative(&t, c);
-    *r = t;
-}
-
-/* r = a·b·2^-256 mod p (the scalar code's Montgomery product) for
- * canonical a and b: vmul of 16·a and b. 16·a < 2^259 with its limbs
- * renormalized; the product bound of vmul still holds (16a·b < 2^260·p),
- * so the result is canonical. */
-VI void vmul_r(v5 *r, const v5 *a, const v5 *b, const vfield *c) {
-    v5 a16;
-    for (int j = 0; j < 5; j++) a16.l[j] = _mm512_slli_epi64(a->l[j], 4);
-    vnorm(&a16, c);
-    vmul(r, &a16, b, c);
-}
-
-/* ---- moving eight 4-limb elements in and out of the lanes ---- */
-
+/* Moving eight 4-word elements in and out of the lanes. */
 VI __m512i idx8(long long a, long long b, long long c, long long d, long long e, long long f, long long g,
                 long long h) {
     return _mm512_set_epi64(h, g, f, e, d, c, b, a);
@@ -165,44 +59,184 @@ VI void untranspose(__m512i z[4], const __m512i L[4]) {
     z[3] = _mm512_permutex2var_epi64(a23, odd, b23);
 }
 
-/* 52-bit limbs of eight 4-limb values from limb vectors L0..L3, and back */
-VI void vfrom_limbs64(v5 *w, const __m512i L[4]) {
-    const __m512i mask = _mm512_set1_epi64((long long)(((uint64_t)1 << 52) - 1));
-    w->l[0] = _mm512_and_si512(L[0], mask);
-    w->l[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(L[0], 52), _mm512_slli_epi64(L[1], 12)), mask);
-    w->l[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(L[1], 40), _mm512_slli_epi64(L[2], 24)), mask);
-    w->l[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(L[2], 28), _mm512_slli_epi64(L[3], 36)), mask);
-    w->l[4] = _mm512_srli_epi64(L[3], 16);
-}
-VI void vto_limbs64(__m512i L[4], const v5 *w) {
-    const __m512i *d = w->l;
-    L[0] = _mm512_or_si512(d[0], _mm512_slli_epi64(d[1], 52));
-    L[1] = _mm512_or_si512(_mm512_srli_epi64(d[1], 12), _mm512_slli_epi64(d[2], 40));
-    L[2] = _mm512_or_si512(_mm512_srli_epi64(d[2], 24), _mm512_slli_epi64(d[3], 28));
-    L[3] = _mm512_or_si512(_mm512_srli_epi64(d[3], 36), _mm512_slli_epi64(d[4], 16));
+#endif
+
+#define NL IFMA_NL
+#define NW IFMA_NW
+#define VT ZP_VCAT(zp_v, NL)
+#define VC ZP_VCAT(ZP_VCAT(zp_v, NL), _field)
+#define V_(name) ZP_VCAT(ZP_VCAT(zp_v, NL), _##name)
+
+/* Eight elements: limb j of lane k in l[j][k]. */
+typedef struct {
+    __m512i l[NL];
+} VT;
+
+typedef struct {
+    __m512i p[NL], n0, mask;
+} VC;
+
+VI void V_(field_load)(VC *c, const zp_ifma_field *f) {
+    for (int j = 0; j < NL; j++) c->p[j] = _mm512_set1_epi64((long long)f->p[j]);
+    c->n0 = _mm512_set1_epi64((long long)f->n0);
+    c->mask = _mm512_set1_epi64((long long)(((uint64_t)1 << 52) - 1));
 }
 
-/* eight 4-limb values at e[0..7] into the lanes */
-VI void vload8(v5 *w, const uint64_t *const e[8]) {
-    __m512i z[4], L[4];
+/* Carries (signed) out of every limb but the top into the next: those
+ * end in [0, 2^52), the top one holds the sign of the whole. */
+VI void V_(norm)(VT *x, const VC *c) {
+    for (int j = 0; j < NL - 1; j++) {
+        __m512i carry = _mm512_srai_epi64(x->l[j], 52);
+        x->l[j] = _mm512_and_si512(x->l[j], c->mask);
+        x->l[j + 1] = _mm512_add_epi64(x->l[j + 1], carry);
+    }
+}
+
+/* x (normalized, in (-p, p)) + p where negative: canonical */
+VI void V_(fix_negative)(VT *x, const VC *c) {
+    __mmask8 neg = _mm512_cmplt_epi64_mask(x->l[NL - 1], _mm512_setzero_si512());
+    for (int j = 0; j < NL; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], c->p[j]);
+    V_(norm)(x, c);
+}
+
+VI void V_(add)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT t;
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p[j]);
+    V_(norm)(&t, c);
+    V_(fix_negative)(&t, c);
+    *r = t;
+}
+
+VI void V_(sub)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT t;
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
+    V_(norm)(&t, c);
+    V_(fix_negative)(&t, c);
+    *r = t;
+}
+
+/* r = a·b / 2^(52·NL) mod p, canonical, for b canonical and a below
+ * 2^(52·NL - 64·NW)·p: operand scanning, NL rounds of t += a·b_i,
+ * m = t_0·n0 mod 2^52, t = (t + m·p) / 2^52. The accumulators are 64-bit
+ * lanes fed 52-bit halves, at most 4 per round, so they stay below
+ * 2^52·4·NL < 2^57: no carry is propagated until the end. The sum is below
+ * p + a·b/2^(52·NL) < p + p·p/2^(64·NW) < 2p, so one conditional
+ * subtraction makes it canonical. */
+VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i t[NL + 1];
+    for (int j = 0; j <= NL; j++) t[j] = zero;
+    for (int i = 0; i < NL; i++) {
+        __m512i bi = b->l[i];
+        for (int j = 0; j < NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
+        for (int j = 0; j < NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
+        __m512i m = _mm512_madd52lo_epu64(zero, t[0], c->n0);
+        for (int j = 0; j < NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], c->p[j], m);
+        for (int j = 0; j < NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], c->p[j], m);
+        /* t0 is now 0 mod 2^52: shift down one limb */
+        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+        for (int j = 0; j < NL; j++) t[j] = t[j + 1];
+        t[NL] = zero;
+    }
+    VT s;
+    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(t[j], c->p[j]);
+    V_(norm)(&s, c);
+    V_(fix_negative)(&s, c);
+    *r = s;
+}
+
+/* r = a·b / 2^(64·NW) mod p (the scalar code's Montgomery product) for
+ * canonical a and b: mul of a·2^(52·NL - 64·NW), a shift across the limbs
+ * (below 2^(52·NL), as p < 2^(64·NW - 1)). */
+VI void V_(mul_r)(VT *r, const VT *a, const VT *b, const VC *c) {
+    enum { S = 52 * NL - 64 * NW };
+    VT as;
+    as.l[0] = _mm512_and_si512(_mm512_slli_epi64(a->l[0], S), c->mask);
+    for (int j = 1; j < NL; j++)
+        as.l[j] = _mm512_or_si512(_mm512_and_si512(_mm512_slli_epi64(a->l[j], S), c->mask),
+                                  _mm512_srli_epi64(a->l[j - 1], 52 - S));
+    V_(mul)(r, &as, b, c);
+}
+
+/* 52-bit limbs from eight values' 64-bit words W[0..NW-1] (lane k: value
+ * k), and back */
+VI void V_(from_words)(VT *w, const __m512i W[NW]) {
+    const __m512i mask = _mm512_set1_epi64((long long)(((uint64_t)1 << 52) - 1));
+    for (int j = 0; j < NL; j++) {
+        int bit = 52 * j, wi = bit / 64, s = bit % 64;
+        __m512i v = _mm512_srli_epi64(W[wi], (unsigned)s);
+        if (s > 12 && wi + 1 < NW) v = _mm512_or_si512(v, _mm512_slli_epi64(W[wi + 1], (unsigned)(64 - s)));
+        w->l[j] = _mm512_and_si512(v, mask);
+    }
+}
+VI void V_(to_words)(__m512i W[NW], const VT *w) {
+    for (int wi = 0; wi < NW; wi++) {
+        __m512i v = _mm512_setzero_si512();
+        for (int j = 0; j < NL; j++) {
+            int off = 52 * j - 64 * wi;
+            if (off >= 64 || off + 52 <= 0) continue;
+            v = _mm512_or_si512(v, off >= 0 ? _mm512_slli_epi64(w->l[j], (unsigned)off)
+                                            : _mm512_srli_epi64(w->l[j], (unsigned)-off));
+        }
+        W[wi] = v;
+    }
+}
+
+/* eight values at e[0..7] into the lanes: 4 words by transposition, 6 by
+ * gathers */
+VI void V_(load8)(VT *w, const uint64_t *const e[8]) {
+    __m512i W[NW];
+#if NW == 4
+    __m512i z[4];
     for (int k = 0; k < 4; k++) {
         __m256i x0 = _mm256_loadu_si256((const __m256i *)e[2 * k]);
         __m256i x1 = _mm256_loadu_si256((const __m256i *)e[2 * k + 1]);
         z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(x0), x1, 1);
     }
-    transpose(L, z);
-    vfrom_limbs64(w, L);
+    transpose(W, z);
+#else
+    const char *base = (const char *)e[0];
+    __m512i idx = _mm512_set_epi64((const char *)e[7] - base, (const char *)e[6] - base,
+                                   (const char *)e[5] - base, (const char *)e[4] - base,
+                                   (const char *)e[3] - base, (const char *)e[2] - base,
+                                   (const char *)e[1] - base, 0);
+    for (int wi = 0; wi < NW; wi++) W[wi] = _mm512_i64gather_epi64(idx, base + 8 * wi, 1);
+#endif
+    V_(from_words)(w, W);
 }
-/* the lanes out to e[k], for the lanes k in mask */
-VI void vstore8(uint64_t *const e[8], const v5 *w, unsigned mask) {
-    __m512i z[4], L[4];
-    vto_limbs64(L, w);
-    untranspose(z, L);
+
+/* the lanes out to e[k], for the lanes k in mask (the others may be NULL) */
+VI void V_(store8)(uint64_t *const e[8], const VT *w, unsigned mask) {
+    __m512i W[NW];
+    V_(to_words)(W, w);
+#if NW == 4
+    __m512i z[4];
+    untranspose(z, W);
     for (int k = 0; k < 4; k++) {
         if (mask & (1u << (2 * k))) _mm256_storeu_si256((__m256i *)e[2 * k], _mm512_castsi512_si256(z[k]));
         if (mask & (2u << (2 * k)))
             _mm256_storeu_si256((__m256i *)e[2 * k + 1], _mm512_extracti64x4_epi64(z[k], 1));
     }
+#else
+    long long off[8];
+    char *base = NULL;
+    for (int k = 0; k < 8; k++) {
+        if (!(mask & (1u << k))) continue;
+        if (base == NULL) base = (char *)e[k];
+        off[k] = (char *)e[k] - base;
+    }
+    if (base == NULL) return;
+    for (int k = 0; k < 8; k++)
+        if (!(mask & (1u << k))) off[k] = 0;
+    __m512i idx = _mm512_loadu_si512(off);
+    for (int wi = 0; wi < NW; wi++) _mm512_mask_i64scatter_epi64(base + 8 * wi, (__mmask8)mask, idx, W[wi], 1);
+#endif
 }
 
-#endif
+#undef NL
+#undef NW
+#undef VT
+#undef VC
+#undef V_
+#undef IFMA_NL
+#undef IFMA_NW

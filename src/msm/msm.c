@@ -87,19 +87,29 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
     }
 }
 
+/* ZP_M_IFMA: the words of a coordinate, naming the eight-lane batch
+ * arithmetic of msm_simd.h; its base field and that field's words */
 #define ZP_M zp_bn254_g1
 #define ZP_M_F zp_bn254_fp
-#define ZP_M_IFMA 1
+#define ZP_M_IFMA 4
+#define ZP_M_IFMA_BASE zp_bn254_fp
+#define ZP_M_IFMA_NW 4
 #include "msm/msm_impl.h"
 #define ZP_M zp_bn254_g2
-#define ZP_M_IFMA 0
+#define ZP_M_IFMA 8
+#define ZP_M_IFMA_BASE zp_bn254_fp
+#define ZP_M_IFMA_NW 4
 #define ZP_M_F zp_bn254_fp2
 #include "msm/msm_impl.h"
 #define ZP_M zp_bls12_g1
-#define ZP_M_IFMA 0
+#define ZP_M_IFMA 6
+#define ZP_M_IFMA_BASE zp_bls12_fp
+#define ZP_M_IFMA_NW 6
 #define ZP_M_F zp_bls12_fp
 #include "msm/msm_impl.h"
 #define ZP_M zp_bls12_g2
-#define ZP_M_IFMA 0
+#define ZP_M_IFMA 12
+#define ZP_M_IFMA_BASE zp_bls12_fp
+#define ZP_M_IFMA_NW 6
 #define ZP_M_F zp_bls12_fp2
 #include "msm/msm_impl.h"

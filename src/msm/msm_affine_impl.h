@@ -49,13 +49,13 @@ typedef struct {
     uint8_t *kind;   /* MSM_BATCH */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
-#if ZP_M_IFMA
+#ifdef ZP_M_IFMA
     /* the eight-lane flush (msm_simd.h): operands copied per entry, and
      * the lanes' work; laid out whether or not the CPU has IFMA, so that
      * the size does not depend on the machine */
     FT *num, *px, *py, *qx; /* MSM_BATCH + 7 each */
     uint64_t **dst;         /* MSM_BATCH + 7 */
-    void *lanes;            /* zp_msm_simd_work_bytes(MSM_BATCH + 7), 64-byte aligned */
+    void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + 7), 64-byte aligned */
     int simd;
     zp_ifma_field fld;
 #endif
@@ -75,16 +75,16 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     MSM_CARVE(tree, MA, MSM_TREE_CAP);
     MSM_CARVE(den, FT, MSM_BATCH + 7);
     MSM_CARVE(pre, FT, MSM_BATCH);
-#if ZP_M_IFMA
+#ifdef ZP_M_IFMA
     MSM_CARVE(num, FT, MSM_BATCH + 7);
     MSM_CARVE(px, FT, MSM_BATCH + 7);
     MSM_CARVE(py, FT, MSM_BATCH + 7);
     MSM_CARVE(qx, FT, MSM_BATCH + 7);
     ws->lanes = (void *)((p + 63) & ~(uintptr_t)63);
-    p += 64 + zp_msm_simd_work_bytes(MSM_BATCH + 7);
+    p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + 7);
     MSM_CARVE(dst, uint64_t *, MSM_BATCH + 7);
     ws->simd = zp_ifma_use(-1);
-    if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, K_(modulus).v);
+    if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
 #endif
     MSM_CARVE(batch, M_(pair), MSM_BATCH);
     MSM_CARVE(defer, M_(waiting), MSM_DEFER);
@@ -114,13 +114,13 @@ ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
     }
 }
 
-#if ZP_M_IFMA
+#ifdef ZP_M_IFMA
 static void M_(flush_simd)(M_(affine_ws) *ws);
 #endif
 
 /* Runs the pending pairs: classify, one inversion for all, write results. */
 static void M_(flush)(M_(affine_ws) *ws) {
-#if ZP_M_IFMA
+#ifdef ZP_M_IFMA
     if (ws->simd) {
         M_(flush_simd)(ws);
         return;
@@ -200,7 +200,7 @@ static void M_(flush)(M_(affine_ws) *ws) {
     ws->n_batch = 0;
 }
 
-#if ZP_M_IFMA
+#ifdef ZP_M_IFMA
 /* The flush with its multiplications on eight lanes (msm_simd.h): the
  * classification as above, with every operand copied out first, then the
  * sums, then the copies and cancellations. Reading everything before
@@ -241,7 +241,7 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
             ws->px[i] = p.x;
             ws->py[i] = p.y;
             ws->qx[i] = q.x;
-            ws->dst[i] = e->dst->x.v;
+            ws->dst[i] = (uint64_t *)&e->dst->x;
         } else {
             if (k != MSM_INF) { /* the point to copy */
                 ws->px[i] = p.x;
@@ -256,11 +256,18 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
         ws->dst[i] = NULL;
     }
     if (n8 > 0) {
-        zp_msm_simd_batch b = {&ws->fld, n8, (const uint64_t(*)[4])ws->num, (const uint64_t(*)[4])ws->den,
-                               (const uint64_t(*)[4])ws->px, (const uint64_t(*)[4])ws->py,
-                               (const uint64_t(*)[4])ws->qx, ws->dst, ws->lanes};
+        zp_msm_simd_batch b = {&ws->fld,
+                               n8,
+                               (const uint64_t *)ws->num,
+                               (const uint64_t *)ws->den,
+                               (const uint64_t *)ws->px,
+                               (const uint64_t *)ws->py,
+                               (const uint64_t *)ws->qx,
+                               ws->dst,
+                               ws->lanes};
         FT prod[8], pre[8], acc, inv[8];
-        zp_msm_simd_prefix(&b, (uint64_t(*)[4])prod);
+        _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
+        ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
         /* the eight lanes' products inverted with one inversion */
         K_(set_one)(&acc);
         for (int k = 0; k < 8; k++) {
@@ -272,7 +279,7 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
             K_(mul)(&inv[k], &acc, &pre[k]);
             K_(mul)(&acc, &acc, &prod[k]);
         }
-        zp_msm_simd_finish(&b, (const uint64_t(*)[4])inv);
+        ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)inv);
     }
     for (size_t i = 0; i < n; i++) {
         MA *r = ws->batch[i].dst;

@@ -13,9 +13,9 @@
  * into buckets, reduces them to one point with the running-sum trick, and
  * the tiles' results are combined at the end (Horner over the windows).
  * Buckets accumulate batch-affine (msm_affine_impl.h) or, for small inputs,
- * in XYZZ coordinates. ZP_M_IFMA 1 (a coordinate field of 4 limbs below
- * 2^255) lets the batch-affine additions run on eight lanes where the CPU
- * has AVX-512 IFMA (msm_simd.h). */
+ * in XYZZ coordinates; the batch-affine additions run on eight lanes where
+ * the CPU has AVX-512 IFMA (msm_simd.h; ZP_M_IFMA and its companions name
+ * the instance). */
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define M_(name) ZP_CAT(ZP_M, _##name)
@@ -218,3 +218,5 @@ void M_(msm_naive)(MJ *out, const MA *points, const uint64_t *scalars, size_t n)
 #undef ZP_M
 #undef ZP_M_F
 #undef ZP_M_IFMA
+#undef ZP_M_IFMA_BASE
+#undef ZP_M_IFMA_NW

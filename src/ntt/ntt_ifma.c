@@ -8,7 +8,23 @@
 #include <stdlib.h>
 
 #if defined(ZP_IFMA)
+#define IFMA_NL 5
+#define IFMA_NW 4
 #include "field/ifma_impl.h"
+
+typedef zp_v5 v5;
+typedef zp_v5_field vfield;
+#define vfield_load zp_v5_field_load
+#define vadd zp_v5_add
+#define vsub zp_v5_sub
+#define vmul zp_v5_mul
+#define vload8 zp_v5_load8
+#define vstore8 zp_v5_store8
+
+/* a twiddle (the same in every lane) */
+VI void vbroadcast(v5 *r, const zp_ifma_limbs *t) {
+    for (int j = 0; j < 5; j++) r->l[j] = _mm512_set1_epi64((long long)t->l[j]);
+}
 
 void zp_ntt_simd_gather(void *work, const uint64_t *a, size_t m, size_t step, size_t lane_step) {
     v5 *w = work;

@@ -152,7 +152,7 @@ static void N_(to_tw)(zp_ifma_limbs *t, const FT *x) {
  * (after the scalar ones at mem), the work blocks, and its task shapes:
  * eight columns, or eight rows, per task (one work block). */
 static void N_(plan_simd)(N_(plan) *pl, void *mem, int coset) {
-    zp_ifma_field_init(&pl->fld, F_(modulus).v);
+    zp_ifma_field_init(&pl->fld, F_(modulus).v, 4);
     zp_ifma_limbs *tf = mem, *ti = tf + pl->B, *cc = ti + pl->B;
     for (size_t j = 0; j < pl->B; j++) {
         N_(to_tw)(&tf[j], &pl->tab_f[j]);
