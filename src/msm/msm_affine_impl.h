@@ -53,9 +53,9 @@ typedef struct {
     /* the eight-lane flush (msm_simd.h): operands copied per entry, and
      * the lanes' work; laid out whether or not the CPU has IFMA, so that
      * the size does not depend on the machine */
-    FT *num, *px, *py, *qx; /* MSM_BATCH + 7 each */
-    uint64_t **dst;         /* MSM_BATCH + 7 */
-    void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + 7), 64-byte aligned */
+    FT *num, *px, *py, *qx; /* MSM_BATCH + ZP_MSM_SIMD_ALIGN each */
+    uint64_t **dst;         /* MSM_BATCH + ZP_MSM_SIMD_ALIGN */
+    void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
     int simd;
     zp_ifma_field fld;
 #endif
@@ -73,16 +73,16 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     MSM_CARVE(bucket, MA, nb);
     MSM_CARVE(side, MX, nb);
     MSM_CARVE(tree, MA, MSM_TREE_CAP);
-    MSM_CARVE(den, FT, MSM_BATCH + 7);
+    MSM_CARVE(den, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(pre, FT, MSM_BATCH);
 #ifdef ZP_M_IFMA
-    MSM_CARVE(num, FT, MSM_BATCH + 7);
-    MSM_CARVE(px, FT, MSM_BATCH + 7);
-    MSM_CARVE(py, FT, MSM_BATCH + 7);
-    MSM_CARVE(qx, FT, MSM_BATCH + 7);
+    MSM_CARVE(num, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(px, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(py, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(qx, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     ws->lanes = (void *)((p + 63) & ~(uintptr_t)63);
-    p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + 7);
-    MSM_CARVE(dst, uint64_t *, MSM_BATCH + 7);
+    p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(dst, uint64_t *, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     ws->simd = zp_ifma_use(-1);
     if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
 #endif
@@ -207,7 +207,7 @@ static void M_(flush)(M_(affine_ws) *ws) {
  * writing anything keeps the forward order's guarantee for the tree
  * (pair j reads slots 2j and 2j+1, which only later pairs write). */
 static void M_(flush_simd)(M_(affine_ws) *ws) {
-    size_t n = ws->n_batch, n8 = (n + 7) & ~(size_t)7;
+    size_t n = ws->n_batch, n8 = (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
     for (size_t i = 0; i < n; i++) {
         const M_(pair) *e = &ws->batch[i];
         uint8_t k;
@@ -265,17 +265,18 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
                                (const uint64_t *)ws->qx,
                                ws->dst,
                                ws->lanes};
-        FT prod[8], pre[8], acc, inv[8];
+        enum { NP = ZP_MSM_SIMD_PRODUCTS };
+        FT prod[NP], pre[NP], acc, inv[NP];
         _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
         ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
-        /* the eight lanes' products inverted with one inversion */
+        /* the lanes' products inverted with one inversion */
         K_(set_one)(&acc);
-        for (int k = 0; k < 8; k++) {
+        for (int k = 0; k < NP; k++) {
             pre[k] = acc;
             K_(mul)(&acc, &acc, &prod[k]);
         }
         K_(inv)(&acc, &acc);
-        for (int k = 8; k-- > 0;) {
+        for (int k = NP; k-- > 0;) {
             K_(mul)(&inv[k], &acc, &pre[k]);
             K_(mul)(&acc, &acc, &prod[k]);
         }

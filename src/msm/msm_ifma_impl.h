@@ -62,59 +62,77 @@ static void MV_(store)(uint64_t *const e[8], size_t off, const MV_(elem) *w, uns
 }
 
 /* work: D[t] (the denominators, lane-major) then P[t] (prefix products,
- * later the inverses), t < n/8 */
+ * later the inverses), t < n/8. Groups of eight entries form
+ * ZP_MSM_SIMD_CHAINS interleaved chains (group t in chain t mod CHAINS),
+ * and every step below handles one group of each chain together: a
+ * multiplication's latency is several times its throughput, and a single
+ * chain (or one group's dependent steps) would leave the lanes idle. */
+#define CH ZP_MSM_SIMD_CHAINS
 void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *products) {
     BC c;
     B_(field_load)(&c, b->f);
     size_t groups = b->n / 8;
-    MV_(elem) *D = b->work, *P = D + groups, acc;
+    MV_(elem) *D = b->work, *P = D + groups, acc[CH];
     for (size_t t = 0; t < groups; t++) MV_(load_group)(&D[t], b->den, t);
-    acc = D[0];
-    for (size_t t = 1; t < groups; t++) {
-        P[t] = acc;
-        MV_(mul)(&acc, &acc, &D[t], &c);
+    for (int u = 0; u < CH; u++) acc[u] = D[u];
+    for (size_t t = CH; t < groups; t += CH) {
+        for (int u = 0; u < CH; u++) P[t + u] = acc[u];
+        for (int u = 0; u < CH; u++) MV_(mul)(&acc[u], &acc[u], &D[t + u], &c);
     }
-    uint64_t *e[8];
-    for (int k = 0; k < 8; k++) e[k] = products + (size_t)k * MSM_W;
-    MV_(store)(e, 0, &acc, 0xff);
+    for (int u = 0; u < CH; u++) {
+        uint64_t *e[8];
+        for (int k = 0; k < 8; k++) e[k] = products + ((size_t)u * 8 + (size_t)k) * MSM_W;
+        MV_(store)(e, 0, &acc[u], 0xff);
+    }
 }
 
 void MV_(finish)(const zp_msm_simd_batch *b, const uint64_t *inv) {
     BC c;
     B_(field_load)(&c, b->f);
     size_t groups = b->n / 8;
-    MV_(elem) *D = b->work, *P = D + groups, a;
-    MV_(load_group)(&a, inv, 0);
-    /* a = 1 / (D[0]·…·D[t]) on entry to step t: P[t] becomes 1 / D[t] */
-    for (size_t t = groups; t-- > 1;) {
-        MV_(mul)(&P[t], &a, &P[t], &c);
-        MV_(mul)(&a, &a, &D[t], &c);
+    MV_(elem) *D = b->work, *P = D + groups, a[CH];
+    for (int u = 0; u < CH; u++) MV_(load_group)(&a[u], inv, (size_t)u);
+    /* a[u] = 1 / (the product of chain u's groups up to t) on entry to
+     * step t: P[t] becomes 1 / D[t] */
+    for (size_t t = groups - CH; t >= CH; t -= CH) {
+        for (int u = 0; u < CH; u++) MV_(mul)(&P[t + u], &a[u], &P[t + u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul)(&a[u], &a[u], &D[t + u], &c);
     }
-    P[0] = a;
-    for (size_t t = 0; t < groups; t++) {
-        unsigned mask = 0;
-        uint64_t *dst[8];
-        for (int k = 0; k < 8; k++) {
-            dst[k] = b->dst[8 * t + (size_t)k];
-            mask |= (unsigned)(dst[k] != NULL) << k;
+    for (int u = 0; u < CH; u++) P[u] = a[u];
+    for (size_t t = 0; t < groups; t += CH) {
+        unsigned mask[CH], any = 0;
+        uint64_t *dst[CH][8];
+        for (int u = 0; u < CH; u++) {
+            mask[u] = 0;
+            for (int k = 0; k < 8; k++) {
+                dst[u][k] = b->dst[8 * (t + (size_t)u) + (size_t)k];
+                mask[u] |= (unsigned)(dst[u][k] != NULL) << k;
+            }
+            any |= mask[u];
         }
-        if (mask == 0) continue;
-        MV_(elem) num, px, py, qx, lambda, t1, x3, y3;
-        MV_(load_group)(&num, b->num, t);
-        MV_(load_group)(&px, b->px, t);
-        MV_(load_group)(&py, b->py, t);
-        MV_(load_group)(&qx, b->qx, t);
-        MV_(mul)(&lambda, &num, &P[t], &c);
-        MV_(mul)(&t1, &lambda, &lambda, &c);
-        MV_(sub)(&t1, &t1, &px, &c);
-        MV_(sub)(&x3, &t1, &qx, &c); /* x3 = λ² - x1 - x2 */
-        MV_(sub)(&t1, &px, &x3, &c);
-        MV_(mul)(&t1, &lambda, &t1, &c);
-        MV_(sub)(&y3, &t1, &py, &c); /* y3 = λ(x1 - x3) - y1 */
-        MV_(store)(dst, 0, &x3, mask);
-        MV_(store)(dst, MSM_W, &y3, mask);
+        if (any == 0) continue;
+        MV_(elem) num[CH], px[CH], py[CH], qx[CH], lambda[CH], t1[CH], x3[CH], y3[CH];
+        for (int u = 0; u < CH; u++) {
+            MV_(load_group)(&num[u], b->num, t + (size_t)u);
+            MV_(load_group)(&px[u], b->px, t + (size_t)u);
+            MV_(load_group)(&py[u], b->py, t + (size_t)u);
+            MV_(load_group)(&qx[u], b->qx, t + (size_t)u);
+        }
+        for (int u = 0; u < CH; u++) MV_(mul)(&lambda[u], &num[u], &P[t + u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &lambda[u], &c);
+        for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &t1[u], &px[u], &c);
+        for (int u = 0; u < CH; u++) MV_(sub)(&x3[u], &t1[u], &qx[u], &c); /* x3 = λ² - x1 - x2 */
+        for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &px[u], &x3[u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &t1[u], &c);
+        for (int u = 0; u < CH; u++) MV_(sub)(&y3[u], &t1[u], &py[u], &c); /* y3 = λ(x1 - x3) - y1 */
+        for (int u = 0; u < CH; u++) {
+            if (mask[u] == 0) continue;
+            MV_(store)(dst[u], 0, &x3[u], mask[u]);
+            MV_(store)(dst[u], MSM_W, &y3[u], mask[u]);
+        }
     }
 }
+#undef CH
 
 #undef MSM_W
 #undef MV_

@@ -28,13 +28,21 @@ typedef struct {
     void *work;     /* ZP_MSM_SIMD_WORK_BYTES(n), 64-byte aligned */
 } zp_msm_simd_batch;
 
+/* Entries go to 8 lanes and ZP_MSM_SIMD_CHAINS interleaved chains: the
+ * caller pads n to a multiple of ZP_MSM_SIMD_ALIGN (denominator 1, no
+ * dst) and inverts 8·CHAINS products. */
+#define ZP_MSM_SIMD_CHAINS 4
+#define ZP_MSM_SIMD_ALIGN (8 * ZP_MSM_SIMD_CHAINS)
+#define ZP_MSM_SIMD_PRODUCTS (8 * ZP_MSM_SIMD_CHAINS)
+
 /* enough for every group: two elements of eight lanes per 8 entries, an
  * element being up to 2 (extension) x 8 limbs x 64 bytes */
 #define ZP_MSM_SIMD_WORK_BYTES(n) (2 * ((n) / 8) * 2 * 8 * 64)
 
 /* For coordinates of W words (4, 6, 8 = 4x2, 12 = 6x2):
- * zp_msm_simdW_prefix: products[k] = the product of den[i] over the
- *   entries i = k mod 8 (products: 8 elements);
+ * zp_msm_simdW_prefix: products[8u + k] = the product of den[i] over
+ *   the entries i = 8t + k with t = u mod CHAINS (ZP_MSM_SIMD_PRODUCTS
+ *   elements);
  * zp_msm_simdW_finish: given inv = those products' inverses, for every
  *   entry with a dst, the slope λ = num/den and the sum x3 = λ² - px - qx,
  *   y3 = λ(px - x3) - py. */
