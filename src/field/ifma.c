@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ifma_state = -1; /* -1: not decided yet */
+/* -1: not decided yet. Atomic: the kernels ask from many threads, and
+ * the first question may come from several at once (they all decide the
+ * same). */
+static int ifma_state = -1;
 
 int zp_ifma_use(int mode) {
 #if defined(ZP_IFMA)
@@ -12,12 +15,12 @@ int zp_ifma_use(int mode) {
     int have = 0;
 #endif
     if (mode >= 0) {
-        ifma_state = have && mode != 0;
-    } else if (ifma_state < 0) {
+        __atomic_store_n(&ifma_state, have && mode != 0, __ATOMIC_RELAXED);
+    } else if (__atomic_load_n(&ifma_state, __ATOMIC_RELAXED) < 0) {
         const char *env = getenv("ZKPIPE_SIMD");
-        ifma_state = have && !(env != NULL && strcmp(env, "0") == 0);
+        __atomic_store_n(&ifma_state, have && !(env != NULL && strcmp(env, "0") == 0), __ATOMIC_RELAXED);
     }
-    return ifma_state;
+    return __atomic_load_n(&ifma_state, __ATOMIC_RELAXED);
 }
 
 void zp_ifma_field_init(zp_ifma_field *f, const uint64_t *p, size_t nw) {
