@@ -1,8 +1,10 @@
-/* Montgomery multiplication on the four prime fields: zp_mont_mul (the
- * MULX/ADCX/ADOX asm when built with ZP_ADX) against zp_mont_mul_portable on
- * random and edge inputs, a few algebraic identities, and a slow
+/* Montgomery multiplication and squaring on the four prime fields:
+ * zp_mont_mul and zp_mont_sqr (the MULX/ADCX/ADOX asm when built with
+ * ZP_ADX) against zp_mont_mul_portable and zp_mont_sqr_portable on random,
+ * carry-heavy and edge inputs, a few algebraic identities, and a slow
  * independent reference (schoolbook product, then reduction by bit-by-bit
- * shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) == x·y mod p. */
+ * shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) == x·y mod p
+ * and the same for sqr. */
 #include <string.h>
 
 #include "field/field.h"
@@ -169,6 +171,19 @@ static void ref_mod(uint64_t *r, const uint64_t *x, const uint64_t *p, size_t n)
     memcpy(r, acc, n * 8);
 }
 
+/* A value below p whose limbs are each 0, all ones or random (the top limb
+ * 0, p's top limb - 1 or random below it), to drive the carry chains of the
+ * squaring's doubling and reduction to their ends. */
+static void rand_patterned(uint64_t *x, const field_t *f) {
+    uint64_t top = f->p[f->n - 1];
+    for (size_t i = 0; i < f->n - 1; i++) {
+        uint64_t r = zp_test_rand64() % 3;
+        x[i] = r == 0 ? 0 : r == 1 ? ~(uint64_t)0 : zp_test_rand64();
+    }
+    uint64_t r = zp_test_rand64() % 3;
+    x[f->n - 1] = r == 0 ? 0 : r == 1 ? top - 1 : zp_test_rand64() % top;
+}
+
 static int eq(const uint64_t *a, const uint64_t *b, size_t n) { return memcmp(a, b, n * 8) == 0; }
 
 static int check_pair(const field_t *f, const uint64_t *a, const uint64_t *b, const char *what) {
@@ -189,6 +204,30 @@ static int check_pair(const field_t *f, const uint64_t *a, const uint64_t *b, co
     return ok;
 }
 
+/* sqr(a) through the dispatch (also in place), the portable squaring and
+ * the field wrapper, all equal to mul(a, a). */
+static int check_sqr(const field_t *f, const uint64_t *a, const char *what) {
+    uint64_t want[N_MAX], r1[N_MAX], r2[N_MAX], r3[N_MAX], r4[N_MAX];
+    size_t n = f->n;
+    zp_mont_mul_portable(want, a, a, f->p, f->n0, n);
+    zp_mont_sqr(r1, a, f->p, f->n0, n); /* runtime n: the dispatch itself */
+    zp_mont_sqr_portable(r2, a, f->p, f->n0, n);
+    f->sqr(r3, a); /* constant n, in place, through the field wrapper */
+    memcpy(r4, a, n * 8);
+    zp_mont_sqr(r4, r4, f->p, f->n0, n);
+    int ok = eq(r1, want, n) && eq(r2, want, n) && eq(r3, want, n) && eq(r4, want, n);
+    CHECK_MSG(ok, "%s: %s: mont_sqr mismatch", f->name, what);
+    if (!ok) {
+        print_limbs("a", a, n);
+        print_limbs("mul(a,a)", want, n);
+        print_limbs("dispatch", r1, n);
+        print_limbs("portable", r2, n);
+        print_limbs("wrapper ", r3, n);
+        print_limbs("in place", r4, n);
+    }
+    return ok;
+}
+
 static void test_field(const field_t *f) {
     size_t n = f->n;
     size_t fails0 = (size_t)zp_test_failures;
@@ -198,6 +237,7 @@ static void test_field(const field_t *f) {
     /* edge x edge, edge x random */
     for (size_t i = 0; i < ne; i++) {
         CHECK_MSG(zp_limbs_lt(edges[i], f->p, n), "%s: edge %zu not below p", f->name, i);
+        check_sqr(f, edges[i], "edge");
         for (size_t j = 0; j < ne; j++) check_pair(f, edges[i], edges[j], "edge x edge");
         for (int k = 0; k < 64; k++) {
             uint64_t x[N_MAX];
@@ -207,21 +247,15 @@ static void test_field(const field_t *f) {
         }
     }
 
-    /* random x random, squaring in place */
+    /* random x random; squares of random and of carry-heavy values */
     size_t iters = zp_test_iters(100000);
     for (size_t it = 0; it < iters; it++) {
-        uint64_t a[N_MAX], b[N_MAX], s1[N_MAX], s2[N_MAX];
+        uint64_t a[N_MAX], b[N_MAX], c[N_MAX];
         rand_below(a, f);
         rand_below(b, f);
+        rand_patterned(c, f);
         if (!check_pair(f, a, b, "random")) break;
-        if (it % 8 == 0) {
-            f->sqr(s1, a);
-            zp_mont_mul_portable(s2, a, a, f->p, f->n0, n);
-            if (!eq(s1, s2, n)) {
-                CHECK_MSG(0, "%s: sqr mismatch", f->name);
-                break;
-            }
-        }
+        if (!check_sqr(f, a, "random") || !check_sqr(f, c, "patterned")) break;
     }
 
     /* aliasing: r == a, r == b, r == a == b through the dispatch */
@@ -300,17 +334,30 @@ static void test_field(const field_t *f) {
             print_limbs("want", want, n);
             break;
         }
+        f->sqr(zm, xm);
+        f->from_mont(z, zm);
+        ref_mul_wide(wide, x, x, n);
+        ref_mod(want, wide, f->p, n);
+        if (!eq(z, want, n)) {
+            CHECK_MSG(0, "%s: x^2 mod p differs from the reference", f->name);
+            print_limbs("x", x, n);
+            print_limbs("got ", z, n);
+            print_limbs("want", want, n);
+            break;
+        }
         f->from_mont(z, xm);
         CHECK_MSG(eq(z, x, n), "%s: from_mont(to_mont(x)) != x", f->name);
     }
-    printf("%s (%zu limbs): %zu random products, %zu edge values: %s\n", f->name, n, iters, ne,
-           (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
+    printf("%s (%zu limbs): %zu random products, %zu random squares, %zu edge values: %s\n", f->name, n, iters,
+           2 * iters, ne, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
 }
 
 int main(void) {
     zp_test_init("test_field");
     printf("zp_mont_mul: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
                                                 : "portable (ZP_FIELD_ADX off)");
+    printf("zp_mont_sqr: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
+                                                : "portable squaring from 6 limbs, the mul below");
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
     return zp_test_done();
 }

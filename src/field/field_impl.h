@@ -44,7 +44,7 @@ ZP_INLINE void F_(dbl)(ZP_F *r, const ZP_F *a) { zp_mont_add(r->v, a->v, a->v, F
 ZP_INLINE void F_(mul)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
     zp_mont_mul(r->v, a->v, b->v, F_(modulus).v, FC_(N0), ZP_F_N);
 }
-ZP_INLINE void F_(sqr)(ZP_F *r, const ZP_F *a) { zp_mont_mul(r->v, a->v, a->v, F_(modulus).v, FC_(N0), ZP_F_N); }
+ZP_INLINE void F_(sqr)(ZP_F *r, const ZP_F *a) { zp_mont_sqr(r->v, a->v, F_(modulus).v, FC_(N0), ZP_F_N); }
 
 /* Plain integer (limbs, must be < p) to Montgomery form: a·R² / R. */
 ZP_INLINE void F_(to_mont)(ZP_F *r, const ZP_F *plain) {
