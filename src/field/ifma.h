@@ -43,6 +43,11 @@ int zp_ifma_use(int mode);
  * 2^(64·nw - 1)); nw is 4 or 6. */
 void zp_ifma_field_init(zp_ifma_field *f, const uint64_t *p, size_t nw);
 
+/* For the benchmark: 8 chains of 8 lanes over vals (9·8 values of nw
+ * words: the chains' start values, then the factor), each multiplied by
+ * the factor iters times; the results are left in the chains' values. */
+void zp_ifma_mul_chains(const zp_ifma_field *f, size_t nw, uint64_t *vals, size_t iters);
+
 /* A 4-limb little-endian value to 52-bit limbs. */
 static inline void zp_ifma_from_limbs(zp_ifma_limbs *t, const uint64_t v[4]) {
     const uint64_t m = ((uint64_t)1 << 52) - 1;

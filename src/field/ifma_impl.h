@@ -28,6 +28,11 @@
 #define VI static inline __attribute__((always_inline))
 #define ZP_VCAT_(a, b) a##b
 #define ZP_VCAT(a, b) ZP_VCAT_(a, b)
+#if defined(__clang__)
+#define ZP_V_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define ZP_V_UNROLL _Pragma("GCC unroll 16")
+#endif
 
 /* Moving eight 4-word elements in and out of the lanes. */
 VI __m512i idx8(long long a, long long b, long long c, long long d, long long e, long long f, long long g,
@@ -124,22 +129,30 @@ VI void V_(sub)(VT *r, const VT *a, const VT *b, const VC *c) {
  * subtraction makes it canonical. */
 VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
     const __m512i zero = _mm512_setzero_si512();
-    __m512i t[NL + 1];
-    for (int j = 0; j <= NL; j++) t[j] = zero;
+    /* round i works on t[i .. i + NL]: the division by 2^52 is a move of
+     * the window, not of the values (shifting an array of vectors made
+     * the compiler copy and spill them) */
+    __m512i t[2 * NL + 1];
+    ZP_V_UNROLL
+    for (int j = 0; j <= 2 * NL; j++) t[j] = zero;
+    ZP_V_UNROLL
     for (int i = 0; i < NL; i++) {
         __m512i bi = b->l[i];
-        for (int j = 0; j < NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
-        for (int j = 0; j < NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
-        __m512i m = _mm512_madd52lo_epu64(zero, t[0], c->n0);
-        for (int j = 0; j < NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], c->p[j], m);
-        for (int j = 0; j < NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], c->p[j], m);
-        /* t0 is now 0 mod 2^52: shift down one limb */
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-        for (int j = 0; j < NL; j++) t[j] = t[j + 1];
-        t[NL] = zero;
+        ZP_V_UNROLL
+        for (int j = 0; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[j], bi);
+        ZP_V_UNROLL
+        for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[j], bi);
+        __m512i m = _mm512_madd52lo_epu64(zero, t[i], c->n0);
+        ZP_V_UNROLL
+        for (int j = 0; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], c->p[j], m);
+        ZP_V_UNROLL
+        for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], c->p[j], m);
+        /* t[i] is now 0 mod 2^52: its carry moves up */
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
     VT s;
-    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(t[j], c->p[j]);
+    ZP_V_UNROLL
+    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(t[NL + j], c->p[j]);
     V_(norm)(&s, c);
     V_(fix_negative)(&s, c);
     *r = s;

@@ -186,18 +186,7 @@ void zp_ntt_simd_scale(const zp_ifma_field *f, void *work, size_t m, const zp_if
     }
 }
 
-void zp_ntt_simd_mul_chains(const zp_ifma_field *f, void *work, size_t chains, size_t iters) {
-    vfield c;
-    vfield_load(&c, f);
-    v5 *x = work, y = x[chains], acc[8];
-    for (size_t k = 0; k < chains; k++) acc[k] = x[k];
-    for (size_t i = 0; i < iters; i++) {
-        for (size_t k = 0; k < chains; k++) vmul(&acc[k], &acc[k], &y, &c);
-    }
-    for (size_t k = 0; k < chains; k++) x[k] = acc[k];
-}
-
-#else /* no IFMA in this build: zp_ntt_simd never lets these run */
+#else /* no IFMA in this build: zp_ifma_use never lets these run */
 
 void zp_ntt_simd_gather(void *work, const uint64_t *a, size_t m, size_t step, size_t lane_step) {
     (void)work, (void)a, (void)m, (void)step, (void)lane_step;
@@ -222,10 +211,6 @@ void zp_ntt_simd_twist(const zp_ifma_field *f, void *work, size_t m, const zp_if
 }
 void zp_ntt_simd_scale(const zp_ifma_field *f, void *work, size_t m, const zp_ifma_limbs *tab) {
     (void)f, (void)work, (void)m, (void)tab;
-    abort();
-}
-void zp_ntt_simd_mul_chains(const zp_ifma_field *f, void *work, size_t chains, size_t iters) {
-    (void)f, (void)work, (void)chains, (void)iters;
     abort();
 }
 #endif

@@ -35,8 +35,4 @@ void zp_ntt_simd_twist(const zp_ifma_field *f, void *work, size_t m, const zp_if
 /* work[c] *= tab[c] (the same in every lane) for 1 <= c < m. */
 void zp_ntt_simd_scale(const zp_ifma_field *f, void *work, size_t m, const zp_ifma_limbs *tab);
 
-/* For the benchmark: work[c] *= work[chains] (every lane), iters times
- * over c < chains (at most 8), the chains independent of each other. */
-void zp_ntt_simd_mul_chains(const zp_ifma_field *f, void *work, size_t chains, size_t iters);
-
 #endif
