@@ -22,7 +22,8 @@
 #
 # For each curve and circuit: generate WORKDIR/CURVE/NAME_N/NAME.circom, compile
 # it with circom2 (--O2; redone only when the source (comment lines aside), N,
-# the input or package-lock.json change), witness with snarkjs wtns calculate, key with
+# the input or the versions of circom2, circomlib, snarkjs change), witness with
+# snarkjs wtns calculate, key with
 # `SETUP_ZKPIPE setup` (a snarkjs setup would need a ptau whose prepare phase2
 # takes ~23 min here at 2^16) and the verification key with snarkjs; the time and
 # peak RSS of each step go to compile.time, witness.time, setup.time there. Then
@@ -179,6 +180,13 @@ zkey_domain_log2() {
         throw new Error("no header");' "$1"
 }
 
+# what the compiled circuits depend on besides their source: the versions
+# of the compiler, the circuit library and snarkjs (not the whole lockfile,
+# whose unrelated changes would recompile everything: ~50 min at 2^20)
+tool_versions="$(for p in circom2 circomlib snarkjs; do
+    printf '%s %s\n' "$p" "$(node -p "require('$ROOT/node_modules/$p/package.json').version")"
+done)"
+
 rowfiles=()
 for curve in "${curves[@]}"; do
     for spec in "${circuits[@]}"; do
@@ -198,7 +206,8 @@ for curve in "${curves[@]}"; do
         mkdir -p "$d"
         gen="$(sed -E "/^component main/ s/\\(([0-9]+)\\);/($n);/" "$src")"
         # whole-line comments are left out of the stamp: editing them recompiles nothing
-        stamp="$(printf '%s\n' "$gen" | grep -v '^[[:space:]]*//' | cat - "$input" "$ROOT/package-lock.json" | sha256sum | cut -d' ' -f1)"
+        stamp="$(printf '%s\n' "$gen" | grep -v '^[[:space:]]*//' | cat - "$input" <(printf '%s\n' "$tool_versions") |
+            sha256sum | cut -d' ' -f1)"
         if [ ! -f "$d/.stamp" ] || [ "$(cat "$d/.stamp")" != "$stamp" ]; then
             rm -rf "$d/.stamp" "$d/key.zkey" "$d/vk.json" "$d/compile.time" "$d/witness.time" "$d/setup.time" "$d/${c}_js"
             printf '%s\n' "$gen" >"$d/$c.circom"
