@@ -49,7 +49,6 @@ typedef struct {
     uint8_t *kind;   /* MSM_BATCH */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
-#ifdef ZP_M_IFMA
     /* the eight-lane flush (msm_simd.h): operands copied per entry, and
      * the lanes' work; laid out whether or not the CPU has IFMA, so that
      * the size does not depend on the machine */
@@ -58,7 +57,6 @@ typedef struct {
     void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
     int simd;
     zp_ifma_field fld;
-#endif
 } M_(affine_ws);
 
 /* Lays the workspace out from base (field elements first, where the
@@ -75,7 +73,6 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     MSM_CARVE(tree, MA, MSM_TREE_CAP);
     MSM_CARVE(den, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(pre, FT, MSM_BATCH);
-#ifdef ZP_M_IFMA
     MSM_CARVE(num, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(px, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(py, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
@@ -85,7 +82,6 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     MSM_CARVE(dst, uint64_t *, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     ws->simd = zp_ifma_use(-1);
     if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
-#endif
     MSM_CARVE(batch, M_(pair), MSM_BATCH);
     MSM_CARVE(defer, M_(waiting), MSM_DEFER);
     MSM_CARVE(retry, M_(waiting), MSM_DEFER);
@@ -114,18 +110,14 @@ ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
     }
 }
 
-#ifdef ZP_M_IFMA
 static void M_(flush_simd)(M_(affine_ws) *ws);
-#endif
 
 /* Runs the pending pairs: classify, one inversion for all, write results. */
 static void M_(flush)(M_(affine_ws) *ws) {
-#ifdef ZP_M_IFMA
     if (ws->simd) {
         M_(flush_simd)(ws);
         return;
     }
-#endif
     size_t n = ws->n_batch;
     FT acc;
     K_(set_one)(&acc);
@@ -200,7 +192,6 @@ static void M_(flush)(M_(affine_ws) *ws) {
     ws->n_batch = 0;
 }
 
-#ifdef ZP_M_IFMA
 /* The flush with its multiplications on eight lanes (msm_simd.h): the
  * classification as above, with every operand copied out first, then the
  * sums, then the copies and cancellations. Reading everything before
@@ -293,7 +284,6 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
     }
     ws->n_batch = 0;
 }
-#endif
 
 ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst,
                         uint32_t bucket) {
