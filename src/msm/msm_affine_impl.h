@@ -45,13 +45,13 @@ typedef struct {
     uint32_t *ones;  /* chunk_len */
     MA *tree;        /* MSM_TREE_CAP */
     M_(pair) *batch; /* MSM_BATCH */
-    FT *den, *pre;   /* MSM_BATCH each */
+    FT *den, *pre;   /* denominators; batch_inv's scratch */
     uint8_t *kind;   /* MSM_BATCH */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
-    /* the eight-lane flush (msm_simd.h): operands copied per entry, and
-     * the lanes' work; laid out whether or not the CPU has IFMA, so that
-     * the size does not depend on the machine */
+    /* the pairs' operands, copied out by classify; and the lanes' work
+     * (msm_simd.h), laid out whether or not the CPU has IFMA, so that the
+     * size does not depend on the machine */
     FT *num, *px, *py, *qx; /* MSM_BATCH + ZP_MSM_SIMD_ALIGN each */
     uint64_t **dst;         /* MSM_BATCH + ZP_MSM_SIMD_ALIGN */
     void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
@@ -110,96 +110,14 @@ ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
     }
 }
 
-static void M_(flush_simd)(M_(affine_ws) *ws);
-
-/* Runs the pending pairs: classify, one inversion for all, write results. */
-static void M_(flush)(M_(affine_ws) *ws) {
-    if (ws->simd) {
-        M_(flush_simd)(ws);
-        return;
-    }
-    size_t n = ws->n_batch;
-    FT acc;
-    K_(set_one)(&acc);
-    for (size_t i = 0; i < n; i++) {
-        const M_(pair) *e = &ws->batch[i];
-        uint8_t k;
-        if (e->q == NULL || M_(is_inf)(e->q)) {
-            k = MSM_COPY_P;
-        } else if (M_(is_inf)(e->p)) {
-            k = MSM_COPY_Q;
-        } else if (!K_(eq)(&e->p->x, &e->q->x)) {
-            k = MSM_ADD;
-            K_(sub)(&ws->den[i], &e->q->x, &e->p->x);
-        } else {
-            /* same x: the same point (double) or opposite ones (cancel) */
-            MA p, q;
-            M_(load)(&p, e->p, e->neg_p);
-            M_(load)(&q, e->q, e->neg_q);
-            if (K_(eq)(&p.y, &q.y) && !K_(is_zero)(&p.y)) {
-                k = MSM_DBL;
-                K_(dbl)(&ws->den[i], &p.y);
-            } else {
-                k = MSM_INF;
-            }
-        }
-        ws->kind[i] = k;
-        if (k == MSM_ADD || k == MSM_DBL) {
-            ws->pre[i] = acc;
-            K_(mul)(&acc, &acc, &ws->den[i]);
-        }
-    }
-    K_(inv)(&acc, &acc);
-    for (size_t i = n; i-- > 0;) {
-        if (ws->kind[i] != MSM_ADD && ws->kind[i] != MSM_DBL) continue;
-        FT inv;
-        K_(mul)(&inv, &acc, &ws->pre[i]);
-        K_(mul)(&acc, &acc, &ws->den[i]);
-        ws->den[i] = inv;
-    }
-    /* forward, so that the tree's in-place writes never clobber a later
-     * pair's input (pair j reads slots 2j and 2j+1 and writes slot j) */
-    for (size_t i = 0; i < n; i++) {
-        const M_(pair) *e = &ws->batch[i];
-        MA *r = e->dst;
-        switch (ws->kind[i]) {
-        case MSM_COPY_P: M_(load)(r, e->p, e->neg_p); break;
-        case MSM_COPY_Q: M_(load)(r, e->q, e->neg_q); break;
-        case MSM_INF: M_(set_inf)(r); break;
-        default: {
-            MA p, q;
-            FT lambda, t;
-            M_(load)(&p, e->p, e->neg_p);
-            M_(load)(&q, e->q, e->neg_q);
-            if (ws->kind[i] == MSM_ADD) {
-                K_(sub)(&t, &q.y, &p.y);
-            } else { /* 3x² / 2y */
-                FT t3;
-                K_(sqr)(&t, &p.x);
-                K_(dbl)(&t3, &t);
-                K_(add)(&t, &t3, &t);
-            }
-            K_(mul)(&lambda, &t, &ws->den[i]);
-            K_(sqr)(&t, &lambda);
-            K_(sub)(&t, &t, &p.x);
-            K_(sub)(&r->x, &t, &q.x); /* x3 = λ² - x1 - x2 */
-            K_(sub)(&t, &p.x, &r->x);
-            K_(mul)(&t, &lambda, &t);
-            K_(sub)(&r->y, &t, &p.y); /* y3 = λ(x1 - x3) - y1 */
-        }
-        }
-    }
-    ws->n_batch = 0;
-}
-
-/* The flush with its multiplications on eight lanes (msm_simd.h): the
- * classification as above, with every operand copied out first, then the
- * sums, then the copies and cancellations. Reading everything before
- * writing anything keeps the forward order's guarantee for the tree
- * (pair j reads slots 2j and 2j+1, which only later pairs write). */
-static void M_(flush_simd)(M_(affine_ws) *ws) {
-    size_t n = ws->n_batch, n8 = (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
-    for (size_t i = 0; i < n; i++) {
+/* Classifies the pending pairs and copies out what their results need:
+ * for a sum (add or double) the slope's numerator and denominator and the
+ * coordinates x1, y1, x2 (each point negated as asked), for a copy the
+ * point; the denominator is 1 where there is no sum. Reading every input
+ * before any result is written keeps the tree's in-place rounds right
+ * (pair j reads slots 2j and 2j+1 and writes slot j). */
+static void M_(classify)(M_(affine_ws) *ws) {
+    for (size_t i = 0; i < ws->n_batch; i++) {
         const M_(pair) *e = &ws->batch[i];
         uint8_t k;
         MA p, q;
@@ -224,7 +142,7 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
                 K_(dbl)(&ws->num[i], &t);
                 K_(add)(&ws->num[i], &ws->num[i], &t);
             } else {
-                k = MSM_INF;
+                k = MSM_INF; /* opposite points */
             }
         }
         ws->kind[i] = k;
@@ -234,7 +152,7 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
             ws->qx[i] = q.x;
             ws->dst[i] = (uint64_t *)&e->dst->x;
         } else {
-            if (k != MSM_INF) { /* the point to copy */
+            if (k != MSM_INF) {
                 ws->px[i] = p.x;
                 ws->py[i] = p.y;
             }
@@ -242,42 +160,66 @@ static void M_(flush_simd)(M_(affine_ws) *ws) {
             ws->dst[i] = NULL;
         }
     }
-    for (size_t i = n; i < n8; i++) {
+}
+
+/* The sums, one inversion for all: λ = num/den, x3 = λ² - x1 - x2,
+ * y3 = λ(x1 - x3) - y1. */
+static void M_(sums)(M_(affine_ws) *ws) {
+    K_(batch_inv)(ws->den, ws->den, ws->n_batch, ws->pre);
+    for (size_t i = 0; i < ws->n_batch; i++) {
+        if (ws->dst[i] == NULL) continue;
+        MA *r = ws->batch[i].dst;
+        FT lambda, t;
+        K_(mul)(&lambda, &ws->num[i], &ws->den[i]);
+        K_(sqr)(&t, &lambda);
+        K_(sub)(&t, &t, &ws->px[i]);
+        K_(sub)(&r->x, &t, &ws->qx[i]);
+        K_(sub)(&t, &ws->px[i], &r->x);
+        K_(mul)(&t, &lambda, &t);
+        K_(sub)(&r->y, &t, &ws->py[i]);
+    }
+}
+
+/* The same sums with their multiplications on eight lanes (msm_simd.h):
+ * the batch padded with empty entries, the lanes' chain products
+ * inverted here with one inversion. */
+static void M_(sums_lanes)(M_(affine_ws) *ws) {
+    size_t n = ws->n_batch, padded = (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
+    if (n == 0) return;
+    for (size_t i = n; i < padded; i++) {
         K_(set_one)(&ws->den[i]);
         ws->dst[i] = NULL;
     }
-    if (n8 > 0) {
-        zp_msm_simd_batch b = {&ws->fld,
-                               n8,
-                               (const uint64_t *)ws->num,
-                               (const uint64_t *)ws->den,
-                               (const uint64_t *)ws->px,
-                               (const uint64_t *)ws->py,
-                               (const uint64_t *)ws->qx,
-                               ws->dst,
-                               ws->lanes};
-        enum { NP = ZP_MSM_SIMD_PRODUCTS };
-        FT prod[NP], pre[NP], acc, inv[NP];
-        _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
-        ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
-        /* the lanes' products inverted with one inversion */
-        K_(set_one)(&acc);
-        for (int k = 0; k < NP; k++) {
-            pre[k] = acc;
-            K_(mul)(&acc, &acc, &prod[k]);
-        }
-        K_(inv)(&acc, &acc);
-        for (int k = NP; k-- > 0;) {
-            K_(mul)(&inv[k], &acc, &pre[k]);
-            K_(mul)(&acc, &acc, &prod[k]);
-        }
-        ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)inv);
+    zp_msm_simd_batch b = {&ws->fld,
+                           padded,
+                           (const uint64_t *)ws->num,
+                           (const uint64_t *)ws->den,
+                           (const uint64_t *)ws->px,
+                           (const uint64_t *)ws->py,
+                           (const uint64_t *)ws->qx,
+                           ws->dst,
+                           ws->lanes};
+    FT prod[ZP_MSM_SIMD_PRODUCTS];
+    _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
+    ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
+    K_(batch_inv)(prod, prod, ZP_MSM_SIMD_PRODUCTS, ws->pre);
+    ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)prod);
+}
+
+/* Runs the pending pairs: classify, the sums, then the copies and
+ * cancellations. */
+static void M_(flush)(M_(affine_ws) *ws) {
+    M_(classify)(ws);
+    if (ws->simd) {
+        M_(sums_lanes)(ws);
+    } else {
+        M_(sums)(ws);
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < ws->n_batch; i++) {
         MA *r = ws->batch[i].dst;
         if (ws->kind[i] == MSM_INF) {
             M_(set_inf)(r);
-        } else if (ws->kind[i] != MSM_ADD && ws->kind[i] != MSM_DBL) {
+        } else if (ws->dst[i] == NULL) {
             r->x = ws->px[i];
             r->y = ws->py[i];
         }
