@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/parallel.h"
 #include "engine/pool.h"
 #include "mem/large.h"
@@ -52,12 +53,6 @@ static size_t opt_runs = 5, opt_threads = 0;
 static unsigned opt_max_log = 20;
 static const char *opt_only = NULL, *opt_json = NULL;
 static int have_simd; /* the CPU has the NTT's IFMA path */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -157,13 +152,13 @@ static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds *
         for (size_t r = 0; r < opt_runs; r++) {                                           \
             for (int c = 0; c < CHAINS; c++) SEED(&x[c]);                                 \
             SEED(&y);                                                                     \
-            double t0 = now_s();                                                          \
+            double t0 = zp_clock_now();                                                          \
             for (size_t i = 0; i < iters; i++)                                            \
                 for (int c = 0; c < CHAINS; c++) F##_mul(&x[c], &x[c], &y);               \
-            double t1 = now_s();                                                          \
+            double t1 = zp_clock_now();                                                          \
             for (size_t i = 0; i < iters; i++)                                            \
                 for (int c = 0; c < CHAINS; c++) F##_sqr(&x[c], &x[c]);                   \
-            double t2 = now_s();                                                          \
+            double t2 = zp_clock_now();                                                          \
             /* keep the chains alive */                                                   \
             volatile uint64_t sink = *(const uint64_t *)&x[0];                            \
             (void)sink;                                                                   \
@@ -208,9 +203,9 @@ static void bench_field_ifma(const uint64_t *modulus, size_t nw, void (*seed)(ui
     double mul[64];
     for (size_t r = 0; r < opt_runs; r++) {
         for (size_t i = 0; i < 9 * 8; i++) seed(vals + i * nw);
-        double t0 = now_s();
+        double t0 = zp_clock_now();
         zp_ifma_mul_chains(&f, nw, vals, iters);
-        mul[r] = (now_s() - t0) * 1e9 / (double)(iters * 8 * 8);
+        mul[r] = (zp_clock_now() - t0) * 1e9 / (double)(iters * 8 * 8);
     }
     report(name, "1", "ns", mul, opt_runs, 0);
     t_mul_ns[id] = results[n_results - 1].median;
@@ -297,9 +292,9 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
                     if (circom_like) bits[i] = fill_circom_like(sc + 4 * i, FR##_modulus.v);               \
                     else rand_scalar(sc + 4 * i, FR##_modulus.v);                                          \
                 }                                                                                          \
-                double t0 = now_s();                                                                       \
+                double t0 = zp_clock_now();                                                                       \
                 G##_msm(&out, pts, sc, n, scratch, par);                                                   \
-                samples[r] = (now_s() - t0) * 1e3;                                                         \
+                samples[r] = (zp_clock_now() - t0) * 1e3;                                                         \
             }                                                                                              \
             char size[16], name[64];                                                                       \
             size_label(size, sizeof size, lg);                                                             \
@@ -341,11 +336,11 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, F_BLS_FP2_IFMA, "bl
             F shift;                                                                                     \
             F##_root_of_unity(&shift, lg + 1);                                                           \
             for (size_t r = 0; r < opt_runs; r++) {                                                      \
-                double t0 = now_s();                                                                     \
+                double t0 = zp_clock_now();                                                                     \
                 F##_ntt(a, lg, 0, scratch, par);                                                         \
-                double t1 = now_s();                                                                     \
+                double t1 = zp_clock_now();                                                                     \
                 F##_ntt_to_coset(a, lg, &shift, scratch, par);                                           \
-                double t2 = now_s();                                                                     \
+                double t2 = zp_clock_now();                                                                     \
                 fwd[r] = (t1 - t0) * 1e3;                                                                \
                 coset[r] = (t2 - t1) * 1e3;                                                              \
             }                                                                                            \
@@ -411,7 +406,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "--runs must be 1..64 and --max-log 16..24\n");
         return 2;
     }
-    rng_state = (uint64_t)(now_s() * 1e9) | 1;
+    rng_state = (uint64_t)(zp_clock_now() * 1e9) | 1;
     zp_pool *pool;
     zp_error err;
     if (zp_pool_create(&pool, opt_threads, &err) != ZP_OK) {

@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "io/wtns.h"
 #include "zkpipe_engine.h"
@@ -93,12 +94,6 @@ static void usage(FILE *f) {
             "--witness-ms: twice a measured proof (the modelled witness generation, a sleep: see\n"
             "bench/pipeline.c); --runs 1 (more: the run with the median wall time is reported);\n"
             "--out pipeline-out (CSV of samples, traces, results); --interval 0.05 s.\n");
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void sleep_s(double s) {
@@ -338,9 +333,9 @@ static int run_one(void) {
     zp_engine *e = engine_make(&o);
     uint64_t ids[256];
     double submitted[256];
-    double t0 = now_s();
+    double t0 = zp_clock_now();
     for (size_t j = 0; j < opt_jobs; j++) {
-        submitted[j] = now_s() - t0;
+        submitted[j] = zp_clock_now() - t0;
         ids[j] = job_submit(e, &src, opt_partitions);
     }
     zp_engine_stats s;
@@ -348,7 +343,7 @@ static int run_one(void) {
     double t;
     for (;;) {
         zp_engine_stats_get(&s, e);
-        t = now_s() - t0;
+        t = zp_clock_now() - t0;
         csv_row(csv, t, &s);
         check_sample(&k, &s, one_mode, one_workers);
         if (s.jobs_done + s.jobs_failed + s.jobs_cancelled >= opt_jobs) break;
@@ -363,15 +358,15 @@ static int run_one(void) {
     }
     double polled_wall = t;
     /* the buffers go back through the dealloc thread: wait for it */
-    double t_drain = now_s();
-    while (now_s() - t_drain < 10) {
+    double t_drain = zp_clock_now();
+    while (zp_clock_now() - t_drain < 10) {
         zp_engine_stats_get(&s, e);
         if (s.partitions_in[ZP_STAGE_DEALLOC] == 0 && s.by_class[ZP_BUF_WITNESS].bytes == 0 &&
             s.by_class[ZP_BUF_ABC].bytes == 0 && s.by_class[ZP_BUF_MSM].bytes == 0)
             break;
         sleep_s(0.01);
     }
-    csv_row(csv, now_s() - t0, &s);
+    csv_row(csv, zp_clock_now() - t0, &s);
     fclose(csv);
 
     /* per job and partition */
@@ -454,9 +449,9 @@ static int run_one(void) {
                                               (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec));
     json_object_set_new(r, "load1_start", json_real(load_start));
     json_object_set_new(r, "load1_end", json_real(load1()));
-    double t_destroy = now_s();
+    double t_destroy = zp_clock_now();
     zp_engine_destroy(e);
-    json_object_set_new(r, "destroy_s", json_real(now_s() - t_destroy));
+    json_object_set_new(r, "destroy_s", json_real(zp_clock_now() - t_destroy));
     witnesses_close(&src);
     return write_json(r, opt_result);
 }

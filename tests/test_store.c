@@ -17,17 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "server/store.h"
 #include "testutil.h"
 
 static char dir[64];
 static int db_serial;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* A fresh database path in the test's directory. */
 static void new_path(char *path, size_t cap) { snprintf(path, cap, "%s/db%d.db", dir, ++db_serial); }
@@ -649,13 +644,13 @@ static void test_crash(void) {
          * random moment 0..250 ms after its first job (or after 10 s). */
         added *got = NULL;
         size_t n = 0, cap = 0;
-        double start = now_s(), deadline = start + 10;
+        double start = zp_clock_now(), deadline = start + 10;
         fcntl(fds[0], F_SETFL, O_NONBLOCK);
-        while (now_s() < deadline) {
+        while (zp_clock_now() < deadline) {
             if (n == cap) got = realloc(got, (cap = cap ? 2 * cap : 1024) * sizeof *got);
             ssize_t r = read(fds[0], &got[n], sizeof *got);
             if (r == (ssize_t)sizeof *got) {
-                if (n++ == 0) deadline = now_s() + (double)(zp_test_rand64() % 250) / 1000.0;
+                if (n++ == 0) deadline = zp_clock_now() + (double)(zp_test_rand64() % 250) / 1000.0;
             } else {
                 usleep(100);
             }
@@ -868,9 +863,9 @@ static void test_bad_files(void) {
 
 #define RUN(f)                                                   \
     do {                                                         \
-        double t0_ = now_s();                                    \
+        double t0_ = zp_clock_now();                                    \
         f();                                                     \
-        printf("test_store: %s: %.2f s\n", #f, now_s() - t0_); \
+        printf("test_store: %s: %.2f s\n", #f, zp_clock_now() - t0_); \
         fflush(stdout);                                          \
     } while (0)
 

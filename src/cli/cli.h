@@ -25,7 +25,6 @@ int zp_cli_fail(const zp_error *err);
  * 3 bad input (a file's content), 4 any other failure. */
 enum { ZP_EXIT_OK = 0, ZP_EXIT_INVALID = 1, ZP_EXIT_USAGE = 2, ZP_EXIT_INPUT = 3, ZP_EXIT_FAILURE = 4 };
 /* Seconds on a monotonic clock. */
-double zp_cli_now(void);
 /* 1 when argv holds -h or --help. */
 int zp_cli_wants_help(int argc, char **argv);
 /* Parses --threads N (0 = all CPUs); removes recognised options from argv

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "io/json.h"
@@ -82,12 +83,12 @@ static int write_proofs(client *c, json_t *root, const char *out, FILE *report) 
 /* Long-polls the job's proof until it ends or `limit` seconds pass (0:
  * forever), then writes the proofs. */
 static int await_job(client *c, unsigned long long id, const char *out, double limit, FILE *report) {
-    double t0 = zp_cli_now();
+    double t0 = zp_clock_now();
     char path[128];
     buffer resp = {0};
     int rc = ZP_EXIT_FAILURE, tty = isatty(2);
     for (;;) {
-        double left = limit > 0 ? limit - (zp_cli_now() - t0) : 600;
+        double left = limit > 0 ? limit - (zp_clock_now() - t0) : 600;
         if (left < 0) left = 0;
         int wait = left < 600 ? (int)left : 600;
         if (wait < left && wait < 600) wait++; /* round up: never poll with wait=0 too early */
@@ -111,7 +112,7 @@ static int await_job(client *c, unsigned long long id, const char *out, double l
                         (long long)json_integer_value(json_object_get(root, "partitions")));
             }
             json_decref(root);
-            if (limit > 0 && zp_cli_now() - t0 >= limit) {
+            if (limit > 0 && zp_clock_now() - t0 >= limit) {
                 if (tty) fputc('\n', stderr);
                 fprintf(stderr, "zkpipe %s: job %llu did not end within %g s\n", c->cmd, id, limit);
                 rc = ZP_EXIT_FAILURE;

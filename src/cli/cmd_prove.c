@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "cli/cli.h"
 #include "mem/large.h"
@@ -59,12 +60,12 @@ int zp_cmd_prove(int argc, char **argv) {
     zp_prove_stats stats;
     zp_prove_options opt = {threads, !verify};
     int rc = ZP_EXIT_OK;
-    double t0 = zp_cli_now(), t_key, t_wtns, t_prove, t_write;
+    double t0 = zp_clock_now(), t_key, t_wtns, t_prove, t_write;
 
     if (zp_key_open(&key, zkey_path, &err) != ZP_OK) goto fail;
-    t_key = zp_cli_now();
+    t_key = zp_clock_now();
     if (zp_witness_open(&witness, wtns_path, &err) != ZP_OK) goto fail;
-    t_wtns = zp_cli_now();
+    t_wtns = zp_clock_now();
     if (zp_prove(&proof, &stats, key, witness, &opt, &err) != ZP_OK) {
         if (err.status == ZP_ERR_UNSATISFIED) {
             zp_error_set(&err, ZP_ERR_UNSATISFIED,
@@ -76,9 +77,9 @@ int zp_cmd_prove(int argc, char **argv) {
         }
         goto fail;
     }
-    t_prove = zp_cli_now();
+    t_prove = zp_clock_now();
     if (zp_proof_write(proof_path, public_path, &proof, key, witness, &err) != ZP_OK) goto fail;
-    t_write = zp_cli_now();
+    t_write = zp_clock_now();
     if (verbose) {
         fprintf(stderr,
                 "proved: %s circuit, %u wires, %u public signals, domain 2^%d, %zu threads\n"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 #include "server/config.h"
 #include "zkpipe_engine.h"
@@ -191,7 +192,7 @@ int zp_cmd_run(int argc, char **argv) {
         rc = zp_cli_fail(&err);
         goto done;
     }
-    double t0 = zp_cli_now();
+    double t0 = zp_clock_now();
     zp_job_spec spec = {key, n, witnesses, NULL, NULL, 0};
     if (zp_engine_submit(&job, engine, &spec, &err) != ZP_OK) {
         rc = zp_cli_fail(&err);
@@ -209,7 +210,7 @@ int zp_cmd_run(int argc, char **argv) {
             status_line(&s, n, tty);
         }
     }
-    double wall = zp_cli_now() - t0;
+    double wall = zp_clock_now() - t0;
     if (!quiet && tty) fputc('\n', stderr);
     if (info.state != ZP_JOB_DONE) {
         rc = zp_cli_fail(&info.error);

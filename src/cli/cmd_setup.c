@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "cli/cli.h"
 #include "engine/pool.h"
@@ -59,7 +60,7 @@ int zp_cmd_setup(int argc, char **argv) {
     zp_pool *pool = NULL;
     zp_groth16_setup_key key = {0};
     int rc = ZP_EXIT_OK;
-    double t0 = zp_cli_now();
+    double t0 = zp_clock_now();
     if (zp_r1cs_open(&r1cs, pos[0], &err) != ZP_OK) goto fail;
     const zp_r1cs_header *h = zp_r1cs_get_header(r1cs);
     zp_constraint_system cs = {
@@ -86,7 +87,7 @@ int zp_cmd_setup(int argc, char **argv) {
                 "zkpipe: wrote %s: %s, %u constraints, %u wires, %u public, domain 2^%d, in %.2f s\n"
                 "zkpipe: WARNING: a development key from random toxic waste: unsafe for production\n",
                 pos[1], zp_curve_name(cs.curve), cs.n_constraints, cs.n_wires, cs.n_public,
-                __builtin_ctz(key.pk.domain_size), zp_cli_now() - t0);
+                __builtin_ctz(key.pk.domain_size), zp_clock_now() - t0);
     }
     goto done;
 fail:

@@ -36,12 +36,6 @@ static const char usage[] =
     "'zkpipe <command> --help' tells more. Exit status: 0 success, 1 a proof\n"
     "that does not verify, 2 bad usage, 3 bad input, 4 other failures.\n";
 
-double zp_cli_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int zp_cli_wants_help(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "engine/pool.h"
 #include "groth16/groth16.h"
@@ -64,12 +65,6 @@ void zp_witness_close(zp_witness *witness) {
     free(witness);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, const zp_witness *witness,
                    const zp_prove_options *options, zp_error *err) {
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
@@ -93,7 +88,7 @@ zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, co
         goto done;
     }
     zp_prove_stats stat = {.threads = zp_pool_threads(pool)};
-    double t0 = now_s();
+    double t0 = zp_clock_now();
     mat_bytes = zp_groth16_matrices_size(pk);
     mat = zp_mem_map(mat_bytes, "the constraint matrices", err);
     if (mat == NULL) {
@@ -102,26 +97,26 @@ zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, co
     }
     st = zp_groth16_matrices_build(mat, mat_bytes, pk, &par, err);
     if (st != ZP_OK) goto done;
-    double t1 = now_s();
+    double t1 = zp_clock_now();
     zp_groth16_synthesize(abc, pk, mat, w, &par);
     zp_mem_unmap(mat, mat_bytes); /* the engine keeps them with the key; one proof needs them once */
     mat = NULL;
-    double t2 = now_s();
+    double t2 = zp_clock_now();
     zp_groth16_pending pend;
     st = zp_groth16_prove_start(&pend, pk, w, abc, msm, &par, err);
     zp_mem_unmap(abc, abc_bytes); /* a, b, c are done with */
     abc = NULL;
     if (st != ZP_OK) goto done;
-    double t3 = now_s();
+    double t3 = zp_clock_now();
     zp_groth16_prove_finish(proof, &pend, pk, w, msm, &par);
-    double t4 = now_s();
+    double t4 = zp_clock_now();
     stat.matrices_s = t1 - t0;
     stat.synth_s = t2 - t1;
     stat.start_s = t3 - t2;
     stat.finish_s = t4 - t3;
     if (!opt.skip_verify) {
         int ok = zp_groth16_verify_with_pk(pk, w, proof);
-        stat.verify_s = now_s() - t4;
+        stat.verify_s = zp_clock_now() - t4;
         if (ok != 1) {
             memset(proof, 0, sizeof *proof);
             st = ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "engine/internal.h"
 #include "io/json.h"
@@ -21,12 +22,6 @@ const char *zp_buffer_class_name(zp_buffer_class cls) { return cls < ZP_BUF_CLAS
 const char *zp_stage_name(zp_stage stage) { return stage < ZP_STAGES ? stage_names[stage] : "?"; }
 const char *zp_job_state_name(zp_job_state state) {
     return state <= ZP_JOB_CANCELLED ? state_names[state] : "?";
-}
-
-double zp_engine_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static size_t cpu_count(void) {
@@ -61,7 +56,7 @@ void engine_dealloc(zp_engine *e, zp_tracked *buf) {
 }
 
 void engine_part_stage(zp_engine *e, engine_part *p, zp_stage stage) {
-    double now = zp_engine_now();
+    double now = zp_clock_now();
     zp_stage from = p->stage;
     if (p->state == PART_ACTIVE) {
         e->in_stage[from]--;
@@ -77,7 +72,7 @@ void engine_part_stage(zp_engine *e, engine_part *p, zp_stage stage) {
 }
 
 static void part_leave_stage(zp_engine *e, engine_part *p) {
-    double now = zp_engine_now();
+    double now = zp_clock_now();
     e->in_stage[p->stage]--;
     engine_trace_span(e, p, p->stage, p->t_stage[p->stage], now);
     p->t_end = now;
@@ -247,7 +242,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     pthread_mutex_init(&e->trace_lock, NULL);
     queue_init(&e->to_prove, e->opt.queue_capacity);
     queue_init(&e->to_final, e->opt.queue_capacity);
-    e->t0 = zp_engine_now();
+    e->t0 = zp_clock_now();
     e->baseline_rss = zp_mem_rss();
 
     zp_status st = engine_trace_open(e, err);
@@ -384,7 +379,7 @@ static engine_job *job_new(const zp_job_spec *spec, engine_key *key) {
     job->witness_arg = spec->witness_arg;
     job->priority = spec->priority;
     job->key = key;
-    double now = zp_engine_now();
+    double now = zp_clock_now();
     for (size_t i = 0; i < job->n; i++) {
         job->parts[i].job = job;
         job->parts[i].index = i;
@@ -470,16 +465,12 @@ zp_status zp_engine_job(zp_job_info *info, zp_engine *e, uint64_t job_id, double
     pthread_mutex_lock(&e->lock);
     engine_job *job = find_job(e, job_id);
     if (job != NULL && wait_s > 0) {
-        double deadline = zp_engine_now() + wait_s;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double abs_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait_s;
-        ts.tv_sec = (time_t)abs_s;
-        ts.tv_nsec = (long)((abs_s - (double)ts.tv_sec) * 1e9);
+        double deadline = zp_clock_now() + wait_s;
+        struct timespec ts = zp_clock_deadline(wait_s);
         /* ended, and every partition has left its worker (so the
          * buffers are on their way back) */
         while ((job = find_job(e, job_id)) != NULL && !(job_ended(job) && job->held == 0) &&
-               zp_engine_now() < deadline) {
+               zp_clock_now() < deadline) {
             if (pthread_cond_timedwait(&e->changed, &e->lock, &ts) == ETIMEDOUT) break;
         }
         job = find_job(e, job_id);
@@ -578,7 +569,7 @@ void zp_engine_stats_get(zp_engine_stats *s, zp_engine *e) {
     s->tracked_at_peak_rss = atomic_load(&e->tracked_at_peak);
     s->baseline_rss = e->baseline_rss;
     pthread_mutex_lock(&e->lock);
-    s->uptime = zp_engine_now() - e->t0;
+    s->uptime = zp_clock_now() - e->t0;
     s->budget = e->budget;
     s->reserved = e->reserved;
     s->peak_reserved = e->peak_reserved;
@@ -605,11 +596,7 @@ void zp_engine_stats_get(zp_engine_stats *s, zp_engine *e) {
 int zp_engine_next_ended(uint64_t *job_id, zp_engine *e, double wait_s) {
     pthread_mutex_lock(&e->lock);
     if (e->ended_len == 0 && wait_s > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double abs_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + wait_s;
-        ts.tv_sec = (time_t)abs_s;
-        ts.tv_nsec = (long)((abs_s - (double)ts.tv_sec) * 1e9);
+        struct timespec ts = zp_clock_deadline(wait_s);
         while (e->ended_len == 0 && !e->stopping) {
             if (pthread_cond_timedwait(&e->changed, &e->lock, &ts) == ETIMEDOUT) break;
         }

@@ -133,7 +133,6 @@ struct zp_engine {
 };
 
 /* engine.c */
-double zp_engine_now(void);
 /* Ends a partition that will not be proved (failure or cancellation):
  * hands its buffers to the dealloc thread, returns what it did not
  * allocate, and unpins its key. Lock held. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "engine/internal.h"
 #include "io/wtns.h"
@@ -69,11 +70,11 @@ static engine_part *admit(zp_engine *e, int *load) {
         engine_part *p = &job->parts[job->next_admit++];
         p->state = PART_ACTIVE;
         p->unallocated = key->footprint;
-        p->times.queued = zp_engine_now() - p->t_submit;
+        p->times.queued = zp_clock_now() - p->t_submit;
         job->held++;
         if (job->state == ZP_JOB_QUEUED) job->state = ZP_JOB_RUNNING;
         p->stage = ZP_STAGE_SYNTH;
-        p->t_stage[ZP_STAGE_SYNTH] = zp_engine_now();
+        p->t_stage[ZP_STAGE_SYNTH] = zp_clock_now();
         if (++e->in_stage[ZP_STAGE_SYNTH] > e->max_in_stage[ZP_STAGE_SYNTH]) {
             e->max_in_stage[ZP_STAGE_SYNTH] = e->in_stage[ZP_STAGE_SYNTH];
         }
@@ -139,7 +140,7 @@ static engine_part *take(zp_engine *e, part_queue *q, zp_stage waited, zp_stage 
     for (;;) {
         engine_part *p = queue_pop(e, q);
         if (p == NULL) return NULL;
-        double wait = zp_engine_now() - p->t_stage[waited];
+        double wait = zp_clock_now() - p->t_stage[waited];
         if (waited == ZP_STAGE_WAIT_PROVE) p->times.wait_prove = wait;
         else p->times.wait_final = wait;
         if (engine_job_cancelled(p->job)) {
@@ -219,7 +220,7 @@ void *engine_synth_main(void *arg) {
             st = synthesize(e, p, &par, &err);
             pthread_mutex_lock(&e->lock);
         }
-        p->times.synth = zp_engine_now() - p->t_stage[ZP_STAGE_SYNTH];
+        p->times.synth = zp_clock_now() - p->t_stage[ZP_STAGE_SYNTH];
         if (st != ZP_OK || !queue_push(e, &e->to_prove, p, ZP_STAGE_WAIT_PROVE)) drop(e, p, st, &err);
     }
     pthread_mutex_unlock(&e->lock);
@@ -247,7 +248,7 @@ void *engine_prove_main(void *arg) {
         if (st == ZP_OK) st = zp_groth16_prove_start(&p->pending, pk, p->witness.p, p->abc.p, p->msm.p, &par, &err);
         pthread_mutex_lock(&e->lock);
         engine_dealloc(e, &p->abc); /* a, b, c are done with: freed early */
-        p->times.prove = zp_engine_now() - p->t_stage[ZP_STAGE_PROVE];
+        p->times.prove = zp_clock_now() - p->t_stage[ZP_STAGE_PROVE];
         if (st != ZP_OK || !queue_push(e, &e->to_final, p, ZP_STAGE_WAIT_FINAL)) drop(e, p, st, &err);
     }
     queue_drain(e, &e->to_prove);
@@ -294,7 +295,7 @@ void *engine_final_main(void *arg) {
         pthread_mutex_unlock(&e->lock);
         zp_status st = finalize(e, p, &par, &err);
         pthread_mutex_lock(&e->lock);
-        p->times.final = zp_engine_now() - p->t_stage[ZP_STAGE_FINAL];
+        p->times.final = zp_clock_now() - p->t_stage[ZP_STAGE_FINAL];
         if (st != ZP_OK || engine_job_cancelled(p->job)) {
             drop(e, p, st, &err);
             continue;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "engine/internal.h"
 #include "mem/large.h"
@@ -55,7 +56,7 @@ static void mib(char *out, size_t size, uint64_t bytes) {
 void engine_log_transition(zp_engine *e, const engine_part *p, zp_stage from, zp_stage to) {
     if (e->opt.log == NULL) return;
     char line[1024], b[32];
-    int n = snprintf(line, sizeof line, "%8.3f job %" PRIu64 " part %zu %s -> %s |", zp_engine_now() - e->t0,
+    int n = snprintf(line, sizeof line, "%8.3f job %" PRIu64 " part %zu %s -> %s |", zp_clock_now() - e->t0,
                      p->job->id, p->index, zp_stage_name(from), zp_stage_name(to));
     for (int c = 0; c < ZP_BUF_CLASSES && n < (int)sizeof line; c++) {
         mib(b, sizeof b, atomic_load(&e->tracker.class_bytes[c]));
@@ -88,7 +89,7 @@ static void sample(zp_engine *e) {
     uint64_t hwm = zp_mem_peak_rss();
     atomic_store(&e->peak_rss, hwm > rss ? hwm : rss);
     if (e->trace == NULL) return;
-    int64_t ts = micros(e, zp_engine_now());
+    int64_t ts = micros(e, zp_clock_now());
     pthread_mutex_lock(&e->trace_lock);
     fprintf(e->trace, ",\n{\"ph\":\"C\",\"name\":\"tracked bytes by class\",\"pid\":0,\"ts\":%" PRId64 ",\"args\":{",
             ts);
@@ -115,11 +116,7 @@ void *engine_sampler_main(void *arg) {
     pthread_mutex_lock(&e->lock);
     while (!e->sampler_stop) {
         sample(e); /* reads e->reserved and in_stage under the lock */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + e->opt.sample_interval;
-        ts.tv_sec = (time_t)t;
-        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+        struct timespec ts = zp_clock_deadline(e->opt.sample_interval);
         pthread_cond_timedwait(&e->sampler_wake, &e->lock, &ts);
     }
     sample(e);

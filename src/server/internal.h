@@ -62,7 +62,6 @@ struct zp_server {
 };
 
 /* server.c */
-double zp_server_now(void); /* Unix seconds */
 /* The engine's id of a store job still in the engine; 0 when none. Lock held. */
 uint64_t server_engine_id(zp_server *s, int64_t id);
 /* The path of a key id (config keys, then keys_dir/<id>.zkey); NULL and

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "server/internal.h"
 
 const double zp_latency_bounds[LATENCY_BUCKETS] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
@@ -95,7 +96,7 @@ void server_metrics(zp_server *s, zp_response *resp) {
             }
         }
     }
-    double uptime = zp_server_now() - s->started;
+    double uptime = zp_clock_wall() - s->started;
     pthread_mutex_unlock(&s->lock);
 
     static const struct {

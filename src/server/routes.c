@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "server/assets.h"
 #include "server/internal.h"
@@ -361,7 +362,7 @@ static void get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respon
     }
     zp_store_job job;
     zp_error err;
-    double deadline = zp_server_now() + wait;
+    double deadline = zp_clock_wall() + wait;
     for (;;) {
         if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
             server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
@@ -369,7 +370,7 @@ static void get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respon
         }
         if (ended(&job)) break;
         pthread_mutex_lock(&s->lock);
-        double now = zp_server_now();
+        double now = zp_clock_wall();
         if (now >= deadline || s->shutting_down) {
             pthread_mutex_unlock(&s->lock);
             break;
@@ -461,7 +462,7 @@ static void get_status(zp_server *s, zp_response *resp) {
                                       "max_partitions", (json_int_t)st.max_partitions_in[g]));
     }
     json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
-                          zp_server_now() - s->started, "budget", (json_int_t)st.budget, "reserved",
+                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "reserved",
                           (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
                           (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
                           (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",

@@ -13,17 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "base/random.h"
 #include "io/json.h"
 #include "io/wtns.h"
 #include "server/internal.h"
-
-double zp_server_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void logf_(const zp_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void logf_(const zp_server *s, int level, const char *fmt, ...) {
@@ -324,7 +319,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     }
     if (st == ZP_OK) {
         st = zp_store_add_job(id, existing, s->store, request_id, key_id, priority, (uint32_t)n,
-                              (const char *const *)paths, zp_server_now(), err);
+                              (const char *const *)paths, zp_clock_wall(), err);
         if (st != ZP_OK) *http_status = 500;
     }
     if (st != ZP_OK || *existing) { /* nothing new was accepted: the spool goes */
@@ -340,7 +335,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         pthread_mutex_unlock(&s->lock);
         if (est != ZP_OK) { /* the key broke meanwhile: the job fails, recorded */
             zp_error e2;
-            if (zp_store_finish_job(s->store, *id, "failed", err->message, zp_server_now(), NULL, 0, &e2) != ZP_OK) {
+            if (zp_store_finish_job(s->store, *id, "failed", err->message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
                 logf_(s, 0, "job %lld: %s", (long long)*id, e2.message);
             }
         }
@@ -386,7 +381,7 @@ static void record(zp_server *s, uint64_t engine_id) {
     }
     if (st == ZP_OK) {
         const char *why = info.state == ZP_JOB_DONE ? "" : info.state == ZP_JOB_FAILED ? info.error.message : "cancelled";
-        st = zp_store_finish_job(s->store, id, state, why, zp_server_now(), results, (uint32_t)n, &err);
+        st = zp_store_finish_job(s->store, id, state, why, zp_clock_wall(), results, (uint32_t)n, &err);
     }
     if (st == ZP_OK) {
         zp_error e2;
@@ -440,7 +435,7 @@ static void *sampler_main(void *arg) {
         pthread_mutex_unlock(&s->lock);
         zp_engine_stats st;
         zp_engine_stats_get(&st, s->engine);
-        history_sample h = {zp_server_now(), st.rss, st.tracked, st.reserved, st.budget, {0}};
+        history_sample h = {zp_clock_wall(), st.rss, st.tracked, st.reserved, st.budget, {0}};
         for (int c = 0; c < ZP_BUF_CLASSES; c++) h.classes[c] = st.by_class[c].bytes;
         /* request bodies and witness copies are freed in the HTTP threads'
          * malloc arenas, which glibc keeps: hand that memory back, so RSS
@@ -459,9 +454,7 @@ static void *sampler_main(void *arg) {
         s->history[(s->history_head + s->history_len) % HISTORY] = h;
         if (s->history_len < HISTORY) s->history_len++;
         else s->history_head = (s->history_head + 1) % HISTORY;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
+        struct timespec ts = zp_clock_deadline(1.0);
         pthread_cond_timedwait(&s->ended, &s->lock, &ts);
     }
     pthread_mutex_unlock(&s->lock);
@@ -495,7 +488,7 @@ static void resume(void *arg, const zp_store_job *job, const char *const *paths)
     }
     r->failed++;
     zp_error e2;
-    if (zp_store_finish_job(s->store, job->id, "failed", err.message, zp_server_now(), NULL, 0, &e2) != ZP_OK) {
+    if (zp_store_finish_job(s->store, job->id, "failed", err.message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
         logf_(s, 0, "job %lld: %s", (long long)job->id, e2.message);
     }
 }
@@ -530,7 +523,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     if (s == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     copy_config(&s->cfg, cfg);
     s->unix_fd = -1;
-    s->started = zp_server_now();
+    s->started = zp_clock_wall();
     s->last_expire = 0;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->ended, NULL);
@@ -604,7 +597,7 @@ void zp_server_stop(zp_server *s) {
     if (s->engine) {
         /* no new partitions; those running may finish within the grace */
         zp_engine_pause(s->engine, 1);
-        double deadline = zp_server_now() + (double)s->cfg.shutdown_grace;
+        double deadline = zp_clock_wall() + (double)s->cfg.shutdown_grace;
         for (;;) {
             zp_engine_stats st;
             zp_engine_stats_get(&st, s->engine);
@@ -613,7 +606,7 @@ void zp_server_stop(zp_server *s) {
             pthread_mutex_lock(&s->lock);
             size_t active = s->n_active;
             pthread_mutex_unlock(&s->lock);
-            if (in_flight == 0 || active == 0 || zp_server_now() >= deadline) break;
+            if (in_flight == 0 || active == 0 || zp_clock_wall() >= deadline) break;
             usleep(50000);
         }
         usleep(300000); /* the collector records what just ended */
