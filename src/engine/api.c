@@ -138,7 +138,7 @@ zp_status zp_proof_write(const char *proof_path, const char *public_path, const 
     zp_status st = ZP_OK;
     if (proof_path != NULL) st = zp_json_proof_write(proof_path, proof, err);
     if (st == ZP_OK && public_path != NULL) {
-        st = zp_json_public_write(public_path, zp_wtns_values(witness->wtns) + 4, zp_key_public(key), err);
+        st = zp_json_public_write(public_path, zp_groth16_witness_public(zp_wtns_values(witness->wtns)), zp_key_public(key), err);
     }
     return st;
 }

@@ -525,7 +525,7 @@ zp_status zp_engine_proof(zp_proof *proof, uint64_t *public_values, size_t max_p
             st = zp_error_set(err, ZP_ERR_ARG, "room for %zu public values, %zu needed", max_public, np);
         } else {
             *proof = p->proof;
-            if (public_values != NULL) memcpy(public_values, p->public_values, np * 32);
+            if (public_values != NULL) memcpy(public_values, p->public_values, np * ZP_SCALAR_BYTES);
         }
     }
     pthread_mutex_unlock(&e->lock);
@@ -538,7 +538,7 @@ zp_status zp_engine_write_proof(zp_engine *e, uint64_t job_id, size_t partition,
     size_t n_public = 0;
     zp_status st = zp_engine_proof(&proof, NULL, 0, &n_public, e, job_id, partition, err);
     if (st != ZP_OK) return st;
-    uint64_t *pub = malloc((n_public ? n_public : 1) * 32);
+    uint64_t *pub = malloc((n_public ? n_public : 1) * ZP_SCALAR_BYTES);
     if (pub == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     st = zp_engine_proof(&proof, pub, n_public, &n_public, e, job_id, partition, err);
     if (st == ZP_OK && proof_path) st = zp_json_proof_write(proof_path, &proof, err);

@@ -31,7 +31,7 @@ static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
     k->n_public = pk->n_public;
     k->domain_size = pk->domain_size;
     k->matrices_bytes = zp_track_round(zp_groth16_matrices_size(pk));
-    k->witness_bytes = zp_track_round((size_t)pk->n_vars * 32);
+    k->witness_bytes = zp_track_round(zp_groth16_witness_bytes(pk));
     k->abc_bytes = zp_track_round(zp_groth16_abc_size(pk));
     k->msm_bytes = zp_track_round(zp_groth16_msm_scratch_size(pk, e->opt.prove_threads));
     k->footprint = k->witness_bytes + k->abc_bytes + k->msm_bytes;

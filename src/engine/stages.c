@@ -185,7 +185,7 @@ static zp_status synthesize(zp_engine *e, engine_part *p, const zp_parallel *par
     engine_key *key = p->job->key;
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
-    if (st == ZP_OK) st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, (size_t)pk->n_vars * 32, "a witness", err);
+    if (st == ZP_OK) st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, zp_groth16_witness_bytes(pk), "a witness", err);
     if (st == ZP_OK) st = read_witness(p, pk, err);
     if (st == ZP_OK) st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, zp_groth16_abc_size(pk), "the a, b, c vectors", err);
     if (st == ZP_OK) zp_groth16_synthesize(p->abc.p, pk, key->matrices.p, p->witness.p, par);
@@ -277,9 +277,9 @@ static zp_status finalize(zp_engine *e, engine_part *p, const zp_parallel *par, 
         }
     }
     size_t np = pk->n_public;
-    p->public_values = malloc((np ? np : 1) * 32);
+    p->public_values = malloc((np ? np : 1) * ZP_SCALAR_BYTES);
     if (p->public_values == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    memcpy(p->public_values, w + 4, np * 32);
+    memcpy(p->public_values, zp_groth16_witness_public(w), np * ZP_SCALAR_BYTES);
     return ZP_OK;
 }
 

@@ -36,6 +36,15 @@ typedef struct zp_groth16_pending {
 size_t zp_groth16_abc_size(const zp_groth16_pk *pk);
 size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);
 
+/* A witness is n_vars plain 4-limb integers: w[0] = 1, then the public
+ * signals, then the private ones. These say its size and where its public
+ * signals are, so no caller writes the layout out again. */
+#define ZP_SCALAR_BYTES 32
+static inline size_t zp_groth16_witness_bytes(const zp_groth16_pk *pk) {
+    return (size_t)pk->n_vars * ZP_SCALAR_BYTES;
+}
+static inline const uint64_t *zp_groth16_witness_public(const uint64_t *witness) { return witness + 4; }
+
 /* Checks a witness against the key: its length and curve, w[0] = 1. */
 zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_curve, size_t n_witness,
                                    const uint64_t *witness, zp_error *err);

@@ -102,5 +102,5 @@ int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, 
     memcpy(vk.gamma2, pk->gamma2, sizeof vk.gamma2);
     memcpy(vk.delta2, pk->delta2, sizeof vk.delta2);
     vk.ic = (uint64_t *)(uintptr_t)pk->ic; /* read only: verify does not write it */
-    return zp_groth16_verify(&vk, witness + 4, proof);
+    return zp_groth16_verify(&vk, zp_groth16_witness_public(witness), proof);
 }

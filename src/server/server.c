@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/random.h"
+#include "groth16/groth16.h"
 #include "io/json.h"
 #include "io/wtns.h"
 #include "server/internal.h"
@@ -370,7 +371,7 @@ static void record(zp_server *s, uint64_t engine_id) {
         uint64_t pub[4 * 64], *pubs = pub;
         size_t np = 0;
         st = zp_engine_proof(&proof, NULL, 0, &np, s->engine, engine_id, i, &err);
-        if (st == ZP_OK && np > 64) pubs = malloc(np * 32);
+        if (st == ZP_OK && np > 64) pubs = malloc(np * ZP_SCALAR_BYTES);
         if (st == ZP_OK && pubs == NULL) st = zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
         if (st == ZP_OK) st = zp_engine_proof(&proof, pubs, np, &np, s->engine, engine_id, i, &err);
         if (st == ZP_OK) st = zp_json_proof_dump(&texts[2 * i], &proof, &err);
