@@ -216,8 +216,9 @@ zp_status zp_json_public_parse(uint64_t **values, size_t *count, const char *tex
     *values = NULL;
     *count = 0;
     if (zp_curve_get(curve) == NULL) {
-        return zp_error_set(err, ZP_ERR_ARG, "%s: public values need a curve to be checked against (curve %d is unknown)",
-                            name, (int)curve);
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "%s: public values need a curve to be checked against (curve %d is unknown)", name,
+                            (int)curve);
     }
     json_t *root;
     zp_status st = load(&root, text, len, name, err);
