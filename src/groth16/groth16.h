@@ -95,7 +95,8 @@ int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_pro
  * the public values taken from the witness: the prover's self-check. */
 int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof);
 
-/* A uniformly random scalar below the curve's group order, from the OS. */
+/* A uniformly random scalar below the curve's group order, from the OS;
+ * ZP_ERR_ARG for an unknown curve. */
 zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *err);
 
 #endif

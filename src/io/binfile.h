@@ -3,7 +3,9 @@
  *   nSections × { u32 id, u64 size, size bytes },
  * all little-endian (see FORMATS.md). The reader maps the file read-only
  * and checks the whole section table against the file size before anyone
- * looks inside a section; the writer makes files for setup and tests. */
+ * looks inside a section; the writer makes files for setup and tests.
+ * Every reader of these files goes through zp_binfile_read, which owns the
+ * open, the validation of the container and the clean-up on failure. */
 #ifndef ZP_IO_BINFILE_H
 #define ZP_IO_BINFILE_H
 

@@ -5,6 +5,8 @@
 #include "curve/desc.h"
 #include "field/mont.h"
 
+_Static_assert(ZP_IO_MAX_LIMBS == ZP_CURVE_MAX_FP_LIMBS, "io's limb buffers fit every curve's base field");
+
 /* Every function here is the curve's descriptor (curve/desc.h) applied to
  * limbs; an unknown curve is never treated as some known one: it has no
  * limbs, no canonical values and no valid points. */
