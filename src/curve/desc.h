@@ -8,12 +8,15 @@
  * never writes `if BN254 ... else` again. An unknown curve is NULL from the
  * getters and an error from zp_curve_lookup, never a fallback.
  *
- * A new curve is one line in ZP_CURVE_LIST, its names below, its field and
- * curve constants (field/params.h, curve/params.h, from
- * tools/gen_constants.py), its instantiations in field/field.h and
- * curve/curve.h, and a zp_curve value in include/zkpipe.h. The Groth16
- * functions of each curve are in a second table built from the same list
- * (groth16/curves.h), since the prover sits above this layer. */
+ * A new curve is one line in ZP_CURVE_LIST, its names below, its field,
+ * curve and pairing constants (the params.h files, from
+ * tools/gen_constants.py), a zp_curve value in include/zkpipe.h, and the
+ * template instantiations with its prefix (field/field.h, curve/curve.h,
+ * pairing/pairing.h, groth16/prove.c, synth.c, setup.c): the tables name
+ * each instantiated function, so a missing one fails the build rather than
+ * running another curve's code. The Groth16 functions of each curve are in
+ * a second table built from the same list (groth16/curves.h), since the
+ * prover sits above this layer. */
 #ifndef ZP_CURVE_DESC_H
 #define ZP_CURVE_DESC_H
 
