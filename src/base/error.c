@@ -32,11 +32,3 @@ zp_status zp_error_prefix(zp_error *err, const char *fmt, ...) {
     err->message[len + rest] = '\0';
     return err->status;
 }
-
-const char *zp_curve_name(zp_curve curve) {
-    switch (curve) {
-    case ZP_CURVE_BN254: return "bn128";
-    case ZP_CURVE_BLS12_381: return "bls12381";
-    default: return "unknown";
-    }
-}

@@ -4,9 +4,9 @@
 
 #include "base/error.h"
 #include "cli/cli.h"
+#include "groth16/curves.h"
 #include "io/json.h"
 #include "io/zkey.h"
-#include "pairing/pairing.h"
 
 static const char help[] =
     "usage: zkpipe export-vk <circuit.zkey> <verification_key.json>\n"
@@ -31,21 +31,12 @@ int zp_cmd_export_vk(int argc, char **argv) {
     if (zp_zkey_open(&zkey, argv[1], &err) != ZP_OK) goto fail;
     const zp_groth16_pk *pk = zp_zkey_pk(zkey);
     if (zp_zkey_vk(&vk, pk, &err) != ZP_OK) goto fail;
-    /* e(α, β) as snarkjs writes it: ffjavascript's pairing is a fixed power
-     * of the reduced pairing (gt_to_ffjs), and the 12 base field elements
-     * go in the tower's memory order */
-    uint64_t alphabeta[12 * 6];
-    if (pk->curve == ZP_CURVE_BN254) {
-        zp_bn254_fp12 e;
-        zp_bn254_pairing(&e, (const zp_bn254_g1 *)pk->alpha1, (const zp_bn254_g2 *)pk->beta2);
-        zp_bn254_gt_to_ffjs(&e, &e);
-        memcpy(alphabeta, &e, sizeof e);
-    } else {
-        zp_bls12_fp12 e;
-        zp_bls12_pairing(&e, (const zp_bls12_g1 *)pk->alpha1, (const zp_bls12_g2 *)pk->beta2);
-        zp_bls12_gt_to_ffjs(&e, &e);
-        memcpy(alphabeta, &e, sizeof e);
-    }
+    /* e(α, β) as snarkjs writes it (the curve's table: ffjavascript's
+     * power of the pairing, the tower's memory order) */
+    const zp_groth16_curve *gc;
+    if (zp_groth16_curve_lookup(&gc, pk->curve, &err) != ZP_OK) goto fail;
+    uint64_t alphabeta[ZP_GROTH16_ALPHABETA_LIMBS];
+    gc->vk_alphabeta(alphabeta, pk->alpha1, pk->beta2);
     if (zp_json_vk_write(argv[2], &vk, alphabeta, &err) != ZP_OK) goto fail;
     goto done;
 fail:

@@ -77,12 +77,16 @@ zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *
 zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                                       const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
                                       const zp_parallel *par, zp_error *err);
-/* The G2 MSM and the assembly, in the msm scratch given to prove_start. */
+/* The G2 MSM and the assembly, in the msm scratch given to prove_start.
+ * Every per-curve step dispatches through the curve's table
+ * (groth16/curves.h); a key of an unknown curve gets 0 sizes, no
+ * synthesis, an error from prove_start, and an all-zero proof here. */
 void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
 
 /* 1 when the proof verifies for the public values (n_public plain
- * integers), 0 when it does not, -1 on an internal failure (memory). The
+ * integers), 0 when it does not, -1 on an internal failure (memory) or a
+ * key of an unknown curve. The
  * proof's points must be on the curve and in the subgroup (the JSON reader
  * checks that). */
 int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof);
@@ -91,7 +95,8 @@ int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_pro
  * the public values taken from the witness: the prover's self-check. */
 int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof);
 
-/* A uniformly random scalar below the curve's group order, from the OS. */
+/* A uniformly random scalar below the curve's group order, from the OS;
+ * ZP_ERR_ARG for an unknown curve. */
 zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/parallel.h"
 #include "base/random.h"
+#include "groth16/curves.h"
 #include "groth16/groth16.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
@@ -14,24 +15,33 @@
 #define ZP_G zp_bls12
 #include "groth16/prove_impl.h"
 
+/* The steps of the table that prove_impl.h keeps static. */
+#define ZP_GROTH16_PROVE_EXPORT_(cid, g, G)                                         \
+    size_t g##_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads) { \
+        return g##_msm_scratch(pk, threads);                                        \
+    }
+ZP_CURVE_LIST(ZP_GROTH16_PROVE_EXPORT_)
+
+/* 0 for a key of an unknown curve: no reader or setup makes one, and
+ * prove_start refuses it. */
 size_t zp_groth16_abc_size(const zp_groth16_pk *pk) {
-    return pk->curve == ZP_CURVE_BN254 ? zp_bn254_groth16_abc_size(pk) : zp_bls12_groth16_abc_size(pk);
+    const zp_groth16_curve *gc = zp_groth16_curve_get(pk->curve);
+    return gc != NULL ? gc->abc_size(pk) : 0;
 }
 
 size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads) {
-    return pk->curve == ZP_CURVE_BN254 ? zp_bn254_msm_scratch(pk, threads) : zp_bls12_msm_scratch(pk, threads);
-}
-
-static const uint64_t *group_order(zp_curve curve) {
-    return curve == ZP_CURVE_BN254 ? zp_bn254_fr_modulus.v : zp_bls12_fr_modulus.v;
+    const zp_groth16_curve *gc = zp_groth16_curve_get(pk->curve);
+    return gc != NULL ? gc->msm_scratch_size(pk, threads) : 0;
 }
 
 zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *err) {
-    const uint64_t *r = group_order(curve);
-    unsigned top_bits = curve == ZP_CURVE_BN254 ? ZP_BN254_FR_BITS : ZP_BLS12_FR_BITS;
-    uint64_t mask = top_bits % 64 ? (1ULL << (top_bits % 64)) - 1 : ~0ULL;
+    const zp_curve_desc *d;
+    zp_status st = zp_curve_lookup(&d, curve, err);
+    if (st != ZP_OK) return st;
+    const uint64_t *r = d->fr_modulus;
+    uint64_t mask = d->fr_bits % 64 ? (1ULL << (d->fr_bits % 64)) - 1 : ~0ULL;
     do { /* rejection sampling: uniform, and each try succeeds with p > 1/2 */
-        zp_status st = zp_random_bytes(out, 32, err);
+        st = zp_random_bytes(out, 32, err);
         if (st != ZP_OK) return st;
         out[3] &= mask;
     } while (!zp_limbs_lt(out, r, 4) || zp_limbs_is_zero(out, 4));
@@ -59,11 +69,10 @@ zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_cur
 zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                                       const uint64_t r[4], const uint64_t s[4], void *abc,
                                       void *msm_scratch, const zp_parallel *par, zp_error *err) {
-    (void)err;
-    if (pk->curve == ZP_CURVE_BN254) {
-        return zp_bn254_groth16_prove_start(pend, pk, witness, r, s, abc, msm_scratch, par);
-    }
-    return zp_bls12_groth16_prove_start(pend, pk, witness, r, s, abc, msm_scratch, par);
+    const zp_groth16_curve *gc;
+    zp_status st = zp_groth16_curve_lookup(&gc, pk->curve, err);
+    if (st != ZP_OK) return st;
+    return gc->prove_start(pend, pk, witness, r, s, abc, msm_scratch, par);
 }
 
 zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
@@ -80,17 +89,21 @@ zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *
 
 void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par) {
-    if (pk->curve == ZP_CURVE_BN254) {
-        zp_bn254_groth16_prove_finish(proof, pend, pk, witness, msm_scratch, par);
-    } else {
-        zp_bls12_groth16_prove_finish(proof, pend, pk, witness, msm_scratch, par);
+    const zp_groth16_curve *gc = zp_groth16_curve_get(pk->curve);
+    if (gc == NULL || pend->curve != pk->curve) {
+        /* prove_start refused this key, so there is no pending proof: leave
+         * one that verifies for nothing (curve NONE) */
+        memset(proof, 0, sizeof *proof);
+        return;
     }
+    gc->prove_finish(proof, pend, pk, witness, msm_scratch, par);
 }
 
 int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof) {
     if (proof->curve != vk->curve) return 0;
-    if (vk->curve == ZP_CURVE_BN254) return zp_bn254_groth16_verify(vk, pub, proof);
-    return zp_bls12_groth16_verify(vk, pub, proof);
+    const zp_groth16_curve *gc = zp_groth16_curve_get(vk->curve);
+    if (gc == NULL) return -1;
+    return gc->verify(vk, pub, proof);
 }
 
 int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof) {

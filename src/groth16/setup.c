@@ -4,22 +4,33 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "groth16/curves.h"
 #include "groth16/groth16.h"
 #include "msm/fixed_base.h"
 #include "ntt/ntt.h"
 
-#define zp_bn254_curve_id ZP_CURVE_BN254
-#define zp_bls12_curve_id ZP_CURVE_BLS12_381
+/* setup_impl.h names its key's curve by <prefix>_curve_id. */
+#define ZP_SETUP_CURVE_ID_(cid, g, G) static const zp_curve g##_curve_id = cid;
+ZP_CURVE_LIST(ZP_SETUP_CURVE_ID_)
 
 #define ZP_G zp_bn254
 #include "groth16/setup_impl.h"
 #define ZP_G zp_bls12
 #include "groth16/setup_impl.h"
 
+/* The table's entry for setup_impl.h's static per-curve setup. */
+#define ZP_GROTH16_SETUP_EXPORT_(cid, g, G)                                                                 \
+    zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n, \
+                                const zp_parallel *par, zp_error *err) {                                   \
+        return g##_setup(key, cs, log_n, par, err);                                                        \
+    }
+ZP_CURVE_LIST(ZP_GROTH16_SETUP_EXPORT_)
+
 /* Validates the constraint system's shape before anything is allocated. */
 static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, zp_error *err) {
-    if (cs->curve != ZP_CURVE_BN254 && cs->curve != ZP_CURVE_BLS12_381) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "setup: unsupported curve");
+    if (zp_curve_get(cs->curve) == NULL) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "setup: unsupported curve %d (zkpipe supports %s)",
+                            (int)cs->curve, ZP_CURVE_NAMES);
     }
     if (cs->n_wires < 1 || cs->n_public >= cs->n_wires) {
         return zp_error_set(err, ZP_ERR_FORMAT, "setup: %u public signals but only %u wires", cs->n_public,
@@ -58,8 +69,7 @@ zp_status zp_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system
     memset(key, 0, sizeof *key);
     zp_status st = check_system(cs, &log_n, err);
     if (st != ZP_OK) return st;
-    if (cs->curve == ZP_CURVE_BN254) return zp_bn254_setup(key, cs, log_n, par, err);
-    return zp_bls12_setup(key, cs, log_n, par, err);
+    return zp_groth16_curve_get(cs->curve)->setup(key, cs, log_n, par, err); /* known: check_system */
 }
 
 void zp_groth16_setup_free(zp_groth16_setup_key *key) {

@@ -36,6 +36,7 @@
 #include "base/error.h"
 #include "base/parallel.h"
 #include "field/field.h"
+#include "groth16/curves.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 
@@ -265,9 +266,6 @@ zp_groth16_matrices_info zp_groth16_matrices_describe(const void *matrices) {
 
 void zp_groth16_synthesize(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
                            const zp_parallel *par) {
-    if (pk->curve == ZP_CURVE_BN254) {
-        zp_bn254_synthesize(abc, pk, matrices, witness, par);
-    } else {
-        zp_bls12_synthesize(abc, pk, matrices, witness, par);
-    }
+    const zp_groth16_curve *gc = zp_groth16_curve_get(pk->curve);
+    if (gc != NULL) gc->synthesize(abc, pk, matrices, witness, par); /* else prove_start refuses the key */
 }

@@ -72,7 +72,7 @@ static void X_(synth_task)(void *arg, size_t t, size_t worker) {
     }
 }
 
-static void X_(synthesize)(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
+void X_(groth16_synthesize)(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
                            const zp_parallel *par) {
     const zp_synth_header *h = matrices;
     const uint8_t *base = matrices;

@@ -136,6 +136,37 @@ void zp_binfile_close(zp_binfile *bf) {
     memset(bf, 0, sizeof *bf);
 }
 
+zp_status zp_binfile_read(void **out, const zp_binfile_format *fmt, const zp_binfile_input *in, void *arg,
+                          zp_error *err) {
+    if (out != NULL) *out = NULL;
+    const char *name = in->path != NULL ? in->path : in->name;
+    int keep = fmt->keep_offset != ZP_BINFILE_CLOSE;
+    if (keep && fmt->keep_offset + sizeof(zp_binfile) > fmt->object_bytes) {
+        return zp_error_set(err, ZP_ERR_INTERNAL, "%s: the .%s reader keeps its file outside its object", name,
+                            fmt->magic);
+    }
+    void *object = NULL;
+    if (fmt->object_bytes > 0 && (object = calloc(1, fmt->object_bytes)) == NULL) {
+        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", name);
+    }
+    zp_binfile local, *bf = keep ? (zp_binfile *)(void *)((char *)object + fmt->keep_offset) : &local;
+    zp_status st = in->path != NULL ? zp_binfile_open(bf, in->path, fmt->magic, fmt->version, err)
+                                    : zp_binfile_open_mem(bf, in->data, in->size, in->name, fmt->magic,
+                                                          fmt->version, err);
+    if (st != ZP_OK) { /* nothing parsed yet, and the open cleaned up after itself */
+        free(object);
+        return st;
+    }
+    st = fmt->parse(object, bf, arg, err);
+    if (!keep) zp_binfile_close(bf);
+    if (st != ZP_OK) {
+        if (object != NULL) fmt->destroy(object);
+        return st;
+    }
+    if (out != NULL) *out = object;
+    return ZP_OK;
+}
+
 zp_status zp_binfile_section(const zp_binfile *bf, uint32_t id, const char *what, int required, const uint8_t **data,
                              uint64_t *size, zp_error *err) {
     const zp_binfile_entry *found = NULL;

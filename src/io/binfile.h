@@ -3,7 +3,9 @@
  *   nSections × { u32 id, u64 size, size bytes },
  * all little-endian (see FORMATS.md). The reader maps the file read-only
  * and checks the whole section table against the file size before anyone
- * looks inside a section; the writer makes files for setup and tests. */
+ * looks inside a section; the writer makes files for setup and tests.
+ * Every reader of these files goes through zp_binfile_read, which owns the
+ * open, the validation of the container and the clean-up on failure. */
 #ifndef ZP_IO_BINFILE_H
 #define ZP_IO_BINFILE_H
 
@@ -39,6 +41,43 @@ zp_status zp_binfile_open(zp_binfile *bf, const char *path, const char *magic, u
 zp_status zp_binfile_open_mem(zp_binfile *bf, const void *data, size_t size, const char *name, const char *magic,
                               uint32_t version, zp_error *err) ZP_WARN_UNUSED;
 void zp_binfile_close(zp_binfile *bf);
+
+/* The one way a reader opens its file. A format says its container (magic,
+ * version), the object it reads into and how to fill it; zp_binfile_read
+ * allocates the object, maps the file (or takes the caller's bytes),
+ * validates the container, runs parse, and then either closes the file or
+ * leaves it to the object (a key whose sections are used in place), and on
+ * any failure frees everything, so no reader writes that sequence again. */
+#define ZP_BINFILE_CLOSE ((size_t)-1) /* keep_offset: close after parse */
+
+typedef struct zp_binfile_format {
+    const char *magic; /* "zkey", ...: 4 characters */
+    uint32_t version;
+    /* The reader's object, allocated zeroed; 0 for none (parse then writes
+     * into arg, and *out stays NULL). */
+    size_t object_bytes;
+    /* offsetof(object, its zp_binfile) when the object keeps the file open
+     * until it is closed, else ZP_BINFILE_CLOSE. */
+    size_t keep_offset;
+    /* Fills object from the validated container; arg is the caller's. */
+    zp_status (*parse)(void *object, const zp_binfile *bf, void *arg, zp_error *err);
+    /* Frees an object whose parse failed, what parse left in it, and the
+     * file when the object keeps it. */
+    void (*destroy)(void *object);
+} zp_binfile_format;
+
+/* Where the bytes come from: path, mapped read-only; or, when path is
+ * NULL, data/size (borrowed for as long as the object keeps the file),
+ * called name in messages. */
+typedef struct zp_binfile_input {
+    const char *path;
+    const void *data;
+    size_t size;
+    const char *name;
+} zp_binfile_input;
+
+zp_status zp_binfile_read(void **out, const zp_binfile_format *fmt, const zp_binfile_input *in, void *arg,
+                          zp_error *err) ZP_WARN_UNUSED;
 
 /* Finds the one section with this id. what names it in messages ("B2").
  * A missing section is an error when required, else *data = NULL and

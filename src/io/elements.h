@@ -1,7 +1,7 @@
 /* Curve-generic checks on field elements and points as the readers meet
- * them: a format names its curve at run time, and this is where the choice
- * between the BN254 and BLS12-381 instantiations of src/field and src/curve
- * is made, once, for all of src/io. Internal to src/io. */
+ * them: a format names its curve at run time, and these apply that curve's
+ * descriptor (curve/desc.h) for all of src/io. An unknown curve has no
+ * limbs (0), no canonical values and no valid points. Internal to src/io. */
 #ifndef ZP_IO_ELEMENTS_H
 #define ZP_IO_ELEMENTS_H
 
@@ -15,9 +15,9 @@
  * straight into uint64_t limbs. */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "zkpipe's formats code assumes a little-endian host");
 
-#define ZP_IO_MAX_LIMBS 6
+#define ZP_IO_MAX_LIMBS 6 /* = ZP_CURVE_MAX_FP_LIMBS */
 
-size_t zp_io_fp_limbs(zp_curve curve); /* 4 or 6 */
+size_t zp_io_fp_limbs(zp_curve curve); /* 4 or 6; 0 for an unknown curve */
 /* "BN254" / "BLS12-381", for messages. */
 const char *zp_io_curve_title(zp_curve curve);
 
@@ -25,13 +25,15 @@ const char *zp_io_curve_title(zp_curve curve);
  * little-endian integer at le; ZP_CURVE_NONE when it is neither. */
 zp_curve zp_io_curve_from_q(const uint8_t *le, size_t n8);
 zp_curve zp_io_curve_from_r(const uint8_t *le, size_t n8);
-/* The moduli as limbs (fp: zp_io_fp_limbs(curve) limbs, fr: 4 limbs). */
+/* The moduli as limbs (fp: zp_io_fp_limbs(curve) limbs, fr: 4 limbs);
+ * NULL for an unknown curve. */
 const uint64_t *zp_io_fp_modulus(zp_curve curve);
 const uint64_t *zp_io_fr_modulus(zp_curve curve);
 
 int zp_io_fr_is_canonical(zp_curve curve, const uint64_t v[4]);
 int zp_io_fp_is_canonical(zp_curve curve, const uint64_t *v);
-/* Plain <-> Montgomery in the base field; the input must be canonical. */
+/* Plain <-> Montgomery in the base field; the input must be canonical.
+ * For an unknown curve nothing is written. */
 void zp_io_fp_to_mont(zp_curve curve, uint64_t *out, const uint64_t *plain);
 void zp_io_fp_from_mont(zp_curve curve, uint64_t *plain, const uint64_t *mont);
 
@@ -39,7 +41,8 @@ typedef enum zp_io_point_check {
     ZP_IO_POINT_OK = 0,
     ZP_IO_POINT_NONCANONICAL, /* a coordinate is not below p */
     ZP_IO_POINT_OFF_CURVE,
-    ZP_IO_POINT_OUTSIDE_SUBGROUP
+    ZP_IO_POINT_OUTSIDE_SUBGROUP,
+    ZP_IO_POINT_UNKNOWN_CURVE
 } zp_io_point_check;
 
 /* Checks an affine point in Montgomery form (limbs as in zp_proof; all

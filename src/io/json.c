@@ -9,6 +9,7 @@
 
 #include "base/bigint.h"
 #include "base/error.h"
+#include "curve/desc.h"
 #include "io/elements.h"
 
 /* What every reader carries: the file name and curve for messages. */
@@ -148,19 +149,11 @@ static zp_status get_member(ctx *c, const json_t **out, const json_t *root, cons
     return ZP_OK;
 }
 
-/* snarkjs's curves.js: case-insensitive, punctuation ignored. */
+/* snarkjs's curves.js spellings (case-insensitive, punctuation ignored):
+ * the descriptors' names and aliases. */
 static zp_curve curve_from_name(const char *s) {
-    char norm[16];
-    size_t n = 0;
-    for (; *s; s++) {
-        if (!isalnum((unsigned char)*s)) continue;
-        if (n + 1 >= sizeof norm) return ZP_CURVE_NONE;
-        norm[n++] = (char)toupper((unsigned char)*s);
-    }
-    norm[n] = '\0';
-    if (!strcmp(norm, "BN128") || !strcmp(norm, "BN254") || !strcmp(norm, "ALTBN128")) return ZP_CURVE_BN254;
-    if (!strcmp(norm, "BLS12381")) return ZP_CURVE_BLS12_381;
-    return ZP_CURVE_NONE;
+    const zp_curve_desc *d = zp_curve_find(s);
+    return d != NULL ? d->id : ZP_CURVE_NONE;
 }
 
 /* protocol must be "groth16"; curve names the curve (or, when absent, the
@@ -185,8 +178,8 @@ static zp_status get_protocol_curve(ctx *c, const json_t *root, zp_curve expecte
         if (name == NULL) return zp_error_set(c->err, ZP_ERR_FORMAT, "%s: curve is not a string", c->name);
         c->curve = curve_from_name(name);
         if (c->curve == ZP_CURVE_NONE) {
-            return zp_error_set(c->err, ZP_ERR_UNSUPPORTED, "%s: unsupported curve \"%.32s\" (expected bn128 or bls12381)",
-                                c->name, name);
+            return zp_error_set(c->err, ZP_ERR_UNSUPPORTED, "%s: unsupported curve \"%.32s\" (expected one of: %s)",
+                                c->name, name, ZP_CURVE_NAMES);
         }
     }
     if (expected != ZP_CURVE_NONE && c->curve != expected) {
@@ -222,8 +215,10 @@ zp_status zp_json_public_parse(uint64_t **values, size_t *count, const char *tex
                                zp_curve curve, zp_error *err) {
     *values = NULL;
     *count = 0;
-    if (curve != ZP_CURVE_BN254 && curve != ZP_CURVE_BLS12_381) {
-        return zp_error_set(err, ZP_ERR_ARG, "%s: public values need a curve to be checked against", name);
+    if (zp_curve_get(curve) == NULL) {
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "%s: public values need a curve to be checked against (curve %d is unknown)", name,
+                            (int)curve);
     }
     json_t *root;
     zp_status st = load(&root, text, len, name, err);
@@ -397,7 +392,7 @@ static zp_status finish_dump(char **out, json_t *root, builder *b, zp_error *err
     return ZP_OK;
 }
 
-static int known_curve(zp_curve c) { return c == ZP_CURVE_BN254 || c == ZP_CURVE_BLS12_381; }
+static int known_curve(zp_curve c) { return zp_curve_get(c) != NULL; }
 
 zp_status zp_json_proof_dump(char **out, const zp_proof *proof, zp_error *err) {
     *out = NULL;

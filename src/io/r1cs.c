@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "curve/desc.h"
 #include "io/binfile.h"
 #include "io/elements.h"
 
@@ -31,11 +32,12 @@ static zp_status read_header(zp_r1cs_header *h, const zp_binfile *bf, zp_error *
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, expected %d", bf->name,
                             (unsigned long long)n, HEADER_BYTES);
     }
-    h->curve = zp_io_curve_from_r(p + 4, N8);
-    if (h->curve == ZP_CURVE_NONE) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "%s: unsupported prime (not the scalar field of BN254 or BLS12-381)", bf->name);
+    const zp_curve_desc *d = zp_curve_find_fr(p + 4, N8);
+    if (d == NULL) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime (not the scalar field of any of: %s)",
+                            bf->name, ZP_CURVE_NAMES);
     }
+    h->curve = d->id;
     p += 4 + N8;
     h->n_wires = zp_io_u32(p);
     h->n_pub_out = zp_io_u32(p + 4);
@@ -111,7 +113,9 @@ static zp_status walk(zp_r1cs *r, const zp_binfile *bf, const uint8_t *p, uint64
     return ZP_OK;
 }
 
-static zp_status parse(zp_r1cs *r, const zp_binfile *bf, zp_error *err) {
+static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *err) {
+    (void)arg;
+    zp_r1cs *r = object;
     zp_status st = read_header(&r->h, bf, err);
     if (st != ZP_OK) return st;
     const uint8_t *p;
@@ -136,36 +140,20 @@ static zp_status parse(zp_r1cs *r, const zp_binfile *bf, zp_error *err) {
     return walk(r, bf, p, n, 1, err);
 }
 
-static zp_status finish(zp_r1cs **out, zp_binfile *bf, zp_error *err) {
-    zp_r1cs *r = calloc(1, sizeof *r);
-    if (r == NULL) {
-        zp_binfile_close(bf);
-        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    }
-    zp_status st = parse(r, bf, err);
-    zp_binfile_close(bf);
-    if (st != ZP_OK) {
-        zp_r1cs_close(r);
-        return st;
-    }
-    *out = r;
-    return ZP_OK;
-}
+static void destroy(void *object) { zp_r1cs_close(object); }
+
+static const zp_binfile_format r1cs_format = {
+    .magic = "r1cs", .version = 1, .object_bytes = sizeof(zp_r1cs), .keep_offset = ZP_BINFILE_CLOSE,
+    .parse = parse, .destroy = destroy};
 
 zp_status zp_r1cs_open(zp_r1cs **out, const char *path, zp_error *err) {
-    *out = NULL;
-    zp_binfile bf;
-    zp_status st = zp_binfile_open(&bf, path, "r1cs", 1, err);
-    if (st != ZP_OK) return st;
-    return finish(out, &bf, err);
+    zp_binfile_input in = {.path = path};
+    return zp_binfile_read((void **)out, &r1cs_format, &in, NULL, err);
 }
 
 zp_status zp_r1cs_open_mem(zp_r1cs **out, const void *data, size_t size, const char *name, zp_error *err) {
-    *out = NULL;
-    zp_binfile bf;
-    zp_status st = zp_binfile_open_mem(&bf, data, size, name, "r1cs", 1, err);
-    if (st != ZP_OK) return st;
-    return finish(out, &bf, err);
+    zp_binfile_input in = {.data = data, .size = size, .name = name};
+    return zp_binfile_read((void **)out, &r1cs_format, &in, NULL, err);
 }
 
 void zp_r1cs_close(zp_r1cs *r1cs) {
@@ -185,8 +173,9 @@ const zp_r1cs_matrix *zp_r1cs_get_matrix(const zp_r1cs *r1cs, int which) {
 }
 
 zp_status zp_r1cs_write(const char *path, const zp_r1cs_header *h, const zp_r1cs_matrix m[3], zp_error *err) {
-    if (h->curve != ZP_CURVE_BN254 && h->curve != ZP_CURVE_BLS12_381) {
-        return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write constraints for an unknown curve", path);
+    const zp_curve_desc *d = zp_curve_get(h->curve);
+    if (d == NULL) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write constraints for unknown curve %d", path, (int)h->curve);
     }
     for (int k = 0; k < 3; k++) {
         for (uint32_t c = 0; c < h->n_constraints; c++) {
@@ -201,7 +190,7 @@ zp_status zp_r1cs_write(const char *path, const zp_r1cs_header *h, const zp_r1cs
     if (st != ZP_OK) return st;
     zp_binwriter_begin(&w, 1);
     zp_binwriter_u32(&w, N8);
-    zp_binwriter_bytes(&w, zp_io_fr_modulus(h->curve), N8);
+    zp_binwriter_bytes(&w, d->fr_modulus, N8);
     zp_binwriter_u32(&w, h->n_wires);
     zp_binwriter_u32(&w, h->n_pub_out);
     zp_binwriter_u32(&w, h->n_pub_in);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "curve/desc.h"
 #include "io/binfile.h"
 #include "io/elements.h"
 
@@ -33,11 +34,12 @@ static zp_status parse_sections(zp_curve *curve, uint32_t *count, const uint8_t 
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, expected %d", bf->name,
                             (unsigned long long)n, HEADER_BYTES);
     }
-    *curve = zp_io_curve_from_r(p + 4, N8);
-    if (*curve == ZP_CURVE_NONE) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "%s: unsupported prime (not the scalar field of BN254 or BLS12-381)", bf->name);
+    const zp_curve_desc *d = zp_curve_find_fr(p + 4, N8);
+    if (d == NULL) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime (not the scalar field of any of: %s)",
+                            bf->name, ZP_CURVE_NAMES);
     }
+    *curve = d->id;
     *count = zp_io_u32(p + 4 + N8);
     if (*count == 0) return zp_error_set(err, ZP_ERR_FORMAT, "%s: no witness values (w[0] = 1 is missing)", bf->name);
     if ((st = zp_binfile_section(bf, 2, "values", 1, values, &n, err)) != ZP_OK) return st;
@@ -65,7 +67,9 @@ static zp_status copy_values(uint64_t *dst, const uint8_t *src, size_t count, zp
     return ZP_OK;
 }
 
-static zp_status parse(zp_wtns *w, const zp_binfile *bf, zp_error *err) {
+static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *err) {
+    (void)arg;
+    zp_wtns *w = object;
     const uint8_t *p;
     uint32_t count;
     zp_status st = parse_sections(&w->curve, &count, &p, bf, err);
@@ -80,59 +84,57 @@ static zp_status parse(zp_wtns *w, const zp_binfile *bf, zp_error *err) {
     return copy_values(w->values, p, count, w->curve, bf->name, err);
 }
 
-static zp_status finish(zp_wtns **out, zp_binfile *bf, zp_error *err) {
-    zp_wtns *w = calloc(1, sizeof *w);
-    if (w == NULL) {
-        zp_binfile_close(bf);
-        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    }
-    zp_status st = parse(w, bf, err);
-    zp_binfile_close(bf);
-    if (st != ZP_OK) {
-        zp_wtns_close(w);
-        return st;
-    }
-    *out = w;
-    return ZP_OK;
-}
+static void destroy(void *object) { zp_wtns_close(object); }
+
+static const zp_binfile_format wtns_format = {
+    .magic = "wtns", .version = 2, .object_bytes = sizeof(zp_wtns), .keep_offset = ZP_BINFILE_CLOSE,
+    .parse = parse, .destroy = destroy};
 
 zp_status zp_wtns_open(zp_wtns **out, const char *path, zp_error *err) {
-    *out = NULL;
-    zp_binfile bf;
-    zp_status st = zp_binfile_open(&bf, path, "wtns", 2, err);
-    if (st != ZP_OK) return st;
-    return finish(out, &bf, err);
+    zp_binfile_input in = {.path = path};
+    return zp_binfile_read((void **)out, &wtns_format, &in, NULL, err);
 }
 
 zp_status zp_wtns_open_mem(zp_wtns **out, const void *data, size_t size, const char *name, zp_error *err) {
-    *out = NULL;
-    zp_binfile bf;
-    zp_status st = zp_binfile_open_mem(&bf, data, size, name, "wtns", 2, err);
-    if (st != ZP_OK) return st;
-    return finish(out, &bf, err);
+    zp_binfile_input in = {.data = data, .size = size, .name = name};
+    return zp_binfile_read((void **)out, &wtns_format, &in, NULL, err);
 }
 
-zp_status zp_wtns_read_into(uint64_t *values, size_t count, zp_curve curve, const char *path, zp_error *err) {
-    zp_binfile bf;
-    zp_status st = zp_binfile_open(&bf, path, "wtns", 2, err);
-    if (st != ZP_OK) return st;
+/* zp_wtns_read_into: the same file, read into the caller's buffer. */
+typedef struct {
+    uint64_t *values;
+    size_t count;
+    zp_curve curve;
+} read_into_args;
+
+static zp_status parse_into(void *object, const zp_binfile *bf, void *arg, zp_error *err) {
+    (void)object;
+    const read_into_args *a = arg;
     zp_curve file_curve;
     uint32_t file_count;
     const uint8_t *p;
-    st = parse_sections(&file_curve, &file_count, &p, &bf, err);
-    if (st == ZP_OK && file_curve != curve) {
-        st = zp_error_set(err, ZP_ERR_MISMATCH, "%s: the witness is for curve %s but the key is for %s", path,
-                          zp_curve_name(file_curve), zp_curve_name(curve));
+    zp_status st = parse_sections(&file_curve, &file_count, &p, bf, err);
+    if (st != ZP_OK) return st;
+    if (file_curve != a->curve) {
+        return zp_error_set(err, ZP_ERR_MISMATCH, "%s: the witness is for curve %s but the key is for %s", bf->name,
+                            zp_curve_name(file_curve), zp_curve_name(a->curve));
     }
-    if (st == ZP_OK && file_count != count) {
-        st = zp_error_set(err, ZP_ERR_MISMATCH,
-                          "%s: the witness has %u values but the key's circuit has %zu wires: "
-                          "the witness is for another circuit",
-                          path, file_count, count);
+    if (file_count != a->count) {
+        return zp_error_set(err, ZP_ERR_MISMATCH,
+                            "%s: the witness has %u values but the key's circuit has %zu wires: "
+                            "the witness is for another circuit",
+                            bf->name, file_count, a->count);
     }
-    if (st == ZP_OK) st = copy_values(values, p, count, curve, path, err);
-    zp_binfile_close(&bf);
-    return st;
+    return copy_values(a->values, p, a->count, a->curve, bf->name, err);
+}
+
+static const zp_binfile_format wtns_into_format = {
+    .magic = "wtns", .version = 2, .object_bytes = 0, .keep_offset = ZP_BINFILE_CLOSE, .parse = parse_into};
+
+zp_status zp_wtns_read_into(uint64_t *values, size_t count, zp_curve curve, const char *path, zp_error *err) {
+    read_into_args a = {values, count, curve};
+    zp_binfile_input in = {.path = path};
+    return zp_binfile_read(NULL, &wtns_into_format, &in, &a, err);
 }
 
 void zp_wtns_close(zp_wtns *wtns) {
@@ -146,8 +148,9 @@ size_t zp_wtns_count(const zp_wtns *wtns) { return wtns->count; }
 const uint64_t *zp_wtns_values(const zp_wtns *wtns) { return wtns->values; }
 
 zp_status zp_wtns_write(const char *path, zp_curve curve, const uint64_t *values, size_t count, zp_error *err) {
-    if (curve != ZP_CURVE_BN254 && curve != ZP_CURVE_BLS12_381) {
-        return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write a witness for an unknown curve", path);
+    const zp_curve_desc *d = zp_curve_get(curve);
+    if (d == NULL) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write a witness for unknown curve %d", path, (int)curve);
     }
     if (count > UINT32_MAX) return zp_error_set(err, ZP_ERR_ARG, "%s: %zu values do not fit a .wtns", path, count);
     zp_binwriter w;
@@ -155,7 +158,7 @@ zp_status zp_wtns_write(const char *path, zp_curve curve, const uint64_t *values
     if (st != ZP_OK) return st;
     zp_binwriter_begin(&w, 1);
     zp_binwriter_u32(&w, N8);
-    zp_binwriter_bytes(&w, zp_io_fr_modulus(curve), N8);
+    zp_binwriter_bytes(&w, d->fr_modulus, N8);
     zp_binwriter_u32(&w, (uint32_t)count);
     zp_binwriter_end(&w);
     zp_binwriter_begin(&w, 2);

@@ -1,11 +1,12 @@
 #include "io/zkey.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "base/error.h"
-#include "field/params.h"
+#include "curve/desc.h"
 #include "io/binfile.h"
 #include "io/elements.h"
 
@@ -72,6 +73,15 @@ static int check_header_point(zp_zkey *z, const char *what, const uint64_t *limb
     return 1;
 }
 
+/* A base field of n8q bytes is some curve's: checked before n8q bytes of
+ * modulus are read. */
+static int some_curve_has_fp_bytes(uint32_t n8q) {
+    for (size_t i = 0; i < zp_curve_count(); i++) {
+        if (zp_curve_at(i)->fp_bytes == n8q) return 1;
+    }
+    return 0;
+}
+
 static zp_status read_header(zp_zkey *z, zp_error *err) {
     const uint8_t *p;
     uint64_t n;
@@ -80,24 +90,24 @@ static zp_status read_header(zp_zkey *z, zp_error *err) {
     const char *name = z->bf.name;
     if (n < 4) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (header) is too short", name);
     uint32_t n8q = zp_io_u32(p);
-    if ((n8q != 32 && n8q != 48) || n < 4 + (uint64_t)n8q + 4) {
+    if (!some_curve_has_fp_bytes(n8q) || n < 4 + (uint64_t)n8q + 4) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "%s: unsupported curve (a %u-byte base field; zkpipe supports BN254 and BLS12-381)", name,
-                            n8q);
+                            "%s: unsupported curve (a %u-byte base field; zkpipe supports %s)", name, n8q,
+                            ZP_CURVE_NAMES);
     }
     uint32_t n8r = zp_io_u32(p + 4 + n8q);
-    if (n8r != 32 || n < 4 + (uint64_t)n8q + 4 + n8r + 12) {
+    if (n8r != ZP_FR_BYTES || n < 4 + (uint64_t)n8q + 4 + n8r + 12) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "%s: unsupported curve (a %u-byte scalar field; zkpipe supports BN254 and BLS12-381)",
-                            name, n8r);
+                            "%s: unsupported curve (a %u-byte scalar field; zkpipe supports %s)", name, n8r,
+                            ZP_CURVE_NAMES);
     }
-    zp_curve cq = zp_io_curve_from_q(p + 4, n8q);
-    zp_curve cr = zp_io_curve_from_r(p + 8 + n8q, n8r);
-    if (cq == ZP_CURVE_NONE || cr != cq) {
+    const zp_curve_desc *desc = zp_curve_find_fp(p + 4, n8q);
+    if (desc == NULL || zp_curve_find_fr(p + 8 + n8q, n8r) != desc) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "%s: unsupported curve: the header's moduli q and r are not those of BN254 or BLS12-381",
-                            name);
+                            "%s: unsupported curve: the header's moduli q and r are not those of any of: %s", name,
+                            ZP_CURVE_NAMES);
     }
+    zp_curve cq = desc->id;
     zp_groth16_pk *pk = &z->pk;
     pk->curve = cq;
     size_t g1 = zp_g1_bytes(cq), g2 = zp_g2_bytes(cq);
@@ -119,7 +129,7 @@ static zp_status read_header(zp_zkey *z, zp_error *err) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: domainSize %u is not a power of two", name, d);
     }
     /* The prover needs a 2·domainSize-th root of unity (FORMATS.md, H). */
-    unsigned adicity = cq == ZP_CURVE_BN254 ? ZP_BN254_FR_TWO_ADICITY : ZP_BLS12_FR_TWO_ADICITY;
+    unsigned adicity = desc->fr_two_adicity;
     if ((uint64_t)d * 2 > (1ULL << adicity)) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: domainSize %u is too large for %s (at most 2^%u)", name, d,
                             zp_io_curve_title(cq), adicity - 1);
@@ -246,7 +256,10 @@ static zp_status check_ic(zp_zkey *z, zp_error *err) {
     return ZP_OK;
 }
 
-static zp_status parse(zp_zkey *z, zp_error *err) {
+static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *err) {
+    (void)bf; /* it is z->bf: the key keeps its file */
+    zp_zkey *z = object;
+    if (arg != NULL) z->alloc = *(const zp_zkey_allocator *)arg;
     zp_status st;
     if ((st = read_protocol(z, err)) != ZP_OK) return st;
     if ((st = read_header(z, err)) != ZP_OK) return st;
@@ -267,26 +280,16 @@ static zp_status parse(zp_zkey *z, zp_error *err) {
     return ZP_OK;
 }
 
-static zp_status finish_open(zp_zkey **out, zp_zkey *z, zp_status st, zp_error *err) {
-    if (st == ZP_OK) st = parse(z, err);
-    if (st != ZP_OK) {
-        zp_zkey_close(z);
-        return st;
-    }
-    *out = z;
-    return ZP_OK;
-}
+static void destroy(void *object) { zp_zkey_close(object); }
+
+/* The key keeps its file: the bulk sections are used in place. */
+static const zp_binfile_format zkey_format = {
+    .magic = "zkey", .version = 1, .object_bytes = sizeof(zp_zkey), .keep_offset = offsetof(zp_zkey, bf),
+    .parse = parse, .destroy = destroy};
 
 zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) {
-    *out = NULL;
-    zp_zkey *z = calloc(1, sizeof *z);
-    if (z == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
-    zp_status st = zp_binfile_open(&z->bf, path, "zkey", 1, err);
-    if (st != ZP_OK) {
-        free(z);
-        return st;
-    }
-    return finish_open(out, z, st, err);
+    zp_binfile_input in = {.path = path};
+    return zp_binfile_read((void **)out, &zkey_format, &in, NULL, err);
 }
 
 zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const char *name, zp_error *err) {
@@ -295,16 +298,8 @@ zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const c
 
 zp_status zp_zkey_open_mem_alloc(zp_zkey **out, const void *data, size_t size, const char *name,
                                  const zp_zkey_allocator *alloc, zp_error *err) {
-    *out = NULL;
-    zp_zkey *z = calloc(1, sizeof *z);
-    if (z == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", name);
-    if (alloc != NULL) z->alloc = *alloc;
-    zp_status st = zp_binfile_open_mem(&z->bf, data, size, name, "zkey", 1, err);
-    if (st != ZP_OK) {
-        free(z);
-        return st;
-    }
-    return finish_open(out, z, st, err);
+    zp_binfile_input in = {.data = data, .size = size, .name = name};
+    return zp_binfile_read((void **)out, &zkey_format, &in, (void *)(uintptr_t)alloc, err);
 }
 
 const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey) { return &zkey->pk; }
@@ -325,14 +320,13 @@ void zp_zkey_close(zp_zkey *zkey) {
 zp_status zp_zkey_write(const char *path, const zp_groth16_pk *pk, const uint8_t *contributions_hash,
                         zp_error *err) {
     zp_curve c = pk->curve;
-    if (c != ZP_CURVE_BN254 && c != ZP_CURVE_BLS12_381) {
-        return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write a key for an unknown curve", path);
-    }
+    const zp_curve_desc *d = zp_curve_get(c);
+    if (d == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write a key for unknown curve %d", path, (int)c);
     if (pk->n_public >= pk->n_vars || pk->n_coefs > UINT32_MAX) {
         return zp_error_set(err, ZP_ERR_ARG, "%s: inconsistent key (nVars %u, nPublic %u, %zu coefficients)", path,
                             pk->n_vars, pk->n_public, pk->n_coefs);
     }
-    size_t n8q = zp_fp_bytes(c), g1 = zp_g1_bytes(c), g2 = zp_g2_bytes(c);
+    size_t n8q = d->fp_bytes, g1 = d->g1_bytes, g2 = d->g2_bytes;
     size_t nv = pk->n_vars, npub = pk->n_public;
     static const uint8_t zero_hash[64];
     /* The bulk sections in zkey_new.js's order, so files compare byte for
@@ -362,9 +356,9 @@ zp_status zp_zkey_write(const char *path, const zp_groth16_pk *pk, const uint8_t
 
     zp_binwriter_begin(&w, S_HEADER);
     zp_binwriter_u32(&w, (uint32_t)n8q);
-    zp_binwriter_bytes(&w, zp_io_fp_modulus(c), n8q); /* limbs are little-endian bytes here */
-    zp_binwriter_u32(&w, ZP_FR_BYTES);
-    zp_binwriter_bytes(&w, zp_io_fr_modulus(c), ZP_FR_BYTES);
+    zp_binwriter_bytes(&w, d->fp_modulus, n8q); /* limbs are little-endian bytes here */
+    zp_binwriter_u32(&w, (uint32_t)d->fr_bytes);
+    zp_binwriter_bytes(&w, d->fr_modulus, d->fr_bytes);
     zp_binwriter_u32(&w, pk->n_vars);
     zp_binwriter_u32(&w, pk->n_public);
     zp_binwriter_u32(&w, pk->domain_size);
