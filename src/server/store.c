@@ -496,31 +496,6 @@ zp_status zp_store_find_request(int64_t *id, zp_store *s, const char *request_id
     return rc;
 }
 
-zp_status zp_store_set_running(zp_store *s, int64_t id, zp_error *err) {
-    static const char what[] = "marking a job running";
-    pthread_mutex_lock(&s->lock);
-    sqlite3_stmt *st;
-    zp_status rc = prepare(&st, s, "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'", what, err);
-    if (rc != ZP_OK) goto out;
-    sqlite3_bind_int64(st, 1, id);
-    int r = step(st, s, what, err);
-    sqlite3_finalize(st);
-    if (r < 0) {
-        rc = (zp_status)-r;
-        goto out;
-    }
-    if (sqlite3_changes(s->db) == 0) {
-        zp_store_job job;
-        if ((rc = get_job(&job, s, id, err)) != ZP_OK) goto out;
-        if (strcmp(job.state, "running") != 0)
-            rc = zp_error_set(err, ZP_ERR_ARG, "%s: job %lld cannot run: it has ended (%s)", s->path, (long long)id,
-                              job.state);
-    }
-out:
-    pthread_mutex_unlock(&s->lock);
-    return rc;
-}
-
 zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const char *error, double finished,
                               const zp_store_result *results, uint32_t n, zp_error *err) {
     static const char what[] = "recording a job's end";
