@@ -111,6 +111,24 @@ void *server_collector_main(void *arg);
 void server_respond_json(zp_response *resp, int status, json_t *body);
 void server_respond_error(zp_response *resp, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The API's error code for an HTTP status ("bad_request", "not_found", ...). */
+const char *server_error_code(int status);
+/* A query argument as a number, at most max: def when absent, -1 when it
+ * is not a number >= 0. */
+double server_query_double(const zp_request *req, const char *name, double def, double max);
+
+/* routes_jobs.c: /v1/jobs */
+void route_post_job(zp_server *s, const zp_request *req, zp_response *resp);
+void route_get_jobs(zp_server *s, const zp_request *req, zp_response *resp);
+void route_get_job(zp_server *s, int64_t id, zp_response *resp);
+void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_response *resp);
+void route_delete_job(zp_server *s, int64_t id, zp_response *resp);
+
+/* routes_status.c: /v1/status, /v1/status/history, /v1/keys */
+void route_get_status(zp_server *s, zp_response *resp);
+void route_get_history(zp_server *s, zp_response *resp);
+void route_list_keys(zp_server *s, zp_response *resp);
+void route_key_action(zp_server *s, const char *method, const char *id, zp_response *resp);
 
 /* metrics.c */
 void server_metrics(zp_server *s, zp_response *resp);
