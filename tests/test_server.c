@@ -180,7 +180,7 @@ static void test_options(void) {
         {{"-x"}, "unknown option '-x'"},
         {{"--"}, "unknown option '--'"},
         {{"--threads"}, "--threads needs a value"},
-        {{"-t", "lots"}, "-t needs a whole number, not 'lots'"},
+        {{"-t", "lots"}, "-t (--threads) needs a whole number, not 'lots'"},
         {{"--threads", "-1"}, "--threads needs a whole number"},
         {{"--threads", "1025"}, "--threads must be between 0 and 1024, not 1025"},
         {{"--budget", "lots"}, "--budget needs a size such as 8G or 512M, not 'lots'"},

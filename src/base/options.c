@@ -168,8 +168,11 @@ zp_status zp_options_parse(const zp_option_table *tables, size_t n_tables, int a
             }
             continue;
         }
-        if (i + 1 >= argc) return zp_error_set(err, ZP_ERR_ARG, "%s needs a value", a);
-        zp_status st = zp_options_set(dst, o, a, argv[i + 1], NULL, err);
+        /* a short option is named with its long name: "-t (--threads)" */
+        char spelled[128];
+        snprintf(spelled, sizeof spelled, a[1] == '-' ? "%s" : "%s (--%s)", a, o->name);
+        if (i + 1 >= argc) return zp_error_set(err, ZP_ERR_ARG, "%s needs a value", spelled);
+        zp_status st = zp_options_set(dst, o, spelled, argv[i + 1], NULL, err);
         if (st != ZP_OK) return st;
         i++;
     }

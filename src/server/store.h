@@ -49,9 +49,9 @@ void zp_store_close(zp_store *store);
 /* The job states, as stored and as the API names them. */
 #define ZP_STORE_STATES 5
 /* A job is "queued" from zp_store_add_job until zp_store_finish_job ends
- * it: whether it runs is the engine's to say (routes.c asks it), so no
- * function here writes "running"; the state stays in the schema, and in
- * what the readers report, for stores that hold it. */
+ * it: whether it runs is the engine's to say (routes_status.c asks it),
+ * so no function here writes "running"; the state stays in the schema,
+ * and in what the readers report, for stores that hold it. */
 extern const char *const zp_store_state_names[ZP_STORE_STATES]; /* queued running done failed cancelled */
 
 typedef struct zp_store_job {
