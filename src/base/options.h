@@ -24,7 +24,7 @@ typedef enum zp_option_type {
     ZP_OPT_COUNT,   /* size_t, a whole number within [min, max] */
     ZP_OPT_BYTES,   /* uint64_t, a size as zp_parse_size reads it, within [min, max] */
     ZP_OPT_INT,     /* long long, any signed decimal integer */
-    ZP_OPT_SECONDS, /* double, a number of seconds within [min, max] */
+    ZP_OPT_SECONDS, /* double, seconds >= min and, unless max is 0, <= max */
     ZP_OPT_LIST,    /* zp_option_list: every following argument up to one that starts with '-' */
     ZP_OPT_CUSTOM,  /* the entry's set function parses the value */
 } zp_option_type;
@@ -47,7 +47,7 @@ struct zp_option {
     char short_name;  /* 't' for -t; 0 for none */
     zp_option_type type;
     size_t offset;      /* of the value in the destination struct */
-    uint64_t min, max;  /* numbers: the bounds (both 0: any) */
+    uint64_t min, max;  /* whole numbers and sizes: the bounds (both 0: any) */
     const char *def;    /* the default as text (applied by zp_options_defaults, shown in help); NULL: none */
     const char *metavar; /* the value's name in help: "N", "SIZE", "FILE" */
     const char *help;   /* may hold '\n' for more lines */
