@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/options.h"
 #include "groth16/groth16.h"
 #include "io/json.h"
 #include "server/config.h"
@@ -124,6 +125,96 @@ static void test_config(void) {
     CHECK(zp_server_config_load(&cfg, path, &err) == ZP_ERR_ARG);
     CHECK_MSG(strstr(err.message, "zkpipe.conf:2") != NULL, "names the line: %s", err.message);
     zp_server_config_free(&cfg);
+}
+
+/* The option table behind the daemon's config and every command's flags
+ * (base/options.h): one argv parse into two tables, positionals kept in
+ * order, the errors the commands print, the defaults and the help. */
+typedef struct opts {
+    size_t threads;
+    uint64_t budget;
+    long long prio;
+    double wait;
+    int quiet;
+    const char *out;
+    zp_option_list list;
+} opts;
+
+static const zp_option opt_table[] = {
+    {"threads", 't', ZP_OPT_COUNT, offsetof(opts, threads), 0, 1024, NULL, "N", "threads", NULL},
+    {"budget", 0, ZP_OPT_BYTES, offsetof(opts, budget), 1, UINT64_MAX, "1G", "SIZE", "memory", NULL},
+    {"priority", 0, ZP_OPT_INT, offsetof(opts, prio), 0, 0, NULL, "N", "higher first", NULL},
+    {"wait", 0, ZP_OPT_SECONDS, offsetof(opts, wait), 0, 100, NULL, "S", "seconds\nand a second line", NULL},
+    {"witness", 0, ZP_OPT_LIST, offsetof(opts, list), 0, 0, NULL, "W", "witnesses", NULL},
+};
+
+static int parse_opts(opts *o, int *quiet_in_b, int *n, char **argv, int argc, zp_error *err) {
+    static const zp_option b_table[] = {
+        {"quiet", 'q', ZP_OPT_FLAG, 0, 0, 0, NULL, NULL, "quiet", NULL},
+    };
+    zp_option_table t[] = {{"options:", opt_table, sizeof opt_table / sizeof *opt_table, o},
+                           {"more:", b_table, 1, quiet_in_b}};
+    return zp_options_parse(t, 2, argc, argv, n, err);
+}
+
+static void test_options(void) {
+    zp_error err = {0};
+    const char *items[16];
+    opts o = {.list = {items, 0}};
+    int quiet = 0, n = -1;
+    CHECK(zp_options_defaults(opt_table, 5, &o, &err) == ZP_OK && o.budget == 1ULL << 30);
+    char *argv[] = {"cmd", "a", "-t", "8", "--budget", "8G", "-", "--witness", "w1", "w2", "-q", "b",
+                    "--priority", "-3", "--wait", "1.5", "--witness", "w3"};
+    int argc = (int)(sizeof argv / sizeof *argv);
+    zp_status st = parse_opts(&o, &quiet, &n, argv, argc, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    CHECK(o.threads == 8 && o.budget == 8ULL << 30 && o.prio == -3 && o.wait == 1.5 && quiet == 1);
+    CHECK(n == 3 && !strcmp(argv[1], "a") && !strcmp(argv[2], "-") && !strcmp(argv[3], "b"));
+    CHECK(o.list.n == 3 && !strcmp(items[0], "w1") && !strcmp(items[1], "w2") && !strcmp(items[2], "w3"));
+    /* the errors name the option as it was spelled, and the value */
+    struct {
+        const char *args[3];
+        const char *want;
+    } bad[] = {
+        {{"--frob"}, "unknown option '--frob'"},
+        {{"-x"}, "unknown option '-x'"},
+        {{"--"}, "unknown option '--'"},
+        {{"--threads"}, "--threads needs a value"},
+        {{"-t", "lots"}, "-t (--threads) needs a whole number, not 'lots'"},
+        {{"--threads", "-1"}, "--threads needs a whole number"},
+        {{"--threads", "1025"}, "--threads must be between 0 and 1024, not 1025"},
+        {{"--budget", "lots"}, "--budget needs a size such as 8G or 512M, not 'lots'"},
+        {{"--budget", "0"}, "--budget must be between 1 and"},
+        {{"--priority", "1x"}, "--priority needs an integer, not '1x'"},
+        {{"--wait", "101"}, "--wait needs a number of seconds, not '101'"},
+        {{"--wait", "nan"}, "--wait needs a number of seconds"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *args[4] = {"cmd"};
+        int k = 1;
+        for (int j = 0; j < 3 && bad[i].args[j]; j++) args[k++] = (char *)bad[i].args[j];
+        o.list.n = 0;
+        st = parse_opts(&o, &quiet, &n, args, k, &err);
+        CHECK_MSG(st == ZP_ERR_ARG && strstr(err.message, bad[i].want), "%s: got '%s'", bad[i].want,
+                  st == ZP_OK ? "ok" : err.message);
+    }
+    /* '-' and '_' name the same option; a config's "where" leads the message */
+    const zp_option *w = zp_options_find(opt_table, 5, "wait");
+    CHECK(zp_options_find(opt_table, 5, "budget") == &opt_table[1] && zp_options_find(opt_table, 5, "bud") == NULL);
+    CHECK(zp_options_set(&o, w, "wait", "x", "file:3", &err) == ZP_ERR_ARG &&
+          !strcmp(err.message, "file:3: wait needs a number of seconds, not 'x'"));
+    /* help: every option, its value's name, continuation lines, defaults */
+    char help[1024];
+    size_t len = zp_options_help(help, sizeof help, opt_table, 5, ZP_OPT_HELP_FLAGS, 0);
+    CHECK(len == strlen(help));
+    CHECK_MSG(strstr(help, "  -t, --threads N") && strstr(help, "  --budget SIZE") && strstr(help, "(default 1G)") &&
+                  strstr(help, "  --witness W ...") && strstr(help, "\n                   and a second line"),
+              "%s", help);
+    CHECK(zp_options_help(help, 8, opt_table, 5, ZP_OPT_HELP_FLAGS, 0) == len && strlen(help) == 7);
+    len = zp_options_help(help, sizeof help, opt_table, 5, ZP_OPT_HELP_CONFIG, 0);
+    CHECK_MSG(strstr(help, "  budget            size    memory; default 1G\n"), "%s", help);
+    CHECK(zp_parse_size("1.5G") == 3ULL << 29 && zp_parse_size("512MiB") == 512ULL << 20 &&
+          zp_parse_size("8x") == 0 && zp_parse_size("-1") == 0);
 }
 
 /* Waits for a job and checks every proof against the key's vk. */
@@ -289,6 +380,7 @@ int main(void) {
     zp_test_init("test_server");
     if (mkdtemp(dir) == NULL) return 1;
     test_config();
+    test_options();
     test_api();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

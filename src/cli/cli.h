@@ -3,6 +3,7 @@
 #ifndef ZP_CLI_CLI_H
 #define ZP_CLI_CLI_H
 
+#include "base/options.h"
 #include "zkpipe.h"
 
 int zp_cmd_prove(int argc, char **argv);
@@ -24,11 +25,35 @@ int zp_cli_fail(const zp_error *err);
 /* Exit statuses: 0 success, 1 a proof that does not verify, 2 bad usage,
  * 3 bad input (a file's content), 4 any other failure. */
 enum { ZP_EXIT_OK = 0, ZP_EXIT_INVALID = 1, ZP_EXIT_USAGE = 2, ZP_EXIT_INPUT = 3, ZP_EXIT_FAILURE = 4 };
-/* Seconds on a monotonic clock. */
 /* 1 when argv holds -h or --help. */
 int zp_cli_wants_help(int argc, char **argv);
-/* Parses --threads N (0 = all CPUs); removes recognised options from argv
- * and returns the new argc, or -1 on a bad value (message printed). */
-int zp_cli_parse_threads(int argc, char **argv, size_t *threads);
+
+/* A command's options and help (cli/args.c): its usage line and
+ * description (head), its option tables, each listed under its title in
+ * --help (a title "": listed with the table before; NULL: parsed but not
+ * listed, for options the head or tail describe), and the text after them
+ * (tail; NULL: none). */
+typedef struct zp_cli_command {
+    const char *name; /* "prove": messages say "zkpipe prove: ..." */
+    const char *head;
+    const zp_option_table *tables;
+    size_t n_tables;
+    const char *tail;
+} zp_cli_command;
+
+/* Prints the command's help on stdout; returns ZP_EXIT_OK. */
+int zp_cli_help(const zp_cli_command *cmd);
+/* Parses the options of argv (argv[0] is the command) into the tables'
+ * structs and moves the other arguments to argv[1..]; returns how many
+ * there are, or -1 after printing what was wrong and the help. */
+int zp_cli_parse(const zp_cli_command *cmd, int argc, char **argv);
+/* Prints "zkpipe <command>: <message>" and the help on stderr; returns
+ * ZP_EXIT_USAGE. */
+int zp_cli_usage_error(const zp_cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* -t, --threads N (0: one per CPU), into a size_t; every command with
+ * worker threads lists it. */
+#define ZP_CLI_THREADS_OPTION(type_, field_, help_)                                                         \
+    {"threads", 't', ZP_OPT_COUNT, offsetof(type_, field_), 0, 1024, NULL, "N", help_, NULL}
 
 #endif

@@ -3,7 +3,6 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,26 +12,54 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "base/error.h"
 
 
-static const char common_help[] =
-    "common options:\n"
-    "  --server URL    the daemon (default: $ZKPIPE_SERVER, else " DEFAULT_SERVER ");\n"
-    "                  unix:/path/to.sock for a unix socket\n"
-    "  --token T       bearer token (default: $ZKPIPE_TOKEN)\n"
-    "%s"
+const char client_exit_help[] =
     "\n"
     "exit status: 0 success, 2 bad usage, 3 the daemon refused the request\n"
     "(a 4xx answer: malformed, unknown job or key, forbidden path, too large,\n"
     "invalid witness) or the job failed, 4 the daemon cannot be reached or\n"
     "answered 5xx, the job was cancelled, or a wait timed out.\n";
 
-/* The command's own help, then the common options (await's --timeout is
- * its own: the whole wait). */
-int client_help(const char *own, int request_timeout) {
-    fputs(own, stdout);
-    printf(common_help, request_timeout ? "  --timeout S     seconds one request may take (default 300)\n" : "");
-    return ZP_EXIT_OK;
+zp_status client_set_timeout(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err) {
+    (void)o;
+    client *c = dst;
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || *end != '\0' || end == value || !(v >= 0) || v > 1e7) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s needs a number of seconds, not '%s'", where, value);
+    }
+    c->timeout = v;
+    c->timeout_set = 1;
+    return ZP_OK;
+}
+
+/* --timeout last: await leaves it out (its own --timeout is the whole wait) */
+static const zp_option common_options[] = {
+    {"server", 0, ZP_OPT_ARG, offsetof(client, server), 0, 0, NULL, "URL",
+     "the daemon (default: $ZKPIPE_SERVER, else\n" DEFAULT_SERVER "); unix:/path/to.sock\nfor a unix socket", NULL},
+    {"token", 0, ZP_OPT_ARG, offsetof(client, token), 0, 0, NULL, "T", "bearer token (default: $ZKPIPE_TOKEN)", NULL},
+    {"json", 0, ZP_OPT_FLAG, offsetof(client, json), 0, 0, NULL, NULL, "print the daemon's JSON answer unchanged",
+     NULL},
+    {"timeout", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "S", "seconds one request may take (default 300)",
+     client_set_timeout},
+};
+
+zp_option_table client_common_options(client *c, int with_timeout) {
+    size_t n = sizeof common_options / sizeof *common_options;
+    return (zp_option_table){"common options:", common_options, with_timeout ? n : n - 1, c};
+}
+
+void client_init(client *c, const char *cmd) {
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->server = getenv("ZKPIPE_SERVER");
+    if (c->server == NULL || *c->server == '\0') c->server = DEFAULT_SERVER;
+    c->token = getenv("ZKPIPE_TOKEN");
+    if (c->token != NULL && *c->token == '\0') c->token = NULL;
+    c->timeout = 300;
 }
 
 /* ---- the connection ---- */
@@ -55,45 +82,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg) {
     return len;
 }
 
-/* Parses --server, --token, --timeout and --json out of argv (moving the
- * rest down, argv[0] kept); returns the new argc or -1 on a bad value. */
-int client_options(client *c, const char *cmd, int argc, char **argv) {
-    memset(c, 0, sizeof *c);
-    c->cmd = cmd;
-    c->server = getenv("ZKPIPE_SERVER");
-    if (c->server == NULL || *c->server == '\0') c->server = DEFAULT_SERVER;
-    c->token = getenv("ZKPIPE_TOKEN");
-    if (c->token != NULL && *c->token == '\0') c->token = NULL;
-    c->timeout = 300;
-    int out = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--server") == 0 || strcmp(a, "--token") == 0 || strcmp(a, "--timeout") == 0) {
-            if (next == NULL) {
-                fprintf(stderr, "zkpipe %s: %s needs a value\n", cmd, a);
-                return -1;
-            }
-            if (a[2] == 's') {
-                c->server = next;
-            } else if (a[3] == 'o') {
-                c->token = next;
-            } else {
-                char *end;
-                errno = 0;
-                c->timeout = strtod(next, &end);
-                c->timeout_set = 1;
-                if (errno || *end != '\0' || end == next || !(c->timeout >= 0) || c->timeout > 1e7) {
-                    fprintf(stderr, "zkpipe %s: --timeout needs a number of seconds, not '%s'\n", cmd, next);
-                    return -1;
-                }
-            }
-            i++;
-        } else if (strcmp(a, "--json") == 0) {
-            c->json = 1;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
+int client_resolve(client *c) {
+    const char *cmd = c->cmd;
     const char *s = c->server;
     if (strncmp(s, "unix:", 5) == 0) {
         c->socket = s + 5;
@@ -111,7 +101,7 @@ int client_options(client *c, const char *cmd, int argc, char **argv) {
         size_t n = strlen(c->base);
         while (n > 0 && c->base[n - 1] == '/') c->base[--n] = '\0';
     }
-    return out;
+    return 0;
 }
 
 int client_open(client *c) {
@@ -228,17 +218,6 @@ int client_parse_job(client *c, const char *s, unsigned long long *id) {
         return -1;
     }
     return 0;
-}
-
-int client_usage_error(const char *cmd, const char *help, const char *fmt,
-                                                              ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "zkpipe %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n%s", help);
-    va_end(ap);
-    return ZP_EXIT_USAGE;
 }
 
 /* o[k] as a string, or `dflt` when it is missing or not a string. */

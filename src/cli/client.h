@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "base/options.h"
+
 #define DEFAULT_SERVER "http://127.0.0.1:8790"
 
 typedef struct client {
@@ -26,11 +28,18 @@ typedef struct buffer {
     size_t len, cap;
 } buffer;
 
-/* The command's own help, then the common options. */
-int client_help(const char *own, int request_timeout);
-/* Parses the common options out of argv (returns the new argc, or -1 on a
- * bad option, message printed). */
-int client_options(client *c, const char *cmd, int argc, char **argv);
+/* The defaults: $ZKPIPE_SERVER, $ZKPIPE_TOKEN, 300 s per request. */
+void client_init(client *c, const char *cmd);
+/* The common options (--server, --token, --json and, unless the command
+ * has its own, --timeout) as a table into c, listed as "common options". */
+zp_option_table client_common_options(client *c, int with_timeout);
+/* --timeout S: seconds, at most 1e7; also sets timeout_set. */
+zp_status client_set_timeout(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err);
+/* After the options were parsed: the URL prefix (or unix socket) from
+ * --server; -1 (message printed) when it is unusable. */
+int client_resolve(client *c);
+/* The help's last part: what the exit statuses mean. */
+extern const char client_exit_help[];
 int client_open(client *c);
 void client_close(client *c);
 /* One request; 0 with *status and the body, or an exit status. */
@@ -45,7 +54,6 @@ json_t *client_answer_json(client *c, const buffer *resp);
 int client_call(client *c, const char *method, const char *path, json_t **root);
 /* A job id: a positive decimal integer; -1 (message printed) otherwise. */
 int client_parse_job(client *c, const char *s, unsigned long long *id);
-int client_usage_error(const char *cmd, const char *help, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* o[k] as a string, or dflt. */
 const char *client_str(json_t *o, const char *k, const char *dflt);
 

@@ -144,35 +144,41 @@ static const char await_help[] =
     "as 'zkpipe run' does: snarkjs's proof.json and public.json, ready for\n"
     "'snarkjs groth16 verify' or 'zkpipe verify'.\n"
     "\n"
-    "  --out DIR       where the proofs go (created with its parents if missing)\n"
-    "  --timeout S     give up after S seconds (default: wait forever)\n"
-    "\n"
     "Exits 0 when the job is done and its proofs are written, 3 when the job\n"
     "failed (the reason is printed), 4 when it was cancelled or the wait\n"
     "timed out (the job goes on) or the daemon cannot be reached.\n"
     "\n";
 
+typedef struct await_args {
+    const char *out;
+} await_args;
+
+static const zp_option await_options[] = {
+    {"out", 0, ZP_OPT_ARG, offsetof(await_args, out), 0, 0, NULL, "DIR",
+     "where the proofs go (created with its parents if missing)", NULL},
+};
+/* --timeout here is the whole wait (into the client, as the common one) */
+static const zp_option await_timeout[] = {
+    {"timeout", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "S", "give up after S seconds (default: wait forever)",
+     client_set_timeout},
+};
+
 int zp_cmd_await(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        return client_help(await_help, 0);
-    }
     client c;
-    /* --timeout here is the whole wait; each request gets the wait plus 300 s. */
-    int n = client_options(&c, "await", argc, argv);
-    if (n < 0) return ZP_EXIT_USAGE;
+    await_args args = {0};
+    client_init(&c, "await");
+    zp_option_table tables[] = {{"options:", await_options, 1, &args}, {"", await_timeout, 1, &c},
+                                client_common_options(&c, 0)};
+    zp_cli_command cmd = {"await", await_help, tables, 3, client_exit_help};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int n = zp_cli_parse(&cmd, argc, argv);
+    if (n < 0 || client_resolve(&c)) return ZP_EXIT_USAGE;
+    /* each request gets the wait plus 300 s */
     double limit = c.timeout_set ? c.timeout : 0;
     c.timeout = 300;
-    const char *job = NULL, *out = NULL;
-    for (int i = 1; i < n; i++) {
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < n) {
-            out = argv[++i];
-        } else if (argv[i][0] == '-' || job != NULL) {
-            return client_usage_error("await", await_help, "unexpected argument '%s'", argv[i]);
-        } else {
-            job = argv[i];
-        }
-    }
-    if (job == NULL || out == NULL) return client_usage_error("await", await_help, "a JOB and --out DIR are needed");
+    if (n > 1) return zp_cli_usage_error(&cmd, "unexpected argument '%s'", argv[2]);
+    const char *job = n == 1 ? argv[1] : NULL, *out = args.out;
+    if (job == NULL || out == NULL) return zp_cli_usage_error(&cmd, "a JOB and --out DIR are needed");
     unsigned long long id;
     if (client_parse_job(&c, job, &id)) return ZP_EXIT_USAGE;
     if (client_open(&c)) return ZP_EXIT_FAILURE;
@@ -190,20 +196,34 @@ static const char submit_help[] =
     "keys') and one partition per witness. Prints the job id alone on stdout,\n"
     "so scripts can capture it: id=$(zkpipe submit --key k w.wtns).\n"
     "\n"
-    "  --key ID          the key to prove with (required)\n"
-    "  --priority N      higher runs first (default 0)\n"
-    "  --request-id X    an idempotency id: submitting again with the same X\n"
-    "                    returns the job already made for it (safe to retry)\n"
-    "  --path            send the witnesses as paths on the daemon's machine,\n"
-    "                    relative to its witness_dir, instead of uploading them\n"
-    "  --wait S --out DIR  then wait up to S seconds for the job (0: forever)\n"
-    "                    and write its proofs as 'zkpipe await' does\n"
-    "\n"
     "Witnesses are uploaded as base64 in the request's JSON body. The daemon\n"
     "checks each (curve, wire count) and stores it durably before it answers:\n"
     "once an id is printed, the job survives a crash of the daemon.\n"
     "With --wait, exits as 'zkpipe await' does (3 failed, 4 cancelled or timed out).\n"
     "\n";
+
+typedef struct submit_args {
+    const char *key, *request_id, *out;
+    long long priority;
+    double wait; /* -1: not given */
+    int by_path;
+} submit_args;
+
+static const zp_option submit_options[] = {
+    {"key", 0, ZP_OPT_ARG, offsetof(submit_args, key), 0, 0, NULL, "ID", "the key to prove with (required)", NULL},
+    {"priority", 0, ZP_OPT_INT, offsetof(submit_args, priority), 0, 0, NULL, "N", "higher runs first (default 0)",
+     NULL},
+    {"request-id", 0, ZP_OPT_ARG, offsetof(submit_args, request_id), 0, 0, NULL, "X",
+     "an idempotency id: submitting again with the same X\nreturns the job already made for it (safe to retry)",
+     NULL},
+    {"path", 0, ZP_OPT_FLAG, offsetof(submit_args, by_path), 0, 0, NULL, NULL,
+     "send the witnesses as paths on the daemon's machine,\nrelative to its witness_dir, instead of uploading them",
+     NULL},
+    {"wait", 0, ZP_OPT_SECONDS, offsetof(submit_args, wait), 0, 0, NULL, "S",
+     "with --out: then wait up to S seconds for the job\n(0: forever) and write its proofs as 'zkpipe await' does",
+     NULL},
+    {"out", 0, ZP_OPT_ARG, offsetof(submit_args, out), 0, 0, NULL, "DIR", "with --wait: where the proofs go", NULL},
+};
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -242,60 +262,28 @@ static char *file_base64(client *c, const char *path, size_t *out_len) {
 }
 
 int zp_cmd_submit(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        return client_help(submit_help, 1);
-    }
     client c;
-    int n = client_options(&c, "submit", argc, argv);
-    if (n < 0) return ZP_EXIT_USAGE;
-    const char *key = NULL, *request_id = NULL, *out = NULL;
-    long long priority = 0;
-    double wait = -1;
-    int by_path = 0;
-    const char **witnesses = calloc((size_t)n, sizeof *witnesses);
-    size_t count = 0;
+    submit_args args = {.wait = -1};
+    client_init(&c, "submit");
+    zp_option_table tables[] = {{"options:", submit_options, sizeof submit_options / sizeof *submit_options, &args},
+                                client_common_options(&c, 1)};
+    zp_cli_command cmd = {"submit", submit_help, tables, 2, client_exit_help};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int n = zp_cli_parse(&cmd, argc, argv);
+    if (n < 0 || client_resolve(&c)) return ZP_EXIT_USAGE;
+    const char *key = args.key, *request_id = args.request_id, *out = args.out;
+    long long priority = args.priority;
+    double wait = args.wait;
+    int by_path = args.by_path;
+    const char *const *witnesses = (const char *const *)argv + 1;
+    size_t count = (size_t)n;
     int rc = ZP_EXIT_USAGE;
-    if (witnesses == NULL) return ZP_EXIT_FAILURE;
-    for (int i = 1; i < n; i++) {
-        const char *a = argv[i], *next = i + 1 < n ? argv[i + 1] : NULL;
-        char *end = NULL;
-        if (strcmp(a, "--key") == 0 && next) {
-            key = argv[++i];
-        } else if (strcmp(a, "--request-id") == 0 && next) {
-            request_id = argv[++i];
-        } else if (strcmp(a, "--out") == 0 && next) {
-            out = argv[++i];
-        } else if (strcmp(a, "--priority") == 0 && next) {
-            errno = 0;
-            priority = strtoll(next, &end, 10);
-            if (errno || *end != '\0' || end == next) {
-                rc = client_usage_error("submit", submit_help, "--priority needs an integer, not '%s'", next);
-                goto done;
-            }
-            i++;
-        } else if (strcmp(a, "--wait") == 0 && next) {
-            errno = 0;
-            wait = strtod(next, &end);
-            if (errno || *end != '\0' || end == next || !(wait >= 0)) {
-                rc = client_usage_error("submit", submit_help, "--wait needs a number of seconds, not '%s'", next);
-                goto done;
-            }
-            i++;
-        } else if (strcmp(a, "--path") == 0) {
-            by_path = 1;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = client_usage_error("submit", submit_help, "unknown or incomplete option '%s'", a);
-            goto done;
-        } else {
-            witnesses[count++] = a;
-        }
-    }
     if (key == NULL || count == 0) {
-        rc = client_usage_error("submit", submit_help, "--key and at least one witness are needed");
+        rc = zp_cli_usage_error(&cmd, "--key and at least one witness are needed");
         goto done;
     }
     if ((wait >= 0) != (out != NULL)) {
-        rc = client_usage_error("submit", submit_help, "--wait and --out go together");
+        rc = zp_cli_usage_error(&cmd, "--wait and --out go together");
         goto done;
     }
     /* json_pack fails (NULL) on strings that are not UTF-8. */
@@ -355,7 +343,6 @@ int zp_cmd_submit(int argc, char **argv) {
     free(resp.data);
     client_close(&c);
 done:
-    free(witnesses);
     return rc;
 }
 
@@ -369,8 +356,6 @@ static const char status_help[] =
     "stage, buffers per class, workers, and jobs by state.\n"
     "With JOB: that job's state, progress and per-partition stage timings\n"
     "(GET /v1/jobs/JOB).\n"
-    "\n"
-    "  --json          print the daemon's JSON answer unchanged\n"
     "\n";
 
 static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
@@ -461,15 +446,16 @@ static void print_job(json_t *j) {
 }
 
 int zp_cmd_status(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        return client_help(status_help, 1);
-    }
     client c;
-    int n = client_options(&c, "status", argc, argv);
-    if (n < 0) return ZP_EXIT_USAGE;
-    if (n > 2 || (n == 2 && argv[1][0] == '-')) return client_usage_error("status", status_help, "unexpected argument '%s'", argv[n - 1]);
+    client_init(&c, "status");
+    zp_option_table tables[] = {client_common_options(&c, 1)};
+    zp_cli_command cmd = {"status", status_help, tables, 1, client_exit_help};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int n = zp_cli_parse(&cmd, argc, argv);
+    if (n < 0 || client_resolve(&c)) return ZP_EXIT_USAGE;
+    if (n > 1) return zp_cli_usage_error(&cmd, "unexpected argument '%s'", argv[n]);
     unsigned long long id = 0;
-    if (n == 2 && client_parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
+    if (n == 1 && client_parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
     char path[64];
     if (id) {
         snprintf(path, sizeof path, "/v1/jobs/%llu", id);
@@ -502,13 +488,14 @@ static const char cancel_help[] =
     "\n";
 
 int zp_cmd_cancel(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        return client_help(cancel_help, 1);
-    }
     client c;
-    int n = client_options(&c, "cancel", argc, argv);
-    if (n < 0) return ZP_EXIT_USAGE;
-    if (n != 2 || argv[1][0] == '-') return client_usage_error("cancel", cancel_help, "one JOB is needed");
+    client_init(&c, "cancel");
+    zp_option_table tables[] = {client_common_options(&c, 1)};
+    zp_cli_command cmd = {"cancel", cancel_help, tables, 1, client_exit_help};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int n = zp_cli_parse(&cmd, argc, argv);
+    if (n < 0 || client_resolve(&c)) return ZP_EXIT_USAGE;
+    if (n != 1) return zp_cli_usage_error(&cmd, "one JOB is needed");
     unsigned long long id;
     if (client_parse_job(&c, argv[1], &id)) return ZP_EXIT_USAGE;
     char path[64];
@@ -562,12 +549,14 @@ static void print_key(json_t *k, int header) {
 }
 
 int zp_cmd_keys(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        return client_help(keys_help, 1);
-    }
     client c;
-    int n = client_options(&c, "keys", argc, argv);
-    if (n < 0) return ZP_EXIT_USAGE;
+    client_init(&c, "keys");
+    zp_option_table tables[] = {client_common_options(&c, 1)};
+    zp_cli_command cmd = {"keys", keys_help, tables, 1, client_exit_help};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int n = zp_cli_parse(&cmd, argc, argv);
+    if (n < 0 || client_resolve(&c)) return ZP_EXIT_USAGE;
+    n++; /* as argc: argv[0] is the command */
     const char *verb = n > 1 ? argv[1] : "list";
     const char *method;
     if (strcmp(verb, "list") == 0 && n <= 2) {
@@ -577,7 +566,7 @@ int zp_cmd_keys(int argc, char **argv) {
     } else if (strcmp(verb, "evict") == 0 && n == 3) {
         method = "DELETE";
     } else {
-        return client_usage_error("keys", keys_help, "expected 'list', 'load ID' or 'evict ID', not '%s ...'", verb);
+        return zp_cli_usage_error(&cmd, "expected 'list', 'load ID' or 'evict ID', not '%s ...'", verb);
     }
     if (client_open(&c)) return ZP_EXIT_FAILURE;
     char path[1024];

@@ -8,7 +8,7 @@
 #include "io/json.h"
 #include "io/zkey.h"
 
-static const char help[] =
+static const char head[] =
     "usage: zkpipe export-vk <circuit.zkey> <verification_key.json>\n"
     "\n"
     "Writes the verification key of a proving key in snarkjs's JSON form\n"
@@ -16,14 +16,11 @@ static const char help[] =
     "included.\n";
 
 int zp_cmd_export_vk(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
-        return ZP_EXIT_OK;
-    }
-    if (argc != 3) {
-        fprintf(stderr, "zkpipe export-vk: expected 2 arguments, got %d\n%s", argc - 1, help);
-        return ZP_EXIT_USAGE;
-    }
+    zp_cli_command cmd = {"export-vk", head, NULL, 0, NULL}; /* no options */
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int npos = zp_cli_parse(&cmd, argc, argv);
+    if (npos < 0) return ZP_EXIT_USAGE;
+    if (npos != 2) return zp_cli_usage_error(&cmd, "expected 2 arguments, got %d", npos);
     zp_error err = {0};
     zp_zkey *zkey = NULL;
     zp_groth16_vk vk = {0};

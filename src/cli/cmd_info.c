@@ -9,7 +9,7 @@
 #include "io/wtns.h"
 #include "io/zkey.h"
 
-static const char help[] =
+static const char head[] =
     "usage: zkpipe info <file>\n"
     "\n"
     "Tells what a snarkjs/circom binary file holds: for a .zkey the curve,\n"
@@ -68,14 +68,11 @@ static int info_r1cs(const char *path) {
 }
 
 int zp_cmd_info(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
-        return ZP_EXIT_OK;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "zkpipe info: expected 1 argument, got %d\n%s", argc - 1, help);
-        return ZP_EXIT_USAGE;
-    }
+    zp_cli_command cmd = {"info", head, NULL, 0, NULL}; /* no options */
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int npos = zp_cli_parse(&cmd, argc, argv);
+    if (npos < 0) return ZP_EXIT_USAGE;
+    if (npos != 1) return zp_cli_usage_error(&cmd, "expected 1 argument, got %d", npos);
     const char *path = argv[1];
     FILE *f = fopen(path, "rb");
     char magic[4] = {0};

@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "mem/large.h"
 
-static const char help[] =
+static const char head[] =
     "usage: zkpipe prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
     "\n"
     "Makes a Groth16 proof of the witness for the circuit of the proving key and\n"
@@ -16,41 +16,32 @@ static const char help[] =
     "come from the OS, so two proofs of one witness differ (and both verify).\n"
     "Every proof is verified before it is written: a witness that does not\n"
     "satisfy the circuit is reported, never written as a proof.\n"
-    "\n"
-    "options:\n"
-    "  -t, --threads N   worker threads (default: one per CPU)\n"
-    "  --no-verify       skip the check of the proof before writing it\n"
-    "  -v, --verbose     print what was proved and how long each step took\n";
+    "\n";
+
+typedef struct prove_args {
+    size_t threads;
+    int no_verify, verbose;
+} prove_args;
+
+static const zp_option options[] = {
+    ZP_CLI_THREADS_OPTION(prove_args, threads, "worker threads (default: one per CPU)"),
+    {"no-verify", 0, ZP_OPT_FLAG, offsetof(prove_args, no_verify), 0, 0, NULL, NULL,
+     "skip the check of the proof before writing it", NULL},
+    {"verbose", 'v', ZP_OPT_FLAG, offsetof(prove_args, verbose), 0, 0, NULL, NULL,
+     "print what was proved and how long each step took", NULL},
+};
 
 int zp_cmd_prove(int argc, char **argv) {
-    size_t threads = 0;
-    int verify = 1, verbose = 0;
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
-        return ZP_EXIT_OK;
-    }
-    argc = zp_cli_parse_threads(argc, argv, &threads);
-    if (argc < 0) return ZP_EXIT_USAGE;
-    const char *pos[4];
-    int npos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--no-verify") == 0) {
-            verify = 0;
-        } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-            verbose = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "zkpipe prove: unknown option '%s'\n%s", argv[i], help);
-            return ZP_EXIT_USAGE;
-        } else if (npos < 4) {
-            pos[npos++] = argv[i];
-        } else {
-            npos++;
-        }
-    }
-    if (npos != 4) {
-        fprintf(stderr, "zkpipe prove: expected 4 arguments, got %d\n%s", npos, help);
-        return ZP_EXIT_USAGE;
-    }
+    prove_args args = {0};
+    zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
+    zp_cli_command cmd = {"prove", head, tables, 1, NULL};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int npos = zp_cli_parse(&cmd, argc, argv);
+    if (npos < 0) return ZP_EXIT_USAGE;
+    if (npos != 4) return zp_cli_usage_error(&cmd, "expected 4 arguments, got %d", npos);
+    size_t threads = args.threads;
+    int verify = !args.no_verify, verbose = args.verbose;
+    char **pos = argv + 1;
     const char *zkey_path = pos[0], *wtns_path = pos[1], *proof_path = pos[2], *public_path = pos[3];
 
     zp_error err = {0};

@@ -1,7 +1,6 @@
 /* zkpipe run: one multi-partition job through the pipeline engine, with a
  * live status line and a summary of where the time and memory went. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +9,9 @@
 
 #include "base/clock.h"
 #include "cli/cli.h"
-#include "server/config.h"
 #include "zkpipe_engine.h"
 
-static const char help[] =
+static const char head[] =
     "usage: zkpipe run --key K.zkey --witness W1.wtns [W2.wtns ...] --out DIR [options]\n"
     "\n"
     "Proves every witness (one partition each) with the key through the\n"
@@ -22,35 +20,43 @@ static const char help[] =
     "DIR/public_<i>.json for partition i (in the order of the witnesses),\n"
     "each verified before it is written. While it runs, one status line\n"
     "shows the partitions and bytes in each stage; at the end, a summary.\n"
-    "\n"
-    "options:\n"
-    "  --budget SIZE         memory budget for all tracked buffers, e.g. 8G,\n"
-    "                        512M (default: available memory minus 10%)\n"
-    "  --synth-workers N     synthesis workers (default: one per CPU)\n"
-    "  --prove-workers N     prove workers (default 1)\n"
-    "  --finalize-workers N  finalize workers (default 1)\n"
-    "  --threads N           threads per prove/finalize worker (default: CPUs)\n"
-    "  --queue N             capacity of each queue between stages\n"
-    "                        (default: the synthesis worker count)\n"
-    "  --trace FILE          write a Chrome trace-event JSON (open it in\n"
-    "                        https://ui.perfetto.dev): stage spans per\n"
-    "                        partition, bytes per class and RSS over time\n"
-    "  --log                 print a line at each stage transition with the\n"
-    "                        buffers in flight\n"
-    "  --quiet               no status line\n"
-    "  --no-verify           do not verify the proofs (benchmarks)\n";
+    "\n";
 
-static int parse_count(const char *opt, const char *s, size_t max, size_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s ? s : "", &end, 10);
-    if (s == NULL || errno || *end != '\0' || end == s || v == 0 || v > max) {
-        fprintf(stderr, "zkpipe run: %s needs a number from 1 to %zu\n", opt, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
+static void log_line(void *arg, const char *line);
+
+typedef struct run_args {
+    zp_engine_options opt;
+    const char *key, *out;
+    zp_option_list witnesses;
+    int log, quiet;
+} run_args;
+
+#define ENG(f) offsetof(run_args, opt.f)
+static const zp_option options[] = {
+    {"key", 0, ZP_OPT_ARG, offsetof(run_args, key), 0, 0, NULL, "K.zkey", "the proving key (required)", NULL},
+    {"witness", 0, ZP_OPT_LIST, offsetof(run_args, witnesses), 0, 0, NULL, "W.wtns",
+     "the witnesses, one partition each (required)", NULL},
+    {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
+    {"budget", 0, ZP_OPT_BYTES, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
+     "memory budget for all tracked buffers, e.g. 8G,\n512M (default: available memory minus 10%)", NULL},
+    {"synth-workers", 0, ZP_OPT_COUNT, ENG(synth_workers), 1, 256, NULL, "N",
+     "synthesis workers (default: one per CPU)", NULL},
+    {"prove-workers", 0, ZP_OPT_COUNT, ENG(prove_workers), 1, 64, NULL, "N", "prove workers (default 1)", NULL},
+    {"finalize-workers", 0, ZP_OPT_COUNT, ENG(finalize_workers), 1, 64, NULL, "N", "finalize workers (default 1)",
+     NULL},
+    {"threads", 't', ZP_OPT_COUNT, ENG(prove_threads), 1, 1024, NULL, "N",
+     "threads per prove/finalize worker (default: CPUs)", NULL},
+    {"queue", 0, ZP_OPT_COUNT, ENG(queue_capacity), 1, 1 << 20, NULL, "N",
+     "capacity of each queue between stages\n(default: the synthesis worker count)", NULL},
+    {"trace", 0, ZP_OPT_ARG, ENG(trace_path), 0, 0, NULL, "FILE",
+     "write a Chrome trace-event JSON (open it in\nhttps://ui.perfetto.dev): stage spans per\npartition, bytes per "
+     "class and RSS over time", NULL},
+    {"log", 0, ZP_OPT_FLAG, offsetof(run_args, log), 0, 0, NULL, NULL,
+     "print a line at each stage transition with the\nbuffers in flight", NULL},
+    {"quiet", 0, ZP_OPT_FLAG, offsetof(run_args, quiet), 0, 0, NULL, NULL, "no status line", NULL},
+    {"no-verify", 0, ZP_OPT_FLAG, ENG(skip_verify), 0, 0, NULL, NULL, "do not verify the proofs (benchmarks)", NULL},
+};
+#undef ENG
 
 static void log_line(void *arg, const char *line) {
     (void)arg;
@@ -122,61 +128,27 @@ static void summary(zp_engine *engine, uint64_t job, size_t n, double wall) {
 }
 
 int zp_cmd_run(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
-        return ZP_EXIT_OK;
-    }
-    zp_engine_options opt = {0};
-    const char *key = NULL, *out = NULL;
+    run_args args = {0};
+    zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
+    zp_cli_command cmd = {"run", head, tables, 1, NULL};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
     const char **witnesses = calloc((size_t)argc, sizeof *witnesses);
-    size_t n = 0;
-    int quiet = 0;
     if (witnesses == NULL) return ZP_EXIT_FAILURE;
+    args.witnesses.items = witnesses;
     int rc = ZP_EXIT_USAGE;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--key") == 0 && next) {
-            key = argv[++i];
-        } else if (strcmp(a, "--out") == 0 && next) {
-            out = argv[++i];
-        } else if (strcmp(a, "--witness") == 0) {
-            while (i + 1 < argc && argv[i + 1][0] != '-') witnesses[n++] = argv[++i];
-        } else if (strcmp(a, "--budget") == 0) {
-            if ((opt.budget = next ? zp_parse_size(next) : 0) == 0) {
-                fprintf(stderr, "zkpipe run: --budget needs a size such as 8G or 512M\n");
-                goto done;
-            }
-            i++;
-        } else if (strcmp(a, "--synth-workers") == 0) {
-            if (parse_count(a, next, 256, &opt.synth_workers)) goto done;
-            i++;
-        } else if (strcmp(a, "--prove-workers") == 0) {
-            if (parse_count(a, next, 64, &opt.prove_workers)) goto done;
-            i++;
-        } else if (strcmp(a, "--finalize-workers") == 0) {
-            if (parse_count(a, next, 64, &opt.finalize_workers)) goto done;
-            i++;
-        } else if (strcmp(a, "--threads") == 0 || strcmp(a, "-t") == 0) {
-            if (parse_count(a, next, 1024, &opt.prove_threads)) goto done;
-            i++;
-        } else if (strcmp(a, "--queue") == 0) {
-            if (parse_count(a, next, 1 << 20, &opt.queue_capacity)) goto done;
-            i++;
-        } else if (strcmp(a, "--trace") == 0 && next) {
-            opt.trace_path = argv[++i];
-        } else if (strcmp(a, "--log") == 0) {
-            opt.log = log_line;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--no-verify") == 0) {
-            opt.skip_verify = 1;
-        } else {
-            fprintf(stderr, "zkpipe run: unknown or incomplete option '%s'\n%s", a, help);
-            goto done;
-        }
+    int npos = zp_cli_parse(&cmd, argc, argv);
+    if (npos < 0) goto done;
+    if (npos > 0) {
+        rc = zp_cli_usage_error(&cmd, "unexpected argument '%s' (witnesses follow --witness)", argv[1]);
+        goto done;
     }
+    zp_engine_options opt = args.opt;
+    const char *key = args.key, *out = args.out;
+    size_t n = args.witnesses.n;
+    int quiet = args.quiet;
+    if (args.log) opt.log = log_line;
     if (key == NULL || n == 0 || out == NULL) {
-        fprintf(stderr, "zkpipe run: --key, --witness and --out are required\n%s", help);
+        rc = zp_cli_usage_error(&cmd, "--key, --witness and --out are required");
         goto done;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {

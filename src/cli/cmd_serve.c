@@ -22,13 +22,26 @@ static const char help_head[] =
     "options are flags, which win over the file:\n"
     "\n";
 
+/* --config is read before the other flags (so that they win wherever
+ * they appear); here it is only recognised, and skipped. */
+typedef struct serve_args {
+    const char *config;
+} serve_args;
+
+static const zp_option serve_options[] = {
+    {"config", 0, ZP_OPT_ARG, offsetof(serve_args, config), 0, 0, NULL, "FILE", "the config file", NULL},
+};
+
 int zp_cmd_serve(int argc, char **argv) {
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help_head, stdout);
-        fputs(zp_server_config_table(), stdout);
-        return ZP_EXIT_OK;
-    }
     zp_server_config cfg;
+    serve_args args = {0};
+    size_t n_options;
+    const zp_option *options = zp_server_config_options(&n_options);
+    /* untitled tables: the help lists the options in the config file's form
+     * (the tail), which docs/daemon.md shows too */
+    zp_option_table tables[] = {{NULL, serve_options, 1, &args}, {NULL, options, n_options, &cfg}};
+    zp_cli_command cmd = {"serve", help_head, tables, 2, zp_server_config_table()};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
     zp_server_config_init(&cfg);
     zp_error err = {0};
     int rc = ZP_EXIT_OK;
@@ -44,27 +57,14 @@ int zp_cmd_serve(int argc, char **argv) {
             i++;
         }
     }
-    for (int i = 1; rc == ZP_EXIT_OK && i < argc; i++) {
-        if (strcmp(argv[i], "--config") == 0) {
-            i++;
-            continue;
-        }
-        if (strncmp(argv[i], "--", 2) != 0 || i + 1 >= argc) {
-            fprintf(stderr, "zkpipe serve: unexpected '%s' (options are --name value; see --help)\n", argv[i]);
+    if (rc == ZP_EXIT_OK) {
+        int npos = zp_cli_parse(&cmd, argc, argv);
+        if (npos < 0) {
             rc = ZP_EXIT_USAGE;
-            break;
-        }
-        char name[64];
-        snprintf(name, sizeof name, "%s", argv[i] + 2);
-        for (char *c = name; *c; c++) {
-            if (*c == '-') *c = '_';
-        }
-        if (zp_server_config_set(&cfg, name, argv[i + 1], argv[i], &err) != ZP_OK) {
-            fprintf(stderr, "zkpipe serve: %s\n", err.message);
+        } else if (npos > 0) {
+            fprintf(stderr, "zkpipe serve: unexpected '%s' (options are --name value; see --help)\n", argv[1]);
             rc = ZP_EXIT_USAGE;
-            break;
         }
-        i++;
     }
     if (rc != ZP_EXIT_OK) {
         zp_server_config_free(&cfg);

@@ -10,7 +10,7 @@
 #include "io/r1cs.h"
 #include "io/zkey.h"
 
-static const char help[] =
+static const char head[] =
     "usage: zkpipe setup [options] <circuit.r1cs> <circuit.zkey>\n"
     "\n"
     "Makes a Groth16 proving key for the circuit from random toxic waste (OS\n"
@@ -23,38 +23,29 @@ static const char help[] =
     "\n"
     "It takes seconds where snarkjs needs a large powers-of-tau file and many\n"
     "minutes. snarkjs reads the key ('snarkjs zkey export verificationkey').\n"
-    "\n"
-    "options:\n"
-    "  -t, --threads N   worker threads (default: one per CPU)\n"
-    "  -q, --quiet       no warning and no summary\n";
+    "\n";
+
+typedef struct setup_args {
+    size_t threads;
+    int quiet;
+} setup_args;
+
+static const zp_option options[] = {
+    ZP_CLI_THREADS_OPTION(setup_args, threads, "worker threads (default: one per CPU)"),
+    {"quiet", 'q', ZP_OPT_FLAG, offsetof(setup_args, quiet), 0, 0, NULL, NULL, "no warning and no summary", NULL},
+};
 
 int zp_cmd_setup(int argc, char **argv) {
-    size_t threads = 0;
-    int quiet = 0;
-    const char *pos[2];
-    int npos = 0;
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
-        return ZP_EXIT_OK;
-    }
-    argc = zp_cli_parse_threads(argc, argv, &threads);
-    if (argc < 0) return ZP_EXIT_USAGE;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
-            quiet = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "zkpipe setup: unknown option '%s'\n%s", argv[i], help);
-            return ZP_EXIT_USAGE;
-        } else if (npos < 2) {
-            pos[npos++] = argv[i];
-        } else {
-            npos++;
-        }
-    }
-    if (npos != 2) {
-        fprintf(stderr, "zkpipe setup: expected 2 arguments, got %d\n%s", npos, help);
-        return ZP_EXIT_USAGE;
-    }
+    setup_args args = {0};
+    zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
+    zp_cli_command cmd = {"setup", head, tables, 1, NULL};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int npos = zp_cli_parse(&cmd, argc, argv);
+    if (npos < 0) return ZP_EXIT_USAGE;
+    if (npos != 2) return zp_cli_usage_error(&cmd, "expected 2 arguments, got %d", npos);
+    size_t threads = args.threads;
+    int quiet = args.quiet;
+    char **pos = argv + 1;
     zp_error err = {0};
     zp_r1cs *r1cs = NULL;
     zp_pool *pool = NULL;

@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 
-static const char help[] =
+static const char head[] =
     "usage: zkpipe verify [options] <verification_key.json> <public.json> <proof.json>\n"
     "\n"
     "Checks a Groth16 proof against a verification key and public signals\n"
@@ -13,34 +13,26 @@ static const char help[] =
     "proof is valid; prints why and exits 1 when it is not; exits 3 when a\n"
     "file is malformed (a point off the curve, a value not below the field's\n"
     "modulus, a proof for another curve, the wrong number of public signals).\n"
-    "\n"
-    "options:\n"
-    "  -q, --quiet   print nothing on success\n";
+    "\n";
+
+typedef struct verify_args {
+    int quiet;
+} verify_args;
+
+static const zp_option options[] = {
+    {"quiet", 'q', ZP_OPT_FLAG, offsetof(verify_args, quiet), 0, 0, NULL, NULL, "print nothing on success", NULL},
+};
 
 int zp_cmd_verify(int argc, char **argv) {
-    int quiet = 0;
-    const char *pos[3];
-    int npos = 0;
-    if (zp_cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
-        return ZP_EXIT_OK;
-    }
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
-            quiet = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "zkpipe verify: unknown option '%s'\n%s", argv[i], help);
-            return ZP_EXIT_USAGE;
-        } else if (npos < 3) {
-            pos[npos++] = argv[i];
-        } else {
-            npos++;
-        }
-    }
-    if (npos != 3) {
-        fprintf(stderr, "zkpipe verify: expected 3 arguments, got %d\n%s", npos, help);
-        return ZP_EXIT_USAGE;
-    }
+    verify_args args = {0};
+    zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
+    zp_cli_command cmd = {"verify", head, tables, 1, NULL};
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    int npos = zp_cli_parse(&cmd, argc, argv);
+    if (npos < 0) return ZP_EXIT_USAGE;
+    if (npos != 3) return zp_cli_usage_error(&cmd, "expected 3 arguments, got %d", npos);
+    int quiet = args.quiet;
+    char **pos = argv + 1;
     zp_error err = {0};
     if (zp_verify_files(pos[0], pos[1], pos[2], &err) != ZP_OK) return zp_cli_fail(&err);
     if (!quiet) puts("OK");

@@ -56,29 +56,6 @@ int zp_cli_fail(const zp_error *err) {
     }
 }
 
-int zp_cli_parse_threads(int argc, char **argv, size_t *threads) {
-    int out = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--threads") == 0 || strcmp(argv[i], "-t") == 0) {
-            char *end;
-            if (i + 1 >= argc) {
-                fprintf(stderr, "zkpipe: %s needs a number\n", argv[i]);
-                return -1;
-            }
-            unsigned long v = strtoul(argv[i + 1], &end, 10);
-            if (*end != '\0' || v > 1024) {
-                fprintf(stderr, "zkpipe: bad thread count '%s'\n", argv[i + 1]);
-                return -1;
-            }
-            *threads = v;
-            i++;
-            continue;
-        }
-        argv[out++] = argv[i];
-    }
-    return out;
-}
-
 int main(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);

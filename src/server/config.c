@@ -6,74 +6,50 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/options.h"
 
-typedef enum { OPT_STRING, OPT_SIZE, OPT_INT, OPT_KEY, OPT_LEVEL, OPT_TOKEN_FILE } opt_type;
+static zp_status set_token_file(void *dst, const zp_option *o, const char *path, const char *where, zp_error *err);
+static zp_status add_key(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err);
+static zp_status set_level(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err);
 
 /* The one table: every option, its type, bounds and default. */
-typedef struct option {
-    const char *name;
-    opt_type type;
-    size_t offset;
-    uint64_t min, max;
-    const char *def; /* NULL: none */
-    const char *help;
-} option;
-
 #define OFF(f) offsetof(zp_server_config, f)
-static const option options[] = {
-    {"listen", OPT_STRING, OFF(listen), 0, 0, "127.0.0.1:8790", "TCP host:port (port 0: any free one); none: no TCP"},
-    {"unix_socket", OPT_STRING, OFF(unix_socket), 0, 0, NULL, "also listen on this unix socket"},
-    {"data_dir", OPT_STRING, OFF(data_dir), 0, 0, "./zkpipe-data", "the job store and the witness spool"},
-    {"keys_dir", OPT_STRING, OFF(keys_dir), 0, 0, NULL, "every *.zkey in it is a key (id: file name without .zkey)"},
-    {"key", OPT_KEY, 0, 0, 0, NULL, "ID=PATH: one more key (repeatable)"},
-    {"witness_dir", OPT_STRING, OFF(witness_dir), 0, 0, NULL, "server-side witness paths must lie inside it"},
-    {"token", OPT_STRING, OFF(token), 0, 0, NULL, "require Authorization: Bearer <token>"},
-    {"token_file", OPT_TOKEN_FILE, OFF(token), 0, 0, NULL, "read the token from this file"},
-    {"budget", OPT_SIZE, OFF(budget), 1 << 20, UINT64_MAX, NULL, "memory budget (default: available memory - 10%)"},
-    {"synth_workers", OPT_INT, OFF(synth_workers), 1, 256, NULL, "synthesis workers (default: CPUs)"},
-    {"prove_workers", OPT_INT, OFF(prove_workers), 1, 64, "1", "prove workers"},
-    {"finalize_workers", OPT_INT, OFF(finalize_workers), 1, 64, "1", "finalize workers"},
-    {"threads", OPT_INT, OFF(threads), 1, 1024, NULL, "threads per prove/finalize worker (default: CPUs)"},
-    {"queue", OPT_INT, OFF(queue), 1, 65536, NULL, "queue capacity between stages (default: synth_workers)"},
-    {"max_request", OPT_SIZE, OFF(max_request), 1024, 16ULL << 30, "256M", "largest request body"},
-    {"max_partitions", OPT_INT, OFF(max_partitions), 1, 1000000, "1024", "partitions per job"},
-    {"max_connections", OPT_INT, OFF(max_connections), 1, 10000, "64", "concurrent HTTP connections"},
-    {"result_ttl", OPT_INT, OFF(result_ttl), 60, 315360000, "86400", "seconds finished jobs are kept"},
-    {"spool_max", OPT_SIZE, OFF(spool_max), 0, UINT64_MAX, "0", "spool limit in bytes (0: the disk's)"},
-    {"shutdown_grace", OPT_INT, OFF(shutdown_grace), 0, 3600, "30", "seconds running partitions may finish on SIGTERM"},
-    {"trace", OPT_STRING, OFF(trace), 0, 0, NULL, "the engine's Chrome trace file"},
-    {"log_level", OPT_LEVEL, 0, 0, 0, "info", "error, info or debug"},
+#define STR ZP_OPT_STRDUP
+static const zp_option options[] = {
+    {"listen", 0, STR, OFF(listen), 0, 0, "127.0.0.1:8790", "HOST:PORT", "TCP host:port (port 0: any free one); none: no TCP", NULL},
+    {"unix_socket", 0, STR, OFF(unix_socket), 0, 0, NULL, "PATH", "also listen on this unix socket", NULL},
+    {"data_dir", 0, STR, OFF(data_dir), 0, 0, "./zkpipe-data", "DIR", "the job store and the witness spool", NULL},
+    {"keys_dir", 0, STR, OFF(keys_dir), 0, 0, NULL, "DIR", "every *.zkey in it is a key (id: file name without .zkey)", NULL},
+    {"key", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "ID=PATH", "ID=PATH: one more key (repeatable)", add_key},
+    {"witness_dir", 0, STR, OFF(witness_dir), 0, 0, NULL, "DIR", "server-side witness paths must lie inside it", NULL},
+    {"token", 0, STR, OFF(token), 0, 0, NULL, "TOKEN", "require Authorization: Bearer <token>", NULL},
+    {"token_file", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "FILE", "read the token from this file", set_token_file},
+    {"budget", 0, ZP_OPT_BYTES, OFF(budget), 1 << 20, UINT64_MAX, NULL, "SIZE", "memory budget (default: available memory - 10%)", NULL},
+    {"synth_workers", 0, ZP_OPT_UINT, OFF(synth_workers), 1, 256, NULL, "N", "synthesis workers (default: CPUs)", NULL},
+    {"prove_workers", 0, ZP_OPT_UINT, OFF(prove_workers), 1, 64, "1", "N", "prove workers", NULL},
+    {"finalize_workers", 0, ZP_OPT_UINT, OFF(finalize_workers), 1, 64, "1", "N", "finalize workers", NULL},
+    {"threads", 0, ZP_OPT_UINT, OFF(threads), 1, 1024, NULL, "N", "threads per prove/finalize worker (default: CPUs)", NULL},
+    {"queue", 0, ZP_OPT_UINT, OFF(queue), 1, 65536, NULL, "N", "queue capacity between stages (default: synth_workers)", NULL},
+    {"max_request", 0, ZP_OPT_BYTES, OFF(max_request), 1024, 16ULL << 30, "256M", "SIZE", "largest request body", NULL},
+    {"max_partitions", 0, ZP_OPT_UINT, OFF(max_partitions), 1, 1000000, "1024", "N", "partitions per job", NULL},
+    {"max_connections", 0, ZP_OPT_UINT, OFF(max_connections), 1, 10000, "64", "N", "concurrent HTTP connections", NULL},
+    {"result_ttl", 0, ZP_OPT_UINT, OFF(result_ttl), 60, 315360000, "86400", "S", "seconds finished jobs are kept", NULL},
+    {"spool_max", 0, ZP_OPT_BYTES, OFF(spool_max), 0, UINT64_MAX, "0", "SIZE", "spool limit in bytes (0: the disk's)", NULL},
+    {"shutdown_grace", 0, ZP_OPT_UINT, OFF(shutdown_grace), 0, 3600, "30", "S", "seconds running partitions may finish on SIGTERM", NULL},
+    {"trace", 0, STR, OFF(trace), 0, 0, NULL, "FILE", "the engine's Chrome trace file", NULL},
+    {"log_level", 0, ZP_OPT_CUSTOM, OFF(log_level), 0, 0, "info", "LEVEL", "error, info or debug", set_level},
 };
+#undef STR
 #define N_OPTIONS (sizeof options / sizeof *options)
 
-uint64_t zp_parse_size(const char *s) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0) return 0;
-    double mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1024.0; end++; break;
-    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: break;
-    }
-    if (*end == 'i') end++;
-    if (*end == 'B') end++;
-    if (*end != '\0' || v * mul >= 1.8e19) return 0;
-    return (uint64_t)(v * mul);
+const zp_option *zp_server_config_options(size_t *n) {
+    *n = N_OPTIONS;
+    return options;
 }
 
-static zp_status set_string(char **field, const char *value, zp_error *err) {
-    char *copy = strdup(value);
-    if (copy == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    free(*field);
-    *field = copy;
-    return ZP_OK;
-}
-
-static zp_status read_token(zp_server_config *cfg, const char *path, const char *where, zp_error *err) {
+static zp_status set_token_file(void *dst, const zp_option *o, const char *path, const char *where, zp_error *err) {
+    (void)o;
+    zp_server_config *cfg = dst;
     FILE *f = fopen(path, "r");
     if (f == NULL) return zp_error_set(err, ZP_ERR_IO, "%s: token_file %s: %s", where, path, strerror(errno));
     char buf[512];
@@ -82,10 +58,26 @@ static zp_status read_token(zp_server_config *cfg, const char *path, const char 
     buf[n] = '\0';
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) buf[--n] = '\0';
     if (n == 0) return zp_error_set(err, ZP_ERR_ARG, "%s: token_file %s is empty", where, path);
-    return set_string(&cfg->token, buf, err);
+    char *copy = strdup(buf);
+    if (copy == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    free(cfg->token);
+    cfg->token = copy;
+    return ZP_OK;
 }
 
-static zp_status add_key(zp_server_config *cfg, const char *value, const char *where, zp_error *err) {
+static zp_status set_level(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err) {
+    (void)o;
+    zp_server_config *cfg = dst;
+    if (strcmp(value, "error") == 0) cfg->log_level = 0;
+    else if (strcmp(value, "info") == 0) cfg->log_level = 1;
+    else if (strcmp(value, "debug") == 0) cfg->log_level = 2;
+    else return zp_error_set(err, ZP_ERR_ARG, "%s: log_level is error, info or debug, not '%s'", where, value);
+    return ZP_OK;
+}
+
+static zp_status add_key(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err) {
+    (void)o;
+    zp_server_config *cfg = dst;
     const char *eq = strchr(value, '=');
     if (eq == NULL || eq == value || eq[1] == '\0') {
         return zp_error_set(err, ZP_ERR_ARG, "%s: key needs ID=PATH, not '%s'", where, value);
@@ -113,59 +105,15 @@ static zp_status add_key(zp_server_config *cfg, const char *value, const char *w
 
 zp_status zp_server_config_set(zp_server_config *cfg, const char *name, const char *value, const char *where,
                                zp_error *err) {
-    const option *o = NULL;
-    for (size_t i = 0; i < N_OPTIONS; i++) {
-        if (strcmp(options[i].name, name) == 0) o = &options[i];
-    }
+    const zp_option *o = zp_options_find(options, N_OPTIONS, name);
     if (o == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: unknown option '%s'", where, name);
-    char *base = (char *)cfg;
-    switch (o->type) {
-    case OPT_STRING: return set_string((char **)(base + o->offset), value, err);
-    case OPT_TOKEN_FILE: return read_token(cfg, value, where, err);
-    case OPT_KEY: return add_key(cfg, value, where, err);
-    case OPT_LEVEL:
-        if (strcmp(value, "error") == 0) cfg->log_level = 0;
-        else if (strcmp(value, "info") == 0) cfg->log_level = 1;
-        else if (strcmp(value, "debug") == 0) cfg->log_level = 2;
-        else return zp_error_set(err, ZP_ERR_ARG, "%s: log_level is error, info or debug, not '%s'", where, value);
-        return ZP_OK;
-    case OPT_SIZE:
-    case OPT_INT: {
-        uint64_t v;
-        if (o->type == OPT_SIZE) {
-            v = zp_parse_size(value);
-            if (v == 0 && strcmp(value, "0") != 0) {
-                return zp_error_set(err, ZP_ERR_ARG, "%s: %s needs a size such as 8G or 512M, not '%s'", where, name,
-                                    value);
-            }
-        } else {
-            char *end;
-            errno = 0;
-            unsigned long long x = strtoull(value, &end, 10);
-            if (errno || end == value || *end != '\0' || value[0] == '-') {
-                return zp_error_set(err, ZP_ERR_ARG, "%s: %s needs a whole number, not '%s'", where, name, value);
-            }
-            v = x;
-        }
-        if (v < o->min || v > o->max) {
-            return zp_error_set(err, ZP_ERR_ARG, "%s: %s must be between %llu and %llu, not %s", where, name,
-                                (unsigned long long)o->min, (unsigned long long)o->max, value);
-        }
-        *(uint64_t *)(base + o->offset) = v;
-        return ZP_OK;
-    }
-    }
-    return ZP_ERR_INTERNAL;
+    return zp_options_set(cfg, o, o->name, value, where, err);
 }
 
 void zp_server_config_init(zp_server_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
-    cfg->log_level = 1;
-    for (size_t i = 0; i < N_OPTIONS; i++) {
-        if (options[i].def == NULL) continue;
-        zp_error err;
-        if (zp_server_config_set(cfg, options[i].name, options[i].def, "default", &err) != ZP_OK) abort();
-    }
+    zp_error err;
+    if (zp_options_defaults(options, N_OPTIONS, cfg, &err) != ZP_OK) abort();
 }
 
 void zp_server_config_free(zp_server_config *cfg) {
@@ -233,13 +181,6 @@ zp_status zp_server_config_load(zp_server_config *cfg, const char *path, zp_erro
 
 const char *zp_server_config_table(void) {
     static char table[4096];
-    if (table[0]) return table;
-    size_t n = 0;
-    for (size_t i = 0; i < N_OPTIONS && n < sizeof table; i++) {
-        const option *o = &options[i];
-        n += (size_t)snprintf(table + n, sizeof table - n, "  %-17s %-7s %s%s%s\n", o->name,
-                              o->type == OPT_SIZE ? "size" : o->type == OPT_INT ? "int" : "string", o->help,
-                              o->def ? "; default " : "", o->def ? o->def : "");
-    }
+    if (table[0] == '\0') zp_options_help(table, sizeof table, options, N_OPTIONS, ZP_OPT_HELP_CONFIG, 0);
     return table;
 }

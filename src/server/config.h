@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/options.h" /* zp_option, and zp_parse_size for the sizes */
 #include "zkpipe.h"
 
 typedef struct zp_server_key {
@@ -36,7 +37,8 @@ zp_status zp_server_config_set(zp_server_config *cfg, const char *name, const ch
 zp_status zp_server_config_load(zp_server_config *cfg, const char *path, zp_error *err) ZP_WARN_UNUSED;
 /* The options table, for --help. */
 const char *zp_server_config_table(void);
-/* Parses "8G", "512M", "100K", "1.5G" or bytes; 0 on error. */
-uint64_t zp_parse_size(const char *s);
+/* The table itself (base/options.h), for a command line of --name value
+ * flags into a zp_server_config. */
+const zp_option *zp_server_config_options(size_t *n);
 
 #endif

@@ -1,6 +1,7 @@
-/* The daemon's insides, shared by server.c (lifecycle, jobs, collector,
- * sampler), routes.c (the API's handlers), metrics.c (Prometheus text) and
- * http.c (libmicrohttpd). */
+/* The daemon's insides, shared by server.c (lifecycle, sampler, log),
+ * submit.c (accepting jobs, keys), spool.c (witness files), resume.c
+ * (restart), collector.c (recording ended jobs), routes*.c (the API's
+ * handlers), metrics.c (Prometheus text) and http.c (libmicrohttpd). */
 #ifndef ZP_SERVER_INTERNAL_H
 #define ZP_SERVER_INTERNAL_H
 
@@ -61,12 +62,24 @@ struct zp_server {
     int threads_started;
 };
 
-/* server.c */
+/* server.c: lifecycle */
+/* "zkpipe serve: <line>" on stderr when level <= log_level (0 error,
+ * 1 info, 2 debug). */
+void server_log(const zp_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* submit.c: accepting jobs, the active map, keys */
 /* The engine's id of a store job still in the engine; 0 when none. Lock held. */
 uint64_t server_engine_id(zp_server *s, int64_t id);
+/* The store's id of an engine job, 0 when none; remove: forget it. Lock held. */
+int64_t server_store_id(zp_server *s, uint64_t engine_id, int remove);
+/* Maps a store job to its engine job; 0 when out of memory. Lock held. */
+int server_add_active(zp_server *s, int64_t id, uint64_t engine_id);
 /* The path of a key id (config keys, then keys_dir/<id>.zkey); NULL and
  * err set when there is none. Returns malloc'd. */
 char *server_key_path(zp_server *s, const char *id, zp_error *err);
+/* Submits a stored job's spooled witnesses to the engine. */
+zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
+                               const char *const *paths, size_t n, zp_error *err);
 /* Accepts a job whose witnesses are in memory: spools, stores, submits.
  * On success *id is the store's id; *existing when request_id was known. */
 typedef struct job_witness {
@@ -77,10 +90,45 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
                         int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
                         zp_error *err);
 
+/* spool.c */
+/* Writes and fsyncs the witnesses into a fresh directory of the spool:
+ * paths[i] (malloc'd) for w[i]; *http_status says what to answer when it
+ * fails (507 when they do not fit spool_max). */
+zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, int *http_status, zp_error *err);
+/* Removes one spooled witness and takes its bytes off the count (arg: the
+ * server); a path that is gone already is no error (zp_store_path_fn). */
+void server_spool_remove(void *arg, const char *path);
+/* The bytes of the files in a directory (the spool at start). */
+uint64_t server_spool_bytes(const char *path);
+
+/* resume.c: submits every unfinished job in the store again (at start). */
+zp_status server_resume(zp_server *s, zp_error *err);
+
+/* collector.c: the thread that records each ended job (arg: the server). */
+void *server_collector_main(void *arg);
+
 /* routes.c */
 void server_respond_json(zp_response *resp, int status, json_t *body);
 void server_respond_error(zp_response *resp, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The API's error code for an HTTP status ("bad_request", "not_found", ...). */
+const char *server_error_code(int status);
+/* A query argument as a number, at most max: def when absent, -1 when it
+ * is not a number >= 0. */
+double server_query_double(const zp_request *req, const char *name, double def, double max);
+
+/* routes_jobs.c: /v1/jobs */
+void route_post_job(zp_server *s, const zp_request *req, zp_response *resp);
+void route_get_jobs(zp_server *s, const zp_request *req, zp_response *resp);
+void route_get_job(zp_server *s, int64_t id, zp_response *resp);
+void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_response *resp);
+void route_delete_job(zp_server *s, int64_t id, zp_response *resp);
+
+/* routes_status.c: /v1/status, /v1/status/history, /v1/keys */
+void route_get_status(zp_server *s, zp_response *resp);
+void route_get_history(zp_server *s, zp_response *resp);
+void route_list_keys(zp_server *s, zp_response *resp);
+void route_key_action(zp_server *s, const char *method, const char *id, zp_response *resp);
 
 /* metrics.c */
 void server_metrics(zp_server *s, zp_response *resp);

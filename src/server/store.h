@@ -48,6 +48,10 @@ void zp_store_close(zp_store *store);
 
 /* The job states, as stored and as the API names them. */
 #define ZP_STORE_STATES 5
+/* A job is "queued" from zp_store_add_job until zp_store_finish_job ends
+ * it: whether it runs is the engine's to say (routes_status.c asks it),
+ * so no function here writes "running"; the state stays in the schema,
+ * and in what the readers report, for stores that hold it. */
 extern const char *const zp_store_state_names[ZP_STORE_STATES]; /* queued running done failed cancelled */
 
 typedef struct zp_store_job {
@@ -80,9 +84,6 @@ ZP_WARN_UNUSED zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *
 ZP_WARN_UNUSED zp_status zp_store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
 /* The job made for request_id: *id = 0 when there is none. */
 ZP_WARN_UNUSED zp_status zp_store_find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err);
-/* queued -> running. Already running: ZP_OK, unchanged. Ended: ZP_ERR_ARG
- * (the state is left as it is). Absent: ZP_ERR_ARG "no job N". */
-ZP_WARN_UNUSED zp_status zp_store_set_running(zp_store *s, int64_t id, zp_error *err);
 
 /* One partition's outcome: proof and public signals as JSON text (NULL
  * when the partition has none: failed, cancelled, not reached). */

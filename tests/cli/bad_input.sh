@@ -134,8 +134,44 @@ expect "prove bad threads" "2" "thread" -- "$Z" prove --threads lots a b c d
 expect "run without a key" "2" "required" -- "$Z" run --witness a.wtns --out x
 expect "run bad budget" "2" "budget" -- "$Z" run --budget lots --key a --witness b --out x
 expect "run bad worker count" "2" "synth-workers" -- "$Z" run --synth-workers 0 --key a --witness b --out x
-for cmd in prove verify setup export-vk info run; do
+expect "run threads out of range" "2" "threads.*1024" -- "$Z" run -t 5000 --key a --witness b --out x
+expect "run option without its value" "2" "--key needs a value" -- "$Z" run --witness b --out x --key
+expect "verify bad option" "2" "unknown option '-x'" -- "$Z" verify -x a b c
+expect "setup bad threads" "2" "thread" -- "$Z" setup -t -3 a b
+expect "export-vk takes no option" "2" "unknown option" -- "$Z" export-vk --frob a b
+# the daemon and its clients: usage errors before any connection
+expect "serve bad budget" "2" "budget.*size" -- "$Z" serve --budget lots --listen none
+expect "serve worker count out of range" "2" "synth.workers.*between 1 and 256" -- "$Z" serve --synth-workers 0
+expect "serve unknown option" "2" "unknown option" -- "$Z" serve --colour blue
+expect "serve bad log level" "2" "log_level" -- "$Z" serve --log-level loud
+expect "serve stray argument" "2" "unexpected" -- "$Z" serve stray
+expect "submit bad priority" "2" "priority.*integer" -- "$Z" submit --key k --priority high w.wtns
+expect "submit bad wait" "2" "wait.*seconds" -- "$Z" submit --key k --wait soon --out d w.wtns
+expect "submit --wait without --out" "2" "go together" -- "$Z" submit --key k --wait 1 w.wtns
+expect "submit without a witness" "2" "at least one witness" -- "$Z" submit --key k
+expect "await bad timeout" "2" "timeout.*seconds" -- "$Z" await 1 --out d --timeout never
+expect "await without --out" "2" "JOB and --out" -- "$Z" await 1
+expect "status bad job id" "2" "job id" -- "$Z" status abc
+expect "status unknown option" "2" "unknown option" -- "$Z" status --frob
+expect "cancel without a job" "2" "one JOB" -- "$Z" cancel
+expect "keys bad verb" "2" "expected 'list'" -- "$Z" keys drop k
+expect "client option without its value" "2" "--server needs a value" -- "$Z" keys --server
+for cmd in prove verify setup export-vk info run serve submit status await cancel keys; do
     expect "$cmd --help" "0" "" -- "$Z" "$cmd" --help
+done
+# --help lists every option of the command's table
+for opt in --threads --no-verify --verbose; do
+    expect "prove --help lists $opt" "0" "" -- grep -q -- "$opt" <("$Z" prove --help)
+done
+for opt in --key --witness --out --budget --synth-workers --prove-workers --finalize-workers --threads --queue \
+    --trace --log --quiet --no-verify; do
+    expect "run --help lists $opt" "0" "" -- grep -q -- "$opt" <("$Z" run --help)
+done
+for opt in --key --priority --request-id --path --wait --out --server --token --json --timeout; do
+    expect "submit --help lists $opt" "0" "" -- grep -q -- "$opt" <("$Z" submit --help)
+done
+for opt in listen budget synth_workers max_request log_level; do
+    expect "serve --help lists $opt" "0" "" -- grep -q -- "  $opt " <("$Z" serve --help)
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,352 @@
+/* The API's jobs (docs/daemon.md): POST /v1/jobs (uploaded or confined
+ * witness paths), GET /v1/jobs, a job, its proof (long poll), DELETE. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "server/internal.h"
+
+static json_t *num_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
+
+static json_t *times_json(uint32_t idx, const zp_partition_times *t) {
+    return json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "partition", (json_int_t)idx, "queued", t->queued, "synth",
+                     t->synth, "wait_prove", t->wait_prove, "prove", t->prove, "wait_final", t->wait_final, "final",
+                     t->final, "total", t->total);
+}
+
+/* A store job as JSON, its state and progress from the engine while it is
+ * there. */
+static json_t *job_json(zp_server *s, const zp_store_job *job, uint64_t *engine_id_out) {
+    const char *state = job->state;
+    uint32_t done = job->done;
+    pthread_mutex_lock(&s->lock);
+    uint64_t engine_id = server_engine_id(s, job->id);
+    pthread_mutex_unlock(&s->lock);
+    zp_job_info info;
+    zp_error err;
+    if (engine_id && zp_engine_job(&info, s->engine, engine_id, 0, &err) == ZP_OK &&
+        (info.state == ZP_JOB_QUEUED || info.state == ZP_JOB_RUNNING)) {
+        state = zp_job_state_name(info.state);
+        done = (uint32_t)info.done;
+    }
+    if (engine_id_out) *engine_id_out = engine_id;
+    json_t *o = json_pack("{s:I,s:s,s:i,s:s,s:i,s:i,s:f,s:o}", "id", (json_int_t)job->id, "key", job->key_id,
+                          "priority", job->priority, "state", state, "partitions", (int)job->partitions, "done",
+                          (int)done, "submitted", job->submitted, "finished", num_or_null(job->finished));
+    if (o && job->request_id[0]) json_object_set_new(o, "request_id", json_string(job->request_id));
+    if (o && job->error[0] && strcmp(job->state, "failed") == 0) json_object_set_new(o, "error", json_string(job->error));
+    return o;
+}
+
+/* ---- /v1/jobs ---------------------------------------------------------- */
+
+/* A server-side witness path: relative, no "..", and after resolving
+ * symlinks still inside witness_dir. */
+static unsigned char *read_confined(size_t *size, zp_server *s, const char *rel, int *status, zp_error *err) {
+    if (s->cfg.witness_dir == NULL) {
+        *status = 403;
+        zp_error_set(err, ZP_ERR_ARG, "witness paths are not enabled (no witness_dir)");
+        return NULL;
+    }
+    if (rel[0] == '/' || strstr(rel, "..") != NULL || rel[0] == '\0') {
+        *status = 403;
+        zp_error_set(err, ZP_ERR_ARG, "witness path '%s' must be relative to witness_dir, without '..'", rel);
+        return NULL;
+    }
+    char root[PATH_MAX], full[PATH_MAX * 2], real[PATH_MAX];
+    if (realpath(s->cfg.witness_dir, root) == NULL) {
+        *status = 500;
+        zp_error_set(err, ZP_ERR_IO, "witness_dir %s: %s", s->cfg.witness_dir, strerror(errno));
+        return NULL;
+    }
+    snprintf(full, sizeof full, "%s/%s", root, rel);
+    if (realpath(full, real) == NULL) {
+        *status = 404;
+        zp_error_set(err, ZP_ERR_IO, "witness '%s': %s", rel, strerror(errno));
+        return NULL;
+    }
+    size_t rl = strlen(root);
+    if (strncmp(real, root, rl) != 0 || real[rl] != '/') {
+        *status = 403;
+        zp_error_set(err, ZP_ERR_ARG, "witness '%s' leads outside witness_dir", rel);
+        return NULL;
+    }
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0) close(fd);
+        *status = 404;
+        zp_error_set(err, ZP_ERR_IO, "witness '%s': not a readable file", rel);
+        return NULL;
+    }
+    if ((uint64_t)sb.st_size > s->cfg.max_request) {
+        close(fd);
+        *status = 413;
+        zp_error_set(err, ZP_ERR_ARG, "witness '%s' is larger than max_request", rel);
+        return NULL;
+    }
+    unsigned char *buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);
+    size_t got = 0;
+    while (buf && got < (size_t)sb.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (buf == NULL || got != (size_t)sb.st_size) {
+        free(buf);
+        *status = 500;
+        zp_error_set(err, ZP_ERR_IO, "witness '%s': read failed", rel);
+        return NULL;
+    }
+    *size = got;
+    return buf;
+}
+
+void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
+    json_error_t jerr;
+    json_t *root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL || !json_is_object(root)) {
+        json_decref(root);
+        server_respond_error(resp, 400, "bad_request", "the body is not a JSON object: %s",
+                             root ? "not an object" : jerr.text);
+        return;
+    }
+    const char *key = json_string_value(json_object_get(root, "key"));
+    json_t *jprio = json_object_get(root, "priority"), *jreq = json_object_get(root, "request_id");
+    json_t *jw = json_object_get(root, "witnesses");
+    const char *request_id = json_string_value(jreq);
+    int status = 400;
+    const char *problem = NULL;
+    if (key == NULL) problem = "'key' (a key id string) is required";
+    else if (jprio && (!json_is_integer(jprio) || json_integer_value(jprio) < -1000000 ||
+                       json_integer_value(jprio) > 1000000)) problem = "'priority' must be an integer";
+    else if (jreq && (request_id == NULL || strlen(request_id) == 0 || strlen(request_id) > 128))
+        problem = "'request_id' must be a string of 1 to 128 characters";
+    else if (!json_is_array(jw) || json_array_size(jw) == 0) problem = "'witnesses' must be a non-empty array";
+    else if (json_array_size(jw) > s->cfg.max_partitions) problem = "too many witnesses (max_partitions)";
+    if (request_id && !problem) {
+        for (const char *c = request_id; *c; c++) {
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) problem = "'request_id' must be printable";
+        }
+    }
+    if (problem) {
+        json_decref(root);
+        server_respond_error(resp, 400, "bad_request", "%s", problem);
+        return;
+    }
+    int priority = jprio ? (int)json_integer_value(jprio) : 0;
+    size_t n = json_array_size(jw);
+    job_witness *w = calloc(n, sizeof *w);
+    unsigned char **owned = calloc(n, sizeof *owned);
+    zp_error err = {0};
+    int ok = w && owned;
+    if (!ok) {
+        status = 500;
+        zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        json_t *item = json_array_get(jw, i);
+        const char *data = json_string_value(json_object_get(item, "data"));
+        const char *path = json_string_value(json_object_get(item, "path"));
+        if (!json_is_object(item) || (data == NULL) == (path == NULL)) {
+            zp_error_set(&err, ZP_ERR_ARG, "witness %zu needs exactly one of 'data' (base64) or 'path'", i);
+            ok = 0;
+        } else if (data) {
+            owned[i] = zp_base64_decode(data, json_string_length(json_object_get(item, "data")), &w[i].size);
+            if (owned[i] == NULL) {
+                zp_error_set(&err, ZP_ERR_ARG, "witness %zu: 'data' is not base64", i);
+                ok = 0;
+            }
+        } else {
+            owned[i] = read_confined(&w[i].size, s, path, &status, &err);
+            ok = owned[i] != NULL;
+        }
+        if (ok) w[i].bytes = owned[i];
+    }
+    if (!ok) {
+        server_respond_error(resp, status, server_error_code(status), "%s", err.message);
+    } else {
+        int64_t id = 0;
+        int existing = 0;
+        size_t position = 0;
+        zp_status st = server_submit(&id, &existing, &position, s, key, priority, request_id, w, n, &status, &err);
+        zp_store_job job;
+        if (st != ZP_OK) {
+            server_respond_error(resp, status, server_error_code(status), "%s", err.message);
+        } else if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
+            server_respond_error(resp, 500, "internal", "%s", err.message);
+        } else if (existing && (strcmp(job.key_id, key) != 0 || job.partitions != n)) {
+            server_respond_error(resp, 409, "conflict",
+                                 "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
+                                 (long long)id, job.key_id, job.partitions);
+        } else {
+            json_t *o = job_json(s, &job, NULL);
+            json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
+            server_respond_json(resp, existing ? 200 : 201, o);
+        }
+    }
+    for (size_t i = 0; owned && i < n; i++) free(owned[i]);
+    free(owned);
+    free(w);
+    json_decref(root);
+}
+
+/* ctx: the server, the array, and the live state asked for (the store
+ * keeps every unended job as "queued"; the engine knows which run). */
+static void list_cb(void *arg, const zp_store_job *job) {
+    void **ctx = arg;
+    json_t *o = job_json(ctx[0], job, NULL);
+    const char *want = ctx[2];
+    if (want && strcmp(json_string_value(json_object_get(o, "state")), want) != 0) {
+        json_decref(o);
+        return;
+    }
+    json_array_append_new(ctx[1], o);
+}
+
+void route_get_jobs(zp_server *s, const zp_request *req, zp_response *resp) {
+    double limit = server_query_double(req, "limit", 50, 1000);
+    const char *state = req->query ? req->query(req->query_arg, "state") : NULL;
+    if (limit < 1) {
+        server_respond_error(resp, 400, "bad_request", "limit must be a number from 1 to 1000");
+        return;
+    }
+    json_t *arr = json_array();
+    int live = state && (strcmp(state, "queued") == 0 || strcmp(state, "running") == 0);
+    void *ctx[3] = {s, arr, live ? (void *)state : NULL};
+    zp_error err;
+    if (zp_store_list(s->store, live ? UINT32_MAX : (uint32_t)limit, live ? "queued" : state, list_cb, ctx, &err) !=
+        ZP_OK) {
+        json_decref(arr);
+        server_respond_error(resp, 400, "bad_request", "%s", err.message);
+        return;
+    }
+    while (json_array_size(arr) > (size_t)limit) json_array_remove(arr, json_array_size(arr) - 1);
+    server_respond_json(resp, 200, json_pack("{s:o}", "jobs", arr));
+}
+
+typedef struct results_ctx {
+    json_t *timings, *proofs;
+    int bad;
+} results_ctx;
+
+static void results_cb(void *arg, uint32_t idx, const char *proof, const char *pub, const zp_store_times *t) {
+    results_ctx *c = arg;
+    if (c->timings) json_array_append_new(c->timings, times_json(idx, t));
+    if (c->proofs) {
+        json_error_t jerr;
+        json_t *p = proof ? json_loads(proof, 0, &jerr) : NULL, *u = pub ? json_loads(pub, 0, &jerr) : NULL;
+        if (p == NULL || u == NULL) c->bad = 1;
+        json_array_append_new(c->proofs, json_pack("{s:i,s:o*,s:o*}", "partition", (int)idx, "proof", p, "public", u));
+    }
+}
+
+void route_get_job(zp_server *s, int64_t id, zp_response *resp) {
+    zp_store_job job;
+    zp_error err;
+    if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
+        server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
+        return;
+    }
+    uint64_t engine_id;
+    json_t *o = job_json(s, &job, &engine_id);
+    json_t *timings = json_array();
+    if (engine_id) {
+        for (uint32_t i = 0; i < job.partitions; i++) {
+            zp_partition_times t;
+            if (zp_engine_partition_times(&t, s->engine, engine_id, i, &err) == ZP_OK) {
+                json_array_append_new(timings, times_json(i, &t));
+            }
+        }
+    } else {
+        results_ctx c = {timings, NULL, 0};
+        if (zp_store_results(s->store, id, results_cb, &c, &err) != ZP_OK) {
+            json_decref(o);
+            json_decref(timings);
+            server_respond_error(resp, 500, "internal", "%s", err.message);
+            return;
+        }
+    }
+    json_object_set_new(o, "timings", timings);
+    server_respond_json(resp, 200, o);
+}
+
+static int ended(const zp_store_job *job) {
+    return strcmp(job->state, "done") == 0 || strcmp(job->state, "failed") == 0 ||
+           strcmp(job->state, "cancelled") == 0;
+}
+
+void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_response *resp) {
+    double wait = server_query_double(req, "wait", 0, 600);
+    if (wait < 0) {
+        server_respond_error(resp, 400, "bad_request", "wait must be a number of seconds (at most 600)");
+        return;
+    }
+    zp_store_job job;
+    zp_error err;
+    double deadline = zp_clock_wall() + wait;
+    for (;;) {
+        if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
+            server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
+            return;
+        }
+        if (ended(&job)) break;
+        pthread_mutex_lock(&s->lock);
+        double now = zp_clock_wall();
+        if (now >= deadline || s->shutting_down) {
+            pthread_mutex_unlock(&s->lock);
+            break;
+        }
+        double until = deadline < now + 1 ? deadline : now + 1; /* re-read the store each second */
+        struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+        pthread_cond_timedwait(&s->ended, &s->lock, &ts);
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (strcmp(job.state, "done") == 0) {
+        results_ctx c = {NULL, json_array(), 0};
+        if (zp_store_results(s->store, id, results_cb, &c, &err) != ZP_OK || c.bad) {
+            json_decref(c.proofs);
+            server_respond_error(resp, 500, "internal", "job %lld: its stored proofs cannot be read", (long long)id);
+            return;
+        }
+        server_respond_json(resp, 200,
+                            json_pack("{s:I,s:s,s:o}", "id", (json_int_t)id, "state", "done", "proofs", c.proofs));
+    } else if (strcmp(job.state, "failed") == 0) {
+        server_respond_error(resp, 409, "failed", "job %lld failed: %s", (long long)id, job.error);
+    } else if (strcmp(job.state, "cancelled") == 0) {
+        server_respond_error(resp, 409, "cancelled", "job %lld was cancelled", (long long)id);
+    } else {
+        json_t *o = job_json(s, &job, NULL);
+        server_respond_json(resp, 202,
+                            json_pack("{s:I,s:O,s:O,s:i}", "id", (json_int_t)id, "state", json_object_get(o, "state"),
+                                      "done", json_object_get(o, "done"), "partitions", (int)job.partitions));
+        json_decref(o);
+    }
+}
+
+void route_delete_job(zp_server *s, int64_t id, zp_response *resp) {
+    zp_store_job job;
+    zp_error err;
+    if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
+        server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
+        return;
+    }
+    pthread_mutex_lock(&s->lock);
+    uint64_t engine_id = server_engine_id(s, id);
+    pthread_mutex_unlock(&s->lock);
+    if (engine_id) (void)zp_engine_cancel(s->engine, engine_id, &err);
+    json_t *o = job_json(s, &job, NULL);
+    if (engine_id) json_object_set_new(o, "state", json_string("cancelled"));
+    server_respond_json(resp, 200, o);
+}

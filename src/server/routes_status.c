@@ -1,0 +1,200 @@
+/* The API's daemon-wide resources (docs/daemon.md): GET /v1/status and
+ * /v1/status/history, and the keys (/v1/keys: list, load, evict). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "server/internal.h"
+
+/* ---- /v1/status -------------------------------------------------------- */
+
+static json_t *counts_json(const zp_buffer_counts *c) {
+    return json_pack("{s:I,s:I,s:I}", "count", (json_int_t)c->count, "bytes", (json_int_t)c->bytes, "peak",
+                     (json_int_t)c->peak_bytes);
+}
+
+void route_get_status(zp_server *s, zp_response *resp) {
+    zp_engine_stats st;
+    zp_engine_stats_get(&st, s->engine);
+    uint64_t counts[ZP_STORE_STATES] = {0};
+    zp_error err;
+    if (zp_store_counts(counts, s->store, &err) != ZP_OK) {
+        server_respond_error(resp, 500, "internal", "%s", err.message);
+        return;
+    }
+    /* queued vs running from the engine, which knows */
+    uint64_t queued = 0, running = 0;
+    pthread_mutex_lock(&s->lock);
+    size_t n = s->n_active;
+    uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    for (size_t i = 0; ids && i < n; i++) ids[i] = s->active[i].engine_id;
+    pthread_mutex_unlock(&s->lock);
+    for (size_t i = 0; ids && i < n; i++) {
+        zp_job_info info;
+        if (zp_engine_job(&info, s->engine, ids[i], 0, &err) != ZP_OK) continue;
+        if (info.state == ZP_JOB_QUEUED) queued++;
+        else if (info.state == ZP_JOB_RUNNING) running++;
+    }
+    free(ids);
+    uint64_t in_store = counts[0] + counts[1];
+    if (in_store > queued + running) queued += in_store - (queued + running); /* accepted, not yet in the engine */
+
+    json_t *classes = json_object(), *stages = json_object();
+    for (int c = 0; c < ZP_BUF_CLASSES; c++) {
+        json_object_set_new(classes, zp_buffer_class_name((zp_buffer_class)c), counts_json(&st.by_class[c]));
+    }
+    for (int g = ZP_STAGE_SYNTH; g < ZP_STAGES; g++) {
+        json_object_set_new(stages, zp_stage_name((zp_stage)g),
+                            json_pack("{s:I,s:I,s:I,s:I}", "partitions", (json_int_t)st.partitions_in[g], "count",
+                                      (json_int_t)st.by_stage[g].count, "bytes", (json_int_t)st.by_stage[g].bytes,
+                                      "max_partitions", (json_int_t)st.max_partitions_in[g]));
+    }
+    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
+                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "reserved",
+                          (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
+                          (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
+                          (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",
+                          (json_int_t)st.baseline_rss);
+    json_object_set_new(o, "classes", classes);
+    json_object_set_new(o, "stages", stages);
+    json_object_set_new(o, "admission_waiting", json_integer((json_int_t)st.admission_waiting));
+    json_object_set_new(o, "workers", json_pack("{s:I,s:I,s:I,s:I}", "synth", (json_int_t)st.synth_workers, "prove",
+                                                (json_int_t)st.prove_workers, "finalize",
+                                                (json_int_t)st.finalize_workers, "queue",
+                                                (json_int_t)st.queue_capacity));
+    json_object_set_new(o, "keys_loaded", json_integer((json_int_t)st.keys_loaded));
+    json_object_set_new(o, "jobs", json_pack("{s:I,s:I,s:I,s:I,s:I}", "queued", (json_int_t)queued, "running",
+                                             (json_int_t)running, "done", (json_int_t)counts[2], "failed",
+                                             (json_int_t)counts[3], "cancelled", (json_int_t)counts[4]));
+    pthread_mutex_lock(&s->lock);
+    json_object_set_new(o, "proofs", json_integer((json_int_t)s->proofs));
+    pthread_mutex_unlock(&s->lock);
+    json_object_set_new(o, "partitions_failed", json_integer((json_int_t)st.partitions_failed));
+    server_respond_json(resp, 200, o);
+}
+
+void route_get_history(zp_server *s, zp_response *resp) {
+    json_t *arr = json_array();
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->history_len; i++) {
+        const history_sample *h = &s->history[(s->history_head + i) % HISTORY];
+        json_t *classes = json_object();
+        for (int c = 0; c < ZP_BUF_CLASSES; c++) {
+            json_object_set_new(classes, zp_buffer_class_name((zp_buffer_class)c),
+                                json_integer((json_int_t)h->classes[c]));
+        }
+        json_array_append_new(arr, json_pack("{s:f,s:I,s:I,s:I,s:I,s:o}", "t", h->t, "rss", (json_int_t)h->rss,
+                                             "tracked", (json_int_t)h->tracked, "reserved", (json_int_t)h->reserved,
+                                             "budget", (json_int_t)h->budget, "classes", classes));
+    }
+    pthread_mutex_unlock(&s->lock);
+    server_respond_json(resp, 200, json_pack("{s:i,s:o}", "interval", 1, "samples", arr));
+}
+
+/* ---- /v1/keys ---------------------------------------------------------- */
+
+static json_t *key_json(const char *id, const char *path, const zp_engine_key_info *k) {
+    json_t *o = json_pack("{s:s,s:s,s:b}", "id", id, "path", k ? k->path : path, "loaded", k ? k->loaded : 0);
+    if (k) {
+        json_object_set_new(o, "curve", json_string(zp_curve_name(k->curve)));
+        json_object_set_new(o, "wires", json_integer(k->n_vars));
+        json_object_set_new(o, "public", json_integer(k->n_public));
+        json_object_set_new(o, "domain", json_integer(k->domain_size));
+        json_object_set_new(o, "partitions_active", json_integer((json_int_t)k->partitions_active));
+        json_object_set_new(o, "key_bytes", json_integer((json_int_t)k->key_bytes));
+        json_object_set_new(o, "matrices_bytes", json_integer((json_int_t)k->matrices_bytes));
+        json_object_set_new(o, "partition_bytes", json_integer((json_int_t)k->partition_bytes));
+    }
+    return o;
+}
+
+/* The engine's record of a key path, if it knows it. */
+static int known_key(zp_engine_key_info *out, zp_server *s, const char *path) {
+    char real[PATH_MAX];
+    if (realpath(path, real) == NULL) return 0;
+    zp_engine_key_info keys[64];
+    size_t n = zp_engine_keys(keys, 64, s->engine);
+    for (size_t i = 0; i < n && i < 64; i++) {
+        if (strcmp(keys[i].path, real) == 0) {
+            *out = keys[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One key of the listing: what the engine knows of it, or a fresh look
+ * (a key that cannot be read says why). */
+static json_t *listed_key(zp_server *s, const char *id, const char *path) {
+    zp_engine_key_info info;
+    zp_error err;
+    if (known_key(&info, s, path) || zp_engine_key_describe(&info, s->engine, path, &err) == ZP_OK) {
+        return key_json(id, path, &info);
+    }
+    json_t *o = key_json(id, path, NULL);
+    json_object_set_new(o, "error", json_string(err.message));
+    return o;
+}
+
+void route_list_keys(zp_server *s, zp_response *resp) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < s->cfg.n_keys; i++) {
+        json_array_append_new(arr, listed_key(s, s->cfg.keys[i].id, s->cfg.keys[i].path));
+    }
+    if (s->cfg.keys_dir) {
+        DIR *d = opendir(s->cfg.keys_dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len <= 5 || strcmp(e->d_name + len - 5, ".zkey") != 0 || e->d_name[0] == '.') continue;
+            char id[256], path[PATH_MAX];
+            snprintf(id, sizeof id, "%.*s", (int)(len - 5), e->d_name);
+            snprintf(path, sizeof path, "%s/%s", s->cfg.keys_dir, e->d_name);
+            json_array_append_new(arr, listed_key(s, id, path));
+        }
+        if (d) closedir(d);
+    }
+    server_respond_json(resp, 200, json_pack("{s:o}", "keys", arr));
+}
+
+void route_key_action(zp_server *s, const char *method, const char *id, zp_response *resp) {
+    zp_error err;
+    char *path = server_key_path(s, id, &err);
+    if (path == NULL) {
+        server_respond_error(resp, 404, "not_found", "%s", err.message);
+        return;
+    }
+    zp_status st = ZP_OK;
+    int status = 200;
+    if (strcmp(method, "POST") == 0) {
+        st = zp_engine_key_preload(s->engine, path, &err);
+        if (st != ZP_OK) status = st == ZP_ERR_NOMEM ? 507 : st == ZP_ERR_IO ? 404 : 422;
+    } else if (strcmp(method, "DELETE") == 0) {
+        st = zp_engine_key_evict(s->engine, path, &err);
+        if (st != ZP_OK) status = strstr(err.message, "in use") ? 409 : 404;
+    } else if (strcmp(method, "GET") != 0) {
+        free(path);
+        server_respond_error(resp, 405, "method_not_allowed", "%s is not allowed on /v1/keys/{id}", method);
+        return;
+    }
+    if (st != ZP_OK) {
+        free(path);
+        server_respond_error(resp, status, status == 507 ? "spool_full" : server_error_code(status), "key '%s': %s", id,
+                             err.message);
+        return;
+    }
+    zp_engine_key_info info;
+    int known = known_key(&info, s, path);
+    json_t *o = key_json(id, path, known ? &info : NULL);
+    free(path);
+    server_respond_json(resp, 200, o);
+}

@@ -1,0 +1,373 @@
+/* The job store's jobs: adding (request ids), reading, listing, the
+ * unfinished ones with their witness paths, counts and expiry. */
+#include "server/store.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "server/store_internal.h"
+
+/* Jobs deleted per transaction by expire: the lock is released between
+ * batches, so an expiry of many jobs never stalls the HTTP threads long. */
+#define ZP_STORE_EXPIRE_BATCH 128
+#define ZP_STR_(x) #x
+#define ZP_STR(x) ZP_STR_(x)
+
+/* ---- jobs ---- */
+
+
+void store_read_job(zp_store_job *job, sqlite3_stmt *st) {
+    memset(job, 0, sizeof *job);
+    job->id = sqlite3_column_int64(st, 0);
+    store_copy_text(job->request_id, sizeof job->request_id, st, 1);
+    store_copy_text(job->key_id, sizeof job->key_id, st, 2);
+    job->priority = sqlite3_column_int(st, 3);
+    job->partitions = (uint32_t)sqlite3_column_int64(st, 4);
+    job->done = (uint32_t)sqlite3_column_int64(st, 5);
+    store_copy_text(job->state, sizeof job->state, st, 6);
+    store_copy_text(job->error, sizeof job->error, st, 7);
+    job->submitted = sqlite3_column_double(st, 8);
+    job->finished = sqlite3_column_double(st, 9); /* NULL reads as 0 */
+}
+
+/* Under the lock: the id of request_id's job, 0 when none. */
+static zp_status find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err) {
+    sqlite3_stmt *st;
+    *id = 0;
+    zp_status rc = store_prepare(&st, s, "SELECT id FROM jobs WHERE request_id = ?1", "looking up a request id", err);
+    if (rc != ZP_OK) return rc;
+    sqlite3_bind_text(st, 1, request_id, -1, SQLITE_STATIC);
+    int r = store_step(st, s, "looking up a request id", err);
+    if (r == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return r < 0 ? (zp_status)-r : ZP_OK;
+}
+
+zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *key_id,
+                           int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
+                           zp_error *err) {
+    static const char what[] = "adding a job";
+    *id = 0;
+    *existing = 0;
+    if (request_id != NULL && *request_id == '\0') request_id = NULL;
+    if (request_id != NULL && strlen(request_id) > 128)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request id longer than 128 bytes", s->path, what);
+    if (key_id == NULL || *key_id == '\0' || strlen(key_id) >= sizeof ((zp_store_job *)0)->key_id)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: key id empty or longer than 127 bytes", s->path, what);
+    if (partitions == 0 || witness_paths == NULL)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no partitions", s->path, what);
+    for (uint32_t i = 0; i < partitions; i++)
+        if (witness_paths[i] == NULL || *witness_paths[i] == '\0')
+            return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no witness path for partition %u", s->path, what, i);
+
+    pthread_mutex_lock(&s->lock);
+    sqlite3_stmt *st = NULL;
+    int r;
+    zp_status rc = store_begin(s, what, err);
+    if (rc != ZP_OK) goto out;
+    if (request_id != NULL) {
+        int64_t old;
+        if ((rc = find_request(&old, s, request_id, err)) != ZP_OK) goto fail;
+        if (old != 0) {
+            *id = old;
+            *existing = 1;
+            store_rollback(s); /* nothing written */
+            goto out;
+        }
+    }
+    if ((rc = store_prepare(&st, s,
+                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted)"
+                      " VALUES(?1, ?2, ?3, ?4, 'queued', ?5)",
+                      what, err)) != ZP_OK)
+        goto fail;
+    if (request_id != NULL) sqlite3_bind_text(st, 1, request_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, key_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, priority);
+    sqlite3_bind_int64(st, 4, partitions);
+    sqlite3_bind_double(st, 5, submitted);
+    if ((r = store_step(st, s, what, err)) < 0) {
+        rc = (zp_status)-r;
+        goto fail;
+    }
+    int64_t new_id = sqlite3_last_insert_rowid(s->db);
+    sqlite3_finalize(st);
+    if ((rc = store_prepare(&st, s, "INSERT INTO partitions(job_id, idx, witness) VALUES(?1, ?2, ?3)", what, err)) != ZP_OK)
+        goto fail;
+    for (uint32_t i = 0; i < partitions; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, new_id);
+        sqlite3_bind_int64(st, 2, i);
+        sqlite3_bind_text(st, 3, witness_paths[i], -1, SQLITE_STATIC);
+        if ((r = store_step(st, s, what, err)) < 0) {
+            rc = (zp_status)-r;
+            goto fail;
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
+    *id = new_id;
+    goto out;
+fail:
+    sqlite3_finalize(st);
+    store_rollback(s);
+out:
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* Under the lock. */
+zp_status store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err) {
+    sqlite3_stmt *st;
+    zp_status rc = store_prepare(&st, s, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1", "reading a job", err);
+    if (rc != ZP_OK) return rc;
+    sqlite3_bind_int64(st, 1, id);
+    int r = store_step(st, s, "reading a job", err);
+    if (r == SQLITE_ROW) store_read_job(job, st);
+    sqlite3_finalize(st);
+    if (r < 0) return (zp_status)-r;
+    return r == SQLITE_ROW ? ZP_OK : store_no_job(s, err, id);
+}
+
+zp_status zp_store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err) {
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_get_job(job, s, id, err);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status zp_store_find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err) {
+    *id = 0;
+    if (request_id == NULL || *request_id == '\0') return ZP_OK;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = find_request(id, s, request_id, err);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status zp_store_list(zp_store *s, uint32_t limit, const char *state, zp_store_job_fn fn, void *arg,
+                        zp_error *err) {
+    static const char what[] = "listing jobs";
+    if (state != NULL && *state == '\0') state = NULL;
+    if (state != NULL && store_state_index(state) < 0)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: unknown state '%s'", s->path, what, state);
+    zp_store_job *jobs = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *st = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_prepare(&st, s,
+                           state ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?2 ORDER BY id DESC LIMIT ?1"
+                                 : "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?1",
+                           what, err);
+    if (rc != ZP_OK) goto out;
+    sqlite3_bind_int64(st, 1, limit ? (int64_t)limit : -1);
+    if (state) sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+    int r;
+    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+        if (!store_grow((void **)&jobs, &cap, n, sizeof *jobs)) break;
+        store_read_job(&jobs[n++], st);
+    }
+    if (r < 0) rc = (zp_status)-r;
+    else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
+out:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == ZP_OK && fn != NULL)
+        for (size_t i = 0; i < n; i++) fn(arg, &jobs[i]);
+    free(jobs);
+    return rc;
+}
+
+/* Collects the witness paths of a query whose first column is the job id
+ * and second the path (ordered by job, then index). Under the lock. */
+typedef struct path_rows {
+    strpool pool;
+    int64_t *job; /* per path */
+    size_t *off;
+    size_t n, cap, cap2;
+} path_rows;
+
+static zp_status collect_paths(path_rows *p, sqlite3_stmt *st, zp_store *s, const char *what, zp_error *err) {
+    int r;
+    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+        if (!store_grow((void **)&p->job, &p->cap, p->n, sizeof *p->job) ||
+            !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) || !store_pool_add(&p->off[p->n], &p->pool, st, 1))
+            return store_oom(s, err, what);
+        if (p->off[p->n] == NO_STR) continue; /* NOT NULL in the schema */
+        p->job[p->n++] = sqlite3_column_int64(st, 0);
+    }
+    return r < 0 ? (zp_status)-r : ZP_OK;
+}
+
+static void free_paths(path_rows *p) {
+    free(p->pool.buf);
+    free(p->job);
+    free(p->off);
+}
+
+zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err) {
+    static const char what[] = "listing unfinished jobs";
+    zp_store_job *jobs = NULL;
+    size_t n = 0, cap = 0;
+    path_rows paths = {0};
+    const char **argv = NULL;
+    sqlite3_stmt *st = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_exec(s, "BEGIN", what, err);
+    if (rc != ZP_OK) goto out;
+    if ((rc = store_prepare(&st, s, "SELECT " JOB_COLUMNS " FROM jobs WHERE state IN ('queued', 'running') ORDER BY id",
+                      what, err)) != ZP_OK)
+        goto out;
+    int r;
+    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+        if (!store_grow((void **)&jobs, &cap, n, sizeof *jobs)) break;
+        store_read_job(&jobs[n++], st);
+    }
+    if (r < 0) rc = (zp_status)-r;
+    else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
+    if (rc != ZP_OK) goto out;
+    sqlite3_finalize(st);
+    if ((rc = store_prepare(&st, s,
+                      "SELECT p.job_id, p.witness FROM partitions p JOIN jobs j ON j.id = p.job_id"
+                      " WHERE j.state IN ('queued', 'running') ORDER BY p.job_id, p.idx",
+                      what, err)) != ZP_OK)
+        goto out;
+    rc = collect_paths(&paths, st, s, what, err);
+out:
+    sqlite3_finalize(st);
+    store_rollback(s);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == ZP_OK && fn != NULL) {
+        size_t most = 1;
+        for (size_t i = 0; i < n; i++)
+            if (jobs[i].partitions > most) most = jobs[i].partitions;
+        argv = malloc((most + 1) * sizeof *argv);
+        if (argv == NULL) rc = store_oom(s, err, what);
+        size_t k = 0; /* both lists are in job id order */
+        for (size_t i = 0; rc == ZP_OK && i < n; i++) {
+            uint32_t m = 0;
+            while (k < paths.n && paths.job[k] < jobs[i].id) k++;
+            while (k < paths.n && paths.job[k] == jobs[i].id && m < jobs[i].partitions)
+                argv[m++] = store_pool_str(&paths.pool, paths.off[k++]);
+            if (m != jobs[i].partitions) {
+                rc = zp_error_set(err, ZP_ERR_FORMAT, "%s: %s: job %lld has %u of its %u partitions", s->path, what,
+                                  (long long)jobs[i].id, m, jobs[i].partitions);
+                break;
+            }
+            argv[m] = NULL;
+            fn(arg, &jobs[i], argv);
+        }
+    }
+    free(argv);
+    free(jobs);
+    free_paths(&paths);
+    return rc;
+}
+
+zp_status zp_store_witness_paths(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err) {
+    static const char what[] = "reading a job's witness paths";
+    path_rows paths = {0};
+    zp_store_job job;
+    sqlite3_stmt *st = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_exec(s, "BEGIN", what, err);
+    if (rc != ZP_OK) goto out;
+    if ((rc = store_get_job(&job, s, id, err)) != ZP_OK) goto out;
+    if ((rc = store_prepare(&st, s, "SELECT job_id, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err)) !=
+        ZP_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, id);
+    rc = collect_paths(&paths, st, s, what, err);
+out:
+    sqlite3_finalize(st);
+    store_rollback(s);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == ZP_OK && fn != NULL)
+        for (size_t i = 0; i < paths.n; i++) fn(arg, store_pool_str(&paths.pool, paths.off[i]));
+    free_paths(&paths);
+    return rc;
+}
+
+zp_status zp_store_counts(uint64_t counts[ZP_STORE_STATES], zp_store *s, zp_error *err) {
+    static const char what[] = "counting jobs";
+    memset(counts, 0, ZP_STORE_STATES * sizeof *counts);
+    sqlite3_stmt *st;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_prepare(&st, s, "SELECT state, count(*) FROM jobs GROUP BY state", what, err);
+    if (rc == ZP_OK) {
+        int r;
+        while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+            const char *state = (const char *)sqlite3_column_text(st, 0);
+            int i = state ? store_state_index(state) : -1;
+            if (i >= 0) counts[i] = (uint64_t)sqlite3_column_int64(st, 1);
+        }
+        if (r < 0) rc = (zp_status)-r;
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* One batch of expire, under the lock: at most ZP_STORE_EXPIRE_BATCH jobs. */
+static zp_status expire_batch(uint64_t *count, path_rows *paths, zp_store *s, double before, zp_error *err) {
+    static const char what[] = "expiring jobs";
+#define EXPIRED                                                                                       \
+    "SELECT id FROM jobs WHERE finished < ?1 AND state IN ('done', 'failed', 'cancelled') ORDER BY id" \
+    " LIMIT " ZP_STR(ZP_STORE_EXPIRE_BATCH)
+    static const char *const sql[3] = {
+        "SELECT job_id, witness FROM partitions WHERE job_id IN (" EXPIRED ") ORDER BY job_id, idx",
+        "DELETE FROM partitions WHERE job_id IN (" EXPIRED ")",
+        "DELETE FROM jobs WHERE id IN (" EXPIRED ")",
+    };
+#undef EXPIRED
+    *count = 0;
+    sqlite3_stmt *st = NULL;
+    int r;
+    zp_status rc = store_begin(s, what, err);
+    if (rc != ZP_OK) return rc;
+    for (int k = 0; k < 3; k++) {
+        if ((rc = store_prepare(&st, s, sql[k], what, err)) != ZP_OK) goto fail;
+        sqlite3_bind_double(st, 1, before);
+        if (k == 0) {
+            if ((rc = collect_paths(paths, st, s, what, err)) != ZP_OK) goto fail;
+        } else if ((r = store_step(st, s, what, err)) < 0) {
+            rc = (zp_status)-r;
+            goto fail;
+        }
+        if (k == 2) *count = (uint64_t)sqlite3_changes(s->db);
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    if ((rc = store_commit(s, what, err)) == ZP_OK) return ZP_OK;
+fail:
+    *count = 0;
+    sqlite3_finalize(st);
+    store_rollback(s);
+    return rc;
+}
+
+zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn, void *arg,
+                          zp_error *err) {
+    *deleted = 0;
+    for (;;) {
+        path_rows paths = {0};
+        uint64_t count;
+        pthread_mutex_lock(&s->lock);
+        zp_status rc = expire_batch(&count, &paths, s, before, err);
+        pthread_mutex_unlock(&s->lock);
+        if (rc == ZP_OK && fn != NULL)
+            for (size_t i = 0; i < paths.n; i++) fn(arg, store_pool_str(&paths.pool, paths.off[i]));
+        free_paths(&paths);
+        if (rc != ZP_OK) return rc;
+        *deleted += count;
+        if (count < ZP_STORE_EXPIRE_BATCH) return ZP_OK;
+    }
+}

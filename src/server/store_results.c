@@ -1,0 +1,149 @@
+/* The job store's results: how a job ended, with each partition's proof,
+ * public signals and timings, in one transaction; and reading them. */
+#include "server/store.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "server/store_internal.h"
+
+zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const char *error, double finished,
+                              const zp_store_result *results, uint32_t n, zp_error *err) {
+    static const char what[] = "recording a job's end";
+    int si = state ? store_state_index(state) : -1;
+    if (si < 2)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: '%s' is not an end state (done, failed, cancelled)", s->path,
+                            what, state ? state : "(null)");
+    if (n != 0 && results == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no results", s->path, what);
+    if (error != NULL && *error == '\0') error = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    sqlite3_stmt *st = NULL;
+    zp_store_job job;
+    int r;
+    zp_status rc = store_begin(s, what, err);
+    if (rc != ZP_OK) goto out;
+    if ((rc = store_get_job(&job, s, id, err)) != ZP_OK) goto fail;
+    if (store_state_index(job.state) >= 2) {
+        rc = zp_error_set(err, ZP_ERR_ARG, "%s: job %lld has already ended (%s)", s->path, (long long)id, job.state);
+        goto fail;
+    }
+    if (n != 0 && n != job.partitions) {
+        rc = zp_error_set(err, ZP_ERR_ARG, "%s: %s: job %lld has %u partitions, %u results given", s->path, what,
+                          (long long)id, job.partitions, n);
+        goto fail;
+    }
+    uint32_t done = 0;
+    if (n != 0) {
+        if ((rc = store_prepare(&st, s,
+                          "UPDATE partitions SET proof = ?3, public = ?4, queued = ?5, synth = ?6, wait_prove = ?7,"
+                          " prove = ?8, wait_final = ?9, final = ?10, total = ?11 WHERE job_id = ?1 AND idx = ?2",
+                          what, err)) != ZP_OK)
+            goto fail;
+        for (uint32_t i = 0; i < n; i++) {
+            const zp_store_result *res = &results[i];
+            const zp_store_times *t = &res->times;
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, id);
+            sqlite3_bind_int64(st, 2, i);
+            if (res->proof_json) sqlite3_bind_text(st, 3, res->proof_json, -1, SQLITE_STATIC);
+            else sqlite3_bind_null(st, 3);
+            if (res->public_json) sqlite3_bind_text(st, 4, res->public_json, -1, SQLITE_STATIC);
+            else sqlite3_bind_null(st, 4);
+            const double tv[7] = {t->queued, t->synth, t->wait_prove, t->prove, t->wait_final, t->final, t->total};
+            for (int k = 0; k < 7; k++) sqlite3_bind_double(st, 5 + k, tv[k]);
+            if ((r = store_step(st, s, what, err)) < 0) {
+                rc = (zp_status)-r;
+                goto fail;
+            }
+            if (sqlite3_changes(s->db) != 1) {
+                rc = zp_error_set(err, ZP_ERR_INTERNAL, "%s: %s: job %lld has no partition %u", s->path, what,
+                                  (long long)id, i);
+                goto fail;
+            }
+            if (res->proof_json) done++;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    if ((rc = store_prepare(&st, s, "UPDATE jobs SET state = ?2, error = ?3, finished = ?4, done = ?5 WHERE id = ?1", what,
+                      err)) != ZP_OK)
+        goto fail;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, zp_store_state_names[si], -1, SQLITE_STATIC);
+    if (error) sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(st, 3);
+    sqlite3_bind_double(st, 4, finished);
+    sqlite3_bind_int64(st, 5, done);
+    if ((r = store_step(st, s, what, err)) < 0) {
+        rc = (zp_status)-r;
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
+    goto out;
+fail:
+    sqlite3_finalize(st);
+    store_rollback(s);
+out:
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* ---- reading many rows ---- */
+
+typedef struct result_row {
+    uint32_t idx;
+    size_t proof, pub;
+    zp_store_times t;
+} result_row;
+
+zp_status zp_store_results(zp_store *s, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err) {
+    static const char what[] = "reading a job's results";
+    strpool pool = {0};
+    result_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    zp_store_job job;
+    sqlite3_stmt *st = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    /* One read transaction: the job and its partitions from one snapshot. */
+    zp_status rc = store_exec(s, "BEGIN", what, err);
+    if (rc != ZP_OK) goto out;
+    if ((rc = store_get_job(&job, s, id, err)) != ZP_OK) goto out;
+    if ((rc = store_prepare(&st, s,
+                      "SELECT idx, proof, public, queued, synth, wait_prove, prove, wait_final, final, total"
+                      " FROM partitions WHERE job_id = ?1 ORDER BY idx",
+                      what, err)) != ZP_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, id);
+    int r;
+    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+        if (!store_grow((void **)&rows, &cap, n, sizeof *rows)) break;
+        result_row *row = &rows[n];
+        row->idx = (uint32_t)sqlite3_column_int64(st, 0);
+        if (!store_pool_add(&row->proof, &pool, st, 1) || !store_pool_add(&row->pub, &pool, st, 2)) break;
+        double *tv[7] = {&row->t.queued, &row->t.synth, &row->t.wait_prove, &row->t.prove,
+                         &row->t.wait_final, &row->t.final, &row->t.total};
+        for (int k = 0; k < 7; k++) *tv[k] = sqlite3_column_double(st, 3 + k);
+        n++;
+    }
+    if (r < 0) rc = (zp_status)-r;
+    else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
+out:
+    sqlite3_finalize(st);
+    store_rollback(s); /* ends the read transaction */
+    pthread_mutex_unlock(&s->lock);
+    if (rc == ZP_OK && fn != NULL)
+        for (size_t i = 0; i < n; i++)
+            fn(arg, rows[i].idx, store_pool_str(&pool, rows[i].proof), store_pool_str(&pool, rows[i].pub), &rows[i].t);
+    free(rows);
+    free(pool.buf);
+    return rc;
+}

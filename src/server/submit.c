@@ -1,0 +1,197 @@
+/* Accepting a job: its key (config keys, keys_dir), its witnesses checked
+ * against the key, spooled, stored, then submitted to the engine; the map
+ * from the store's job ids to the engine's. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "io/wtns.h"
+#include "server/internal.h"
+
+/* ---- the active map (lock held) ---------------------------------------- */
+
+uint64_t server_engine_id(zp_server *s, int64_t id) {
+    for (size_t i = 0; i < s->n_active; i++) {
+        if (s->active[i].id == id) return s->active[i].engine_id;
+    }
+    return 0;
+}
+
+int64_t server_store_id(zp_server *s, uint64_t engine_id, int remove) {
+    for (size_t i = 0; i < s->n_active; i++) {
+        if (s->active[i].engine_id == engine_id) {
+            int64_t id = s->active[i].id;
+            if (remove) s->active[i] = s->active[--s->n_active];
+            return id;
+        }
+    }
+    return 0;
+}
+
+int server_add_active(zp_server *s, int64_t id, uint64_t engine_id) {
+    if (s->n_active == s->cap_active) {
+        size_t cap = s->cap_active ? 2 * s->cap_active : 64;
+        active_job *grown = realloc(s->active, cap * sizeof *grown);
+        if (grown == NULL) return 0;
+        s->active = grown;
+        s->cap_active = cap;
+    }
+    s->active[s->n_active++] = (active_job){id, engine_id};
+    return 1;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+static int valid_id(const char *id) {
+    if (id == NULL || id[0] == '\0' || strlen(id) > 100 || id[0] == '.') return 0;
+    for (const char *c = id; *c; c++) {
+        if (!(*c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+              (*c >= 'A' && *c <= 'Z'))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+char *server_key_path(zp_server *s, const char *id, zp_error *err) {
+    if (!valid_id(id)) {
+        zp_error_set(err, ZP_ERR_ARG, "'%s' is not a key id (letters, digits, '-', '_', '.')", id ? id : "");
+        return NULL;
+    }
+    for (size_t i = 0; i < s->cfg.n_keys; i++) {
+        if (strcmp(s->cfg.keys[i].id, id) == 0) return strdup(s->cfg.keys[i].path);
+    }
+    if (s->cfg.keys_dir != NULL) {
+        size_t len = strlen(s->cfg.keys_dir) + strlen(id) + 8;
+        char *path = malloc(len);
+        if (path == NULL) return NULL;
+        snprintf(path, len, "%s/%s.zkey", s->cfg.keys_dir, id);
+        struct stat sb;
+        if (stat(path, &sb) == 0) return path;
+        int broken = lstat(path, &sb) == 0;
+        zp_error_set(err, ZP_ERR_ARG, "no key '%s' (%s %s)", id, path, broken ? "is a broken link" : "does not exist");
+        free(path);
+        return NULL;
+    }
+    zp_error_set(err, ZP_ERR_ARG, "no key '%s'", id);
+    return NULL;
+}
+
+/* ---- accepting a job --------------------------------------------------- */
+
+static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_id, const job_witness *w, size_t n,
+                                 zp_error *err) {
+    for (size_t i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "witness %zu", i);
+        zp_wtns *wt;
+        zp_status st = zp_wtns_open_mem(&wt, w[i].bytes, w[i].size, name, err);
+        if (st != ZP_OK) return st;
+        zp_curve curve = zp_wtns_curve(wt);
+        size_t count = zp_wtns_count(wt);
+        zp_wtns_close(wt);
+        if (curve != key->curve) {
+            return zp_error_set(err, ZP_ERR_MISMATCH, "witness %zu is for curve %s but key '%s' is for %s", i,
+                                zp_curve_name(curve), key_id, zp_curve_name(key->curve));
+        }
+        if (count != key->n_vars) {
+            return zp_error_set(err, ZP_ERR_MISMATCH,
+                                "witness %zu has %zu values but key '%s' has %u wires: it is for another circuit", i,
+                                count, key_id, key->n_vars);
+        }
+    }
+    return ZP_OK;
+}
+
+zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
+                               const char *const *paths, size_t n, zp_error *err) {
+    zp_job_spec spec = {key_path, n, paths, NULL, NULL, priority};
+    return zp_engine_submit(engine_id, s->engine, &spec, err);
+}
+
+zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
+                        int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
+                        zp_error *err) {
+    *existing = 0;
+    *http_status = 400;
+    char *key_path = server_key_path(s, key_id, err);
+    if (key_path == NULL) {
+        *http_status = 404;
+        return ZP_ERR_ARG;
+    }
+    zp_engine_key_info key;
+    zp_status st = zp_engine_key_describe(&key, s->engine, key_path, err);
+    if (st != ZP_OK) {
+        zp_error_prefix(err, "key '%s': ", key_id);
+        *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
+        free(key_path);
+        return st;
+    }
+    zp_engine_stats stats;
+    zp_engine_stats_get(&stats, s->engine);
+    uint64_t one = key.key_bytes + key.matrices_bytes + key.partition_bytes;
+    if (one > stats.budget) {
+        *http_status = 422;
+        free(key_path);
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "the memory budget (%llu bytes) is too small for one partition of key '%s' (%llu bytes)",
+                            (unsigned long long)stats.budget, key_id, (unsigned long long)one);
+    }
+    st = check_witnesses(&key, key_id, w, n, err);
+    if (st != ZP_OK) {
+        *http_status = 422;
+        free(key_path);
+        return st;
+    }
+    char **paths = calloc(n, sizeof *paths);
+    if (paths == NULL) {
+        free(key_path);
+        *http_status = 500;
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    }
+    st = server_spool(paths, s, w, n, http_status, err);
+    if (st != ZP_OK) {
+        if (*http_status != 507) *http_status = 500;
+        free(paths);
+        free(key_path);
+        return st;
+    }
+    pthread_mutex_lock(&s->lock);
+    int shutting_down = s->shutting_down;
+    pthread_mutex_unlock(&s->lock);
+    if (shutting_down) {
+        st = zp_error_set(err, ZP_ERR_ARG, "the daemon is shutting down");
+        *http_status = 503;
+    }
+    if (st == ZP_OK) {
+        st = zp_store_add_job(id, existing, s->store, request_id, key_id, priority, (uint32_t)n,
+                              (const char *const *)paths, zp_clock_wall(), err);
+        if (st != ZP_OK) *http_status = 500;
+    }
+    if (st != ZP_OK || *existing) { /* nothing new was accepted: the spool goes */
+        for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
+    }
+    if (st == ZP_OK && !*existing) {
+        *queue_position = stats.admission_waiting;
+        uint64_t engine_id;
+        /* accepted and durable: from here the job is ours to finish */
+        pthread_mutex_lock(&s->lock);
+        zp_status est = server_engine_submit(&engine_id, s, key_path, priority, (const char *const *)paths, n, err);
+        if (est == ZP_OK && !server_add_active(s, *id, engine_id)) est = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        pthread_mutex_unlock(&s->lock);
+        if (est != ZP_OK) { /* the key broke meanwhile: the job fails, recorded */
+            zp_error e2;
+            if (zp_store_finish_job(s->store, *id, "failed", err->message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
+                server_log(s, 0, "job %lld: %s", (long long)*id, e2.message);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+    free(key_path);
+    return st;
+}
