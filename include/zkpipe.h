@@ -48,18 +48,6 @@ typedef enum zp_curve { ZP_CURVE_NONE = 0, ZP_CURVE_BN254 = 1, ZP_CURVE_BLS12_38
 /* circom's name of a curve ("bn128", "bls12381"), as JSON files carry it. */
 const char *zp_curve_name(zp_curve curve);
 
-/* Runs fn(arg, i, worker) for every i in [0, n) and returns when all are
- * done; worker < threads says which of the concurrently running workers
- * runs the call, so a kernel can give each worker its own scratch. The math
- * never starts threads: whoever owns them (the engine, the CLI) hands the
- * kernels one of these. A NULL zp_parallel means serial. */
-typedef void (*zp_task_fn)(void *arg, size_t i, size_t worker);
-typedef struct zp_parallel {
-    void (*run)(void *pool, size_t n, zp_task_fn fn, void *arg);
-    void *pool;
-    size_t threads;
-} zp_parallel;
-
 /* A Groth16 proof: affine points in Montgomery form, x then y (G2: x.c0,
  * x.c1, y.c0, y.c1), each coordinate 4 (BN254) or 6 (BLS12-381) limbs. */
 typedef struct zp_proof {

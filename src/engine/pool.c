@@ -126,7 +126,7 @@ void zp_pool_destroy(zp_pool *pool) {
 }
 
 zp_parallel zp_pool_parallel(zp_pool *pool) {
-    zp_parallel par = {pool_run, pool, pool->threads};
+    zp_parallel par = {pool_run, pool, pool->threads, ZP_SIMD_AUTO};
     return par;
 }
 

@@ -5,6 +5,7 @@
 #ifndef ZP_ENGINE_POOL_H
 #define ZP_ENGINE_POOL_H
 
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 typedef struct zp_pool zp_pool;

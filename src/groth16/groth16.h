@@ -23,6 +23,7 @@
 #define ZP_GROTH16_GROTH16_H
 
 #include "groth16/keys.h"
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 /* What prove_start leaves for prove_finish: π_A and π_C done, and the
