@@ -10,6 +10,8 @@
 
 typedef struct zp_pool zp_pool;
 
+/* The online CPUs: what threads = 0 means. */
+size_t zp_pool_default_threads(void);
 /* threads = 0 means one per online CPU. */
 zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err);
 void zp_pool_destroy(zp_pool *pool);

@@ -79,18 +79,18 @@ zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16
                                       const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
                                       const zp_parallel *par, zp_error *err);
 /* The G2 MSM and the assembly, in the msm scratch given to prove_start. */
-void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+void zp_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
 
 /* 1 when the proof verifies for the public values (n_public plain
  * integers), 0 when it does not, -1 on an internal failure (memory). The
  * proof's points must be on the curve and in the subgroup (the JSON reader
  * checks that). */
-int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof);
+int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);
 
 /* Verifies a proof against the verification key inside a proving key, with
  * the public values taken from the witness: the prover's self-check. */
-int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof);
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof);
 
 /* A uniformly random scalar below the curve's group order, from the OS. */
 zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *err);

@@ -78,7 +78,7 @@ zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *
     return st;
 }
 
-void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+void zp_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par) {
     if (pk->curve == ZP_CURVE_BN254) {
         zp_bn254_groth16_prove_finish(proof, pend, pk, witness, msm_scratch, par);
@@ -87,13 +87,13 @@ void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, co
     }
 }
 
-int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof) {
+int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
     if (proof->curve != vk->curve) return 0;
     if (vk->curve == ZP_CURVE_BN254) return zp_bn254_groth16_verify(vk, pub, proof);
     return zp_bls12_groth16_verify(vk, pub, proof);
 }
 
-int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof) {
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof) {
     zp_groth16_vk vk;
     vk.curve = pk->curve;
     vk.n_public = pk->n_public;
