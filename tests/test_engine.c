@@ -542,7 +542,9 @@ static void test_tracker_kinds(void) {
     zp_track_free(&t, &pinned);
     zp_track_free(&t, &host);
     CHECK(atomic_load(&t.total) == 0 && atomic_load(&t.kind_peak[ZP_MEM_DEVICE]) == 12288);
-    for (int k = 0; k < ZP_MEM_KINDS; k++) CHECK(atomic_load(&t.kind_bytes[k]) == 0 && atomic_load(&t.kind_count[k]) == 0);
+    for (int k = 0; k < ZP_MEM_KINDS; k++) {
+        CHECK(atomic_load(&t.kind_bytes[k]) == 0 && atomic_load(&t.kind_count[k]) == 0);
+    }
     CHECK(strcmp(zp_mem_kind_name(ZP_MEM_DEVICE), "device") == 0);
 }
 

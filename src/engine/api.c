@@ -98,7 +98,10 @@ static void encode_coords(uint8_t *out, const uint64_t *mont, size_t n, zp_curve
             memcpy(plain, a.v, sizeof a.v);
         }
         uint8_t *o = out + k * 8 * nl;
-        for (size_t b = 0; b < 8 * nl; b++) o[b] = (uint8_t)(plain[(8 * nl - 1 - b) / 8] >> (8 * ((8 * nl - 1 - b) % 8)));
+        for (size_t b = 0; b < 8 * nl; b++) { /* byte b from the most significant */
+            size_t bit = 8 * (8 * nl - 1 - b);
+            o[b] = (uint8_t)(plain[bit / 64] >> (bit % 64));
+        }
     }
 }
 
@@ -108,7 +111,10 @@ static int decode_coords(uint64_t *mont, const uint8_t *in, size_t n, zp_curve c
     for (size_t k = 0; k < n; k++) {
         uint64_t plain[6] = {0};
         const uint8_t *c = in + k * 8 * nl;
-        for (size_t b = 0; b < 8 * nl; b++) plain[(8 * nl - 1 - b) / 8] |= (uint64_t)c[b] << (8 * ((8 * nl - 1 - b) % 8));
+        for (size_t b = 0; b < 8 * nl; b++) {
+            size_t bit = 8 * (8 * nl - 1 - b);
+            plain[bit / 64] |= (uint64_t)c[b] << (bit % 64);
+        }
         if (curve == ZP_CURVE_BN254) {
             zp_bn254_fp a;
             memcpy(a.v, plain, sizeof a.v);
@@ -281,8 +287,9 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
                                 zp_backend_ctx_name(pr->backend), zp_mem_kind_name(sz.scratch.kind));
         }
         if (mem_bytes < need) {
-            return zp_error_set(err, ZP_ERR_ARG, "the scratch buffer has %zu bytes, this key needs %zu with %zu threads",
-                                mem_bytes, need, zp_prover_threads(pr));
+            return zp_error_set(err, ZP_ERR_ARG,
+                                "the scratch buffer has %zu bytes, this key needs %zu with %zu threads", mem_bytes,
+                                need, zp_prover_threads(pr));
         }
         abc = (void *)align64((size_t)(uintptr_t)mem);
         scratch = (char *)abc + align64(sz.abc.bytes);

@@ -241,9 +241,15 @@ static zp_status synthesize(zp_engine *e, engine_part *p, const zp_parallel *par
     engine_key *key = p->job->key;
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
-    if (st == ZP_OK) st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, zp_groth16_witness_bytes(pk), "a witness", err);
+    if (st == ZP_OK) {
+        st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, zp_groth16_witness_bytes(pk), "a witness", err);
+    }
     if (st == ZP_OK) st = read_witness(p, pk, err);
-    if (st == ZP_OK) st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, ZP_MEM_HOST, zp_groth16_abc_size(pk), "the a, b, c vectors", err);
+    if (st == ZP_OK) { /* the backend's size, as the key's footprint counted it */
+        zp_backend_sizes sz;
+        zp_backend_sizes_get(&sz, e->backend, pk);
+        st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, sz.abc.kind, sz.abc.bytes, "the a, b, c vectors", err);
+    }
     if (st == ZP_OK) zp_groth16_synthesize(p->abc.p, pk, key->matrices.p, p->witness.p, par);
     return st;
 }
