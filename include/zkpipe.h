@@ -52,8 +52,8 @@ const char *zp_curve_name(zp_curve curve);
 /* A Groth16 proof in a canonical encoding, the same on every host:
  * each coordinate of the affine points π_A, π_B, π_C is a big-endian
  * integer below p of fp_bytes bytes (32 for BN254, 48 for BLS12-381);
- * a G1 point is x || y, a G2 point x.c1 || x.c0 || y.c1 || y.c0 (each
- * Fp2 coefficient imaginary part first); the point at infinity is all
+ * a G1 point is x || y, a G2 point x.c1 || x.c0 || y.c1 || y.c0 (of each
+ * Fp2 element, the imaginary part first); the point at infinity is all
  * zeros. For BN254 this is the uncompressed encoding of Ethereum's
  * precompiles (EIP-196/EIP-197): a || b || c are the 256 bytes an on-chain
  * verifier takes. BLS12-381 uses the same layout with 48-byte
