@@ -271,7 +271,9 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
                               int simd) {                                                                  \
         int fid = simd ? FID_IFMA : FID;                                                                   \
         const char *path = !simd && have_simd ? " (scalar)" : "";                                          \
-        zp_ifma_use(simd);                                                                                 \
+        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                  \
+        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                     \
+        par = &ctx_;                                                                                       \
         size_t max_n = (size_t)1 << log_hi;                                                                \
         size_t threads = zp_parallel_threads(par);                                                         \
         G *pts = malloc(max_n * sizeof *pts);                                                              \
@@ -320,7 +322,9 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, F_BLS_FP2_IFMA, "bl
         size_t threads = zp_parallel_threads(par);                                                       \
         const char *path = !simd && have_simd ? " (scalar)" : "";                                        \
         int fid = simd ? FID##_IFMA : FID;                                                               \
-        zp_ifma_use(simd);                                                                               \
+        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                \
+        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                   \
+        par = &ctx_;                                                                                     \
         for (unsigned lg = 16; lg <= opt_max_log; lg += 2) {                                             \
             size_t n = (size_t)1 << lg;                                                                  \
             /* as the prover allocates it: mmap with huge pages asked for */                          \
@@ -428,7 +432,7 @@ int main(int argc, char **argv) {
     bench_field_zp_bls12_fp2();
     /* the IFMA paths where the CPU has them (and ZKPIPE_SIMD is not 0),
      * with the scalar ones they replace timed too */
-    have_simd = zp_ifma_use(-1);
+    have_simd = zp_ifma_default();
     if (have_simd) {
         bench_field_ifma(zp_bn254_fp_modulus.v, 4, seed_bn_fp_limbs, F_BN_FP_IFMA, "field bn254 Fp mul, IFMA x8");
         bench_field_ifma(zp_bn254_fr_modulus.v, 4, seed_bn_fr_limbs, F_BN_FR_IFMA, "field bn254 Fr mul, IFMA x8");

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     zp_error err;
     char *out = NULL;
     if (kind == 0) {
-        zp_proof p, q;
+        zp_groth16_proof p, q;
         if (zp_json_proof_parse(&p, text, len, "fuzz.json", ZP_CURVE_NONE, &err) != ZP_OK) return 0;
         if (zp_json_proof_dump(&out, &p, &err) != ZP_OK) abort();
         if (zp_json_proof_parse(&q, out, strlen(out), "dump", p.curve, &err) != ZP_OK) abort();

@@ -2,7 +2,8 @@
  * and writes the files of the circom/snarkjs ecosystem.
  *
  * Rules of this interface (as in libsecp256k1):
- * - argument order: outputs first, then inputs; a length follows its array;
+ * - argument order: a context (zp_prover) first, then outputs, then inputs;
+ *   a length follows its array;
  * - handles are opaque and owned by the caller, who closes them;
  * - every function that can fail returns a zp_status and, when it fails,
  *   fills the caller's zp_error with one line naming the input and what was
@@ -48,25 +49,24 @@ typedef enum zp_curve { ZP_CURVE_NONE = 0, ZP_CURVE_BN254 = 1, ZP_CURVE_BLS12_38
 /* circom's name of a curve ("bn128", "bls12381"), as JSON files carry it. */
 const char *zp_curve_name(zp_curve curve);
 
-/* Runs fn(arg, i, worker) for every i in [0, n) and returns when all are
- * done; worker < threads says which of the concurrently running workers
- * runs the call, so a kernel can give each worker its own scratch. The math
- * never starts threads: whoever owns them (the engine, the CLI) hands the
- * kernels one of these. A NULL zp_parallel means serial. */
-typedef void (*zp_task_fn)(void *arg, size_t i, size_t worker);
-typedef struct zp_parallel {
-    void (*run)(void *pool, size_t n, zp_task_fn fn, void *arg);
-    void *pool;
-    size_t threads;
-} zp_parallel;
-
-/* A Groth16 proof: affine points in Montgomery form, x then y (G2: x.c0,
- * x.c1, y.c0, y.c1), each coordinate 4 (BN254) or 6 (BLS12-381) limbs. */
+/* A Groth16 proof in a canonical encoding, the same on every host:
+ * each coordinate of the affine points π_A, π_B, π_C is a big-endian
+ * integer below p of fp_bytes bytes (32 for BN254, 48 for BLS12-381);
+ * a G1 point is x || y, a G2 point x.c1 || x.c0 || y.c1 || y.c0 (of each
+ * Fp2 element, the imaginary part first); the point at infinity is all
+ * zeros. For BN254 this is the uncompressed encoding of Ethereum's
+ * precompiles (EIP-196/EIP-197): a || b || c are the 256 bytes an on-chain
+ * verifier takes. BLS12-381 uses the same layout with 48-byte
+ * coordinates (zcash's uncompressed form, without its flag bits). Only
+ * the first 2·fp_bytes bytes of a and c and 4·fp_bytes of b are used;
+ * the rest are zero. */
+#define ZP_PROOF_MAX_FP_BYTES 48
 typedef struct zp_proof {
     zp_curve curve;
-    uint64_t a[12];
-    uint64_t b[24];
-    uint64_t c[12];
+    uint32_t fp_bytes;
+    uint8_t a[2 * ZP_PROOF_MAX_FP_BYTES];
+    uint8_t b[4 * ZP_PROOF_MAX_FP_BYTES];
+    uint8_t c[2 * ZP_PROOF_MAX_FP_BYTES];
 } zp_proof;
 
 /* ---- Proving and verifying with snarkjs's files ----------------------- */
@@ -98,7 +98,7 @@ typedef struct zp_prove_stats {
     double start_s;    /* the NTTs, the G1 MSMs */
     double finish_s;   /* the G2 MSM and assembly */
     double verify_s;   /* the self-check; 0 when skipped */
-    double matrices_s; /* precompiling the key's constraint matrices */
+    double matrices_s; /* precompiling the key's constraint matrices; 0 when a prover had them */
     double synth_s;    /* synthesis: a = A·w, b = B·w, c = a∘b */
 } zp_prove_stats;
 
@@ -107,6 +107,46 @@ typedef struct zp_prove_stats {
  * satisfy the circuit gives ZP_ERR_UNSATISFIED, never a proof. */
 ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
                                   const zp_witness *witness, const zp_prove_options *options, zp_error *err);
+
+/* ---- Many proofs: a prover context --------------------------------------
+ *
+ * zp_prove starts a thread pool, maps its working memory and builds the
+ * key's constraint matrices for every proof. A prover keeps all three:
+ * its pool and backend from creation, its working memory (grown to the
+ * largest key seen) and the matrices of the last key it proved with, so
+ * many proofs of one key pay for them once. One proof at a time per
+ * prover (it is not thread-safe: make one per thread); options may be
+ * NULL (all zero: the defaults); they are fixed at creation. Fields may
+ * be added at the end: zero the struct, or use designated initializers. */
+typedef struct zp_prover zp_prover;
+
+typedef struct zp_prover_options {
+    size_t threads;      /* 0: one per CPU */
+    int skip_verify;     /* 1: do not verify proofs before returning them */
+    const char *backend; /* the prover backend by name; NULL: "cpu" (docs/backend.md) */
+} zp_prover_options;
+
+ZP_WARN_UNUSED zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err);
+void zp_prover_destroy(zp_prover *prover);
+/* The threads its pool really has (options.threads, or the CPU count). */
+size_t zp_prover_threads(const zp_prover *prover);
+
+/* As zp_prove, through the prover's pool, memory and matrices. */
+ZP_WARN_UNUSED zp_status zp_prover_prove(zp_prover *prover, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
+                                         const zp_witness *witness, zp_error *err);
+
+/* Caller-owned working memory, as libsecp256k1's preallocated contexts:
+ * zp_prove_scratch_size says how many bytes one proof of this key needs
+ * with a pool of threads threads (0: one per CPU, as in the options), and
+ * zp_prover_prove_scratch proves in the caller's buffer (any alignment;
+ * its contents need not be cleared, and are garbage afterwards) instead
+ * of the prover's own. A buffer smaller than zp_prove_scratch_size(key,
+ * zp_prover_threads(prover)) is ZP_ERR_ARG. The key's matrices stay in
+ * the prover (they belong to the key, not to one proof). */
+size_t zp_prove_scratch_size(const zp_key *key, size_t threads);
+ZP_WARN_UNUSED zp_status zp_prover_prove_scratch(zp_prover *prover, zp_proof *proof, zp_prove_stats *stats,
+                                                 const zp_key *key, const zp_witness *witness, void *scratch,
+                                                 size_t scratch_bytes, zp_error *err);
 
 /* Writes proof.json and public.json (the witness's public signals) as
  * snarkjs does; either path may be NULL. */

@@ -60,6 +60,11 @@ const char *zp_stage_name(zp_stage stage);             /* "keys", "synth", "wait
 
 typedef struct zp_engine zp_engine;
 
+/* A proof in the prover's own form (Montgomery limbs, src/groth16/keys.h):
+ * zp_engine_proof gives it to the daemon, which writes it as JSON; other
+ * callers use zp_engine_write_proof. */
+typedef struct zp_groth16_proof zp_groth16_proof;
+
 /* A fault hook for tests: called at the start of each stage of each
  * partition; a nonzero return makes that stage fail ("injected failure"). */
 typedef int (*zp_fault_fn)(void *arg, zp_stage stage, uint64_t job, size_t partition);
@@ -88,6 +93,9 @@ typedef struct zp_engine_options {
     zp_fault_fn fault;
     void *fault_arg;
     int report_ended; /* 1: keep the ended jobs for zp_engine_next_ended */
+    /* The prover backend, by name (src/groth16/backend.h, docs/backend.md);
+     * NULL: "cpu". An unknown name fails zp_engine_create. */
+    const char *backend;
 } zp_engine_options;
 
 #define ZP_BUDGET_UNLIMITED UINT64_MAX
@@ -153,7 +161,7 @@ ZP_WARN_UNUSED zp_status zp_engine_partition_times(zp_partition_times *times, zp
                                                    size_t partition, zp_error *err);
 /* A done job's proof of one partition and its public signals (the
  * witness's, n_public plain 4-limb values; may be NULL). */
-ZP_WARN_UNUSED zp_status zp_engine_proof(zp_proof *proof, uint64_t *public_values, size_t max_public,
+ZP_WARN_UNUSED zp_status zp_engine_proof(zp_groth16_proof *proof, uint64_t *public_values, size_t max_public,
                                          size_t *n_public, zp_engine *engine, uint64_t job_id, size_t partition,
                                          zp_error *err);
 /* Writes one partition's proof.json and public.json as snarkjs does. */

@@ -1,8 +1,12 @@
 /* The public API of include/zkpipe.h on the bundled example, both curves:
  * open, prove, write, verify with snarkjs's verification key; and the
- * errors it reports for mismatched inputs. */
+ * errors it reports for mismatched inputs. Then a prover context: many
+ * proofs of both curves through one, its matrices kept per key, the
+ * caller's scratch (and a too-small one refused), the proof's canonical
+ * encoding checked against the proof.json snarkjs reads. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -44,9 +48,191 @@ done:
     zp_key_close(key);
 }
 
+/* A big-endian integer as decimal digits. */
+static void to_decimal(char *out, size_t cap, const uint8_t *be, size_t n) {
+    uint8_t v[64];
+    char rev[160];
+    size_t len = 0;
+    memcpy(v, be, n);
+    for (;;) {
+        int zero = 1;
+        unsigned rem = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned cur = rem * 256 + v[i];
+            v[i] = (uint8_t)(cur / 10);
+            rem = cur % 10;
+            if (v[i]) zero = 0;
+        }
+        rev[len++] = (char)('0' + rem);
+        if (zero || len + 1 >= sizeof rev) break;
+    }
+    size_t k = 0;
+    while (len > 0 && k + 1 < cap) out[k++] = rev[--len];
+    out[k] = '\0';
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Where "decimal" stands in the text, as a quoted JSON string; NULL if not. */
+static const char *find_value(const char *text, const uint8_t *be, size_t n) {
+    char dec[160], quoted[170];
+    to_decimal(dec, sizeof dec, be, n);
+    snprintf(quoted, sizeof quoted, "\"%s\"", dec);
+    return strstr(text, quoted);
+}
+
+typedef struct curve_files {
+    const char *name;
+    char zkey[128], vk[128], w[2][128];
+    zp_key *key;
+    zp_witness *wit[2];
+} curve_files;
+
+static int open_curve(curve_files *c, const char *name) {
+    zp_error err;
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    snprintf(c->zkey, sizeof c->zkey, "examples/merkle/%s/merkle.zkey", name);
+    snprintf(c->vk, sizeof c->vk, "examples/merkle/%s/vk.json", name);
+    for (int i = 0; i < 2; i++) snprintf(c->w[i], sizeof c->w[i], "examples/merkle/%s/w%d.wtns", name, i + 1);
+    CHECK_MSG(zp_key_open(&c->key, c->zkey, &err) == ZP_OK, "%s: %s", c->zkey, err.message);
+    for (int i = 0; i < 2; i++) {
+        CHECK_MSG(zp_witness_open(&c->wit[i], c->w[i], &err) == ZP_OK, "%s: %s", c->w[i], err.message);
+    }
+    return c->key && c->wit[0] && c->wit[1];
+}
+
+static void close_curve(curve_files *c) {
+    for (int i = 0; i < 2; i++) zp_witness_close(c->wit[i]);
+    zp_key_close(c->key);
+}
+
+/* The proof is well formed, verifies with snarkjs's vk through the files,
+ * and its canonical bytes are the coordinates proof.json carries: G1 x, y;
+ * G2 with the imaginary part first, where snarkjs writes c0 first. */
+static void check_proof(const zp_proof *proof, const curve_files *c, int which, const char *what) {
+    char proof_path[128], public_path[128];
+    zp_error err;
+    snprintf(proof_path, sizeof proof_path, "/tmp/zp_test_api_%d_proof.json", (int)getpid());
+    snprintf(public_path, sizeof public_path, "/tmp/zp_test_api_%d_public.json", (int)getpid());
+    size_t fb = strcmp(c->name, "bn128") == 0 ? 32 : 48;
+    CHECK_MSG(proof->curve == zp_key_curve(c->key) && proof->fp_bytes == fb, "%s %s: curve and size", c->name, what);
+    for (size_t i = 2 * fb; i < sizeof proof->a; i++) CHECK(proof->a[i] == 0 && proof->c[i] == 0);
+    for (size_t i = 4 * fb; i < sizeof proof->b; i++) CHECK(proof->b[i] == 0);
+    CHECK_MSG(zp_proof_write(proof_path, public_path, proof, c->key, c->wit[which], &err) == ZP_OK, "%s %s: %s",
+              c->name, what, err.message);
+    CHECK_MSG(zp_verify_files(c->vk, public_path, proof_path, &err) == ZP_OK, "%s %s verify: %s", c->name, what,
+              err.message);
+    const char *text = slurp(proof_path);
+    CHECK(text != NULL);
+    if (text != NULL) {
+        const char *pa = strstr(text, "pi_a"), *pb = strstr(text, "pi_b"), *pc = strstr(text, "pi_c");
+        const char *ax = find_value(text, proof->a, fb), *ay = find_value(text, proof->a + fb, fb);
+        const char *x1 = find_value(text, proof->b, fb), *x0 = find_value(text, proof->b + fb, fb);
+        const char *y1 = find_value(text, proof->b + 2 * fb, fb), *y0 = find_value(text, proof->b + 3 * fb, fb);
+        const char *cx = find_value(text, proof->c, fb), *cy = find_value(text, proof->c + fb, fb);
+        CHECK_MSG(pa && pb && pc && ax && ay && x0 && x1 && y0 && y1 && cx && cy, "%s %s: coordinates in proof.json",
+                  c->name, what);
+        if (pa && pb && pc && ax && ay && x0 && x1 && y0 && y1 && cx && cy) {
+            CHECK_MSG(pa < ax && ax < ay && ay < pb, "%s %s: pi_a", c->name, what);
+            CHECK_MSG(pb < x0 && x0 < x1 && x1 < y0 && y0 < y1 && y1 < pc, "%s %s: pi_b, Fp2 order", c->name, what);
+            CHECK_MSG(pc < cx && cx < cy, "%s %s: pi_c", c->name, what);
+        }
+    }
+    unlink(proof_path);
+    unlink(public_path);
+}
+
+static void test_prover(void) {
+    curve_files cf[2];
+    zp_error err;
+    int ok = open_curve(&cf[0], "bn128") & open_curve(&cf[1], "bls12381");
+    zp_prover *pr = NULL;
+    zp_prover_options opt = {.threads = 2};
+    CHECK_MSG(zp_prover_create(&pr, &opt, &err) == ZP_OK, "prover: %s", err.message);
+    if (!ok || pr == NULL) goto done;
+    CHECK(zp_prover_threads(pr) == 2);
+
+    /* many proofs through one context, both curves, the key switching:
+     * the matrices are built when the key changes, and only then */
+    static const int order[] = {0, 0, 1, 1, 1, 0, 1};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        curve_files *c = &cf[order[i]];
+        zp_proof proof;
+        zp_prove_stats st;
+        int which = (int)(i % 2);
+        CHECK_MSG(zp_prover_prove(pr, &proof, &st, c->key, c->wit[which], &err) == ZP_OK, "%s proof %zu: %s",
+                  c->name, i, err.message);
+        int key_changed = i == 0 || order[i] != order[i - 1];
+        CHECK_MSG(key_changed ? st.matrices_s > 0 : st.matrices_s == 0, "%s proof %zu: matrices %s", c->name, i,
+                  key_changed ? "built" : "kept");
+        char what[32];
+        snprintf(what, sizeof what, "proof %zu", i);
+        check_proof(&proof, c, which, what);
+    }
+
+    /* the caller's scratch: misaligned, full of garbage, reused */
+    for (int k = 0; k < 2; k++) {
+        curve_files *c = &cf[k];
+        size_t need = zp_prove_scratch_size(c->key, zp_prover_threads(pr));
+        CHECK(need > 0 && need == zp_prove_scratch_size(c->key, 2));
+        unsigned char *mem = malloc(need + 1);
+        CHECK(mem != NULL);
+        if (mem == NULL) continue;
+        memset(mem, 0xa5, need + 1);
+        for (int round = 0; round < 2; round++) {
+            zp_proof proof;
+            CHECK_MSG(zp_prover_prove_scratch(pr, &proof, NULL, c->key, c->wit[round], mem + 1, need, &err) == ZP_OK,
+                      "%s scratch: %s", c->name, err.message);
+            check_proof(&proof, c, round, "caller's scratch");
+        }
+        /* one byte short is refused, and no proof comes out */
+        zp_proof proof;
+        memset(&proof, 0x5a, sizeof proof);
+        CHECK(zp_prover_prove_scratch(pr, &proof, NULL, c->key, c->wit[0], mem + 1, need - 1, &err) == ZP_ERR_ARG);
+        CHECK_MSG(strstr(err.message, "scratch") != NULL, "%s", err.message);
+        CHECK(proof.curve == ZP_CURVE_NONE && proof.a[0] == 0);
+        CHECK(zp_prover_prove_scratch(pr, &proof, NULL, c->key, c->wit[0], NULL, need, &err) == ZP_ERR_ARG);
+        free(mem);
+    }
+
+    /* errors: the other curve's witness; a proof that is not canonical */
+    zp_proof proof;
+    CHECK(zp_prover_prove(pr, &proof, NULL, cf[0].key, cf[1].wit[0], &err) == ZP_ERR_MISMATCH);
+    CHECK(zp_prover_prove(pr, &proof, NULL, cf[0].key, cf[0].wit[0], &err) == ZP_OK);
+    zp_proof bad = proof;
+    memset(bad.a, 0xff, 32); /* x >= p */
+    CHECK(zp_proof_write("/dev/null", NULL, &bad, cf[0].key, cf[0].wit[0], &err) == ZP_ERR_ARG);
+    bad = proof;
+    bad.fp_bytes = 48;
+    CHECK(zp_proof_write("/dev/null", NULL, &bad, cf[0].key, cf[0].wit[0], &err) == ZP_ERR_ARG);
+    CHECK(zp_proof_write("/dev/null", NULL, &proof, cf[1].key, cf[1].wit[0], &err) == ZP_ERR_MISMATCH);
+done:
+    zp_prover_destroy(pr);
+    /* an unknown backend is an error, naming it */
+    zp_prover *none = NULL;
+    zp_prover_options cuda = {.backend = "cuda-not-here"};
+    CHECK(zp_prover_create(&none, &cuda, &err) == ZP_ERR_ARG && none == NULL);
+    CHECK_MSG(strstr(err.message, "cuda-not-here") != NULL, "%s", err.message);
+    zp_prover_options cpu = {.threads = 1, .skip_verify = 1, .backend = "cpu"};
+    CHECK(zp_prover_create(&none, &cpu, &err) == ZP_OK && none != NULL);
+    zp_prover_destroy(none);
+    close_curve(&cf[0]);
+    close_curve(&cf[1]);
+}
+
 int main(void) {
     zp_test_init("test_api");
     test_curve("bn128", "bls12381");
     test_curve("bls12381", "bn128");
+    test_prover();
     return zp_test_done();
 }

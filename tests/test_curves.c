@@ -224,7 +224,7 @@ static void test_unknown_ids(void) {
         memset(&err, 0, sizeof err);
         CHECK(zp_groth16_prove_start(&pend, &pk, w, NULL, NULL, NULL, &err) == ZP_ERR_ARG);
         CHECK(zp_groth16_random_scalar(k, c, &err) == ZP_ERR_ARG && strstr(err.message, "unknown curve"));
-        zp_proof proof;
+        zp_groth16_proof proof;
         memset(&proof, 0xa5, sizeof proof);
         pend.curve = c;
         zp_groth16_prove_finish(&proof, &pend, &pk, w, NULL, NULL);
@@ -400,7 +400,7 @@ static void test_unknown_json(void) {
                                 "\"curve\": \"bn999\"}";
     static const char vk[] = "{\"protocol\": \"groth16\", \"curve\": \"bn999\", \"nPublic\": 0}";
     zp_error err = {0};
-    zp_proof p;
+    zp_groth16_proof p;
     zp_curve expect[] = {ZP_CURVE_NONE, ZP_CURVE_BN254, ZP_CURVE_BLS12_381};
     for (size_t i = 0; i < 3; i++) {
         memset(&err, 0, sizeof err);

@@ -4,7 +4,8 @@
  * a budget too small fails at once; keys are evicted to make room; and a
  * stress run (many small jobs, random cancellations, random injected
  * failures in every stage) never goes over budget, ends every job, and
- * leaves every counter at zero. */
+ * leaves every counter at zero. The tracker's allocator hook and memory
+ * kinds; the backend by name (an unknown one an error). */
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,8 +15,10 @@
 #include <unistd.h>
 
 #include "chain_circuit.h"
+#include "groth16/backend.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
+#include "field/ifma.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
 #include "mem/track.h"
@@ -67,7 +70,7 @@ static void check_proofs(zp_engine *e, uint64_t job, const fixture *f, const siz
     zp_groth16_vk vk;
     CHECK(zp_zkey_vk(&vk, &f->setup.pk, &err) == ZP_OK);
     for (size_t i = 0; i < n; i++) {
-        zp_proof proof;
+        zp_groth16_proof proof;
         uint64_t pub[4 * 8];
         size_t np = 0;
         CHECK(zp_engine_proof(&proof, pub, 8, &np, e, job, i, &err) == ZP_OK);
@@ -491,6 +494,85 @@ static void test_stress(const fixture *f) {
     zp_engine_destroy(e);
 }
 
+/* A stand-in for a device allocator: malloc, counting what it gives. */
+typedef struct fake_device {
+    size_t allocs, frees, bytes;
+} fake_device;
+
+static void *fake_alloc(void *arg, size_t bytes, zp_mem_kind kind, const char *what, zp_error *err) {
+    (void)what;
+    (void)err;
+    fake_device *d = arg;
+    CHECK(kind == ZP_MEM_DEVICE && bytes % 4096 == 0);
+    d->allocs++;
+    d->bytes += bytes;
+    return malloc(bytes);
+}
+
+static void fake_free(void *arg, void *p, size_t bytes, zp_mem_kind kind) {
+    fake_device *d = arg;
+    CHECK(kind == ZP_MEM_DEVICE);
+    d->frees++;
+    d->bytes -= bytes;
+    free(p);
+}
+
+static void test_tracker_kinds(void) {
+    zp_tracker t;
+    zp_error err;
+    zp_tracker_init(&t);
+    zp_tracked host, pinned, dev;
+    /* no device allocator by default: an error naming the buffer */
+    CHECK(zp_track_alloc_kind(&dev, &t, ZP_MEM_DEVICE, 1, 2, 100, "the bases", &err) == ZP_ERR_UNSUPPORTED);
+    CHECK(dev.p == NULL && strstr(err.message, "the bases") != NULL && atomic_load(&t.total) == 0);
+    CHECK(zp_track_alloc(&host, &t, 1, 2, 5000, "h", &err) == ZP_OK);
+    CHECK(zp_track_alloc_kind(&pinned, &t, ZP_MEM_PINNED, 1, 2, 100, "p", &err) == ZP_OK);
+    fake_device d = {0, 0, 0};
+    zp_allocator fake = {"fake device", fake_alloc, fake_free, &d};
+    zp_tracker_set_allocator(&t, ZP_MEM_DEVICE, &fake);
+    CHECK(zp_track_alloc_kind(&dev, &t, ZP_MEM_DEVICE, 1, 2, 10000, "the bases", &err) == ZP_OK);
+    CHECK(d.allocs == 1 && d.bytes == 12288 && dev.bytes == 12288 && dev.kind == ZP_MEM_DEVICE);
+    CHECK(atomic_load(&t.kind_bytes[ZP_MEM_HOST]) == 8192 && atomic_load(&t.kind_bytes[ZP_MEM_PINNED]) == 4096);
+    CHECK(atomic_load(&t.kind_bytes[ZP_MEM_DEVICE]) == 12288 && atomic_load(&t.total) == 8192 + 4096 + 12288);
+    CHECK(atomic_load(&t.class_bytes[1]) == 8192 + 4096 + 12288);
+    /* a buffer goes back to the allocator that gave it, even after a change */
+    zp_tracker_set_allocator(&t, ZP_MEM_DEVICE, NULL);
+    zp_track_free(&t, &dev);
+    CHECK(d.frees == 1 && d.bytes == 0 && dev.p == NULL);
+    zp_track_free(&t, &pinned);
+    zp_track_free(&t, &host);
+    CHECK(atomic_load(&t.total) == 0 && atomic_load(&t.kind_peak[ZP_MEM_DEVICE]) == 12288);
+    for (int k = 0; k < ZP_MEM_KINDS; k++) {
+        CHECK(atomic_load(&t.kind_bytes[k]) == 0 && atomic_load(&t.kind_count[k]) == 0);
+    }
+    CHECK(strcmp(zp_mem_kind_name(ZP_MEM_DEVICE), "device") == 0);
+}
+
+static void test_backend_names(void) {
+    zp_error err;
+    const zp_backend *be = NULL;
+    CHECK(zp_backend_find(&be, NULL, &err) == ZP_OK && be == &zp_backend_cpu);
+    CHECK(zp_backend_find(&be, "cpu", &err) == ZP_OK && be == &zp_backend_cpu);
+    CHECK(zp_backend_find(&be, "cuda", &err) == ZP_ERR_ARG && be == NULL);
+    CHECK_MSG(strstr(err.message, "\"cuda\"") && strstr(err.message, "cpu"), "%s", err.message);
+    /* the IFMA choice is the context's: off when asked, and never on a CPU
+     * without it */
+    zp_backend_ctx *ctx;
+    zp_backend_config off = {2, ZP_SIMD_OFF, NULL}, on = {2, ZP_SIMD_IFMA, NULL};
+    CHECK(zp_backend_ctx_create(&ctx, "cpu", &off, &err) == ZP_OK && !zp_backend_cpu_uses_ifma(ctx));
+    zp_backend_ctx_destroy(ctx);
+    CHECK(zp_backend_ctx_create(&ctx, "cpu", &on, &err) == ZP_OK);
+    CHECK(zp_backend_cpu_uses_ifma(ctx) == zp_ifma_available());
+    zp_backend_ctx_destroy(ctx);
+    /* an engine with an unknown backend is not created */
+    zp_engine *e = NULL;
+    zp_engine_options opt = {0};
+    opt.budget = 1ULL << 30;
+    opt.backend = "cuda";
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_ERR_ARG && e == NULL);
+    CHECK_MSG(strstr(err.message, "cuda") != NULL, "%s", err.message);
+}
+
 int main(void) {
     zp_test_init("test_engine");
     if (mkdtemp(workdir) == NULL) return 1;
@@ -498,6 +580,8 @@ int main(void) {
     fixture_make(&bn, ZP_CURVE_BN254, 200, 2, "bn");
     fixture_make(&bls, ZP_CURVE_BLS12_381, 100, 1, "bls");
     fixture_make(&bn_big, ZP_CURVE_BN254, 700, 3, "bn_big");
+    test_tracker_kinds();
+    test_backend_names();
     test_basic(&bn);
     test_basic(&bls);
     test_priority(&bn);

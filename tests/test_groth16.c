@@ -14,7 +14,7 @@
 #include "testutil.h"
 
 /* matrices, synthesis, prove_start, prove_finish: the steps of one proof */
-static void prove(zp_proof *proof, const zp_groth16_pk *pk, const uint64_t *w, const zp_parallel *par) {
+static void prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *w, const zp_parallel *par) {
     zp_error err;
     zp_groth16_pending pend;
     size_t mat_bytes = zp_groth16_matrices_size(pk);
@@ -43,7 +43,7 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
     CHECK(zp_groth16_check_witness(pk, curve, nw, w, &err) == ZP_OK);
     CHECK(zp_groth16_check_witness(pk, curve, nw - 1, w, &err) == ZP_ERR_MISMATCH);
 
-    zp_proof p1, p2;
+    zp_groth16_proof p1, p2;
     prove(&p1, pk, w, par);
     prove(&p2, pk, w, par);
     CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p1) == 1, "%s m=%u: proof verifies", zp_curve_name(curve), m);
@@ -65,7 +65,7 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
             memcpy(coefs + j * ZP_ZKEY_COEF_BYTES, t, sizeof t);
         }
         shuffled.coefs = coefs;
-        zp_proof p4;
+        zp_groth16_proof p4;
         prove(&p4, &shuffled, w, par);
         CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p4) == 1, "%s m=%u: proof from a shuffled key verifies",
                   zp_curve_name(curve), m);
@@ -80,13 +80,13 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
         w[4] = saved;
     }
     /* a tampered proof: A and C swapped */
-    zp_proof bad = p1;
+    zp_groth16_proof bad = p1;
     memcpy(bad.a, p1.c, sizeof bad.a);
     memcpy(bad.c, p1.a, sizeof bad.c);
     CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &bad) == 0, "%s: tampered proof rejected", zp_curve_name(curve));
     /* a witness that does not satisfy the circuit: a private chain value off */
     w[4 * (nw - 2)] ^= 4;
-    zp_proof p3;
+    zp_groth16_proof p3;
     prove(&p3, pk, w, par);
     CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p3) == 0, "%s: unsatisfying witness gives no valid proof",
               zp_curve_name(curve));

@@ -90,7 +90,7 @@ static void io_rand_scalar(uint64_t k[4]) {
     k[3] &= 0x0fffffffffffffffULL; /* below both scalar moduli */
 }
 
-/* k·G in affine Montgomery limbs, the layout of zp_proof and .zkey. */
+/* k·G in affine Montgomery limbs, the layout of zp_groth16_proof and .zkey. */
 static void io_rand_g1(zp_curve c, uint64_t *out) {
     uint64_t k[4];
     io_rand_scalar(k);

@@ -16,7 +16,7 @@ static const char *const BN254_P = "21888242871839275222246405745257275088696311
 static const char *const BN254_R = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
 static const char *const BLS12_R = "52435875175126190479447740508185965837690552500527637822603658699938581184513";
 
-static void rand_proof(zp_proof *p, zp_curve c) {
+static void rand_proof(zp_groth16_proof *p, zp_curve c) {
     memset(p, 0, sizeof *p);
     p->curve = c;
     io_rand_g1(c, p->a);
@@ -30,7 +30,7 @@ static json_t *to_json(const char *text) {
     return j;
 }
 
-static zp_status parse_proof(const json_t *j, zp_curve expected, zp_proof *out, zp_error *e) {
+static zp_status parse_proof(const json_t *j, zp_curve expected, zp_groth16_proof *out, zp_error *e) {
     char *s = json_dumps(j, 0);
     zp_status st = zp_json_proof_parse(out, s, strlen(s), "proof.json", expected, e);
     free(s);
@@ -51,7 +51,7 @@ static zp_status parse_vk(const json_t *j, zp_groth16_vk *vk, zp_error *e) {
         json_t *j = copy_;                                                                                   \
         stmt;                                                                                                \
         zp_error e_ = {0};                                                                                   \
-        zp_proof p_;                                                                                         \
+        zp_groth16_proof p_;                                                                                         \
         zp_status s_ = parse_proof(j, expected, &p_, &e_);                                                   \
         CHECK_MSG(s_ == (st) && strstr(e_.message, want) != NULL, "status %d '%s', want '%s'", (int)s_,      \
                   e_.message, want);                                                                         \
@@ -74,7 +74,7 @@ static void mutate_text(const char *text, int kind, size_t iters) {
         zp_error e = {0};
         zp_status st;
         if (kind == 0) {
-            zp_proof p;
+            zp_groth16_proof p;
             st = zp_json_proof_parse(&p, b, len, "m.json", ZP_CURVE_NONE, &e);
         } else if (kind == 1) {
             uint64_t *v;
@@ -93,7 +93,7 @@ static void mutate_text(const char *text, int kind, size_t iters) {
 
 static void test_proof(zp_curve c) {
     zp_error err = {0};
-    zp_proof p, q;
+    zp_groth16_proof p, q;
     rand_proof(&p, c);
     const char *path = io_path("proof.json");
     CHECK(zp_json_proof_write(path, &p, &err) == ZP_OK);
@@ -116,7 +116,7 @@ static void test_proof(zp_curve c) {
     free(text);
 
     /* Infinity, as ffjavascript's toObject writes it, both ways. */
-    zp_proof inf = p;
+    zp_groth16_proof inf = p;
     memset(inf.a, 0, sizeof inf.a);
     memset(inf.b, 0, sizeof inf.b);
     CHECK(zp_json_proof_dump(&text, &inf, &err) == ZP_OK);
@@ -189,7 +189,7 @@ static void test_proof(zp_curve c) {
               !strncmp(e.message, "proof.json: ", 12));
     }
     CHECK(zp_json_proof_read(&q, io_path("nope.json"), c, &err) == ZP_ERR_IO);
-    zp_proof unk = p;
+    zp_groth16_proof unk = p;
     unk.curve = ZP_CURVE_NONE;
     CHECK(zp_json_proof_dump(&text, &unk, &err) == ZP_ERR_ARG);
 }

@@ -199,22 +199,27 @@ int main(void) {
     size_t big = zp_test_iters(100) >= 100 ? 2100 : 257;
     /* the batch-affine additions run on eight IFMA lanes where the CPU
      * has them (msm_simd.h): then every test runs on both paths */
-    int have_simd = zp_ifma_use(1);
+    int have_simd = zp_ifma_available();
     printf("test_kernels: AVX-512 IFMA path %s\n", have_simd ? "present: checked as well as the scalar one"
                                                               : "absent on this CPU: scalar path only");
+    /* the path is the execution context's, not the process's: each pass
+     * hands the kernels contexts that ask for it */
     for (int simd = have_simd; simd >= 0; simd--) {
-        zp_ifma_use(simd);
-        test_msm_many(&par);
-        test_msm_zp_bn254_g1(&par, zp_test_iters(100) >= 100 ? 9000 : 257);
-        test_msm_zp_bn254_g1(NULL, 257);
-        test_msm_degenerate_zp_bn254_g1(&par, big);
-        test_msm_zp_bls12_g1(&par, big);
-        test_msm_zp_bn254_g2(&par, 257);
-        test_msm_zp_bls12_g2(&par, 257);
-        test_msm_degenerate_zp_bls12_g1(&par, 600);
-        test_msm_degenerate_zp_bn254_g2(&par, 600);
-        test_msm_degenerate_zp_bls12_g2(&par, 600);
+        zp_parallel pool_par = par, serial = {NULL, NULL, 1, simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF};
+        pool_par.simd = serial.simd;
+        test_msm_many(&pool_par);
+        test_msm_zp_bn254_g1(&pool_par, zp_test_iters(100) >= 100 ? 9000 : 257);
+        test_msm_zp_bn254_g1(&serial, 257);
+        test_msm_degenerate_zp_bn254_g1(&pool_par, big);
+        test_msm_zp_bls12_g1(&pool_par, big);
+        test_msm_zp_bn254_g2(&pool_par, 257);
+        test_msm_zp_bls12_g2(&pool_par, 257);
+        test_msm_degenerate_zp_bls12_g1(&pool_par, 600);
+        test_msm_degenerate_zp_bn254_g2(&pool_par, 600);
+        test_msm_degenerate_zp_bls12_g2(&pool_par, 600);
     }
+    /* no context at all: serial, the CPU's default path */
+    test_msm_zp_bn254_g1(NULL, 257);
     zp_pool_destroy(pool);
     return zp_test_done();
 }

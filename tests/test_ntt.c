@@ -152,11 +152,13 @@ static int have_simd;
             CHECK_MSG(memcmp(b, fwd, bytes) == 0, NAME " reference vs naive DFT, n=2^%u", log_n);        \
         }                                                                                                \
         for (size_t run = 0; run < 2 * npars; run++) {                                                   \
-            const zp_parallel *par = pars[run % npars];                                                  \
             if (run >= npars && !have_simd) break;                                                       \
-            zp_ifma_use(run >= npars);                                                                   \
-            const char *how = run >= npars ? (par == NULL ? "serial, ifma" : "pool, ifma")               \
-                                           : (par == NULL ? "serial" : "pool");                          \
+            /* the same context, asking for the scalar path, then the lanes */                           \
+            zp_parallel ctx = *pars[run % npars];                                                        \
+            ctx.simd = run >= npars ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                        \
+            const zp_parallel *par = &ctx;                                                               \
+            const char *how = run >= npars ? (par->run == NULL ? "serial, ifma" : "pool, ifma")          \
+                                           : (par->run == NULL ? "serial" : "pool");                     \
             memcpy(b, a, bytes);                                                                         \
             CHECK(F##_ntt(b, log_n, 0, scratch, par));                                                   \
             CHECK_MSG(memcmp(b, fwd, bytes) == 0, NAME " forward vs reference, n=2^%u %s", log_n, how);  \
@@ -243,10 +245,11 @@ int main(void) {
         return 1;
     }
     zp_parallel par = zp_pool_parallel(pool);
-    const zp_parallel *pars[] = {&par, NULL};
+    zp_parallel serial = {NULL, NULL, 1, ZP_SIMD_AUTO};
+    const zp_parallel *pars[] = {&par, &serial};
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at 2^16 */
     unsigned max_log = zp_test_iters(100) >= 100 ? 20 : 16;
-    have_simd = zp_ifma_use(1);
+    have_simd = zp_ifma_available();
     printf("test_ntt: AVX-512 IFMA path %s\n", have_simd ? "present: checked as well as the scalar one"
                                                           : "absent on this CPU: scalar path only");
     /* four arrays of the largest size */
@@ -261,10 +264,12 @@ int main(void) {
     }
     free(buf);
     for (int simd = 0; simd <= have_simd; simd++) {
-        zp_ifma_use(simd);
-        test_misc_zp_bn254_fr(&par);
-        test_misc_zp_bls12_fr(NULL);
+        zp_parallel pool_par = par, ser = serial;
+        pool_par.simd = ser.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;
+        test_misc_zp_bn254_fr(&pool_par);
+        test_misc_zp_bls12_fr(&ser);
     }
+    test_misc_zp_bls12_fr(NULL); /* no context: serial, the CPU's default path */
     zp_pool_destroy(pool);
     return zp_test_done();
 }

@@ -232,7 +232,7 @@ static void check_done(zp_server *s, json_int_t id, const char *vk_path, size_t 
     for (size_t i = 0; i < json_array_size(proofs); i++) {
         json_t *p = json_array_get(proofs, i);
         char *pt = json_dumps(json_object_get(p, "proof"), 0), *ut = json_dumps(json_object_get(p, "public"), 0);
-        zp_proof proof;
+        zp_groth16_proof proof;
         uint64_t *pub = NULL;
         size_t np = 0;
         CHECK(pt && ut);

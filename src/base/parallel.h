@@ -1,8 +1,34 @@
-/* Running a loop through a zp_parallel, or serially when there is none. */
+/* The execution context the kernels are handed: how to run a loop in
+ * parallel, and which instruction-set paths they may take. Internal: no
+ * public function takes one (the public API owns its pools).
+ *
+ * The math never starts threads: whoever owns them (the engine, the CLI)
+ * hands the kernels one of these. A NULL zp_parallel means serial, with
+ * the CPU's default features. */
 #ifndef ZP_BASE_PARALLEL_H
 #define ZP_BASE_PARALLEL_H
 
-#include "zkpipe.h"
+#include <stddef.h>
+
+/* Runs for every i in [0, n): worker < threads says which of the
+ * concurrently running workers runs the call, so a kernel can give each
+ * worker its own scratch. */
+typedef void (*zp_task_fn)(void *arg, size_t i, size_t worker);
+
+/* Which vector path the kernels take. The results are the same bit for
+ * bit; only the speed differs. AUTO (the zero value) is what the CPU has,
+ * unless ZKPIPE_SIMD=0 is set (field/ifma.h decides); a backend sets OFF
+ * or IFMA from its own context, so two engines in one process can differ
+ * and a test can check both paths without touching global state. IFMA on
+ * a CPU without it is taken as OFF. */
+typedef enum zp_simd { ZP_SIMD_AUTO = 0, ZP_SIMD_OFF, ZP_SIMD_IFMA } zp_simd;
+
+typedef struct zp_parallel {
+    void (*run)(void *pool, size_t n, zp_task_fn fn, void *arg);
+    void *pool;
+    size_t threads;
+    zp_simd simd;
+} zp_parallel;
 
 static inline size_t zp_parallel_threads(const zp_parallel *par) {
     return (par != NULL && par->threads > 0) ? par->threads : 1;

@@ -1,6 +1,9 @@
-/* The public API of include/zkpipe.h: one proof at a time, with its own
- * thread pool and working memory. (The pipeline engine, for many proofs
- * under a budget, is built beside this.) */
+/* The public API of include/zkpipe.h: keys and witnesses, the prover
+ * context (a pool, a backend, working memory and the last key's matrices,
+ * kept across proofs), the one-shot zp_prove over it, and the canonical
+ * proof encoding. (The pipeline engine, for many proofs under a budget,
+ * is built beside this.) */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -8,16 +11,26 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "engine/pool.h"
+#include "curve/desc.h"
+#include "field/mont.h"
+#include "groth16/backend.h"
 #include "groth16/groth16.h"
+#include "io/elements.h"
 #include "io/json.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
-#include "mem/large.h"
+#include "mem/track.h"
 #include "zkpipe.h"
 
 struct zp_key {
     zp_zkey *zkey;
+    /* Unique per opened key, so a prover can tell that the key it built
+     * matrices for is still the one it is handed (an address could be
+     * reused by the next key opened). */
+    uint64_t serial;
 };
+
+static _Atomic uint64_t key_serials;
 struct zp_witness {
     zp_wtns *wtns;
 };
@@ -31,6 +44,7 @@ zp_status zp_key_open(zp_key **out, const char *path, zp_error *err) {
         free(key);
         return st;
     }
+    key->serial = atomic_fetch_add(&key_serials, 1) + 1;
     *out = key;
     return ZP_OK;
 }
@@ -65,78 +79,289 @@ void zp_witness_close(zp_witness *witness) {
     free(witness);
 }
 
-zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, const zp_witness *witness,
-                   const zp_prove_options *options, zp_error *err) {
+/* ---- the canonical proof encoding --------------------------------------- */
+
+/* The curve's base field limbs (the table's; 0 for an unknown curve). */
+static size_t fp_limbs(zp_curve curve) {
+    const zp_curve_desc *d = zp_curve_get(curve);
+    return d != NULL ? d->fp_limbs : 0;
+}
+
+/* n coordinates of nl limbs each, Montgomery form -> big-endian plain. */
+static void encode_coords(uint8_t *out, const uint64_t *mont, size_t n, zp_curve curve) {
+    size_t nl = fp_limbs(curve);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t plain[ZP_MAX_LIMBS];
+        zp_io_fp_from_mont(curve, plain, mont + k * nl);
+        uint8_t *o = out + k * 8 * nl;
+        for (size_t b = 0; b < 8 * nl; b++) { /* byte b from the most significant */
+            size_t bit = 8 * (8 * nl - 1 - b);
+            o[b] = (uint8_t)(plain[bit / 64] >> (bit % 64));
+        }
+    }
+}
+
+/* The inverse; 0 when a coordinate is not below p. */
+static int decode_coords(uint64_t *mont, const uint8_t *in, size_t n, zp_curve curve) {
+    size_t nl = fp_limbs(curve);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t plain[ZP_MAX_LIMBS] = {0};
+        const uint8_t *c = in + k * 8 * nl;
+        for (size_t b = 0; b < 8 * nl; b++) {
+            size_t bit = 8 * (8 * nl - 1 - b);
+            plain[bit / 64] |= (uint64_t)c[b] << (bit % 64);
+        }
+        if (!zp_io_fp_is_canonical(curve, plain)) return 0;
+        zp_io_fp_to_mont(curve, mont + k * nl, plain);
+    }
+    return 1;
+}
+
+/* G2 inside: x.c0, x.c1, y.c0, y.c1; encoded: the imaginary part first. */
+static void swap_fp2(uint64_t *g2, size_t nl) {
+    for (size_t k = 0; k < 4 * nl; k += 2 * nl) {
+        for (size_t i = 0; i < nl; i++) {
+            uint64_t t = g2[k + i];
+            g2[k + i] = g2[k + nl + i];
+            g2[k + nl + i] = t;
+        }
+    }
+}
+
+static void proof_encode(zp_proof *out, const zp_groth16_proof *in) {
+    memset(out, 0, sizeof *out);
+    size_t nl = fp_limbs(in->curve);
+    out->curve = in->curve;
+    out->fp_bytes = (uint32_t)(8 * nl);
+    uint64_t b[24];
+    memcpy(b, in->b, sizeof b);
+    swap_fp2(b, nl);
+    encode_coords(out->a, in->a, 2, in->curve);
+    encode_coords(out->b, b, 4, in->curve);
+    encode_coords(out->c, in->c, 2, in->curve);
+}
+
+static zp_status proof_decode(zp_groth16_proof *out, const zp_proof *in, zp_error *err) {
+    memset(out, 0, sizeof *out);
+    size_t nl = fp_limbs(in->curve);
+    if (nl == 0) return zp_error_set(err, ZP_ERR_ARG, "the proof's curve (%d) is not a known curve", (int)in->curve);
+    if (in->fp_bytes != 8 * nl) {
+        return zp_error_set(err, ZP_ERR_ARG, "the proof's coordinates are %u bytes, but %zu for %s", in->fp_bytes,
+                            8 * nl, zp_curve_name(in->curve));
+    }
+    out->curve = in->curve;
+    if (!decode_coords(out->a, in->a, 2, in->curve) || !decode_coords(out->b, in->b, 4, in->curve) ||
+        !decode_coords(out->c, in->c, 2, in->curve)) {
+        return zp_error_set(err, ZP_ERR_ARG, "the proof has a coordinate that is not below the %s field modulus",
+                            zp_curve_name(in->curve));
+    }
+    swap_fp2(out->b, nl);
+    return ZP_OK;
+}
+
+/* ---- the prover context ------------------------------------------------ */
+
+/* Tracked classes and stage of the prover's buffers (its own tracker:
+ * the counts are there for a debugger, and the allocator hook is what a
+ * device backend's memory goes through). */
+enum { BUF_MATRICES = 0, BUF_ABC, BUF_SCRATCH };
+
+struct zp_prover {
+    zp_pool *pool;
+    zp_parallel par;
+    zp_backend_ctx *backend;
+    zp_tracker tracker;
+    int skip_verify;
+    /* 1: one proof (zp_prove): the matrices and a, b, c go as soon as
+     * they are used, as before the prover kept them */
+    int one_shot;
+    zp_tracked matrices, abc, scratch;
+    uint64_t matrices_key; /* the serial of the key the matrices are for; 0: none */
+};
+
+zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err) {
+    *out = NULL;
+    zp_prover_options opt = {0, 0, NULL};
+    if (options != NULL) opt = *options;
+    zp_prover *pr = calloc(1, sizeof *pr);
+    if (pr == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating a prover");
+    zp_tracker_init(&pr->tracker);
+    pr->skip_verify = opt.skip_verify;
+    zp_status st = zp_pool_create(&pr->pool, opt.threads, err);
+    if (st == ZP_OK) {
+        pr->par = zp_pool_parallel(pr->pool);
+        zp_backend_config cfg = {zp_pool_threads(pr->pool), ZP_SIMD_AUTO, &pr->tracker};
+        st = zp_backend_ctx_create(&pr->backend, opt.backend, &cfg, err);
+    }
+    if (st != ZP_OK) {
+        zp_prover_destroy(pr);
+        return st;
+    }
+    *out = pr;
+    return ZP_OK;
+}
+
+void zp_prover_destroy(zp_prover *pr) {
+    if (pr == NULL) return;
+    zp_track_free(&pr->tracker, &pr->matrices);
+    zp_track_free(&pr->tracker, &pr->abc);
+    zp_track_free(&pr->tracker, &pr->scratch);
+    zp_backend_ctx_destroy(pr->backend);
+    zp_pool_destroy(pr->pool);
+    free(pr);
+}
+
+size_t zp_prover_threads(const zp_prover *pr) { return zp_pool_threads(pr->pool); }
+
+/* buf holds at least bytes of that kind, reallocated when smaller. */
+static zp_status ensure(zp_prover *pr, zp_tracked *buf, zp_backend_buffer need, unsigned cls, const char *what,
+                        zp_error *err) {
+    if (buf->p != NULL && buf->bytes >= need.bytes && buf->kind == need.kind) return ZP_OK;
+    zp_track_free(&pr->tracker, buf);
+    return zp_track_alloc_kind(buf, &pr->tracker, need.kind, cls, 0, need.bytes, what, err);
+}
+
+/* The key's matrices, built unless the prover has them for this key. */
+static zp_status ensure_matrices(zp_prover *pr, const zp_key *key, double *seconds, zp_error *err) {
+    *seconds = 0;
+    if (pr->matrices.p != NULL && pr->matrices_key == key->serial) return ZP_OK;
+    const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
+    double t0 = zp_clock_now();
+    size_t bytes = zp_groth16_matrices_size(pk);
+    pr->matrices_key = 0;
+    zp_status st = ensure(pr, &pr->matrices, (zp_backend_buffer){bytes, ZP_MEM_HOST}, BUF_MATRICES,
+                          "the constraint matrices", err);
+    if (st == ZP_OK) st = zp_groth16_matrices_build(pr->matrices.p, bytes, pk, &pr->par, err);
+    if (st == ZP_OK) pr->matrices_key = key->serial;
+    *seconds = zp_clock_now() - t0;
+    return st;
+}
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static size_t scratch_bytes_for(const zp_backend_sizes *sz) {
+    return align64(sz->abc.bytes) + align64(sz->scratch.bytes) + 64;
+}
+
+size_t zp_prove_scratch_size(const zp_key *key, size_t threads) {
+    zp_backend_ctx *ctx;
+    zp_backend_config cfg = {threads ? threads : zp_pool_default_threads(), ZP_SIMD_AUTO, NULL};
+    if (zp_backend_ctx_create(&ctx, NULL, &cfg, NULL) != ZP_OK) return 0;
+    zp_backend_sizes sz;
+    zp_backend_sizes_get(&sz, ctx, zp_zkey_pk(key->zkey));
+    zp_backend_ctx_destroy(ctx);
+    return scratch_bytes_for(&sz);
+}
+
+/* One proof; abc and scratch are the caller's (mem != NULL) or the
+ * prover's own. */
+static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
+                              const zp_witness *witness, void *mem, size_t mem_bytes, zp_error *err) {
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     const uint64_t *w = zp_wtns_values(witness->wtns);
-    zp_prove_options opt = {0, 0};
-    if (options != NULL) opt = *options;
+    memset(proof, 0, sizeof *proof);
     zp_status st = zp_groth16_check_witness(pk, zp_wtns_curve(witness->wtns), zp_wtns_count(witness->wtns), w, err);
     if (st != ZP_OK) return st;
-
-    zp_pool *pool = NULL;
-    void *abc = NULL, *msm = NULL, *mat = NULL;
-    size_t abc_bytes = zp_groth16_abc_size(pk), msm_bytes = 0, mat_bytes = 0;
-    st = zp_pool_create(&pool, opt.threads, err);
+    zp_backend_sizes sz;
+    zp_backend_sizes_get(&sz, pr->backend, pk);
+    void *abc, *scratch;
+    if (mem != NULL) {
+        size_t need = scratch_bytes_for(&sz);
+        if (sz.abc.kind != ZP_MEM_HOST || sz.scratch.kind != ZP_MEM_HOST) {
+            return zp_error_set(err, ZP_ERR_UNSUPPORTED, "the %s backend needs %s memory: it cannot use the caller's",
+                                zp_backend_ctx_name(pr->backend), zp_mem_kind_name(sz.scratch.kind));
+        }
+        if (mem_bytes < need) {
+            return zp_error_set(err, ZP_ERR_ARG,
+                                "the scratch buffer has %zu bytes, this key needs %zu with %zu threads", mem_bytes,
+                                need, zp_prover_threads(pr));
+        }
+        abc = (void *)align64((size_t)(uintptr_t)mem);
+        scratch = (char *)abc + align64(sz.abc.bytes);
+    } else {
+        st = ensure(pr, &pr->abc, sz.abc, BUF_ABC, "the a, b, c vectors", err);
+        if (st == ZP_OK) st = ensure(pr, &pr->scratch, sz.scratch, BUF_SCRATCH, "the MSM buckets", err);
+        if (st != ZP_OK) return st;
+        abc = pr->abc.p;
+        scratch = pr->scratch.p;
+    }
+    zp_prove_stats stat = {.threads = zp_prover_threads(pr)};
+    st = ensure_matrices(pr, key, &stat.matrices_s, err);
     if (st != ZP_OK) return st;
-    zp_parallel par = zp_pool_parallel(pool);
-    msm_bytes = zp_groth16_msm_scratch_size(pk, zp_pool_threads(pool));
-    abc = zp_mem_map(abc_bytes, "the a, b, c vectors", err);
-    msm = abc ? zp_mem_map(msm_bytes, "the MSM buckets", err) : NULL;
-    if (msm == NULL) {
-        st = err ? err->status : ZP_ERR_NOMEM;
-        goto done;
-    }
-    zp_prove_stats stat = {.threads = zp_pool_threads(pool)};
-    double t0 = zp_clock_now();
-    mat_bytes = zp_groth16_matrices_size(pk);
-    mat = zp_mem_map(mat_bytes, "the constraint matrices", err);
-    if (mat == NULL) {
-        st = err ? err->status : ZP_ERR_NOMEM;
-        goto done;
-    }
-    st = zp_groth16_matrices_build(mat, mat_bytes, pk, &par, err);
-    if (st != ZP_OK) goto done;
     double t1 = zp_clock_now();
-    zp_groth16_synthesize(abc, pk, mat, w, &par);
-    zp_mem_unmap(mat, mat_bytes); /* the engine keeps them with the key; one proof needs them once */
-    mat = NULL;
+    zp_groth16_synthesize(abc, pk, pr->matrices.p, w, &pr->par);
+    if (pr->one_shot) { /* one proof needs them once */
+        zp_track_free(&pr->tracker, &pr->matrices);
+        pr->matrices_key = 0;
+    }
     double t2 = zp_clock_now();
     zp_groth16_pending pend;
-    st = zp_groth16_prove_start(&pend, pk, w, abc, msm, &par, err);
-    zp_mem_unmap(abc, abc_bytes); /* a, b, c are done with */
-    abc = NULL;
-    if (st != ZP_OK) goto done;
+    zp_groth16_proof p;
+    st = zp_backend_prove_start(pr->backend, &pend, pk, w, abc, scratch, &pr->par, err);
+    if (pr->one_shot) zp_track_free(&pr->tracker, &pr->abc); /* a, b, c are done with */
+    if (st != ZP_OK) return st;
     double t3 = zp_clock_now();
-    zp_groth16_prove_finish(proof, &pend, pk, w, msm, &par);
+    st = zp_backend_prove_finish(pr->backend, &p, &pend, pk, w, scratch, &pr->par, err);
+    memset(&pend, 0, sizeof pend);
+    if (st != ZP_OK) return st;
     double t4 = zp_clock_now();
-    stat.matrices_s = t1 - t0;
     stat.synth_s = t2 - t1;
     stat.start_s = t3 - t2;
     stat.finish_s = t4 - t3;
-    if (!opt.skip_verify) {
-        int ok = zp_groth16_verify_with_pk(pk, w, proof);
+    if (!pr->skip_verify) {
+        int ok = zp_groth16_verify_with_pk(pk, w, &p);
         stat.verify_s = zp_clock_now() - t4;
         if (ok != 1) {
-            memset(proof, 0, sizeof *proof);
-            st = ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")
-                        : zp_error_set(err, ZP_ERR_UNSATISFIED,
-                                       "the witness does not satisfy the circuit (its proof does not verify)");
+            return ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")
+                          : zp_error_set(err, ZP_ERR_UNSATISFIED,
+                                         "the witness does not satisfy the circuit (its proof does not verify)");
         }
     }
+    proof_encode(proof, &p);
     if (stats != NULL) *stats = stat;
-done:
-    zp_mem_unmap(mat, mat_bytes);
-    zp_mem_unmap(abc, abc_bytes);
-    zp_mem_unmap(msm, msm_bytes);
-    zp_pool_destroy(pool);
+    return ZP_OK;
+}
+
+zp_status zp_prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
+                          const zp_witness *witness, zp_error *err) {
+    return prover_prove(pr, proof, stats, key, witness, NULL, 0, err);
+}
+
+zp_status zp_prover_prove_scratch(zp_prover *pr, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
+                                  const zp_witness *witness, void *scratch, size_t scratch_bytes, zp_error *err) {
+    if (scratch == NULL) {
+        memset(proof, 0, sizeof *proof);
+        return zp_error_set(err, ZP_ERR_ARG, "no scratch buffer given");
+    }
+    return prover_prove(pr, proof, stats, key, witness, scratch, scratch_bytes, err);
+}
+
+zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, const zp_witness *witness,
+                   const zp_prove_options *options, zp_error *err) {
+    zp_prover *pr;
+    memset(proof, 0, sizeof *proof);
+    zp_prover_options opt = {0, 0, NULL};
+    if (options != NULL) {
+        opt.threads = options->threads;
+        opt.skip_verify = options->skip_verify;
+    }
+    zp_status st = zp_prover_create(&pr, &opt, err);
+    if (st != ZP_OK) return st;
+    pr->one_shot = 1;
+    st = zp_prover_prove(pr, proof, stats, key, witness, err);
+    zp_prover_destroy(pr);
     return st;
 }
 
 zp_status zp_proof_write(const char *proof_path, const char *public_path, const zp_proof *proof, const zp_key *key,
                          const zp_witness *witness, zp_error *err) {
-    zp_status st = ZP_OK;
-    if (proof_path != NULL) st = zp_json_proof_write(proof_path, proof, err);
+    zp_groth16_proof p;
+    zp_status st = proof_decode(&p, proof, err);
+    if (st == ZP_OK && proof->curve != zp_key_curve(key)) {
+        st = zp_error_set(err, ZP_ERR_MISMATCH, "the proof is for curve %s but the key is for %s",
+                          zp_curve_name(proof->curve), zp_curve_name(zp_key_curve(key)));
+    }
+    if (st == ZP_OK && proof_path != NULL) st = zp_json_proof_write(proof_path, &p, err);
     if (st == ZP_OK && public_path != NULL) {
         st = zp_json_public_write(public_path, zp_groth16_witness_public(zp_wtns_values(witness->wtns)), zp_key_public(key), err);
     }
@@ -147,7 +372,7 @@ zp_status zp_verify_files(const char *vk_path, const char *public_path, const ch
     zp_groth16_vk vk = {0};
     uint64_t *pub = NULL;
     size_t n_pub = 0;
-    zp_proof proof;
+    zp_groth16_proof proof;
     zp_status st = zp_json_vk_read(&vk, vk_path, err);
     if (st == ZP_OK) st = zp_json_proof_read(&proof, proof_path, vk.curve, err);
     if (st == ZP_OK) st = zp_json_public_read(&pub, &n_pub, public_path, vk.curve, err);

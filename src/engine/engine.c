@@ -245,7 +245,9 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     e->t0 = zp_clock_now();
     e->baseline_rss = zp_mem_rss();
 
-    zp_status st = engine_trace_open(e, err);
+    zp_backend_config bcfg = {e->opt.prove_threads, ZP_SIMD_AUTO, &e->tracker};
+    zp_status st = zp_backend_ctx_create(&e->backend, e->opt.backend, &bcfg, err);
+    if (st == ZP_OK) st = engine_trace_open(e, err);
     size_t workers = e->n_synth + e->n_prove + e->n_final;
     if (st == ZP_OK) {
         e->threads = calloc(workers + 2, sizeof *e->threads);
@@ -312,6 +314,7 @@ void zp_engine_destroy(zp_engine *e) {
         for (size_t i = 0; i < e->n_synth + e->n_prove + e->n_final; i++) zp_pool_destroy(e->pools[i]);
     }
     engine_trace_close(e);
+    zp_backend_ctx_destroy(e->backend);
     free(e->pools);
     free(e->threads);
     free(e->ended);
@@ -509,7 +512,7 @@ zp_status zp_engine_partition_times(zp_partition_times *times, zp_engine *e, uin
     return st;
 }
 
-zp_status zp_engine_proof(zp_proof *proof, uint64_t *public_values, size_t max_public, size_t *n_public,
+zp_status zp_engine_proof(zp_groth16_proof *proof, uint64_t *public_values, size_t max_public, size_t *n_public,
                           zp_engine *e, uint64_t job_id, size_t partition, zp_error *err) {
     engine_part *p;
     pthread_mutex_lock(&e->lock);
@@ -534,7 +537,7 @@ zp_status zp_engine_proof(zp_proof *proof, uint64_t *public_values, size_t max_p
 
 zp_status zp_engine_write_proof(zp_engine *e, uint64_t job_id, size_t partition, const char *proof_path,
                                 const char *public_path, zp_error *err) {
-    zp_proof proof;
+    zp_groth16_proof proof;
     size_t n_public = 0;
     zp_status st = zp_engine_proof(&proof, NULL, 0, &n_public, e, job_id, partition, err);
     if (st != ZP_OK) return st;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "engine/pool.h"
+#include "groth16/backend.h"
 #include "groth16/groth16.h"
 #include "io/zkey.h"
 #include "mem/track.h"
@@ -54,7 +55,7 @@ typedef struct engine_part {
     uint64_t unallocated; /* reserved bytes not yet allocated */
     zp_tracked witness, abc, msm;
     zp_groth16_pending pending;
-    zp_proof proof;
+    zp_groth16_proof proof;
     uint64_t *public_values; /* n_public × 4 limbs once done */
     /* Monotonic seconds: submission, and the start of each stage. */
     double t_submit, t_stage[ZP_STAGES], t_end;
@@ -100,6 +101,7 @@ struct zp_engine {
     pthread_cond_t admit;   /* budget freed, work queued, a key loaded */
     pthread_cond_t changed; /* a job ended, or the engine went quiet */
     zp_tracker tracker;
+    zp_backend_ctx *backend; /* opt.backend's context: prove_start, prove_finish */
     uint64_t budget, reserved, peak_reserved;
     engine_key *keys;
     engine_job *jobs; /* by priority (high first), then submission order */

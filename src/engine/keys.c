@@ -32,8 +32,10 @@ static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
     k->domain_size = pk->domain_size;
     k->matrices_bytes = zp_track_round(zp_groth16_matrices_size(pk));
     k->witness_bytes = zp_track_round(zp_groth16_witness_bytes(pk));
-    k->abc_bytes = zp_track_round(zp_groth16_abc_size(pk));
-    k->msm_bytes = zp_track_round(zp_groth16_msm_scratch_size(pk, e->opt.prove_threads));
+    zp_backend_sizes sz; /* the backend's buffers for one partition */
+    zp_backend_sizes_get(&sz, e->backend, pk);
+    k->abc_bytes = zp_track_round(sz.abc.bytes);
+    k->msm_bytes = zp_track_round(sz.scratch.bytes);
     k->footprint = k->witness_bytes + k->abc_bytes + k->msm_bytes;
     /* the file's mapping is page aligned like the engine's will be, so the
      * same sections need copies */

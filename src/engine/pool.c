@@ -76,11 +76,13 @@ static void pool_run(void *p, size_t n, zp_task_fn fn, void *arg) {
     pthread_mutex_unlock(&pool->run_lock);
 }
 
+size_t zp_pool_default_threads(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
 zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err) {
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (size_t)n : 1;
-    }
+    if (threads == 0) threads = zp_pool_default_threads();
     zp_pool *pool = calloc(1, sizeof *pool);
     if (pool == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating a thread pool");
     pool->threads = threads;
@@ -126,7 +128,7 @@ void zp_pool_destroy(zp_pool *pool) {
 }
 
 zp_parallel zp_pool_parallel(zp_pool *pool) {
-    zp_parallel par = {pool_run, pool, pool->threads};
+    zp_parallel par = {pool_run, pool, pool->threads, ZP_SIMD_AUTO};
     return par;
 }
 

@@ -5,10 +5,13 @@
 #ifndef ZP_ENGINE_POOL_H
 #define ZP_ENGINE_POOL_H
 
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 typedef struct zp_pool zp_pool;
 
+/* The online CPUs: what threads = 0 means. */
+size_t zp_pool_default_threads(void);
 /* threads = 0 means one per online CPU. */
 zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err);
 void zp_pool_destroy(zp_pool *pool);

@@ -1,6 +1,9 @@
 /* The engine's workers: synthesis (with admission), prove, finalize, and
- * the dealloc thread. Each worker takes the lock only to move a partition
- * between stages; the math runs unlocked on the worker's own pool. */
+ * the dealloc thread. The three stage workers are one loop (stage_main)
+ * over a per-stage table: each takes the lock only to move a partition
+ * between stages; the work runs unlocked on the worker's own pool, the
+ * proof's heavy part through the engine's backend. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,9 +87,9 @@ static engine_part *admit(zp_engine *e, int *load) {
 }
 
 /* A tracked allocation out of the partition's reservation. Unlocked. */
-static zp_status part_alloc(zp_engine *e, engine_part *p, zp_tracked *buf, zp_buffer_class cls, size_t bytes,
-                            const char *what, zp_error *err) {
-    zp_status st = zp_track_alloc(buf, &e->tracker, cls, p->stage, bytes, what, err);
+static zp_status part_alloc(zp_engine *e, engine_part *p, zp_tracked *buf, zp_buffer_class cls, zp_mem_kind kind,
+                            size_t bytes, const char *what, zp_error *err) {
+    zp_status st = zp_track_alloc_kind(buf, &e->tracker, kind, cls, p->stage, bytes, what, err);
     if (st != ZP_OK) return st;
     pthread_mutex_lock(&e->lock);
     if (buf->bytes > p->unallocated) { /* the footprint is wrong: a bug */
@@ -181,92 +184,140 @@ static zp_status read_witness(engine_part *p, const zp_groth16_pk *pk, zp_error 
     return st;
 }
 
+/* ---- the stage workers ------------------------------------------------ */
+
+/* One worker's own state: its engine, the pool it hands the kernels, and
+ * (synthesis) whether the partition it took must load its key. */
+typedef struct stage_worker {
+    zp_engine *e;
+    zp_parallel par;
+    int load;
+} stage_worker;
+
+/* A stage, as the one worker loop (stage_main) runs it:
+ *   next      the next partition for this worker, moved into the stage
+ *             (NULL: the engine stops); lock held;
+ *   work      the stage's work on it; lock NOT held;
+ *   hand_off  passes it on, or drops it when work failed; lock held;
+ *   input     the queue the stage takes from, drained when the engine
+ *             stops (NULL: none). */
+typedef struct stage_def {
+    zp_stage stage;
+    size_t time_offset; /* of the stage's seconds in zp_partition_times */
+    engine_part *(*next)(stage_worker *w);
+    zp_status (*work)(stage_worker *w, engine_part *p, zp_error *err);
+    void (*hand_off)(zp_engine *e, engine_part *p, zp_status st, const zp_error *err);
+    part_queue *(*input)(zp_engine *e);
+} stage_def;
+
+static void *stage_main(const stage_def *s, void *arg) {
+    worker_arg wa = *(worker_arg *)arg;
+    free(arg);
+    zp_engine *e = wa.e;
+    stage_worker w = {e, zp_pool_parallel(e->pools[wa.index]), 0};
+    zp_error err;
+    pthread_mutex_lock(&e->lock);
+    engine_part *p;
+    while ((p = s->next(&w)) != NULL) {
+        pthread_mutex_unlock(&e->lock);
+        zp_status st = s->work(&w, p, &err);
+        pthread_mutex_lock(&e->lock);
+        *(double *)((char *)&p->times + s->time_offset) = zp_clock_now() - p->t_stage[s->stage];
+        s->hand_off(e, p, st, &err);
+    }
+    if (s->input != NULL) queue_drain(e, s->input(e));
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+static part_queue *to_prove(zp_engine *e) { return &e->to_prove; }
+static part_queue *to_final(zp_engine *e) { return &e->to_final; }
+
+/* ---- synthesis --------------------------------------------------------- */
+
+static engine_part *synth_next(stage_worker *w) { return admit(w->e, &w->load); }
+
 static zp_status synthesize(zp_engine *e, engine_part *p, const zp_parallel *par, zp_error *err) {
     engine_key *key = p->job->key;
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
-    if (st == ZP_OK) st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, zp_groth16_witness_bytes(pk), "a witness", err);
+    if (st == ZP_OK) {
+        st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, zp_groth16_witness_bytes(pk), "a witness", err);
+    }
     if (st == ZP_OK) st = read_witness(p, pk, err);
-    if (st == ZP_OK) st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, zp_groth16_abc_size(pk), "the a, b, c vectors", err);
+    if (st == ZP_OK) { /* the backend's size, as the key's footprint counted it */
+        zp_backend_sizes sz;
+        zp_backend_sizes_get(&sz, e->backend, pk);
+        st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, sz.abc.kind, sz.abc.bytes, "the a, b, c vectors", err);
+    }
     if (st == ZP_OK) zp_groth16_synthesize(p->abc.p, pk, key->matrices.p, p->witness.p, par);
     return st;
 }
 
-void *engine_synth_main(void *arg) {
-    worker_arg wa = *(worker_arg *)arg;
-    free(arg);
-    zp_engine *e = wa.e;
-    zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
-    zp_error err;
+/* The key first (loaded by this worker, or by another one it waits for),
+ * then synthesis, unless the job ended meanwhile. */
+static zp_status synth_work(stage_worker *w, engine_part *p, zp_error *err) {
+    zp_engine *e = w->e;
+    engine_key *key = p->job->key;
+    zp_status st = ZP_OK;
+    if (w->load) st = engine_key_load(e, key, &w->par, err);
     pthread_mutex_lock(&e->lock);
-    for (;;) {
-        int load;
-        engine_part *p = admit(e, &load);
-        if (p == NULL) break;
-        engine_key *key = p->job->key;
-        zp_status st = ZP_OK;
-        if (load) {
-            pthread_mutex_unlock(&e->lock);
-            st = engine_key_load(e, key, &par, &err);
-            pthread_mutex_lock(&e->lock);
-        } else {
-            while (key->state == KEY_LOADING) pthread_cond_wait(&e->admit, &e->lock);
-            if (key->state != KEY_LOADED) {
-                st = zp_error_set(&err, ZP_ERR_IO, "%s: the key could not be loaded", key->path);
-            }
-        }
-        if (st == ZP_OK && !engine_job_cancelled(p->job)) {
-            pthread_mutex_unlock(&e->lock);
-            st = synthesize(e, p, &par, &err);
-            pthread_mutex_lock(&e->lock);
-        }
-        p->times.synth = zp_clock_now() - p->t_stage[ZP_STAGE_SYNTH];
-        if (st != ZP_OK || !queue_push(e, &e->to_prove, p, ZP_STAGE_WAIT_PROVE)) drop(e, p, st, &err);
+    if (!w->load) {
+        while (key->state == KEY_LOADING) pthread_cond_wait(&e->admit, &e->lock);
+        if (key->state != KEY_LOADED) st = zp_error_set(err, ZP_ERR_IO, "%s: the key could not be loaded", key->path);
     }
+    int go = st == ZP_OK && !engine_job_cancelled(p->job);
     pthread_mutex_unlock(&e->lock);
-    return NULL;
+    if (go) st = synthesize(e, p, &w->par, err);
+    return st;
+}
+
+static void synth_hand_off(zp_engine *e, engine_part *p, zp_status st, const zp_error *err) {
+    if (st != ZP_OK || !queue_push(e, &e->to_prove, p, ZP_STAGE_WAIT_PROVE)) drop(e, p, st, err);
 }
 
 /* ---- prove ------------------------------------------------------------- */
 
-void *engine_prove_main(void *arg) {
-    worker_arg wa = *(worker_arg *)arg;
-    free(arg);
-    zp_engine *e = wa.e;
-    zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
-    zp_error err;
-    pthread_mutex_lock(&e->lock);
-    engine_part *p;
-    while ((p = take(e, &e->to_prove, ZP_STAGE_WAIT_PROVE, ZP_STAGE_PROVE)) != NULL) {
-        pthread_mutex_unlock(&e->lock);
-        const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
-        zp_status st = injected(e, ZP_STAGE_PROVE, p, &err);
-        if (st == ZP_OK) {
-            st = part_alloc(e, p, &p->msm, ZP_BUF_MSM, zp_groth16_msm_scratch_size(pk, e->opt.prove_threads),
-                            "the MSM buckets", &err);
-        }
-        if (st == ZP_OK) st = zp_groth16_prove_start(&p->pending, pk, p->witness.p, p->abc.p, p->msm.p, &par, &err);
-        pthread_mutex_lock(&e->lock);
-        engine_dealloc(e, &p->abc); /* a, b, c are done with: freed early */
-        p->times.prove = zp_clock_now() - p->t_stage[ZP_STAGE_PROVE];
-        if (st != ZP_OK || !queue_push(e, &e->to_final, p, ZP_STAGE_WAIT_FINAL)) drop(e, p, st, &err);
+static engine_part *prove_next(stage_worker *w) {
+    return take(w->e, &w->e->to_prove, ZP_STAGE_WAIT_PROVE, ZP_STAGE_PROVE);
+}
+
+static zp_status prove_work(stage_worker *w, engine_part *p, zp_error *err) {
+    zp_engine *e = w->e;
+    const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
+    zp_backend_sizes sz;
+    zp_backend_sizes_get(&sz, e->backend, pk);
+    zp_status st = injected(e, ZP_STAGE_PROVE, p, err);
+    if (st == ZP_OK) {
+        st = part_alloc(e, p, &p->msm, ZP_BUF_MSM, sz.scratch.kind, sz.scratch.bytes, "the MSM buckets", err);
     }
-    queue_drain(e, &e->to_prove);
-    pthread_mutex_unlock(&e->lock);
-    return NULL;
+    if (st == ZP_OK) {
+        st = zp_backend_prove_start(e->backend, &p->pending, pk, p->witness.p, p->abc.p, p->msm.p, &w->par, err);
+    }
+    return st;
+}
+
+static void prove_hand_off(zp_engine *e, engine_part *p, zp_status st, const zp_error *err) {
+    engine_dealloc(e, &p->abc); /* a, b, c are done with: freed early */
+    if (st != ZP_OK || !queue_push(e, &e->to_final, p, ZP_STAGE_WAIT_FINAL)) drop(e, p, st, err);
 }
 
 /* ---- finalize ---------------------------------------------------------- */
 
-static zp_status finalize(zp_engine *e, engine_part *p, const zp_parallel *par, zp_error *err) {
+static engine_part *final_next(stage_worker *w) {
+    return take(w->e, &w->e->to_final, ZP_STAGE_WAIT_FINAL, ZP_STAGE_FINAL);
+}
+
+static zp_status final_work(stage_worker *w, engine_part *p, zp_error *err) {
+    zp_engine *e = w->e;
     const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
-    const uint64_t *w = p->witness.p;
+    const uint64_t *wit = p->witness.p;
     zp_status st = injected(e, ZP_STAGE_FINAL, p, err);
-    if (st != ZP_OK) return st;
-    zp_groth16_prove_finish(&p->proof, &p->pending, pk, w, p->msm.p, par);
+    if (st == ZP_OK) st = zp_backend_prove_finish(e->backend, &p->proof, &p->pending, pk, wit, p->msm.p, &w->par, err);
     memset(&p->pending, 0, sizeof p->pending);
+    if (st != ZP_OK) return st;
     if (!e->opt.skip_verify) {
-        int ok = zp_groth16_verify_with_pk(pk, w, &p->proof);
+        int ok = zp_groth16_verify_with_pk(pk, wit, &p->proof);
         if (ok < 0) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof");
         if (ok == 0) {
             memset(&p->proof, 0, sizeof p->proof);
@@ -279,38 +330,33 @@ static zp_status finalize(zp_engine *e, engine_part *p, const zp_parallel *par, 
     size_t np = pk->n_public;
     p->public_values = malloc((np ? np : 1) * ZP_SCALAR_BYTES);
     if (p->public_values == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    memcpy(p->public_values, zp_groth16_witness_public(w), np * ZP_SCALAR_BYTES);
+    memcpy(p->public_values, zp_groth16_witness_public(wit), np * ZP_SCALAR_BYTES);
     return ZP_OK;
 }
 
-void *engine_final_main(void *arg) {
-    worker_arg wa = *(worker_arg *)arg;
-    free(arg);
-    zp_engine *e = wa.e;
-    zp_parallel par = zp_pool_parallel(e->pools[wa.index]);
-    zp_error err;
-    pthread_mutex_lock(&e->lock);
-    engine_part *p;
-    while ((p = take(e, &e->to_final, ZP_STAGE_WAIT_FINAL, ZP_STAGE_FINAL)) != NULL) {
-        pthread_mutex_unlock(&e->lock);
-        zp_status st = finalize(e, p, &par, &err);
-        pthread_mutex_lock(&e->lock);
-        p->times.final = zp_clock_now() - p->t_stage[ZP_STAGE_FINAL];
-        if (st != ZP_OK || engine_job_cancelled(p->job)) {
-            drop(e, p, st, &err);
-            continue;
-        }
-        engine_job *job = p->job;
-        engine_part_abandon(e, p, PART_DONE); /* frees the witness and MSM scratch */
-        job->done++;
-        e->proofs_done++;
-        if (job->done == job->n) engine_job_end(e, job, ZP_JOB_DONE);
-        engine_part_release(e, p);
+static void final_hand_off(zp_engine *e, engine_part *p, zp_status st, const zp_error *err) {
+    if (st != ZP_OK || engine_job_cancelled(p->job)) {
+        drop(e, p, st, err);
+        return;
     }
-    queue_drain(e, &e->to_final);
-    pthread_mutex_unlock(&e->lock);
-    return NULL;
+    engine_job *job = p->job;
+    engine_part_abandon(e, p, PART_DONE); /* frees the witness and MSM scratch */
+    job->done++;
+    e->proofs_done++;
+    if (job->done == job->n) engine_job_end(e, job, ZP_JOB_DONE);
+    engine_part_release(e, p);
 }
+
+static const stage_def synth_stage = {ZP_STAGE_SYNTH, offsetof(zp_partition_times, synth), synth_next, synth_work,
+                                      synth_hand_off, NULL};
+static const stage_def prove_stage = {ZP_STAGE_PROVE, offsetof(zp_partition_times, prove), prove_next, prove_work,
+                                      prove_hand_off, to_prove};
+static const stage_def final_stage = {ZP_STAGE_FINAL, offsetof(zp_partition_times, final), final_next, final_work,
+                                      final_hand_off, to_final};
+
+void *engine_synth_main(void *arg) { return stage_main(&synth_stage, arg); }
+void *engine_prove_main(void *arg) { return stage_main(&prove_stage, arg); }
+void *engine_final_main(void *arg) { return stage_main(&final_stage, arg); }
 
 /* ---- dealloc ----------------------------------------------------------- */
 

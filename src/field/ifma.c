@@ -3,24 +3,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* -1: not decided yet. Atomic: the kernels ask from many threads, and
- * the first question may come from several at once (they all decide the
- * same). */
-static int ifma_state = -1;
-
-int zp_ifma_use(int mode) {
+int zp_ifma_available(void) {
 #if defined(ZP_IFMA)
-    int have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
 #else
-    int have = 0;
+    return 0;
 #endif
-    if (mode >= 0) {
-        __atomic_store_n(&ifma_state, have && mode != 0, __ATOMIC_RELAXED);
-    } else if (__atomic_load_n(&ifma_state, __ATOMIC_RELAXED) < 0) {
+}
+
+/* -1: not read yet. The CPU and the environment do not change while the
+ * process runs, so this caches a fact, not a setting; the first reads may
+ * race, and they all store the same value. */
+static int ifma_default = -1;
+
+int zp_ifma_default(void) {
+    int v = __atomic_load_n(&ifma_default, __ATOMIC_RELAXED);
+    if (v < 0) {
         const char *env = getenv("ZKPIPE_SIMD");
-        __atomic_store_n(&ifma_state, have && !(env != NULL && strcmp(env, "0") == 0), __ATOMIC_RELAXED);
+        v = zp_ifma_available() && !(env != NULL && strcmp(env, "0") == 0);
+        __atomic_store_n(&ifma_default, v, __ATOMIC_RELAXED);
     }
-    return __atomic_load_n(&ifma_state, __ATOMIC_RELAXED);
+    return v;
+}
+
+int zp_ifma_enabled(const zp_parallel *par) {
+    zp_simd s = par != NULL ? par->simd : ZP_SIMD_AUTO;
+    if (s == ZP_SIMD_OFF) return 0;
+    if (s == ZP_SIMD_IFMA) return zp_ifma_available();
+    return zp_ifma_default();
 }
 
 void zp_ifma_field_init(zp_ifma_field *f, const uint64_t *p, size_t nw) {

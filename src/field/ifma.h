@@ -10,13 +10,18 @@
  * the scalar path's, bit for bit.
  *
  * Availability is decided at run time (CPUID, through the compiler's
- * cpu-supports check), so an x86-64 build runs everywhere; the environment
- * variable ZKPIPE_SIMD=0 or zp_ifma_use(0) turns it off. */
+ * cpu-supports check), so an x86-64 build runs everywhere. Whether a
+ * kernel uses it is the simd field of the zp_parallel it is handed (the
+ * backend's context sets it); NULL or ZP_SIMD_AUTO means the default:
+ * on where the CPU has it, unless the environment says ZKPIPE_SIMD=0.
+ * There is no process-wide switch. */
 #ifndef ZP_FIELD_IFMA_H
 #define ZP_FIELD_IFMA_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "base/parallel.h"
 
 /* One value below p in five 52-bit limbs (the 4-word fields' constants). */
 typedef struct {
@@ -34,10 +39,12 @@ typedef struct {
  * limbs), for 4-word fields. */
 #define ZP_IFMA_ELEM_BYTES 320
 
-/* mode 0: off, 1: on when the CPU has it; -1: only ask. Returns whether
- * the path is in use after the call. Not thread-safe against running
- * kernels: set it before. */
-int zp_ifma_use(int mode);
+/* Whether this build and this CPU have the IFMA path. */
+int zp_ifma_available(void);
+/* The default: available, and ZKPIPE_SIMD is not "0" (read once). */
+int zp_ifma_default(void);
+/* Whether a kernel handed par takes the IFMA path. */
+int zp_ifma_enabled(const zp_parallel *par);
 
 /* The descriptor of the field with an nw-word modulus p (odd, below
  * 2^(64·nw - 1)); nw is 4 or 6. */

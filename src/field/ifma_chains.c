@@ -1,6 +1,6 @@
 /* The benchmark's measure of the eight-lane multiplication (field/ifma.h).
  * Compiled with -mavx512f -mavx512ifma (CMakeLists.txt); called only after
- * zp_ifma_use has seen the CPU support them. Without ZP_IFMA, a stub. */
+ * zp_ifma_enabled has seen the CPU support them. Without ZP_IFMA, a stub. */
 #include "field/ifma.h"
 
 #include <stdlib.h>

@@ -28,9 +28,9 @@ typedef struct zp_groth16_curve {
     zp_status (*prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                              const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
                              const zp_parallel *par);
-    void (*prove_finish)(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+    void (*prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                          const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
-    int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof);
+    int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);
     /* log_n: the domain the constraint system needs, checked by the caller */
     zp_status (*setup)(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,
                        const zp_parallel *par, zp_error *err);
@@ -55,9 +55,9 @@ zp_status zp_groth16_curve_lookup(const zp_groth16_curve **out, zp_curve id, zp_
     zp_status g##_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness, \
                                       const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,   \
                                       const zp_parallel *par);                                                  \
-    void g##_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,     \
+    void g##_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,     \
                                   const uint64_t *witness, void *msm_scratch, const zp_parallel *par);          \
-    int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof);                \
+    int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);                \
     zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,      \
                                 const zp_parallel *par, zp_error *err);                                         \
     void g##_groth16_vk_alphabeta(uint64_t out[ZP_GROTH16_ALPHABETA_LIMBS], const uint64_t *alpha1,             \

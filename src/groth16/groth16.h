@@ -23,6 +23,7 @@
 #define ZP_GROTH16_GROTH16_H
 
 #include "groth16/keys.h"
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 /* What prove_start leaves for prove_finish: π_A and π_C done, and the
@@ -81,7 +82,7 @@ zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16
  * Every per-curve step dispatches through the curve's table
  * (groth16/curves.h); a key of an unknown curve gets 0 sizes, no
  * synthesis, an error from prove_start, and an all-zero proof here. */
-void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+void zp_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
 
 /* 1 when the proof verifies for the public values (n_public plain
@@ -89,11 +90,11 @@ void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, co
  * key of an unknown curve. The
  * proof's points must be on the curve and in the subgroup (the JSON reader
  * checks that). */
-int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof);
+int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);
 
 /* Verifies a proof against the verification key inside a proving key, with
  * the public values taken from the witness: the prover's self-check. */
-int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof);
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof);
 
 /* A uniformly random scalar below the curve's group order, from the OS;
  * ZP_ERR_ARG for an unknown curve. */

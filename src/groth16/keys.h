@@ -57,6 +57,17 @@ typedef struct zp_groth16_vk {
 
 void zp_groth16_vk_free(zp_groth16_vk *vk);
 
+/* A proof as the prover and verifier compute it: affine points in
+ * Montgomery form, x then y (G2: x.c0, x.c1, y.c0, y.c1), each coordinate
+ * 4 (BN254) or 6 (BLS12-381) limbs; all zeros is infinity. The public
+ * zp_proof (zkpipe.h) is its canonical byte encoding. */
+typedef struct zp_groth16_proof {
+    zp_curve curve;
+    uint64_t a[12];
+    uint64_t b[24];
+    uint64_t c[12];
+} zp_groth16_proof;
+
 /* One matrix of a constraint system in compressed rows: the terms of
  * constraint i are [row_start[i], row_start[i+1]); coefficients plain,
  * 4 limbs, below r. The formats layer's .r1cs reader yields this shape. */

@@ -87,7 +87,7 @@ zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *
     return st;
 }
 
-void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+void zp_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                              const uint64_t *witness, void *msm_scratch, const zp_parallel *par) {
     const zp_groth16_curve *gc = zp_groth16_curve_get(pk->curve);
     if (gc == NULL || pend->curve != pk->curve) {
@@ -99,14 +99,14 @@ void zp_groth16_prove_finish(zp_proof *proof, const zp_groth16_pending *pend, co
     gc->prove_finish(proof, pend, pk, witness, msm_scratch, par);
 }
 
-int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof) {
+int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
     if (proof->curve != vk->curve) return 0;
     const zp_groth16_curve *gc = zp_groth16_curve_get(vk->curve);
     if (gc == NULL) return -1;
     return gc->verify(vk, pub, proof);
 }
 
-int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_proof *proof) {
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof) {
     zp_groth16_vk vk;
     vk.curve = pk->curve;
     vk.n_public = pk->n_public;

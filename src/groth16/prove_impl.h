@@ -144,7 +144,7 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
     return ZP_OK;
 }
 
-void X_(groth16_prove_finish)(zp_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
+void X_(groth16_prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                               const uint64_t *witness, void *msm_scratch, const zp_parallel *par) {
     G2J pi_b, t, d;
     G2 affine;
@@ -165,7 +165,7 @@ void X_(groth16_prove_finish)(zp_proof *proof, const zp_groth16_pending *pend, c
 
 /* e(π_A, π_B) = e(α, β)·e(L, γ)·e(π_C, δ), L = IC_0 + Σ x_i IC_i, checked
  * as one product of four pairings with a shared final exponentiation. */
-int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_proof *proof) {
+int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
     const G1 *ic = (const G1 *)vk->ic;
     G1J l, ic0;
     if (vk->n_public > 0) {

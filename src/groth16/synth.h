@@ -5,6 +5,7 @@
 #define ZP_GROTH16_SYNTH_H
 
 #include "groth16/keys.h"
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 /* How a key's matrices are laid out (see synth.c). */

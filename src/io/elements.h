@@ -45,7 +45,7 @@ typedef enum zp_io_point_check {
     ZP_IO_POINT_UNKNOWN_CURVE
 } zp_io_point_check;
 
-/* Checks an affine point in Montgomery form (limbs as in zp_proof; all
+/* Checks an affine point in Montgomery form (limbs as in zp_groth16_proof; all
  * zeros is infinity, which passes). subgroup: also check r·P = 0, which
  * costs a scalar multiplication and is skipped where the cofactor is 1. */
 zp_io_point_check zp_io_g1_check(zp_curve curve, const uint64_t *limbs, int subgroup);

@@ -189,7 +189,7 @@ static zp_status get_protocol_curve(ctx *c, const json_t *root, zp_curve expecte
     return ZP_OK;
 }
 
-zp_status zp_json_proof_parse(zp_proof *proof, const char *text, size_t len, const char *name, zp_curve expected,
+zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t len, const char *name, zp_curve expected,
                               zp_error *err) {
     memset(proof, 0, sizeof *proof);
     json_t *root;
@@ -299,7 +299,7 @@ zp_status zp_json_vk_parse(zp_groth16_vk *vk, const char *text, size_t len, cons
     return st;
 }
 
-zp_status zp_json_proof_read(zp_proof *proof, const char *path, zp_curve expected, zp_error *err) {
+zp_status zp_json_proof_read(zp_groth16_proof *proof, const char *path, zp_curve expected, zp_error *err) {
     char *text;
     size_t len;
     zp_status st = read_file(&text, &len, path, err);
@@ -394,7 +394,7 @@ static zp_status finish_dump(char **out, json_t *root, builder *b, zp_error *err
 
 static int known_curve(zp_curve c) { return zp_curve_get(c) != NULL; }
 
-zp_status zp_json_proof_dump(char **out, const zp_proof *proof, zp_error *err) {
+zp_status zp_json_proof_dump(char **out, const zp_groth16_proof *proof, zp_error *err) {
     *out = NULL;
     if (!known_curve(proof->curve)) return zp_error_set(err, ZP_ERR_ARG, "a proof with an unknown curve");
     builder b = {0};
@@ -468,7 +468,7 @@ zp_status zp_json_text_write(const char *path, char *text, zp_error *err) {
     return ZP_OK;
 }
 
-zp_status zp_json_proof_write(const char *path, const zp_proof *proof, zp_error *err) {
+zp_status zp_json_proof_write(const char *path, const zp_groth16_proof *proof, zp_error *err) {
     char *text;
     zp_status st = zp_json_proof_dump(&text, proof, err);
     return write_text(path, text, st, err);

@@ -3,7 +3,7 @@
  * coordinates with a third coordinate "1" (["1", "0"] in G2), and the point
  * at infinity is ["0", "1", "0"] / [["0","0"], ["1","0"], ["0","0"]], as
  * ffjavascript's toObject writes it. In memory, points are Montgomery limbs
- * (zp_proof, zp_groth16_vk) and scalars plain 4-limb integers.
+ * (zp_groth16_proof, zp_groth16_vk) and scalars plain 4-limb integers.
  *
  * Readers validate everything: each coordinate a decimal string below p,
  * each point on the curve and in the prime-order subgroup, each public
@@ -23,11 +23,11 @@
 /* expected: the curve the caller needs (that of the verification key), or
  * ZP_CURVE_NONE to accept either; a proof for another curve is
  * ZP_ERR_MISMATCH. */
-zp_status zp_json_proof_parse(zp_proof *proof, const char *text, size_t len, const char *name, zp_curve expected,
+zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t len, const char *name, zp_curve expected,
                               zp_error *err) ZP_WARN_UNUSED;
-zp_status zp_json_proof_read(zp_proof *proof, const char *path, zp_curve expected, zp_error *err) ZP_WARN_UNUSED;
-zp_status zp_json_proof_dump(char **out, const zp_proof *proof, zp_error *err) ZP_WARN_UNUSED;
-zp_status zp_json_proof_write(const char *path, const zp_proof *proof, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_json_proof_read(zp_groth16_proof *proof, const char *path, zp_curve expected, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_json_proof_dump(char **out, const zp_groth16_proof *proof, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_json_proof_write(const char *path, const zp_groth16_proof *proof, zp_error *err) ZP_WARN_UNUSED;
 
 /* *values: malloc'd, *count × 4 plain limbs, each below curve's r. */
 zp_status zp_json_public_parse(uint64_t **values, size_t *count, const char *text, size_t len, const char *name,

@@ -28,6 +28,32 @@ size_t zp_track_round(size_t bytes) {
 
 void zp_tracker_init(zp_tracker *t) { memset(t, 0, sizeof *t); }
 
+const char *zp_mem_kind_name(zp_mem_kind kind) {
+    static const char *const names[ZP_MEM_KINDS] = {"host", "pinned", "device"};
+    return (unsigned)kind < ZP_MEM_KINDS ? names[kind] : "unknown";
+}
+
+static void *mmap_alloc(void *arg, size_t bytes, zp_mem_kind kind, const char *what, zp_error *err) {
+    (void)arg;
+    if (kind == ZP_MEM_DEVICE) {
+        zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: no allocator for device memory (the backend installs one)", what);
+        return NULL;
+    }
+    return zp_mem_map(bytes, what, err);
+}
+
+static void mmap_free(void *arg, void *p, size_t bytes, zp_mem_kind kind) {
+    (void)arg;
+    (void)kind;
+    zp_mem_unmap(p, bytes);
+}
+
+const zp_allocator zp_allocator_mmap = {"mmap", mmap_alloc, mmap_free, NULL};
+
+void zp_tracker_set_allocator(zp_tracker *t, zp_mem_kind kind, const zp_allocator *a) {
+    if ((unsigned)kind < ZP_MEM_KINDS) t->allocator[kind] = a;
+}
+
 static void raise_peak(_Atomic uint64_t *peak, uint64_t value) {
     uint64_t seen = atomic_load(peak);
     while (value > seen && !atomic_compare_exchange_weak(peak, &seen, value)) {
@@ -42,6 +68,8 @@ static void count_in(zp_tracker *t, const zp_tracked *b) {
     atomic_fetch_add(&t->stage_count[b->stage], 1);
     raise_peak(&t->stage_peak[b->stage], atomic_fetch_add(&t->stage_bytes[b->stage], b->bytes) + b->bytes);
     raise_peak(&t->total_peak, atomic_fetch_add(&t->total, b->bytes) + b->bytes);
+    atomic_fetch_add(&t->kind_count[b->kind], 1);
+    raise_peak(&t->kind_peak[b->kind], atomic_fetch_add(&t->kind_bytes[b->kind], b->bytes) + b->bytes);
 }
 
 static void count_out(zp_tracker *t, const zp_tracked *b) {
@@ -52,21 +80,29 @@ static void count_out(zp_tracker *t, const zp_tracked *b) {
     atomic_fetch_sub(&t->stage_count[b->stage], 1);
     atomic_fetch_sub(&t->stage_bytes[b->stage], b->bytes);
     atomic_fetch_sub(&t->total, b->bytes);
+    atomic_fetch_sub(&t->kind_count[b->kind], 1);
+    atomic_fetch_sub(&t->kind_bytes[b->kind], b->bytes);
+}
+
+zp_status zp_track_alloc_kind(zp_tracked *buf, zp_tracker *t, zp_mem_kind kind, unsigned cls, unsigned stage,
+                              size_t bytes, const char *what, zp_error *err) {
+    memset(buf, 0, sizeof *buf);
+    if (cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES || (unsigned)kind >= ZP_MEM_KINDS) {
+        return zp_error_set(err, ZP_ERR_INTERNAL, "tracked allocation of %s: bad class %u, stage %u or kind %u", what,
+                            cls, stage, (unsigned)kind);
+    }
+    const zp_allocator *a = t->allocator[kind] ? t->allocator[kind] : &zp_allocator_mmap;
+    size_t rounded = zp_track_round(bytes);
+    void *p = a->alloc(a->arg, rounded, kind, what, err);
+    if (p == NULL) return err ? err->status : ZP_ERR_NOMEM;
+    *buf = (zp_tracked){.p = p, .bytes = rounded, .cls = cls, .stage = stage, .kind = kind, .allocator = a};
+    count_in(t, buf);
+    return ZP_OK;
 }
 
 zp_status zp_track_alloc(zp_tracked *buf, zp_tracker *t, unsigned cls, unsigned stage, size_t bytes,
                          const char *what, zp_error *err) {
-    memset(buf, 0, sizeof *buf);
-    if (cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) {
-        return zp_error_set(err, ZP_ERR_INTERNAL, "tracked allocation of %s: bad class %u or stage %u", what, cls,
-                            stage);
-    }
-    size_t rounded = zp_track_round(bytes);
-    void *p = zp_mem_map(rounded, what, err);
-    if (p == NULL) return ZP_ERR_NOMEM;
-    *buf = (zp_tracked){p, rounded, cls, stage, 0};
-    count_in(t, buf);
-    return ZP_OK;
+    return zp_track_alloc_kind(buf, t, ZP_MEM_HOST, cls, stage, bytes, what, err);
 }
 
 zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsigned cls, unsigned stage,
@@ -92,7 +128,7 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
     int e = errno;
     close(fd);
     if (p == MAP_FAILED) return zp_error_set(err, ZP_ERR_IO, "%s: cannot map: %s", path, strerror(e));
-    *buf = (zp_tracked){p, rounded, cls, stage, 1};
+    *buf = (zp_tracked){.p = p, .bytes = rounded, .cls = cls, .stage = stage, .file = 1, .kind = ZP_MEM_HOST};
     *size = (size_t)sb.st_size;
     count_in(t, buf);
     return ZP_OK;
@@ -100,7 +136,11 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
 
 void zp_track_free(zp_tracker *t, zp_tracked *buf) {
     if (buf == NULL || buf->p == NULL) return;
-    munmap(buf->p, buf->bytes); /* whole pages: the file mapping's tail page too */
+    if (buf->file || buf->allocator == NULL) {
+        munmap(buf->p, buf->bytes); /* whole pages: the file mapping's tail page too */
+    } else {
+        buf->allocator->free(buf->allocator->arg, buf->p, buf->bytes, buf->kind);
+    }
     count_out(t, buf);
     buf->p = NULL;
 }

@@ -5,6 +5,7 @@
 #define ZP_MSM_FIXED_BASE_H
 
 #include "curve/curve.h"
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 #define ZP_FIXED_BASE_WINDOWS 32

@@ -8,6 +8,7 @@
 #define ZP_MSM_MSM_H
 
 #include "curve/curve.h"
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 /* How the bucket sums are accumulated: batch-affine above a size where the

@@ -62,7 +62,7 @@ typedef struct {
 /* Lays the workspace out from base (field elements first, where the
  * alignment is the buffer's) and returns its size; with base 0 it only
  * measures. */
-static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chunk_len, unsigned c) {
+static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chunk_len, unsigned c, int simd) {
     size_t nb = (size_t)1 << (c - 1);
     uintptr_t p = base;
 #define MSM_CARVE(field, type, count) \
@@ -80,7 +80,7 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     ws->lanes = (void *)((p + 63) & ~(uintptr_t)63);
     p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(dst, uint64_t *, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    ws->simd = zp_ifma_use(-1);
+    ws->simd = simd;
     if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
     MSM_CARVE(batch, M_(pair), MSM_BATCH);
     MSM_CARVE(defer, M_(waiting), MSM_DEFER);
@@ -98,7 +98,7 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
 
 static size_t M_(affine_ws_size)(size_t chunk_len, unsigned c) {
     M_(affine_ws) ws;
-    return M_(affine_ws_layout)(&ws, 0, chunk_len, c);
+    return M_(affine_ws_layout)(&ws, 0, chunk_len, c, 0);
 }
 
 ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {

@@ -1,7 +1,7 @@
 /* The MSM's eight-lane batch arithmetic (msm_simd.h), for the four
  * coordinate fields. This file is compiled with -mavx512f -mavx512ifma
  * (CMakeLists.txt) and every function in it may use those instructions;
- * they run only after zp_ifma_use has seen the CPU support them. Without
+ * they run only after zp_ifma_enabled has seen the CPU support them. Without
  * ZP_IFMA it builds as stubs. */
 #include "msm/msm_simd.h"
 
@@ -30,7 +30,7 @@
 #define MSM_EXT 2
 #include "msm/msm_ifma_impl.h"
 
-#else /* no IFMA in this build: zp_ifma_use never lets these run */
+#else /* no IFMA in this build: zp_ifma_enabled never lets these run */
 
 #define MSM_SIMD_STUB(W)                                                                  \
     void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *products) {       \

@@ -42,6 +42,7 @@ typedef struct {
     size_t count;
     char *workspace; /* per worker: ws_size bytes */
     size_t ws_size;
+    int simd; /* the lanes, as the caller's zp_parallel says */
 } M_(msm_job);
 
 static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint64_t *scalars, size_t begin,
@@ -86,7 +87,7 @@ static void M_(msm_tile)(void *arg, size_t tile, size_t worker) {
         M_(j_set_inf)(&part->results[t]);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
-        M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c);
+        M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, job->simd);
         M_(affine_tile)(&ws, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
     } else {
         M_(xyzz_tile)(mem, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
@@ -147,7 +148,7 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         size_t s = M_(ws_size)(&pt->plan);
         if (s > ws_size) ws_size = s;
     }
-    M_(msm_job) job = {parts, count, base, ws_size};
+    M_(msm_job) job = {parts, count, base, ws_size, zp_ifma_enabled(par)};
     MJ *results = (MJ *)(base + threads * ws_size);
     for (size_t k = 0; k < count; k++) {
         parts[k].results = results;

@@ -28,6 +28,7 @@
 #define ZP_NTT_NTT_H
 
 #include "field/field.h"
+#include "base/parallel.h"
 #include "zkpipe.h"
 
 #define ZP_NTT_DECLARE(F)                                                                           \

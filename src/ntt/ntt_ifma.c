@@ -1,7 +1,7 @@
 /* The NTT's eight-lane block transforms (ntt_simd.h). This file is
  * compiled with -mavx512f -mavx512ifma (CMakeLists.txt, on x86-64, which
  * also defines ZP_IFMA) and every function in it may use those
- * instructions; they run only after zp_ifma_use has seen the CPU support
+ * instructions; they run only after zp_ifma_enabled has seen the CPU support
  * them. Without ZP_IFMA it builds as stubs. */
 #include "ntt/ntt_simd.h"
 
@@ -186,7 +186,7 @@ void zp_ntt_simd_scale(const zp_ifma_field *f, void *work, size_t m, const zp_if
     }
 }
 
-#else /* no IFMA in this build: zp_ifma_use never lets these run */
+#else /* no IFMA in this build: zp_ifma_enabled never lets these run */
 
 void zp_ntt_simd_gather(void *work, const uint64_t *a, size_t m, size_t step, size_t lane_step) {
     (void)work, (void)a, (void)m, (void)step, (void)lane_step;

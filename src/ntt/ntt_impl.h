@@ -171,7 +171,7 @@ static void N_(plan_simd)(N_(plan) *pl, void *mem, int coset) {
 
 /* The tables for a transform of size 2^log_n; shift NULL leaves out the
  * coset ones. Returns 0 when log_n exceeds the field's two-adicity. */
-static int N_(plan_init)(N_(plan) *pl, FT *a, unsigned log_n, const FT *shift, void *scratch) {
+static int N_(plan_init)(N_(plan) *pl, FT *a, unsigned log_n, const FT *shift, void *scratch, int simd) {
     FT w, wi, wb, one;
     if (!N_(root_of_unity)(&w, log_n)) return 0;
     pl->a = a;
@@ -221,7 +221,7 @@ static int N_(plan_init)(N_(plan) *pl, FT *a, unsigned log_n, const FT *shift, v
     pl->mid_i = mid_i;
     pl->coset_c = coset_c;
     pl->coset_r = coset_r;
-    pl->simd = pl->log_r > 0 && zp_ifma_use(-1);
+    pl->simd = pl->log_r > 0 && simd;
     if (pl->simd) N_(plan_simd)(pl, t + N_(table_elems)(log_n), shift != NULL);
     return 1;
 }
@@ -420,7 +420,7 @@ static const zp_parallel *N_(par_for)(unsigned log_n, const zp_parallel *par) {
 
 int N_(ntt)(FT *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par) {
     N_(plan) pl;
-    if (!N_(plan_init)(&pl, a, log_n, NULL, scratch)) return 0;
+    if (!N_(plan_init)(&pl, a, log_n, NULL, scratch, zp_ifma_enabled(par))) return 0;
     pl.inverse = inverse != 0;
     par = N_(par_for)(log_n, par);
     if (pl.log_r > 0) zp_parallel_for(par, pl.B / pl.G, N_(col_dif_task), &pl);
@@ -431,7 +431,7 @@ int N_(ntt)(FT *a, unsigned log_n, int inverse, void *scratch, const zp_parallel
 
 int N_(ntt_to_coset)(FT *a, unsigned log_n, const FT *shift, void *scratch, const zp_parallel *par) {
     N_(plan) pl;
-    if (!N_(plan_init)(&pl, a, log_n, shift, scratch)) return 0;
+    if (!N_(plan_init)(&pl, a, log_n, shift, scratch, zp_ifma_enabled(par))) return 0;
     par = N_(par_for)(log_n, par);
     pl.inverse = 1;
     if (pl.log_r > 0) zp_parallel_for(par, pl.B / pl.G, N_(col_dif_task), &pl);

@@ -31,7 +31,7 @@ static void record(zp_server *s, uint64_t engine_id) {
         if (zp_engine_partition_times(&times[i], s->engine, engine_id, i, &err) != ZP_OK) continue;
         results[i].times = times[i];
         if (info.state != ZP_JOB_DONE) continue;
-        zp_proof proof;
+        zp_groth16_proof proof;
         uint64_t pub[4 * 64], *pubs = pub;
         size_t np = 0;
         st = zp_engine_proof(&proof, NULL, 0, &np, s->engine, engine_id, i, &err);
