@@ -37,12 +37,12 @@ int zp_cmd_export_vk(int argc, char **argv) {
     uint64_t alphabeta[12 * 6];
     if (pk->curve == ZP_CURVE_BN254) {
         zp_bn254_fp12 e;
-        zp_bn254_pairing(&e, (const zp_bn254_g1 *)pk->alpha1, (const zp_bn254_g2 *)pk->beta2);
+        zp_bn254_pairing_var(&e, (const zp_bn254_g1 *)pk->alpha1, (const zp_bn254_g2 *)pk->beta2);
         zp_bn254_gt_to_ffjs(&e, &e);
         memcpy(alphabeta, &e, sizeof e);
     } else {
         zp_bls12_fp12 e;
-        zp_bls12_pairing(&e, (const zp_bls12_g1 *)pk->alpha1, (const zp_bls12_g2 *)pk->beta2);
+        zp_bls12_pairing_var(&e, (const zp_bls12_g1 *)pk->alpha1, (const zp_bls12_g2 *)pk->beta2);
         zp_bls12_gt_to_ffjs(&e, &e);
         memcpy(alphabeta, &e, sizeof e);
     }

@@ -47,11 +47,11 @@ const uint64_t *zp_io_fr_modulus(zp_curve curve) {
 }
 
 int zp_io_fr_is_canonical(zp_curve curve, const uint64_t v[4]) {
-    return zp_limbs_lt(v, zp_io_fr_modulus(curve), 4);
+    return zp_limbs_lt_var(v, zp_io_fr_modulus(curve), 4);
 }
 
 int zp_io_fp_is_canonical(zp_curve curve, const uint64_t *v) {
-    return zp_limbs_lt(v, zp_io_fp_modulus(curve), zp_io_fp_limbs(curve));
+    return zp_limbs_lt_var(v, zp_io_fp_modulus(curve), zp_io_fp_limbs(curve));
 }
 
 void zp_io_fp_to_mont(zp_curve curve, uint64_t *out, const uint64_t *plain) {
@@ -97,13 +97,13 @@ zp_io_point_check zp_io_g1_check(zp_curve curve, const uint64_t *limbs, int subg
     if (curve == ZP_CURVE_BLS12_381) {
         zp_bls12_g1 p;
         memcpy(&p, limbs, sizeof p);
-        if (!zp_bls12_g1_is_on_curve(&p)) return ZP_IO_POINT_OFF_CURVE;
-        if (subgroup && !zp_bls12_g1_is_in_subgroup(&p)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
+        if (!zp_bls12_g1_is_on_curve_var(&p)) return ZP_IO_POINT_OFF_CURVE;
+        if (subgroup && !zp_bls12_g1_is_in_subgroup_var(&p)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
     } else {
         zp_bn254_g1 p;
         memcpy(&p, limbs, sizeof p);
         /* BN254's G1 has cofactor 1: on the curve is in the group. */
-        if (!zp_bn254_g1_is_on_curve(&p)) return ZP_IO_POINT_OFF_CURVE;
+        if (!zp_bn254_g1_is_on_curve_var(&p)) return ZP_IO_POINT_OFF_CURVE;
     }
     return ZP_IO_POINT_OK;
 }
@@ -113,13 +113,13 @@ zp_io_point_check zp_io_g2_check(zp_curve curve, const uint64_t *limbs, int subg
     if (curve == ZP_CURVE_BLS12_381) {
         zp_bls12_g2 p;
         memcpy(&p, limbs, sizeof p);
-        if (!zp_bls12_g2_is_on_curve(&p)) return ZP_IO_POINT_OFF_CURVE;
-        if (subgroup && !zp_bls12_g2_is_in_subgroup(&p)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
+        if (!zp_bls12_g2_is_on_curve_var(&p)) return ZP_IO_POINT_OFF_CURVE;
+        if (subgroup && !zp_bls12_g2_is_in_subgroup_var(&p)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
     } else {
         zp_bn254_g2 p;
         memcpy(&p, limbs, sizeof p);
-        if (!zp_bn254_g2_is_on_curve(&p)) return ZP_IO_POINT_OFF_CURVE;
-        if (subgroup && !zp_bn254_g2_is_in_subgroup(&p)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
+        if (!zp_bn254_g2_is_on_curve_var(&p)) return ZP_IO_POINT_OFF_CURVE;
+        if (subgroup && !zp_bn254_g2_is_in_subgroup_var(&p)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
     }
     return ZP_IO_POINT_OK;
 }

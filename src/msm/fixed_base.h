@@ -13,9 +13,9 @@
 /* The table's size in bytes, the table of a base, and products by it. */
 #define ZP_FIXED_BASE_DECLARE(G)                                                                  \
     size_t G##_fixed_table_size(void);                                                               \
-    void G##_fixed_table(G *table, const G *base);                                                   \
+    void G##_fixed_table_var(G *table, const G *base);                                                   \
     /* out[i] = k_i·base (affine), k plain 4-limb scalars; parallel over i */                        \
-    void G##_fixed_mul(G *out, const G *table, const uint64_t *scalars, size_t n, const zp_parallel *par);
+    void G##_fixed_mul_var(G *out, const G *table, const uint64_t *scalars, size_t n, const zp_parallel *par);
 
 ZP_FIXED_BASE_DECLARE(zp_bn254_g1)
 ZP_FIXED_BASE_DECLARE(zp_bn254_g2)
