@@ -1,6 +1,8 @@
 /* Fixed-base scalar multiplication: many k_i·G for one base G, by a table
  * of d·2^(8w)·G (32 windows of 8 bits, affine), so each product is at most
- * 32 mixed additions and no doublings. Used by the development setup. */
+ * 32 mixed additions and no doublings. Used by the development setup.
+ * Variable time (_var): the table entry read and the additions skipped
+ * depend on the scalar's bytes. */
 #ifndef ZP_MSM_FIXED_BASE_H
 #define ZP_MSM_FIXED_BASE_H
 

@@ -3,7 +3,10 @@
  * integers below the group order, 4 little-endian limbs each. The caller
  * provides scratch of msm_scratch_size(n, threads) bytes (8-byte aligned),
  * with threads = zp_parallel_threads(par). msm_many runs several MSMs of
- * one group as one parallel loop (scratch: msm_many_scratch_size). */
+ * one group as one parallel loop (scratch: msm_many_scratch_size).
+ * Variable time (_var): the buckets a point goes to are its scalars'
+ * digits, and zeros, ones and equal points take shortcuts. The scratch
+ * sizes depend on the sizes only. */
 #ifndef ZP_MSM_MSM_H
 #define ZP_MSM_MSM_H
 
@@ -21,7 +24,6 @@ typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE } zp_msm_path;
                  const zp_parallel *par);                                                       \
     void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
                       const zp_parallel *par, zp_msm_path path);                                  \
-    void G##_msm_naive_var(G##j *out, const G *points, const uint64_t *scalars, size_t n);            \
     size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
     void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
                       const size_t *n, size_t count, void *scratch, const zp_parallel *par);

@@ -197,18 +197,6 @@ void M_(msm_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, v
     M_(msm_path_var)(out, points, scalars, n, scratch, par, ZP_MSM_AUTO);
 }
 
-/* The reference: sum of k_i·P_i by double-and-add, for tests. */
-void M_(msm_naive_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n) {
-    MJ acc, t, p;
-    M_(j_set_inf)(&acc);
-    for (size_t i = 0; i < n; i++) {
-        M_(j_from_affine)(&p, &points[i]);
-        M_(j_mul_var)(&t, &p, scalars + 4 * i, 4);
-        M_(j_add_var)(&acc, &acc, &t);
-    }
-    *out = acc;
-}
-
 #undef M_
 #undef K_
 #undef FT

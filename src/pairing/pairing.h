@@ -4,7 +4,10 @@
  * values in the tower of pairing/fp12_impl.h (ffjavascript's, so equal
  * coefficient by coefficient to snarkjs's curve.pairing). P in G1, Q in G2
  * (affine, infinity all zeros; callers check subgroup membership). Not
- * constant time: the inputs of a verifier are public. */
+ * constant time: the inputs of a verifier are public. The Miller loop (it
+ * skips pairs with a point at infinity), the pairings, the fp12 pow (its
+ * exponent's bits) and the comparisons (memcmp) are named _var; the final
+ * exponentiation and the GT conversions run fixed chains. */
 #ifndef ZP_PAIRING_PAIRING_H
 #define ZP_PAIRING_PAIRING_H
 
