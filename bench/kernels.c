@@ -110,7 +110,7 @@ static void rand_scalar(uint64_t k[4], const uint64_t m[4]) {
     do {
         for (int i = 0; i < 4; i++) k[i] = rand64();
         k[3] &= (1ULL << 63) - 1;
-    } while (!zp_limbs_lt(k, m, 4));
+    } while (!zp_limbs_lt_var(k, m, 4));
 }
 
 /* circom-like witness: 40% zeros, 40% ones, 10% below 2^16, 5% below 2^64,
@@ -258,9 +258,9 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
             size_t len = n - b < BLOCK ? n - b : BLOCK;                                                    \
             for (size_t i = 0; i < len; i++) {                                                             \
                 blk[i] = cur;                                                                              \
-                G##_j_add(&cur, &cur, &step);                                                              \
+                G##_j_add_var(&cur, &cur, &step);                                                              \
             }                                                                                              \
-            G##_j_batch_to_affine(pts + b, blk, len, scratch);                                             \
+            G##_j_batch_to_affine_var(pts + b, blk, len, scratch);                                             \
         }                                                                                                  \
         free(blk);                                                                                         \
         free(scratch);                                                                                     \
@@ -295,7 +295,7 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
                     else rand_scalar(sc + 4 * i, FR##_modulus.v);                                          \
                 }                                                                                          \
                 double t0 = zp_clock_now();                                                                       \
-                G##_msm(&out, pts, sc, n, scratch, par);                                                   \
+                G##_msm_var(&out, pts, sc, n, scratch, par);                                                   \
                 samples[r] = (zp_clock_now() - t0) * 1e3;                                                         \
             }                                                                                              \
             char size[16], name[64];                                                                       \

@@ -122,21 +122,21 @@ static void test_point_checks(void) {
     const zp_curve_desc *bn = zp_curve_get(ZP_CURVE_BN254), *bls = zp_curve_get(ZP_CURVE_BLS12_381);
     uint64_t g[24];
     memcpy(g, &zp_bn254_g1_generator, sizeof zp_bn254_g1_generator);
-    CHECK(bn->g1_is_on_curve(g) && bn->g1_is_in_subgroup(g));
+    CHECK(bn->g1_is_on_curve_var(g) && bn->g1_is_in_subgroup_var(g));
     g[4] ^= 1;
-    CHECK(!bn->g1_is_on_curve(g));
+    CHECK(!bn->g1_is_on_curve_var(g));
     memcpy(g, &zp_bn254_g2_generator, sizeof zp_bn254_g2_generator);
-    CHECK(bn->g2_is_on_curve(g) && bn->g2_is_in_subgroup(g));
+    CHECK(bn->g2_is_on_curve_var(g) && bn->g2_is_in_subgroup_var(g));
     g[8] ^= 1;
-    CHECK(!bn->g2_is_on_curve(g));
+    CHECK(!bn->g2_is_on_curve_var(g));
     memcpy(g, &zp_bls12_g1_generator, sizeof zp_bls12_g1_generator);
-    CHECK(bls->g1_is_on_curve(g) && bls->g1_is_in_subgroup(g));
+    CHECK(bls->g1_is_on_curve_var(g) && bls->g1_is_in_subgroup_var(g));
     g[6] ^= 1;
-    CHECK(!bls->g1_is_on_curve(g));
+    CHECK(!bls->g1_is_on_curve_var(g));
     memcpy(g, &zp_bls12_g2_generator, sizeof zp_bls12_g2_generator);
-    CHECK(bls->g2_is_on_curve(g) && bls->g2_is_in_subgroup(g));
+    CHECK(bls->g2_is_on_curve_var(g) && bls->g2_is_in_subgroup_var(g));
     g[12] ^= 1;
-    CHECK(!bls->g2_is_on_curve(g));
+    CHECK(!bls->g2_is_on_curve_var(g));
 }
 
 static void test_lookups(void) {

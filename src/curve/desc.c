@@ -25,26 +25,26 @@
         g##_fp_from_mont(&r, &a);                                                              \
         memcpy(plain, &r, sizeof r);                                                           \
     }                                                                                          \
-    static int g##_desc_g1_is_on_curve(const uint64_t *limbs) {                                \
+    static int g##_desc_g1_is_on_curve_var(const uint64_t *limbs) {                                \
         g##_g1 p;                                                                              \
         memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g1_is_on_curve(&p);                                                         \
+        return g##_g1_is_on_curve_var(&p);                                                         \
     }                                                                                          \
-    static int g##_desc_g1_is_in_subgroup(const uint64_t *limbs) {                             \
+    static int g##_desc_g1_is_in_subgroup_var(const uint64_t *limbs) {                             \
         g##_g1 p;                                                                              \
         if (G##_G1_COFACTOR_ONE) return 1; /* on the curve is in the group */                  \
         memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g1_is_in_subgroup(&p);                                                      \
+        return g##_g1_is_in_subgroup_var(&p);                                                      \
     }                                                                                          \
-    static int g##_desc_g2_is_on_curve(const uint64_t *limbs) {                                \
+    static int g##_desc_g2_is_on_curve_var(const uint64_t *limbs) {                                \
         g##_g2 p;                                                                              \
         memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g2_is_on_curve(&p);                                                         \
+        return g##_g2_is_on_curve_var(&p);                                                         \
     }                                                                                          \
-    static int g##_desc_g2_is_in_subgroup(const uint64_t *limbs) {                             \
+    static int g##_desc_g2_is_in_subgroup_var(const uint64_t *limbs) {                             \
         g##_g2 p;                                                                              \
         memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g2_is_in_subgroup(&p);                                                      \
+        return g##_g2_is_in_subgroup_var(&p);                                                      \
     }                                                                                          \
     static const char *const g##_desc_aliases[] = {G##_ALIASES, NULL};
 ZP_CURVE_LIST(ZP_CURVE_FUNCS_)
@@ -71,10 +71,10 @@ ZP_CURVE_LIST(ZP_CURVE_FUNCS_)
         .g1_cofactor_one = G##_G1_COFACTOR_ONE,                         \
         .fp_to_mont = g##_desc_fp_to_mont,                              \
         .fp_from_mont = g##_desc_fp_from_mont,                          \
-        .g1_is_on_curve = g##_desc_g1_is_on_curve,                      \
-        .g1_is_in_subgroup = g##_desc_g1_is_in_subgroup,                \
-        .g2_is_on_curve = g##_desc_g2_is_on_curve,                      \
-        .g2_is_in_subgroup = g##_desc_g2_is_in_subgroup,                \
+        .g1_is_on_curve_var = g##_desc_g1_is_on_curve_var,                      \
+        .g1_is_in_subgroup_var = g##_desc_g1_is_in_subgroup_var,                \
+        .g2_is_on_curve_var = g##_desc_g2_is_on_curve_var,                      \
+        .g2_is_in_subgroup_var = g##_desc_g2_is_in_subgroup_var,                \
     };
 ZP_CURVE_LIST(ZP_CURVE_DESC_)
 

@@ -78,12 +78,12 @@ typedef struct zp_curve_desc {
     void (*fp_to_mont)(uint64_t *mont, const uint64_t *plain);
     void (*fp_from_mont)(uint64_t *plain, const uint64_t *mont);
     /* Affine points in Montgomery form (all zeros is infinity, which is on
-     * the curve and in the group). is_in_subgroup assumes on the curve and
+     * the curve and in the group). is_in_subgroup_var assumes on the curve and
      * costs a scalar multiplication unless the cofactor is 1. */
-    int (*g1_is_on_curve)(const uint64_t *p);
-    int (*g1_is_in_subgroup)(const uint64_t *p);
-    int (*g2_is_on_curve)(const uint64_t *p);
-    int (*g2_is_in_subgroup)(const uint64_t *p);
+    int (*g1_is_on_curve_var)(const uint64_t *p);
+    int (*g1_is_in_subgroup_var)(const uint64_t *p);
+    int (*g2_is_on_curve_var)(const uint64_t *p);
+    int (*g2_is_in_subgroup_var)(const uint64_t *p);
 } zp_curve_desc;
 
 /* Each curve's descriptor by name (zp_bn254_curve_desc, ...), for tables

@@ -10,6 +10,18 @@
  * is never on these curves (b ≠ 0), and it is how .zkey files encode it.
  * Formulas are from the Explicit-Formulas Database (hyperelliptic.org/EFD),
  * "g1p/auto-shortw-jacobian-0" and "auto-shortw-xyzz", named where used.
+ *
+ * Timing (libsecp256k1's convention): a name ending in _var takes time that
+ * depends on its inputs' values (branches on infinity or equal points,
+ * memcmp, early exits), for public data only: the MSMs, the verifier, the
+ * checks of a file's points. Everything else runs the same instructions and
+ * touches the same addresses whatever the values, given the compiler keeps
+ * the masks as masks (tests/test_ctime.c checks the built code under
+ * valgrind): is_inf, set_inf, neg, j_neg, j_from_affine, j_dbl, j_add (the
+ * complete addition, special cases chosen by masks), j_mul (4-bit fixed
+ * windows), j_to_affine (Fermat inversion; infinity maps to 0 through it),
+ * xyzz_dbl, xyzz_to_j. The prover's terms in its secrets r and s use only
+ * these.
  */
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
@@ -18,6 +30,21 @@
 #define FT ZP_P_F
 #define PJ ZP_CAT(ZP_P, j)
 #define PX ZP_CAT(ZP_P, xyzz)
+
+#ifndef ZP_CURVE_POINT_CT_HELPERS
+#define ZP_CURVE_POINT_CT_HELPERS
+/* All ones when the n limbs are all zero, else zero, by arithmetic alone:
+ * acc | -acc has its top bit set exactly when acc != 0. */
+ZP_INLINE uint64_t zp_point_zero_mask(const uint64_t *a, size_t n) {
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n; i++) acc |= a[i];
+    return ((acc | ((uint64_t)0 - acc)) >> 63) - 1;
+}
+/* r = a where mask is all ones, r unchanged where it is zero. */
+ZP_INLINE void zp_point_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, size_t n) {
+    for (size_t i = 0; i < n; i++) r[i] ^= (r[i] ^ a[i]) & mask;
+}
+#endif
 
 typedef struct {
     FT x, y;
@@ -34,6 +61,13 @@ typedef struct {
 static const FT P_(b) = ZP_P_B;
 static const ZP_P P_(generator) = ZP_P_GEN;
 
+/* Field elements, points: structs of 64-bit limbs with no padding. */
+#define FT_LIMBS (sizeof(FT) / sizeof(uint64_t))
+ZP_INLINE uint64_t P_(fe_zero_mask)(const FT *a) { return zp_point_zero_mask((const uint64_t *)a, FT_LIMBS); }
+ZP_INLINE void P_(j_cmov)(PJ *r, const PJ *a, uint64_t mask) {
+    zp_point_cmov((uint64_t *)r, (const uint64_t *)a, mask, sizeof(PJ) / sizeof(uint64_t));
+}
+
 ZP_INLINE int P_(is_inf)(const ZP_P *p) { return K_(is_zero)(&p->x) & K_(is_zero)(&p->y); }
 ZP_INLINE void P_(set_inf)(ZP_P *p) { memset(p, 0, sizeof *p); }
 ZP_INLINE int P_(j_is_inf)(const PJ *p) { return K_(is_zero)(&p->z); }
@@ -41,13 +75,11 @@ ZP_INLINE void P_(j_set_inf)(PJ *p) { memset(p, 0, sizeof *p); }
 ZP_INLINE int P_(xyzz_is_inf)(const PX *p) { return K_(is_zero)(&p->zz); }
 ZP_INLINE void P_(xyzz_set_inf)(PX *p) { memset(p, 0, sizeof *p); }
 
+/* -(x, y) = (x, -y); the field's neg maps 0 to 0, so infinity (0, 0) maps
+ * to itself without a test. */
 ZP_INLINE void P_(neg)(ZP_P *r, const ZP_P *p) {
     r->x = p->x;
-    if (P_(is_inf)(p)) {
-        r->y = p->y;
-    } else {
-        K_(neg)(&r->y, &p->y);
-    }
+    K_(neg)(&r->y, &p->y);
 }
 ZP_INLINE void P_(j_neg)(PJ *r, const PJ *p) {
     r->x = p->x;
@@ -55,28 +87,30 @@ ZP_INLINE void P_(j_neg)(PJ *r, const PJ *p) {
     r->z = p->z;
 }
 
+/* (x, y) -> (x : y : 1); infinity (0, 0) -> (0 : 0 : 0), Z masked to 0. */
 ZP_INLINE void P_(j_from_affine)(PJ *r, const ZP_P *p) {
-    if (P_(is_inf)(p)) {
-        P_(j_set_inf)(r);
-        return;
-    }
+    uint64_t inf = P_(fe_zero_mask)(&p->x) & P_(fe_zero_mask)(&p->y);
     r->x = p->x;
     r->y = p->y;
     K_(set_one)(&r->z);
+    uint64_t *z = (uint64_t *)&r->z;
+    for (size_t i = 0; i < FT_LIMBS; i++) z[i] &= ~inf;
 }
 
-/* y² == x³ + b; infinity counts as on the curve. */
-static inline int P_(is_on_curve)(const ZP_P *p) {
+/* y² == x³ + b; infinity counts as on the curve. Variable time: for
+ * validating public points. */
+static inline int P_(is_on_curve_var)(const ZP_P *p) {
     if (P_(is_inf)(p)) return 1;
     FT l, r;
     K_(sqr)(&l, &p->y);
     K_(sqr)(&r, &p->x);
     K_(mul)(&r, &r, &p->x);
     K_(add)(&r, &r, &P_(b));
-    return K_(eq)(&l, &r);
+    return K_(eq_var)(&l, &r);
 }
 
-/* dbl-2009-l: 2M + 5S */
+/* dbl-2009-l: 2M + 5S. No special case: Z = 0 (infinity) gives Z3 = 2YZ =
+ * 0, and Y = 0 (a point of order 2) gives Z3 = 0 = 2P, as it should. */
 static inline void P_(j_dbl)(PJ *r, const PJ *p) {
     FT a, b, c, d, e, f, t;
     K_(sqr)(&a, &p->x);
@@ -102,8 +136,9 @@ static inline void P_(j_dbl)(PJ *r, const PJ *p) {
     K_(sub)(&r->y, &t, &c); /* Y3 = E(D - X3) - 8C */
 }
 
-/* madd-2007-bl: Jacobian + affine, all special cases handled. */
-static inline void P_(j_add_affine)(PJ *r, const PJ *p, const ZP_P *q) {
+/* madd-2007-bl: Jacobian + affine, all special cases handled by branches
+ * (variable time). */
+static inline void P_(j_add_affine_var)(PJ *r, const PJ *p, const ZP_P *q) {
     if (P_(is_inf)(q)) {
         *r = *p;
         return;
@@ -150,8 +185,9 @@ static inline void P_(j_add_affine)(PJ *r, const PJ *p, const ZP_P *q) {
     K_(sub)(&r->y, &t, &y1j); /* Y3 = r(V - X3) - 2·Y1·J */
 }
 
-/* add-2007-bl: Jacobian + Jacobian, all special cases handled. */
-static inline void P_(j_add)(PJ *r, const PJ *p, const PJ *q) {
+/* add-2007-bl: Jacobian + Jacobian, all special cases handled by branches
+ * (variable time: the MSMs, the verifier). */
+static inline void P_(j_add_var)(PJ *r, const PJ *p, const PJ *q) {
     if (P_(j_is_inf)(p)) {
         *r = *q;
         return;
@@ -201,11 +237,60 @@ static inline void P_(j_add)(PJ *r, const PJ *p, const PJ *q) {
     K_(sub)(&r->y, &t, &s1); /* Y3 = r(V - X3) - 2·S1·J */
 }
 
+/* add-2007-bl as j_add_var, complete and constant time: the general
+ * formula, the doubling and the special cases are all computed and the
+ * answer is picked by masks. For P = -Q (H = 0, r ≠ 0) the formula's Z3 =
+ * (…)·H is 0 already; X3 and Y3 are zeroed too, infinity's canonical form.
+ * 11M + 5S + a doubling (2M + 5S): used for the prover's terms in r and s,
+ * where P = ±Q or infinity arises only with negligible probability but the
+ * code must not branch on it. */
+static inline void P_(j_add)(PJ *r, const PJ *p, const PJ *q) {
+    FT z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t, z3;
+    PJ sum, dbl, zero;
+    K_(sqr)(&z1z1, &p->z);
+    K_(sqr)(&z2z2, &q->z);
+    K_(mul)(&u1, &p->x, &z2z2);
+    K_(mul)(&u2, &q->x, &z1z1);
+    K_(mul)(&s1, &p->y, &q->z);
+    K_(mul)(&s1, &s1, &z2z2);
+    K_(mul)(&s2, &q->y, &p->z);
+    K_(mul)(&s2, &s2, &z1z1);
+    K_(sub)(&h, &u2, &u1);
+    K_(sub)(&rr, &s2, &s1);
+    uint64_t h_zero = P_(fe_zero_mask)(&h), r_zero = P_(fe_zero_mask)(&rr);
+    uint64_t p_inf = P_(fe_zero_mask)(&p->z), q_inf = P_(fe_zero_mask)(&q->z);
+    K_(dbl)(&rr, &rr);
+    K_(dbl)(&i, &h);
+    K_(sqr)(&i, &i); /* I = (2H)² */
+    K_(mul)(&j, &h, &i);
+    K_(mul)(&v, &u1, &i);
+    K_(add)(&z3, &p->z, &q->z);
+    K_(sqr)(&z3, &z3);
+    K_(sub)(&z3, &z3, &z1z1);
+    K_(sub)(&z3, &z3, &z2z2);
+    K_(mul)(&sum.z, &z3, &h); /* Z3 = ((Z1+Z2)² - Z1Z1 - Z2Z2)·H */
+    K_(mul)(&s1, &s1, &j);
+    K_(dbl)(&s1, &s1);
+    K_(sqr)(&t, &rr);
+    K_(sub)(&t, &t, &j);
+    K_(sub)(&t, &t, &v);
+    K_(sub)(&sum.x, &t, &v); /* X3 = r² - J - 2V */
+    K_(sub)(&t, &v, &sum.x);
+    K_(mul)(&t, &rr, &t);
+    K_(sub)(&sum.y, &t, &s1); /* Y3 = r(V - X3) - 2·S1·J */
+    P_(j_dbl)(&dbl, p);
+    P_(j_set_inf)(&zero);
+    P_(j_cmov)(&sum, &dbl, h_zero & r_zero);  /* P = Q */
+    P_(j_cmov)(&sum, &zero, h_zero & ~r_zero); /* P = -Q */
+    P_(j_cmov)(&sum, q, p_inf);                /* O + Q (last two win) */
+    P_(j_cmov)(&sum, p, q_inf);                /* P + O */
+    *r = sum;
+}
+
+/* (X : Y : Z) -> (X/Z², Y/Z³), constant time: the inversion is Fermat's
+ * (field inv, a fixed chain) and maps Z = 0 to 0, so infinity comes out as
+ * (0, 0) with no test. */
 static inline void P_(j_to_affine)(ZP_P *r, const PJ *p) {
-    if (P_(j_is_inf)(p)) {
-        P_(set_inf)(r);
-        return;
-    }
     FT zi, zi2, zi3;
     K_(inv)(&zi, &p->z);
     K_(sqr)(&zi2, &zi);
@@ -215,11 +300,12 @@ static inline void P_(j_to_affine)(ZP_P *r, const PJ *p) {
 }
 
 /* out[i] = in[i] in affine form for all i, with one inversion (Montgomery's
- * trick over the Z coordinates). scratch holds 2n field elements. */
-static inline void P_(j_batch_to_affine)(ZP_P *out, const PJ *in, size_t n, FT *scratch) {
+ * trick over the Z coordinates). scratch holds 2n field elements. Variable
+ * time (it skips the points at infinity). */
+static inline void P_(j_batch_to_affine_var)(ZP_P *out, const PJ *in, size_t n, FT *scratch) {
     FT *zinv = scratch, *tmp = scratch + n;
     for (size_t i = 0; i < n; i++) zinv[i] = in[i].z;
-    K_(batch_inv)(zinv, zinv, n, tmp);
+    K_(batch_inv_var)(zinv, zinv, n, tmp);
     for (size_t i = 0; i < n; i++) {
         if (K_(is_zero)(&zinv[i])) {
             P_(set_inf)(&out[i]);
@@ -233,37 +319,62 @@ static inline void P_(j_batch_to_affine)(ZP_P *out, const PJ *in, size_t n, FT *
     }
 }
 
-static inline int P_(j_eq)(const PJ *p, const PJ *q) {
+static inline int P_(j_eq_var)(const PJ *p, const PJ *q) {
     ZP_P a, b;
     P_(j_to_affine)(&a, p);
     P_(j_to_affine)(&b, q);
-    return K_(eq)(&a.x, &b.x) & K_(eq)(&a.y, &b.y);
+    return K_(eq_var)(&a.x, &b.x) & K_(eq_var)(&a.y, &b.y);
 }
 
-/* r = k·p, k a plain integer of klen limbs. Double-and-add with the
- * addition always computed, so the sequence of operations does not depend
- * on k (the prover multiplies by its secrets r and s). */
+/* r = k·p, k a plain integer of klen limbs, in constant time (the prover
+ * multiplies by its secrets r and s, and by points that depend on them):
+ * 4-bit fixed windows, T[d] = d·p for d < 16, and per window four
+ * doublings and one complete addition of T[digit], the entry read by a
+ * masked scan of all 16 so that neither a branch nor an address depends on
+ * k. About 64 · (5 doublings + 1 addition) for 256 bits, against 256 · (1 +
+ * 1) for double-and-add. */
 static inline void P_(j_mul)(PJ *r, const PJ *p, const uint64_t *k, size_t klen) {
-    PJ acc, t;
+    PJ table[16], acc, pick;
+    P_(j_set_inf)(&table[0]);
+    table[1] = *p;
+    for (int d = 2; d < 16; d++) P_(j_add)(&table[d], &table[d - 1], p);
+    P_(j_set_inf)(&acc);
+    for (size_t nib = klen * 16; nib-- > 0;) {
+        for (int b = 0; b < 4; b++) P_(j_dbl)(&acc, &acc);
+        uint64_t digit = (k[nib / 16] >> (4 * (nib % 16))) & 15;
+        P_(j_set_inf)(&pick);
+        for (uint64_t d = 0; d < 16; d++) {
+            uint64_t x = d ^ digit;
+            P_(j_cmov)(&pick, &table[d], zp_point_zero_mask(&x, 1));
+        }
+        P_(j_add)(&acc, &acc, &pick);
+    }
+    *r = acc;
+}
+
+/* r = k·p by double-and-add, skipping the additions of zero bits
+ * (variable time: for public scalars, such as the subgroup check's). */
+static inline void P_(j_mul_var)(PJ *r, const PJ *p, const uint64_t *k, size_t klen) {
+    PJ acc;
     P_(j_set_inf)(&acc);
     for (size_t i = klen * 64; i-- > 0;) {
         P_(j_dbl)(&acc, &acc);
-        P_(j_add)(&t, &acc, p);
-        if ((k[i / 64] >> (i % 64)) & 1) acc = t;
+        if ((k[i / 64] >> (i % 64)) & 1) P_(j_add_var)(&acc, &acc, p);
     }
     *r = acc;
 }
 
 /* The subgroup check: r·p == infinity, r the scalar field's modulus.
- * Needed for G2 (and BLS12-381 G1), whose curves have cofactors. */
-static inline int P_(is_in_subgroup)(const ZP_P *p) {
+ * Needed for G2 (and BLS12-381 G1), whose curves have cofactors. Variable
+ * time: for checking public points. */
+static inline int P_(is_in_subgroup_var)(const ZP_P *p) {
     PJ j, t;
     P_(j_from_affine)(&j, p);
-    P_(j_mul)(&t, &j, ZP_CAT(ZP_P_SCALAR, _modulus).v, 4);
+    P_(j_mul_var)(&t, &j, ZP_CAT(ZP_P_SCALAR, _modulus).v, 4);
     return P_(j_is_inf)(&t);
 }
 
-/* XYZZ doubling, dbl-2008-s-1: 6M + 3S */
+/* XYZZ doubling, dbl-2008-s-1: 6M + 3S; ZZ = 0 (infinity) stays 0. */
 static inline void P_(xyzz_dbl)(PX *r, const PX *p) {
     FT u, v, w, s, m, t;
     K_(dbl)(&u, &p->y);
@@ -284,8 +395,9 @@ static inline void P_(xyzz_dbl)(PX *r, const PX *p) {
     K_(sub)(&r->y, &t, &w); /* Y3 = M(S - X3) - W·Y1 */
 }
 
-/* XYZZ + affine, madd-2008-s: 8M + 2S; all special cases handled. */
-static inline void P_(xyzz_add_affine)(PX *r, const PX *p, const ZP_P *q) {
+/* XYZZ + affine, madd-2008-s: 8M + 2S; all special cases handled by
+ * branches (variable time: the MSM's buckets). */
+static inline void P_(xyzz_add_affine_var)(PX *r, const PX *p, const ZP_P *q) {
     if (P_(is_inf)(q)) {
         *r = *p;
         return;
@@ -325,8 +437,9 @@ static inline void P_(xyzz_add_affine)(PX *r, const PX *p, const ZP_P *q) {
     K_(sub)(&r->y, &t, &y1ppp); /* Y3 = R(Q - X3) - Y1·PPP */
 }
 
-/* XYZZ + XYZZ, add-2008-s: 12M + 2S. */
-static inline void P_(xyzz_add)(PX *r, const PX *p, const PX *q) {
+/* XYZZ + XYZZ, add-2008-s: 12M + 2S; special cases by branches (variable
+ * time). */
+static inline void P_(xyzz_add_var)(PX *r, const PX *p, const PX *q) {
     if (P_(xyzz_is_inf)(q)) {
         *r = *p;
         return;
@@ -368,12 +481,11 @@ static inline void P_(xyzz_add)(PX *r, const PX *p, const PX *q) {
 }
 
 /* To Jacobian without an inversion: any Z works, and Z = ZZ·ZZZ gives
- * X = x·Z² = X·ZZ·ZZZ², Y = y·Z³ = Y·ZZ³·ZZZ². */
+ * X = x·Z² = X·ZZ·ZZZ², Y = y·Z³ = Y·ZZ³·ZZZ². Infinity (ZZ = 0) gives
+ * Z = 0, and X, Y are masked to 0 (its canonical form). */
 static inline void P_(xyzz_to_j)(PJ *r, const PX *p) {
-    if (P_(xyzz_is_inf)(p)) {
-        P_(j_set_inf)(r);
-        return;
-    }
+    uint64_t inf = P_(fe_zero_mask)(&p->zz);
+    PJ zero;
     FT zzz2, zz2, t;
     K_(mul)(&r->z, &p->zzz, &p->zz);
     K_(sqr)(&zzz2, &p->zzz);
@@ -383,6 +495,8 @@ static inline void P_(xyzz_to_j)(PJ *r, const PX *p) {
     K_(mul)(&t, &zz2, &p->zz);
     K_(mul)(&t, &t, &zzz2);
     K_(mul)(&r->y, &p->y, &t);
+    P_(j_set_inf)(&zero);
+    P_(j_cmov)(r, &zero, inf);
 }
 
 #undef P_
@@ -390,6 +504,7 @@ static inline void P_(xyzz_to_j)(PJ *r, const PX *p) {
 #undef FT
 #undef PJ
 #undef PX
+#undef FT_LIMBS
 #undef ZP_P
 #undef ZP_P_F
 #undef ZP_P_B

@@ -30,8 +30,8 @@ static const ZP_F F_(r2) = {FC_(R2_INIT)};
 ZP_INLINE void F_(set_zero)(ZP_F *r) { memset(r, 0, sizeof *r); }
 ZP_INLINE void F_(set_one)(ZP_F *r) { *r = F_(one_mont); }
 ZP_INLINE int F_(is_zero)(const ZP_F *a) { return zp_limbs_is_zero(a->v, ZP_F_N); }
-ZP_INLINE int F_(is_one)(const ZP_F *a) { return memcmp(a, &F_(one_mont), sizeof *a) == 0; }
-ZP_INLINE int F_(eq)(const ZP_F *a, const ZP_F *b) { return memcmp(a, b, sizeof *a) == 0; }
+ZP_INLINE int F_(is_one_var)(const ZP_F *a) { return memcmp(a, &F_(one_mont), sizeof *a) == 0; }
+ZP_INLINE int F_(eq_var)(const ZP_F *a, const ZP_F *b) { return memcmp(a, b, sizeof *a) == 0; }
 
 ZP_INLINE void F_(add)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
     zp_mont_add(r->v, a->v, b->v, F_(modulus).v, ZP_F_N);
@@ -60,10 +60,10 @@ static inline void F_(from_u64)(ZP_F *r, uint64_t v) {
     F_(to_mont)(r, &t);
 }
 /* 1 when the limbs hold an integer below p (a canonical encoding). */
-static inline int F_(is_canonical)(const ZP_F *a) { return zp_limbs_lt(a->v, F_(modulus).v, ZP_F_N); }
+static inline int F_(is_canonical_var)(const ZP_F *a) { return zp_limbs_lt_var(a->v, F_(modulus).v, ZP_F_N); }
 
 /* r = a^e, e given as little-endian limbs; fixed time in elen. */
-static inline void F_(pow)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t elen) {
+static inline void F_(pow_var)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t elen) {
     ZP_F acc = F_(one_mont), base = *a;
     for (size_t i = 0; i < elen * 64; i++) {
         ZP_F t;
@@ -109,7 +109,7 @@ static inline void F_(inv)(ZP_F *r, const ZP_F *a) {
 
 /* out[i] = in[i]^-1 for all i with one inversion (Montgomery's trick);
  * zeros map to zero. scratch holds n elements; out may alias in. */
-static inline void F_(batch_inv)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *scratch) {
+static inline void F_(batch_inv_var)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *scratch) {
     ZP_F acc = F_(one_mont);
     for (size_t i = 0; i < n; i++) {
         scratch[i] = acc;
@@ -130,14 +130,14 @@ static inline void F_(batch_inv)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *scra
 
 /* Little-endian bytes of the plain integer (as .wtns/.r1cs store them):
  * returns 0 when the value is not below p. */
-static inline int F_(from_bytes_le)(ZP_F *r, const uint8_t *in) {
+static inline int F_(from_bytes_le_var)(ZP_F *r, const uint8_t *in) {
     ZP_F t;
     for (size_t i = 0; i < ZP_F_N; i++) {
         uint64_t w = 0;
         for (size_t b = 0; b < 8; b++) w |= (uint64_t)in[8 * i + b] << (8 * b);
         t.v[i] = w;
     }
-    if (!F_(is_canonical)(&t)) return 0;
+    if (!F_(is_canonical_var)(&t)) return 0;
     F_(to_mont)(r, &t);
     return 1;
 }

@@ -20,8 +20,8 @@ ZP_INLINE void E_(set_one)(ZP_F2 *r) {
     B_(set_zero)(&r->c1);
 }
 ZP_INLINE int E_(is_zero)(const ZP_F2 *a) { return B_(is_zero)(&a->c0) & B_(is_zero)(&a->c1); }
-ZP_INLINE int E_(eq)(const ZP_F2 *a, const ZP_F2 *b) { return B_(eq)(&a->c0, &b->c0) & B_(eq)(&a->c1, &b->c1); }
-ZP_INLINE int E_(is_one)(const ZP_F2 *a) { return B_(is_one)(&a->c0) & B_(is_zero)(&a->c1); }
+ZP_INLINE int E_(eq_var)(const ZP_F2 *a, const ZP_F2 *b) { return B_(eq_var)(&a->c0, &b->c0) & B_(eq_var)(&a->c1, &b->c1); }
+ZP_INLINE int E_(is_one_var)(const ZP_F2 *a) { return B_(is_one_var)(&a->c0) & B_(is_zero)(&a->c1); }
 
 ZP_INLINE void E_(add)(ZP_F2 *r, const ZP_F2 *a, const ZP_F2 *b) {
     B_(add)(&r->c0, &a->c0, &b->c0);
@@ -95,7 +95,7 @@ static inline void E_(inv)(ZP_F2 *r, const ZP_F2 *a) {
 }
 
 /* Montgomery's trick, as the base field's batch_inv; zeros map to zero. */
-static inline void E_(batch_inv)(ZP_F2 *out, const ZP_F2 *in, size_t n, ZP_F2 *scratch) {
+static inline void E_(batch_inv_var)(ZP_F2 *out, const ZP_F2 *in, size_t n, ZP_F2 *scratch) {
     ZP_F2 acc;
     E_(set_one)(&acc);
     for (size_t i = 0; i < n; i++) {

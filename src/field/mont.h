@@ -58,7 +58,7 @@ ZP_INLINE void zp_limbs_select(uint64_t *r, uint64_t mask, const uint64_t *a, co
 }
 
 /* 1 when a < b (variable time; for validating inputs). */
-ZP_INLINE int zp_limbs_lt(const uint64_t *a, const uint64_t *b, size_t n) {
+ZP_INLINE int zp_limbs_lt_var(const uint64_t *a, const uint64_t *b, size_t n) {
     for (size_t i = n; i-- > 0;) {
         if (a[i] != b[i]) return a[i] < b[i];
     }

@@ -17,7 +17,7 @@
         g##_fp12 e;                                                                                     \
         memcpy(&a, alpha1, sizeof a);                                                                   \
         memcpy(&b, beta2, sizeof b);                                                                    \
-        g##_pairing(&e, &a, &b);                                                                        \
+        g##_pairing_var(&e, &a, &b);                                                                      \
         g##_gt_to_ffjs(&e, &e);                                                                         \
         memcpy(out, &e, sizeof e);                                                                      \
     }

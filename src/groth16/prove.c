@@ -44,7 +44,7 @@ zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *er
         st = zp_random_bytes(out, 32, err);
         if (st != ZP_OK) return st;
         out[3] &= mask;
-    } while (!zp_limbs_lt(out, r, 4) || zp_limbs_is_zero(out, 4));
+    } while (!zp_limbs_lt_var(out, r, 4) || zp_limbs_is_zero(out, 4));
     return ZP_OK;
 }
 

@@ -111,19 +111,25 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
         G1J *outs[4] = {&pi_a, &b1, &pi_c, &h};
         const G1 *points[4] = {pk->a, pk->b1, pk->c, pk->h};
         const uint64_t *scalars[4] = {witness, witness, witness + 4 * first_private, (const uint64_t *)a};
-        G1_(msm_many)(outs, points, scalars, n, 4, msm_scratch, par);
+        G1_(msm_many_var)(outs, points, scalars, n, 4, msm_scratch, par);
     }
+    /* From here on every operation that touches r or s, or a point that
+     * depends on them, is constant time (curve/point_impl.h: j_mul, j_add,
+     * j_neg, j_to_affine; plain_mul is Montgomery arithmetic): no branch
+     * and no address depends on the blinding, which tests/test_ctime.c
+     * checks under valgrind. The MSMs above are variable time in the
+     * witness, as in every fast prover. */
     /* π_A = α + Σ w_i A_i + r·δ */
-    G1_(j_add_affine)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
+    G1_(j_add_affine_var)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
     G1_(j_from_affine)(&d, (const G1 *)pk->delta1);
     G1_(j_mul)(&t, &d, r, 4);
     G1_(j_add)(&pi_a, &pi_a, &t);
     /* B_G1 = β + Σ w_i B_i + s·δ */
-    G1_(j_add_affine)(&b1, &b1, (const G1 *)pk->beta1);
+    G1_(j_add_affine_var)(&b1, &b1, (const G1 *)pk->beta1);
     G1_(j_mul)(&t, &d, s, 4);
     G1_(j_add)(&b1, &b1, &t);
     /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
-    G1_(j_add)(&pi_c, &pi_c, &h);
+    G1_(j_add_var)(&pi_c, &pi_c, &h);
     G1_(j_mul)(&t, &pi_a, s, 4);
     G1_(j_add)(&pi_c, &pi_c, &t);
     G1_(j_mul)(&t, &b1, r, 4);
@@ -133,6 +139,7 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
     G1_(j_mul)(&t, &d, rs, 4);
     G1_(j_neg)(&t, &t);
     G1_(j_add)(&pi_c, &pi_c, &t);
+    memset(rs, 0, sizeof rs);
 
     memset(pend, 0, sizeof *pend);
     pend->curve = pk->curve;
@@ -149,10 +156,10 @@ void X_(groth16_prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending 
     G2J pi_b, t, d;
     G2 affine;
     /* π_B = β + Σ w_i B_i + s·δ */
-    G2_(msm)(&pi_b, pk->b2, witness, pk->n_vars, msm_scratch, par);
-    G2_(j_add_affine)(&pi_b, &pi_b, (const G2 *)pk->beta2);
+    G2_(msm_var)(&pi_b, pk->b2, witness, pk->n_vars, msm_scratch, par);
+    G2_(j_add_affine_var)(&pi_b, &pi_b, (const G2 *)pk->beta2);
     G2_(j_from_affine)(&d, (const G2 *)pk->delta2);
-    G2_(j_mul)(&t, &d, pend->s, 4);
+    G2_(j_mul)(&t, &d, pend->s, 4); /* constant time in s, as in prove_start */
     G2_(j_add)(&pi_b, &pi_b, &t);
 
     memset(proof, 0, sizeof *proof);
@@ -171,13 +178,13 @@ int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gr
     if (vk->n_public > 0) {
         void *scratch = malloc(G1_(msm_scratch_size)(vk->n_public, 1));
         if (scratch == NULL) return -1;
-        G1_(msm)(&l, ic + 1, pub, vk->n_public, scratch, NULL);
+        G1_(msm_var)(&l, ic + 1, pub, vk->n_public, scratch, NULL);
         free(scratch);
     } else {
         G1_(j_set_inf)(&l);
     }
     G1_(j_from_affine)(&ic0, &ic[0]);
-    G1_(j_add)(&l, &l, &ic0);
+    G1_(j_add_var)(&l, &l, &ic0);
 
     G1 p[4];
     G2 q[4];
@@ -189,7 +196,7 @@ int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gr
     memcpy(&q[2], vk->gamma2, sizeof(G2));
     memcpy(&p[3], proof->c, sizeof(G1));
     memcpy(&q[3], vk->delta2, sizeof(G2));
-    return X_(pairing_product_is_one)(p, q, 4);
+    return X_(pairing_product_is_one_var)(p, q, 4);
 }
 
 #undef X_

@@ -34,11 +34,11 @@ static void X_(lagrange)(FR *out, size_t count, size_t first, size_t step, unsig
     size_t m = (size_t)1 << log_m;
     FR_(root_of_unity)(&w, log_m);
     uint64_t e[1] = {first};
-    FR_(pow)(&wi, &w, e, 1);
+    FR_(pow_var)(&wi, &w, e, 1);
     e[0] = step;
-    FR_(pow)(&wstep, &w, e, 1);
+    FR_(pow_var)(&wstep, &w, e, 1);
     e[0] = m;
-    FR_(pow)(&zt, tau, e, 1);
+    FR_(pow_var)(&zt, tau, e, 1);
     FR one;
     FR_(set_one)(&one);
     FR_(sub)(&zt, &zt, &one); /* τ^m - 1 */
@@ -50,7 +50,7 @@ static void X_(lagrange)(FR *out, size_t count, size_t first, size_t step, unsig
         scratch[k] = wi; /* keep ω^i for the numerator */
         FR_(mul)(&wi, &wi, &wstep);
     }
-    FR_(batch_inv)(out, out, count, scratch + count);
+    FR_(batch_inv_var)(out, out, count, scratch + count);
     for (size_t k = 0; k < count; k++) {
         FR_(mul)(&t, &scratch[k], &out[k]);
         FR_(mul)(&out[k], &t, &zt);
@@ -68,12 +68,12 @@ static void X_(to_plain)(uint64_t *out, const FR *in, size_t n) {
 static void X_(g1_times)(uint64_t *dst, const G1 *table, const FR *k) {
     uint64_t plain[4];
     X_(to_plain)(plain, k, 1);
-    G1_(fixed_mul)((G1 *)dst, table, plain, 1, NULL);
+    G1_(fixed_mul_var)((G1 *)dst, table, plain, 1, NULL);
 }
 static void X_(g2_times)(uint64_t *dst, const G2 *table, const FR *k) {
     uint64_t plain[4];
     X_(to_plain)(plain, k, 1);
-    G2_(fixed_mul)((G2 *)dst, table, plain, 1, NULL);
+    G2_(fixed_mul_var)((G2 *)dst, table, plain, 1, NULL);
 }
 
 static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,
@@ -105,8 +105,8 @@ static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system
     do { /* τ must not be a root of unity of the 2N-domain */
         X_(random_fr)(&tau, err, &st);
         uint64_t e[1] = {2 * n};
-        FR_(pow)(&t, &tau, e, 1);
-    } while (st == ZP_OK && FR_(is_one)(&t));
+        FR_(pow_var)(&t, &tau, e, 1);
+    } while (st == ZP_OK && FR_(is_one_var)(&t));
     X_(random_fr)(&alpha, err, &st);
     X_(random_fr)(&beta, err, &st);
     X_(random_fr)(&gamma, err, &st);
@@ -138,13 +138,13 @@ static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system
     G2 *b2 = (G2 *)(h + n);
     uint8_t *coefs = (uint8_t *)(b2 + nw);
 
-    G1_(fixed_table)(t1, &G1_(generator));
-    G2_(fixed_table)(t2, &G2_(generator));
+    G1_(fixed_table_var)(t1, &G1_(generator));
+    G2_(fixed_table_var)(t2, &G2_(generator));
     X_(to_plain)(plain, u, nw);
-    G1_(fixed_mul)(a, t1, plain, nw, par);
+    G1_(fixed_mul_var)(a, t1, plain, nw, par);
     X_(to_plain)(plain, v, nw);
-    G1_(fixed_mul)(b1, t1, plain, nw, par);
-    G2_(fixed_mul)(b2, t2, plain, nw, par);
+    G1_(fixed_mul_var)(b1, t1, plain, nw, par);
+    G2_(fixed_mul_var)(b2, t2, plain, nw, par);
     /* (β u + α v + w)/γ for public wires, /δ for private ones, in place in w */
     for (size_t j = 0; j < nw; j++) {
         FR_(mul)(&t, &beta, &u[j]);
@@ -154,13 +154,13 @@ static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system
         FR_(mul)(&w[j], &w[j], j <= npub ? &gamma_inv : &delta_inv);
     }
     X_(to_plain)(plain, w, nw);
-    G1_(fixed_mul)(ic, t1, plain, npub + 1, par);
-    G1_(fixed_mul)(c, t1, plain + 4 * (npub + 1), n_priv, par);
+    G1_(fixed_mul_var)(ic, t1, plain, npub + 1, par);
+    G1_(fixed_mul_var)(c, t1, plain + 4 * (npub + 1), n_priv, par);
     /* H: odd points of the 2N-domain, over δ */
     X_(lagrange)(lag, n, 1, 2, log_n + 1, &tau, scratch);
     for (size_t i = 0; i < n; i++) FR_(mul)(&lag[i], &lag[i], &delta_inv);
     X_(to_plain)(plain, lag, n);
-    G1_(fixed_mul)(h, t1, plain, n, par);
+    G1_(fixed_mul_var)(h, t1, plain, n, par);
 
     pk->curve = X_(curve_id);
     pk->n_vars = (uint32_t)nw;

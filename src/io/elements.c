@@ -43,12 +43,12 @@ const uint64_t *zp_io_fr_modulus(zp_curve curve) {
 
 int zp_io_fr_is_canonical(zp_curve curve, const uint64_t v[4]) {
     const zp_curve_desc *d = zp_curve_get(curve);
-    return d != NULL && zp_limbs_lt(v, d->fr_modulus, d->fr_limbs);
+    return d != NULL && zp_limbs_lt_var(v, d->fr_modulus, d->fr_limbs);
 }
 
 int zp_io_fp_is_canonical(zp_curve curve, const uint64_t *v) {
     const zp_curve_desc *d = zp_curve_get(curve);
-    return d != NULL && zp_limbs_lt(v, d->fp_modulus, d->fp_limbs);
+    return d != NULL && zp_limbs_lt_var(v, d->fp_modulus, d->fp_limbs);
 }
 
 /* Unknown curve: nothing is written (its size is unknown too); every
@@ -65,7 +65,7 @@ void zp_io_fp_from_mont(zp_curve curve, uint64_t *plain, const uint64_t *mont) {
 
 static int all_canonical(const zp_curve_desc *d, const uint64_t *limbs, size_t n_coords) {
     for (size_t i = 0; i < n_coords; i++) {
-        if (!zp_limbs_lt(limbs + i * d->fp_limbs, d->fp_modulus, d->fp_limbs)) return 0;
+        if (!zp_limbs_lt_var(limbs + i * d->fp_limbs, d->fp_modulus, d->fp_limbs)) return 0;
     }
     return 1;
 }
@@ -74,9 +74,9 @@ zp_io_point_check zp_io_g1_check(zp_curve curve, const uint64_t *limbs, int subg
     const zp_curve_desc *d = zp_curve_get(curve);
     if (d == NULL) return ZP_IO_POINT_UNKNOWN_CURVE;
     if (!all_canonical(d, limbs, 2)) return ZP_IO_POINT_NONCANONICAL;
-    if (!d->g1_is_on_curve(limbs)) return ZP_IO_POINT_OFF_CURVE;
+    if (!d->g1_is_on_curve_var(limbs)) return ZP_IO_POINT_OFF_CURVE;
     /* free where the cofactor is 1 (BN254): on the curve is in the group */
-    if (subgroup && !d->g1_is_in_subgroup(limbs)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
+    if (subgroup && !d->g1_is_in_subgroup_var(limbs)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
     return ZP_IO_POINT_OK;
 }
 
@@ -84,8 +84,8 @@ zp_io_point_check zp_io_g2_check(zp_curve curve, const uint64_t *limbs, int subg
     const zp_curve_desc *d = zp_curve_get(curve);
     if (d == NULL) return ZP_IO_POINT_UNKNOWN_CURVE;
     if (!all_canonical(d, limbs, 4)) return ZP_IO_POINT_NONCANONICAL;
-    if (!d->g2_is_on_curve(limbs)) return ZP_IO_POINT_OFF_CURVE;
-    if (subgroup && !d->g2_is_in_subgroup(limbs)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
+    if (!d->g2_is_on_curve_var(limbs)) return ZP_IO_POINT_OFF_CURVE;
+    if (subgroup && !d->g2_is_in_subgroup_var(limbs)) return ZP_IO_POINT_OUTSIDE_SUBGROUP;
     return ZP_IO_POINT_OK;
 }
 

@@ -12,7 +12,7 @@
     size_t G##_fixed_table_size(void) {                                                            \
         return (size_t)ZP_FIXED_BASE_WINDOWS * ZP_FIXED_BASE_ENTRIES * sizeof(G);                  \
     }                                                                                              \
-    void G##_fixed_table(G *table, const G *base) {                                                \
+    void G##_fixed_table_var(G *table, const G *base) {                                                \
         G##j row_base, cur;                                                                        \
         G##j row[ZP_FIXED_BASE_ENTRIES];                                                           \
         F scratch[2 * ZP_FIXED_BASE_ENTRIES];                                                      \
@@ -21,9 +21,9 @@
             cur = row_base;                                                                        \
             for (size_t d = 0; d < ZP_FIXED_BASE_ENTRIES; d++) {                                   \
                 row[d] = cur;                                                                      \
-                G##_j_add(&cur, &cur, &row_base);                                                  \
+                G##_j_add_var(&cur, &cur, &row_base);                                                  \
             }                                                                                      \
-            G##_j_batch_to_affine(table + w * ZP_FIXED_BASE_ENTRIES, row, ZP_FIXED_BASE_ENTRIES,   \
+            G##_j_batch_to_affine_var(table + w * ZP_FIXED_BASE_ENTRIES, row, ZP_FIXED_BASE_ENTRIES,   \
                                   scratch);                                                        \
             row_base = cur; /* 256·row_base */                                                     \
         }                                                                                          \
@@ -46,14 +46,14 @@
             for (size_t w = 0; w < ZP_FIXED_BASE_WINDOWS; w++) {                                   \
                 unsigned d = (unsigned)(k[w / 8] >> (8 * (w % 8))) & 0xff;                         \
                 if (d) {                                                                           \
-                    G##_j_add_affine(&acc[i - begin], &acc[i - begin],                             \
+                    G##_j_add_affine_var(&acc[i - begin], &acc[i - begin],                             \
                                      &job->table[w * ZP_FIXED_BASE_ENTRIES + d - 1]);              \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
-        G##_j_batch_to_affine(job->out + begin, acc, end - begin, scratch);                        \
+        G##_j_batch_to_affine_var(job->out + begin, acc, end - begin, scratch);                        \
     }                                                                                              \
-    void G##_fixed_mul(G *out, const G *table, const uint64_t *scalars, size_t n,                  \
+    void G##_fixed_mul_var(G *out, const G *table, const uint64_t *scalars, size_t n,                  \
                        const zp_parallel *par) {                                                   \
         G##_fixed_job job = {out, table, scalars, n};                                              \
         zp_parallel_for(par, (n + BLOCK - 1) / BLOCK, G##_fixed_task, &job);                       \

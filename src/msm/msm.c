@@ -9,7 +9,7 @@ unsigned zp_msm_windows(unsigned c, unsigned bits) {
     return w > 0 ? w : 1;
 }
 
-void zp_msm_scan(const uint64_t *scalars, size_t n, unsigned *bits, size_t *n_big) {
+void zp_msm_scan_var(const uint64_t *scalars, size_t n, unsigned *bits, size_t *n_big) {
     uint64_t top[4] = {0, 0, 0, 0};
     size_t big = 0;
     for (size_t i = 0; i < n; i++) {

@@ -3,7 +3,10 @@
  * integers below the group order, 4 little-endian limbs each. The caller
  * provides scratch of msm_scratch_size(n, threads) bytes (8-byte aligned),
  * with threads = zp_parallel_threads(par). msm_many runs several MSMs of
- * one group as one parallel loop (scratch: msm_many_scratch_size). */
+ * one group as one parallel loop (scratch: msm_many_scratch_size).
+ * Variable time (_var): the buckets a point goes to are its scalars'
+ * digits, and zeros, ones and equal points take shortcuts. The scratch
+ * sizes depend on the sizes only. */
 #ifndef ZP_MSM_MSM_H
 #define ZP_MSM_MSM_H
 
@@ -18,13 +21,12 @@ typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE } zp_msm_path;
 
 #define ZP_MSM_DECLARE(G)                                                                       \
     size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
-    void G##_msm(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
+    void G##_msm_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
                  const zp_parallel *par);                                                       \
-    void G##_msm_path(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
+    void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
                       const zp_parallel *par, zp_msm_path path);                                  \
-    void G##_msm_naive(G##j *out, const G *points, const uint64_t *scalars, size_t n);            \
     size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
-    void G##_msm_many(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
+    void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
                       const size_t *n, size_t count, void *scratch, const zp_parallel *par);
 
 ZP_MSM_DECLARE(zp_bn254_g1)
@@ -54,7 +56,7 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
 unsigned zp_msm_windows(unsigned c, unsigned bits);
 /* The scan the plan needs: bit length of the largest scalar and the count
  * of scalars above 1. */
-void zp_msm_scan(const uint64_t *scalars, size_t n, unsigned *bits, size_t *n_big);
+void zp_msm_scan_var(const uint64_t *scalars, size_t n, unsigned *bits, size_t *n_big);
 
 /* Booth digit of window w (width c ≤ 20) of the 4-limb scalar k: the c+1
  * bits k[wc-1 .. wc+c-1] (the lowest borrowed from the window below, zero

@@ -130,11 +130,11 @@ static void M_(classify)(M_(affine_ws) *ws) {
         } else {
             M_(load)(&p, e->p, e->neg_p);
             M_(load)(&q, e->q, e->neg_q);
-            if (!K_(eq)(&p.x, &q.x)) {
+            if (!K_(eq_var)(&p.x, &q.x)) {
                 k = MSM_ADD;
                 K_(sub)(&ws->den[i], &q.x, &p.x);
                 K_(sub)(&ws->num[i], &q.y, &p.y);
-            } else if (K_(eq)(&p.y, &q.y) && !K_(is_zero)(&p.y)) {
+            } else if (K_(eq_var)(&p.y, &q.y) && !K_(is_zero)(&p.y)) {
                 k = MSM_DBL; /* 3x² / 2y */
                 FT t;
                 K_(dbl)(&ws->den[i], &p.y);
@@ -165,7 +165,7 @@ static void M_(classify)(M_(affine_ws) *ws) {
 /* The sums, one inversion for all: λ = num/den, x3 = λ² - x1 - x2,
  * y3 = λ(x1 - x3) - y1. */
 static void M_(sums)(M_(affine_ws) *ws) {
-    K_(batch_inv)(ws->den, ws->den, ws->n_batch, ws->pre);
+    K_(batch_inv_var)(ws->den, ws->den, ws->n_batch, ws->pre);
     for (size_t i = 0; i < ws->n_batch; i++) {
         if (ws->dst[i] == NULL) continue;
         MA *r = ws->batch[i].dst;
@@ -202,7 +202,7 @@ static void M_(sums_lanes)(M_(affine_ws) *ws) {
     FT prod[ZP_MSM_SIMD_PRODUCTS];
     _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
     ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
-    K_(batch_inv)(prod, prod, ZP_MSM_SIMD_PRODUCTS, ws->pre);
+    K_(batch_inv_var)(prod, prod, ZP_MSM_SIMD_PRODUCTS, ws->pre);
     ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)prod);
 }
 
@@ -258,7 +258,7 @@ static void M_(sum_ones)(M_(affine_ws) *ws, MX *acc, const MA *points, size_t co
             }
             M_(flush)(ws);
         }
-        M_(xyzz_add_affine)(acc, acc, &ws->tree[0]);
+        M_(xyzz_add_affine_var)(acc, acc, &ws->tree[0]);
     }
 }
 
@@ -300,7 +300,7 @@ static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry
         }
         MA p;
         M_(load)(&p, pt, neg);
-        M_(xyzz_add_affine)(&ws->side[b], &ws->side[b], &p);
+        M_(xyzz_add_affine_var)(&ws->side[b], &ws->side[b], &p);
     } else {
         __builtin_prefetch(&ws->bucket[b], 1, 3);
         M_(push)(ws, &ws->bucket[b], 0, pt, neg, &ws->bucket[b], b);
@@ -341,9 +341,9 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
      * (a bucket emptied by a cancellation holds the all-zero infinity) */
     for (size_t b = nb; b-- > 0;) {
         uint8_t f = ws->flags[b];
-        if (f & MSM_FULL) M_(xyzz_add_affine)(&running, &running, &ws->bucket[b]);
-        if (f & MSM_SIDE) M_(xyzz_add)(&running, &running, &ws->side[b]);
-        M_(xyzz_add)(&total, &total, &running);
+        if (f & MSM_FULL) M_(xyzz_add_affine_var)(&running, &running, &ws->bucket[b]);
+        if (f & MSM_SIDE) M_(xyzz_add_var)(&running, &running, &ws->side[b]);
+        M_(xyzz_add_var)(&total, &total, &running);
     }
     M_(xyzz_to_j)(result, &total);
 }

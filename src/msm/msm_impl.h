@@ -53,11 +53,11 @@ static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint6
         int64_t d = zp_msm_booth_digit(scalars + 4 * i, w, c);
         if (d == 0) continue;
         if (d > 0) {
-            M_(xyzz_add_affine)(&buckets[d - 1], &buckets[d - 1], &points[i]);
+            M_(xyzz_add_affine_var)(&buckets[d - 1], &buckets[d - 1], &points[i]);
         } else {
             MA neg;
             M_(neg)(&neg, &points[i]);
-            M_(xyzz_add_affine)(&buckets[-d - 1], &buckets[-d - 1], &neg);
+            M_(xyzz_add_affine_var)(&buckets[-d - 1], &buckets[-d - 1], &neg);
         }
     }
     /* sum_b (b+1)·bucket[b] = sum over b of the running sums from the top */
@@ -65,8 +65,8 @@ static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint6
     M_(xyzz_set_inf)(&running);
     M_(xyzz_set_inf)(&total);
     for (size_t b = nb; b-- > 0;) {
-        M_(xyzz_add)(&running, &running, &buckets[b]);
-        M_(xyzz_add)(&total, &total, &running);
+        M_(xyzz_add_var)(&running, &running, &buckets[b]);
+        M_(xyzz_add_var)(&total, &total, &running);
     }
     M_(xyzz_to_j)(result, &total);
 }
@@ -139,7 +139,7 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         unsigned bits = 0;
         size_t n_big = 0;
         M_(j_set_inf)(pt->out);
-        zp_msm_scan(pt->scalars, pt->n, &bits, &n_big);
+        zp_msm_scan_var(pt->scalars, pt->n, &bits, &n_big);
         if (bits == 0) pt->n = 0; /* all zero: no tiles */
         zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
         if (pt->n == 0) pt->plan.chunks = 0;
@@ -165,14 +165,14 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         for (unsigned w = pt->plan.windows; w-- > 0;) {
             for (unsigned b = 0; b < pt->plan.c && !M_(j_is_inf)(&acc); b++) M_(j_dbl)(&acc, &acc);
             for (size_t ch = 0; ch < pt->plan.chunks; ch++) {
-                M_(j_add)(&acc, &acc, &pt->results[ch * pt->plan.windows + w]);
+                M_(j_add_var)(&acc, &acc, &pt->results[ch * pt->plan.windows + w]);
             }
         }
         *pt->out = acc;
     }
 }
 
-void M_(msm_many)(MJ **out, const MA *const *points, const uint64_t *const *scalars, const size_t *n,
+void M_(msm_many_var)(MJ **out, const MA *const *points, const uint64_t *const *scalars, const size_t *n,
                   size_t count, void *scratch, const zp_parallel *par) {
     M_(msm_part) parts[8];
     for (size_t done = 0; done < count; done += 8) {
@@ -187,27 +187,15 @@ void M_(msm_many)(MJ **out, const MA *const *points, const uint64_t *const *scal
     }
 }
 
-void M_(msm_path)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
+void M_(msm_path_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
                   const zp_parallel *par, zp_msm_path path) {
     M_(msm_part) part = {out, points, scalars, n, {0}, 0, NULL};
     M_(msm_run)(&part, 1, scratch, par, path);
 }
 
-void M_(msm)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
+void M_(msm_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
              const zp_parallel *par) {
-    M_(msm_path)(out, points, scalars, n, scratch, par, ZP_MSM_AUTO);
-}
-
-/* The reference: sum of k_i·P_i by double-and-add, for tests. */
-void M_(msm_naive)(MJ *out, const MA *points, const uint64_t *scalars, size_t n) {
-    MJ acc, t, p;
-    M_(j_set_inf)(&acc);
-    for (size_t i = 0; i < n; i++) {
-        M_(j_from_affine)(&p, &points[i]);
-        M_(j_mul)(&t, &p, scalars + 4 * i, 4);
-        M_(j_add)(&acc, &acc, &t);
-    }
-    *out = acc;
+    M_(msm_path_var)(out, points, scalars, n, scratch, par, ZP_MSM_AUTO);
 }
 
 #undef M_

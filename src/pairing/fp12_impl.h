@@ -48,8 +48,8 @@ ZP_INLINE void E6_(set_one)(T6 *r) {
     E2_(set_zero)(&r->c2);
 }
 ZP_INLINE int E6_(is_zero)(const T6 *a) { return E2_(is_zero)(&a->c0) & E2_(is_zero)(&a->c1) & E2_(is_zero)(&a->c2); }
-ZP_INLINE int E6_(eq)(const T6 *a, const T6 *b) {
-    return E2_(eq)(&a->c0, &b->c0) & E2_(eq)(&a->c1, &b->c1) & E2_(eq)(&a->c2, &b->c2);
+ZP_INLINE int E6_(eq_var)(const T6 *a, const T6 *b) {
+    return E2_(eq_var)(&a->c0, &b->c0) & E2_(eq_var)(&a->c1, &b->c1) & E2_(eq_var)(&a->c2, &b->c2);
 }
 ZP_INLINE void E6_(add)(T6 *r, const T6 *a, const T6 *b) {
     E2_(add)(&r->c0, &a->c0, &b->c0);
@@ -206,11 +206,11 @@ ZP_INLINE void E12_(set_one)(T12 *r) {
     E6_(set_one)(&r->c0);
     E6_(set_zero)(&r->c1);
 }
-ZP_INLINE int E12_(eq)(const T12 *a, const T12 *b) { return E6_(eq)(&a->c0, &b->c0) & E6_(eq)(&a->c1, &b->c1); }
-ZP_INLINE int E12_(is_one)(const T12 *a) {
+ZP_INLINE int E12_(eq_var)(const T12 *a, const T12 *b) { return E6_(eq_var)(&a->c0, &b->c0) & E6_(eq_var)(&a->c1, &b->c1); }
+ZP_INLINE int E12_(is_one_var)(const T12 *a) {
     T12 one;
     E12_(set_one)(&one);
-    return E12_(eq)(a, &one);
+    return E12_(eq_var)(a, &one);
 }
 ZP_INLINE void E12_(add)(T12 *r, const T12 *a, const T12 *b) {
     E6_(add)(&r->c0, &a->c0, &b->c0);
@@ -390,7 +390,7 @@ static inline void E12_(cyclotomic_sqr)(T12 *r, const T12 *a) {
 /* r = a^e, e as little-endian limbs, by left-to-right square-and-multiply
  * (variable time). cyclotomic: a is known to be in the cyclotomic
  * subgroup, so the cheaper squaring may be used. */
-static inline void E12_(pow)(T12 *r, const T12 *a, const uint64_t *e, size_t elen, int cyclotomic) {
+static inline void E12_(pow_var)(T12 *r, const T12 *a, const uint64_t *e, size_t elen, int cyclotomic) {
     T12 acc;
     E12_(set_one)(&acc);
     int started = 0;

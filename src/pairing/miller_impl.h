@@ -214,7 +214,7 @@ static void N_(miller_chunk)(T12 *f, const TG1 *P, const TG2 *Q, size_t n, const
 #endif
 }
 
-void N_(miller_loop)(T12 *f, const TG1 *P, const TG2 *Q, size_t n) {
+void N_(miller_loop_var)(T12 *f, const TG1 *P, const TG2 *Q, size_t n) {
     TG1 p[ZP_PAIR_CHUNK];
     TG2 q[ZP_PAIR_CHUNK];
     TF two_inv;
@@ -251,23 +251,23 @@ void N_(final_exp_easy)(T12 *r, const T12 *f) {
 
 void N_(final_exp_hard_ref)(T12 *r, const T12 *f) {
     static const uint64_t hard[] = ZP_CAT(ZP_T_UP, _FINAL_EXP_HARD_INIT);
-    E12_(pow)(r, f, hard, sizeof hard / sizeof hard[0], 1);
+    E12_(pow_var)(r, f, hard, sizeof hard / sizeof hard[0], 1);
 }
 
 void N_(gt_to_ffjs)(T12 *r, const T12 *e) {
     static const uint64_t m[] = ZP_CAT(ZP_T_UP, _FFJS_GT_EXP_INIT);
-    E12_(pow)(r, e, m, sizeof m / sizeof m[0], 1);
+    E12_(pow_var)(r, e, m, sizeof m / sizeof m[0], 1);
 }
 
 void N_(gt_from_ffjs)(T12 *r, const T12 *e) {
     static const uint64_t minv[] = ZP_CAT(ZP_T_UP, _FFJS_GT_EXP_INV_INIT);
-    E12_(pow)(r, e, minv, sizeof minv / sizeof minv[0], 1);
+    E12_(pow_var)(r, e, minv, sizeof minv / sizeof minv[0], 1);
 }
 
 /* f^|x| in the cyclotomic subgroup, |x| the curve parameter. */
 static inline void N_(cyc_exp_x)(T12 *r, const T12 *f) {
     static const uint64_t x[1] = {ZP_CAT(ZP_T_UP, _X_ABS)};
-    E12_(pow)(r, f, x, 1, 1);
+    E12_(pow_var)(r, f, x, 1, 1);
 }
 
 void N_(final_exp)(T12 *r, const T12 *f) {
@@ -276,17 +276,17 @@ void N_(final_exp)(T12 *r, const T12 *f) {
     N_(final_exp_hard)(r, &t);
 }
 
-void N_(pairing)(T12 *r, const TG1 *P, const TG2 *Q) {
+void N_(pairing_var)(T12 *r, const TG1 *P, const TG2 *Q) {
     T12 f;
-    N_(miller_loop)(&f, P, Q, 1);
+    N_(miller_loop_var)(&f, P, Q, 1);
     N_(final_exp)(r, &f);
 }
 
-int N_(pairing_product_is_one)(const TG1 *P, const TG2 *Q, size_t n) {
+int N_(pairing_product_is_one_var)(const TG1 *P, const TG2 *Q, size_t n) {
     T12 f;
-    N_(miller_loop)(&f, P, Q, n);
+    N_(miller_loop_var)(&f, P, Q, n);
     N_(final_exp)(&f, &f);
-    return E12_(is_one)(&f);
+    return E12_(is_one_var)(&f);
 }
 
 #undef N_

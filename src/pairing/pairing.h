@@ -4,7 +4,10 @@
  * values in the tower of pairing/fp12_impl.h (ffjavascript's, so equal
  * coefficient by coefficient to snarkjs's curve.pairing). P in G1, Q in G2
  * (affine, infinity all zeros; callers check subgroup membership). Not
- * constant time: the inputs of a verifier are public. */
+ * constant time: the inputs of a verifier are public. The Miller loop (it
+ * skips pairs with a point at infinity), the pairings, the fp12 pow (its
+ * exponent's bits) and the comparisons (memcmp) are named _var; the final
+ * exponentiation and the GT conversions run fixed chains. */
 #ifndef ZP_PAIRING_PAIRING_H
 #define ZP_PAIRING_PAIRING_H
 
@@ -24,8 +27,8 @@
 /* f = prod_i f_i, f_i the Miller loop of (P[i], Q[i]) (BN254: over 6x+2 with
  * the two Frobenius lines; BLS12-381: over x). Pairs with a point at
  * infinity contribute 1. The value is only meaningful after final_exp. */
-void zp_bn254_miller_loop(zp_bn254_fp12 *f, const zp_bn254_g1 *P, const zp_bn254_g2 *Q, size_t n);
-void zp_bls12_miller_loop(zp_bls12_fp12 *f, const zp_bls12_g1 *P, const zp_bls12_g2 *Q, size_t n);
+void zp_bn254_miller_loop_var(zp_bn254_fp12 *f, const zp_bn254_g1 *P, const zp_bn254_g2 *Q, size_t n);
+void zp_bls12_miller_loop_var(zp_bls12_fp12 *f, const zp_bls12_g1 *P, const zp_bls12_g2 *Q, size_t n);
 
 /* r = f^((p^12 - 1)/r) exactly (not a multiple of that exponent). r may
  * alias f. */
@@ -33,13 +36,13 @@ void zp_bn254_final_exp(zp_bn254_fp12 *r, const zp_bn254_fp12 *f);
 void zp_bls12_final_exp(zp_bls12_fp12 *r, const zp_bls12_fp12 *f);
 
 /* r = e(P, Q). */
-void zp_bn254_pairing(zp_bn254_fp12 *r, const zp_bn254_g1 *P, const zp_bn254_g2 *Q);
-void zp_bls12_pairing(zp_bls12_fp12 *r, const zp_bls12_g1 *P, const zp_bls12_g2 *Q);
+void zp_bn254_pairing_var(zp_bn254_fp12 *r, const zp_bn254_g1 *P, const zp_bn254_g2 *Q);
+void zp_bls12_pairing_var(zp_bls12_fp12 *r, const zp_bls12_g1 *P, const zp_bls12_g2 *Q);
 
 /* 1 when prod_i e(P[i], Q[i]) = 1, with one shared final exponentiation
  * (the Groth16 check); n = 0 gives 1. */
-int zp_bn254_pairing_product_is_one(const zp_bn254_g1 *P, const zp_bn254_g2 *Q, size_t n);
-int zp_bls12_pairing_product_is_one(const zp_bls12_g1 *P, const zp_bls12_g2 *Q, size_t n);
+int zp_bn254_pairing_product_is_one_var(const zp_bn254_g1 *P, const zp_bn254_g2 *Q, size_t n);
+int zp_bls12_pairing_product_is_one_var(const zp_bls12_g1 *P, const zp_bls12_g2 *Q, size_t n);
 
 /* ffjavascript's (and so snarkjs's) pairing value is not the reduced
  * pairing itself but a fixed power of it, e^m: its final exponentiations

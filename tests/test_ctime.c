@@ -1,0 +1,167 @@
+/* The constant-time check of the code that touches the prover's secrets,
+ * as libsecp256k1's ctime_tests: the blinding factors r and s (as
+ * zp_groth16_random_scalar draws them) are marked undefined with
+ * valgrind's client requests, the r/s-dependent code runs on them, and the
+ * public results are marked defined again (declassified) before anything
+ * compares or prints them. Run under `valgrind --error-exitcode=1
+ * --track-origins=yes` (ctest: ctime_valgrind), memcheck reports every
+ * branch and every memory address that depends on a secret. Without
+ * valgrind the requests do nothing, and this is an ordinary unit test: the
+ * results equal those of the variable-time code.
+ *
+ * What runs on secrets: the scalar multiplication (j_mul) of each group,
+ * with a secret scalar and a secret point; the complete addition (j_add)
+ * of secret points, with the special cases P + P, P + (-P) and P + O; the
+ * conversion to affine; and the prover's r/s part on a small circuit for
+ * both curves (prove_start_with, whose MSMs run before r and s are used,
+ * and prove_finish). The witness is not marked: the MSMs are variable time
+ * in it, as in every fast prover. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve/curve.h"
+#include "groth16/groth16.h"
+#include "groth16/setup.h"
+#include "chain_circuit.h"
+#include "testutil.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define ZP_HAVE_MEMCHECK 1
+#endif
+#endif
+#ifndef ZP_HAVE_MEMCHECK
+#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
+#define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)(p), (void)(n))
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+#define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
+#define DECLASSIFY(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
+
+/* A random scalar below the group order, as the prover draws it. */
+static void secret_scalar(uint64_t k[4], zp_curve curve) {
+    zp_error err;
+    CHECK(zp_groth16_random_scalar(k, curve, &err) == ZP_OK);
+}
+
+/* Per group G (scalar field order from `curve`): secret k and l, secret
+ * points P = k·G and Q = l·P; P + Q, P + P, P + (-P), P + O and O + P by
+ * the complete addition; all compared, once public, with the
+ * variable-time code. */
+#define CT_GROUP(G, CURVE)                                                                             \
+    static void ct_##G(void) {                                                                         \
+        uint64_t k[4], l[4];                                                                           \
+        secret_scalar(k, CURVE);                                                                       \
+        secret_scalar(l, CURVE);                                                                       \
+        uint64_t k_pub[4], l_pub[4];                                                                   \
+        memcpy(k_pub, k, sizeof k);                                                                    \
+        memcpy(l_pub, l, sizeof l);                                                                    \
+        SECRET(k, sizeof k);                                                                           \
+        SECRET(l, sizeof l);                                                                           \
+        G##j g, p, q, sum, two, zero, inf, np;                                                         \
+        G##_j_from_affine(&g, &G##_generator);                                                         \
+        G##_j_mul(&p, &g, k, 4);     /* secret scalar, public point */                                 \
+        G##_j_mul(&q, &p, l, 4);     /* secret scalar, secret point */                                 \
+        G##_j_add(&sum, &p, &q);                                                                       \
+        G##_j_add(&two, &p, &p);                                                                       \
+        G##_j_neg(&np, &p);                                                                            \
+        G##_j_add(&zero, &p, &np);                                                                     \
+        G##_j_set_inf(&inf);                                                                           \
+        G##j pinf, infp;                                                                               \
+        G##_j_add(&pinf, &p, &inf);                                                                    \
+        G##_j_add(&infp, &inf, &p);                                                                    \
+        G affine[6];                                                                                   \
+        G##_j_to_affine(&affine[0], &p);                                                               \
+        G##_j_to_affine(&affine[1], &q);                                                               \
+        G##_j_to_affine(&affine[2], &sum);                                                             \
+        G##_j_to_affine(&affine[3], &two);                                                             \
+        G##_j_to_affine(&affine[4], &zero);                                                            \
+        G##_j_to_affine(&affine[5], &pinf);                                                            \
+        DECLASSIFY(affine, sizeof affine);                                                             \
+        DECLASSIFY(&infp, sizeof infp);                                                                \
+        /* the same with the variable-time code on public copies */                                    \
+        G##j vp, vq, vsum, vtwo;                                                                       \
+        G##_j_mul_var(&vp, &g, k_pub, 4);                                                              \
+        G##_j_mul_var(&vq, &vp, l_pub, 4);                                                             \
+        G##_j_add_var(&vsum, &vp, &vq);                                                                \
+        G##_j_dbl(&vtwo, &vp);                                                                         \
+        G want[4];                                                                                     \
+        G##_j_to_affine(&want[0], &vp);                                                                \
+        G##_j_to_affine(&want[1], &vq);                                                                \
+        G##_j_to_affine(&want[2], &vsum);                                                              \
+        G##_j_to_affine(&want[3], &vtwo);                                                              \
+        CHECK_MSG(memcmp(&affine[0], &want[0], sizeof want) == 0, #G ": k·G, l·P, P+Q, P+P");         \
+        CHECK_MSG(G##_is_inf(&affine[4]), #G ": P + (-P) is infinity");                                \
+        CHECK_MSG(memcmp(&affine[5], &affine[0], sizeof(G)) == 0, #G ": P + O = P");                   \
+        G infp_a;                                                                                      \
+        G##_j_to_affine(&infp_a, &infp);                                                               \
+        CHECK_MSG(memcmp(&infp_a, &affine[0], sizeof(G)) == 0, #G ": O + P = P");                      \
+    }
+CT_GROUP(zp_bn254_g1, ZP_CURVE_BN254)
+CT_GROUP(zp_bn254_g2, ZP_CURVE_BN254)
+CT_GROUP(zp_bls12_g1, ZP_CURVE_BLS12_381)
+CT_GROUP(zp_bls12_g2, ZP_CURVE_BLS12_381)
+
+/* synthesis, then prove_start_with and prove_finish for the given r, s */
+static void prove_with(zp_groth16_proof *proof, const zp_groth16_pk *pk, const void *mat, const uint64_t *w,
+                       const uint64_t r[4], const uint64_t s[4]) {
+    zp_error err;
+    zp_groth16_pending pend;
+    void *abc = malloc(zp_groth16_abc_size(pk));
+    void *msm = malloc(zp_groth16_msm_scratch_size(pk, 1));
+    zp_groth16_synthesize(abc, pk, mat, w, NULL);
+    CHECK(zp_groth16_prove_start_with(&pend, pk, w, r, s, abc, msm, NULL, &err) == ZP_OK);
+    zp_groth16_prove_finish(proof, &pend, pk, w, msm, NULL);
+    free(msm);
+    free(abc);
+}
+
+static void ct_prover(zp_curve curve) {
+    chain_circuit c;
+    zp_error err;
+    chain_build(&c, curve, 6, 1);
+    zp_groth16_setup_key key;
+    CHECK(zp_groth16_setup(&key, &c.cs, NULL, &err) == ZP_OK);
+    const zp_groth16_pk *pk = &key.pk;
+    uint64_t *w = malloc(c.cs.n_wires * 32);
+    chain_witness(w, &c, zp_test_rand64());
+    size_t mat_bytes = zp_groth16_matrices_size(pk);
+    void *mat = aligned_alloc(64, (mat_bytes + 63) & ~(size_t)63);
+    CHECK(zp_groth16_matrices_build(mat, mat_bytes, pk, NULL, &err) == ZP_OK);
+
+    uint64_t r[4], s[4], r_pub[4], s_pub[4];
+    secret_scalar(r, curve);
+    secret_scalar(s, curve);
+    memcpy(r_pub, r, sizeof r);
+    memcpy(s_pub, s, sizeof s);
+    SECRET(r, sizeof r);
+    SECRET(s, sizeof s);
+    zp_groth16_proof secret_proof, public_proof;
+    prove_with(&secret_proof, pk, mat, w, r, s);
+    DECLASSIFY(&secret_proof, sizeof secret_proof); /* the proof is public */
+    prove_with(&public_proof, pk, mat, w, r_pub, s_pub);
+    CHECK_MSG(memcmp(&secret_proof, &public_proof, sizeof secret_proof) == 0,
+              "%s: the proof with secret r, s is the proof for those r, s", zp_curve_name(curve));
+    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &secret_proof) == 1, "%s: the proof verifies",
+              zp_curve_name(curve));
+    free(mat);
+    free(w);
+    zp_groth16_setup_free(&key);
+    chain_free(&c);
+}
+
+int main(void) {
+    zp_test_init("test_ctime");
+#ifndef ZP_HAVE_MEMCHECK
+    if (RUNNING_ON_VALGRIND == 0) fprintf(stderr, "test_ctime: built without <valgrind/memcheck.h>\n");
+#endif
+    ct_zp_bn254_g1();
+    ct_zp_bn254_g2();
+    ct_zp_bls12_g1();
+    ct_zp_bls12_g2();
+    ct_prover(ZP_CURVE_BN254);
+    ct_prover(ZP_CURVE_BLS12_381);
+    return zp_test_done();
+}
