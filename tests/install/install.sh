@@ -5,7 +5,8 @@
 # prove_example.c with `pkg-config --cflags --libs zkpipe` (shared) and
 # `pkg-config --static` (static), and proves and verifies the merkle example
 # on both curves with each; the installed command checks the proofs too.
-# The shared library must link none of the daemon's libraries.
+# The shared library must link none of the daemon's libraries and export
+# nothing but what the public headers declare.
 #   usage: install.sh BUILD_DIR WORK_DIR CC [EXTRA_CFLAGS]
 # EXTRA_CFLAGS: the build's sanitizer flags, which its runtime needs.
 set -euo pipefail
@@ -45,6 +46,16 @@ ok "installed: $(cd "$PREFIX" && find . -type f -o -type l | sed 's|^\./||' | so
 needed="$(readelf -d "$LIBDIR/libzkpipe.so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
 if grep -Eq 'microhttpd|sqlite|curl' <<<"$needed"; then fail "libzkpipe.so links $needed"; fi
 ok "libzkpipe.so ($soname) needs: $needed"
+
+# It exports the functions of the public headers and nothing internal.
+exported="$(nm -D --defined-only "$LIBDIR/libzkpipe.so" | awk '{print $NF}' | sed 's/@.*//' | sort -u)"
+leaked=()
+for s in $exported; do
+    cat "$PREFIX"/include/*.h | grep -qw -- "$s" || leaked+=("$s")
+done
+[ -n "$exported" ] || fail "libzkpipe.so exports nothing"
+[ ${#leaked[@]} -eq 0 ] || fail "libzkpipe.so exports ${#leaked[@]} symbols no public header declares: ${leaked[*]:0:8} ..."
+ok "libzkpipe.so exports $(wc -w <<<"$exported") symbols, all declared in include/"
 
 CFLAGS=(-std=c11 -Wall -Wextra -Werror -pedantic)
 read -r -a PC_CFLAGS <<<"$(pkg-config --cflags zkpipe)"
