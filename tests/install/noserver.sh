@@ -58,7 +58,8 @@ done
 # No build product links the daemon's libraries.
 for f in "$B/libzkpipe.so" "$B/zkpipe" "$B"/test_* "$B"/zkpipe-bench-*; do
     [ -x "$f" ] || [ -e "$f" ] || continue
-    if readelf -d "$f" | grep -Eq 'NEEDED.*(microhttpd|sqlite|curl)'; then fail "$(basename "$f") links the daemon's libraries"; fi
+    dyn="$(readelf -d "$f")"
+    if grep -Eq 'NEEDED.*(microhttpd|sqlite|curl)' <<<"$dyn"; then fail "$(basename "$f") links the daemon's libraries"; fi
 done
 ok "nothing links libmicrohttpd, SQLite or libcurl"
 
