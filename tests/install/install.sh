@@ -40,6 +40,8 @@ soname="$(readelf -d "$LIBDIR/libzkpipe.so" | sed -n 's/.*Library soname: \[\(.*
 want="$(cd "$ROOT/include" && ls ./*.h | sed 's|^\./||' | sort)"
 got="$(cd "$PREFIX/include" && find . -type f | sed 's|^\./||' | sort)"
 [ "$want" = "$got" ] || fail "installed headers are '$(echo $got)', the public ones are '$(echo $want)'"
+v="$("$PREFIX/bin/zkpipe" --version)"
+[ "$v" = "zkpipe $(pkg-config --modversion zkpipe)" ] || fail "zkpipe --version says '$v', zkpipe.pc $(pkg-config --modversion zkpipe)"
 ok "installed: $(cd "$PREFIX" && find . -type f -o -type l | sed 's|^\./||' | sort | tr '\n' ' ')"
 
 # The library stands alone: nothing of the daemon's in what it links.
