@@ -56,6 +56,17 @@ int zp_cli_fail(const zp_error *err) {
     }
 }
 
+#ifdef ZP_NO_SERVER
+/* Built with -DZP_SERVER=OFF: the daemon and its clients are left out, and
+ * their names say so rather than "unknown command". */
+static int zp_cmd_no_daemon(int argc, char **argv) {
+    (void)argc;
+    fprintf(stderr, "zkpipe: '%s' needs the daemon, and this zkpipe was built without it (-DZP_SERVER=OFF)\n",
+            argv[0]);
+    return ZP_EXIT_USAGE;
+}
+#endif
+
 int main(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -71,8 +82,13 @@ int main(int argc, char **argv) {
     } commands[] = {
         {"prove", zp_cmd_prove},   {"verify", zp_cmd_verify}, {"setup", zp_cmd_setup},
         {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info}, {"run", zp_cmd_run},
+#ifndef ZP_NO_SERVER
         {"serve", zp_cmd_serve}, {"submit", zp_cmd_submit}, {"status", zp_cmd_status},
         {"await", zp_cmd_await}, {"cancel", zp_cmd_cancel}, {"keys", zp_cmd_keys},
+#else
+        {"serve", zp_cmd_no_daemon}, {"submit", zp_cmd_no_daemon}, {"status", zp_cmd_no_daemon},
+        {"await", zp_cmd_no_daemon}, {"cancel", zp_cmd_no_daemon}, {"keys", zp_cmd_no_daemon},
+#endif
     };
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
