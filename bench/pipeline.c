@@ -1,4 +1,4 @@
-/* zkpipe-bench-pipeline: cuzk's out-of-memory experiment (DESIGN.md,
+/* zkpipe-bench-pipeline: cuzk's out-of-memory experiment (docs/architecture.md,
  * "Where it comes from"), reproduced on zkpipe's pipeline engine, and the
  * two ways out of it compared.
  *

@@ -41,7 +41,7 @@ typedef struct zp_groth16_pk {
     const void *c;  /* n_vars - n_public - 1 G1 (the private wires) */
     const void *h;  /* domain_size G1 */
     /* §4 as stored: n_coefs entries {u32 matrix, u32 constraint, u32 signal,
-     * 32-byte value}, the value in Montgomery form times R (see FORMATS.md).
+     * 32-byte value}, the value in Montgomery form times R (see docs/formats.md).
      * Possibly unaligned: read with memcpy. */
     const uint8_t *coefs;
     size_t n_coefs;

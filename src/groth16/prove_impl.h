@@ -1,7 +1,7 @@
 /* The Groth16 prover and verifier for one curve, instantiated by prove.c
  * with ZP_G set to the curve prefix (zp_bn254, zp_bls12).
  *
- * The prover follows snarkjs (FORMATS.md, "How snarkjs computes H"):
+ * The prover follows snarkjs (docs/formats.md, "How snarkjs computes H"):
  *   a = A·w, b = B·w from the key's coefficient list, c = a∘b (synthesis,
  *   done before prove_start, by synth.c);
  *   for each: inverse NTT, coefficient i times ω_2N^i, forward NTT, which

@@ -6,7 +6,7 @@
  *   A_j = u_j·G1, B1_j = v_j·G1, B2_j = v_j·G2,
  *   IC_j = (β u_j + α v_j + w_j)/γ·G1 (public), C_j = (…)/δ·G1 (private),
  *   H_i = L'_{2i+1}(τ)/δ·G1, L' the basis of the 2N-domain: the points
- * snarkjs's prover pairs with h at the odd points (FORMATS.md). */
+ * snarkjs's prover pairs with h at the odd points (docs/formats.md). */
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define X_(name) ZP_CAT(ZP_G, _##name)

@@ -1,5 +1,5 @@
 /* Synthesis: a = A·w, b = B·w, c = a∘b over the key's constraint matrices,
- * precompiled once per key into compressed rows (DESIGN.md, "One proof, as
+ * precompiled once per key into compressed rows (docs/architecture.md, "One proof, as
  * data").
  *
  * The matrices refer into the key's coefficient list (§4) rather than copy

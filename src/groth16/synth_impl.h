@@ -2,7 +2,7 @@
  * curve prefix (zp_bn254, zp_bls12). The matrices' layout is described at
  * the top of synth.c.
  *
- * Each coefficient is stored as v·R² mod r (FORMATS.md §4): a Montgomery
+ * Each coefficient is stored as v·R² mod r (docs/formats.md §4): a Montgomery
  * product with the plain witness value w, (v·R²)·w/R = v·w·R, is the
  * Montgomery form of v·w, so a row's terms sum straight into Montgomery
  * a and b without converting the witness. */

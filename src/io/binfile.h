@@ -1,7 +1,7 @@
 /* The iden3 binary container shared by .zkey, .wtns, .r1cs and .ptau:
  *   4-byte magic, u32 version, u32 nSections,
  *   nSections × { u32 id, u64 size, size bytes },
- * all little-endian (see FORMATS.md). The reader maps the file read-only
+ * all little-endian (see docs/formats.md). The reader maps the file read-only
  * and checks the whole section table against the file size before anyone
  * looks inside a section; the writer makes files for setup and tests.
  * Every reader of these files goes through zp_binfile_read, which owns the

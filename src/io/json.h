@@ -1,5 +1,5 @@
 /* snarkjs's JSON files: proof.json, public.json, verification_key.json
- * (FORMATS.md). Numbers are decimal strings; points are plain affine
+ * (docs/formats.md). Numbers are decimal strings; points are plain affine
  * coordinates with a third coordinate "1" (["1", "0"] in G2), and the point
  * at infinity is ["0", "1", "0"] / [["0","0"], ["1","0"], ["0","0"]], as
  * ffjavascript's toObject writes it. In memory, points are Montgomery limbs

@@ -1,4 +1,4 @@
-/* circom constraint systems (.r1cs, version 1; FORMATS.md), parsed into
+/* circom constraint systems (.r1cs, version 1; docs/formats.md), parsed into
  * compressed rows: for each of A, B, C, the terms of constraint i are
  * [row_start[i], row_start[i+1]). Coefficients are plain 4-limb integers
  * below r. Used by the development setup, which needs A, B, C per row. */

@@ -1,4 +1,4 @@
-/* circom witnesses (.wtns, version 2; FORMATS.md). Opening copies the
+/* circom witnesses (.wtns, version 2; docs/formats.md). Opening copies the
  * values out of the file into an aligned array of plain 4-limb integers,
  * each checked below r, so the file is not held open afterwards. */
 #ifndef ZP_IO_WTNS_H

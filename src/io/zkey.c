@@ -128,14 +128,14 @@ static zp_status read_header(zp_zkey *z, zp_error *err) {
     if (d == 0 || (d & (d - 1)) != 0) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: domainSize %u is not a power of two", name, d);
     }
-    /* The prover needs a 2·domainSize-th root of unity (FORMATS.md, H). */
+    /* The prover needs a 2·domainSize-th root of unity (docs/formats.md, H). */
     unsigned adicity = desc->fr_two_adicity;
     if ((uint64_t)d * 2 > (1ULL << adicity)) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: domainSize %u is too large for %s (at most 2^%u)", name, d,
                             zp_io_curve_title(cq), adicity - 1);
     }
     q += 12;
-    /* Header point order as zkey_new.js writes it (FORMATS.md). */
+    /* Header point order as zkey_new.js writes it (docs/formats.md). */
     memcpy(pk->alpha1, q, g1);
     q += g1;
     memcpy(pk->beta1, q, g1);

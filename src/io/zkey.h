@@ -1,4 +1,4 @@
-/* snarkjs Groth16 proving keys (.zkey, version 1; FORMATS.md).
+/* snarkjs Groth16 proving keys (.zkey, version 1; docs/formats.md).
  *
  * Opening maps the file and validates all of it that can be checked
  * cheaply: the section table, every section's size against the header,
