@@ -185,6 +185,51 @@ static inline void P_(j_add_affine_var)(PJ *r, const PJ *p, const ZP_P *q) {
     K_(sub)(&r->y, &t, &y1j); /* Y3 = r(V - X3) - 2·Y1·J */
 }
 
+/* The two halves of add-2007-bl, shared by j_add_var and j_add: first
+ * H = U2 - U1 and r = S2 - S1 (with the values the second half needs),
+ * whose zeros tell the special cases apart; then the general sum, which
+ * holds when P ≠ ±Q and neither is infinity. r may alias p or q. */
+typedef struct {
+    FT z1z1, z2z2, u1, s1, h, rr;
+} P_(add_terms);
+
+static inline void P_(j_add_terms)(P_(add_terms) *t, const PJ *p, const PJ *q) {
+    FT u2, s2;
+    K_(sqr)(&t->z1z1, &p->z);
+    K_(sqr)(&t->z2z2, &q->z);
+    K_(mul)(&t->u1, &p->x, &t->z2z2);
+    K_(mul)(&u2, &q->x, &t->z1z1);
+    K_(mul)(&t->s1, &p->y, &q->z);
+    K_(mul)(&t->s1, &t->s1, &t->z2z2);
+    K_(mul)(&s2, &q->y, &p->z);
+    K_(mul)(&s2, &s2, &t->z1z1);
+    K_(sub)(&t->h, &u2, &t->u1);
+    K_(sub)(&t->rr, &s2, &t->s1);
+}
+
+static inline void P_(j_add_general)(PJ *r, const PJ *p, const PJ *q, P_(add_terms) *a) {
+    FT i, j, v, t, z3;
+    K_(dbl)(&a->rr, &a->rr);
+    K_(dbl)(&i, &a->h);
+    K_(sqr)(&i, &i); /* I = (2H)² */
+    K_(mul)(&j, &a->h, &i);
+    K_(mul)(&v, &a->u1, &i);
+    K_(add)(&z3, &p->z, &q->z);
+    K_(sqr)(&z3, &z3);
+    K_(sub)(&z3, &z3, &a->z1z1);
+    K_(sub)(&z3, &z3, &a->z2z2);
+    K_(mul)(&r->z, &z3, &a->h); /* Z3 = ((Z1+Z2)² - Z1Z1 - Z2Z2)·H */
+    K_(mul)(&a->s1, &a->s1, &j);
+    K_(dbl)(&a->s1, &a->s1);
+    K_(sqr)(&t, &a->rr);
+    K_(sub)(&t, &t, &j);
+    K_(sub)(&t, &t, &v);
+    K_(sub)(&r->x, &t, &v); /* X3 = r² - J - 2V */
+    K_(sub)(&t, &v, &r->x);
+    K_(mul)(&t, &a->rr, &t);
+    K_(sub)(&r->y, &t, &a->s1); /* Y3 = r(V - X3) - 2·S1·J */
+}
+
 /* add-2007-bl: Jacobian + Jacobian, all special cases handled by branches
  * (variable time: the MSMs, the verifier). */
 static inline void P_(j_add_var)(PJ *r, const PJ *p, const PJ *q) {
@@ -196,45 +241,17 @@ static inline void P_(j_add_var)(PJ *r, const PJ *p, const PJ *q) {
         *r = *p;
         return;
     }
-    FT z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
-    K_(sqr)(&z1z1, &p->z);
-    K_(sqr)(&z2z2, &q->z);
-    K_(mul)(&u1, &p->x, &z2z2);
-    K_(mul)(&u2, &q->x, &z1z1);
-    K_(mul)(&s1, &p->y, &q->z);
-    K_(mul)(&s1, &s1, &z2z2);
-    K_(mul)(&s2, &q->y, &p->z);
-    K_(mul)(&s2, &s2, &z1z1);
-    K_(sub)(&h, &u2, &u1);
-    K_(sub)(&rr, &s2, &s1);
-    if (K_(is_zero)(&h)) {
-        if (K_(is_zero)(&rr)) {
+    P_(add_terms) a;
+    P_(j_add_terms)(&a, p, q);
+    if (K_(is_zero)(&a.h)) {
+        if (K_(is_zero)(&a.rr)) {
             P_(j_dbl)(r, p);
         } else {
             P_(j_set_inf)(r);
         }
         return;
     }
-    K_(dbl)(&rr, &rr);
-    K_(dbl)(&i, &h);
-    K_(sqr)(&i, &i); /* I = (2H)² */
-    K_(mul)(&j, &h, &i);
-    K_(mul)(&v, &u1, &i);
-    FT z3;
-    K_(add)(&z3, &p->z, &q->z);
-    K_(sqr)(&z3, &z3);
-    K_(sub)(&z3, &z3, &z1z1);
-    K_(sub)(&z3, &z3, &z2z2);
-    K_(mul)(&r->z, &z3, &h); /* Z3 = ((Z1+Z2)² - Z1Z1 - Z2Z2)·H */
-    K_(mul)(&s1, &s1, &j);
-    K_(dbl)(&s1, &s1);
-    K_(sqr)(&t, &rr);
-    K_(sub)(&t, &t, &j);
-    K_(sub)(&t, &t, &v);
-    K_(sub)(&r->x, &t, &v);
-    K_(sub)(&t, &v, &r->x);
-    K_(mul)(&t, &rr, &t);
-    K_(sub)(&r->y, &t, &s1); /* Y3 = r(V - X3) - 2·S1·J */
+    P_(j_add_general)(r, p, q, &a);
 }
 
 /* add-2007-bl as j_add_var, complete and constant time: the general
@@ -245,39 +262,12 @@ static inline void P_(j_add_var)(PJ *r, const PJ *p, const PJ *q) {
  * where P = ±Q or infinity arises only with negligible probability but the
  * code must not branch on it. */
 static inline void P_(j_add)(PJ *r, const PJ *p, const PJ *q) {
-    FT z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t, z3;
     PJ sum, dbl, zero;
-    K_(sqr)(&z1z1, &p->z);
-    K_(sqr)(&z2z2, &q->z);
-    K_(mul)(&u1, &p->x, &z2z2);
-    K_(mul)(&u2, &q->x, &z1z1);
-    K_(mul)(&s1, &p->y, &q->z);
-    K_(mul)(&s1, &s1, &z2z2);
-    K_(mul)(&s2, &q->y, &p->z);
-    K_(mul)(&s2, &s2, &z1z1);
-    K_(sub)(&h, &u2, &u1);
-    K_(sub)(&rr, &s2, &s1);
-    uint64_t h_zero = P_(fe_zero_mask)(&h), r_zero = P_(fe_zero_mask)(&rr);
+    P_(add_terms) a;
+    P_(j_add_terms)(&a, p, q);
+    uint64_t h_zero = P_(fe_zero_mask)(&a.h), r_zero = P_(fe_zero_mask)(&a.rr);
     uint64_t p_inf = P_(fe_zero_mask)(&p->z), q_inf = P_(fe_zero_mask)(&q->z);
-    K_(dbl)(&rr, &rr);
-    K_(dbl)(&i, &h);
-    K_(sqr)(&i, &i); /* I = (2H)² */
-    K_(mul)(&j, &h, &i);
-    K_(mul)(&v, &u1, &i);
-    K_(add)(&z3, &p->z, &q->z);
-    K_(sqr)(&z3, &z3);
-    K_(sub)(&z3, &z3, &z1z1);
-    K_(sub)(&z3, &z3, &z2z2);
-    K_(mul)(&sum.z, &z3, &h); /* Z3 = ((Z1+Z2)² - Z1Z1 - Z2Z2)·H */
-    K_(mul)(&s1, &s1, &j);
-    K_(dbl)(&s1, &s1);
-    K_(sqr)(&t, &rr);
-    K_(sub)(&t, &t, &j);
-    K_(sub)(&t, &t, &v);
-    K_(sub)(&sum.x, &t, &v); /* X3 = r² - J - 2V */
-    K_(sub)(&t, &v, &sum.x);
-    K_(mul)(&t, &rr, &t);
-    K_(sub)(&sum.y, &t, &s1); /* Y3 = r(V - X3) - 2·S1·J */
+    P_(j_add_general)(&sum, p, q, &a);
     P_(j_dbl)(&dbl, p);
     P_(j_set_inf)(&zero);
     P_(j_cmov)(&sum, &dbl, h_zero & r_zero);  /* P = Q */
