@@ -33,8 +33,10 @@ static json_t *job_json(zp_server *s, const zp_store_job *job, uint64_t *engine_
     pthread_mutex_unlock(&s->lock);
     zp_job_info info;
     zp_error err;
-    if (engine_id && zp_engine_job(&info, s->engine, engine_id, 0, &err) == ZP_OK &&
-        (info.state == ZP_JOB_QUEUED || info.state == ZP_JOB_RUNNING)) {
+    /* While the engine knows the job it is the fresher source: a job it
+     * has ended (cancelled, failed, done) stays "queued" or "running" in
+     * the store until the collector records the end. */
+    if (engine_id && zp_engine_job(&info, s->engine, engine_id, 0, &err) == ZP_OK) {
         state = zp_job_state_name(info.state);
         done = (uint32_t)info.done;
     }
