@@ -1,10 +1,14 @@
-/* Montgomery multiplication and squaring on the four prime fields:
- * zp_mont_mul and zp_mont_sqr (the MULX/ADCX/ADOX asm when built with
- * ZP_ADX) against zp_mont_mul_portable and zp_mont_sqr_portable on random,
- * carry-heavy and edge inputs, a few algebraic identities, and a slow
- * independent reference (schoolbook product, then reduction by bit-by-bit
- * shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) == x·y mod p
- * and the same for sqr. */
+/* Montgomery multiplication and squaring on the four prime fields, once
+ * on each path zp_mont_mul and zp_mont_sqr can take: the MULX/ADCX/ADOX
+ * asm (when the build has it, ZP_ADX, and the CPU has BMI2 and ADX) and
+ * the portable code (always, forced with zp_field_adx_use(0), which puts
+ * the out-of-line copies that run on older CPUs through the same checks).
+ * On each path: zp_mont_mul and zp_mont_sqr against zp_mont_mul_portable
+ * and zp_mont_sqr_portable on random, carry-heavy and edge inputs, the
+ * add/sub against their generic code, a few algebraic identities, and a
+ * slow independent reference (schoolbook product, then reduction by
+ * bit-by-bit shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) ==
+ * x·y mod p and the same for sqr. */
 #include <string.h>
 
 #include "field/field.h"
@@ -194,6 +198,14 @@ static int check_pair(const field_t *f, const uint64_t *a, const uint64_t *b, co
     f->mul(r3, a, b); /* constant n, through the field wrapper */
     int ok = eq(r1, r2, n) && eq(r3, r2, n) && zp_limbs_lt(r2, f->p, n);
     CHECK_MSG(ok, "%s: %s: mont_mul mismatch", f->name, what);
+    /* add and sub: the x86-64 carry-flag code against the generic one */
+    uint64_t s1[N_MAX], s2[N_MAX];
+    zp_mont_add(s1, a, b, f->p, n);
+    zp_mont_add_portable(s2, a, b, f->p, n);
+    CHECK_MSG(eq(s1, s2, n) && zp_limbs_lt(s1, f->p, n), "%s: %s: mont_add mismatch", f->name, what);
+    zp_mont_sub(s1, a, b, f->p, n);
+    zp_mont_sub_portable(s2, a, b, f->p, n);
+    CHECK_MSG(eq(s1, s2, n) && zp_limbs_lt(s1, f->p, n), "%s: %s: mont_sub mismatch", f->name, what);
     if (!ok) {
         print_limbs("a", a, n);
         print_limbs("b", b, n);
@@ -354,10 +366,21 @@ static void test_field(const field_t *f) {
 
 int main(void) {
     zp_test_init("test_field");
-    printf("zp_mont_mul: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
-                                                : "portable (ZP_FIELD_ADX off)");
-    printf("zp_mont_sqr: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
-                                                : "portable squaring from 6 limbs, the mul below");
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
+    /* every path this build and CPU can take: the asm first when there is
+     * one, then the portable code, which runs everywhere */
+    int saved = zp_field_adx_use(-1);
+    int have_asm = zp_field_adx_use(1);
+    printf("x86-64 MULX/ADCX/ADOX asm: %s\n",
+           have_asm         ? "built in (ZP_ADX) and the CPU has BMI2 and ADX"
+           : ZP_MONT_MUL_ADX ? "built in (ZP_ADX), but the CPU lacks BMI2 or ADX"
+                             : "not built (ZP_ADX off or not x86-64)");
+    for (int use = have_asm; use >= 0; use--) {
+        int on = zp_field_adx_use(use);
+        CHECK_MSG(on == use, "zp_field_adx_use(%d) returned %d", use, on);
+        printf("path: %s\n", on ? "asm (MULX/ADCX/ADOX) for 4 and 6 limbs"
+                                : "portable (zp_mont_mul_portable; the squaring from 6 limbs)");
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
+    }
+    zp_field_adx_use(saved);
     return zp_test_done();
 }
