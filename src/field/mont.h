@@ -34,6 +34,26 @@
 #endif
 #define ZP_MAX_LIMBS 6
 
+/* ZP_VERIFY builds (CMake option ZP_VERIFY; libsecp256k1's VERIFY): the
+ * field wrappers check their invariants on every call and abort, naming
+ * the function, when one does not hold. A failed check is a bug in the
+ * caller, never bad input (readers validate before values become field
+ * elements), so an abort is the honest answer, in tests only. */
+#ifdef ZP_VERIFY
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noreturn, noinline, cold)) static void zp_verify_fail(const char *func, const char *what) {
+    fprintf(stderr, "zkpipe VERIFY: %s: %s\n", func, what);
+    abort();
+}
+#define ZP_VERIFY_CHECK(cond, what)                       \
+    do {                                                  \
+        if (!(cond)) zp_verify_fail(__func__, what);      \
+    } while (0)
+#else
+#define ZP_VERIFY_CHECK(cond, what) ((void)0)
+#endif
+
 typedef unsigned __int128 zp_u128;
 
 /* r = a + b, returns the carry out. */
