@@ -1,10 +1,15 @@
-/* Montgomery multiplication and squaring on the four prime fields:
- * zp_mont_mul and zp_mont_sqr (the MULX/ADCX/ADOX asm when built with
- * ZP_ADX) against zp_mont_mul_portable and zp_mont_sqr_portable on random,
- * carry-heavy and edge inputs, a few algebraic identities, and a slow
- * independent reference (schoolbook product, then reduction by bit-by-bit
- * shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) == x·y mod p
- * and the same for sqr. */
+/* Montgomery multiplication and squaring on the four prime fields, once
+ * on each path zp_mont_mul and zp_mont_sqr can take: the MULX/ADCX/ADOX
+ * asm (when the build has it, ZP_ADX, and the CPU has BMI2 and ADX) and
+ * the portable code (always, forced with zp_field_adx_use(0), which puts
+ * the out-of-line copies that run on older CPUs through the same checks).
+ * On each path: zp_mont_mul and zp_mont_sqr against zp_mont_mul_portable
+ * and zp_mont_sqr_portable on random, carry-heavy and edge inputs, the
+ * add/sub against their generic code, a few algebraic identities, and a
+ * slow independent reference (schoolbook product, then reduction by
+ * bit-by-bit shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) ==
+ * x·y mod p and the same for sqr. In a ZP_VERIFY build, also that an
+ * unreduced input aborts the operation it enters. */
 #include <string.h>
 
 #include "field/field.h"
@@ -194,6 +199,14 @@ static int check_pair(const field_t *f, const uint64_t *a, const uint64_t *b, co
     f->mul(r3, a, b); /* constant n, through the field wrapper */
     int ok = eq(r1, r2, n) && eq(r3, r2, n) && zp_limbs_lt_var(r2, f->p, n);
     CHECK_MSG(ok, "%s: %s: mont_mul mismatch", f->name, what);
+    /* add and sub: the x86-64 carry-flag code against the generic one */
+    uint64_t s1[N_MAX], s2[N_MAX];
+    zp_mont_add(s1, a, b, f->p, n);
+    zp_mont_add_portable(s2, a, b, f->p, n);
+    CHECK_MSG(eq(s1, s2, n) && zp_limbs_lt_var(s1, f->p, n), "%s: %s: mont_add mismatch", f->name, what);
+    zp_mont_sub(s1, a, b, f->p, n);
+    zp_mont_sub_portable(s2, a, b, f->p, n);
+    CHECK_MSG(eq(s1, s2, n) && zp_limbs_lt_var(s1, f->p, n), "%s: %s: mont_sub mismatch", f->name, what);
     if (!ok) {
         print_limbs("a", a, n);
         print_limbs("b", b, n);
@@ -352,12 +365,103 @@ static void test_field(const field_t *f) {
            2 * iters, ne, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
 }
 
+#ifdef ZP_VERIFY
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs fn in a child and returns 1 when the child died of SIGABRT (the
+ * VERIFY check), with its message left on stderr. */
+static int aborts(void (*fn)(void)) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn();
+        _exit(0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return 0;
+    return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+}
+
+/* Unreduced values, one into each kind of operation: p itself (the
+ * smallest value that is not reduced) and p + 1. */
+static volatile int sink;
+static void bad_add_bn254_fp(void) {
+    zp_bn254_fp a = zp_bn254_fp_modulus, r;
+    zp_bn254_fp_add(&r, &a, &zp_bn254_fp_one_mont);
+    sink = (int)r.v[0];
+}
+static void bad_mul_bn254_fr(void) {
+    zp_bn254_fr a = zp_bn254_fr_modulus, r;
+    a.v[0] += 1;
+    zp_bn254_fr_mul(&r, &zp_bn254_fr_one_mont, &a);
+    sink = (int)r.v[0];
+}
+static void bad_sqr_bls12_fp(void) {
+    zp_bls12_fp a = zp_bls12_fp_modulus;
+    zp_bls12_fp_sqr(&a, &a);
+    sink = (int)a.v[0];
+}
+static void bad_neg_bls12_fr(void) {
+    zp_bls12_fr a = zp_bls12_fr_modulus, r;
+    zp_bls12_fr_neg(&r, &a);
+    sink = (int)r.v[0];
+}
+static void bad_fp2_mul(void) {
+    zp_bn254_fp2 a, r;
+    zp_bn254_fp2_set_one(&a);
+    a.c1 = zp_bn254_fp_modulus;
+    zp_bn254_fp2_mul(&r, &a, &a);
+    sink = (int)r.c0.v[0];
+}
+static void bad_fp2_conj(void) { /* conj copies c0 without arithmetic */
+    zp_bls12_fp2 a, r;
+    zp_bls12_fp2_set_zero(&a);
+    a.c0 = zp_bls12_fp_modulus;
+    zp_bls12_fp2_conj(&r, &a);
+    sink = (int)r.c0.v[0];
+}
+static void good_ops(void) {
+    zp_bn254_fp2 a, r;
+    zp_bn254_fp2_set_one(&a);
+    zp_bn254_fp2_mul(&r, &a, &a);
+    zp_bn254_fp2_conj(&r, &r);
+    sink = (int)r.c0.v[0];
+}
+
+static void test_verify(void) {
+    printf("ZP_VERIFY: an unreduced input must abort (the messages below are expected)\n");
+    CHECK_MSG(!aborts(good_ops), "VERIFY aborted on reduced values");
+    CHECK_MSG(aborts(bad_add_bn254_fp), "VERIFY let zp_bn254_fp_add take p");
+    CHECK_MSG(aborts(bad_mul_bn254_fr), "VERIFY let zp_bn254_fr_mul take p + 1");
+    CHECK_MSG(aborts(bad_sqr_bls12_fp), "VERIFY let zp_bls12_fp_sqr take p");
+    CHECK_MSG(aborts(bad_neg_bls12_fr), "VERIFY let zp_bls12_fr_neg take p");
+    CHECK_MSG(aborts(bad_fp2_mul), "VERIFY let zp_bn254_fp2_mul take c1 = p");
+    CHECK_MSG(aborts(bad_fp2_conj), "VERIFY let zp_bls12_fp2_conj take c0 = p");
+}
+#endif
+
 int main(void) {
     zp_test_init("test_field");
-    printf("zp_mont_mul: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
-                                                : "portable (ZP_FIELD_ADX off)");
-    printf("zp_mont_sqr: %s\n", ZP_MONT_MUL_ADX ? "x86-64 MULX/ADCX/ADOX asm (ZP_FIELD_ADX) for 4 and 6 limbs"
-                                                : "portable squaring from 6 limbs, the mul below");
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
+    /* every path this build and CPU can take: the asm first when there is
+     * one, then the portable code, which runs everywhere */
+    int saved = zp_field_adx_use(-1);
+    int have_asm = zp_field_adx_use(1);
+    printf("x86-64 MULX/ADCX/ADOX asm: %s\n",
+           have_asm         ? "built in (ZP_ADX) and the CPU has BMI2 and ADX"
+           : ZP_MONT_MUL_ADX ? "built in (ZP_ADX), but the CPU lacks BMI2 or ADX"
+                             : "not built (ZP_ADX off or not x86-64)");
+    for (int use = have_asm; use >= 0; use--) {
+        int on = zp_field_adx_use(use);
+        CHECK_MSG(on == use, "zp_field_adx_use(%d) returned %d", use, on);
+        printf("path: %s\n", on ? "asm (MULX/ADCX/ADOX) for 4 and 6 limbs"
+                                : "portable (zp_mont_mul_portable; the squaring from 6 limbs)");
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
+    }
+    zp_field_adx_use(saved);
+#ifdef ZP_VERIFY
+    test_verify();
+#endif
     return zp_test_done();
 }

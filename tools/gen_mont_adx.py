@@ -10,7 +10,9 @@
 The headers' comments explain the layouts (CIOS with the no-carry shortcut,
 low halves on the OF chain, high halves on the CF chain; for the squaring,
 the square then a reduction of its low half); this keeps the unrolled
-sequences derived rather than typed.
+sequences derived rather than typed. The code needs no compiler flag
+(-mbmi2/-madx); mont.h runs it only after src/field/cpu.c has seen BMI2 and
+ADX in CPUID.
 """
 import sys
 def gen(n, lean=False):

@@ -8,6 +8,15 @@
  * R = 2^(64·N)); "plain" means the ordinary integer, as files and JSON hold
  * it. The layout of the type is the bare limb array, so an element can be
  * read in place from a .zkey, which stores Montgomery form with the same R.
+ *
+ * A ZP_VERIFY build checks "reduced" (< p) on every input and output of
+ * the functions below (F_VERIFY). "In Montgomery form" cannot be seen in
+ * a value (every residue is some x·R mod p); it holds by construction: a
+ * plain integer becomes an element only through to_mont (from_u64,
+ * from_bytes_le), and the only elements read as they are stored are a
+ * .zkey's, which hold Montgomery form with this R and are checked below p
+ * by the readers (src/io). Code that builds an element from limbs any
+ * other way is the bug this cannot catch.
  */
 #include "field/mont.h"
 #include "field/params.h"
@@ -27,33 +36,75 @@ static const ZP_F F_(modulus) = {FC_(P_INIT)};
 static const ZP_F F_(one_mont) = {FC_(R1_INIT)};
 static const ZP_F F_(r2) = {FC_(R2_INIT)};
 
+/* ZP_VERIFY: x (named by what) is below p, or the enclosing function
+ * aborts with its name. Nothing without ZP_VERIFY. */
+#define F_VERIFY(x, what) ZP_VERIFY_CHECK(zp_limbs_lt_var((x)->v, F_(modulus).v, ZP_F_N), what " is not reduced (>= p)")
+
 ZP_INLINE void F_(set_zero)(ZP_F *r) { memset(r, 0, sizeof *r); }
 ZP_INLINE void F_(set_one)(ZP_F *r) { *r = F_(one_mont); }
-ZP_INLINE int F_(is_zero)(const ZP_F *a) { return zp_limbs_is_zero(a->v, ZP_F_N); }
-ZP_INLINE int F_(is_one_var)(const ZP_F *a) { return memcmp(a, &F_(one_mont), sizeof *a) == 0; }
-ZP_INLINE int F_(eq_var)(const ZP_F *a, const ZP_F *b) { return memcmp(a, b, sizeof *a) == 0; }
+ZP_INLINE int F_(is_zero)(const ZP_F *a) {
+    F_VERIFY(a, "a");
+    return zp_limbs_is_zero(a->v, ZP_F_N);
+}
+ZP_INLINE int F_(is_one_var)(const ZP_F *a) {
+    F_VERIFY(a, "a");
+    return memcmp(a, &F_(one_mont), sizeof *a) == 0;
+}
+/* Limb equality is element equality only for reduced values. */
+ZP_INLINE int F_(eq_var)(const ZP_F *a, const ZP_F *b) {
+    F_VERIFY(a, "a");
+    F_VERIFY(b, "b");
+    return memcmp(a, b, sizeof *a) == 0;
+}
 
+/* In these, r may alias a or b: the inputs are checked before, the result
+ * after. */
 ZP_INLINE void F_(add)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
+    F_VERIFY(a, "a");
+    F_VERIFY(b, "b");
     zp_mont_add(r->v, a->v, b->v, F_(modulus).v, ZP_F_N);
+    F_VERIFY(r, "the result");
 }
 ZP_INLINE void F_(sub)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
+    F_VERIFY(a, "a");
+    F_VERIFY(b, "b");
     zp_mont_sub(r->v, a->v, b->v, F_(modulus).v, ZP_F_N);
+    F_VERIFY(r, "the result");
 }
-ZP_INLINE void F_(neg)(ZP_F *r, const ZP_F *a) { zp_mont_neg(r->v, a->v, F_(modulus).v, ZP_F_N); }
-ZP_INLINE void F_(dbl)(ZP_F *r, const ZP_F *a) { zp_mont_add(r->v, a->v, a->v, F_(modulus).v, ZP_F_N); }
+ZP_INLINE void F_(neg)(ZP_F *r, const ZP_F *a) {
+    F_VERIFY(a, "a");
+    zp_mont_neg(r->v, a->v, F_(modulus).v, ZP_F_N);
+    F_VERIFY(r, "the result");
+}
+ZP_INLINE void F_(dbl)(ZP_F *r, const ZP_F *a) {
+    F_VERIFY(a, "a");
+    zp_mont_add(r->v, a->v, a->v, F_(modulus).v, ZP_F_N);
+    F_VERIFY(r, "the result");
+}
 ZP_INLINE void F_(mul)(ZP_F *r, const ZP_F *a, const ZP_F *b) {
+    F_VERIFY(a, "a");
+    F_VERIFY(b, "b");
     zp_mont_mul(r->v, a->v, b->v, F_(modulus).v, FC_(N0), ZP_F_N);
+    F_VERIFY(r, "the result");
 }
-ZP_INLINE void F_(sqr)(ZP_F *r, const ZP_F *a) { zp_mont_sqr(r->v, a->v, F_(modulus).v, FC_(N0), ZP_F_N); }
+ZP_INLINE void F_(sqr)(ZP_F *r, const ZP_F *a) {
+    F_VERIFY(a, "a");
+    zp_mont_sqr(r->v, a->v, F_(modulus).v, FC_(N0), ZP_F_N);
+    F_VERIFY(r, "the result");
+}
 
 /* Plain integer (limbs, must be < p) to Montgomery form: a·R² / R. */
 ZP_INLINE void F_(to_mont)(ZP_F *r, const ZP_F *plain) {
+    F_VERIFY(plain, "the plain input");
     zp_mont_mul(r->v, plain->v, F_(r2).v, F_(modulus).v, FC_(N0), ZP_F_N);
+    F_VERIFY(r, "the result");
 }
 /* Montgomery form to the plain integer: a / R. */
 ZP_INLINE void F_(from_mont)(ZP_F *plain, const ZP_F *a) {
     static const uint64_t one_plain[ZP_F_N] = {1};
+    F_VERIFY(a, "a");
     zp_mont_mul(plain->v, a->v, one_plain, F_(modulus).v, FC_(N0), ZP_F_N);
+    F_VERIFY(plain, "the plain result");
 }
 static inline void F_(from_u64)(ZP_F *r, uint64_t v) {
     ZP_F t = {{v}};
@@ -62,8 +113,12 @@ static inline void F_(from_u64)(ZP_F *r, uint64_t v) {
 /* 1 when the limbs hold an integer below p (a canonical encoding). */
 static inline int F_(is_canonical_var)(const ZP_F *a) { return zp_limbs_lt_var(a->v, F_(modulus).v, ZP_F_N); }
 
-/* r = a^e, e given as little-endian limbs; fixed time in elen. */
+/* r = a^e, e given as little-endian limbs. The operations are the same
+ * for every e of elen limbs, but the select on each bit of e may compile
+ * to a branch: variable time in e (for public exponents: roots of unity,
+ * the development setup's powers, the pairing's exponentiations). */
 static inline void F_(pow_var)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t elen) {
+    F_VERIFY(a, "a");
     ZP_F acc = F_(one_mont), base = *a;
     for (size_t i = 0; i < elen * 64; i++) {
         ZP_F t;
@@ -72,6 +127,7 @@ static inline void F_(pow_var)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t
         F_(sqr)(&base, &base);
     }
     *r = acc;
+    F_VERIFY(r, "the result");
 }
 
 /* r = a^e for a fixed public exponent, 4-bit fixed windows: 4 squarings
@@ -81,6 +137,7 @@ static inline void F_(pow_var)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t
  * pow. */
 static inline void F_(pow_window)(ZP_F *r, const ZP_F *a, const uint64_t *e, size_t elen) {
     ZP_F table[16], acc;
+    F_VERIFY(a, "a");
     F_(set_one)(&table[0]);
     table[1] = *a;
     for (int i = 2; i < 16; i++) F_(mul)(&table[i], &table[i - 1], a);
@@ -97,6 +154,7 @@ static inline void F_(pow_window)(ZP_F *r, const ZP_F *a, const uint64_t *e, siz
         F_(mul)(&acc, &acc, &pick);
     }
     *r = acc;
+    F_VERIFY(r, "the result");
 }
 
 /* r = a^-1 (Fermat: a^(p-2)); the inverse of 0 is 0. */
@@ -104,6 +162,7 @@ static inline void F_(inv)(ZP_F *r, const ZP_F *a) {
     ZP_F e = F_(modulus);
     static const uint64_t two[ZP_F_N] = {2};
     zp_limbs_sub(e.v, e.v, two, ZP_F_N);
+    F_VERIFY(a, "a");
     F_(pow_window)(r, a, e.v, ZP_F_N);
 }
 
@@ -112,6 +171,7 @@ static inline void F_(inv)(ZP_F *r, const ZP_F *a) {
 static inline void F_(batch_inv_var)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *scratch) {
     ZP_F acc = F_(one_mont);
     for (size_t i = 0; i < n; i++) {
+        F_VERIFY(&in[i], "an input");
         scratch[i] = acc;
         if (!F_(is_zero)(&in[i])) F_(mul)(&acc, &acc, &in[i]);
     }
@@ -143,6 +203,7 @@ static inline int F_(from_bytes_le_var)(ZP_F *r, const uint8_t *in) {
 }
 static inline void F_(to_bytes_le)(uint8_t *out, const ZP_F *a) {
     ZP_F t;
+    F_VERIFY(a, "a");
     F_(from_mont)(&t, a);
     for (size_t i = 0; i < ZP_F_N; i++) {
         for (size_t b = 0; b < 8; b++) out[8 * i + b] = (uint8_t)(t.v[i] >> (8 * b));
@@ -151,6 +212,7 @@ static inline void F_(to_bytes_le)(uint8_t *out, const ZP_F *a) {
 
 #undef F_
 #undef FC_
+#undef F_VERIFY
 #undef ZP_F
 #undef ZP_F_UP
 #undef ZP_F_N

@@ -5,13 +5,19 @@
  * modulus and its constants as parameters).
  *
  * zp_mont_mul_portable is the portable path (unsigned __int128), always
- * compiled. zp_mont_mul dispatches on the constant n: with ZP_FIELD_ADX on
- * x86-64 (CMake option ZP_ADX, needs BMI2 + ADX) n = 4 and n = 6 go to the
- * MULX/ADCX/ADOX inline asm in mont_x86_64.h, everything else to the
- * portable code. Both give the same fully reduced result. zp_mont_sqr does
- * the same with the squaring (zp_mont_sqr_portable and the asm in
- * mont_sqr_x86_64.h), except where the portable squaring measured slower
- * than the multiplication. */
+ * compiled. zp_mont_mul dispatches on the constant n and, on x86-64 builds
+ * with ZP_FIELD_ADX (CMake option ZP_ADX, on by default there), on the CPU:
+ * n = 4 and n = 6 go to the MULX/ADCX/ADOX inline asm in mont_x86_64.h when
+ * the CPU has BMI2 and ADX, everything else to the portable code. Both give
+ * the same fully reduced result. zp_mont_sqr does the same with the
+ * squaring (zp_mont_sqr_portable and the asm in mont_sqr_x86_64.h), except
+ * where the portable squaring measured slower than the multiplication.
+ *
+ * The CPU is asked once, before main (src/field/cpu.c, as blst's
+ * __blst_platform_cap): the answer sits in zp_field_adx, read by every
+ * call. No file is compiled with -mbmi2/-madx (the assembler takes the
+ * instructions without them, and with them the compiler would emit MULX
+ * and ADX anywhere), so one build runs on any x86-64. */
 #ifndef ZP_FIELD_MONT_H
 #define ZP_FIELD_MONT_H
 
@@ -27,6 +33,26 @@
 #define ZP_INLINE static inline __attribute__((always_inline))
 #endif
 #define ZP_MAX_LIMBS 6
+
+/* ZP_VERIFY builds (CMake option ZP_VERIFY; libsecp256k1's VERIFY): the
+ * field wrappers check their invariants on every call and abort, naming
+ * the function, when one does not hold. A failed check is a bug in the
+ * caller, never bad input (readers validate before values become field
+ * elements), so an abort is the honest answer, in tests only. */
+#ifdef ZP_VERIFY
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noreturn, noinline, cold)) static void zp_verify_fail(const char *func, const char *what) {
+    fprintf(stderr, "zkpipe VERIFY: %s: %s\n", func, what);
+    abort();
+}
+#define ZP_VERIFY_CHECK(cond, what)                       \
+    do {                                                  \
+        if (!(cond)) zp_verify_fail(__func__, what);      \
+    } while (0)
+#else
+#define ZP_VERIFY_CHECK(cond, what) ((void)0)
+#endif
 
 typedef unsigned __int128 zp_u128;
 
@@ -71,17 +97,38 @@ ZP_INLINE int zp_limbs_is_zero(const uint64_t *a, size_t n) {
     return acc == 0;
 }
 
-#if defined(ZP_FIELD_ADX) && defined(__x86_64__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 /* With the carry-flag intrinsics both compilers emit straight ADC/SBB
- * chains and CMOVs; the generic code below leaves clang and gcc computing
- * each borrow as a separate 128-bit subtraction. (They need no ADX, but
- * they go with the assembly multiplication so that a -DZP_ADX=OFF build
- * runs, and tests, the generic code throughout.) */
+ * chains and CMOVs; the generic code leaves clang and gcc computing each
+ * borrow as a separate 128-bit subtraction. They need no ADX (ADC and SBB
+ * are baseline x86-64), so every x86-64 build uses them;
+ * zp_mont_add_portable and zp_mont_sub_portable stay compiled for other
+ * targets and for tests/test_field.c to compare against. */
 #define ZP_ADDSUB_X86 1
 #else
 #define ZP_ADDSUB_X86 0
 #endif
+
+/* r = a + b mod p, for a, b < p: the generic code. */
+ZP_INLINE void zp_mont_add_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
+                                    size_t n) {
+    uint64_t s[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
+    uint64_t carry = zp_limbs_add(s, a, b, n);
+    uint64_t borrow = zp_limbs_sub(t, s, p, n);
+    /* keep s only when s < p, i.e. no carry and the subtraction borrowed */
+    uint64_t keep = (uint64_t)0 - (borrow & (carry ^ 1));
+    zp_limbs_select(r, keep, s, t, n);
+}
+
+/* r = a - b mod p, for a, b < p: the generic code. */
+ZP_INLINE void zp_mont_sub_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
+                                    size_t n) {
+    uint64_t d[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
+    uint64_t borrow = zp_limbs_sub(d, a, b, n);
+    zp_limbs_add(t, d, p, n);
+    zp_limbs_select(r, (uint64_t)0 - borrow, t, d, n);
+}
 
 /* r = a + b mod p, for a, b < p. */
 ZP_INLINE void zp_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
@@ -94,12 +141,7 @@ ZP_INLINE void zp_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, co
     uint64_t keep = (uint64_t)0 - borrow; /* s < p */
     for (size_t i = 0; i < n; i++) r[i] = (s[i] & keep) | (t[i] & ~keep);
 #else
-    uint64_t s[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
-    uint64_t carry = zp_limbs_add(s, a, b, n);
-    uint64_t borrow = zp_limbs_sub(t, s, p, n);
-    /* keep s only when s < p, i.e. no carry and the subtraction borrowed */
-    uint64_t keep = (uint64_t)0 - (borrow & (carry ^ 1));
-    zp_limbs_select(r, keep, s, t, n);
+    zp_mont_add_portable(r, a, b, p, n);
 #endif
 }
 
@@ -113,10 +155,7 @@ ZP_INLINE void zp_mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, co
     for (size_t i = 0; i < n; i++) c = _addcarry_u64(c, d[i], p[i] & mask, &d[i]);
     for (size_t i = 0; i < n; i++) r[i] = d[i];
 #else
-    uint64_t d[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
-    uint64_t borrow = zp_limbs_sub(d, a, b, n);
-    zp_limbs_add(t, d, p, n);
-    zp_limbs_select(r, (uint64_t)0 - borrow, t, d, n);
+    zp_mont_sub_portable(r, a, b, p, n);
 #endif
 }
 
@@ -219,12 +258,38 @@ ZP_INLINE void zp_mont_sqr_portable(uint64_t *r, const uint64_t *a, const uint64
     zp_limbs_select(r, (uint64_t)0 - borrow, t, s, n);
 }
 
+/* 1 while the asm path is on: the CPU has BMI2 and ADX, the build allows
+ * it (ZP_FIELD_ADX) and neither ZKPIPE_ADX=0 nor zp_field_adx_use(0) turned
+ * it off. Set before main by src/field/cpu.c, and 0 until then, so any
+ * arithmetic that ran earlier would take the portable path, never an
+ * instruction the CPU may lack. Hidden: read PC-relative, not through the
+ * GOT, in the position-independent library. */
+extern int zp_field_adx __attribute__((visibility("hidden")));
+
+/* Turns the asm path on (mode 1, when the CPU and the build have it) or off
+ * (mode 0) for the whole process, or only asks (mode < 0); returns whether
+ * it is on. For tests and benchmarks: call it while no other thread does
+ * field arithmetic. */
+int zp_field_adx_use(int mode);
+
 #if defined(ZP_FIELD_ADX) && defined(__x86_64__)
 #include "field/mont_x86_64.h"
 #include "field/mont_sqr_x86_64.h"
 #define ZP_MONT_MUL_ADX 1
+/* The branch is one load and a compare that always goes the same way
+ * (the asm's "memory" clobber makes the compiler reload the flag after each
+ * call). The portable code it would take instead is called out of line,
+ * one copy per limb count in cpu.c: inlined next to the asm at every call
+ * site it made the library's code half as large again (3.7 to 5.5 MB) for
+ * a path that runs only on CPUs older than Broadwell and Zen 1, or when
+ * asked for. */
+#define ZP_ADX_ON() __builtin_expect(zp_field_adx != 0, 1)
+void zp_mont_mul_4_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0);
+void zp_mont_mul_6_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0);
+void zp_mont_sqr_6_portable(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t n0);
 #else
 #define ZP_MONT_MUL_ADX 0
+#define ZP_ADX_ON() 0
 #endif
 
 /* r = a * b * 2^(-64n) mod p for a, b < p; r may alias a or b. */
@@ -232,11 +297,19 @@ ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, co
                            size_t n) {
 #if ZP_MONT_MUL_ADX
     if (n == 4) {
-        zp_mont_mul_4_adx(r, a, b, p, n0);
+        if (ZP_ADX_ON()) {
+            zp_mont_mul_4_adx(r, a, b, p, n0);
+        } else {
+            zp_mont_mul_4_portable(r, a, b, p, n0);
+        }
         return;
     }
     if (n == 6) {
-        zp_mont_mul_6_adx(r, a, b, p, n0);
+        if (ZP_ADX_ON()) {
+            zp_mont_mul_6_adx(r, a, b, p, n0);
+        } else {
+            zp_mont_mul_6_portable(r, a, b, p, n0);
+        }
         return;
     }
 #endif
@@ -255,11 +328,19 @@ ZP_INLINE void zp_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, co
 ZP_INLINE void zp_mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t n0, size_t n) {
 #if ZP_MONT_MUL_ADX
     if (n == 4) {
-        zp_mont_sqr_4_adx(r, a, p, n0);
+        if (ZP_ADX_ON()) {
+            zp_mont_sqr_4_adx(r, a, p, n0);
+        } else {
+            zp_mont_mul_4_portable(r, a, a, p, n0);
+        }
         return;
     }
     if (n == 6) {
-        zp_mont_sqr_6_adx(r, a, p, n0);
+        if (ZP_ADX_ON()) {
+            zp_mont_sqr_6_adx(r, a, p, n0);
+        } else {
+            zp_mont_sqr_6_portable(r, a, p, n0);
+        }
         return;
     }
 #endif

@@ -1,6 +1,7 @@
 /* x86-64 Montgomery squaring with MULX/ADCX/ADOX (BMI2 + ADX) for 4 and 6
  * limbs, next to the multiplication in mont_x86_64.h; callers use
- * zp_mont_sqr. The algorithm is zp_mont_sqr_portable's (the square, then
+ * zp_mont_sqr, which comes here, as zp_mont_mul goes to the mul, only
+ * after the run-time CPU check (src/field/cpu.c). The algorithm is zp_mont_sqr_portable's (the square, then
  * REDC of its low half, then + the high half and the subtraction of p;
  * mont.h has the bounds), on the two chains:
  *   off-diagonal rows: rdx = a_i, t[i+j] += a_i * a_j for j > i, low

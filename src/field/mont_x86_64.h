@@ -1,7 +1,10 @@
 /* x86-64 Montgomery multiplication with MULX/ADCX/ADOX (BMI2 + ADX), fully
  * unrolled for 4 limbs (BN254 Fp/Fr, BLS12-381 Fr) and 6 limbs (BLS12-381
  * Fp). Included by mont.h when ZP_FIELD_ADX is defined on x86-64; callers
- * use zp_mont_mul, which dispatches here on the constant limb count.
+ * use zp_mont_mul, which dispatches here on the constant limb count and
+ * only while zp_field_adx says the CPU has BMI2 and ADX (src/field/cpu.c).
+ * The asm needs no -mbmi2/-madx: the assembler takes the instructions
+ * as they are, and nothing else in the build may use them.
  *
  * The algorithm is the same CIOS with the no-carry shortcut as the portable
  * zp_mont_mul_portable (valid because every modulus has its top limb below

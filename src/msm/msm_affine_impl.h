@@ -45,7 +45,7 @@ typedef struct {
     uint32_t *ones;  /* chunk_len */
     MA *tree;        /* MSM_TREE_CAP */
     M_(pair) *batch; /* MSM_BATCH */
-    FT *den, *pre;   /* denominators; batch_inv's scratch */
+    FT *den, *pre;   /* denominators; batch_inv_var's scratch */
     uint8_t *kind;   /* MSM_BATCH */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
