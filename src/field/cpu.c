@@ -29,6 +29,8 @@ static int cpu_has_adx(void) {
 #endif
 }
 
+int zp_field_adx_on(void) { return zp_field_adx; }
+
 int zp_field_adx_use(int mode) {
     if (mode >= 0) zp_field_adx = mode != 0 && cpu_has_adx();
     return zp_field_adx;

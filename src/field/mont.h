@@ -283,7 +283,12 @@ int zp_field_adx_use(int mode);
  * site it made the library's code half as large again (3.7 to 5.5 MB) for
  * a path that runs only on CPUs older than Broadwell and Zen 1, or when
  * asked for. */
-#define ZP_ADX_ON() __builtin_expect(zp_field_adx != 0, 1)
+/* The flag read through a function the compiler may treat as constant
+ * (__attribute__((const))): it reads it once per calling function and
+ * keeps it across the asm's "memory" clobbers, where a plain load of
+ * zp_field_adx would be redone after every multiplication. */
+int zp_field_adx_on(void) __attribute__((const, visibility("hidden")));
+#define ZP_ADX_ON() __builtin_expect(zp_field_adx_on() != 0, 1)
 void zp_mont_mul_4_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0);
 void zp_mont_mul_6_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0);
 void zp_mont_sqr_6_portable(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t n0);
