@@ -40,11 +40,20 @@ zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *er
     if (st != ZP_OK) return st;
     const uint64_t *r = d->fr_modulus;
     uint64_t mask = d->fr_bits % 64 ? (1ULL << (d->fr_bits % 64)) - 1 : ~0ULL;
-    do { /* rejection sampling: uniform, and each try succeeds with p > 1/2 */
+    /* Rejection sampling: uniform, and each try succeeds with p > 1/2. The
+     * test is constant time (the borrow of out - r, and an OR of the limbs),
+     * so the only thing the loop's branch reveals is whether a draw was
+     * kept, which says nothing about the value kept. */
+    uint64_t keep;
+    do {
         st = zp_random_bytes(out, 32, err);
         if (st != ZP_OK) return st;
         out[3] &= mask;
-    } while (!zp_limbs_lt_var(out, r, 4) || zp_limbs_is_zero(out, 4));
+        uint64_t diff[4];
+        uint64_t below = zp_limbs_sub(diff, out, r, 4);
+        uint64_t nonzero = (uint64_t)(zp_limbs_is_zero(out, 4) ^ 1);
+        keep = below & nonzero;
+    } while (!keep);
     return ZP_OK;
 }
 
