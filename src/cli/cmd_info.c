@@ -1,9 +1,10 @@
 /* zkpipe info: what a .zkey, .wtns or .r1cs file holds. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "cli/cli.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
@@ -74,17 +75,16 @@ int zp_cmd_info(int argc, char **argv) {
     if (npos < 0) return ZP_EXIT_USAGE;
     if (npos != 1) return zp_cli_usage_error(&cmd, "expected 1 argument, got %d", npos);
     const char *path = argv[1];
-    FILE *f = fopen(path, "rb");
+    /* The same open as the readers': a FIFO or a device is refused here,
+     * not waited on. */
+    zp_error err = {0};
+    int fd;
+    uint64_t size;
+    if (zp_file_open_regular(&fd, &size, path, &err) != ZP_OK) return zp_cli_fail(&err);
     char magic[4] = {0};
-    struct stat st;
-    if (f == NULL || stat(path, &st) != 0) {
-        fprintf(stderr, "zkpipe: %s: cannot open\n", path);
-        if (f) fclose(f);
-        return ZP_EXIT_FAILURE;
-    }
-    size_t got = fread(magic, 1, 4, f);
-    fclose(f);
-    if (got == 4 && memcmp(magic, "zkey", 4) == 0) return info_zkey(path, (long long)st.st_size);
+    ssize_t got = read(fd, magic, sizeof magic);
+    close(fd);
+    if (got == 4 && memcmp(magic, "zkey", 4) == 0) return info_zkey(path, (long long)size);
     if (got == 4 && memcmp(magic, "wtns", 4) == 0) return info_wtns(path);
     if (got == 4 && memcmp(magic, "r1cs", 4) == 0) return info_r1cs(path);
     fprintf(stderr, "zkpipe: %s: not a .zkey, .wtns or .r1cs file (unknown magic)\n", path);

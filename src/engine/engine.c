@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "engine/internal.h"
 #include "io/json.h"
 
@@ -345,11 +346,12 @@ static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
         return zp_error_set(err, ZP_ERR_ARG, "a job needs either witness files or a witness function");
     }
     for (size_t i = 0; spec->witness_paths && i < spec->partitions; i++) {
-        struct stat sb;
         const char *w = spec->witness_paths[i];
         if (w == NULL) return zp_error_set(err, ZP_ERR_ARG, "partition %zu has no witness", i);
-        if (stat(w, &sb) != 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", w, strerror(errno));
-        if (!S_ISREG(sb.st_mode)) return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file", w);
+        int fd; /* the readers' own open, so the early check says what the read would */
+        zp_status st = zp_file_open_regular(&fd, NULL, w, err);
+        if (st != ZP_OK) return st;
+        close(fd);
     }
     return ZP_OK;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "io/elements.h"
 
 #define HEADER_BYTES 12         /* magic, version, nSections */
@@ -94,19 +96,15 @@ zp_status zp_binfile_open_mem(zp_binfile *bf, const void *data, size_t size, con
 
 zp_status zp_binfile_open(zp_binfile *bf, const char *path, const char *magic, uint32_t version, zp_error *err) {
     memset(bf, 0, sizeof *bf);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat stbuf;
-    if (fstat(fd, &stbuf) != 0) {
-        int e = errno;
+    int fd;
+    uint64_t file_size;
+    zp_status fst = zp_file_open_regular(&fd, &file_size, path, err);
+    if (fst != ZP_OK) return fst;
+    if ((uint64_t)(size_t)file_size != file_size) {
         close(fd);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+        return zp_error_set(err, ZP_ERR_IO, "%s: %llu bytes cannot be mapped here", path, (unsigned long long)file_size);
     }
-    if (!S_ISREG(stbuf.st_mode)) {
-        close(fd);
-        return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file", path);
-    }
-    size_t size = (size_t)stbuf.st_size;
+    size_t size = (size_t)file_size;
     const void *map = NULL;
     if (size > 0) {
         /* MAP_PRIVATE + PROT_READ: the key is shared read-only between

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "mem/large.h"
 
 static size_t page_size(void) {
@@ -112,24 +113,21 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
         return zp_error_set(err, ZP_ERR_INTERNAL, "tracked mapping of %s: bad class %u or stage %u", path, cls,
                             stage);
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file", path);
-    }
-    if (sb.st_size == 0) {
+    int fd;
+    uint64_t file_size;
+    zp_status fst = zp_file_open_regular(&fd, &file_size, path, err);
+    if (fst != ZP_OK) return fst;
+    if (file_size == 0) {
         close(fd);
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: empty file", path);
     }
-    size_t rounded = zp_track_round((size_t)sb.st_size);
-    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    size_t rounded = zp_track_round((size_t)file_size);
+    void *p = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
     if (p == MAP_FAILED) return zp_error_set(err, ZP_ERR_IO, "%s: cannot map: %s", path, strerror(e));
     *buf = (zp_tracked){.p = p, .bytes = rounded, .cls = cls, .stage = stage, .file = 1, .kind = ZP_MEM_HOST};
-    *size = (size_t)sb.st_size;
+    *size = (size_t)file_size;
     count_in(t, buf);
     return ZP_OK;
 }

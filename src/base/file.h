@@ -1,0 +1,29 @@
+/* Opening a file a user named, for reading, without trusting what it is.
+ *
+ * A plain open() of a FIFO blocks until a writer comes (forever, for a
+ * prover waiting on nobody), a character device such as /dev/zero never
+ * ends, and a directory or socket is no input at all. Every reader of a
+ * user-named file (the binary formats, the JSON files, the witnesses the
+ * engine reads into its buffers, `zkpipe info`) opens it here, so the rule
+ * is in one place: O_NONBLOCK for the open itself (a FIFO then opens at
+ * once), fstat on the descriptor (not the name, which could be swapped
+ * between a check and the use), anything but a regular file refused. */
+#ifndef ZP_BASE_FILE_H
+#define ZP_BASE_FILE_H
+
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+/* Opens path read-only (close-on-exec, never as a controlling terminal)
+ * and checks through the descriptor that it is a regular file; *fd is
+ * then blocking again and *size (when not NULL) its size. Otherwise *fd
+ * is -1 and err says "PATH: cannot open: ..." (ZP_ERR_IO) or "PATH: not
+ * a regular file (a FIFO)" (ZP_ERR_IO, with the kind of file). */
+zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_error *err) ZP_WARN_UNUSED;
+
+/* What kind of file a stat mode is, for messages: "a FIFO", "a directory",
+ * "a character device", ... */
+const char *zp_file_kind(unsigned mode);
+
+#endif
