@@ -1,10 +1,17 @@
 /* The binary formats of src/io: .zkey, .wtns, .r1cs. Round trips on both
  * curves, then every kind of bad input (test_io_json.c does the JSON). */
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
+#include "base/options.h"
 #include "groth16/keys.h"
 #include "io/binfile.h"
+#include "io/json.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
@@ -528,10 +535,165 @@ static void test_binfile(void) {
     CHECK(zp_binwriter_open(&w, "/nonexistent-dir/x.zkey", "zkey", 1, 0, &err) == ZP_ERR_IO);
 }
 
+/* Every reader of a user-named file refuses a FIFO (at once: alarm() turns
+ * a hang into a failure), a device and a directory, naming the kind; a
+ * JSON file over its cap is refused from its size, before any read. */
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char msg[] = "test_io: a reader blocked on a FIFO\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(1);
+}
+
+static void check_refused(zp_status st, const zp_error *err, const char *kind) {
+    CHECK_MSG(st == ZP_ERR_IO && strstr(err->message, "not a regular file") && strstr(err->message, kind), "%s",
+              err->message);
+}
+
+static void test_special_files(void) {
+    const char *fifo = io_path("fifo");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    const char *paths[3] = {fifo, "/dev/zero", io_tmpdir};
+    const char *kinds[3] = {"(a FIFO)", "(a character device)", "(a directory)"};
+    signal(SIGALRM, on_alarm);
+    alarm(10);
+    for (int i = 0; i < 3; i++) {
+        zp_error err = {0};
+        zp_zkey *z;
+        zp_wtns *w;
+        zp_r1cs *r;
+        uint64_t values[4 * 4];
+        check_refused(zp_zkey_open(&z, paths[i], &err), &err, kinds[i]);
+        check_refused(zp_wtns_open(&w, paths[i], &err), &err, kinds[i]);
+        check_refused(zp_wtns_read_into(values, 4, ZP_CURVE_BN254, paths[i], &err), &err, kinds[i]);
+        check_refused(zp_r1cs_open(&r, paths[i], &err), &err, kinds[i]);
+        zp_groth16_proof proof;
+        zp_groth16_vk vk;
+        uint64_t *pub;
+        size_t n;
+        check_refused(zp_json_proof_read(&proof, paths[i], ZP_CURVE_NONE, &err), &err, kinds[i]);
+        check_refused(zp_json_vk_read(&vk, paths[i], &err), &err, kinds[i]);
+        check_refused(zp_json_public_read(&pub, &n, paths[i], ZP_CURVE_BN254, &err), &err, kinds[i]);
+        int fd;
+        check_refused(zp_file_open_regular(&fd, NULL, paths[i], &err), &err, kinds[i]);
+        CHECK(fd == -1);
+    }
+    alarm(0);
+    /* a regular file: a blocking descriptor and its size */
+    io_spit(io_path("five"), "12345", 5);
+    int fd;
+    uint64_t size;
+    zp_error err = {0};
+    CHECK(zp_file_open_regular(&fd, &size, io_path("five"), &err) == ZP_OK && size == 5 &&
+          !(fcntl(fd, F_GETFL) & O_NONBLOCK));
+    close(fd);
+    CHECK(zp_file_open_regular(&fd, &size, io_path("nothing"), &err) == ZP_ERR_IO &&
+          strstr(err.message, "cannot open") && fd == -1);
+    /* Sparse files far over each cap: refused by size, so quickly and
+     * without the memory a read would take. */
+    const char *big = io_path("big.json");
+    int bfd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(bfd >= 0 && ftruncate(bfd, 100LL << 30) == 0);
+    close(bfd);
+    zp_groth16_proof proof;
+    zp_groth16_vk vk;
+    uint64_t *pub;
+    size_t n;
+    CHECK_MSG(zp_json_proof_read(&proof, big, ZP_CURVE_NONE, &err) == ZP_ERR_FORMAT &&
+                  strstr(err.message, "107374182400 bytes, more than a proof can hold (64 KiB)"),
+              "%s", err.message);
+    CHECK_MSG(zp_json_vk_read(&vk, big, &err) == ZP_ERR_FORMAT &&
+                  strstr(err.message, "more than a verification key can hold (64 MiB)"),
+              "%s", err.message);
+    CHECK_MSG(zp_json_public_read(&pub, &n, big, ZP_CURVE_BN254, &err) == ZP_ERR_FORMAT &&
+                  strstr(err.message, "more than a list of public signals can hold (64 MiB)"),
+              "%s", err.message);
+    /* just over the proof's cap: still refused; the cap is exact */
+    bfd = open(big, O_WRONLY | O_TRUNC);
+    CHECK(bfd >= 0 && ftruncate(bfd, (64 << 10) + 1) == 0);
+    close(bfd);
+    CHECK(zp_json_proof_read(&proof, big, ZP_CURVE_NONE, &err) == ZP_ERR_FORMAT &&
+          strstr(err.message, "65537 bytes"));
+    unlink(big);
+}
+
+/* Sizes and numbers are read strictly: no nan, inf, sign, exponent, hex,
+ * spaces or overflow (strtod once read "nan" as 8 EiB). */
+static void test_sizes(void) {
+    static const struct {
+        const char *text;
+        uint64_t value;
+    } good[] = {{"0", 0}, {"4096", 4096}, {"8G", 8ULL << 30}, {"8g", 8ULL << 30}, {"8GiB", 8ULL << 30},
+                {"8GB", 8ULL << 30}, {"8Gi", 8ULL << 30}, {"512M", 512ULL << 20}, {"512MiB", 512ULL << 20},
+                {"100K", 100ULL << 10}, {"1.5G", 3ULL << 29}, {"2TiB", 2ULL << 40}, {"0.5K", 512},
+                {"100B", 100}, {"18446744073709551615", UINT64_MAX}, {"16777215.999999T", 18446744073708452104ULL}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        uint64_t v = 1;
+        CHECK_MSG(zp_size_parse(&v, good[i].text) && v == good[i].value, "'%s' read as %llu", good[i].text,
+                  (unsigned long long)v);
+    }
+    static const char *bad[] = {"nan", "NaN", "inf", "infinity", "-1", "-0", "+8G", "1e3", "1E3", "0x10", " 8G",
+                                "8G ", "8 G", "", ".5G", "5.G", "8x", "16E", "8iB", "8GG", "8Gb",
+                                "18446744073709551616", "16777216T", "99999999999999999999999G", "1.5.G"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint64_t v = 1;
+        CHECK_MSG(!zp_size_parse(&v, bad[i]) && zp_parse_size(bad[i]) == 0, "'%s' accepted as %llu", bad[i],
+                  (unsigned long long)v);
+    }
+    /* through an option table: bytes, whole numbers, integers, seconds */
+    struct {
+        uint64_t bytes, whole;
+        size_t count;
+        long long i;
+        double secs;
+    } d;
+    static const zp_option t[] = {
+        {"budget", 0, ZP_OPT_BYTES, offsetof(__typeof__(d), bytes), 1, UINT64_MAX, NULL, NULL, "", NULL},
+        {"n", 0, ZP_OPT_UINT, offsetof(__typeof__(d), whole), 0, 0, NULL, NULL, "", NULL},
+        {"c", 0, ZP_OPT_COUNT, offsetof(__typeof__(d), count), 1, 64, NULL, NULL, "", NULL},
+        {"i", 0, ZP_OPT_INT, offsetof(__typeof__(d), i), 0, 0, NULL, NULL, "", NULL},
+        {"wait", 0, ZP_OPT_SECONDS, offsetof(__typeof__(d), secs), 0, 0, NULL, NULL, "", NULL},
+    };
+    zp_error err = {0};
+    CHECK_MSG(zp_options_set(&d, &t[0], "--budget", "nan", NULL, &err) == ZP_ERR_ARG &&
+                  !strcmp(err.message, "--budget needs a size such as 8G or 512M, not 'nan'"),
+              "%s", err.message);
+    CHECK(zp_options_set(&d, &t[0], "--budget", "1.5G", NULL, &err) == ZP_OK && d.bytes == 3ULL << 29);
+    CHECK(zp_options_set(&d, &t[0], "--budget", "0", NULL, &err) == ZP_ERR_ARG); /* below min */
+    static const char *bad_whole[] = {" 5", "+5", "-1", " -1", "5 ", "0x10", "1e3", "5.0", "",
+                                      "18446744073709551616"};
+    for (size_t i = 0; i < sizeof bad_whole / sizeof *bad_whole; i++) {
+        CHECK_MSG(zp_options_set(&d, &t[1], "--n", bad_whole[i], NULL, &err) == ZP_ERR_ARG, "'%s'", bad_whole[i]);
+        CHECK_MSG(zp_options_set(&d, &t[2], "--c", bad_whole[i], NULL, &err) == ZP_ERR_ARG, "'%s'", bad_whole[i]);
+    }
+    CHECK(zp_options_set(&d, &t[1], "--n", "18446744073709551615", NULL, &err) == ZP_OK && d.whole == UINT64_MAX);
+    CHECK(zp_options_set(&d, &t[2], "--c", "64", NULL, &err) == ZP_OK && d.count == 64);
+    CHECK(zp_options_set(&d, &t[3], "--i", "-9223372036854775808", NULL, &err) == ZP_OK && d.i == LLONG_MIN);
+    CHECK(zp_options_set(&d, &t[3], "--i", "9223372036854775807", NULL, &err) == ZP_OK && d.i == LLONG_MAX);
+    CHECK(zp_options_set(&d, &t[3], "--i", "-17", NULL, &err) == ZP_OK && d.i == -17);
+    static const char *bad_int[] = {"9223372036854775808", "-9223372036854775809", " 1", "+1", "--1", "-", "1 "};
+    for (size_t i = 0; i < sizeof bad_int / sizeof *bad_int; i++) {
+        CHECK_MSG(zp_options_set(&d, &t[3], "--i", bad_int[i], NULL, &err) == ZP_ERR_ARG, "'%s'", bad_int[i]);
+    }
+    CHECK(zp_options_set(&d, &t[4], "--wait", "0.25", NULL, &err) == ZP_OK && d.secs == 0.25);
+    CHECK(zp_options_set(&d, &t[4], "--wait", "30", NULL, &err) == ZP_OK && d.secs == 30);
+    static const char *bad_secs[] = {"nan", "inf", "-1", "1e3", "0x10", " 5", "5 ", ".5", "5.", "",
+                                     "1" "000000000000000000000000000000000000000000000000000000000000000000000000"
+                                     "000000000000000000000000000000000000000000000000000000000000000000000000"
+                                     "000000000000000000000000000000000000000000000000000000000000000000000000"
+                                     "000000000000000000000000000000000000000000000000000000000000000000000000"
+                                     "000000000000000000000000000000000000000000000000000000000000000000000000"};
+    for (size_t i = 0; i < sizeof bad_secs / sizeof *bad_secs; i++) {
+        CHECK_MSG(zp_options_set(&d, &t[4], "--wait", bad_secs[i], NULL, &err) == ZP_ERR_ARG, "'%s'", bad_secs[i]);
+    }
+}
+
 int main(void) {
     zp_test_init("test_io");
     io_tmp_init();
     test_binfile();
+    test_special_files();
+    test_sizes();
     for (int i = 0; i < 2; i++) {
         test_zkey(CURVES[i]);
         test_wtns(CURVES[i]);

@@ -1,29 +1,101 @@
 #include "base/options.h"
 
-#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 
-uint64_t zp_parse_size(const char *s) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0) return 0;
-    double mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1024.0; end++; break;
-    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+/* Numbers are read by hand, not with strtod/strtoul: those take "nan",
+ * "inf", hex, exponents, leading spaces and signs ("-1" wraps to 2^64-1),
+ * and a budget of "nan" once became 8 EiB. What is accepted here is what a
+ * person writes: decimal digits, for sizes and seconds with a fraction. */
+
+/* The number of leading decimal digits of s. */
+static size_t digits(const char *s) {
+    size_t n = 0;
+    while (s[n] >= '0' && s[n] <= '9') n++;
+    return n;
+}
+
+int zp_size_parse(uint64_t *out, const char *s) {
+    *out = 0;
+    size_t n_int = digits(s);
+    if (n_int == 0) return 0;
+    unsigned __int128 whole = 0;
+    for (size_t i = 0; i < n_int; i++) {
+        whole = whole * 10 + (unsigned)(s[i] - '0');
+        if (whole > UINT64_MAX) return 0;
+    }
+    const char *p = s + n_int;
+    /* The fraction, to 18 digits (more cannot change a byte count even in
+     * TiB, so they are checked and dropped). */
+    uint64_t frac = 0, frac_scale = 1;
+    if (*p == '.') {
+        size_t n_frac = digits(++p);
+        if (n_frac == 0) return 0;
+        for (size_t i = 0; i < n_frac && i < 18; i++) {
+            frac = frac * 10 + (uint64_t)(p[i] - '0');
+            frac_scale *= 10;
+        }
+        p += n_frac;
+    }
+    unsigned shift = 0;
+    switch (*p) {
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    case 't': case 'T': shift = 40; break;
     default: break;
     }
-    if (*end == 'i') end++;
-    if (*end == 'B') end++;
-    if (*end != '\0' || v * mul >= 1.8e19) return 0;
-    return (uint64_t)(v * mul);
+    if (shift) {
+        p++;
+        if (*p == 'i') p++; /* "8Gi", "8GiB": the same 2^30 as "8G" */
+    }
+    if (*p == 'B') p++;
+    if (*p != '\0') return 0;
+    unsigned __int128 v = (whole << shift) + (((unsigned __int128)frac << shift) / frac_scale);
+    if (v > UINT64_MAX) return 0;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+uint64_t zp_parse_size(const char *s) {
+    uint64_t v;
+    return zp_size_parse(&v, s) ? v : 0;
+}
+
+/* A whole number: decimal digits only, within 64 bits. */
+static int parse_whole(uint64_t *out, const char *s) {
+    size_t n = digits(s);
+    if (n == 0 || s[n] != '\0') return 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Seconds: digits with an optional fraction ("30", "0.25"). The text is
+ * checked first, so strtod only ever sees a plain decimal number. */
+static int parse_seconds(double *out, const char *s) {
+    size_t n = digits(s);
+    if (n == 0) return 0;
+    if (s[n] == '.') {
+        size_t f = digits(s + n + 1);
+        if (f == 0) return 0;
+        n += 1 + f;
+    }
+    if (s[n] != '\0') return 0;
+    double v = strtod(s, NULL);
+    if (!isfinite(v)) return 0;
+    *out = v;
+    return 1;
 }
 
 /* name against a table's name, '-' and '_' alike */
@@ -51,7 +123,6 @@ static int in_bounds(const zp_option *o, uint64_t v) { return (o->min == 0 && o-
 zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, const char *value, const char *where,
                          zp_error *err) {
     char *field = (char *)dst + o->offset;
-    char *end;
     switch (o->type) {
     case ZP_OPT_FLAG: *(int *)field = 1; return ZP_OK;
     case ZP_OPT_ARG: *(const char **)field = value; return ZP_OK;
@@ -69,16 +140,18 @@ zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, con
     }
     case ZP_OPT_CUSTOM: return o->set(dst, o, value, where ? where : spelled, err);
     case ZP_OPT_INT: {
-        errno = 0;
-        long long v = strtoll(value, &end, 10);
-        if (errno || end == value || *end != '\0') return ZP_OPT_ERROR(err, where, spelled, "needs an integer, not '%s'", value);
-        *(long long *)field = v;
+        uint64_t mag;
+        int neg = value[0] == '-';
+        if (!parse_whole(&mag, value + neg) || mag > (uint64_t)LLONG_MAX + (uint64_t)neg) {
+            return ZP_OPT_ERROR(err, where, spelled, "needs an integer, not '%s'", value);
+        }
+        /* -(LLONG_MAX) - 1 without overflowing on the way */
+        *(long long *)field = neg ? (mag ? -(long long)(mag - 1) - 1 : 0) : (long long)mag;
         return ZP_OK;
     }
     case ZP_OPT_SECONDS: {
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno || end == value || *end != '\0' || !(v >= (double)o->min) || (o->max && v > (double)o->max)) {
+        double v;
+        if (!parse_seconds(&v, value) || !(v >= (double)o->min) || (o->max && v > (double)o->max)) {
             return ZP_OPT_ERROR(err, where, spelled, "needs a number of seconds, not '%s'", value);
         }
         *(double *)field = v;
@@ -89,17 +162,11 @@ zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, con
     case ZP_OPT_BYTES: {
         uint64_t v;
         if (o->type == ZP_OPT_BYTES) {
-            v = zp_parse_size(value);
-            if (v == 0 && strcmp(value, "0") != 0) {
+            if (!zp_size_parse(&v, value)) {
                 return ZP_OPT_ERROR(err, where, spelled, "needs a size such as 8G or 512M, not '%s'", value);
             }
-        } else {
-            errno = 0;
-            unsigned long long x = strtoull(value, &end, 10);
-            if (errno || end == value || *end != '\0' || value[0] == '-') {
-                return ZP_OPT_ERROR(err, where, spelled, "needs a whole number, not '%s'", value);
-            }
-            v = x;
+        } else if (!parse_whole(&v, value)) {
+            return ZP_OPT_ERROR(err, where, spelled, "needs a whole number, not '%s'", value);
         }
         if (!in_bounds(o, v)) {
             return ZP_OPT_ERROR(err, where, spelled, "must be between %llu and %llu, not %s", (unsigned long long)o->min,

@@ -22,9 +22,9 @@ typedef enum zp_option_type {
     ZP_OPT_STRDUP,  /* char *, a malloc'd copy replacing (and freeing) the old one */
     ZP_OPT_UINT,    /* uint64_t, a whole number within [min, max] */
     ZP_OPT_COUNT,   /* size_t, a whole number within [min, max] */
-    ZP_OPT_BYTES,   /* uint64_t, a size as zp_parse_size reads it, within [min, max] */
-    ZP_OPT_INT,     /* long long, any signed decimal integer */
-    ZP_OPT_SECONDS, /* double, seconds >= min and, unless max is 0, <= max */
+    ZP_OPT_BYTES,   /* uint64_t, a size as zp_size_parse reads it, within [min, max] */
+    ZP_OPT_INT,     /* long long, a decimal integer: digits with an optional '-' */
+    ZP_OPT_SECONDS, /* double, digits with an optional fraction, >= min and, unless max is 0, <= max */
     ZP_OPT_LIST,    /* zp_option_list: every following argument up to one that starts with '-' */
     ZP_OPT_CUSTOM,  /* the entry's set function parses the value */
 } zp_option_type;
@@ -101,7 +101,13 @@ size_t zp_options_help(char *buf, size_t cap, const zp_option *options, size_t n
  * characters put their help on the next line instead). */
 int zp_options_help_column(const zp_option *options, size_t n);
 
-/* Parses "8G", "512M", "100K", "1.5G", "2TiB" or bytes; 0 on error. */
+/* Parses a size: decimal digits with an optional fraction, then an
+ * optional unit K, M, G or T (powers of 1024, either case, "Gi" and "GiB"
+ * too) and an optional "B": "8G", "512M", "100K", "1.5G", "2TiB", "4096".
+ * Nothing else: no sign, spaces, exponent, hex, "nan" or "inf", nothing
+ * over 2^64-1 bytes (a fraction of a byte is dropped). 1 and *out, or 0. */
+ZP_WARN_UNUSED int zp_size_parse(uint64_t *out, const char *s);
+/* The same, 0 on error (so "0" and a bad size read alike). */
 uint64_t zp_parse_size(const char *s);
 
 #endif
