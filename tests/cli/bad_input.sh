@@ -173,5 +173,49 @@ done
 for opt in listen budget synth_workers max_request log_level; do
     expect "serve --help lists $opt" "0" "" -- grep -q -- "  $opt " <("$Z" serve --help)
 done
+# Files that are no regular file: a FIFO (a plain open() waits for a
+# writer forever), a character device (/dev/zero never ends). Every reader
+# of a user-named file must refuse them at once, naming the kind; timeout
+# turns a hang into a failure (exit 124) instead of blocking the suite.
+e="$EX/bn128"
+"$Z" prove "$e/merkle.zkey" "$e/w1.wtns" "$W/good_proof.json" "$W/good_public.json" || { echo "FAIL baseline prove"; fail=$((fail+1)); }
+mkfifo "$W/fifo"
+for kind in fifo zero; do
+    if [ $kind = fifo ]; then f="$W/fifo"; what="a FIFO"; else f=/dev/zero; what="a character device"; fi
+    pat="$f: not a regular file \($what\)"
+    expect "info of $kind" "4" "$pat" -- timeout 10 "$Z" info "$f"
+    expect "prove with $kind as key" "4" "$pat" -- timeout 10 "$Z" prove "$f" "$e/w1.wtns" "$W/p.json" "$W/q.json"
+    expect "prove with $kind as witness" "4" "$pat" -- timeout 10 "$Z" prove "$e/merkle.zkey" "$f" "$W/p.json" "$W/q.json"
+    expect "verify with $kind as vk" "4" "$pat" -- timeout 10 "$Z" verify "$f" "$W/good_public.json" "$W/good_proof.json"
+    expect "verify with $kind as public" "4" "$pat" -- timeout 10 "$Z" verify "$e/vk.json" "$f" "$W/good_proof.json"
+    expect "verify with $kind as proof" "4" "$pat" -- timeout 10 "$Z" verify "$e/vk.json" "$W/good_public.json" "$f"
+    expect "export-vk of $kind" "4" "$pat" -- timeout 10 "$Z" export-vk "$f" "$W/vk_out.json"
+    expect "setup from $kind" "4" "$pat" -- timeout 10 "$Z" setup -q "$f" "$W/s.zkey"
+    expect "run with $kind as witness" "4" "$pat" -- \
+        timeout 10 "$Z" run --quiet --key "$e/merkle.zkey" --witness "$e/w1.wtns" "$f" --out "$W/run"
+    expect "run with $kind as key" "4" "$pat" -- \
+        timeout 10 "$Z" run --quiet --key "$f" --witness "$e/w1.wtns" --out "$W/run"
+done
+# A 100 GB (sparse) file where a JSON file is read: refused from its size,
+# quickly and without reading it (peak RSS stays that of a small run).
+truncate -s 100G "$W/huge.json"
+for role in vk public proof; do
+    case $role in
+        vk) args=("$W/huge.json" "$W/good_public.json" "$W/good_proof.json"); pat="verification key can hold \(64 MiB\)" ;;
+        public) args=("$e/vk.json" "$W/huge.json" "$W/good_proof.json"); pat="public signals can hold \(64 MiB\)" ;;
+        proof) args=("$e/vk.json" "$W/good_public.json" "$W/huge.json"); pat="107374182400 bytes, more than a proof can hold \(64 KiB\)" ;;
+    esac
+    expect "verify with a 100 GB $role" "3" "huge.json: .*$pat" -- \
+        timeout 10 /usr/bin/time -f %M -o "$W/rss" "$Z" verify "${args[@]}"
+    rss=$(tail -1 "$W/rss" 2>/dev/null)
+    if [[ "$rss" =~ ^[0-9]+$ ]] && [ "$rss" -lt 65536 ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL verify with a 100 GB $role: peak RSS ${rss:-?} KB (wanted < 64 MB)"; fi
+done
+rm -f "$W/huge.json" "$W/fifo"
+# sizes are read strictly: "nan" was once a budget of 8 EiB
+for b in nan inf -1 1e3 0x10 " 8G" "8G " 18446744073709551616 16E; do
+    expect "run --budget '$b'" "2" "budget needs a size" -- "$Z" run --budget "$b" --key a --witness b --out x
+done
+expect "run --threads ' 4'" "2" "threads.*whole number" -- "$Z" run --threads " 4" --key a --witness b --out x
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
