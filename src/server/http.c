@@ -249,6 +249,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     zp_request req = {method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), k->body, k->len};
     zp_server_handle(s, &req, &r);
+    /* a long poll may have waited past connection_timeout: the wait was
+     * the daemon's, so the clock starts again for sending the answer */
+    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u); /* from 0, a new value restarts the clock */
+    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)s->cfg.connection_timeout);
     return send_response(c, &r);
 }
 
