@@ -92,20 +92,21 @@ fi
 code="$(HTTP_TIMEOUT=3 http POST /v1/jobs "${CT[@]}" -H 'Content-Length: 99999999999999999999999')"
 expect_eq "Content-Length past 2^64: 413" "$code" 413
 
-# an authenticated chunked body past max_request is stopped there: the
-# daemon never holds more than max_request for it, and does not wait
+# an authenticated chunked body that never ends is stopped at max_request:
+# the daemon neither reads on (curl would run into its 6 s limit) nor holds
+# more than the body's buffer (its last realloc holds 1.5x max_request
+# briefly; a sanitizer's quarantine keeps freed blocks: 200 MiB of slack)
 base=$(rss_kib "$D1")
 t1=$(date +%s.%N)
-head -c 200000000 /dev/zero | curl -s -o "$W/body" -w '%{http_code}' -m 10 -X POST -H 'Expect:' \
-    -H 'Transfer-Encoding: chunked' -H "Authorization: Bearer $TOKEN" "${CT[@]}" --data-binary @- "$URL/v1/jobs" \
-    >"$W/code" 2>/dev/null
+curl -s -o "$W/body" -w '%{http_code}' -m 6 -X POST -H 'Expect:' -H 'Transfer-Encoding: chunked' \
+    -H "Authorization: Bearer $TOKEN" "${CT[@]}" -T - "$URL/v1/jobs" </dev/zero >"$W/code" 2>/dev/null
 secs="$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
 grow=$((($(rss_kib "$D1") - base) / 1024))
 code="$(cat "$W/code")"
-if [[ "$code" != 2* ]] && awk -v s="$secs" 'BEGIN { exit !(s < 5) }' && [ "$grow" -lt 100 ]; then
-    pass "a 200 MB chunked body past max_request 64M: stopped (HTTP $code) in $secs s, RSS +$grow MiB"
+if [[ "$code" != 2* ]] && awk -v s="$secs" 'BEGIN { exit !(s < 4) }' && [ "$grow" -lt 200 ]; then
+    pass "an endless chunked body past max_request 64M: stopped (HTTP $code) in $secs s, RSS +$grow MiB"
 else
-    fail "a chunked body past max_request is stopped" "HTTP $code after $secs s, RSS +$grow MiB"
+    fail "an endless chunked body past max_request is stopped" "HTTP $code after $secs s, RSS +$grow MiB"
 fi
 expect_status "the daemon still answers" 200 GET /v1/status
 
