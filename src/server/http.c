@@ -127,8 +127,10 @@ static int is_reserved_path(const char *p) {
  * is read: returns 0 to go on, or the status of the answer put in r. */
 static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url, const char *method, conn *k,
                          zp_response *r) {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_DAEMON);
-    int on_unix = ci && s->mhd_unix && (void *)ci->daemon == s->mhd_unix; /* no browser reaches a unix socket */
+    /* no browser reaches a unix socket; the client's address says which
+     * listener took it (s->mhd_unix is set while the TCP one serves) */
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    int on_unix = ci && ci->client_addr && ci->client_addr->sa_family == AF_UNIX;
     const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
     if (!on_unix && host && !host_allowed(s, host)) {
         server_respond_error(r, 403, "forbidden_host",

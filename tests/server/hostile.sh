@@ -198,6 +198,8 @@ if start_daemon u1 "$W/u1.conf"; then
     refused_start "a second daemon on a live unix socket" "$SOCK" --config "$W/u2.conf" --listen none
     code="$(curl -s -o /dev/null -w '%{http_code}' -m 5 --unix-socket "$SOCK" http://localhost/v1/status)"
     expect_eq "the first daemon still answers on its socket" "$code" 200
+    code="$(curl -s -o /dev/null -w '%{http_code}' -m 5 --unix-socket "$SOCK" -H 'Host: evil.example' http://x/v1/status)"
+    expect_eq "on the unix socket (no browser there) Host is not checked" "$code" 200
     stop_daemon "$U1"
     [ ! -e "$SOCK" ] && pass "the socket is removed at stop" || fail "the socket is removed at stop"
 else
