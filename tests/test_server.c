@@ -127,6 +127,56 @@ static void test_config(void) {
     zp_server_config_free(&cfg);
 }
 
+/* Tokens: never empty, never truncated, at most ZP_SERVER_TOKEN_MAX. */
+static void test_config_token(void) {
+    zp_server_config cfg;
+    zp_error err;
+    zp_server_config_init(&cfg);
+    CHECK(cfg.token == NULL && cfg.connection_timeout == 30 && cfg.max_connections_per_ip == 0);
+    CHECK(zp_server_config_set(&cfg, "token", "", "--token", &err) == ZP_ERR_ARG && cfg.token == NULL);
+    CHECK_MSG(strstr(err.message, "empty") != NULL, "says why: %s", err.message);
+    CHECK(zp_server_config_set(&cfg, "token", "a b", "--token", &err) == ZP_ERR_ARG);
+    static char big[ZP_SERVER_TOKEN_MAX + 2];
+    memset(big, 'k', ZP_SERVER_TOKEN_MAX + 1);
+    CHECK(zp_server_config_set(&cfg, "token", big, "--token", &err) == ZP_ERR_ARG && cfg.token == NULL);
+    CHECK_MSG(strstr(err.message, "4096") != NULL, "names the limit: %s", err.message);
+    big[ZP_SERVER_TOKEN_MAX] = '\0';
+    CHECK(zp_server_config_set(&cfg, "token", big, "--token", &err) == ZP_OK && strlen(cfg.token) == ZP_SERVER_TOKEN_MAX);
+    char path[300];
+    snprintf(path, sizeof path, "%s/token", dir);
+    const char *bodies[] = {"", " \n\t\r\n"};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(bodies[i], f);
+        fclose(f);
+        CHECK(zp_server_config_set(&cfg, "token_file", path, "t", &err) == ZP_ERR_ARG);
+        CHECK(cfg.token != NULL && strlen(cfg.token) == ZP_SERVER_TOKEN_MAX); /* unchanged */
+    }
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 2000; i++) fputc('a' + i % 26, f);
+    fputs("\r\n", f);
+    fclose(f);
+    CHECK(zp_server_config_set(&cfg, "token_file", path, "t", &err) == ZP_OK && strlen(cfg.token) == 2000);
+    f = fopen(path, "w");
+    fputs(big, f);
+    fputs("z\n", f);
+    fclose(f);
+    CHECK(zp_server_config_set(&cfg, "token_file", path, "t", &err) == ZP_ERR_ARG && strlen(cfg.token) == 2000);
+    /* a token set without the option parser is checked at start too */
+    free(cfg.token);
+    cfg.token = strdup("");
+    zp_server *s = NULL;
+    CHECK(zp_server_config_set(&cfg, "listen", "127.0.0.1:0", "t", &err) == ZP_OK);
+    char data[300];
+    snprintf(data, sizeof data, "%s/data_token", dir);
+    CHECK(zp_server_config_set(&cfg, "data_dir", data, "t", &err) == ZP_OK);
+    CHECK(zp_server_config_set(&cfg, "shutdown_grace", "0", "t", &err) == ZP_OK);
+    CHECK(zp_server_config_set(&cfg, "budget", "64M", "t", &err) == ZP_OK);
+    CHECK(zp_server_start(&s, &cfg, &err) != ZP_OK && s == NULL);
+    CHECK_MSG(strstr(err.message, "token") != NULL, "names the token: %s", err.message);
+    zp_server_config_free(&cfg);
+}
+
 /* The option table behind the daemon's config and every command's flags
  * (base/options.h): one argv parse into two tables, positionals kept in
  * order, the errors the commands print, the defaults and the help. */
@@ -380,6 +430,7 @@ int main(void) {
     zp_test_init("test_server");
     if (mkdtemp(dir) == NULL) return 1;
     test_config();
+    test_config_token();
     test_options();
     test_api();
     char cmd[300];

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/options.h"
 
+static zp_status set_token(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err);
 static zp_status set_token_file(void *dst, const zp_option *o, const char *path, const char *where, zp_error *err);
 static zp_status add_key(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err);
 static zp_status set_level(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err);
@@ -22,8 +23,10 @@ static const zp_option options[] = {
     {"keys_dir", 0, STR, OFF(keys_dir), 0, 0, NULL, "DIR", "every *.zkey in it is a key (id: file name without .zkey)", NULL},
     {"key", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "ID=PATH", "ID=PATH: one more key (repeatable)", add_key},
     {"witness_dir", 0, STR, OFF(witness_dir), 0, 0, NULL, "DIR", "server-side witness paths must lie inside it", NULL},
-    {"token", 0, STR, OFF(token), 0, 0, NULL, "TOKEN", "require Authorization: Bearer <token>", NULL},
+    {"token", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "TOKEN", "require Authorization: Bearer <token> (1-4096 printable bytes)", set_token},
     {"token_file", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "FILE", "read the token from this file", set_token_file},
+    {"allowed_hosts", 0, STR, OFF(allowed_hosts), 0, 0, NULL, "NAMES", "more Host names than localhost and IP literals (comma-separated)", NULL},
+    {"allowed_origins", 0, STR, OFF(allowed_origins), 0, 0, NULL, "ORIGINS", "more Origins than the daemon's own (comma-separated)", NULL},
     {"budget", 0, ZP_OPT_BYTES, OFF(budget), 1 << 20, UINT64_MAX, NULL, "SIZE", "memory budget (default: available memory - 10%)", NULL},
     {"synth_workers", 0, ZP_OPT_UINT, OFF(synth_workers), 1, 256, NULL, "N", "synthesis workers (default: CPUs)", NULL},
     {"prove_workers", 0, ZP_OPT_UINT, OFF(prove_workers), 1, 64, "1", "N", "prove workers", NULL},
@@ -32,7 +35,9 @@ static const zp_option options[] = {
     {"queue", 0, ZP_OPT_UINT, OFF(queue), 1, 65536, NULL, "N", "queue capacity between stages (default: synth_workers)", NULL},
     {"max_request", 0, ZP_OPT_BYTES, OFF(max_request), 1024, 16ULL << 30, "256M", "SIZE", "largest request body", NULL},
     {"max_partitions", 0, ZP_OPT_UINT, OFF(max_partitions), 1, 1000000, "1024", "N", "partitions per job", NULL},
-    {"max_connections", 0, ZP_OPT_UINT, OFF(max_connections), 1, 10000, "64", "N", "concurrent HTTP connections", NULL},
+    {"max_connections", 0, ZP_OPT_UINT, OFF(max_connections), 1, 10000, "64", "N", "concurrent HTTP requests (status and metrics have 8 more)", NULL},
+    {"max_connections_per_ip", 0, ZP_OPT_UINT, OFF(max_connections_per_ip), 0, 10000, "0", "N", "connections from one address (0: no limit)", NULL},
+    {"connection_timeout", 0, ZP_OPT_UINT, OFF(connection_timeout), 1, 3600, "30", "S", "seconds a connection may stay silent (headers or body)", NULL},
     {"result_ttl", 0, ZP_OPT_UINT, OFF(result_ttl), 60, 315360000, "86400", "S", "seconds finished jobs are kept", NULL},
     {"spool_max", 0, ZP_OPT_BYTES, OFF(spool_max), 0, UINT64_MAX, "0", "SIZE", "spool limit in bytes (0: the disk's)", NULL},
     {"shutdown_grace", 0, ZP_OPT_UINT, OFF(shutdown_grace), 0, 3600, "30", "S", "seconds running partitions may finish on SIGTERM", NULL},
@@ -47,22 +52,58 @@ const zp_option *zp_server_config_options(size_t *n) {
     return options;
 }
 
-static zp_status set_token_file(void *dst, const zp_option *o, const char *path, const char *where, zp_error *err) {
-    (void)o;
-    zp_server_config *cfg = dst;
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return zp_error_set(err, ZP_ERR_IO, "%s: token_file %s: %s", where, path, strerror(errno));
-    char buf[512];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) buf[--n] = '\0';
-    if (n == 0) return zp_error_set(err, ZP_ERR_ARG, "%s: token_file %s is empty", where, path);
-    char *copy = strdup(buf);
+zp_status zp_server_token_check(const char *token, size_t len, const char *where, zp_error *err) {
+    if (len == 0) return zp_error_set(err, ZP_ERR_ARG, "%s: the token is empty (it would let anyone in)", where);
+    if (len > ZP_SERVER_TOKEN_MAX) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s: the token is %zu bytes, more than the %d allowed", where, len,
+                            ZP_SERVER_TOKEN_MAX);
+    }
+    /* what a Bearer header can carry as is: no spaces, no control bytes */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)token[i];
+        if (c <= 0x20 || c >= 0x7f) {
+            return zp_error_set(err, ZP_ERR_ARG, "%s: the token has a space, control or non-ASCII byte at %zu", where, i);
+        }
+    }
+    return ZP_OK;
+}
+
+static zp_status replace_token(zp_server_config *cfg, const char *token, size_t len, const char *where, zp_error *err) {
+    zp_status st = zp_server_token_check(token, len, where, err);
+    if (st != ZP_OK) return st;
+    char *copy = strndup(token, len);
     if (copy == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     free(cfg->token);
     cfg->token = copy;
     return ZP_OK;
+}
+
+static zp_status set_token(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err) {
+    (void)o;
+    return replace_token(dst, value, strlen(value), where, err);
+}
+
+static zp_status set_token_file(void *dst, const zp_option *o, const char *path, const char *where, zp_error *err) {
+    (void)o;
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return zp_error_set(err, ZP_ERR_IO, "%s: token_file %s: %s", where, path, strerror(errno));
+    /* one more than the limit and its line end, to tell a long token from a
+     * token that fits: never truncated */
+    char buf[ZP_SERVER_TOKEN_MAX + 4];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return zp_error_set(err, ZP_ERR_IO, "%s: token_file %s: cannot read it", where, path);
+    if (n == sizeof buf) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s: token_file %s: the token is longer than the %d bytes allowed", where,
+                            path, ZP_SERVER_TOKEN_MAX);
+    }
+    size_t start = 0;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+    while (start < n && (buf[start] == ' ' || buf[start] == '\t' || buf[start] == '\n' || buf[start] == '\r')) start++;
+    char w[700];
+    snprintf(w, sizeof w, "%s: token_file %s", where, path);
+    return replace_token(dst, buf + start, n - start, w, err);
 }
 
 static zp_status set_level(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err) {
@@ -123,6 +164,8 @@ void zp_server_config_free(zp_server_config *cfg) {
     free(cfg->keys_dir);
     free(cfg->witness_dir);
     free(cfg->token);
+    free(cfg->allowed_hosts);
+    free(cfg->allowed_origins);
     free(cfg->trace);
     for (size_t i = 0; i < cfg->n_keys; i++) {
         free(cfg->keys[i].id);
@@ -180,7 +223,7 @@ zp_status zp_server_config_load(zp_server_config *cfg, const char *path, zp_erro
 }
 
 const char *zp_server_config_table(void) {
-    static char table[4096];
+    static char table[8192];
     if (table[0] == '\0') zp_options_help(table, sizeof table, options, N_OPTIONS, ZP_OPT_HELP_CONFIG, 0);
     return table;
 }

@@ -18,13 +18,15 @@ typedef struct zp_server_config {
     char *listen;      /* "host:port" or "none" */
     char *unix_socket; /* NULL: none */
     char *data_dir, *keys_dir, *witness_dir;
-    char *token; /* NULL: no authentication */
+    char *token; /* NULL: no authentication; never empty */
+    char *allowed_hosts, *allowed_origins; /* comma-separated; NULL: none */
     char *trace;
     zp_server_key *keys;
     size_t n_keys;
     uint64_t budget; /* 0: the engine's default */
     uint64_t synth_workers, prove_workers, finalize_workers, threads, queue;
-    uint64_t max_request, max_partitions, max_connections;
+    uint64_t max_request, max_partitions, max_connections, max_connections_per_ip;
+    uint64_t connection_timeout; /* seconds a connection may stay silent */
     uint64_t result_ttl, spool_max, shutdown_grace;
     int log_level; /* 0 error, 1 info, 2 debug */
 } zp_server_config;
@@ -35,6 +37,11 @@ void zp_server_config_free(zp_server_config *cfg);
 zp_status zp_server_config_set(zp_server_config *cfg, const char *name, const char *value, const char *where,
                                zp_error *err) ZP_WARN_UNUSED;
 zp_status zp_server_config_load(zp_server_config *cfg, const char *path, zp_error *err) ZP_WARN_UNUSED;
+/* The longest token accepted (bytes). */
+#define ZP_SERVER_TOKEN_MAX 4096
+/* A token must be 1..ZP_SERVER_TOKEN_MAX bytes of printable ASCII without
+ * spaces; where names its source for the message. */
+zp_status zp_server_token_check(const char *token, size_t len, const char *where, zp_error *err) ZP_WARN_UNUSED;
 /* The options table, for --help. */
 const char *zp_server_config_table(void);
 /* The table itself (base/options.h), for a command line of --name value

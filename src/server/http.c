@@ -1,6 +1,8 @@
-/* libmicrohttpd glue: collects a request (refusing bodies over
- * max_request), hands it to zp_server_handle, sends the answer. One thread
- * per connection, so a long poll only holds its own. */
+/* libmicrohttpd glue: judges a request by its headers (Host, Origin,
+ * token, method, Content-Length, Content-Type, a job slot) before reading
+ * its body, collects the body within its limit, hands it to
+ * zp_server_handle, sends the answer. One thread per connection, so a long
+ * poll only holds its own. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -8,21 +10,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "base/error.h"
 #include "server/internal.h"
 
+/* Connections beyond max_connections kept for /v1/status, /metrics and the
+ * dashboard, so that a full house of job requests cannot hide the daemon. */
+#define HTTP_RESERVE 8
+/* The body limit of every request but POST /v1/jobs. */
+#define SMALL_BODY 65536
+
 typedef struct conn {
     char *body;
     size_t len, cap;
-    int too_large;
+    uint64_t limit; /* the largest body this request may have */
+    int job;        /* holds one of the max_connections job slots */
+    int answered;   /* a response was queued before the body ended */
 } conn;
 
 static const char *query_arg(void *arg, const char *name) {
     return MHD_lookup_connection_value(arg, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static void count_status(zp_server *s, int status) {
+    pthread_mutex_lock(&s->lock);
+    s->http_codes[status / 100][status % 100]++;
+    pthread_mutex_unlock(&s->lock);
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *c, zp_response *r) {
@@ -40,64 +58,217 @@ static enum MHD_Result send_response(struct MHD_Connection *c, zp_response *r) {
     return ret;
 }
 
+static const char *header(struct MHD_Connection *c, const char *name) {
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* Whether item (len bytes) is one of the comma-separated list's entries
+ * (case-insensitive; "*" matches anything). */
+static int in_list(const char *list, const char *item, size_t len) {
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *e = p;
+        while (*e && *e != ',' && *e != ' ') e++;
+        if ((e - p == 1 && *p == '*') || ((size_t)(e - p) == len && len > 0 && strncasecmp(p, item, len) == 0)) return 1;
+        p = e;
+    }
+    return 0;
+}
+
+/* DNS rebinding gives a foreign name the daemon's address: a browser then
+ * sends that name as Host. An IP literal or localhost cannot be rebound,
+ * so those are always allowed; names only when configured. */
+static int host_allowed(const zp_server *s, const char *host) {
+    char name[256];
+    size_t n;
+    if (host[0] == '[') {
+        const char *close = strchr(host, ']');
+        if (close == NULL || (size_t)(close - host - 1) >= sizeof name) return 0;
+        n = (size_t)(close - host - 1);
+        memcpy(name, host + 1, n);
+        name[n] = '\0';
+        struct in6_addr a6;
+        return inet_pton(AF_INET6, name, &a6) == 1 && (close[1] == '\0' || close[1] == ':');
+    }
+    const char *colon = strchr(host, ':');
+    n = colon ? (size_t)(colon - host) : strlen(host);
+    if (n == 0 || n >= sizeof name) return 0;
+    memcpy(name, host, n);
+    name[n] = '\0';
+    struct in_addr a4;
+    if (inet_pton(AF_INET, name, &a4) == 1) return 1;
+    if (strcasecmp(name, "localhost") == 0 || strcasecmp(name, "localhost.") == 0) return 1;
+    return in_list(s->cfg.allowed_hosts, name, n);
+}
+
+/* A browser names the page that made a request in Origin: the daemon's own
+ * pages (Origin's host:port is the Host asked for) or a configured one. */
+static int origin_allowed(const zp_server *s, const char *origin, const char *host) {
+    if (in_list(s->cfg.allowed_origins, origin, strlen(origin))) return 1;
+    const char *sep = strstr(origin, "://");
+    if (sep == NULL || host == NULL) return 0;
+    if (strncasecmp(origin, "http://", 7) != 0 && strncasecmp(origin, "https://", 8) != 0) return 0;
+    return strcasecmp(sep + 3, host) == 0;
+}
+
+static int is_json(const char *type) {
+    size_t n = strlen("application/json");
+    return type && strncasecmp(type, "application/json", n) == 0 &&
+           (type[n] == '\0' || type[n] == ';' || type[n] == ' ');
+}
+
+/* The requests that must answer when job requests fill max_connections. */
+static int is_reserved_path(const char *p) {
+    return strcmp(p, "/v1/status") == 0 || strcmp(p, "/v1/status/history") == 0 || strcmp(p, "/metrics") == 0 ||
+           strcmp(p, "/") == 0 || strcmp(p, "/index.html") == 0 || strncmp(p, "/assets/", 8) == 0;
+}
+
+/* Everything that can be judged from the headers, before a byte of body
+ * is read: returns 0 to go on, or the status of the answer put in r. */
+static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url, const char *method, conn *k,
+                         zp_response *r) {
+    /* no browser reaches a unix socket; the client's address says which
+     * listener took it (s->mhd_unix is set while the TCP one serves) */
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    int on_unix = ci && ci->client_addr && ci->client_addr->sa_family == AF_UNIX;
+    const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
+    if (!on_unix && host && !host_allowed(s, host)) {
+        server_respond_error(r, 403, "forbidden_host",
+                             "Host '%.200s' is not this daemon's (use an IP address or localhost, or add the name "
+                             "to allowed_hosts)",
+                             host);
+        return 403;
+    }
+    if (!on_unix && origin && !origin_allowed(s, origin, host)) {
+        server_respond_error(r, 403, "forbidden_origin",
+                             "requests from the page at Origin '%.200s' are refused (add it to allowed_origins)",
+                             origin);
+        return 403;
+    }
+    int public_asset = strcmp(method, "GET") == 0 &&
+                       (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0 || strncmp(url, "/assets/", 8) == 0);
+    if (!public_asset && !server_authorized(s, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
+        server_respond_error(r, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is required");
+        return 401;
+    }
+    int reads = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    if (!reads && strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0) {
+        server_respond_error(r, 405, "method_not_allowed", "method %.32s is not used by this API", method);
+        return 405;
+    }
+    k->limit = strcmp(method, "POST") == 0 && strcmp(url, "/v1/jobs") == 0 ? s->cfg.max_request : SMALL_BODY;
+    const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH), *te = header(c, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    int has_body = te != NULL;
+    if (cl) {
+        /* MHD has parsed it already; read it again strictly, as an overflow
+         * must be refused rather than wrap */
+        errno = 0;
+        char *end;
+        unsigned long long v = strtoull(cl, &end, 10);
+        if (end == cl || *end != '\0' || cl[0] == '-' || errno == ERANGE || v > k->limit) {
+            server_respond_error(r, 413, "too_large", "Content-Length %.40s is more than the %llu bytes allowed here",
+                                 cl, (unsigned long long)k->limit);
+            return 413;
+        }
+        has_body |= v > 0;
+    }
+    /* a page can POST text/plain or a form anywhere without asking: only
+     * JSON changes state */
+    if (!reads && has_body && !is_json(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+        server_respond_error(r, 415, "unsupported_media_type", "a %s with a body needs Content-Type: application/json",
+                             method);
+        return 415;
+    }
+    if (!is_reserved_path(url)) {
+        pthread_mutex_lock(&s->lock);
+        int full = s->job_conns >= s->cfg.max_connections;
+        if (!full) s->job_conns++;
+        pthread_mutex_unlock(&s->lock);
+        if (full) {
+            server_respond_error(r, 503, "busy", "all %llu connections for jobs are in use; try again",
+                                 (unsigned long long)s->cfg.max_connections);
+            return 503;
+        }
+        k->job = 1;
+    }
+    return 0;
+}
+
+static enum MHD_Result answer_now(zp_server *s, struct MHD_Connection *c, conn *k, zp_response *r) {
+    count_status(s, r->status);
+    k->answered = 1;
+    free(k->body);
+    k->body = NULL;
+    k->len = k->cap = 0;
+    return send_response(c, r);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **state) {
     (void)version;
     zp_server *s = cls;
     conn *k = *state;
-    if (k == NULL) { /* the headers: refuse an announced oversized body at once */
+    zp_response r;
+    memset(&r, 0, sizeof r);
+    if (k == NULL) { /* the headers, and no body yet */
         k = calloc(1, sizeof *k);
         if (k == NULL) return MHD_NO;
         *state = k;
-        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl && strtoull(cl, NULL, 10) > s->cfg.max_request) k->too_large = 1;
+        if (judge_headers(s, c, url, method, k, &r) != 0) return answer_now(s, c, k, &r);
         return MHD_YES;
     }
+    if (k->answered) { /* the rest of a refused body is not read */
+        *upload_size = 0;
+        return MHD_NO;
+    }
     if (*upload_size > 0) {
-        if (!k->too_large && k->len + *upload_size > s->cfg.max_request) k->too_large = 1;
-        if (!k->too_large) {
-            if (k->len + *upload_size + 1 > k->cap) {
-                size_t cap = k->cap ? k->cap : 65536;
-                while (cap < k->len + *upload_size + 1) cap *= 2;
-                char *grown = realloc(k->body, cap);
-                if (grown == NULL) {
-                    k->too_large = 1;
-                } else {
-                    k->body = grown;
-                    k->cap = cap;
-                }
-            }
-            if (!k->too_large) {
-                memcpy(k->body + k->len, upload, *upload_size);
-                k->len += *upload_size;
-            }
+        if (*upload_size > k->limit - k->len) {
+            /* a chunked body past the limit: stop here, never read on.
+             * libmicrohttpd 0.9 takes no response in the middle of a body,
+             * so the 413 is counted and the connection closed (MHD_NO) */
+            server_respond_error(&r, 413, "too_large", "the request body is larger than the %llu bytes allowed here",
+                                 (unsigned long long)k->limit);
+            *upload_size = 0;
+            return answer_now(s, c, k, &r);
         }
+        if (k->len + *upload_size + 1 > k->cap) {
+            size_t cap = k->cap ? k->cap : 65536;
+            while (cap < k->len + *upload_size + 1) cap *= 2;
+            if (cap > k->limit + 1) cap = (size_t)k->limit + 1;
+            char *grown = realloc(k->body, cap);
+            if (grown == NULL) {
+                server_respond_error(&r, 503, "internal", "out of memory for the request body");
+                *upload_size = 0;
+                return answer_now(s, c, k, &r);
+            }
+            k->body = grown;
+            k->cap = cap;
+        }
+        memcpy(k->body + k->len, upload, *upload_size);
+        k->len += *upload_size;
         *upload_size = 0;
         return MHD_YES;
     }
-    zp_response r;
-    if (k->too_large) {
-        memset(&r, 0, sizeof r);
-        server_respond_error(&r, 413, "too_large", "the request body is larger than max_request (%llu bytes)",
-                             (unsigned long long)s->cfg.max_request);
-        pthread_mutex_lock(&s->lock);
-        s->http_codes[4][13]++;
-        pthread_mutex_unlock(&s->lock);
-    } else {
-        zp_request req = {method, url, query_arg, c,
-                          MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-                          k->body, k->len};
-        zp_server_handle(s, &req, &r);
-    }
+    zp_request req = {method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), k->body, k->len};
+    zp_server_handle(s, &req, &r);
+    /* a long poll may have waited past connection_timeout: the wait was
+     * the daemon's, so the clock starts again for sending the answer */
+    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u); /* from 0, a new value restarts the clock */
+    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)s->cfg.connection_timeout);
     return send_response(c, &r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why) {
-    (void)cls;
     (void)c;
     (void)why;
+    zp_server *s = cls;
     conn *k = *state;
     if (k) {
+        if (k->job) {
+            pthread_mutex_lock(&s->lock);
+            s->job_conns--;
+            pthread_mutex_unlock(&s->lock);
+        }
         free(k->body);
         free(k);
     }
@@ -131,15 +302,64 @@ static unsigned flags(void) {
     return MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
 }
 
+static struct MHD_Daemon *start_mhd(zp_server *s, enum MHD_OPTION where, const void *arg) {
+    /* job requests are capped at max_connections in judge_headers; the
+     * reserve lets status and metrics in beside them; a silent client is
+     * dropped after connection_timeout */
+    unsigned limit = (unsigned)(s->cfg.max_connections + HTTP_RESERVE);
+    if (where == MHD_OPTION_LISTEN_SOCKET) {
+        return MHD_start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, *(const int *)arg,
+                                MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
+                                (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, arg,
+                            MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            (unsigned)s->cfg.max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                            MHD_OPTION_END);
+}
+
+/* A socket path may be taken only from nobody: a live socket (another
+ * daemon answers on it) or a file that is not a socket is refused; only a
+ * stale socket (nobody listens: ECONNREFUSED) is removed. */
+static zp_status claim_socket_path(const struct sockaddr_un *su, zp_error *err) {
+    const char *path = su->sun_path;
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return ZP_OK;
+        return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: %s", path, strerror(errno));
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        return zp_error_set(err, ZP_ERR_IO, "unix_socket %s exists and is not a socket; not replacing it", path);
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: socket: %s", path, strerror(errno));
+    int rc = connect(fd, (const struct sockaddr *)su, sizeof *su), e = errno;
+    close(fd);
+    if (rc == 0) {
+        return zp_error_set(err, ZP_ERR_IO,
+                            "unix_socket %s: another process (another daemon?) is listening on it; not taking it over",
+                            path);
+    }
+    if (e != ECONNREFUSED) return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: %s", path, strerror(e));
+    if (unlink(path) != 0 && errno != ENOENT) {
+        return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: cannot remove the stale socket: %s", path, strerror(errno));
+    }
+    return ZP_OK;
+}
+
 zp_status server_http_start(zp_server *s, zp_error *err) {
-    unsigned limit = (unsigned)s->cfg.max_connections;
+    if (s->cfg.token) { /* the API's callers may set it without the option parser */
+        zp_status st = zp_server_token_check(s->cfg.token, strlen(s->cfg.token), "token", err);
+        if (st != ZP_OK) return st;
+    }
+    if (s->cfg.connection_timeout == 0) s->cfg.connection_timeout = 30;
     if (s->cfg.listen && strcmp(s->cfg.listen, "none") != 0) {
         struct sockaddr_in sa;
         zp_status st = parse_listen(&sa, s->cfg.listen, err);
         if (st != ZP_OK) return st;
-        s->mhd = MHD_start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
-                                  MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)900,
-                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+        s->mhd = start_mhd(s, MHD_OPTION_SOCK_ADDR, &sa);
         if (s->mhd == NULL) return zp_error_set(err, ZP_ERR_IO, "cannot listen on %s", s->cfg.listen);
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
         s->port = info ? (int)info->port : ntohs(sa.sin_port);
@@ -149,20 +369,24 @@ zp_status server_http_start(zp_server *s, zp_error *err) {
         if (strlen(s->cfg.unix_socket) >= sizeof su.sun_path) {
             return zp_error_set(err, ZP_ERR_ARG, "unix_socket: path too long");
         }
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         memset(&su, 0, sizeof su);
         su.sun_family = AF_UNIX;
         strcpy(su.sun_path, s->cfg.unix_socket);
-        unlink(s->cfg.unix_socket);
+        zp_status st = claim_socket_path(&su, err);
+        if (st != ZP_OK) return st;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0 || bind(fd, (struct sockaddr *)&su, sizeof su) != 0 || listen(fd, 64) != 0) {
             int e = errno;
             if (fd >= 0) close(fd);
             return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: %s", s->cfg.unix_socket, strerror(e));
         }
+        struct stat made;
+        if (lstat(s->cfg.unix_socket, &made) == 0) {
+            s->unix_dev = (uint64_t)made.st_dev;
+            s->unix_ino = (uint64_t)made.st_ino;
+        }
         s->unix_fd = fd;
-        s->mhd_unix = MHD_start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
-                                       MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
-                                       (unsigned)900, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+        s->mhd_unix = start_mhd(s, MHD_OPTION_LISTEN_SOCKET, &fd);
         if (s->mhd_unix == NULL) return zp_error_set(err, ZP_ERR_IO, "cannot serve on %s", s->cfg.unix_socket);
     }
     return ZP_OK;
@@ -173,8 +397,13 @@ void server_http_stop(zp_server *s) {
     if (s->mhd_unix) MHD_stop_daemon(s->mhd_unix);
     s->mhd = s->mhd_unix = NULL;
     if (s->unix_fd >= 0) {
-        /* MHD closed the listening socket it was given */
-        unlink(s->cfg.unix_socket);
+        /* MHD closed the listening socket it was given; remove the file
+         * only if it is still the one this daemon made */
+        struct stat now;
+        if (lstat(s->cfg.unix_socket, &now) == 0 && (uint64_t)now.st_dev == s->unix_dev &&
+            (uint64_t)now.st_ino == s->unix_ino) {
+            unlink(s->cfg.unix_socket);
+        }
         s->unix_fd = -1;
     }
 }

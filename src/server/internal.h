@@ -38,6 +38,7 @@ struct zp_server {
     zp_store *store;
     void *mhd, *mhd_unix; /* struct MHD_Daemon */
     int unix_fd;
+    uint64_t unix_dev, unix_ino; /* the socket file we made: only that one is removed at stop */
     int port;
     char *spool_dir;
     double started;
@@ -54,6 +55,7 @@ struct zp_server {
     double latency_sum[LATENCY_STAGES];
     uint64_t latency_count[LATENCY_STAGES];
     uint64_t http_codes[6][100]; /* [status / 100][status % 100] */
+    uint64_t job_conns;          /* requests in flight other than status, metrics, dashboard */
     history_sample history[HISTORY];
     size_t history_head, history_len;
     double last_expire;
@@ -113,6 +115,9 @@ void server_respond_error(zp_response *resp, int status, const char *code, const
     __attribute__((format(printf, 4, 5)));
 /* The API's error code for an HTTP status ("bad_request", "not_found", ...). */
 const char *server_error_code(int status);
+/* Whether an Authorization header carries the token (always when there is
+ * none configured); compares in constant time. */
+int server_authorized(const zp_server *s, const char *authorization);
 /* A query argument as a number, at most max: def when absent, -1 when it
  * is not a number >= 0. */
 double server_query_double(const zp_request *req, const char *name, double def, double max);

@@ -72,6 +72,8 @@ static zp_status copy_config(zp_server_config *dst, const zp_server_config *src)
     dst->keys_dir = copy_or_null(src->keys_dir);
     dst->witness_dir = copy_or_null(src->witness_dir);
     dst->token = copy_or_null(src->token);
+    dst->allowed_hosts = copy_or_null(src->allowed_hosts);
+    dst->allowed_origins = copy_or_null(src->allowed_origins);
     dst->trace = copy_or_null(src->trace);
     dst->keys = src->n_keys ? calloc(src->n_keys, sizeof *dst->keys) : NULL;
     for (size_t i = 0; dst->keys && i < src->n_keys; i++) {
