@@ -2,10 +2,10 @@
 # The daemon's confinement and the client's distrust (issue 14, items 1, 7,
 # 11, 13):
 # - witness_dir race: a background loop swaps a directory inside witness_dir
-#   (holding an invalid x.wtns) for a symlink to a directory outside
-#   (holding a valid, "secret" x.wtns) while a bounded number of requests
-#   name race/x.wtns: no request may succeed (201), since only the outside
-#   file would make a job;
+#   (holding an invalid witness deep below it) for a symlink to a directory
+#   outside (holding a valid, "secret" one at the same path) while a bounded
+#   number of requests name it through race/: no request may succeed
+#   (201), since only the outside file would make a job;
 # - a FIFO inside witness_dir named in a request: an error, promptly;
 # - kill -9 with jobs spooled, orphans planted in the spool, restart:
 #   orphans gone, live jobs' files kept, every job done, the spool empty;
@@ -37,11 +37,16 @@ TOKEN="confine-$RANDOM"
 export ZKPIPE_TOKEN="$TOKEN"
 BN="$EX/bn128"
 
-mkdir -p "$W/keys" "$W/wit/race.d" "$W/outside"
+# The race's path is deep, race/d/d/.../x.wtns, the same inside and outside:
+# a check that resolves it one component at a time (realpath) and opens it
+# after leaves the whole walk below race as the window.
+DEEP="$(printf 'd/%.0s' $(seq 1 24))x.wtns"
+mkdir -p "$W/keys" "$(dirname "$W/wit/race.d/$DEEP")" "$(dirname "$W/outside/$DEEP")"
 ln -s "$BN/merkle.zkey" "$W/keys/merkle.zkey"
 cp "$BN/w1.wtns" "$W/wit/ok.wtns"
-cp "$BN/w1.wtns" "$W/outside/x.wtns"          # the secret: valid for the key
-head -c 64 "$BN/w1.wtns" >"$W/wit/race.d/x.wtns" # inside: not a witness (422)
+cp "$BN/w1.wtns" "$W/outside/$DEEP"                 # the secret: valid for the key
+head -c 64 "$BN/w1.wtns" >"$W/wit/race.d/$DEEP"     # inside: not a witness (422)
+cp "$BN/w1.wtns" "$W/outside/x.wtns"
 ln -s ../outside "$W/wit/link"
 mkfifo "$W/wit/fifo.wtns"
 
@@ -79,11 +84,21 @@ fi
 MSG_RE="symlink|outside|witness_dir" expect_status "a path through a symlink to outside: 403" 403 \
     POST /v1/jobs "${CT[@]}" --data-binary '{"key": "merkle", "witnesses": [{"path": "link/x.wtns"}]}'
 expect_status "the inside decoy is refused as a witness: 422" 422 \
-    POST /v1/jobs "${CT[@]}" --data-binary '{"key": "merkle", "witnesses": [{"path": "race.d/x.wtns"}]}'
+    POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"merkle\", \"witnesses\": [{\"path\": \"race.d/$DEEP\"}]}"
 
-# ---- the race: race/x.wtns swaps between race.d (inside) and a symlink out
-printf '{"key": "merkle", "witnesses": [{"path": "race/x.wtns"}]}' >"$W/race.json"
-node "$HERE/race.js" swap "$W/wit" race ../outside 20000000 40 >"$W/logs/swap.out" 2>&1 &
+# ---- the race: race/ swaps between race.d (inside) and a symlink out
+printf '{"key": "merkle", "witnesses": [{"path": "race/%s"}]}' "$DEEP" >"$W/race.json"
+# race/ is exchanged atomically with race.l (a symlink to outside) by a
+# small C helper; without a C compiler, by pairs of renames (rarer wins).
+mv "$W/wit/race.d" "$W/wit/race"
+ln -s ../outside "$W/wit/race.l"
+if "${CC:-cc}" -O2 -o "$W/swap" "$HERE/swap.c" 2>"$W/logs/swap_cc.log"; then
+    "$W/swap" "$W/wit/race" "$W/wit/race.l" 200000000 40 >"$W/logs/swap.out" 2>&1 &
+else
+    echo "    (no C compiler: the race swaps by renames)"
+    mv "$W/wit/race" "$W/wit/race.d"; rm "$W/wit/race.l"
+    node "$HERE/race.js" swap "$W/wit" race ../outside 20000000 40 >"$W/logs/swap.out" 2>&1 &
+fi
 SWAP_PID=$!
 sleep 0.2
 node "$HERE/race.js" post "$URL" "$TOKEN" "$W/race.json" "${RACE_REQUESTS:-1500}" 8 30 >"$W/race.out" 2>"$W/logs/race.err"
