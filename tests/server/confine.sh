@@ -83,6 +83,12 @@ else
 fi
 MSG_RE="symlink|outside|witness_dir" expect_status "a path through a symlink to outside: 403" 403 \
     POST /v1/jobs "${CT[@]}" --data-binary '{"key": "merkle", "witnesses": [{"path": "link/x.wtns"}]}'
+expect_status "an absolute path spelt with witness_dir's prefix is taken" 201 \
+    POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"merkle\", \"witnesses\": [{\"path\": \"$W/wit/ok.wtns\"}]}"
+MSG_RE="relative|\.\." expect_status "an absolute path with '..' out of witness_dir: 403" 403 \
+    POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"merkle\", \"witnesses\": [{\"path\": \"$W/wit/../outside/x.wtns\"}]}"
+MSG_RE="relative" expect_status "an absolute path elsewhere: 403" 403 \
+    POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"merkle\", \"witnesses\": [{\"path\": \"$W/outside/x.wtns\"}]}"
 expect_status "the inside decoy is refused as a witness: 422" 422 \
     POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"merkle\", \"witnesses\": [{\"path\": \"race.d/$DEEP\"}]}"
 
