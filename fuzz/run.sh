@@ -41,8 +41,20 @@ printf '\000/v1/keys\nBearer fuzz-token\n' > "$WORK/seeds/server/keys"
 printf '\001/v1/keys/merkle\nBearer fuzz-token\n' > "$WORK/seeds/server/preload"
 printf '\000/metrics\nBearer x\n' > "$WORK/seeds/server/metrics"
 
+# The client target: a selector byte (0 status, 1 job, 2 keys, 3 one key,
+# 4 proofs, 5 submit's id, 6 an error or cancel answer), then the answer.
+mkdir -p "$WORK/seeds/client"
+printf '\000{"version":"0.1","uptime":12.5,"budget":268435456,"workers":{"synth":2,"prove":1},"stages":{"synth":{"partitions":1,"count":2,"bytes":4096}},"classes":{"key":{"count":1,"bytes":5,"peak":5}},"jobs":{"queued":1,"done":3}}' > "$WORK/seeds/client/status"
+printf '\001{"id":7,"key":"merkle","priority":0,"state":"done","partitions":2,"done":2,"submitted":1764600000.5,"finished":1764600003.25,"request_id":"r","timings":[{"partition":0,"queued":0.1,"synth":0.2,"total":1.5}]}' > "$WORK/seeds/client/job"
+printf '\001{"id":7,"state":"failed","submitted":1e300,"finished":-1e19,"error":"x"}' > "$WORK/seeds/client/job_time"
+printf '\002{"keys":[{"id":"merkle","curve":"bn128","wires":100,"public":1,"domain":128,"loaded":true,"key_bytes":1048576}]}' > "$WORK/seeds/client/keys"
+printf '\003{"id":"merkle","curve":"bn128","loaded":false}' > "$WORK/seeds/client/key"
+printf '\004{"proofs":[{"partition":0,"proof":{"pi_a":["1","2","1"]},"public":["3"]},{"partition":1,"proof":{},"public":[]}]}' > "$WORK/seeds/client/proofs"
+printf '\005{"id":17,"state":"queued","partitions":2,"queue_position":3}' > "$WORK/seeds/client/submit"
+printf '\006{"error":{"code":"failed","message":"bad witness"},"state":"cancelled"}' > "$WORK/seeds/client/error"
+
 status=0
-for target in zkey wtns r1cs json server; do
+for target in zkey wtns r1cs json server client; do
   bin="$BUILD/fuzz_$target"
   if [ ! -x "$bin" ]; then
     echo "missing $bin (configure with -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang)" >&2

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/answer.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "base/error.h"
@@ -68,6 +69,7 @@ void client_init(client *c, const char *cmd) {
 static size_t on_body(char *p, size_t size, size_t n, void *arg) {
     buffer *b = arg;
     size_t len = size * n;
+    if (len > CLIENT_MAX_ANSWER - b->len) return 0; /* curl reports a write error */
     if (b->len + len + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + len + 1) cap *= 2;
@@ -124,7 +126,7 @@ void client_close(client *c) {
 int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len,
                    double timeout, long *status, buffer *resp) {
     CURL *h = c->curl;
-    char url[2048], auth[1100], errbuf[CURL_ERROR_SIZE] = "";
+    char url[2048], auth[4200], errbuf[CURL_ERROR_SIZE] = "";
     if (snprintf(url, sizeof url, "%s%s", c->base, path) >= (int)sizeof url) {
         fprintf(stderr, "zkpipe %s: URL too long\n", c->cmd);
         return ZP_EXIT_USAGE;
@@ -172,11 +174,16 @@ int client_request(client *c, const char *method, const char *path, const char *
 int client_answer_error(client *c, long status, const buffer *resp) {
     json_t *root = json_loadb(resp->data, resp->len, 0, NULL);
     const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
+    fprintf(stderr, "zkpipe %s: ", c->cmd);
     if (msg) {
-        fprintf(stderr, "zkpipe %s: %s (HTTP %ld)\n", c->cmd, msg, status);
+        answer_put(stderr, msg, 0);
+        fprintf(stderr, " (HTTP %ld)\n", status);
     } else {
-        fprintf(stderr, "zkpipe %s: the daemon answered HTTP %ld: %.200s\n", c->cmd, status,
-                resp->len ? resp->data : "(empty)");
+        char head[201];
+        snprintf(head, sizeof head, "%s", resp->len ? resp->data : "(empty)");
+        fprintf(stderr, "the daemon answered HTTP %ld: ", status);
+        answer_put(stderr, head, 0);
+        fputc('\n', stderr);
     }
     json_decref(root);
     return status >= 400 && status < 500 ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
@@ -221,8 +228,5 @@ int client_parse_job(client *c, const char *s, unsigned long long *id) {
 }
 
 /* o[k] as a string, or `dflt` when it is missing or not a string. */
-const char *client_str(json_t *o, const char *k, const char *dflt) {
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : dflt;
-}
+const char *client_str(json_t *o, const char *k, const char *dflt) { return answer_str(o, k, dflt); }
 

@@ -10,6 +10,9 @@
 #include "base/options.h"
 
 #define DEFAULT_SERVER "http://127.0.0.1:8790"
+/* The largest answer read (a job's proofs are ~1 KB a partition); past it
+ * the request fails as a transfer error. */
+#define CLIENT_MAX_ANSWER ((size_t)256 << 20)
 
 typedef struct client {
     const char *cmd;    /* for messages: "zkpipe <cmd>: ..." */

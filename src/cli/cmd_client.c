@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "cli/answer.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "io/json.h"
@@ -39,8 +40,9 @@ static int write_json(client *c, const char *path, json_t *value) {
  * done job's answer, as zkpipe run does. */
 static int write_proofs(client *c, json_t *root, const char *out, FILE *report) {
     json_t *proofs = json_object_get(root, "proofs");
-    if (!json_is_array(proofs)) {
-        fprintf(stderr, "zkpipe %s: the daemon's answer has no proofs array\n", c->cmd);
+    const char *why;
+    if (answer_check_proofs(root, &why) != 0) {
+        fprintf(stderr, "zkpipe %s: %s\n", c->cmd, why);
         return ZP_EXIT_FAILURE;
     }
     size_t len = strlen(out) + 48, n = json_array_size(proofs);
@@ -62,14 +64,9 @@ static int write_proofs(client *c, json_t *root, const char *out, FILE *report) 
     }
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
-        json_t *p = json_array_get(proofs, k), *part = json_object_get(p, "partition");
+        json_t *p = json_array_get(proofs, k);
         json_t *proof = json_object_get(p, "proof"), *pub = json_object_get(p, "public");
-        size_t i = json_is_integer(part) ? (size_t)json_integer_value(part) : k;
-        if (!json_is_object(proof) || !json_is_array(pub)) {
-            fprintf(stderr, "zkpipe %s: partition %zu of the answer has no proof or public array\n", c->cmd, i);
-            rc = ZP_EXIT_FAILURE;
-            break;
-        }
+        size_t i = answer_proof_partition(p, k);
         snprintf(path, len, "%s/proof_%zu.json", out, i);
         rc = write_json(c, path, proof);
         snprintf(path, len, "%s/public_%zu.json", out, i);
@@ -106,8 +103,9 @@ static int await_job(client *c, unsigned long long id, const char *out, double l
         }
         if (status == 202) {
             if (tty) {
-                fprintf(stderr, "\rjob %llu: %s, %lld/%lld partitions done\033[K", id,
-                        client_str(root, "state", "running"),
+                fprintf(stderr, "\rjob %llu: ", id);
+                answer_put(stderr, answer_str(root, "state", "running"), 0);
+                fprintf(stderr, ", %lld/%lld partitions done\033[K",
                         (long long)json_integer_value(json_object_get(root, "done")),
                         (long long)json_integer_value(json_object_get(root, "partitions")));
             }
@@ -124,7 +122,9 @@ static int await_job(client *c, unsigned long long id, const char *out, double l
         const char *code = json_string_value(json_object_get(json_object_get(root, "error"), "code"));
         const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
         if (status == 409 && code && (strcmp(code, "failed") == 0 || strcmp(code, "cancelled") == 0)) {
-            fprintf(stderr, "zkpipe %s: job %llu %s: %s\n", c->cmd, id, code, msg ? msg : "(no reason given)");
+            fprintf(stderr, "zkpipe %s: job %llu %s: ", c->cmd, id, code);
+            answer_put(stderr, msg ? msg : "(no reason given)", 0);
+            fputc('\n', stderr);
             rc = code[0] == 'f' ? ZP_EXIT_INPUT : ZP_EXIT_FAILURE;
         } else {
             rc = client_answer_error(c, status, &resp);
@@ -326,15 +326,16 @@ int zp_cmd_submit(int argc, char **argv) {
     free(text);
     if (rc == 0 && status != 200 && status != 201) rc = client_answer_error(&c, status, &resp);
     json_t *root = rc == 0 ? client_answer_json(&c, &resp) : NULL;
-    json_t *idv = json_object_get(root, "id");
+    unsigned long long id = answer_job_id(root);
     if (rc == 0 && root == NULL) {
         rc = ZP_EXIT_FAILURE;
-    } else if (rc == 0 && !json_is_integer(idv)) {
-        fprintf(stderr, "zkpipe submit: the daemon's answer has no job id: %.200s\n", resp.data);
+    } else if (rc == 0 && id == 0) {
+        fprintf(stderr, "zkpipe submit: the daemon's answer has no job id (a positive integer): ");
+        answer_put(stderr, resp.len > 200 ? "(long answer)" : resp.data, 0);
+        fputc('\n', stderr);
         rc = ZP_EXIT_FAILURE;
     }
     if (rc == 0) {
-        unsigned long long id = (unsigned long long)json_integer_value(idv);
         printf("%llu\n", id);
         fflush(stdout);
         if (out) rc = await_job(&c, id, out, wait, stderr);
@@ -358,93 +359,6 @@ static const char status_help[] =
     "(GET /v1/jobs/JOB).\n"
     "\n";
 
-static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
-
-/* Bytes for people: "512 B", "3.2 MB". */
-static const char *size_str(char *buf, size_t len, double b) {
-    static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, units[u]);
-    return buf;
-}
-
-static void print_status(json_t *s) {
-    char a[32], b[32], d[32];
-    printf("zkpipe %s, up %.0f s, keys loaded: %.0f\n", client_str(s, "version", "?"), num(s, "uptime"),
-           num(s, "keys_loaded"));
-    printf("memory: budget %s, reserved %s (peak %s)", size_str(a, sizeof a, num(s, "budget")),
-           size_str(b, sizeof b, num(s, "reserved")), size_str(d, sizeof d, num(s, "peak_reserved")));
-    printf(", tracked %s (peak %s)\n", size_str(a, sizeof a, num(s, "tracked")),
-           size_str(b, sizeof b, num(s, "peak_tracked")));
-    printf("RSS: %s (peak %s, %s at start)\n", size_str(a, sizeof a, num(s, "rss")),
-           size_str(b, sizeof b, num(s, "peak_rss")), size_str(d, sizeof d, num(s, "baseline_rss")));
-    json_t *w = json_object_get(s, "workers");
-    printf("workers: synth %.0f, prove %.0f, finalize %.0f, queues of %.0f; %.0f partitions waiting for admission\n",
-           num(w, "synth"), num(w, "prove"), num(w, "finalize"), num(w, "queue"), num(s, "admission_waiting"));
-    printf("stages (partitions, buffers, bytes, most partitions):\n");
-    const char *key;
-    json_t *v;
-    json_object_foreach(json_object_get(s, "stages"), key, v) {
-        printf("  %-11s %4.0f  %5.0f  %10s  %4.0f\n", key, num(v, "partitions"), num(v, "count"),
-               size_str(a, sizeof a, num(v, "bytes")), num(v, "max_partitions"));
-    }
-    printf("buffers by class (count, bytes, peak):\n");
-    json_object_foreach(json_object_get(s, "classes"), key, v) {
-        printf("  %-11s %5.0f  %10s  %10s\n", key, num(v, "count"), size_str(a, sizeof a, num(v, "bytes")),
-               size_str(b, sizeof b, num(v, "peak")));
-    }
-    printf("jobs:");
-    int first = 1;
-    json_object_foreach(json_object_get(s, "jobs"), key, v) {
-        printf("%s %s %.0f", first ? "" : ",", key, json_number_value(v));
-        first = 0;
-    }
-    printf("; %.0f proofs, %.0f partitions failed\n", num(s, "proofs"), num(s, "partitions_failed"));
-}
-
-static void print_time(const char *label, json_t *t) {
-    if (!json_is_number(t)) return;
-    time_t secs = (time_t)json_number_value(t);
-    struct tm tm;
-    char buf[64];
-    strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", localtime_r(&secs, &tm));
-    printf("%s %s", label, buf);
-}
-
-static void print_job(json_t *j) {
-    printf("job %.0f: %s, %.0f/%.0f partitions done (key %s, priority %.0f", num(j, "id"),
-           client_str(j, "state", "?"), num(j, "done"), num(j, "partitions"),
-           client_str(j, "key", "?"), num(j, "priority"));
-    const char *rid = json_string_value(json_object_get(j, "request_id"));
-    if (rid) printf(", request id %s", rid);
-    printf(")\n");
-    const char *err = json_string_value(json_object_get(j, "error"));
-    if (err) printf("error: %s\n", err);
-    print_time("submitted", json_object_get(j, "submitted"));
-    print_time(", finished", json_object_get(j, "finished"));
-    if (json_is_number(json_object_get(j, "finished")) && json_is_number(json_object_get(j, "submitted"))) {
-        printf(" (%.2f s)", num(j, "finished") - num(j, "submitted"));
-    }
-    printf("\n");
-    json_t *timings = json_object_get(j, "timings");
-    if (json_array_size(timings) == 0) return;
-    static const char *cols[] = {"queued", "synth", "wait_prove", "prove", "wait_final", "final", "total"};
-    printf("partition");
-    for (int k = 0; k < 7; k++) printf(" %10s", cols[k]);
-    printf("   (seconds)\n");
-    size_t i;
-    json_t *t;
-    json_array_foreach(timings, i, t) {
-        printf("%9.0f", num(t, "partition"));
-        for (int k = 0; k < 7; k++) printf(" %10.3f", num(t, cols[k]));
-        printf("\n");
-    }
-}
-
 int zp_cmd_status(int argc, char **argv) {
     client c;
     client_init(&c, "status");
@@ -467,9 +381,9 @@ int zp_cmd_status(int argc, char **argv) {
     int rc = client_call(&c, "GET", path, &root);
     if (rc == 0 && root) {
         if (id) {
-            print_job(root);
+            answer_print_job(stdout, root);
         } else {
-            print_status(root);
+            answer_print_status(stdout, root);
         }
     }
     json_decref(root);
@@ -504,7 +418,9 @@ int zp_cmd_cancel(int argc, char **argv) {
     json_t *root;
     int rc = client_call(&c, "DELETE", path, &root);
     if (rc == 0 && root) {
-        printf("job %llu: %s\n", id, client_str(root, "state", "?"));
+        printf("job %llu: ", id);
+        answer_put(stdout, answer_str(root, "state", "?"), 0);
+        putchar('\n');
     }
     json_decref(root);
     client_close(&c);
@@ -524,29 +440,6 @@ static const char keys_help[] =
     "  evict ID   drop key ID from memory (fails with 409, exit 3, while\n"
     "             partitions use it)\n"
     "\n";
-
-/* One field of a key for the table: a count, a size, or "-" when the daemon
- * did not say (it may know nothing of a key it has not opened yet). */
-static const char *key_field(char *buf, size_t len, json_t *k, const char *name, int size) {
-    json_t *v = json_object_get(k, name);
-    if (!json_is_number(v)) return "-";
-    if (size) return size_str(buf, len, json_number_value(v));
-    snprintf(buf, len, "%.0f", json_number_value(v));
-    return buf;
-}
-
-static void print_key(json_t *k, int header) {
-    char f[7][32];
-    if (header) {
-        printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", "id", "curve", "wires", "public", "domain", "loaded",
-               "active", "key", "matrices", "partition");
-    }
-    printf("%-24s %-9s %8s %6s %8s %6s %6s %10s %10s %10s\n", client_str(k, "id", "?"), client_str(k, "curve", "-"),
-           key_field(f[0], 32, k, "wires", 0), key_field(f[1], 32, k, "public", 0), key_field(f[2], 32, k, "domain", 0),
-           json_is_true(json_object_get(k, "loaded")) ? "yes" : "no", key_field(f[3], 32, k, "partitions_active", 0),
-           key_field(f[4], 32, k, "key_bytes", 1), key_field(f[5], 32, k, "matrices_bytes", 1),
-           key_field(f[6], 32, k, "partition_bytes", 1));
-}
 
 int zp_cmd_keys(int argc, char **argv) {
     client c;
@@ -581,12 +474,9 @@ int zp_cmd_keys(int argc, char **argv) {
     int rc = client_call(&c, method, path, &root);
     if (rc == 0 && root) {
         if (n == 3) {
-            print_key(root, 1);
+            answer_print_key(stdout, root, 1);
         } else {
-            size_t i;
-            json_t *k;
-            json_array_foreach(json_object_get(root, "keys"), i, k) print_key(k, i == 0);
-            if (json_array_size(json_object_get(root, "keys")) == 0) printf("no keys\n");
+            answer_print_keys(stdout, root);
         }
     }
     json_decref(root);

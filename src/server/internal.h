@@ -102,6 +102,14 @@ zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t 
 void server_spool_remove(void *arg, const char *path);
 /* The bytes of the files in a directory (the spool at start). */
 uint64_t server_spool_bytes(const char *path);
+/* At start, before any request: removes every file of the spool that is not
+ * one of keep (the live jobs' witnesses, by device and inode; sorted here),
+ * and empty directories; recounts spool_bytes. A kill -9 between a job's
+ * end being recorded and its files' removal leaves such orphans. */
+typedef struct spool_file_id {
+    uint64_t dev, ino;
+} spool_file_id;
+void server_spool_sweep(zp_server *s, spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes);
 
 /* resume.c: submits every unfinished job in the store again (at start). */
 zp_status server_resume(zp_server *s, zp_error *err);

@@ -1,7 +1,9 @@
 /* Resume after a stop or a crash: every job the store still holds as
  * unfinished is submitted to the engine again (its witnesses are in the
- * spool); one that cannot be (its key is gone) is recorded as failed. */
+ * spool); one that cannot be (its key is gone) is recorded as failed.
+ * Then the spool is swept: a file no resumed job holds is an orphan. */
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -10,7 +12,28 @@
 typedef struct resume_ctx {
     zp_server *s;
     size_t resumed, failed;
+    spool_file_id *keep; /* the resumed jobs' witnesses */
+    size_t n_keep, cap_keep;
+    int keep_failed;     /* out of memory: sweep nothing */
 } resume_ctx;
+
+static void keep_files(resume_ctx *r, const char *const *paths, size_t n) {
+    for (size_t i = 0; i < n && !r->keep_failed; i++) {
+        struct stat sb;
+        if (paths[i] == NULL || stat(paths[i], &sb) != 0) continue;
+        if (r->n_keep == r->cap_keep) {
+            size_t cap = r->cap_keep ? 2 * r->cap_keep : 64;
+            spool_file_id *grown = realloc(r->keep, cap * sizeof *grown);
+            if (grown == NULL) {
+                r->keep_failed = 1;
+                return;
+            }
+            r->keep = grown;
+            r->cap_keep = cap;
+        }
+        r->keep[r->n_keep++] = (spool_file_id){(uint64_t)sb.st_dev, (uint64_t)sb.st_ino};
+    }
+}
 
 static void resume_job(void *arg, const zp_store_job *job, const char *const *paths) {
     resume_ctx *r = arg;
@@ -28,6 +51,7 @@ static void resume_job(void *arg, const zp_store_job *job, const char *const *pa
     }
     if (st == ZP_OK) {
         r->resumed++;
+        keep_files(r, paths, job->partitions);
         return;
     }
     r->failed++;
@@ -38,8 +62,21 @@ static void resume_job(void *arg, const zp_store_job *job, const char *const *pa
 }
 
 zp_status server_resume(zp_server *s, zp_error *err) {
-    resume_ctx r = {s, 0, 0};
+    resume_ctx r = {s, 0, 0, NULL, 0, 0, 0};
     zp_status st = zp_store_unfinished(s->store, resume_job, &r, err);
     if (r.resumed || r.failed) server_log(s, 1, "resumed %zu unfinished jobs (%zu could not be)", r.resumed, r.failed);
+    /* Only after a complete listing: a partial one would sweep live files. */
+    if (st == ZP_OK && !r.keep_failed) {
+        size_t removed;
+        uint64_t bytes;
+        server_spool_sweep(s, r.keep, r.n_keep, &removed, &bytes);
+        if (removed) {
+            server_log(s, 1, "removed %zu orphaned spool files (%llu bytes) no unfinished job holds", removed,
+                       (unsigned long long)bytes);
+        }
+    } else if (r.keep_failed) {
+        server_log(s, 0, "out of memory listing the spool's live files: the spool is not swept");
+    }
+    free(r.keep);
     return st;
 }

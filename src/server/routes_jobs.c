@@ -1,5 +1,6 @@
 /* The API's jobs (docs/daemon.md): POST /v1/jobs (uploaded or confined
  * witness paths), GET /v1/jobs, a job, its proof (long poll), DELETE. */
+#define _GNU_SOURCE /* O_PATH */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,49 +54,127 @@ static json_t *job_json(zp_server *s, const zp_store_job *job, uint64_t *engine_
 
 /* ---- /v1/jobs ---------------------------------------------------------- */
 
-/* A server-side witness path: relative, no "..", and after resolving
- * symlinks still inside witness_dir. */
-static unsigned char *read_confined(size_t *size, zp_server *s, const char *rel, int *status, zp_error *err) {
+/* ---- confined witness paths -------------------------------------------- */
+
+/* A witness path names a file under witness_dir, and the kernel, not a
+ * check before the use, keeps it there: a path resolved first (realpath)
+ * and opened after can be redirected in between by swapping a directory
+ * for a symlink. So the file is opened from a descriptor of witness_dir
+ * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), or, on kernels
+ * without it (before 5.6), by an O_NOFOLLOW walk one component at a time;
+ * either way no symlink is followed below witness_dir, and the witness is
+ * then read through that descriptor only. O_NONBLOCK: a FIFO must not
+ * block the open; fstat then refuses anything but a regular file. */
+static int open_beneath_walk(int root, const char *rel) {
+    char *copy = strdup(rel);
+    if (copy == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int cur = root, fd = -1;
+    char *save = NULL;
+    char *comp = strtok_r(copy, "/", &save);
+    while (comp != NULL) {
+        char *next = strtok_r(NULL, "/", &save);
+        if (strcmp(comp, ".") == 0) {
+            comp = next;
+            continue;
+        }
+        if (strcmp(comp, "..") == 0) {
+            errno = EXDEV;
+            break;
+        }
+        int flags = next ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
+        int nfd = openat(cur, comp, flags);
+        if (nfd < 0 && errno == ENOTDIR) { /* a symlink where a directory was expected */
+            struct stat sb;
+            if (fstatat(cur, comp, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode)) errno = ELOOP;
+            else errno = ENOTDIR;
+        }
+        if (cur != root) {
+            int e = errno;
+            close(cur);
+            errno = e;
+        }
+        cur = root;
+        if (nfd < 0) break;
+        if (next == NULL) {
+            fd = nfd;
+            break;
+        }
+        cur = nfd;
+        comp = next;
+    }
+    if (fd < 0 && cur != root) close(cur);
+    if (fd < 0 && comp == NULL) errno = EISDIR; /* only "." components: witness_dir itself */
+    int e = errno;
+    free(copy);
+    errno = e;
+    return fd;
+}
+
+static int open_beneath(int root, const char *rel) {
+#ifdef SYS_openat2
+    struct open_how how = {
+        .flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    int fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd; /* EPERM: a seccomp filter */
+#endif
+    return open_beneath_walk(root, rel);
+}
+
+/* A server-side witness path: relative to witness_dir (or absolute and
+ * inside it, spelt with witness_dir's own prefix), no "..", no symlinks. */
+static unsigned char *read_confined(size_t *size, zp_server *s, const char *path, int *status, zp_error *err) {
     if (s->cfg.witness_dir == NULL) {
         *status = 403;
         zp_error_set(err, ZP_ERR_ARG, "witness paths are not enabled (no witness_dir)");
         return NULL;
     }
+    const char *rel = path;
+    size_t dl = strlen(s->cfg.witness_dir);
+    while (dl > 1 && s->cfg.witness_dir[dl - 1] == '/') dl--;
+    if (rel[0] == '/' && strncmp(rel, s->cfg.witness_dir, dl) == 0 && rel[dl] == '/') {
+        rel += dl; /* lexically: the same spelling as witness_dir, then '/' */
+        while (*rel == '/') rel++;
+    }
     if (rel[0] == '/' || strstr(rel, "..") != NULL || rel[0] == '\0') {
         *status = 403;
-        zp_error_set(err, ZP_ERR_ARG, "witness path '%s' must be relative to witness_dir, without '..'", rel);
+        zp_error_set(err, ZP_ERR_ARG, "witness path '%s' must be relative to witness_dir, without '..'", path);
         return NULL;
     }
-    char root[PATH_MAX], full[PATH_MAX * 2], real[PATH_MAX];
-    if (realpath(s->cfg.witness_dir, root) == NULL) {
+    int root = open(s->cfg.witness_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0) {
         *status = 500;
         zp_error_set(err, ZP_ERR_IO, "witness_dir %s: %s", s->cfg.witness_dir, strerror(errno));
         return NULL;
     }
-    snprintf(full, sizeof full, "%s/%s", root, rel);
-    if (realpath(full, real) == NULL) {
-        *status = 404;
-        zp_error_set(err, ZP_ERR_IO, "witness '%s': %s", rel, strerror(errno));
+    int fd = open_beneath(root, rel);
+    int e = errno;
+    close(root);
+    if (fd < 0) {
+        if (e == ELOOP || e == EXDEV) {
+            *status = 403;
+            zp_error_set(err, ZP_ERR_ARG, "witness '%s' goes through a symlink or leads outside witness_dir", path);
+        } else {
+            *status = e == ENOENT || e == ENOTDIR || e == EISDIR ? 404 : 403;
+            zp_error_set(err, ZP_ERR_IO, "witness '%s': %s", path, strerror(e));
+        }
         return NULL;
     }
-    size_t rl = strlen(root);
-    if (strncmp(real, root, rl) != 0 || real[rl] != '/') {
-        *status = 403;
-        zp_error_set(err, ZP_ERR_ARG, "witness '%s' leads outside witness_dir", rel);
-        return NULL;
-    }
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        if (fd >= 0) close(fd);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         *status = 404;
-        zp_error_set(err, ZP_ERR_IO, "witness '%s': not a readable file", rel);
+        zp_error_set(err, ZP_ERR_IO, "witness '%s': not a regular file", path);
         return NULL;
     }
     if ((uint64_t)sb.st_size > s->cfg.max_request) {
         close(fd);
         *status = 413;
-        zp_error_set(err, ZP_ERR_ARG, "witness '%s' is larger than max_request", rel);
+        zp_error_set(err, ZP_ERR_ARG, "witness '%s' is larger than max_request", path);
         return NULL;
     }
     unsigned char *buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);
@@ -108,7 +189,7 @@ static unsigned char *read_confined(size_t *size, zp_server *s, const char *rel,
     if (buf == NULL || got != (size_t)sb.st_size) {
         free(buf);
         *status = 500;
-        zp_error_set(err, ZP_ERR_IO, "witness '%s': read failed", rel);
+        zp_error_set(err, ZP_ERR_IO, "witness '%s': read failed (the file changed while read?)", path);
         return NULL;
     }
     *size = got;

@@ -144,4 +144,52 @@ zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t 
     return st;
 }
 
-/* ---- accepting a job --------------------------------------------------- */
+
+/* ---- the sweep at start ------------------------------------------------- */
+
+static int cmp_file_id(const void *a, const void *b) {
+    const spool_file_id *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static void sweep_dir(const char *path, const spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes,
+                      int depth) {
+    DIR *d = opendir(path);
+    if (d == NULL) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char sub[4096];
+        if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= sizeof sub) continue;
+        struct stat sb;
+        if (lstat(sub, &sb) != 0) continue;
+        if (S_ISDIR(sb.st_mode)) {
+            if (depth < 4) sweep_dir(sub, keep, n_keep, removed, bytes, depth + 1);
+            rmdir(sub); /* fails, as it should, while a live job's file is in it */
+            continue;
+        }
+        spool_file_id id = {(uint64_t)sb.st_dev, (uint64_t)sb.st_ino};
+        if (n_keep && bsearch(&id, keep, n_keep, sizeof *keep, cmp_file_id) != NULL) continue;
+        if (unlink(sub) == 0) {
+            (*removed)++;
+            *bytes += (uint64_t)sb.st_size;
+        }
+    }
+    closedir(d);
+}
+
+/* Files are compared by device and inode, not by name: the store's paths
+ * are spelt with the data_dir of the run that wrote them, which may be
+ * spelt otherwise now. */
+void server_spool_sweep(zp_server *s, spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes) {
+    *removed = 0;
+    *bytes = 0;
+    if (n_keep) qsort(keep, n_keep, sizeof *keep, cmp_file_id);
+    sweep_dir(s->spool_dir, keep, n_keep, removed, bytes, 0);
+    sync_dir(s->spool_dir);
+    uint64_t now = server_spool_bytes(s->spool_dir);
+    pthread_mutex_lock(&s->lock);
+    s->spool_bytes = now;
+    pthread_mutex_unlock(&s->lock);
+}

@@ -11,20 +11,27 @@
 //        [--prefill SECONDS] [--budget BYTES] [--seed N]
 // Prints "listening on http://127.0.0.1:PORT/" once it listens (port 0: any
 // free port). No dependencies but Node's own modules.
+//
+// --hostile MODE: a daemon that lies, to test that the client commands take
+// its answers as untrusted input (tests/server/confine.sh): every /v1/status,
+// /v1/jobs/N, /v1/jobs/N/proof, /v1/keys[/ID], POST /v1/jobs and
+// DELETE /v1/jobs/N gets MODE's answer (see HOSTILE below): times out of
+// range, wrong types, missing fields, huge arrays, control characters,
+// absurd numbers, a body that is not JSON.
 'use strict';
 const http = require('http');
 const fs = require('fs');
 const path = require('path');
 
-const args = { port: 8791, token: null, prefill: 150, budget: 768 * 1024 * 1024, seed: 1 };
+const args = { port: 8791, token: null, prefill: 150, budget: 768 * 1024 * 1024, seed: 1, hostile: null };
 for (let i = 2; i < process.argv.length; i += 2) {
     const k = process.argv[i].replace(/^--/, '');
     const v = process.argv[i + 1];
     if (!(k in args) || v === undefined) {
-        console.error(`usage: fake_daemon.js [--port N] [--token T] [--prefill S] [--budget BYTES] [--seed N]`);
+        console.error(`usage: fake_daemon.js [--port N] [--token T] [--prefill S] [--budget BYTES] [--seed N] [--hostile MODE]`);
         process.exit(2);
     }
-    args[k] = k === 'token' ? v : Number(v);
+    args[k] = k === 'token' || k === 'hostile' ? v : Number(v);
 }
 const ASSETS = path.resolve(__dirname, '../../src/server/assets');
 const MiB = 1024 * 1024;
@@ -260,9 +267,70 @@ function asset(res, name) {
     });
 }
 
+// The hostile answers: MODE -> (kind of answer) -> [status, body].
+const big = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+const HOSTILE = {
+    // out of range: times a calendar cannot hold, counts past 2^63
+    time: {
+        status: { version: 'x', uptime: 1e308, budget: 1.7e308, reserved: -1e308, rss: 1e300, workers: { synth: 1e30 },
+            stages: { synth: { partitions: 1e308, bytes: -5 } }, jobs: { done: 1e300 } },
+        job: { id: 1e300, state: 'done', partitions: 1e308, done: -1e308, priority: 1e300, key: 'k',
+            submitted: 1e300, finished: -1.7e308, timings: [{ partition: 1e300, total: 1e308, synth: -1e308 }] },
+        proof: [200, { proofs: [{ partition: 9007199254740991, proof: {}, public: [] }] }],
+        keys: { keys: [{ id: 'k', wires: 1e308, key_bytes: 1.7e308, partition_bytes: -1 }] },
+        post: { id: -5, state: 'queued' },
+    },
+    // every field of another type
+    types: {
+        status: { version: 7, uptime: 'long', budget: [1], workers: 'many', stages: [1, 2], classes: 'x', jobs: [3] },
+        job: { id: 'one', state: 5, partitions: {}, done: [], key: null, submitted: 'yesterday', finished: true,
+            request_id: 3, error: {}, timings: { partition: 0 } },
+        proof: [200, { proofs: { 0: 'x' } }],
+        keys: { keys: { id: 'k' } },
+        post: { id: '17' },
+    },
+    // the right shape with nothing in it, or not even an object
+    missing: { status: {}, job: {}, proof: [200, {}], keys: {}, post: {} },
+    array: { status: [], job: [1, 2, 3], proof: [200, []], keys: [], post: [17] },
+    // huge arrays and objects
+    huge: {
+        status: { stages: Object.fromEntries(big(50000, (i) => [`s${i}`, { partitions: i }])) },
+        job: { id: 1, state: 'done', timings: big(200000, (i) => ({ partition: i, total: i })) },
+        proof: [200, { proofs: big(200001, () => ({ proof: {}, public: [] })) }],
+        keys: { keys: big(200000, (i) => ({ id: `k${i}` })) },
+        post: { id: 1, x: big(100000, (i) => i) },
+    },
+    // control characters meant for the terminal
+    ctrl: {
+        status: { version: '\u001b[2J\u001b]0;owned\u0007', stages: { '\u001b[31m': {} } },
+        job: { id: 1, state: '\u001b[2Jdone\u009b', key: '\r\n\u0000', error: '\u001b]52;c;AAAA\u0007', request_id: '\u007f' },
+        proof: [409, { error: { code: 'failed', message: '\u001b[2Jbad' } }],
+        keys: { keys: [{ id: '\u001b[1mk', curve: '\b\b' }] },
+        post: [500, { error: { code: 'internal', message: '\u001b[2J' } }],
+    },
+    // not JSON
+    text: { status: [200, 'not json\xff'], job: [200, '{"id": 1,'], proof: [200, '\u001b[2J'], keys: [200, ''], post: [201, 'x'] },
+};
+function hostile(req, res, p) {
+    const mode = HOSTILE[args.hostile];
+    if (!mode) return error(res, 500, 'internal', `no hostile mode ${args.hostile}`);
+    let kind = null;
+    if (p === '/v1/status') kind = 'status';
+    else if (/^\/v1\/jobs\/\d+\/proof$/.test(p)) kind = 'proof';
+    else if (/^\/v1\/jobs\/\d+$/.test(p)) kind = 'job';
+    else if (p === '/v1/jobs' && req.method === 'POST') kind = 'post';
+    else if (p.startsWith('/v1/keys')) kind = 'keys';
+    if (!kind) return error(res, 404, 'not_found', `no route ${p}`);
+    let a = mode[kind];
+    if (!Array.isArray(a) || a.length !== 2 || typeof a[0] !== 'number') a = [kind === 'post' ? 201 : 200, a];
+    req.resume();
+    return send(res, a[0], typeof a[1] === 'string' ? Buffer.from(a[1], 'latin1') : a[1]);
+}
+
 const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const p = url.pathname;
+    if (args.hostile) return hostile(req, res, p);
     if (req.method !== 'GET') return error(res, 405, 'method_not_allowed', `${req.method} ${p} is not allowed here`);
     if (p === '/') return asset(res, 'index.html');
     if (p.startsWith('/assets/')) return asset(res, p.slice(8));
