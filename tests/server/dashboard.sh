@@ -33,7 +33,7 @@ body="{\"key\":\"merkle\",\"witnesses\":[$(for i in 1 2 3 4 5 6; do printf '{"da
 printf '%s' "$body" >"$W/job.json"
 # a steady stream of jobs so the page has partitions in every stage
 ( while true; do
-      curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" -X POST --data-binary @"$W/job.json" "$URL/v1/jobs"
+      curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -X POST --data-binary @"$W/job.json" "$URL/v1/jobs"
       sleep 0.7
   done ) &
 feeder=$!
