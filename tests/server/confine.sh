@@ -16,15 +16,8 @@
 # Usage: tests/server/confine.sh ZKPIPE WORKDIR
 # Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
-if [ $# -ne 2 ]; then
-    echo "usage: $0 ZKPIPE WORKDIR" >&2
-    exit 2
-fi
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-rm -rf "$2"
-mkdir -p "$2/logs"
-W="$(cd "$2" && pwd)"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+test_setup "$@"
 FAKE_PID=""
 SWAP_PID=""
 on_exit() {

@@ -18,15 +18,8 @@
 # Usage: tests/server/hostile.sh ZKPIPE WORKDIR
 # Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
-if [ $# -ne 2 ]; then
-    echo "usage: $0 ZKPIPE WORKDIR" >&2
-    exit 2
-fi
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-rm -rf "$2"
-mkdir -p "$2/logs"
-W="$(cd "$2" && pwd)"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+test_setup "$@"
 trap cleanup_daemons EXIT
 T0=$(date +%s)
 TOKEN="hostile-$RANDOM$RANDOM"

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034
 # Helpers shared by the daemon's end-to-end tests (e2e.sh, load_crash.sh,
-# faults.sh); sourced, not run. Each test sets Z (the zkpipe binary) and W
-# (its work dir) before sourcing this file.
+# faults.sh, hostile.sh, confine.sh); sourced, not run. Each test then calls
+# test_setup "$@", which sets Z (the zkpipe binary) and W (its work dir).
 #
 # Checks print "PASS name" / "FAIL name: why"; finish prints
 # "N passed, M failed" and returns non-zero when a check failed.
@@ -15,6 +15,19 @@ TOKEN="${TOKEN:-}"
 passed=0
 failed=0
 DAEMON_PIDS=()
+
+# The arguments every test takes, ZKPIPE WORKDIR: Z is the binary's
+# absolute path, W a fresh work dir (with logs/).
+test_setup() {
+    if [ $# -ne 2 ]; then
+        echo "usage: $0 ZKPIPE WORKDIR" >&2
+        exit 2
+    fi
+    Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+    rm -rf "$2"
+    mkdir -p "$2/logs"
+    W="$(cd "$2" && pwd)"
+}
 
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() {

@@ -17,15 +17,8 @@
 # on a failure. Logs: WORKDIR/d1.log and d2.log (the daemon before and after
 # the kill), WORKDIR/clients/N.log, WORKDIR/samples.jsonl.
 set -uo pipefail
-if [ $# -ne 2 ]; then
-    echo "usage: $0 ZKPIPE WORKDIR" >&2
-    exit 2
-fi
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-rm -rf "$2"
-mkdir -p "$2/logs"
-W="$(cd "$2" && pwd)"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+test_setup "$@"
 NJOBS="${LOAD_JOBS:-200}"
 BUDGET="${LOAD_BUDGET:-16M}"
 CLIENTS=16
