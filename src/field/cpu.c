@@ -14,7 +14,7 @@
 #include <cpuid.h>
 #endif
 
-int zp_field_adx = 0;
+static int zp_field_adx = 0; /* read only through zp_field_adx_on */
 
 /* CPUID leaf 7, subleaf 0, EBX bit 8 is BMI2 (MULX), bit 19 is ADX (ADCX,
  * ADOX); both are plain integer instructions, so no OS support (XSAVE

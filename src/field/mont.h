@@ -14,10 +14,10 @@
  * where the portable squaring measured slower than the multiplication.
  *
  * The CPU is asked once, before main (src/field/cpu.c, as blst's
- * __blst_platform_cap): the answer sits in zp_field_adx, read by every
- * call. No file is compiled with -mbmi2/-madx (the assembler takes the
- * instructions without them, and with them the compiler would emit MULX
- * and ADX anywhere), so one build runs on any x86-64. */
+ * __blst_platform_cap): the answer is kept there and read through
+ * zp_field_adx_on(). No file is compiled with -mbmi2/-madx (the assembler
+ * takes the instructions without them, and with them the compiler would
+ * emit MULX and ADX anywhere), so one build runs on any x86-64. */
 #ifndef ZP_FIELD_MONT_H
 #define ZP_FIELD_MONT_H
 
@@ -258,14 +258,6 @@ ZP_INLINE void zp_mont_sqr_portable(uint64_t *r, const uint64_t *a, const uint64
     zp_limbs_select(r, (uint64_t)0 - borrow, t, s, n);
 }
 
-/* 1 while the asm path is on: the CPU has BMI2 and ADX, the build allows
- * it (ZP_FIELD_ADX) and neither ZKPIPE_ADX=0 nor zp_field_adx_use(0) turned
- * it off. Set before main by src/field/cpu.c, and 0 until then, so any
- * arithmetic that ran earlier would take the portable path, never an
- * instruction the CPU may lack. Hidden: read PC-relative, not through the
- * GOT, in the position-independent library. */
-extern int zp_field_adx __attribute__((visibility("hidden")));
-
 /* Turns the asm path on (mode 1, when the CPU and the build have it) or off
  * (mode 0) for the whole process, or only asks (mode < 0); returns whether
  * it is on. For tests and benchmarks: call it while no other thread does
@@ -283,10 +275,13 @@ int zp_field_adx_use(int mode);
  * site it made the library's code half as large again (3.7 to 5.5 MB) for
  * a path that runs only on CPUs older than Broadwell and Zen 1, or when
  * asked for. */
-/* The flag read through a function the compiler may treat as constant
- * (__attribute__((const))): it reads it once per calling function and
- * keeps it across the asm's "memory" clobbers, where a plain load of
- * zp_field_adx would be redone after every multiplication. */
+/* 1 while the asm path is on: the CPU has BMI2 and ADX, the build allows
+ * it (ZP_FIELD_ADX) and neither ZKPIPE_ADX=0 nor zp_field_adx_use(0) turned
+ * it off; 0 before cpu.c's constructor has run, so nothing can take an
+ * instruction the CPU may lack. Marked const, so the compiler reads it
+ * once per calling function and keeps it across the asm's "memory"
+ * clobbers, where a load of a global would be redone after every
+ * multiplication. */
 int zp_field_adx_on(void) __attribute__((const, visibility("hidden")));
 #define ZP_ADX_ON() __builtin_expect(zp_field_adx_on() != 0, 1)
 void zp_mont_mul_4_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0);

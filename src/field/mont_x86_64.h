@@ -2,7 +2,7 @@
  * unrolled for 4 limbs (BN254 Fp/Fr, BLS12-381 Fr) and 6 limbs (BLS12-381
  * Fp). Included by mont.h when ZP_FIELD_ADX is defined on x86-64; callers
  * use zp_mont_mul, which dispatches here on the constant limb count and
- * only while zp_field_adx says the CPU has BMI2 and ADX (src/field/cpu.c).
+ * only while zp_field_adx_on() says the CPU has BMI2 and ADX (src/field/cpu.c).
  * The asm needs no -mbmi2/-madx: the assembler takes the instructions
  * as they are, and nothing else in the build may use them.
  *
