@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what zkpipe's build and tests need, when it is missing: Debian
-# packages (compilers, cmake, jansson, libmicrohttpd, SQLite, libcurl, clang for the fuzzers, node and npm if
+# packages (compilers, cmake, jansson, libssl for SHA-256, libmicrohttpd,
+# SQLite, libcurl, wabt for wasm2c, clang for the fuzzers, node and npm if
 # absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
 # circomlib, ffjavascript). Safe to run again: it only installs what is absent.
 set -euo pipefail
@@ -13,6 +14,8 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 [ -f /usr/include/jansson.h ] || need+=(libjansson-dev)
 [ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+[ -f /usr/include/openssl/evp.h ] || need+=(libssl-dev)
+command -v wasm2c >/dev/null || need+=(wabt)
 [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 command -v curl >/dev/null || need+=(curl)
 command -v clang >/dev/null || need+=(clang)

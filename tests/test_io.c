@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digest.h"
 #include "base/file.h"
 #include "base/options.h"
 #include "groth16/keys.h"
@@ -688,8 +689,33 @@ static void test_sizes(void) {
     }
 }
 
+/* FIPS 180-2's vectors, whole and fed in pieces. */
+static void test_sha256(void) {
+    static const struct {
+        const char *text, *hex;
+    } v[] = {{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+             {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+             {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"}};
+    zp_error err;
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        uint8_t d[ZP_SHA256_BYTES];
+        char hex[ZP_SHA256_HEX];
+        CHECK(zp_sha256_bytes(d, v[i].text, strlen(v[i].text), &err) == ZP_OK);
+        zp_sha256_hex(hex, d);
+        CHECK_MSG(strcmp(hex, v[i].hex) == 0, "sha256('%s') = %s", v[i].text, hex);
+        zp_sha256 h;
+        CHECK(zp_sha256_init(&h, &err) == ZP_OK);
+        for (size_t k = 0; v[i].text[k]; k++) zp_sha256_update(&h, v[i].text + k, 1);
+        zp_sha256_final(&h, d);
+        zp_sha256_hex(hex, d);
+        CHECK_MSG(strcmp(hex, v[i].hex) == 0, "sha256('%s') bytewise = %s", v[i].text, hex);
+    }
+}
+
 int main(void) {
     zp_test_init("test_io");
+    test_sha256();
     io_tmp_init();
     test_binfile();
     test_special_files();
