@@ -334,6 +334,10 @@ static void test_api(void) {
     check_done(s, id2, "examples/merkle/bls12381/vk.json", 1);
     snprintf(body, cap, "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"data\":\"%s\"}]}", w1);
     CHECK(submit(s, body, 409) == 0);
+    /* same key and count, the witnesses swapped: other proofs, so 409 */
+    snprintf(body, cap,
+             "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"path\":\"sub/w2.wtns\"},{\"data\":\"%s\"}]}", w1);
+    CHECK(submit(s, body, 409) == 0);
 
     json_t *o;
     char path[64];

@@ -83,14 +83,15 @@ char *server_key_path(zp_server *s, const char *id, zp_error *err);
 zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
                                const char *const *paths, size_t n, zp_error *err);
 /* Accepts a job whose witnesses are in memory: spools, stores, submits.
- * On success *id is the store's id; *existing when request_id was known. */
+ * On success *id is the store's id; *existing when request_id was known
+ * (the caller compares request_digest with the stored job's). */
 typedef struct job_witness {
     const unsigned char *bytes; /* the .wtns file */
     size_t size;
 } job_witness;
 zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
-                        int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
-                        zp_error *err);
+                        int priority, const char *request_id, const char *request_digest, const job_witness *w,
+                        size_t n, int *http_status, zp_error *err);
 
 /* spool.c */
 /* Writes and fsyncs the witnesses into a fresh directory of the spool:

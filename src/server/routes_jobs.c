@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "server/internal.h"
 
@@ -196,6 +197,32 @@ static unsigned char *read_confined(size_t *size, zp_server *s, const char *path
     return buf;
 }
 
+/* What a request_id stands for: the SHA-256 of everything that decides the
+ * job's proofs and its order (key, priority, each witness's bytes, however
+ * they came: inline or by path), each field length-prefixed so that no two
+ * requests share an encoding. A retry must match it to get the job back. */
+static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, const job_witness *w,
+                                size_t n, zp_error *err) {
+    zp_sha256 h;
+    zp_status st = zp_sha256_init(&h, err);
+    if (st != ZP_OK) return st;
+    char head[64];
+    int len = snprintf(head, sizeof head, "zkpipe job request 1\n%zu:", strlen(key));
+    zp_sha256_update(&h, head, (size_t)len);
+    zp_sha256_update(&h, key, strlen(key));
+    len = snprintf(head, sizeof head, "\n%d\n%zu\n", priority, n);
+    zp_sha256_update(&h, head, (size_t)len);
+    for (size_t i = 0; i < n; i++) {
+        len = snprintf(head, sizeof head, "%zu\n", w[i].size);
+        zp_sha256_update(&h, head, (size_t)len);
+        zp_sha256_update(&h, w[i].bytes, w[i].size);
+    }
+    uint8_t d[ZP_SHA256_BYTES];
+    zp_sha256_final(&h, d);
+    zp_sha256_hex(hex, d);
+    return ZP_OK;
+}
+
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     json_error_t jerr;
     json_t *root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
@@ -263,7 +290,12 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         int64_t id = 0;
         int existing = 0;
         size_t position = 0;
-        zp_status st = server_submit(&id, &existing, &position, s, key, priority, request_id, w, n, &status, &err);
+        char digest[ZP_SHA256_HEX] = "";
+        zp_status st = request_digest(digest, key, priority, w, n, &err);
+        if (st == ZP_OK)
+            st = server_submit(&id, &existing, &position, s, key, priority, request_id, digest, w, n, &status, &err);
+        else
+            status = 500;
         zp_store_job job;
         if (st != ZP_OK) {
             server_respond_error(resp, status, server_error_code(status), "%s", err.message);
@@ -273,6 +305,12 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
             server_respond_error(resp, 409, "conflict",
                                  "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
                                  (long long)id, job.key_id, job.partitions);
+        } else if (existing && job.request_digest[0] && strcmp(job.request_digest, digest) != 0) {
+            /* same key and count, other witnesses or priority: another job */
+            server_respond_error(resp, 409, "conflict",
+                                 "request_id '%s' was used for job %lld with other witnesses or priority"
+                                 " (request digest %.16s..., this one %.16s...)",
+                                 request_id, (long long)id, job.request_digest, digest);
         } else {
             json_t *o = job_json(s, &job, NULL);
             json_object_set_new(o, "queue_position", json_integer((json_int_t)position));

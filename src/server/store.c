@@ -49,6 +49,7 @@ static const char SCHEMA[] =
     "CREATE TABLE jobs("
     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " request_id TEXT UNIQUE,"
+    " request_digest TEXT," /* version 2 */
     " key_id TEXT NOT NULL,"
     " priority INTEGER NOT NULL,"
     " partitions INTEGER NOT NULL CHECK(partitions > 0),"
@@ -243,7 +244,12 @@ static zp_status check_schema(zp_store *s, zp_error *err) {
                           (long long)ver, ZP_STORE_SCHEMA_VERSION);
         goto fail;
     }
-    /* ver < ZP_STORE_SCHEMA_VERSION would be migrated here. */
+    if (ver == 1) { /* version 2 added the request's digest; old jobs have none */
+        char sql[160];
+        snprintf(sql, sizeof sql, "ALTER TABLE jobs ADD COLUMN request_digest TEXT; PRAGMA user_version=%d",
+                 ZP_STORE_SCHEMA_VERSION);
+        if ((rc = store_exec(s, sql, "upgrading the schema to version 2", err)) != ZP_OK) goto fail;
+    }
     return store_commit(s, "creating the schema", err);
 fail:
     store_rollback(s);

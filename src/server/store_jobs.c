@@ -33,6 +33,7 @@ void store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     store_copy_text(job->error, sizeof job->error, st, 7);
     job->submitted = sqlite3_column_double(st, 8);
     job->finished = sqlite3_column_double(st, 9); /* NULL reads as 0 */
+    store_copy_text(job->request_digest, sizeof job->request_digest, st, 10);
 }
 
 /* Under the lock: the id of request_id's job, 0 when none. */
@@ -48,8 +49,8 @@ static zp_status find_request(int64_t *id, zp_store *s, const char *request_id, 
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
-zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *key_id,
-                           int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
+zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id,
+                           const char *request_digest, const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
                            zp_error *err) {
     static const char what[] = "adding a job";
     *id = 0;
@@ -57,6 +58,9 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
     if (request_id != NULL && *request_id == '\0') request_id = NULL;
     if (request_id != NULL && strlen(request_id) > 128)
         return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request id longer than 128 bytes", s->path, what);
+    if (request_digest != NULL && *request_digest == '\0') request_digest = NULL;
+    if (request_digest != NULL && strlen(request_digest) >= sizeof ((zp_store_job *)0)->request_digest)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request digest longer than 64 bytes", s->path, what);
     if (key_id == NULL || *key_id == '\0' || strlen(key_id) >= sizeof ((zp_store_job *)0)->key_id)
         return zp_error_set(err, ZP_ERR_ARG, "%s: %s: key id empty or longer than 127 bytes", s->path, what);
     if (partitions == 0 || witness_paths == NULL)
@@ -81,8 +85,8 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
         }
     }
     if ((rc = store_prepare(&st, s,
-                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted)"
-                      " VALUES(?1, ?2, ?3, ?4, 'queued', ?5)",
+                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted, request_digest)"
+                      " VALUES(?1, ?2, ?3, ?4, 'queued', ?5, ?6)",
                       what, err)) != ZP_OK)
         goto fail;
     if (request_id != NULL) sqlite3_bind_text(st, 1, request_id, -1, SQLITE_STATIC);
@@ -90,6 +94,7 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
     sqlite3_bind_int(st, 3, priority);
     sqlite3_bind_int64(st, 4, partitions);
     sqlite3_bind_double(st, 5, submitted);
+    if (request_digest != NULL) sqlite3_bind_text(st, 6, request_digest, -1, SQLITE_STATIC);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;

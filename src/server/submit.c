@@ -114,8 +114,8 @@ zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *ke
 }
 
 zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
-                        int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
-                        zp_error *err) {
+                        int priority, const char *request_id, const char *request_digest, const job_witness *w,
+                        size_t n, int *http_status, zp_error *err) {
     *existing = 0;
     *http_status = 400;
     char *key_path = server_key_path(s, key_id, err);
@@ -168,7 +168,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         *http_status = 503;
     }
     if (st == ZP_OK) {
-        st = zp_store_add_job(id, existing, s->store, request_id, key_id, priority, (uint32_t)n,
+        st = zp_store_add_job(id, existing, s->store, request_id, request_digest, key_id, priority, (uint32_t)n,
                               (const char *const *)paths, zp_clock_wall(), err);
         if (st != ZP_OK) *http_status = 500;
     }

@@ -270,6 +270,12 @@ jobs_body "$W/req_idem3.json" merkle_bn128 "$RID" -- "$BN/w1.wtns" "$BN/w2.wtns"
 MSG_RE="." expect_status "request_id reused with another witness count: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem3.json"
 jobs_body "$W/req_idem4.json" merkle_bls12381 "$RID" -- "$BLS/w1.wtns"
 expect_status "request_id reused with another key: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem4.json"
+# Same key and count, other witness bytes: the old job's proofs are of the
+# old witness, so this is another request (issue 14, item 9).
+jobs_body "$W/req_idem5.json" merkle_bn128 "$RID" -- "$BN/w2.wtns"
+MSG_RE="other witnesses" expect_status "request_id reused with another witness, same count: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem5.json"
+sed 's/^{/{"priority":5,/' "$W/req_idem.json" >"$W/req_idem6.json"
+MSG_RE="priority" expect_status "request_id reused with another priority: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem6.json"
 a="$("$Z" submit --key merkle_bn128 --request-id "$RID-zk" "$BN/w2.wtns" 2>&1)"
 b="$("$Z" submit --key merkle_bn128 --request-id "$RID-zk" "$BN/w2.wtns" 2>&1)"
 [[ "$a" =~ ^[0-9]+$ ]] && [ "$a" = "$b" ] && pass "zkpipe submit --request-id twice: same job $a" ||
