@@ -65,9 +65,18 @@ void server_metrics(zp_server *s, zp_response *resp) {
     header(&t, "zkpipe_jobs_total", "counter", "Jobs ended since the daemon started, by outcome.");
     static const char *outcomes[3] = {"done", "failed", "cancelled"};
     for (int i = 0; i < 3; i++) put(&t, "zkpipe_jobs_total{outcome=\"%s\"} %llu\n", outcomes[i], (unsigned long long)s->outcomes[i]);
+    uint64_t pending[3];
+    server_pending_counts(s, pending);
+    uint64_t n_pending = pending[0] + pending[1] + pending[2];
     header(&t, "zkpipe_jobs", "gauge", "Jobs in the store not yet ended, by state.");
-    put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n", (unsigned long long)counts[0],
-        (unsigned long long)counts[1]);
+    put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n",
+        (unsigned long long)(counts[0] > n_pending ? counts[0] - n_pending : 0), (unsigned long long)counts[1]);
+    header(&t, "zkpipe_store_commit_pending", "gauge",
+           "Ended jobs whose record could not be written to the store yet (disk full, I/O errors); retried.");
+    put(&t, "zkpipe_store_commit_pending %llu\n", (unsigned long long)n_pending);
+    header(&t, "zkpipe_store_commit_failures_total", "counter",
+           "Failed tries at recording a job's end in the store, since the daemon started.");
+    put(&t, "zkpipe_store_commit_failures_total %llu\n", (unsigned long long)s->commit_failures);
     header(&t, "zkpipe_proofs_total", "counter", "Proofs made since the daemon started.");
     put(&t, "zkpipe_proofs_total %llu\n", (unsigned long long)s->proofs);
     header(&t, "zkpipe_stage_seconds", "histogram", "Per-partition time in each stage, seconds.");
