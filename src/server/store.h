@@ -122,8 +122,13 @@ ZP_WARN_UNUSED zp_status zp_store_list(zp_store *s, uint32_t limit, const char *
 
 /* Every job still queued or running, oldest (lowest id) first, with its
  * witness paths in partition order (job->partitions of them, then NULL):
- * what a restart submits again. */
-typedef void (*zp_store_unfinished_fn)(void *arg, const zp_store_job *job, const char *const *witness_paths);
+ * what a restart submits again. A job whose rows do not add up (a
+ * partition missing or out of order, a witness path that is not one, a
+ * page that cannot be read) comes with witness_paths NULL and damage
+ * saying what is wrong, for the caller to fail that job alone; damage is
+ * NULL otherwise. */
+typedef void (*zp_store_unfinished_fn)(void *arg, const zp_store_job *job, const char *const *witness_paths,
+                                       const char *damage);
 ZP_WARN_UNUSED zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
 
 /* The spooled witness paths of one job, in partition order (to remove them
