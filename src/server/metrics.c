@@ -134,8 +134,12 @@ void server_metrics(zp_server *s, zp_response *resp) {
     for (int g = ZP_STAGE_SYNTH; g < ZP_STAGE_DEALLOC; g++) {
         put(&t, "zkpipe_stage_partitions{stage=\"%s\"} %zu\n", zp_stage_name((zp_stage)g), st.partitions_in[g]);
     }
-    header(&t, "zkpipe_budget_bytes", "gauge", "The memory budget.");
+    header(&t, "zkpipe_budget_bytes", "gauge", "The memory budget: the daemon's own memory at start and its buffers.");
     put(&t, "zkpipe_budget_bytes %llu\n", (unsigned long long)st.budget);
+    header(&t, "zkpipe_buffer_budget_bytes", "gauge", "The budget less the baseline: what tracked buffers may use.");
+    put(&t, "zkpipe_buffer_budget_bytes %llu\n", (unsigned long long)st.buffer_budget);
+    header(&t, "zkpipe_baseline_rss_bytes", "gauge", "The daemon's RSS before any buffer (at the engine's start).");
+    put(&t, "zkpipe_baseline_rss_bytes %llu\n", (unsigned long long)st.baseline_rss);
     header(&t, "zkpipe_reserved_bytes", "gauge", "Bytes reserved from the budget.");
     put(&t, "zkpipe_reserved_bytes %llu\n", (unsigned long long)st.reserved);
     header(&t, "zkpipe_tracked_bytes", "gauge", "Bytes of all tracked buffers.");

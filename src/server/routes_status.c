@@ -66,8 +66,9 @@ void route_get_status(zp_server *s, zp_response *resp) {
                                       (json_int_t)st.by_stage[g].count, "bytes", (json_int_t)st.by_stage[g].bytes,
                                       "max_partitions", (json_int_t)st.max_partitions_in[g]));
     }
-    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
-                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "reserved",
+    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
+                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "buffer_budget",
+                          (json_int_t)st.buffer_budget, "reserved",
                           (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
                           (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
                           (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",

@@ -134,12 +134,14 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     zp_engine_stats stats;
     zp_engine_stats_get(&stats, s->engine);
     uint64_t one = key.key_bytes + key.matrices_bytes + key.partition_bytes;
-    if (one > stats.budget) {
+    if (one > stats.buffer_budget) {
         *http_status = 422;
         free(key_path);
         return zp_error_set(err, ZP_ERR_NOMEM,
-                            "the memory budget (%llu bytes) is too small for one partition of key '%s' (%llu bytes)",
-                            (unsigned long long)stats.budget, key_id, (unsigned long long)one);
+                            "the memory budget (%llu bytes, %llu of them the daemon's own before any buffer) is too "
+                            "small for one partition of key '%s' (%llu bytes)",
+                            (unsigned long long)stats.budget, (unsigned long long)(stats.budget - stats.buffer_budget), key_id,
+                            (unsigned long long)one);
     }
     st = check_witnesses(&key, key_id, w, n, err);
     if (st != ZP_OK) {
