@@ -35,6 +35,8 @@ static const zp_option options[] = {
     {"queue", 0, ZP_OPT_UINT, OFF(queue), 1, 65536, NULL, "N", "queue capacity between stages (default: synth_workers)", NULL},
     {"max_request", 0, ZP_OPT_BYTES, OFF(max_request), 1024, 16ULL << 30, "256M", "SIZE", "largest request body", NULL},
     {"max_partitions", 0, ZP_OPT_UINT, OFF(max_partitions), 1, 1000000, "1024", "N", "partitions per job", NULL},
+    {"max_queued", 0, ZP_OPT_UINT, OFF(max_queued), 1, 100000000, "100000", "N",
+     "partitions waiting for admission, all jobs together (429 past it)", NULL},
     {"max_connections", 0, ZP_OPT_UINT, OFF(max_connections), 1, 10000, "64", "N", "concurrent HTTP requests (status and metrics have 8 more)", NULL},
     {"max_connections_per_ip", 0, ZP_OPT_UINT, OFF(max_connections_per_ip), 0, 10000, "0", "N", "connections from one address (0: no limit)", NULL},
     {"connection_timeout", 0, ZP_OPT_UINT, OFF(connection_timeout), 1, 3600, "30", "S", "seconds a connection may stay silent (headers or body)", NULL},

@@ -143,6 +143,15 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
                             (unsigned long long)stats.budget, (unsigned long long)(stats.budget - stats.buffer_budget), key_id,
                             (unsigned long long)one);
     }
+    /* Every queued partition holds engine memory that no budget counts
+     * (its job, its paths) and spool space: the queue has a bound. */
+    if (stats.admission_waiting + n > s->cfg.max_queued) {
+        *http_status = 429;
+        free(key_path);
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
+                            " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
+    }
     st = check_witnesses(&key, key_id, w, n, err);
     if (st != ZP_OK) {
         *http_status = 422;
