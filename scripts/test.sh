@@ -6,7 +6,8 @@
 #   2. the kernels, prover and interop tests again with the portable
 #      arithmetic (no ADX asm, no IFMA lanes: ZKPIPE_ADX=0 ZKPIPE_SIMD=0),
 #      the field, kernel and prover tests in a ZP_VERIFY build (the asm
-#      compiled out), and the unit and bad-input tests under ASan+UBSan;
+#      compiled out), and the unit, bad-input and daemon tests under
+#      ASan+UBSan;
 #   3. the threaded tests (kernels, prover, engine, daemon, store) under TSan;
 #   4. the libFuzzer targets, each run briefly.
 # Ends with one line "N passed, M failed" (counting ctest tests and the
@@ -90,6 +91,10 @@ fi
 echo "== ASan+UBSan build, unit and bad-input tests"
 if build build-asan -DCMAKE_BUILD_TYPE=Debug -DZP_SANITIZE=ON -DCMAKE_C_COMPILER=gcc; then
     ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-asan -L unit
+    # The daemon's edges (hostile clients, confinement races, faults, the
+    # API end to end) under ASan+UBSan: a report aborts the daemon, and the
+    # scripts check every answer.
+    run_ctest build-asan -R '^server_(e2e|faults|hostile|confine)$'
 fi
 
 echo "== TSan build, the threaded tests (the pool, MSM, NTT, prover)"
