@@ -251,9 +251,11 @@ static zp_status calculate(zp_witness_instance *inst, const zp_witness_inputs *i
                                     m->name, sig->name, sig->count, size);
             }
             if (sig->count > (size_t)size) {
+                /* circom's table answers 0, not -1, for some unknown names */
                 return zp_error_set(err, ZP_ERR_FORMAT,
-                                    "%s: Too many values for input signal %s (%zu given, the circuit takes %d)",
-                                    m->name, sig->name, sig->count, size);
+                                    "%s: Too many values for input signal %s (%zu given, the circuit takes %d%s)",
+                                    m->name, sig->name, sig->count, size,
+                                    size == 0 ? ": it is not an input of this circuit" : "");
             }
         } else if (rc != CALL_MISSING) {
             return call_error(m, s, rc, "getInputSignalSize", err);

@@ -151,7 +151,7 @@ bad_input() { # NAME PATTERN JSON
     expect "input: $1" 3 "$2" -- "$Z" wtns calculate "$mw" "$W/bad.json" "$W/bad.wtns"
     [ ! -e "$W/bad.wtns" ] && ok || bad "input $1: a witness was written"
 }
-bad_input "unknown signal" "Signal zz not found" "$(echo "$good" | node -e 'const o=JSON.parse(require("fs").readFileSync(0));o.zz=1;console.log(JSON.stringify(o))')"
+bad_input "unknown signal" "Signal zz not found|input signal zz" "$(echo "$good" | node -e 'const o=JSON.parse(require("fs").readFileSync(0));o.zz=1;console.log(JSON.stringify(o))')"
 bad_input "too few" "Not enough values for input signal a" "$(echo "$good" | node -e 'const o=JSON.parse(require("fs").readFileSync(0));o.a=[[1,2,3],[4,5]];console.log(JSON.stringify(o))')"
 bad_input "too many" "Too many values for input signal c" "$(echo "$good" | node -e 'const o=JSON.parse(require("fs").readFileSync(0));o.c.push([[1,2],[3,4]]);console.log(JSON.stringify(o))')"
 bad_input "not a number" "k" "$(echo "$good" | node -e 'const o=JSON.parse(require("fs").readFileSync(0));o.k="twelve";console.log(JSON.stringify(o))')"
