@@ -115,6 +115,10 @@ int main(void) {
         printf("test_witness: skipped: no wasm2c (apt-get install wabt)\n");
         return zp_test_done();
     }
+#ifdef __SANITIZE_THREAD__
+    /* instrument the calculator too, so TSan sees its memory */
+    setenv("ZKPIPE_WITNESS_SANITIZE", "thread", 1);
+#endif
     zp_error err = {0};
     zp_witness_compiled c;
     zp_status st = zp_witness_compile(&c, WASM, NULL, &err);

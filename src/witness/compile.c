@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -204,6 +205,26 @@ static void remove_tree_flat(const char *dir) {
     rmdir(dir);
 }
 
+/* Build folders an interrupted compile left (a kill, a crash, a full
+ * disk) older than a day are removed: no compile takes that long, so none
+ * of them is in use. */
+static void sweep_stale_builds(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, ".build-", 7) != 0) continue;
+        char *p = str_printf("%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (p != NULL && lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && now - sb.st_mtime > 24 * 3600) {
+            remove_tree_flat(p);
+        }
+        free(p);
+    }
+    closedir(d);
+}
+
 /* Checks wasm2c's header for circom's ABI: every export the calculator
  * needs, no import the glue does not give. Writes the ZP_HAS_* lines. */
 static zp_status check_header(const char *header, const char *wasm_path, char *defines, size_t cap, zp_error *err) {
@@ -299,6 +320,18 @@ static const char *opt_flag(void) {
     return "-O2";
 }
 
+/* -fsanitize=X when ZKPIPE_WITNESS_SANITIZE=X (letters and commas: the
+ * sanitizer builds instrument the calculator too, so TSan sees its
+ * memory); "" otherwise. Part of the key. */
+static const char *sanitize_flag(void) {
+    static _Thread_local char flag[64];
+    const char *e = getenv("ZKPIPE_WITNESS_SANITIZE");
+    flag[0] = 0;
+    if (e == NULL || e[0] == 0 || strlen(e) > 40 || strspn(e, "abcdefghijklmnopqrstuvwxyz,") != strlen(e)) return flag;
+    snprintf(flag, sizeof flag, "-fsanitize=%s", e);
+    return flag;
+}
+
 static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2c, const char *cc,
                        zp_witness_compiled *out, zp_error *err) {
     char *wasm = str_printf("%s/circuit.wasm", tmp), *c_path = str_printf("%s/circuit.c", tmp);
@@ -349,7 +382,11 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
     t0 = zp_clock_now();
     char *cc_argv[] = {(char *)cc, (char *)opt_flag(), "-fPIC", "-shared", "-pthread", "-w",
                        "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DWASM_RT_USE_STACK_DEPTH_COUNT=1",
-                       "-DWASM_RT_MAX_CALL_STACK_DEPTH=4000", inc, "-o", so, c_path, glue, "-lm", NULL};
+                       "-DWASM_RT_MAX_CALL_STACK_DEPTH=4000", inc, "-o", so, c_path, glue, "-lm", NULL, NULL};
+    if (sanitize_flag()[0] != 0) { /* in place of the final NULL */
+        size_t n = sizeof cc_argv / sizeof *cc_argv;
+        cc_argv[n - 2] = (char *)sanitize_flag();
+    }
     rc = run_tool(cc_argv, log, &serr);
     out->cc_s = zp_clock_now() - t0;
     if (rc < 0) {
@@ -400,6 +437,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     if ((st = zp_sha256_init(&h, err)) != ZP_OK) goto done;
     zp_sha256_update(&h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
     zp_sha256_update(&h, opt_flag(), strlen(opt_flag()));
+    zp_sha256_update(&h, sanitize_flag(), strlen(sanitize_flag()) + 1);
     zp_sha256_update(&h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
     zp_sha256_update(&h, wasm, wasm_len);
     uint8_t digest[ZP_SHA256_BYTES];
@@ -415,6 +453,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
         goto done;
     }
     if (access(out->so_path, R_OK) == 0) goto done; /* compiled before */
+    sweep_stale_builds(dir);
     if (mkdtemp(tmp) == NULL) {
         st = zp_error_set(err, ZP_ERR_IO, "%s: cannot make a build folder in the cache: %s", dir, strerror(errno));
         goto done;
