@@ -29,6 +29,16 @@ extern char **environ;
  * is not a witness calculator we can compile anyway. */
 #define ZP_WASM_MAX_BYTES ((uint64_t)1 << 30)
 
+/* The compiler's fixed flags (hashed into the key as they are written):
+ * bounds checked in the code, no signal handler; the call depth counted
+ * (thread-local: see write_runtime_header) and limited to 1000 frames,
+ * which a thread's 8 MiB stack holds even at 8 KiB a frame. */
+#define CC_FLAGS                                                                                             \
+    "-fPIC", "-shared", "-pthread", "-w", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DWASM_RT_USE_STACK_DEPTH_COUNT=1", \
+        "-DWASM_RT_MAX_CALL_STACK_DEPTH=1000"
+#define STR_(...) #__VA_ARGS__
+#define STR(...) STR_(__VA_ARGS__)
+
 /* The exports witness_calculator.js calls on a circom 2 module, and those
  * it looks for before calling (older circom 2 releases lack them). */
 static const char *const required_exports[] = {
@@ -380,9 +390,7 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         if (st != ZP_OK) goto done;
     }
     t0 = zp_clock_now();
-    char *cc_argv[] = {(char *)cc, (char *)opt_flag(), "-fPIC", "-shared", "-pthread", "-w",
-                       "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DWASM_RT_USE_STACK_DEPTH_COUNT=1",
-                       "-DWASM_RT_MAX_CALL_STACK_DEPTH=4000", inc, "-o", so, c_path, glue, "-lm", NULL, NULL};
+    char *cc_argv[] = {(char *)cc, (char *)opt_flag(), CC_FLAGS, inc, "-o", so, c_path, glue, "-lm", NULL, NULL};
     if (sanitize_flag()[0] != 0) { /* in place of the final NULL */
         size_t n = sizeof cc_argv / sizeof *cc_argv;
         cc_argv[n - 2] = (char *)sanitize_flag();
@@ -436,6 +444,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     zp_sha256 h;
     if ((st = zp_sha256_init(&h, err)) != ZP_OK) goto done;
     zp_sha256_update(&h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+    zp_sha256_update(&h, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
     zp_sha256_update(&h, opt_flag(), strlen(opt_flag()));
     zp_sha256_update(&h, sanitize_flag(), strlen(sanitize_flag()) + 1);
     zp_sha256_update(&h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));

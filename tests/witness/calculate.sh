@@ -142,6 +142,10 @@ expect "assert fullprove" 3 "Assert Failed\. $where" -- "$Z" fullprove "$W/x13.j
 echo '{"x": "12"}' >"$W/x12.json"
 expect "assert passes for 12" 0 "" -- "$Z" fullprove "$W/x12.json" "$d/assert_js/assert.wasm" \
     "$W/assert.zkey" "$W/proof.json" "$W/public.json"
+# the circuit's log("x =", x), as snarkjs prints it (on stderr here)
+"$SNARKJS" wtns calculate "$d/assert_js/assert.wasm" "$W/x12.json" "$W/s12.wtns" 2>&1 | grep -q "^x = 12$" ||
+    bad "snarkjs printed no 'x = 12'"
+grep -q "^x = 12$" "$W/err" && ok || { bad "the circuit's log() output is missing"; head -3 "$W/err"; }
 
 # 4. Malformed inputs: errors naming the signal, exit 3, no witness.
 d="${DIR[multidim.bn128]}"; mw="$d/multidim_js/multidim.wasm"

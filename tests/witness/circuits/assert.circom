@@ -6,6 +6,7 @@ pragma circom 2.0.0;
 template NotThirteen() {
     signal input x;
     signal output y;
+    log("x =", x);
     assert(x != 13);
     y <== x * x + 1;
 }
