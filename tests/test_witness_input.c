@@ -391,6 +391,7 @@ static void test_errors(const modulus_case *bn) {
     check_error(bn, "{\"in\": [1, 2, 3, \"abc\"]}", "input.json: signal 'in', value 3: not a number ('abc')");
     check_error(bn, "{\"a\": 1, \"in\": [[1, 2], [3, null]]}", "signal 'in', value 3 (in[1][1]): null is not a number");
     check_error(bn, "{\"x\": 1.5}", "signal 'x', value 0: 1.5 is not an integer");
+    check_error(bn, "{\"x\": [0.1]}", "signal 'x', value 0: 0.1 is not an integer");
     check_error(bn, "{\"x\": [{}]}", "signal 'x', value 0: an object is not a number");
     check_error(bn, "{\"x\": \"0x12g\"}", "not a number ('0x12g')");
     check_error(bn, "[1, 2]", "input.json: the top level is an array, not an object of input signals");
@@ -487,7 +488,7 @@ static void test_large(const modulus_case *bn) {
 
 /* ---- --dump: the C side of tests/witness/input_cases.sh ---- */
 
-static int dump(const char *curve, int nfiles, char **files) {
+static int dump(const char *curve, int nfiles, char **files, int values) {
     uint8_t p[ZP_WITNESS_INPUT_MAX_N8];
     size_t n8;
     if (strcmp(curve, "bn128") == 0) {
@@ -511,7 +512,7 @@ static int dump(const char *curve, int nfiles, char **files) {
             const zp_witness_signal *sig = &in.signals[s];
             for (const char *c = sig->name; *c; c++) printf("%02x", (unsigned char)*c);
             printf(" %016" PRIx64 " %zu\n", sig->hash, sig->count);
-            for (size_t i = 0; i < sig->count; i++) {
+            for (size_t i = 0; values && i < sig->count; i++) {
                 for (size_t b = n8; b-- > 0;) printf("%02x", sig->values[i * n8 + b]);
                 printf("\n");
             }
@@ -522,12 +523,13 @@ static int dump(const char *curve, int nfiles, char **files) {
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 2 && strcmp(argv[1], "--dump") == 0) {
+    /* --count: the signals without their values, to time the reader */
+    if (argc >= 2 && (strcmp(argv[1], "--dump") == 0 || strcmp(argv[1], "--count") == 0)) {
         if (argc < 4) {
-            fprintf(stderr, "usage: %s --dump bn128|bls12381 FILE...\n", argv[0]);
+            fprintf(stderr, "usage: %s --dump|--count bn128|bls12381 FILE...\n", argv[0]);
             return 2;
         }
-        return dump(argv[2], argc - 3, argv + 3);
+        return dump(argv[2], argc - 3, argv + 3, strcmp(argv[1], "--dump") == 0);
     }
     zp_test_init("test_witness_input");
     modulus_case mods[8];

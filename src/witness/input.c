@@ -26,10 +26,15 @@
  *    boolean is 0 or 1; of a number that is not an integer, of null and of
  *    an object it throws, and so do we, naming the signal and the value.
  *
- * The one deliberate difference: an object among the values is an error
- * here, always. In snarkjs it is one too, except for objects whose
- * "__proto__" member makes them convert to a number string through an
- * inherited toString; no circuit's input is written that way.
+ * Two deliberate differences, each an error here with a clear message:
+ * - a top level that is not an object. snarkjs takes Object.keys of
+ *   whatever it is: none for a number, a boolean or [] (a circuit without
+ *   inputs then runs), "0", "1", ... for an array or a string (no circom
+ *   signal has such a name: "Signal 0 not found"), a TypeError for null;
+ * - an object among the values. In snarkjs it is an error too, except for
+ *   objects whose "__proto__" member makes them convert to a number string
+ *   through an inherited toString; no circuit's input is written that way.
+ * tests/witness/input_cases.sh checks both sides on such files (diverge_*).
  *
  * Reduction mod p works on arbitrarily long digit strings in one pass
  * (Horner's rule, a 64-bit chunk of digits at a time, each step one
@@ -322,7 +327,13 @@ static zp_status put_value(ctx *c, const json_t *v, uint8_t *out) {
     } else if (json_is_real(v)) {
         double x = json_real_value(v);
         if (!double_to_value(m, r, x)) {
-            snprintf(problem, sizeof problem, "%.17g is not an integer", x);
+            /* the shortest text that reads back as x, as JS prints it */
+            char num[40];
+            for (int digits = 1; digits <= 17; digits++) {
+                snprintf(num, sizeof num, "%.*g", digits, x);
+                if (strtod(num, NULL) == x) break;
+            }
+            snprintf(problem, sizeof problem, "%s is not an integer", num);
             return bad_value(c, problem);
         }
     } else if (json_is_integer(v)) { /* not made with JSON_DECODE_INT_AS_REAL; kept for safety */
