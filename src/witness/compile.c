@@ -32,9 +32,13 @@ extern char **environ;
 /* The compiler's fixed flags (hashed into the key as they are written):
  * bounds checked in the code, no signal handler; the call depth counted
  * (thread-local: see write_runtime_header) and limited to 1000 frames,
- * which a thread's 8 MiB stack holds even at 8 KiB a frame. */
+ * which a thread's 8 MiB stack holds even at 8 KiB a frame. The counter
+ * is touched twice per wasm call: initial-exec TLS makes that one
+ * %fs-relative access instead of a __tls_get_addr call (SHA-256 test
+ * circuit: 0.115 s -> 0.070 s a witness). */
 #define CC_FLAGS                                                                                             \
-    "-fPIC", "-shared", "-pthread", "-w", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DWASM_RT_USE_STACK_DEPTH_COUNT=1", \
+    "-fPIC", "-shared", "-pthread", "-w", "-ftls-model=initial-exec", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0",   \
+        "-DWASM_RT_USE_STACK_DEPTH_COUNT=1", \
         "-DWASM_RT_MAX_CALL_STACK_DEPTH=1000"
 #define STR_(...) #__VA_ARGS__
 #define STR(...) STR_(__VA_ARGS__)
