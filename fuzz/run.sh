@@ -53,8 +53,14 @@ printf '\004{"proofs":[{"partition":0,"proof":{"pi_a":["1","2","1"]},"public":["
 printf '\005{"id":17,"state":"queued","partitions":2,"queue_position":3}' > "$WORK/seeds/client/submit"
 printf '\006{"error":{"code":"failed","message":"bad witness"},"state":"cancelled"}' > "$WORK/seeds/client/error"
 
+# The input.json target: a selector byte (the prime), then the text.
+mkdir -p "$WORK/seeds/witness_input"
+for f in "$(dirname "$0")"/../tests/witness/input_cases/*.json; do
+  { printf '\000'; cat "$f"; } > "$WORK/seeds/witness_input/$(basename "$f")"
+done
+
 status=0
-for target in zkey wtns r1cs json server client; do
+for target in zkey wtns r1cs json server client witness_input; do
   bin="$BUILD/fuzz_$target"
   if [ ! -x "$bin" ]; then
     echo "missing $bin (configure with -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang)" >&2

@@ -12,6 +12,9 @@ int zp_cmd_setup(int argc, char **argv);
 int zp_cmd_export_vk(int argc, char **argv);
 int zp_cmd_info(int argc, char **argv);
 int zp_cmd_run(int argc, char **argv);
+/* circom's witness calculator (src/witness): cmd_wtns.c, cmd_fullprove.c. */
+int zp_cmd_wtns(int argc, char **argv);
+int zp_cmd_fullprove(int argc, char **argv);
 int zp_cmd_serve(int argc, char **argv);
 /* Clients of a running daemon (cmd_client.c). */
 int zp_cmd_submit(int argc, char **argv);

@@ -24,6 +24,11 @@ static const char usage[] =
     "  export-vk <circuit.zkey> <verification_key.json>\n"
     "                     write a proving key's verification key\n"
     "  info <file>        what a .zkey, .wtns or .r1cs file holds\n"
+    "  wtns calculate <circuit.wasm> <input.json> <witness.wtns>\n"
+    "                     compute a witness with the circuit's circom wasm,\n"
+    "                     compiled to native code once and cached\n"
+    "  fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json>\n"
+    "                     witness and proof in one step (snarkjs's order)\n"
     "  run --key K.zkey --witness W1.wtns [W2.wtns ...] --out DIR\n"
     "                     prove many partitions through the pipeline engine\n"
     "                     under a memory budget, with a live status line\n"
@@ -82,6 +87,7 @@ int main(int argc, char **argv) {
     } commands[] = {
         {"prove", zp_cmd_prove},   {"verify", zp_cmd_verify}, {"setup", zp_cmd_setup},
         {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info}, {"run", zp_cmd_run},
+        {"wtns", zp_cmd_wtns}, {"fullprove", zp_cmd_fullprove},
 #ifndef ZP_NO_SERVER
         {"serve", zp_cmd_serve}, {"submit", zp_cmd_submit}, {"status", zp_cmd_status},
         {"await", zp_cmd_await}, {"cancel", zp_cmd_cancel}, {"keys", zp_cmd_keys},

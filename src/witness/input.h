@@ -16,15 +16,33 @@
 
 #include "zkpipe.h"
 
+/* The largest input file zp_witness_inputs_read takes. Memory while it is
+ * read goes with the number of values, not the bytes: jansson's tree costs
+ * ~40 bytes a value, the values n8 = 32 each. Measured: 700,000 field
+ * elements as 77-digit strings (55 MB) peak at 180 MB; the worst case, a
+ * file at the cap of one-digit values ("0,": 33.5 million), at 2.4 GB (its
+ * witness alone would be over 1 GiB). A caller that budgets memory reserves
+ * ~37 bytes per byte of the file. Real inputs (thousands of field elements,
+ * a million bits) are far under the cap. */
+#define ZP_WITNESS_INPUT_MAX_BYTES ((size_t)64 << 20)
+/* The widest prime the reader reduces by: 512 bits. */
+#define ZP_WITNESS_INPUT_MAX_N8 64
+
 typedef struct zp_witness_signal {
     char *name;      /* the member's name, as in the file (NUL-terminated) */
-    uint64_t hash;   /* 64-bit FNV-1a of name: circom's signal lookup key */
+    uint64_t hash;   /* 64-bit FNV-1a of name: circom's signal lookup key
+                        (as snarkjs computes it: over UTF-16 code units,
+                        the same as zp_witness_fnv1a for ASCII names) */
     size_t count;    /* values after flattening */
     uint8_t *values; /* count × n8 bytes, each little-endian, reduced mod p */
 } zp_witness_signal;
 
 typedef struct zp_witness_inputs {
-    zp_witness_signal *signals; /* in the file's order */
+    zp_witness_signal *signals; /* in snarkjs's order: the file's, except
+                                   that names which are JS array indices
+                                   ("0", "12") come first, ascending; a
+                                   duplicate name keeps its first place and
+                                   its last value; "__proto__" is dropped */
     size_t count;
     size_t n8; /* bytes per value: the prime's size rounded up to 8 */
 } zp_witness_inputs;
@@ -33,12 +51,13 @@ typedef struct zp_witness_inputs {
  * multiple of 8: 32 for bn128 and bls12381's scalar fields). what names the
  * input in messages ("input.json", "inputs[3]"). On error out is empty and
  * err says what and where: ZP_ERR_FORMAT for bad JSON or a value that is
- * not a number, ZP_ERR_ARG never. */
+ * not a number, ZP_ERR_NOMEM, and ZP_ERR_ARG only for a caller's bad
+ * prime (n8 not a multiple of 8, over ZP_WITNESS_INPUT_MAX_N8, p < 2). */
 zp_status zp_witness_inputs_parse(zp_witness_inputs *out, const char *json, size_t len, const uint8_t *prime,
                                   size_t n8, const char *what, zp_error *err) ZP_WARN_UNUSED;
 
-/* Reads a file (through zp_file_open_regular, with a size limit) and
- * parses it. */
+/* Reads a file (through zp_file_open_regular, at most
+ * ZP_WITNESS_INPUT_MAX_BYTES) and parses it; messages name the path. */
 zp_status zp_witness_inputs_read(zp_witness_inputs *out, const char *path, const uint8_t *prime, size_t n8,
                                  zp_error *err) ZP_WARN_UNUSED;
 

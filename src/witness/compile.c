@@ -1,0 +1,491 @@
+/* circuit.wasm -> wasm2c -> cc -> a cached shared object (compile.h). */
+#define _GNU_SOURCE /* vasprintf */
+#include "witness/compile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "base/file.h"
+#include "witness/w2c_glue.h"
+
+extern char **environ;
+
+/* Bump when the glue's ABI or the way objects are built changes: it is
+ * part of every cache key, so old objects are simply not found again. */
+#define ZP_WITGEN_BUILD_TAG "zkpipe-witgen 1"
+/* A circom wasm of a few million constraints is tens of MB; past this it
+ * is not a witness calculator we can compile anyway. */
+#define ZP_WASM_MAX_BYTES ((uint64_t)1 << 30)
+
+/* The compiler's fixed flags (hashed into the key as they are written):
+ * bounds checked in the code, no signal handler; the call depth counted
+ * (thread-local: see write_runtime_header) and limited to 1000 frames,
+ * which a thread's 8 MiB stack holds even at 8 KiB a frame. The counter
+ * is touched twice per wasm call: initial-exec TLS makes that one
+ * %fs-relative access instead of a __tls_get_addr call (SHA-256 test
+ * circuit: 0.115 s -> 0.070 s a witness). */
+#define CC_FLAGS                                                                                             \
+    "-fPIC", "-shared", "-pthread", "-w", "-ftls-model=initial-exec", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0",   \
+        "-DWASM_RT_USE_STACK_DEPTH_COUNT=1", \
+        "-DWASM_RT_MAX_CALL_STACK_DEPTH=1000"
+#define STR_(...) #__VA_ARGS__
+#define STR(...) STR_(__VA_ARGS__)
+
+/* The exports witness_calculator.js calls on a circom 2 module, and those
+ * it looks for before calling (older circom 2 releases lack them). */
+static const char *const required_exports[] = {
+    "getVersion", "getFieldNumLen32", "getRawPrime", "readSharedRWMemory", "writeSharedRWMemory",
+    "init",       "setInputSignal",   "getWitnessSize", "getWitness",      "getMessageChar",
+};
+static const char *const optional_exports[] = {"getInputSignalSize", "getInputSize"};
+/* The imports the glue provides (module "runtime"). */
+static const char *const known_imports[] = {"exceptionHandler", "printErrorMessage", "writeBufferMessage",
+                                            "showSharedRWMemory"};
+
+static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str_printf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+    va_end(ap);
+    return s;
+}
+
+zp_status zp_witness_cache_dir(char **out, const char *explicit_dir, zp_error *err) {
+    const char *e;
+    char *dir = NULL;
+    if (explicit_dir != NULL && explicit_dir[0] != 0) {
+        dir = strdup(explicit_dir);
+    } else if ((e = getenv("ZKPIPE_CACHE")) != NULL && e[0] != 0) {
+        dir = strdup(e);
+    } else if ((e = getenv("XDG_CACHE_HOME")) != NULL && e[0] != 0) {
+        dir = str_printf("%s/zkpipe", e);
+    } else if ((e = getenv("HOME")) != NULL && e[0] != 0) {
+        dir = str_printf("%s/.cache/zkpipe", e);
+    } else {
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "no cache directory for compiled witness calculators: set ZKPIPE_CACHE or HOME, "
+                            "or give --cache DIR");
+    }
+    if (dir == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    *out = dir;
+    return ZP_OK;
+}
+
+/* mkdir -p */
+static zp_status make_dirs(const char *path, zp_error *err) {
+    char *p = strdup(path);
+    if (p == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == 0) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+                zp_status st = zp_error_set(err, ZP_ERR_IO, "%s: cannot create the cache directory: %s", p,
+                                            strerror(errno));
+                free(p);
+                return st;
+            }
+            *s = c;
+            if (c == 0) break;
+        }
+    }
+    free(p);
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: the cache directory is not a directory", path);
+    }
+    return ZP_OK;
+}
+
+static zp_status read_whole(uint8_t **data, size_t *len, const char *path, uint64_t limit, zp_error *err) {
+    int fd;
+    uint64_t size;
+    zp_status st = zp_file_open_regular(&fd, &size, path, err);
+    if (st != ZP_OK) return st;
+    if (size > limit) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than the %llu a witness calculator may have",
+                            path, (unsigned long long)size, (unsigned long long)limit);
+    }
+    uint8_t *buf = malloc(size + 1);
+    if (buf == NULL) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for %llu bytes", path, (unsigned long long)size);
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(fd, buf + got, size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got != size) {
+        free(buf);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot read: %s", path, got < size ? "short read" : strerror(errno));
+    }
+    buf[size] = 0;
+    *data = buf;
+    *len = size;
+    return ZP_OK;
+}
+
+static zp_status write_whole(const char *path, const void *data, size_t len, zp_error *err) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    const uint8_t *p = data;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, p + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            close(fd);
+            return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        }
+        done += (size_t)n;
+    }
+    if (close(fd) != 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return ZP_OK;
+}
+
+/* Runs argv (no shell) with stdout and stderr into log_path; *status is
+ * its exit status, or -1 when it could not be started (errno in *spawn_errno). */
+static int run_tool(char *const argv[], const char *log_path, int *spawn_errno) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        *spawn_errno = rc;
+        return -1;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            *spawn_errno = errno;
+            return -1;
+        }
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The first lines of a tool's output, on one line, for a message. */
+static void log_head(char *out, size_t cap, const char *log_path, int lines) {
+    out[0] = 0;
+    FILE *f = fopen(log_path, "r");
+    if (f == NULL) return;
+    char line[512];
+    size_t used = 0;
+    for (int i = 0; i < lines && fgets(line, sizeof line, f) != NULL; i++) {
+        line[strcspn(line, "\r\n")] = 0;
+        int n = snprintf(out + used, cap - used, "%s%s", used ? " | " : "", line);
+        if (n < 0 || (size_t)n >= cap - used) break;
+        used += (size_t)n;
+    }
+    fclose(f);
+}
+
+static void remove_tree_flat(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char *p = str_printf("%s/%s", dir, e->d_name);
+            if (p != NULL) unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Build folders an interrupted compile left (a kill, a crash, a full
+ * disk) older than a day are removed: no compile takes that long, so none
+ * of them is in use. */
+static void sweep_stale_builds(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, ".build-", 7) != 0) continue;
+        char *p = str_printf("%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (p != NULL && lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && now - sb.st_mtime > 24 * 3600) {
+            remove_tree_flat(p);
+        }
+        free(p);
+    }
+    closedir(d);
+}
+
+/* Checks wasm2c's header for circom's ABI: every export the calculator
+ * needs, no import the glue does not give. Writes the ZP_HAS_* lines. */
+static zp_status check_header(const char *header, const char *wasm_path, char *defines, size_t cap, zp_error *err) {
+    char needle[160];
+    for (size_t i = 0; i < sizeof required_exports / sizeof *required_exports; i++) {
+        snprintf(needle, sizeof needle, "/* export: '%s' */", required_exports[i]);
+        if (strstr(header, needle) == NULL) {
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: not a circom 2 witness calculator (it has no export '%s'; compile the circuit "
+                                "with circom 2 --wasm)",
+                                wasm_path, required_exports[i]);
+        }
+    }
+    if (strstr(header, "/* export: 'memory' */") == NULL) {
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: not a circom 2 witness calculator (it exports no memory; circom 1's calculators "
+                            "import theirs and are not supported)",
+                            wasm_path);
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof optional_exports / sizeof *optional_exports; i++) {
+        snprintf(needle, sizeof needle, "/* export: '%s' */", optional_exports[i]);
+        int n = snprintf(defines + used, cap - used, "#define ZP_HAS_%s %d\n", optional_exports[i],
+                         strstr(header, needle) != NULL);
+        if (n > 0) used += (size_t)n;
+    }
+    for (const char *p = header; (p = strstr(p, "/* import: '")) != NULL; p++) {
+        char module[64] = "", name[64] = "";
+        if (sscanf(p, "/* import: '%63[^']' '%63[^']'", module, name) != 2) continue;
+        int known = strcmp(module, "runtime") == 0 ? 0 : -1;
+        for (size_t i = 0; known == 0 && i < sizeof known_imports / sizeof *known_imports; i++) {
+            if (strcmp(name, known_imports[i]) == 0) known = 1;
+        }
+        if (known != 1) {
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: not a circom 2 witness calculator zkpipe can run (it imports %s.%s)", wasm_path,
+                                module, name);
+        }
+    }
+    return ZP_OK;
+}
+
+/* wasm2c's runtime header, with the call-depth counter made thread-local
+ * (the glue defines it so): each thread runs its own instance. */
+static zp_status write_runtime_header(const char *dir, zp_error *err) {
+    const char *candidates[] = {getenv("ZKPIPE_WASM_RT_H"), "/usr/include/wasm-rt.h", "/usr/local/include/wasm-rt.h"};
+    uint8_t *text = NULL;
+    size_t len = 0;
+    const char *found = NULL;
+    for (size_t i = 0; i < 3 && found == NULL; i++) {
+        if (candidates[i] == NULL || access(candidates[i], R_OK) != 0) continue;
+        zp_error e2 = {0};
+        if (read_whole(&text, &len, candidates[i], 1 << 20, &e2) == ZP_OK) found = candidates[i];
+    }
+    if (found == NULL) {
+        return zp_error_set(err, ZP_ERR_IO,
+                            "wasm2c's runtime header wasm-rt.h is not installed (Debian: apt-get install wabt)");
+    }
+    static const char decl[] = "extern uint32_t wasm_rt_call_stack_depth;";
+    char *at = strstr((char *)text, decl);
+    if (at == NULL) {
+        free(text);
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED,
+                            "%s: not the wasm-rt.h of wabt 1.0.32 (no call-depth counter to make thread-local)", found);
+    }
+    char *path = str_printf("%s/wasm-rt.h", dir);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    zp_status st = ZP_OK;
+    if (f == NULL) {
+        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path ? path : dir, strerror(errno));
+    } else {
+        fwrite(text, 1, (size_t)(at - (char *)text), f);
+        fputs("extern _Thread_local uint32_t wasm_rt_call_stack_depth;", f);
+        fputs(at + strlen(decl), f);
+        if (fclose(f) != 0) st = zp_error_set(err, ZP_ERR_IO, "%s: cannot write", path);
+    }
+    free(path);
+    free(text);
+    return st;
+}
+
+static const char *tool_name(const char *given, const char *env, const char *def) {
+    if (given != NULL && given[0] != 0) return given;
+    const char *e = getenv(env);
+    return e != NULL && e[0] != 0 ? e : def;
+}
+
+/* The optimisation flag: -O2 unless ZKPIPE_WITNESS_OPT says otherwise
+ * (one word such as -O1, for quick test builds); part of the key. */
+static const char *opt_flag(void) {
+    const char *e = getenv("ZKPIPE_WITNESS_OPT");
+    if (e != NULL && e[0] == '-' && e[1] == 'O' && strlen(e) <= 6 && strchr(e, ' ') == NULL) return e;
+    return "-O2";
+}
+
+/* -fsanitize=X when ZKPIPE_WITNESS_SANITIZE=X (letters and commas: the
+ * sanitizer builds instrument the calculator too, so TSan sees its
+ * memory); "" otherwise. Part of the key. */
+static const char *sanitize_flag(void) {
+    static _Thread_local char flag[64];
+    const char *e = getenv("ZKPIPE_WITNESS_SANITIZE");
+    flag[0] = 0;
+    if (e == NULL || e[0] == 0 || strlen(e) > 40 || strspn(e, "abcdefghijklmnopqrstuvwxyz,") != strlen(e)) return flag;
+    snprintf(flag, sizeof flag, "-fsanitize=%s", e);
+    return flag;
+}
+
+static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2c, const char *cc,
+                       zp_witness_compiled *out, zp_error *err) {
+    char *wasm = str_printf("%s/circuit.wasm", tmp), *c_path = str_printf("%s/circuit.c", tmp);
+    char *h_path = str_printf("%s/circuit.h", tmp), *glue = str_printf("%s/glue.c", tmp);
+    char *so = str_printf("%s/circuit.so", tmp), *log = str_printf("%s/tool.log", tmp);
+    char *inc = str_printf("-I%s", tmp);
+    zp_status st = ZP_OK;
+    uint8_t *header = NULL;
+    size_t header_len = 0;
+    if (!wasm || !c_path || !h_path || !glue || !so || !log || !inc) {
+        st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int serr = 0;
+    double t0 = zp_clock_now();
+    char *w2c_argv[] = {(char *)wasm2c, "-n", "circuit", "-o", c_path, wasm, NULL};
+    int rc = run_tool(w2c_argv, log, &serr);
+    out->wasm2c_s = zp_clock_now() - t0;
+    if (rc < 0) {
+        st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
+                          strerror(serr));
+        goto done;
+    }
+    if (rc != 0) {
+        char head[600];
+        log_head(head, sizeof head, log, 3);
+        st = zp_error_set(err, ZP_ERR_FORMAT, "%s: not a valid WebAssembly module (truncated or corrupt): wasm2c: %s",
+                          wasm_path, head[0] ? head : "failed without a message");
+        goto done;
+    }
+    if ((st = read_whole(&header, &header_len, h_path, 64 << 20, err)) != ZP_OK) goto done;
+    char defines[256];
+    if ((st = check_header((const char *)header, wasm_path, defines, sizeof defines, err)) != ZP_OK) goto done;
+    if ((st = write_runtime_header(tmp, err)) != ZP_OK) goto done;
+    {
+        size_t dl = strlen(defines), gl = strlen(zp_w2c_glue_text);
+        char *text = malloc(dl + gl + 1);
+        if (text == NULL) {
+            st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        memcpy(text, defines, dl);
+        memcpy(text + dl, zp_w2c_glue_text, gl + 1);
+        st = write_whole(glue, text, dl + gl, err);
+        free(text);
+        if (st != ZP_OK) goto done;
+    }
+    t0 = zp_clock_now();
+    char *cc_argv[] = {(char *)cc, (char *)opt_flag(), CC_FLAGS, inc, "-o", so, c_path, glue, "-lm", NULL, NULL};
+    if (sanitize_flag()[0] != 0) { /* in place of the final NULL */
+        size_t n = sizeof cc_argv / sizeof *cc_argv;
+        cc_argv[n - 2] = (char *)sanitize_flag();
+    }
+    rc = run_tool(cc_argv, log, &serr);
+    out->cc_s = zp_clock_now() - t0;
+    if (rc < 0) {
+        st = zp_error_set(err, ZP_ERR_IO, "cannot run the C compiler %s: %s (set CC, or install gcc)", cc,
+                          strerror(serr));
+        goto done;
+    }
+    if (rc != 0) {
+        char head[600];
+        log_head(head, sizeof head, log, 3);
+        st = zp_error_set(err, ZP_ERR_INTERNAL, "%s: the C compiler %s failed on wasm2c's output (exit %d): %s",
+                          wasm_path, cc, rc, head);
+        goto done;
+    }
+    if (rename(so, out->so_path) != 0) {
+        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot publish the compiled calculator: %s", out->so_path,
+                          strerror(errno));
+        goto done;
+    }
+    out->compiled = 1;
+done:
+    free(header);
+    free(wasm), free(c_path), free(h_path), free(glue), free(so), free(log), free(inc);
+    return st;
+}
+
+zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
+                             const zp_witness_compile_options *options, zp_error *err) {
+    memset(out, 0, sizeof *out);
+    zp_witness_compile_options none = {0};
+    if (options == NULL) options = &none;
+    uint8_t *wasm = NULL;
+    size_t wasm_len = 0;
+    char *dir = NULL, *tmp = NULL;
+    zp_status st = read_whole(&wasm, &wasm_len, wasm_path, ZP_WASM_MAX_BYTES, err);
+    if (st != ZP_OK) return st;
+    static const uint8_t magic[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
+    if (wasm_len < 8 || memcmp(wasm, magic, 8) != 0) {
+        st = zp_error_set(err, ZP_ERR_FORMAT,
+                          "%s: not a WebAssembly module (no \\0asm version 1 header): give the circuit.wasm that "
+                          "circom --wasm writes",
+                          wasm_path);
+        goto done;
+    }
+    const char *cc = tool_name(options->cc, "CC", "cc");
+    const char *wasm2c = tool_name(options->wasm2c, "ZKPIPE_WASM2C", "wasm2c");
+    zp_sha256 h;
+    if ((st = zp_sha256_init(&h, err)) != ZP_OK) goto done;
+    zp_sha256_update(&h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+    zp_sha256_update(&h, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
+    zp_sha256_update(&h, opt_flag(), strlen(opt_flag()));
+    zp_sha256_update(&h, sanitize_flag(), strlen(sanitize_flag()) + 1);
+    zp_sha256_update(&h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
+    zp_sha256_update(&h, wasm, wasm_len);
+    uint8_t digest[ZP_SHA256_BYTES];
+    zp_sha256_final(&h, digest);
+    zp_sha256_hex(out->key, digest);
+
+    if ((st = zp_witness_cache_dir(&dir, options->cache_dir, err)) != ZP_OK) goto done;
+    if ((st = make_dirs(dir, err)) != ZP_OK) goto done;
+    out->so_path = str_printf("%s/%s.so", dir, out->key);
+    tmp = str_printf("%s/.build-%.16s-XXXXXX", dir, out->key);
+    if (out->so_path == NULL || tmp == NULL) {
+        st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (access(out->so_path, R_OK) == 0) goto done; /* compiled before */
+    sweep_stale_builds(dir);
+    if (mkdtemp(tmp) == NULL) {
+        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot make a build folder in the cache: %s", dir, strerror(errno));
+        goto done;
+    }
+    char *copy = str_printf("%s/circuit.wasm", tmp);
+    /* wasm2c reads the bytes that were hashed, not the file again */
+    st = copy ? write_whole(copy, wasm, wasm_len, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    free(copy);
+    if (st == ZP_OK) st = build(tmp, wasm_path, wasm2c, cc, out, err);
+    remove_tree_flat(tmp);
+done:
+    free(tmp);
+    free(dir);
+    free(wasm);
+    if (st != ZP_OK) zp_witness_compiled_free(out);
+    return st;
+}
+
+void zp_witness_compiled_free(zp_witness_compiled *c) {
+    free(c->so_path);
+    c->so_path = NULL;
+}

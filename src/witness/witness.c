@@ -1,0 +1,70 @@
+/* Files in, a witness out (witness.h). */
+#include "witness/witness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "witness/input.h"
+
+zp_status zp_witness_load(zp_witness_module **out, const char *wasm_path, const zp_witness_compile_options *options,
+                          zp_witness_run_stats *stats, zp_error *err) {
+    *out = NULL;
+    zp_witness_compiled c;
+    double t0 = zp_clock_now();
+    zp_status st = zp_witness_compile(&c, wasm_path, options, err);
+    double t1 = zp_clock_now();
+    if (st != ZP_OK) return st;
+    st = zp_witness_module_open(out, c.so_path, wasm_path, err);
+    if (stats != NULL) {
+        stats->compiled = c.compiled;
+        stats->compile_s = t1 - t0;
+        stats->load_s = zp_clock_now() - t1;
+        memcpy(stats->cache_key, c.key, sizeof c.key);
+    }
+    zp_witness_compiled_free(&c);
+    return st;
+}
+
+zp_status zp_witness_compute_file(uint8_t **values, zp_witness_module *m, const char *input_path, int sanity_check,
+                                  void *log_out, zp_witness_run_stats *stats, zp_error *err) {
+    *values = NULL;
+    zp_witness_inputs in = {0};
+    zp_witness_instance *inst = NULL;
+    uint8_t *w = NULL;
+    double t0 = zp_clock_now();
+    zp_status st = zp_witness_inputs_read(&in, input_path, zp_witness_module_prime(m), zp_witness_module_n8(m), err);
+    double t1 = zp_clock_now();
+    if (st != ZP_OK) goto done;
+    size_t count = zp_witness_module_size(m), n8 = zp_witness_module_n8(m);
+    w = malloc(count > 0 ? count * n8 : 1);
+    if (w == NULL) {
+        st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for a witness of %zu values", input_path, count);
+        goto done;
+    }
+    if ((st = zp_witness_instance_create(&inst, m, err)) != ZP_OK) goto done;
+    st = zp_witness_instance_calculate(inst, &in, w, sanity_check, err);
+    if (log_out != NULL) {
+        size_t len;
+        const char *text = zp_witness_instance_log(inst, &len);
+        if (len > 0) fwrite(text, 1, len, (FILE *)log_out);
+    }
+    if (st != ZP_OK) {
+        zp_error_prefix(err, "%s: ", input_path);
+        goto done;
+    }
+    if (stats != NULL) {
+        stats->inputs_s = t1 - t0;
+        stats->calc_s = zp_clock_now() - t1;
+        stats->memory_bytes = zp_witness_instance_memory_bytes(inst);
+    }
+    *values = w;
+    w = NULL;
+done:
+    zp_witness_instance_destroy(inst);
+    zp_witness_inputs_free(&in);
+    free(w);
+    return st;
+}
