@@ -74,6 +74,12 @@ typedef struct zp_engine_options {
      * memory (MemAvailable, or the cgroup's limit when lower) minus a 10%
      * margin. ZP_BUDGET_UNLIMITED: no admission control (experiments). */
     uint64_t budget;
+    /* 1: the budget covers the whole process, not only its buffers: the
+     * process's RSS when the engine is created (code, libraries, the
+     * heap so far: its baseline) is taken off the budget first, so that
+     * tracked buffers + baseline stay within it (zkpipe run and serve
+     * do this). A budget not above the baseline is then an error. */
+    int budget_covers_baseline;
     size_t synth_workers;    /* 0: the CPU count */
     size_t prove_workers;    /* 0: 1 */
     size_t finalize_workers; /* 0: 1 */
@@ -177,7 +183,10 @@ typedef struct zp_buffer_counts {
 
 typedef struct zp_engine_stats {
     double uptime;
-    uint64_t budget, reserved, peak_reserved;
+    /* budget: as given (or the default); buffer_budget: what tracked
+     * buffers may use, the budget less the baseline when it covers it.
+     * reserved and tracked never exceed buffer_budget. */
+    uint64_t budget, buffer_budget, reserved, peak_reserved;
     uint64_t tracked, peak_tracked;
     zp_buffer_counts by_class[ZP_BUF_CLASSES];
     zp_buffer_counts by_stage[ZP_STAGES];

@@ -573,6 +573,34 @@ static void test_backend_names(void) {
     CHECK_MSG(strstr(err.message, "cuda") != NULL, "%s", err.message);
 }
 
+/* A budget that covers the process: its own memory comes off first, the
+ * buffers get the rest; one not above it is refused naming it. Without
+ * the flag the budget is the buffers' alone. */
+static void test_budget_covers_baseline(void) {
+    zp_error err;
+    zp_engine *e = NULL;
+    zp_engine_options opt = {0};
+    opt.budget = 1ULL << 30;
+    opt.synth_workers = 1;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    zp_engine_stats st;
+    zp_engine_stats_get(&st, e);
+    CHECK(st.budget == opt.budget && st.buffer_budget == opt.budget);
+    zp_engine_destroy(e);
+    opt.budget_covers_baseline = 1;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    zp_engine_stats_get(&st, e);
+    CHECK_MSG(st.budget == opt.budget && st.baseline_rss > 0 && st.buffer_budget <= opt.budget - st.baseline_rss &&
+                  st.buffer_budget > opt.budget - st.baseline_rss - (64ULL << 20),
+              "budget %llu, baseline %llu, for buffers %llu", (unsigned long long)st.budget,
+              (unsigned long long)st.baseline_rss, (unsigned long long)st.buffer_budget);
+    zp_engine_destroy(e);
+    opt.budget = 1 << 20; /* below any process's own memory */
+    e = NULL;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_ERR_NOMEM && e == NULL);
+    CHECK_MSG(strstr(err.message, "own memory") != NULL, "%s", err.message);
+}
+
 int main(void) {
     zp_test_init("test_engine");
     if (mkdtemp(workdir) == NULL) return 1;
@@ -582,6 +610,7 @@ int main(void) {
     fixture_make(&bn_big, ZP_CURVE_BN254, 700, 3, "bn_big");
     test_tracker_kinds();
     test_backend_names();
+    test_budget_covers_baseline();
     test_basic(&bn);
     test_basic(&bls);
     test_priority(&bn);

@@ -67,7 +67,7 @@ static int64_t add(zp_store *s, const char *rid, const char *key, int prio, uint
     int64_t id = 0;
     int existing = -1;
     zp_error err = {0};
-    zp_status st = zp_store_add_job(&id, &existing, s, rid, key, prio, n, paths, submitted, &err);
+    zp_status st = zp_store_add_job(&id, &existing, s, rid, NULL, key, prio, n, paths, submitted, &err);
     CHECK_MSG(st == ZP_OK && id > 0 && existing == 0, "%s", err.message);
     free(paths);
     free(buf);
@@ -197,16 +197,16 @@ static void test_basic(void) {
     int64_t id;
     int existing;
     const char *w[2] = {"/x", NULL};
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, "k", 0, 0, w, 1, &err) == ZP_ERR_ARG);
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, "k", 0, 2, w, 1, &err) == ZP_ERR_ARG &&
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "k", 0, 0, w, 1, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "k", 0, 2, w, 1, &err) == ZP_ERR_ARG &&
           strstr(err.message, "partition 1"));
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, "", 0, 1, w, 1, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "", 0, 1, w, 1, &err) == ZP_ERR_ARG);
     char longkey[200];
     memset(longkey, 'k', sizeof longkey - 1);
     longkey[sizeof longkey - 1] = '\0';
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, longkey, 0, 1, w, 1, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, longkey, 0, 1, w, 1, &err) == ZP_ERR_ARG);
     longkey[127] = '\0'; /* 127 bytes: the most a key id may have */
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, longkey, 0, 1, w, 1, &err) == ZP_OK);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, longkey, 0, 1, w, 1, &err) == ZP_OK);
     CHECK(!strcmp(get(s, id).key_id, longkey));
     CHECK(zp_store_list(s, 10, "sleeping", list_cb, l, &err) == ZP_ERR_ARG && strstr(err.message, "sleeping"));
     CHECK(zp_store_finish_job(s, b, "running", NULL, 1, NULL, 0, &err) == ZP_ERR_ARG);
@@ -219,6 +219,59 @@ static void test_basic(void) {
 
 /* ---- request ids ---- */
 
+static void raw_exec(const char *path, const char *sql);
+
+/* The request's digest is kept with the job and read back; a store made
+ * before it existed (schema version 1) is upgraded in place, its jobs
+ * without one. */
+static void test_request_digest(void) {
+    char path[128];
+    new_path(path, sizeof path);
+    zp_store *s = open_ok(path);
+    zp_error err = {0};
+    const char *w[1] = {"/a"};
+    const char *d1 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    int64_t id1, id2;
+    int existing;
+    char longer[80];
+    memset(longer, 'd', 65);
+    longer[65] = '\0';
+    CHECK(zp_store_add_job(&id1, &existing, s, "r", longer, "k", 0, 1, w, 1, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id1, &existing, s, "r", d1, "k", 0, 1, w, 1, &err) == ZP_OK && !existing);
+    CHECK(zp_store_add_job(&id2, &existing, s, "r", "other", "k", 0, 1, w, 2, &err) == ZP_OK && existing &&
+          id2 == id1);
+    CHECK(!strcmp(get(s, id1).request_digest, d1)); /* the first one's, untouched */
+    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", 0, 1, w, 3, &err) == ZP_OK &&
+          get(s, id2).request_digest[0] == '\0');
+    zp_store_close(s);
+
+    /* version 1: the schema as zkpipe 0.1 made it */
+    new_path(path, sizeof path);
+    raw_exec(path, "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE,"
+                   " key_id TEXT NOT NULL, priority INTEGER NOT NULL, partitions INTEGER NOT NULL CHECK(partitions > 0),"
+                   " done INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL CHECK(state IN"
+                   " ('queued','running','done','failed','cancelled')), error TEXT, submitted REAL NOT NULL,"
+                   " finished REAL);"
+                   "CREATE INDEX jobs_state ON jobs(state);"
+                   "CREATE INDEX jobs_finished ON jobs(finished) WHERE finished IS NOT NULL;"
+                   "CREATE TABLE partitions(job_id INTEGER NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL,"
+                   " witness TEXT NOT NULL, proof TEXT, public TEXT, queued REAL, synth REAL, wait_prove REAL,"
+                   " prove REAL, wait_final REAL, final REAL, total REAL, PRIMARY KEY(job_id, idx));"
+                   "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted)"
+                   " VALUES('old', 'k', 0, 1, 'queued', 1);"
+                   "INSERT INTO partitions(job_id, idx, witness) VALUES(1, 0, '/old');"
+                   "PRAGMA application_id = 2053861488; PRAGMA user_version = 1;");
+    s = open_ok(path);
+    zp_store_job j = get(s, 1);
+    CHECK(!strcmp(j.request_id, "old") && j.request_digest[0] == '\0' && !strcmp(j.state, "queued"));
+    CHECK(zp_store_add_job(&id2, &existing, s, "new", d1, "k", 0, 1, w, 2, &err) == ZP_OK && !existing &&
+          !strcmp(get(s, id2).request_digest, d1));
+    zp_store_close(s);
+    s = open_ok(path); /* and it stays upgraded */
+    CHECK(!strcmp(get(s, id2).request_digest, d1));
+    zp_store_close(s);
+}
+
 static void test_request_ids(void) {
     char path[128];
     new_path(path, sizeof path);
@@ -228,8 +281,8 @@ static void test_request_ids(void) {
     int64_t id1, id2, found;
     int existing;
 
-    CHECK(zp_store_add_job(&id1, &existing, s, "client-1", "k", 0, 2, w, 5, &err) == ZP_OK && existing == 0);
-    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", "other", 3, 3, w, 6, &err) == ZP_OK);
+    CHECK(zp_store_add_job(&id1, &existing, s, "client-1", NULL, "k", 0, 2, w, 5, &err) == ZP_OK && existing == 0);
+    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "other", 3, 3, w, 6, &err) == ZP_OK);
     CHECK(existing == 1 && id2 == id1);
     zp_store_job j = get(s, id1); /* the first one, untouched */
     CHECK(!strcmp(j.key_id, "k") && j.partitions == 2 && j.submitted == 5);
@@ -239,9 +292,9 @@ static void test_request_ids(void) {
     CHECK(zp_store_find_request(&found, s, NULL, &err) == ZP_OK && found == 0);
 
     /* No request id: each add is a new job. */
-    CHECK(zp_store_add_job(&id2, &existing, s, NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0 && id2 > id1);
+    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0 && id2 > id1);
     int64_t id3;
-    CHECK(zp_store_add_job(&id3, &existing, s, "", "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0 && id3 > id2);
+    CHECK(zp_store_add_job(&id3, &existing, s, "", NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0 && id3 > id2);
     uint64_t n[ZP_STORE_STATES];
     counts(n, s);
     CHECK(n[0] == 3);
@@ -250,14 +303,14 @@ static void test_request_ids(void) {
     char rid[130];
     memset(rid, 'r', 129);
     rid[129] = '\0';
-    CHECK(zp_store_add_job(&id2, &existing, s, rid, "k", 0, 1, w, 7, &err) == ZP_ERR_ARG &&
+    CHECK(zp_store_add_job(&id2, &existing, s, rid, NULL, "k", 0, 1, w, 7, &err) == ZP_ERR_ARG &&
           strstr(err.message, "128"));
     rid[128] = '\0';
-    CHECK(zp_store_add_job(&id2, &existing, s, rid, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0);
+    CHECK(zp_store_add_job(&id2, &existing, s, rid, NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0);
     CHECK(!strcmp(get(s, id2).request_id, rid));
     /* Still found after the job ended. */
     finish(s, id1, "done", 9);
-    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", "k", 0, 2, w, 5, &err) == ZP_OK && existing == 1 &&
+    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "k", 0, 2, w, 5, &err) == ZP_OK && existing == 1 &&
           id2 == id1);
     zp_store_close(s);
 }
@@ -379,10 +432,21 @@ typedef struct unfinished {
     char first[64][64];
     size_t n;
     int bad;
+    int64_t damaged[16];
+    char damage[16][512];
+    size_t n_damaged;
 } unfinished;
 
-static void unfinished_cb(void *arg, const zp_store_job *job, const char *const *w) {
+static void unfinished_cb(void *arg, const zp_store_job *job, const char *const *w, const char *damage) {
     unfinished *u = arg;
+    if (damage != NULL || w == NULL) {
+        if (u->n_damaged < 16) {
+            u->damaged[u->n_damaged] = job->id;
+            snprintf(u->damage[u->n_damaged], sizeof u->damage[0], "%s", damage ? damage : "(none)");
+        }
+        u->n_damaged++;
+        return;
+    }
     if (u->n >= 64) return;
     u->ids[u->n] = job->id;
     u->parts[u->n] = job->partitions;
@@ -527,11 +591,11 @@ static void *worker_run(void *arg) {
         int existing;
         snprintf(rid, sizeof rid, "t%d-%d", w->t, i);
         uint32_t n = 1 + (uint32_t)((w->t + i) % 3);
-        if (zp_store_add_job(&id, &existing, w->s, rid, "k", i, n, paths, i, &err) != ZP_OK || existing) goto fail;
+        if (zp_store_add_job(&id, &existing, w->s, rid, NULL, "k", i, n, paths, i, &err) != ZP_OK || existing) goto fail;
         /* Every thread also tries the same shared request ids. */
         if (i < SHARED) {
             snprintf(rid, sizeof rid, "shared-%d", (i + w->t) % SHARED);
-            if (zp_store_add_job(&w->shared_ids[(i + w->t) % SHARED], &existing, w->s, rid, "k", 0, 1, paths, i,
+            if (zp_store_add_job(&w->shared_ids[(i + w->t) % SHARED], &existing, w->s, rid, NULL, "k", 0, 1, paths, i,
                                  &err) != ZP_OK)
                 goto fail;
         }
@@ -637,7 +701,7 @@ static void crash_child(const char *path, int fd) {
         }
         int64_t id;
         int existing;
-        if (zp_store_add_job(&id, &existing, s, rid, "k", 0, n, paths, seq, &err) != ZP_OK || existing) _exit(3);
+        if (zp_store_add_job(&id, &existing, s, rid, NULL, "k", 0, n, paths, seq, &err) != ZP_OK || existing) _exit(3);
         added a = {id, n, seq};
         if (write(fd, &a, sizeof a) != (ssize_t)sizeof a) _exit(4);
         /* Some jobs end too, so that the kill can land in a finish. */
@@ -713,7 +777,7 @@ static void test_crash(void) {
         int64_t id;
         int existing;
         const char *w[1] = {"/after"};
-        CHECK(zp_store_add_job(&id, &existing, s, "after-crash", "k", 0, 1, w, 1, &err) == ZP_OK && existing == 0);
+        CHECK(zp_store_add_job(&id, &existing, s, "after-crash", NULL, "k", 0, 1, w, 1, &err) == ZP_OK && existing == 0);
         zp_store_close(s);
         free(got);
         reported += n;
@@ -747,6 +811,55 @@ static void raw_exec(const char *path, const char *sql) {
     CHECK(sqlite3_open(path, &db) == SQLITE_OK);
     CHECK_MSG(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
     sqlite3_close(db);
+}
+
+/* Rows damaged by hand (or by a bug): each fails its own job in the
+ * unfinished listing, with a reason; the others resume; the store opens
+ * although a row breaks a CHECK constraint. */
+static void test_damaged_rows(void) {
+    char path[128];
+    new_path(path, sizeof path);
+    zp_store *s = open_ok(path);
+    int64_t ids[8];
+    for (int i = 0; i < 8; i++) {
+        char rid[16];
+        snprintf(rid, sizeof rid, "d%d", i);
+        ids[i] = add(s, rid, "k", 0, 3, 10 + i);
+    }
+    zp_store_close(s);
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "DELETE FROM partitions WHERE job_id = %lld AND idx = 1;"
+             "UPDATE partitions SET idx = 7 WHERE job_id = %lld AND idx = 2;"
+             "UPDATE partitions SET witness = '' WHERE job_id = %lld AND idx = 0;"
+             "UPDATE partitions SET witness = x'00ff' WHERE job_id = %lld AND idx = 2;"
+             "UPDATE jobs SET partitions = 1000000000 WHERE id = %lld;"
+             "PRAGMA ignore_check_constraints = ON; UPDATE jobs SET state = 'xyz' WHERE id = %lld;",
+             (long long)ids[1], (long long)ids[2], (long long)ids[3], (long long)ids[4], (long long)ids[5],
+             (long long)ids[6]);
+    raw_exec(path, sql);
+    static const char *const why[6] = {"partition 2 where partition 1", "partition 7 where partition 2", "no witness path",
+                                       "no witness path", "3 of its 1000000000", "state 'xyz'"};
+
+    s = open_ok(path);
+    zp_error err = {0};
+    unfinished u = {0};
+    zp_status st = zp_store_unfinished(s, unfinished_cb, &u, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    CHECK_MSG(u.n == 2 && u.bad == 0 && u.ids[0] == ids[0] && u.ids[1] == ids[7], "%zu good jobs", u.n);
+    CHECK_MSG(u.n_damaged == 6, "%zu damaged jobs", u.n_damaged);
+    for (size_t i = 0; i < 6 && i < u.n_damaged; i++) {
+        CHECK_MSG(u.damaged[i] == ids[1 + i] && strstr(u.damage[i], why[i]) != NULL, "job %lld: '%s'",
+                  (long long)u.damaged[i], u.damage[i]);
+        printf("test_store: (expected) job %lld: %s\n", (long long)u.damaged[i], u.damage[i]);
+    }
+    /* each can be failed, which ends it */
+    for (int i = 1; i < 7; i++)
+        CHECK_MSG(zp_store_finish_job(s, ids[i], "failed", "damaged", 50, NULL, 0, &err) == ZP_OK, "%s", err.message);
+    u = (unfinished){0};
+    CHECK(zp_store_unfinished(s, unfinished_cb, &u, &err) == ZP_OK && u.n == 2 && u.n_damaged == 0);
+    CHECK(!strcmp(get(s, ids[6]).state, "failed"));
+    zp_store_close(s);
 }
 
 static void test_bad_files(void) {
@@ -897,6 +1010,8 @@ int main(void) {
     }
     RUN(test_basic);
     RUN(test_request_ids);
+    RUN(test_request_digest);
+    RUN(test_damaged_rows);
     RUN(test_results);
     RUN(test_reopen_expire);
     RUN(test_list);

@@ -57,8 +57,9 @@ void answer_print_status(FILE *out, json_t *s) {
     answer_put(out, answer_str(s, "version", "?"), 0);
     fprintf(out, ", up %s s, keys loaded: %s\n", count_str(a, sizeof a, num(s, "uptime")),
             count_str(b, sizeof b, num(s, "keys_loaded")));
-    fprintf(out, "memory: budget %s, reserved %s (peak %s)", size_str(a, sizeof a, num(s, "budget")),
-            size_str(b, sizeof b, num(s, "reserved")), size_str(d, sizeof d, num(s, "peak_reserved")));
+    fprintf(out, "memory: budget %s (%s for buffers), reserved %s (peak %s)", size_str(a, sizeof a, num(s, "budget")),
+            size_str(e, sizeof e, num(s, "buffer_budget")), size_str(b, sizeof b, num(s, "reserved")),
+            size_str(d, sizeof d, num(s, "peak_reserved")));
     fprintf(out, ", tracked %s (peak %s)\n", size_str(a, sizeof a, num(s, "tracked")),
             size_str(b, sizeof b, num(s, "peak_tracked")));
     fprintf(out, "RSS: %s (peak %s, %s at start)\n", size_str(a, sizeof a, num(s, "rss")),

@@ -38,7 +38,7 @@ static const zp_option options[] = {
      "the witnesses, one partition each (required)", NULL},
     {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
     {"budget", 0, ZP_OPT_BYTES, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
-     "memory budget for all tracked buffers, e.g. 8G,\n512M (default: available memory minus 10%)", NULL},
+     "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked buffer\n(default: available memory minus 10%)", NULL},
     {"synth-workers", 0, ZP_OPT_COUNT, ENG(synth_workers), 1, 256, NULL, "N",
      "synthesis workers (default: one per CPU)", NULL},
     {"prove-workers", 0, ZP_OPT_COUNT, ENG(prove_workers), 1, 64, NULL, "N", "prove workers (default 1)", NULL},
@@ -109,10 +109,10 @@ static void summary(zp_engine *engine, uint64_t job, size_t n, double wall) {
     static const char *names[7] = {"admission", "synthesis", "wait prove", "prove", "wait final", "finalize",
                                    "total"};
     for (int k = 0; k < 7; k++) stage_row(names[k], v + (size_t)k * n, n);
-    printf("  memory (MB): budget %.0f, peak reserved %.0f, peak tracked %.0f; peak RSS %.0f "
-           "(%.0f above the %.0f at start)\n",
-           mb(s.budget), mb(s.peak_reserved), mb(s.peak_tracked), mb(s.peak_rss), mb(s.peak_rss - s.baseline_rss),
-           mb(s.baseline_rss));
+    printf("  memory (MB): budget %.0f (%.0f the process's own: RSS %.0f at start, its code and threads; %.0f for "
+           "buffers), peak reserved %.0f, peak tracked %.0f; peak RSS %.0f\n",
+           mb(s.budget), mb(s.budget - s.buffer_budget), mb(s.baseline_rss), mb(s.buffer_budget), mb(s.peak_reserved),
+           mb(s.peak_tracked), mb(s.peak_rss));
     printf("  peak tracked by class (MB):");
     for (int c = 0; c < ZP_BUF_CLASSES; c++) {
         printf(" %s %.1f", zp_buffer_class_name((zp_buffer_class)c), mb(s.by_class[c].peak_bytes));
@@ -147,6 +147,7 @@ int zp_cmd_run(int argc, char **argv) {
     size_t n = args.witnesses.n;
     int quiet = args.quiet;
     if (args.log) opt.log = log_line;
+    opt.budget_covers_baseline = 1; /* --budget is the process's, its own memory at start included */
     if (key == NULL || n == 0 || out == NULL) {
         rc = zp_cli_usage_error(&cmd, "--key, --witness and --out are required");
         goto done;

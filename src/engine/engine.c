@@ -204,6 +204,13 @@ static zp_status start_thread(zp_engine *e, void *(*fn)(void *), size_t pool_ind
     return ZP_OK;
 }
 
+/* Bytes for messages: "12.5 MiB", "3.00 GiB". */
+static const char *human(char buf[32], uint64_t bytes) {
+    if (bytes >= (1ULL << 30)) snprintf(buf, 32, "%.2f GiB", (double)bytes / (1ULL << 30));
+    else snprintf(buf, 32, "%.1f MiB", (double)bytes / (1ULL << 20));
+    return buf;
+}
+
 zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp_error *err) {
     *out = NULL;
     zp_engine *e = calloc(1, sizeof *e);
@@ -233,6 +240,26 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
         e->opt.budget = avail - avail / 10;
     }
     e->budget = e->opt.budget;
+    e->baseline_rss = zp_mem_rss();
+    if (e->opt.budget_covers_baseline && e->budget != ZP_BUDGET_UNLIMITED) {
+        /* The process's own memory: its RSS now, zkpipe's code not yet
+         * paged in (the prover's and the pairing's pages come in when
+         * they first run: 3 MB of 4), and what the threads about to start
+         * will touch (stack pages, their malloc arenas). */
+        size_t threads = e->n_synth + e->n_prove + e->n_final + 2 + e->n_synth * (e->opt.synth_threads - 1) +
+                         (e->n_prove + e->n_final) * (e->opt.prove_threads - 1);
+        e->own_bytes = e->baseline_rss + zp_mem_image_unloaded() + (uint64_t)threads * ZP_ENGINE_THREAD_BYTES;
+        if (e->budget <= e->own_bytes) {
+            char b1[32], b2[32];
+            uint64_t budget = e->budget, own = e->own_bytes;
+            free(e);
+            return zp_error_set(err, ZP_ERR_NOMEM,
+                                "the memory budget (%s) is not above this process's own memory before any buffer "
+                                "(%s: its RSS, its code and its %zu threads), which it must cover", human(b1, budget),
+                                human(b2, own), threads);
+        }
+        e->budget -= e->own_bytes;
+    }
     e->next_job_id = 1;
     zp_tracker_init(&e->tracker);
     pthread_mutex_init(&e->lock, NULL);
@@ -244,7 +271,6 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     queue_init(&e->to_prove, e->opt.queue_capacity);
     queue_init(&e->to_final, e->opt.queue_capacity);
     e->t0 = zp_clock_now();
-    e->baseline_rss = zp_mem_rss();
 
     zp_backend_config bcfg = {e->opt.prove_threads, ZP_SIMD_AUTO, &e->tracker};
     zp_status st = zp_backend_ctx_create(&e->backend, e->opt.backend, &bcfg, err);
@@ -332,12 +358,6 @@ void zp_engine_destroy(zp_engine *e) {
 
 /* ---- submission -------------------------------------------------------- */
 
-static const char *human(char buf[32], uint64_t bytes) {
-    if (bytes >= (1ULL << 30)) snprintf(buf, 32, "%.2f GiB", (double)bytes / (1ULL << 30));
-    else snprintf(buf, 32, "%.1f MiB", (double)bytes / (1ULL << 20));
-    return buf;
-}
-
 static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
     if (spec == NULL || spec->key_path == NULL) return zp_error_set(err, ZP_ERR_ARG, "a job needs a proving key");
     if (spec->partitions == 0) return zp_error_set(err, ZP_ERR_ARG, "a job needs at least one witness");
@@ -403,12 +423,15 @@ zp_status zp_engine_submit(uint64_t *job_id, zp_engine *e, const zp_job_spec *sp
     pthread_mutex_lock(&e->lock);
     uint64_t one = engine_key_bytes(key) + key->footprint;
     if (one > e->budget) {
-        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+        int base = e->opt.budget_covers_baseline;
         st = zp_error_set(err, ZP_ERR_NOMEM,
                           "the memory budget (%s) is too small for one partition of %s: it needs %s "
-                          "(key %s, matrices %s, witness + a/b/c + MSM %s)",
-                          human(b1, e->budget), key->path, human(b2, one), human(b3, key->file_bytes + key->copies_bytes),
-                          human(b4, key->matrices_bytes), human(b5, key->footprint));
+                          "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s)",
+                          human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes),
+                          human(b3, key->file_bytes + key->copies_bytes), human(b4, key->matrices_bytes),
+                          human(b5, key->footprint), base ? ", and the process's own " : "",
+                          base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
     } else if (e->stopping) {
         st = zp_error_set(err, ZP_ERR_ARG, "the engine is shutting down");
     }
@@ -575,7 +598,8 @@ void zp_engine_stats_get(zp_engine_stats *s, zp_engine *e) {
     s->baseline_rss = e->baseline_rss;
     pthread_mutex_lock(&e->lock);
     s->uptime = zp_clock_now() - e->t0;
-    s->budget = e->budget;
+    s->budget = e->opt.budget;
+    s->buffer_budget = e->budget;
     s->reserved = e->reserved;
     s->peak_reserved = e->peak_reserved;
     for (int g = 0; g < ZP_STAGES; g++) {

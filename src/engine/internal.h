@@ -18,6 +18,11 @@
 #include "mem/track.h"
 #include "zkpipe_engine.h"
 
+/* What one engine thread adds to the process's RSS once it has run (its
+ * stack's touched pages, its malloc arena), for a budget that covers the
+ * whole process; measured here at 100-130 KiB, rounded up. */
+#define ZP_ENGINE_THREAD_BYTES (192u << 10)
+
 typedef enum { KEY_UNLOADED = 0, KEY_LOADING, KEY_LOADED } key_state;
 
 /* A proving key known to the engine: its dimensions always, its mapping and
@@ -126,6 +131,7 @@ struct zp_engine {
     /* sampler and trace (trace.c) */
     double t0;
     uint64_t baseline_rss;
+    uint64_t own_bytes; /* what the budget covers before any buffer (budget_covers_baseline); else 0 */
     _Atomic uint64_t rss, peak_rss, rss_at_peak, tracked_at_peak;
     pthread_cond_t sampler_wake;
     int sampler_stop;

@@ -1,8 +1,12 @@
+#define _GNU_SOURCE /* dladdr */
 #include "mem/track.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -154,6 +158,35 @@ void zp_track_move(zp_tracker *t, zp_tracked *buf, unsigned stage) {
     atomic_fetch_add(&t->bytes[buf->cls][stage], buf->bytes);
     atomic_fetch_add(&t->stage_count[stage], 1);
     raise_peak(&t->stage_peak[stage], atomic_fetch_add(&t->stage_bytes[stage], buf->bytes) + buf->bytes);
+}
+
+size_t zp_mem_image_unloaded(void) {
+    Dl_info info;
+    char image[PATH_MAX];
+    /* the object this function is in: the executable or libzkpipe.so */
+    if (dladdr((void *)zp_mem_image_unloaded, &info) == 0 || info.dli_fname == NULL ||
+        realpath(info.dli_fname[0] ? info.dli_fname : "/proc/self/exe", image) == NULL)
+        return 0;
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (f == NULL) return 0;
+    char line[PATH_MAX + 128];
+    int ours = 0;
+    unsigned long long size = 0, rss = 0, unloaded = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long long lo, hi, kb;
+        char path[PATH_MAX + 1] = "";
+        if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4096s", &lo, &hi, path) >= 2 && strchr(line, '-') < strchr(line, ' ')) {
+            if (ours && size > rss) unloaded += size - rss;
+            ours = strcmp(path, image) == 0;
+            size = hi - lo;
+            rss = 0;
+        } else if (ours && sscanf(line, "Rss: %llu kB", &kb) == 1) {
+            rss = kb << 10;
+        }
+    }
+    if (ours && size > rss) unloaded += size - rss;
+    fclose(f);
+    return (size_t)unloaded;
 }
 
 size_t zp_mem_rss(void) {

@@ -104,4 +104,10 @@ void zp_track_move(zp_tracker *t, zp_tracked *buf, unsigned stage);
 /* The process's resident set size now, in bytes (0 if unknown). */
 size_t zp_mem_rss(void);
 
+/* The bytes of zkpipe's own code that are mapped but not resident yet:
+ * the executable's (or libzkpipe.so's) file mappings, whose pages come in
+ * as code first runs (the prover, the pairing), after any baseline taken
+ * before. 0 if unknown. Reads /proc/self/smaps: not for hot paths. */
+size_t zp_mem_image_unloaded(void);
+
 #endif

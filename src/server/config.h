@@ -25,7 +25,7 @@ typedef struct zp_server_config {
     size_t n_keys;
     uint64_t budget; /* 0: the engine's default */
     uint64_t synth_workers, prove_workers, finalize_workers, threads, queue;
-    uint64_t max_request, max_partitions, max_connections, max_connections_per_ip;
+    uint64_t max_request, max_partitions, max_queued, max_connections, max_connections_per_ip;
     uint64_t connection_timeout; /* seconds a connection may stay silent */
     uint64_t result_ttl, spool_max, shutdown_grace;
     int log_level; /* 0 error, 1 info, 2 debug */

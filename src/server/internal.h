@@ -20,6 +20,9 @@ typedef struct active_job {
     uint64_t engine_id;
 } active_job;
 
+/* collector.c: an ended job whose record waits for the store. */
+typedef struct pending_commit pending_commit;
+
 #define HISTORY 600
 typedef struct history_sample {
     double t;
@@ -56,6 +59,11 @@ struct zp_server {
     uint64_t latency_count[LATENCY_STAGES];
     uint64_t http_codes[6][100]; /* [status / 100][status % 100] */
     uint64_t job_conns;          /* requests in flight other than status, metrics, dashboard */
+    pending_commit **pending; /* ended jobs not yet recorded (disk full, I/O errors) */
+    size_t n_pending, cap_pending;
+    uint64_t commit_failures; /* failed tries at recording a job's end, since start */
+    char commit_error[640];   /* the last one's message */
+    double commit_error_at;   /* and when (Unix seconds; 0: none) */
     history_sample history[HISTORY];
     size_t history_head, history_len;
     double last_expire;
@@ -83,14 +91,15 @@ char *server_key_path(zp_server *s, const char *id, zp_error *err);
 zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
                                const char *const *paths, size_t n, zp_error *err);
 /* Accepts a job whose witnesses are in memory: spools, stores, submits.
- * On success *id is the store's id; *existing when request_id was known. */
+ * On success *id is the store's id; *existing when request_id was known
+ * (the caller compares request_digest with the stored job's). */
 typedef struct job_witness {
     const unsigned char *bytes; /* the .wtns file */
     size_t size;
 } job_witness;
 zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
-                        int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
-                        zp_error *err);
+                        int priority, const char *request_id, const char *request_digest, const job_witness *w,
+                        size_t n, int *http_status, zp_error *err);
 
 /* spool.c */
 /* Writes and fsyncs the witnesses into a fresh directory of the spool:
@@ -116,6 +125,12 @@ zp_status server_resume(zp_server *s, zp_error *err);
 
 /* collector.c: the thread that records each ended job (arg: the server). */
 void *server_collector_main(void *arg);
+/* An ended job whose record is not in the store yet: 1 and fn called for
+ * each partition's proof, public signals and times (fn may be NULL), and
+ * *state its end ("done", "failed", "cancelled"); 0 when id is not one. */
+int server_pending_results(zp_server *s, int64_t id, zp_store_result_fn fn, void *arg, const char **state);
+/* The pending records by their jobs' end: done, failed, cancelled. Lock held. */
+void server_pending_counts(zp_server *s, uint64_t by_state[3]);
 
 /* routes.c */
 void server_respond_json(zp_response *resp, int status, json_t *body);

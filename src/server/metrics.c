@@ -65,9 +65,18 @@ void server_metrics(zp_server *s, zp_response *resp) {
     header(&t, "zkpipe_jobs_total", "counter", "Jobs ended since the daemon started, by outcome.");
     static const char *outcomes[3] = {"done", "failed", "cancelled"};
     for (int i = 0; i < 3; i++) put(&t, "zkpipe_jobs_total{outcome=\"%s\"} %llu\n", outcomes[i], (unsigned long long)s->outcomes[i]);
+    uint64_t pending[3];
+    server_pending_counts(s, pending);
+    uint64_t n_pending = pending[0] + pending[1] + pending[2];
     header(&t, "zkpipe_jobs", "gauge", "Jobs in the store not yet ended, by state.");
-    put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n", (unsigned long long)counts[0],
-        (unsigned long long)counts[1]);
+    put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n",
+        (unsigned long long)(counts[0] > n_pending ? counts[0] - n_pending : 0), (unsigned long long)counts[1]);
+    header(&t, "zkpipe_store_commit_pending", "gauge",
+           "Ended jobs whose record could not be written to the store yet (disk full, I/O errors); retried.");
+    put(&t, "zkpipe_store_commit_pending %llu\n", (unsigned long long)n_pending);
+    header(&t, "zkpipe_store_commit_failures_total", "counter",
+           "Failed tries at recording a job's end in the store, since the daemon started.");
+    put(&t, "zkpipe_store_commit_failures_total %llu\n", (unsigned long long)s->commit_failures);
     header(&t, "zkpipe_proofs_total", "counter", "Proofs made since the daemon started.");
     put(&t, "zkpipe_proofs_total %llu\n", (unsigned long long)s->proofs);
     header(&t, "zkpipe_stage_seconds", "histogram", "Per-partition time in each stage, seconds.");
@@ -125,8 +134,12 @@ void server_metrics(zp_server *s, zp_response *resp) {
     for (int g = ZP_STAGE_SYNTH; g < ZP_STAGE_DEALLOC; g++) {
         put(&t, "zkpipe_stage_partitions{stage=\"%s\"} %zu\n", zp_stage_name((zp_stage)g), st.partitions_in[g]);
     }
-    header(&t, "zkpipe_budget_bytes", "gauge", "The memory budget.");
+    header(&t, "zkpipe_budget_bytes", "gauge", "The memory budget: the daemon's own memory at start and its buffers.");
     put(&t, "zkpipe_budget_bytes %llu\n", (unsigned long long)st.budget);
+    header(&t, "zkpipe_buffer_budget_bytes", "gauge", "The budget less the baseline: what tracked buffers may use.");
+    put(&t, "zkpipe_buffer_budget_bytes %llu\n", (unsigned long long)st.buffer_budget);
+    header(&t, "zkpipe_baseline_rss_bytes", "gauge", "The daemon's RSS before any buffer (at the engine's start).");
+    put(&t, "zkpipe_baseline_rss_bytes %llu\n", (unsigned long long)st.baseline_rss);
     header(&t, "zkpipe_reserved_bytes", "gauge", "Bytes reserved from the budget.");
     put(&t, "zkpipe_reserved_bytes %llu\n", (unsigned long long)st.reserved);
     header(&t, "zkpipe_tracked_bytes", "gauge", "Bytes of all tracked buffers.");

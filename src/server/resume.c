@@ -1,6 +1,7 @@
 /* Resume after a stop or a crash: every job the store still holds as
  * unfinished is submitted to the engine again (its witnesses are in the
- * spool); one that cannot be (its key is gone) is recorded as failed.
+ * spool); one that cannot be (its key is gone, its rows are damaged) is
+ * recorded as failed with the reason, and the daemon starts all the same.
  * Then the spool is swept: a file no resumed job holds is an orphan. */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -35,13 +36,19 @@ static void keep_files(resume_ctx *r, const char *const *paths, size_t n) {
     }
 }
 
-static void resume_job(void *arg, const zp_store_job *job, const char *const *paths) {
+static void resume_job(void *arg, const zp_store_job *job, const char *const *paths, const char *damage) {
     resume_ctx *r = arg;
     zp_server *s = r->s;
     zp_error err;
     uint64_t engine_id;
-    char *key_path = server_key_path(s, job->key_id, &err);
-    zp_status st = key_path ? ZP_OK : ZP_ERR_ARG;
+    char *key_path = NULL;
+    zp_status st = ZP_OK;
+    if (damage != NULL) {
+        st = zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its rows in the store are damaged: %s", damage);
+    } else {
+        key_path = server_key_path(s, job->key_id, &err);
+        if (key_path == NULL) st = ZP_ERR_ARG;
+    }
     if (st == ZP_OK) st = server_engine_submit(&engine_id, s, key_path, job->priority, paths, job->partitions, &err);
     free(key_path);
     if (st == ZP_OK) {
@@ -55,6 +62,7 @@ static void resume_job(void *arg, const zp_store_job *job, const char *const *pa
         return;
     }
     r->failed++;
+    server_log(s, 0, "job %lld: %s", (long long)job->id, err.message);
     zp_error e2;
     if (zp_store_finish_job(s->store, job->id, "failed", err.message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
         server_log(s, 0, "job %lld: %s", (long long)job->id, e2.message);

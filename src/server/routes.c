@@ -57,6 +57,7 @@ const char *server_error_code(int status) {
     case 405: return "method_not_allowed";
     case 409: return "conflict";
     case 413: return "too_large";
+    case 429: return "queue_full";
     case 422: return "invalid_input";
     case 503: return "shutting_down";
     case 507: return "spool_full";

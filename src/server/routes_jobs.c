@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "server/internal.h"
 
@@ -39,16 +40,21 @@ static json_t *job_json(zp_server *s, const zp_store_job *job, uint64_t *engine_
     /* While the engine knows the job it is the fresher source: a job it
      * has ended (cancelled, failed, done) stays "queued" or "running" in
      * the store until the collector records the end. */
+    const char *error = job->error[0] && strcmp(job->state, "failed") == 0 ? job->error : NULL;
     if (engine_id && zp_engine_job(&info, s->engine, engine_id, 0, &err) == ZP_OK) {
         state = zp_job_state_name(info.state);
         done = (uint32_t)info.done;
+        if (info.state == ZP_JOB_FAILED) error = info.error.message;
     }
     if (engine_id_out) *engine_id_out = engine_id;
     json_t *o = json_pack("{s:I,s:s,s:i,s:s,s:i,s:i,s:f,s:o}", "id", (json_int_t)job->id, "key", job->key_id,
                           "priority", job->priority, "state", state, "partitions", (int)job->partitions, "done",
                           (int)done, "submitted", job->submitted, "finished", num_or_null(job->finished));
     if (o && job->request_id[0]) json_object_set_new(o, "request_id", json_string(job->request_id));
-    if (o && job->error[0] && strcmp(job->state, "failed") == 0) json_object_set_new(o, "error", json_string(job->error));
+    if (o && error) json_object_set_new(o, "error", json_string(error));
+    /* ended, but the record waits for the store (a full disk): say so */
+    if (o && !strcmp(job->state, "queued") && server_pending_results(s, job->id, NULL, NULL, NULL))
+        json_object_set_new(o, "recorded", json_false());
     return o;
 }
 
@@ -196,6 +202,32 @@ static unsigned char *read_confined(size_t *size, zp_server *s, const char *path
     return buf;
 }
 
+/* What a request_id stands for: the SHA-256 of everything that decides the
+ * job's proofs and its order (key, priority, each witness's bytes, however
+ * they came: inline or by path), each field length-prefixed so that no two
+ * requests share an encoding. A retry must match it to get the job back. */
+static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, const job_witness *w,
+                                size_t n, zp_error *err) {
+    zp_sha256 h;
+    zp_status st = zp_sha256_init(&h, err);
+    if (st != ZP_OK) return st;
+    char head[64];
+    int len = snprintf(head, sizeof head, "zkpipe job request 1\n%zu:", strlen(key));
+    zp_sha256_update(&h, head, (size_t)len);
+    zp_sha256_update(&h, key, strlen(key));
+    len = snprintf(head, sizeof head, "\n%d\n%zu\n", priority, n);
+    zp_sha256_update(&h, head, (size_t)len);
+    for (size_t i = 0; i < n; i++) {
+        len = snprintf(head, sizeof head, "%zu\n", w[i].size);
+        zp_sha256_update(&h, head, (size_t)len);
+        zp_sha256_update(&h, w[i].bytes, w[i].size);
+    }
+    uint8_t d[ZP_SHA256_BYTES];
+    zp_sha256_final(&h, d);
+    zp_sha256_hex(hex, d);
+    return ZP_OK;
+}
+
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     json_error_t jerr;
     json_t *root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
@@ -263,7 +295,12 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         int64_t id = 0;
         int existing = 0;
         size_t position = 0;
-        zp_status st = server_submit(&id, &existing, &position, s, key, priority, request_id, w, n, &status, &err);
+        char digest[ZP_SHA256_HEX] = "";
+        zp_status st = request_digest(digest, key, priority, w, n, &err);
+        if (st == ZP_OK)
+            st = server_submit(&id, &existing, &position, s, key, priority, request_id, digest, w, n, &status, &err);
+        else
+            status = 500;
         zp_store_job job;
         if (st != ZP_OK) {
             server_respond_error(resp, status, server_error_code(status), "%s", err.message);
@@ -273,6 +310,12 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
             server_respond_error(resp, 409, "conflict",
                                  "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
                                  (long long)id, job.key_id, job.partitions);
+        } else if (existing && job.request_digest[0] && strcmp(job.request_digest, digest) != 0) {
+            /* same key and count, other witnesses or priority: another job */
+            server_respond_error(resp, 409, "conflict",
+                                 "request_id '%s' was used for job %lld with other witnesses or priority"
+                                 " (request digest %.16s..., this one %.16s...)",
+                                 request_id, (long long)id, job.request_digest, digest);
         } else {
             json_t *o = job_json(s, &job, NULL);
             json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
@@ -384,7 +427,7 @@ void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respons
             server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
             return;
         }
-        if (ended(&job)) break;
+        if (ended(&job) || server_pending_results(s, id, NULL, NULL, NULL)) break;
         pthread_mutex_lock(&s->lock);
         double now = zp_clock_wall();
         if (now >= deadline || s->shutting_down) {
@@ -396,9 +439,27 @@ void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respons
         pthread_cond_timedwait(&s->ended, &s->lock, &ts);
         pthread_mutex_unlock(&s->lock);
     }
+    const char *pending_state = NULL;
+    if (!ended(&job) && server_pending_results(s, id, NULL, NULL, &pending_state)) {
+        /* ended, its record not yet in the store: answer from the collector's copy */
+        snprintf(job.state, sizeof job.state, "%s", pending_state);
+        if (strcmp(pending_state, "failed") == 0) {
+            json_t *o = job_json(s, &job, NULL);
+            const char *e = json_string_value(json_object_get(o, "error"));
+            snprintf(job.error, sizeof job.error, "%s", e ? e : "");
+            json_decref(o);
+        }
+    }
     if (strcmp(job.state, "done") == 0) {
         results_ctx c = {NULL, json_array(), 0};
-        if (zp_store_results(s->store, id, results_cb, &c, &err) != ZP_OK || c.bad) {
+        zp_status rst = pending_state ? (server_pending_results(s, id, results_cb, &c, NULL) ? ZP_OK : ZP_ERR_ARG)
+                                      : zp_store_results(s->store, id, results_cb, &c, &err);
+        if (pending_state && rst != ZP_OK) { /* recorded meanwhile */
+            json_decref(c.proofs);
+            c.proofs = json_array();
+            rst = zp_store_results(s->store, id, results_cb, &c, &err);
+        }
+        if (rst != ZP_OK || c.bad) {
             json_decref(c.proofs);
             server_respond_error(resp, 500, "internal", "job %lld: its stored proofs cannot be read", (long long)id);
             return;

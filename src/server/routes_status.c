@@ -37,6 +37,12 @@ void route_get_status(zp_server *s, zp_response *resp) {
     size_t n = s->n_active;
     uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
     for (size_t i = 0; ids && i < n; i++) ids[i] = s->active[i].engine_id;
+    uint64_t pending[3]; /* ended, the store still says queued: count them as ended */
+    server_pending_counts(s, pending);
+    uint64_t n_pending = pending[0] + pending[1] + pending[2], commit_failures = s->commit_failures;
+    char commit_error[sizeof s->commit_error];
+    memcpy(commit_error, s->commit_error, sizeof commit_error);
+    double commit_error_at = s->commit_error_at;
     pthread_mutex_unlock(&s->lock);
     for (size_t i = 0; ids && i < n; i++) {
         zp_job_info info;
@@ -46,6 +52,8 @@ void route_get_status(zp_server *s, zp_response *resp) {
     }
     free(ids);
     uint64_t in_store = counts[0] + counts[1];
+    in_store = in_store > n_pending ? in_store - n_pending : 0;
+    for (int k = 0; k < 3; k++) counts[2 + k] += pending[k];
     if (in_store > queued + running) queued += in_store - (queued + running); /* accepted, not yet in the engine */
 
     json_t *classes = json_object(), *stages = json_object();
@@ -58,8 +66,9 @@ void route_get_status(zp_server *s, zp_response *resp) {
                                       (json_int_t)st.by_stage[g].count, "bytes", (json_int_t)st.by_stage[g].bytes,
                                       "max_partitions", (json_int_t)st.max_partitions_in[g]));
     }
-    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
-                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "reserved",
+    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
+                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "buffer_budget",
+                          (json_int_t)st.buffer_budget, "reserved",
                           (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
                           (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
                           (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",
@@ -79,6 +88,14 @@ void route_get_status(zp_server *s, zp_response *resp) {
     json_object_set_new(o, "proofs", json_integer((json_int_t)s->proofs));
     pthread_mutex_unlock(&s->lock);
     json_object_set_new(o, "partitions_failed", json_integer((json_int_t)st.partitions_failed));
+    /* the store's health: ended jobs whose record could not be written yet */
+    json_t *store = json_pack("{s:I,s:I}", "commit_pending", (json_int_t)n_pending, "commit_failures",
+                              (json_int_t)commit_failures);
+    if (commit_error_at > 0) {
+        json_object_set_new(store, "last_error", json_string(commit_error));
+        json_object_set_new(store, "last_error_at", json_real(commit_error_at));
+    }
+    json_object_set_new(o, "store", store);
     server_respond_json(resp, 200, o);
 }
 

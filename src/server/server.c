@@ -120,6 +120,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     if (st == ZP_OK) {
         zp_engine_options opt = {0};
         opt.budget = s->cfg.budget;
+        opt.budget_covers_baseline = 1; /* the budget is the daemon's, not only its buffers' */
         opt.synth_workers = s->cfg.synth_workers;
         opt.prove_workers = s->cfg.prove_workers;
         opt.finalize_workers = s->cfg.finalize_workers;

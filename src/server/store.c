@@ -49,6 +49,7 @@ static const char SCHEMA[] =
     "CREATE TABLE jobs("
     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " request_id TEXT UNIQUE,"
+    " request_digest TEXT," /* version 2 */
     " key_id TEXT NOT NULL,"
     " priority INTEGER NOT NULL,"
     " partitions INTEGER NOT NULL CHECK(partitions > 0),"
@@ -243,30 +244,40 @@ static zp_status check_schema(zp_store *s, zp_error *err) {
                           (long long)ver, ZP_STORE_SCHEMA_VERSION);
         goto fail;
     }
-    /* ver < ZP_STORE_SCHEMA_VERSION would be migrated here. */
+    if (ver == 1) { /* version 2 added the request's digest; old jobs have none */
+        char sql[160];
+        snprintf(sql, sizeof sql, "ALTER TABLE jobs ADD COLUMN request_digest TEXT; PRAGMA user_version=%d",
+                 ZP_STORE_SCHEMA_VERSION);
+        if ((rc = store_exec(s, sql, "upgrading the schema to version 2", err)) != ZP_OK) goto fail;
+    }
     return store_commit(s, "creating the schema", err);
 fail:
     store_rollback(s);
     return rc;
 }
 
-/* PRAGMA quick_check, of the whole file or of one table (and its indexes). */
-static zp_status quick_check(zp_store *s, const char *sql, zp_error *err) {
+/* A quick_check finding about one row's values (a CHECK or NOT NULL
+ * constraint broken by a hand edit), not about the file's structure. */
+static int row_level(const char *t) {
+    return strncmp(t, "CHECK constraint failed in ", 27) == 0 || strncmp(t, "NULL value in ", 14) == 0;
+}
+
+/* PRAGMA quick_check, of the whole file or of one table (and its indexes).
+ * rows_ok: findings about single rows' values are no failure (the readers
+ * check every value they use, and a bad row fails only its own job). */
+static zp_status quick_check(zp_store *s, const char *sql, int rows_ok, zp_error *err) {
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s, sql, "checking the file", err);
     if (rc != ZP_OK) return rc;
-    int r = store_step(st, s, "checking the file", err);
-    if (r == SQLITE_ROW) {
+    int r = SQLITE_DONE;
+    while (rc == ZP_OK && (r = store_step(st, s, "checking the file", err)) == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
-        if (t == NULL || strcmp(t, "ok") != 0) {
-            rc = zp_error_set(err, ZP_ERR_FORMAT, "%s: corrupt (quick_check): %s", s->path,
-                              t ? t : "no answer");
-            for (char *c = err ? err->message : NULL; c && *c; c++) /* one line */
-                if (*c == '\n') *c = ' ';
-        }
-    } else if (r < 0) {
-        rc = (zp_status)-r;
+        if (t != NULL && (strcmp(t, "ok") == 0 || (rows_ok && row_level(t)))) continue;
+        rc = zp_error_set(err, ZP_ERR_FORMAT, "%s: corrupt (quick_check): %s", s->path, t ? t : "no answer");
+        for (char *c = err ? err->message : NULL; c && *c; c++) /* one line */
+            if (*c == '\n') *c = ' ';
     }
+    if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
     sqlite3_finalize(st);
     return rc;
 }
@@ -307,7 +318,7 @@ static zp_status open_db(zp_store *s, zp_error *err) {
     if ((rc = store_exec(s, sql, "opening the store", err)) != ZP_OK) return rc;
     if ((rc = check_schema(s, err)) != ZP_OK) return rc;
     /* The jobs table is small (no proofs) and is what a restart needs. */
-    return quick_check(s, "PRAGMA quick_check('jobs')", err);
+    return quick_check(s, "PRAGMA quick_check('jobs')", 1, err);
 }
 
 zp_status zp_store_open(zp_store **out, const char *path, zp_error *err) {
@@ -333,7 +344,7 @@ zp_status zp_store_open(zp_store **out, const char *path, zp_error *err) {
 
 zp_status zp_store_check(zp_store *s, zp_error *err) {
     pthread_mutex_lock(&s->lock);
-    zp_status rc = quick_check(s, "PRAGMA quick_check(1)", err);
+    zp_status rc = quick_check(s, "PRAGMA quick_check(1)", 0, err);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }

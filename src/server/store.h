@@ -24,7 +24,7 @@
 
 /* The schema this build writes (PRAGMA user_version); older ones would be
  * migrated at open, newer ones are refused. */
-#define ZP_STORE_SCHEMA_VERSION 1
+#define ZP_STORE_SCHEMA_VERSION 2 /* 2: jobs.request_digest */
 
 typedef struct zp_store zp_store;
 
@@ -57,6 +57,7 @@ extern const char *const zp_store_state_names[ZP_STORE_STATES]; /* queued runnin
 typedef struct zp_store_job {
     int64_t id;             /* from 1, never reused (even after expire) */
     char request_id[129];   /* "" when none */
+    char request_digest[65]; /* SHA-256 hex of the whole request; "" when none (or stored before version 2) */
     char key_id[128];
     int priority;
     uint32_t partitions;
@@ -74,11 +75,13 @@ typedef zp_partition_times zp_store_times;
  * by the caller before) in one transaction, state "queued"; *id is the new
  * id. request_id NULL or "" is none; otherwise at most 128 bytes, and when
  * a job with that request_id exists nothing is inserted: *existing = 1 and
- * *id is that job's id (the caller compares key and partitions to answer
- * 200 or 409, and removes the witnesses it spooled for nothing).
+ * *id is that job's id (the caller compares the request's digest, kept
+ * with the job, to answer 200 or 409, and removes the witnesses it spooled
+ * for nothing). request_digest: NULL or "", or up to 64 characters (the
+ * SHA-256 hex of everything the request asked for).
  * key_id: 1..127 bytes; partitions >= 1, witness_paths has that many. */
 ZP_WARN_UNUSED zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id,
-                                          const char *key_id, int priority, uint32_t partitions,
+                                          const char *request_digest, const char *key_id, int priority, uint32_t partitions,
                                           const char *const *witness_paths, double submitted, zp_error *err);
 /* One job. ZP_ERR_ARG "no job N" when absent. */
 ZP_WARN_UNUSED zp_status zp_store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
@@ -119,8 +122,13 @@ ZP_WARN_UNUSED zp_status zp_store_list(zp_store *s, uint32_t limit, const char *
 
 /* Every job still queued or running, oldest (lowest id) first, with its
  * witness paths in partition order (job->partitions of them, then NULL):
- * what a restart submits again. */
-typedef void (*zp_store_unfinished_fn)(void *arg, const zp_store_job *job, const char *const *witness_paths);
+ * what a restart submits again. A job whose rows do not add up (a
+ * partition missing or out of order, a witness path that is not one, a
+ * page that cannot be read) comes with witness_paths NULL and damage
+ * saying what is wrong, for the caller to fail that job alone; damage is
+ * NULL otherwise. */
+typedef void (*zp_store_unfinished_fn)(void *arg, const zp_store_job *job, const char *const *witness_paths,
+                                       const char *damage);
 ZP_WARN_UNUSED zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
 
 /* The spooled witness paths of one job, in partition order (to remove them

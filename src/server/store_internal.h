@@ -19,7 +19,8 @@ struct zp_store {
     char path[];
 };
 
-#define JOB_COLUMNS "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished"
+#define JOB_COLUMNS \
+    "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished, request_digest"
 
 /* SQLite's error as a zp_status (ZP_ERR_FORMAT, ZP_ERR_IO, ...). */
 zp_status store_db_error(zp_store *s, zp_error *err, const char *what);

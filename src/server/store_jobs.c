@@ -33,6 +33,7 @@ void store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     store_copy_text(job->error, sizeof job->error, st, 7);
     job->submitted = sqlite3_column_double(st, 8);
     job->finished = sqlite3_column_double(st, 9); /* NULL reads as 0 */
+    store_copy_text(job->request_digest, sizeof job->request_digest, st, 10);
 }
 
 /* Under the lock: the id of request_id's job, 0 when none. */
@@ -48,8 +49,8 @@ static zp_status find_request(int64_t *id, zp_store *s, const char *request_id, 
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
-zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *key_id,
-                           int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
+zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id,
+                           const char *request_digest, const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
                            zp_error *err) {
     static const char what[] = "adding a job";
     *id = 0;
@@ -57,6 +58,9 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
     if (request_id != NULL && *request_id == '\0') request_id = NULL;
     if (request_id != NULL && strlen(request_id) > 128)
         return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request id longer than 128 bytes", s->path, what);
+    if (request_digest != NULL && *request_digest == '\0') request_digest = NULL;
+    if (request_digest != NULL && strlen(request_digest) >= sizeof ((zp_store_job *)0)->request_digest)
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request digest longer than 64 bytes", s->path, what);
     if (key_id == NULL || *key_id == '\0' || strlen(key_id) >= sizeof ((zp_store_job *)0)->key_id)
         return zp_error_set(err, ZP_ERR_ARG, "%s: %s: key id empty or longer than 127 bytes", s->path, what);
     if (partitions == 0 || witness_paths == NULL)
@@ -81,8 +85,8 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
         }
     }
     if ((rc = store_prepare(&st, s,
-                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted)"
-                      " VALUES(?1, ?2, ?3, ?4, 'queued', ?5)",
+                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted, request_digest)"
+                      " VALUES(?1, ?2, ?3, ?4, 'queued', ?5, ?6)",
                       what, err)) != ZP_OK)
         goto fail;
     if (request_id != NULL) sqlite3_bind_text(st, 1, request_id, -1, SQLITE_STATIC);
@@ -90,6 +94,7 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
     sqlite3_bind_int(st, 3, priority);
     sqlite3_bind_int64(st, 4, partitions);
     sqlite3_bind_double(st, 5, submitted);
+    if (request_digest != NULL) sqlite3_bind_text(st, 6, request_digest, -1, SQLITE_STATIC);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
@@ -211,59 +216,111 @@ static void free_paths(path_rows *p) {
     free(p->off);
 }
 
+/* Under the lock: one unfinished job's witness paths, checked against what
+ * its row says (partitions 0..n-1, each a non-empty path). A row that does
+ * not add up, or a page that cannot be read, is that job's damage, written
+ * into damage; only an error that is not about this job's rows (out of
+ * memory, the file gone) is returned. */
+static zp_status job_paths(path_rows *p, char *damage, size_t cap, zp_store *s, const zp_store_job *job,
+                           zp_error *err) {
+    static const char what[] = "listing unfinished jobs";
+    sqlite3_stmt *st = NULL;
+    *damage = '\0';
+    p->n = 0;
+    p->pool.len = 0;
+    if (store_state_index(job->state) < 0) {
+        snprintf(damage, cap, "state '%.32s' is none of queued, running, done, failed, cancelled", job->state);
+        return ZP_OK;
+    }
+    zp_status rc = store_prepare(&st, s, "SELECT idx, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err);
+    if (rc != ZP_OK) return rc;
+    sqlite3_bind_int64(st, 1, job->id);
+    int r;
+    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+        int64_t idx = sqlite3_column_int64(st, 0);
+        const unsigned char *w = sqlite3_column_text(st, 1);
+        if (idx != (int64_t)p->n || p->n >= job->partitions) {
+            snprintf(damage, cap, "partition %lld where partition %zu of %u was expected", (long long)idx, p->n,
+                     job->partitions);
+            break;
+        }
+        if (sqlite3_column_type(st, 1) != SQLITE_TEXT || w == NULL || *w == '\0' ||
+            strlen((const char *)w) != (size_t)sqlite3_column_bytes(st, 1)) {
+            snprintf(damage, cap, "partition %zu has no witness path", p->n);
+            break;
+        }
+        if (!store_grow((void **)&p->job, &p->cap, p->n, sizeof *p->job) ||
+            !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) || !store_pool_add(&p->off[p->n], &p->pool, st, 1)) {
+            sqlite3_finalize(st);
+            return store_oom(s, err, what);
+        }
+        p->job[p->n++] = job->id;
+    }
+    if (r < 0) {
+        int code = sqlite3_errcode(s->db) & 0xff;
+        sqlite3_finalize(st);
+        if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB && code != SQLITE_FORMAT && code != SQLITE_MISMATCH)
+            return (zp_status)-r;
+        snprintf(damage, cap, "its partitions cannot be read: %.400s", err ? err->message : "corrupt");
+        return ZP_OK;
+    }
+    sqlite3_finalize(st);
+    if (*damage == '\0' && p->n != job->partitions)
+        snprintf(damage, cap, "%zu of its %u partitions are in the store", p->n, job->partitions);
+    return ZP_OK;
+}
+
 zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err) {
     static const char what[] = "listing unfinished jobs";
     zp_store_job *jobs = NULL;
     size_t n = 0, cap = 0;
-    path_rows paths = {0};
-    const char **argv = NULL;
     sqlite3_stmt *st = NULL;
 
+    /* The jobs first (the jobs table is checked whole when the store
+     * opens), then each job's partitions on their own: a damaged row
+     * fails its own job, never the listing. */
     pthread_mutex_lock(&s->lock);
-    zp_status rc = store_exec(s, "BEGIN", what, err);
-    if (rc != ZP_OK) goto out;
-    if ((rc = store_prepare(&st, s, "SELECT " JOB_COLUMNS " FROM jobs WHERE state IN ('queued', 'running') ORDER BY id",
-                      what, err)) != ZP_OK)
-        goto out;
-    int r;
-    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+    /* not ended: queued, running, or a state that is none of the five (a
+     * damaged row, failed below) */
+    zp_status rc = store_prepare(&st, s,
+                                 "SELECT " JOB_COLUMNS " FROM jobs WHERE state IS NULL OR state NOT IN"
+                                 " ('done', 'failed', 'cancelled') ORDER BY id",
+                                 what, err);
+    int r = 0;
+    while (rc == ZP_OK && (r = store_step(st, s, what, err)) == SQLITE_ROW) {
         if (!store_grow((void **)&jobs, &cap, n, sizeof *jobs)) break;
         store_read_job(&jobs[n++], st);
     }
-    if (r < 0) rc = (zp_status)-r;
-    else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
-    if (rc != ZP_OK) goto out;
+    if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
+    else if (rc == ZP_OK && r == SQLITE_ROW) rc = store_oom(s, err, what);
     sqlite3_finalize(st);
-    if ((rc = store_prepare(&st, s,
-                      "SELECT p.job_id, p.witness FROM partitions p JOIN jobs j ON j.id = p.job_id"
-                      " WHERE j.state IN ('queued', 'running') ORDER BY p.job_id, p.idx",
-                      what, err)) != ZP_OK)
-        goto out;
-    rc = collect_paths(&paths, st, s, what, err);
-out:
-    sqlite3_finalize(st);
-    store_rollback(s);
     pthread_mutex_unlock(&s->lock);
-    if (rc == ZP_OK && fn != NULL) {
-        size_t most = 1;
-        for (size_t i = 0; i < n; i++)
-            if (jobs[i].partitions > most) most = jobs[i].partitions;
-        argv = malloc((most + 1) * sizeof *argv);
-        if (argv == NULL) rc = store_oom(s, err, what);
-        size_t k = 0; /* both lists are in job id order */
-        for (size_t i = 0; rc == ZP_OK && i < n; i++) {
-            uint32_t m = 0;
-            while (k < paths.n && paths.job[k] < jobs[i].id) k++;
-            while (k < paths.n && paths.job[k] == jobs[i].id && m < jobs[i].partitions)
-                argv[m++] = store_pool_str(&paths.pool, paths.off[k++]);
-            if (m != jobs[i].partitions) {
-                rc = zp_error_set(err, ZP_ERR_FORMAT, "%s: %s: job %lld has %u of its %u partitions", s->path, what,
-                                  (long long)jobs[i].id, m, jobs[i].partitions);
+
+    path_rows paths = {0};
+    const char **argv = NULL;
+    size_t argv_cap = 0;
+    for (size_t i = 0; rc == ZP_OK && i < n; i++) {
+        char damage[512];
+        pthread_mutex_lock(&s->lock);
+        rc = job_paths(&paths, damage, sizeof damage, s, &jobs[i], err);
+        pthread_mutex_unlock(&s->lock);
+        if (rc != ZP_OK) break;
+        if (*damage) {
+            if (fn != NULL) fn(arg, &jobs[i], NULL, damage);
+            continue;
+        }
+        if (paths.n + 1 > argv_cap) {
+            const char **a = realloc(argv, (paths.n + 1) * sizeof *argv);
+            if (a == NULL) {
+                rc = store_oom(s, err, what);
                 break;
             }
-            argv[m] = NULL;
-            fn(arg, &jobs[i], argv);
+            argv = a;
+            argv_cap = paths.n + 1;
         }
+        for (size_t k = 0; k < paths.n; k++) argv[k] = store_pool_str(&paths.pool, paths.off[k]);
+        argv[paths.n] = NULL;
+        if (fn != NULL) fn(arg, &jobs[i], argv, NULL);
     }
     free(argv);
     free(jobs);

@@ -114,8 +114,8 @@ zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *ke
 }
 
 zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
-                        int priority, const char *request_id, const job_witness *w, size_t n, int *http_status,
-                        zp_error *err) {
+                        int priority, const char *request_id, const char *request_digest, const job_witness *w,
+                        size_t n, int *http_status, zp_error *err) {
     *existing = 0;
     *http_status = 400;
     char *key_path = server_key_path(s, key_id, err);
@@ -134,12 +134,23 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     zp_engine_stats stats;
     zp_engine_stats_get(&stats, s->engine);
     uint64_t one = key.key_bytes + key.matrices_bytes + key.partition_bytes;
-    if (one > stats.budget) {
+    if (one > stats.buffer_budget) {
         *http_status = 422;
         free(key_path);
         return zp_error_set(err, ZP_ERR_NOMEM,
-                            "the memory budget (%llu bytes) is too small for one partition of key '%s' (%llu bytes)",
-                            (unsigned long long)stats.budget, key_id, (unsigned long long)one);
+                            "the memory budget (%llu bytes, %llu of them the daemon's own before any buffer) is too "
+                            "small for one partition of key '%s' (%llu bytes)",
+                            (unsigned long long)stats.budget, (unsigned long long)(stats.budget - stats.buffer_budget), key_id,
+                            (unsigned long long)one);
+    }
+    /* Every queued partition holds engine memory that no budget counts
+     * (its job, its paths) and spool space: the queue has a bound. */
+    if (stats.admission_waiting + n > s->cfg.max_queued) {
+        *http_status = 429;
+        free(key_path);
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
+                            " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
     }
     st = check_witnesses(&key, key_id, w, n, err);
     if (st != ZP_OK) {
@@ -168,7 +179,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         *http_status = 503;
     }
     if (st == ZP_OK) {
-        st = zp_store_add_job(id, existing, s->store, request_id, key_id, priority, (uint32_t)n,
+        st = zp_store_add_job(id, existing, s->store, request_id, request_digest, key_id, priority, (uint32_t)n,
                               (const char *const *)paths, zp_clock_wall(), err);
         if (st != ZP_OK) *http_status = 500;
     }

@@ -167,10 +167,10 @@ expect_eq "GET /v1/jobs?limit=2: two jobs" "$code $(jget 'j.jobs.length')" "200 
 
 # ---- /v1/status, history, /metrics
 if [ "$(http GET /v1/status)" = 200 ]; then
-    missing="$(jget '["version","uptime","budget","reserved","peak_reserved","tracked","peak_tracked","rss","peak_rss","baseline_rss","classes","stages","admission_waiting","workers","keys_loaded","jobs","proofs","partitions_failed"].filter(k => !(k in j)).concat(["key","matrices","witness","abc","msm"].filter(k => !(j.classes && k in j.classes)).map(k => "classes." + k)).concat(["synth","wait_prove","prove","wait_final","final","dealloc"].filter(k => !(j.stages && k in j.stages)).map(k => "stages." + k)).concat(["queued","running","done","failed","cancelled"].filter(k => !(j.jobs && k in j.jobs)).map(k => "jobs." + k)).join(" ")')"
+    missing="$(jget '["version","uptime","budget","buffer_budget","store","reserved","peak_reserved","tracked","peak_tracked","rss","peak_rss","baseline_rss","classes","stages","admission_waiting","workers","keys_loaded","jobs","proofs","partitions_failed"].filter(k => !(k in j)).concat(["key","matrices","witness","abc","msm"].filter(k => !(j.classes && k in j.classes)).map(k => "classes." + k)).concat(["synth","wait_prove","prove","wait_final","final","dealloc"].filter(k => !(j.stages && k in j.stages)).map(k => "stages." + k)).concat(["queued","running","done","failed","cancelled"].filter(k => !(j.jobs && k in j.jobs)).map(k => "jobs." + k)).join(" ")')"
     expect_eq "GET /v1/status has the documented fields" "$missing" ""
     expect_eq "status: budget 512M, tracked <= budget, rss > 0" \
-        "$(jget 'j.budget == 512*1024*1024 && j.tracked <= j.budget && j.reserved <= j.budget && j.rss > 0 && j.peak_rss >= j.rss')" true
+        "$(jget 'j.budget == 512*1024*1024 && j.buffer_budget < j.budget && j.buffer_budget > j.budget - j.baseline_rss - 64*1024*1024 && j.tracked <= j.buffer_budget && j.reserved <= j.buffer_budget && j.rss > 0 && j.peak_rss >= j.rss && j.store.commit_pending == 0')" true
     expect_eq "status: jobs.done and proofs count what was proved" \
         "$(jget "j.jobs.done >= ${#JOBS[@]} && j.proofs >= ${#JOBS[@]} && Number.isInteger(j.classes.witness.bytes) && Number.isInteger(j.stages.prove.partitions)")" true
     STATUS_PROOFS="$(jget j.proofs)"
@@ -188,7 +188,7 @@ for re in 'zkpipe_jobs_total\{outcome="done"\} [0-9]' 'zkpipe_jobs\{state="queue
     'zkpipe_stage_seconds_bucket\{[^}]*stage="prove"[^}]*le="0\.5"' 'zkpipe_stage_seconds_bucket\{[^}]*le="\+Inf"' \
     'zkpipe_stage_seconds_sum\{stage="total"\}' 'zkpipe_stage_seconds_count\{stage="synth"\}' \
     'zkpipe_buffer_bytes\{class="witness"\}' 'zkpipe_buffer_peak_bytes\{class="msm"\}' 'zkpipe_stage_partitions\{stage="prove"\}' \
-    'zkpipe_budget_bytes 536870912' 'zkpipe_reserved_bytes' 'zkpipe_tracked_bytes' 'zkpipe_rss_bytes' 'zkpipe_peak_rss_bytes' \
+    'zkpipe_budget_bytes 536870912' 'zkpipe_buffer_budget_bytes' 'zkpipe_baseline_rss_bytes' 'zkpipe_store_commit_pending 0' 'zkpipe_reserved_bytes' 'zkpipe_tracked_bytes' 'zkpipe_rss_bytes' 'zkpipe_peak_rss_bytes' \
     'zkpipe_admission_waiting' 'zkpipe_keys_loaded' 'zkpipe_http_requests_total\{code="201"\}' 'zkpipe_uptime_seconds' \
     '^# TYPE zkpipe_proofs_total counter'; do
     if grep -qE "$re" "$W/body"; then pass "/metrics has /$re/"; else fail "/metrics has /$re/"; fi
@@ -270,6 +270,12 @@ jobs_body "$W/req_idem3.json" merkle_bn128 "$RID" -- "$BN/w1.wtns" "$BN/w2.wtns"
 MSG_RE="." expect_status "request_id reused with another witness count: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem3.json"
 jobs_body "$W/req_idem4.json" merkle_bls12381 "$RID" -- "$BLS/w1.wtns"
 expect_status "request_id reused with another key: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem4.json"
+# Same key and count, other witness bytes: the old job's proofs are of the
+# old witness, so this is another request (issue 14, item 9).
+jobs_body "$W/req_idem5.json" merkle_bn128 "$RID" -- "$BN/w2.wtns"
+MSG_RE="other witnesses" expect_status "request_id reused with another witness, same count: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem5.json"
+sed 's/^{/{"priority":5,/' "$W/req_idem.json" >"$W/req_idem6.json"
+MSG_RE="priority" expect_status "request_id reused with another priority: 409" 409 POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_idem6.json"
 a="$("$Z" submit --key merkle_bn128 --request-id "$RID-zk" "$BN/w2.wtns" 2>&1)"
 b="$("$Z" submit --key merkle_bn128 --request-id "$RID-zk" "$BN/w2.wtns" 2>&1)"
 [[ "$a" =~ ^[0-9]+$ ]] && [ "$a" = "$b" ] && pass "zkpipe submit --request-id twice: same job $a" ||

@@ -18,15 +18,18 @@ if [ $# -ne 2 ]; then
 fi
 Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 [ -d "$2/spool_mnt/spool" ] && mountpoint -q "$2/spool_mnt/spool" && umount "$2/spool_mnt/spool"
+[ -d "$2/full_mnt" ] && mountpoint -q "$2/full_mnt" && umount "$2/full_mnt"
 rm -rf "$2"
 mkdir -p "$2/logs"
 W="$(cd "$2" && pwd)"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MNT="$W/spool_mnt/spool"
 MOUNTED=""
+MOUNTED_FULL=""
 on_exit() {
     cleanup_daemons
     if [ -n "$MOUNTED" ]; then umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; fi
+    if [ -n "$MOUNTED_FULL" ]; then umount "$W/full_mnt" 2>/dev/null || umount -l "$W/full_mnt" 2>/dev/null; fi
 }
 trap on_exit EXIT
 T0=$(date +%s)
@@ -234,6 +237,86 @@ if start_daemon spool_max "$W/d3.conf"; then
     expect_eq "spool_max: SIGTERM exits 0" "$STOP_RC" 0
 else
     fail "spool_max: daemon starts" "see $W/spool_max.log"
+fi
+
+# ---- a full disk when a job ends (issue 14, item 10): the proofs are made
+# but their record cannot be written. The job must show as done (never
+# "queued"), its proofs must be served, /v1/status and /metrics must say a
+# commit waits, and once space returns the record goes in by itself, and a
+# restart does not prove the job again.
+FULL="$W/full_mnt"
+mkdir -p "$FULL"
+if mount -t tmpfs -o size=32m tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
+    MOUNTED_FULL=1
+    conf "$W/d4.conf" "$FULL"
+    if start_daemon diskfull "$W/d4.conf"; then
+        export ZKPIPE_SERVER="$URL"
+        caught=""
+        for parts in 40 80 160; do  # a job long enough to fill the disk while it runs
+            wits=(); for ((i = 0; i < parts; i++)); do wits+=(path:bn128/w1.wtns); done
+            jobs_body "$W/req_full.json" good "" -- "${wits[@]}"
+            code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/req_full.json")"
+            [ "$code" = 201 ] || { fail "diskfull: a $parts-partition job is accepted" "HTTP $code $(head -c 300 "$W/body")"; break; }
+            FID="$(jget j.id)"
+            dd if=/dev/zero of="$FULL/filler" bs=64k status=none 2>/dev/null
+            for _ in $(seq 1 600); do
+                http GET "/v1/jobs/$FID" >/dev/null
+                [ "$(jget j.state)" = done ] && break
+                sleep 0.1
+            done
+            if [ "$(jget 'j.recorded === false')" = true ]; then caught=$parts; break; fi
+            echo "    a $parts-partition job ended before the disk was full; again, longer"
+            rm -f "$FULL/filler"
+        done
+        if [ -n "$caught" ]; then
+            pass "diskfull: job $FID ($caught partitions) ended on a full disk: state done, recorded false"
+            http GET /v1/status >/dev/null
+            expect_eq "diskfull: /v1/status: store.commit_pending 1, jobs.queued 0" \
+                "$(jget '[j.store.commit_pending, j.jobs.queued, j.store.commit_failures > 0].join()')" "1,0,true"
+            echo "    last_error: $(jget j.store.last_error)"
+            http GET "/v1/jobs?state=queued" >/dev/null
+            expect_eq "diskfull: not listed as queued" "$(jget "j.jobs.filter(x => x.id == $FID).length")" 0
+            expect_eq "diskfull: /metrics zkpipe_store_commit_pending" \
+                "$(http GET /metrics >/dev/null; grep '^zkpipe_store_commit_pending ' "$W/body")" "zkpipe_store_commit_pending 1"
+            rc=0; "$Z" await "$FID" --out "$W/out/full" --timeout 60 >/dev/null 2>"$W/logs/await_full.err" || rc=$?
+            if [ $rc = 0 ] && "$Z" verify "$BN/vk.json" "$W/out/full/public_0.json" "$W/out/full/proof_0.json" >/dev/null 2>&1; then
+                pass "diskfull: the proofs are served while the record waits, and verify"
+            else
+                fail "diskfull: the proofs are served while the record waits" "await exit $rc $(cat "$W/logs/await_full.err")"
+            fi
+            rm -f "$FULL/filler"
+            t0=$(date +%s)
+            for _ in $(seq 1 450); do
+                http GET /v1/status >/dev/null
+                [ "$(jget j.store.commit_pending)" = 0 ] && break
+                sleep 0.1
+            done
+            expect_eq "diskfull: space back: the record goes in by itself ($(( $(date +%s) - t0 )) s)" \
+                "$(jget j.store.commit_pending)" "0"
+            http GET "/v1/jobs/$FID" >/dev/null
+            expect_eq "diskfull:   job $FID done and recorded" "$(jget '[j.state, j.recorded, j.done].join()')" "done,,$caught"
+            expect_eq "diskfull:   its spooled witnesses removed" "$(find "$FULL/spool" -type f | wc -l)" 0
+            stop_daemon "$DPID" TERM
+            expect_eq "diskfull: SIGTERM exits 0" "$STOP_RC" 0
+            if start_daemon diskfull2 "$W/d4.conf"; then
+                export ZKPIPE_SERVER="$URL"
+                http GET "/v1/jobs/$FID" >/dev/null
+                s1="$(jget j.state)"
+                http GET /v1/status >/dev/null
+                expect_eq "diskfull: after a restart job $FID is done and not proved again" "$s1 $(jget j.proofs)" "done 0"
+                stop_daemon "$DPID" TERM
+            else
+                fail "diskfull: the daemon restarts" "see $W/diskfull2.log"
+            fi
+        else
+            fail "diskfull: a job ends while the disk is full" "every job ended before the disk filled"
+            stop_daemon "$DPID" TERM
+        fi
+    else
+        fail "diskfull: daemon starts on a 32 MiB tmpfs" "see $W/diskfull.log"
+    fi
+else
+    echo "SKIP the full disk at a job's end: mount -t tmpfs is not permitted here ($(tr '\n' ' ' <"$W/logs/mount_full.err"))"
 fi
 
 echo "faults.sh: $(( $(date +%s) - T0 )) s"

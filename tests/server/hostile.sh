@@ -268,6 +268,20 @@ else
     fail "a daemon with max_connections 4 and connection_timeout 3 starts"
 fi
 
+# ---- the queue has a bound: every waiting partition holds a little memory
+# no budget counts, and its spooled witness
+conf "$W/q.conf" "$W/data_q" "max_queued 2" "key bn=$EX/bn128/merkle.zkey"
+if start_daemon q "$W/q.conf"; then
+    jobs_body "$W/q3.json" bn "" -- "$EX/bn128/w1.wtns" "$EX/bn128/w1.wtns" "$EX/bn128/w1.wtns"
+    MSG_RE="queue is full.*max_queued" expect_status "max_queued 2: a 3-partition job gets 429" 429 POST /v1/jobs "${CT[@]}" --data-binary "@$W/q3.json"
+    expect_eq "  its error.code is queue_full, nothing spooled" "$(jget j.error.code) $(find "$W/data_q/spool" -type f | wc -l)" "queue_full 0"
+    jobs_body "$W/q2.json" bn "" -- "$EX/bn128/w1.wtns" "$EX/bn128/w2.wtns"
+    expect_status "max_queued 2: a 2-partition job is accepted" 201 POST /v1/jobs "${CT[@]}" --data-binary "@$W/q2.json"
+    stop_daemon "$DPID"
+else
+    fail "a daemon with max_queued 2 starts" "see $W/q.log"
+fi
+
 stop_daemon "$D1"
 echo "hostile.sh: $(($(date +%s) - T0)) s"
 finish

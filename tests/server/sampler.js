@@ -48,7 +48,7 @@ async function run(urlFile, token, out, stopFile, interval) {
         let line;
         if (r.status) {
             const s = r.status;
-            line = { t, tracked: s.tracked, reserved: s.reserved, budget: s.budget, rss: s.rss, peak_rss: s.peak_rss,
+            line = { t, tracked: s.tracked, reserved: s.reserved, budget: s.budget, buffer_budget: s.buffer_budget, rss: s.rss, peak_rss: s.peak_rss,
                      peak_tracked: s.peak_tracked, admission_waiting: s.admission_waiting, jobs: s.jobs,
                      proofs: s.proofs };
         } else {
@@ -67,7 +67,9 @@ function summary(out) {
     const lines = fs.readFileSync(out, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
     const ok = lines.filter((l) => !l.error);
     const max = (k) => ok.reduce((m, l) => Math.max(m, l[k] || 0), 0);
-    const over = ok.filter((l) => l.tracked > l.budget || l.reserved > l.budget);
+    // buffers within what the budget leaves them (the budget less the
+    // daemon's own memory), and so within the budget
+    const over = ok.filter((l) => l.tracked > (l.buffer_budget ?? l.budget) || l.reserved > (l.buffer_budget ?? l.budget));
     console.log(JSON.stringify({
         samples: lines.length, answered: ok.length, errors: lines.length - ok.length,
         first: lines.length ? lines[0].t : 0, last: lines.length ? lines[lines.length - 1].t : 0,

@@ -176,14 +176,15 @@
   function renderStatus(st) {
     window.__lastStatus = st;
     state.status = st;
-    var simple = ['budget', 'reserved', 'peak_reserved', 'tracked', 'peak_tracked', 'rss', 'peak_rss', 'baseline_rss'];
+    var simple = ['budget', 'buffer_budget', 'reserved', 'peak_reserved', 'tracked', 'peak_tracked', 'rss', 'peak_rss', 'baseline_rss'];
     simple.forEach(function (f) { setField(f, st[f], fmtBytes(st[f])); });
     setField('version', st.version, 'v' + st.version);
     setField('uptime', st.uptime, fmtDur(st.uptime));
     ['proofs', 'partitions_failed', 'keys_loaded', 'admission_waiting'].forEach(function (f) { setField(f, st[f], fmtInt(st[f])); });
     ['queued', 'running', 'done', 'failed', 'cancelled'].forEach(function (s) { setField('jobs.' + s, get(st, 'jobs.' + s), fmtInt(get(st, 'jobs.' + s))); });
     $('tile-waiting').classList.toggle('alert', st.admission_waiting > 0);
-    $('budget-use').textContent = st.budget ? (100 * st.reserved / st.budget).toFixed(1) + '%' : '–';
+    var forBuffers = st.buffer_budget || st.budget;
+    $('budget-use').textContent = forBuffers ? (100 * st.reserved / forBuffers).toFixed(1) + '%' : '–';
     $('updated-at').textContent = clock(Date.now() / 1000);
     $('started-at').textContent = 'since ' + clock(Date.now() / 1000 - st.uptime);
     renderPipeline(st);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The budget covers the whole process (issue 14, item 15): zkpipe run's
+# --budget includes its own memory at start (code, libraries, heap, thread
+# stacks) as well as every tracked buffer. At the smallest budget that
+# admits a partition, and at a few above it, the process's peak RSS (as the
+# kernel counts it, /usr/bin/time) stays within the budget, for both
+# curves; a budget below the process's own memory is refused naming it.
+# Usage: budget.sh ZKPIPE WORKDIR
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+Z="$1"; W="$2"
+rm -rf "$W"; mkdir -p "$W"
+EX="$ROOT/examples/merkle"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+for curve in bn128 bls12381; do
+    K="$EX/$curve/merkle.zkey"
+    wits=("$EX/$curve/w1.wtns" "$EX/$curve/w2.wtns" "$EX/$curve/w1.wtns" "$EX/$curve/w2.wtns")
+    "$Z" run --key "$K" --witness "${wits[@]}" --out "$W/o" --budget 2M --quiet >"$W/out" 2>"$W/err"
+    rc=$?
+    if [ $rc != 0 ] && grep -q "not above this process's own memory" "$W/err"; then
+        ok "$curve: --budget 2M refused: $(cat "$W/err")"
+    else
+        ko "$curve: --budget 2M refused naming the process's own memory" "exit $rc $(cat "$W/err")"
+    fi
+    # The smallest budget that admits one partition, from the error's figure.
+    "$Z" run --key "$K" --witness "${wits[@]}" --out "$W/o" --budget 16M --quiet >"$W/out" 2>"$W/err"
+    need="$(sed -n 's/.*it needs \([0-9.]*\) MiB.*/\1/p' "$W/err")"
+    if [ -z "$need" ]; then
+        ko "$curve: the too-small error gives what one partition needs" "$(cat "$W/err")"
+        continue
+    fi
+    grep -q "the process's own" "$W/err" && ok "$curve: one partition needs $need MiB, the process's own memory included" ||
+        ko "$curve: the too-small error counts the process's own memory" "$(cat "$W/err")"
+    min_kb=$(awk -v n="$need" 'BEGIN { printf "%d", (n + 0.2) * 1024 }')
+    for extra_kb in 0 1024 4096 16384; do
+        b=$((min_kb + extra_kb))
+        /usr/bin/time -f "%M" -o "$W/rss" "$Z" run --key "$K" --witness "${wits[@]}" --out "$W/o" \
+            --budget "${b}K" >"$W/out" 2>"$W/err"
+        rc=$?
+        rss="$(tail -1 "$W/rss")"
+        line="$(grep 'memory (MB)' "$W/out")"
+        if [ $rc = 0 ] && [ -n "$rss" ] && [ "$rss" -le "$b" ]; then
+            ok "$curve: --budget ${b}K: 4 proofs, peak RSS ${rss} KB within it ($line)"
+        else
+            ko "$curve: --budget ${b}K: peak RSS within the budget" "exit $rc, peak RSS ${rss} KB; $line $(head -3 "$W/err")"
+        fi
+    done
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
