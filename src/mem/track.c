@@ -136,9 +136,29 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
     return ZP_OK;
 }
 
+void zp_track_account(zp_tracked *buf, zp_tracker *t, void *p, unsigned cls, unsigned stage, size_t bytes) {
+    memset(buf, 0, sizeof *buf);
+    if (p == NULL || cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) return;
+    *buf = (zp_tracked){.p = p, .bytes = zp_track_round(bytes), .cls = cls, .stage = stage, .external = 1,
+                        .kind = ZP_MEM_HOST};
+    count_in(t, buf);
+}
+
+void zp_track_account_resize(zp_tracker *t, zp_tracked *buf, size_t bytes) {
+    if (buf->p == NULL || !buf->external) return;
+    size_t rounded = zp_track_round(bytes);
+    if (rounded == buf->bytes) return;
+    /* out at the old size, in at the new: counts stay, bytes and peaks follow */
+    count_out(t, buf);
+    buf->bytes = rounded;
+    count_in(t, buf);
+}
+
 void zp_track_free(zp_tracker *t, zp_tracked *buf) {
     if (buf == NULL || buf->p == NULL) return;
-    if (buf->file || buf->allocator == NULL) {
+    if (buf->external) {
+        /* the owner unmaps it */
+    } else if (buf->file || buf->allocator == NULL) {
         munmap(buf->p, buf->bytes); /* whole pages: the file mapping's tail page too */
     } else {
         buf->allocator->free(buf->allocator->arg, buf->p, buf->bytes, buf->kind);
