@@ -294,7 +294,7 @@ static zp_status write_runtime_header(const char *dir, zp_error *err) {
         if (read_whole(&text, &len, candidates[i], 1 << 20, &e2) == ZP_OK) found = candidates[i];
     }
     if (found == NULL) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED,
+        return zp_error_set(err, ZP_ERR_IO,
                             "wasm2c's runtime header wasm-rt.h is not installed (Debian: apt-get install wabt)");
     }
     static const char decl[] = "extern uint32_t wasm_rt_call_stack_depth;";
@@ -365,7 +365,7 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
     int rc = run_tool(w2c_argv, log, &serr);
     out->wasm2c_s = zp_clock_now() - t0;
     if (rc < 0) {
-        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
+        st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
                           strerror(serr));
         goto done;
     }
@@ -402,7 +402,7 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
     rc = run_tool(cc_argv, log, &serr);
     out->cc_s = zp_clock_now() - t0;
     if (rc < 0) {
-        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "cannot run the C compiler %s: %s (set CC, or install gcc)", cc,
+        st = zp_error_set(err, ZP_ERR_IO, "cannot run the C compiler %s: %s (set CC, or install gcc)", cc,
                           strerror(serr));
         goto done;
     }

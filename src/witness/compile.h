@@ -35,7 +35,8 @@ typedef struct zp_witness_compiled {
  * made; ZP_ERR_FORMAT for a file that is not WebAssembly, a truncated or
  * corrupt module (with the first lines of wasm2c's complaint), or one that
  * is not a circom 2 witness calculator (which export or import is wrong);
- * ZP_ERR_UNSUPPORTED when wasm2c or the compiler cannot be run. */
+ * ZP_ERR_IO also when wasm2c, its runtime header or the compiler is
+ * missing (not the input's fault: the commands exit 4 there, not 3). */
 zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
                              const zp_witness_compile_options *options, zp_error *err) ZP_WARN_UNUSED;
 void zp_witness_compiled_free(zp_witness_compiled *c);

@@ -150,6 +150,7 @@ grep -q "^x = 12$" "$W/err" && ok || { bad "the circuit's log() output is missin
 # 4. Malformed inputs: errors naming the signal, exit 3, no witness.
 d="${DIR[multidim.bn128]}"; mw="$d/multidim_js/multidim.wasm"
 good="$(node "$ROOT/tests/witness/gen_input.js" multidim 3)"
+echo "$good" >"$W/good.json"
 bad_input() { # NAME PATTERN JSON
     echo "$3" >"$W/bad.json"; rm -f "$W/bad.wtns"
     expect "input: $1" 3 "$2" -- "$Z" wtns calculate "$mw" "$W/bad.json" "$W/bad.wtns"
@@ -172,6 +173,12 @@ expect "wasm without exports" 3 "not a circom 2 witness calculator.*getVersion" 
     "$W/in.json" "$W/x.wtns"
 expect "missing wasm" 4 "cannot open" -- "$Z" wtns calculate "$W/nothing.wasm" "$W/in.json" "$W/x.wtns"
 [ ! -e "$W/x.wtns" ] && ok || bad "a witness was written for a bad wasm"
+# no wasm2c, no compiler: the machine's fault (exit 4), a clear message
+expect "no wasm2c" 4 "cannot run /nonexistent/wasm2c.*wabt" -- env ZKPIPE_WASM2C=/nonexistent/wasm2c \
+    "$Z" wtns calculate --cache "$W/tool-cache" "$mw" "$W/good.json" "$W/x.wtns"
+expect "no cc" 4 "cannot run the C compiler /nonexistent/cc" -- env CC=/nonexistent/cc \
+    "$Z" wtns calculate --cache "$W/tool-cache" "$mw" "$W/good.json" "$W/x.wtns"
+[ -z "$(ls -A "$W/tool-cache")" ] && ok || bad "a failed compile left $(ls -A "$W/tool-cache")"
 # a bls12381 wasm for a bn128 key, and the other way round
 node "$ROOT/tests/witness/gen_input.js" merkle 5 >"$W/in.json"
 expect "wasm of the other curve" 3 "bls12381 circuit.*bn128 key" -- "$Z" fullprove "$W/in.json" \
@@ -182,7 +189,6 @@ expect "wasm of the other curve (2)" 3 "bn128 circuit.*bls12381 key" -- "$Z" ful
 
 # 6. The cache: a second run compiles nothing; two compilers of one wasm
 # at once both succeed and leave one object and no build folder.
-echo "$good" >"$W/good.json"
 expect "cached run" 0 "" -- "$Z" wtns calculate -v "$mw" "$W/good.json" "$W/c.wtns"
 grep -q "compiled before" "$W/err" && ok || bad "the second run compiled again"
 fresh="$W/fresh-cache"
