@@ -61,7 +61,8 @@ typedef struct engine_circuit {
     /* The largest linear memory an instance had after a calculation
      * (page-rounded): what a worker reserves for its instance once known. */
     uint64_t witgen_bytes;
-    int measured;  /* witgen_bytes comes from a finished calculation */
+    int measured;  /* witgen_bytes comes from a finished calculation (now, or kept in the cache) */
+    char *measure_path; /* where the figure is kept: <cache>/<key>.witgen */
     int measuring; /* a worker runs the first calculation: the others wait for its figure */
     size_t refs;   /* jobs and worker instances using it */
     struct engine_circuit *next;

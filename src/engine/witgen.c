@@ -15,12 +15,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "engine/internal.h"
+#include "witness/compile.h"
 #include "witness/input.h"
-#include "witness/witness.h"
 
 /* ---- circuits ---------------------------------------------------------- */
 
@@ -48,8 +50,45 @@ static zp_status check_against_key(const engine_circuit *c, const engine_key *ke
 
 static void circuit_free(engine_circuit *c) {
     zp_witness_module_close(c->module);
+    free(c->measure_path);
     free(c->path);
     free(c);
+}
+
+/* The measured memory is kept next to the compiled object, in
+ * <key>.witgen (a decimal byte count), so that a later run, or another
+ * process, reserves the real figure from its first partition on. A file
+ * that is missing or unreadable is no figure; one that says too little
+ * is corrected by settle() and rewritten. */
+static char *measure_path(const char *so_path) {
+    size_t len = strlen(so_path);
+    if (len < 3 || strcmp(so_path + len - 3, ".so") != 0) return NULL;
+    char *p = malloc(len + 8);
+    if (p != NULL) snprintf(p, len + 8, "%.*s.witgen", (int)(len - 3), so_path);
+    return p;
+}
+
+static uint64_t measure_read(const char *path) {
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (f == NULL) return 0;
+    unsigned long long bytes = 0;
+    if (fscanf(f, "%llu", &bytes) != 1 || bytes > ZP_WITGEN_BOUND) bytes = 0;
+    fclose(f);
+    return zp_track_round((size_t)bytes) == bytes ? bytes : 0;
+}
+
+/* Published by rename, as the objects are: a reader sees a whole figure. */
+static void measure_write(const char *path, uint64_t bytes) {
+    if (path == NULL) return;
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (tmp == NULL) return;
+    snprintf(tmp, len, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f != NULL && fprintf(f, "%llu\n", (unsigned long long)bytes) > 0;
+    if (f != NULL && fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    free(tmp);
 }
 
 /* Compiles (or finds in the cache) and opens the calculator, and makes
@@ -62,7 +101,13 @@ static zp_status circuit_load(engine_circuit **out, const zp_engine *e, const ch
         return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     }
     zp_witness_compile_options copt = {.cache_dir = e->opt.witness_cache_dir};
-    zp_status st = zp_witness_load(&c->module, resolved, &copt, NULL, err);
+    zp_witness_compiled compiled;
+    zp_status st = zp_witness_compile(&compiled, resolved, &copt, err);
+    if (st == ZP_OK) {
+        st = zp_witness_module_open(&c->module, compiled.so_path, resolved, err);
+        c->measure_path = measure_path(compiled.so_path);
+        zp_witness_compiled_free(&compiled);
+    }
     zp_witness_instance *inst = NULL;
     if (st == ZP_OK) st = zp_witness_instance_create(&inst, c->module, err);
     if (st != ZP_OK) {
@@ -71,6 +116,8 @@ static zp_status circuit_load(engine_circuit **out, const zp_engine *e, const ch
     }
     c->initial_bytes = zp_track_round(zp_witness_instance_memory_bytes(inst));
     zp_witness_instance_destroy(inst);
+    c->witgen_bytes = measure_read(c->measure_path);
+    c->measured = c->witgen_bytes > 0;
     c->curve = zp_witness_module_curve(c->module);
     c->witness_size = zp_witness_module_size(c->module);
     size_t n8 = zp_witness_module_n8(c->module);
@@ -205,12 +252,15 @@ int engine_witgen_drop(zp_engine *e, witgen_slot *s) {
  * anyway). Memory that grew past the reservation is taken from the
  * budget when it has room; when it has none, the instance is let go and
  * the partition fails. Lock held. */
-static zp_status settle(zp_engine *e, witgen_slot *s, int finished, const char *input, zp_error *err) {
+static zp_status settle(zp_engine *e, witgen_slot *s, int finished, const char *input, uint64_t *remeasured,
+                        zp_error *err) {
     engine_circuit *c = s->circuit;
     uint64_t now = zp_track_round(zp_witness_instance_memory_bytes(s->inst));
+    *remeasured = 0;
     if (finished && (!c->measured || now > c->witgen_bytes)) {
         c->witgen_bytes = now;
         c->measured = 1;
+        *remeasured = now;
     }
     end_measuring(e, s);
     uint64_t keep = now;
@@ -263,8 +313,11 @@ zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_
     if (st != ZP_OK && strstr(err->message, input) == NULL) zp_error_prefix(err, "%s: ", input);
     pthread_mutex_lock(&e->lock);
     zp_error settle_err;
-    zp_status sst = settle(e, s, st == ZP_OK, input, &settle_err);
+    uint64_t remeasured;
+    char *keep_at = c->measure_path; /* the circuit outlives this call: the slot holds a reference */
+    zp_status sst = settle(e, s, st == ZP_OK, input, &remeasured, &settle_err);
     pthread_mutex_unlock(&e->lock);
+    if (remeasured) measure_write(keep_at, remeasured);
     if (st == ZP_OK && sst != ZP_OK) {
         *err = settle_err;
         st = sst;
