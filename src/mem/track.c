@@ -148,10 +148,24 @@ void zp_track_account_resize(zp_tracker *t, zp_tracked *buf, size_t bytes) {
     if (buf->p == NULL || !buf->external) return;
     size_t rounded = zp_track_round(bytes);
     if (rounded == buf->bytes) return;
-    /* out at the old size, in at the new: counts stay, bytes and peaks follow */
-    count_out(t, buf);
+    /* the difference only, so that no reader sees the buffer's count or
+     * bytes vanish for a moment */
+    if (rounded > buf->bytes) {
+        uint64_t d = rounded - buf->bytes;
+        atomic_fetch_add(&t->bytes[buf->cls][buf->stage], d);
+        raise_peak(&t->class_peak[buf->cls], atomic_fetch_add(&t->class_bytes[buf->cls], d) + d);
+        raise_peak(&t->stage_peak[buf->stage], atomic_fetch_add(&t->stage_bytes[buf->stage], d) + d);
+        raise_peak(&t->total_peak, atomic_fetch_add(&t->total, d) + d);
+        raise_peak(&t->kind_peak[buf->kind], atomic_fetch_add(&t->kind_bytes[buf->kind], d) + d);
+    } else {
+        uint64_t d = buf->bytes - rounded;
+        atomic_fetch_sub(&t->bytes[buf->cls][buf->stage], d);
+        atomic_fetch_sub(&t->class_bytes[buf->cls], d);
+        atomic_fetch_sub(&t->stage_bytes[buf->stage], d);
+        atomic_fetch_sub(&t->total, d);
+        atomic_fetch_sub(&t->kind_bytes[buf->kind], d);
+    }
     buf->bytes = rounded;
-    count_in(t, buf);
 }
 
 void zp_track_free(zp_tracker *t, zp_tracked *buf) {
