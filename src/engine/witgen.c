@@ -77,13 +77,15 @@ static uint64_t measure_read(const char *path) {
     return zp_track_round((size_t)bytes) == bytes ? bytes : 0;
 }
 
-/* Published by rename, as the objects are: a reader sees a whole figure. */
-static void measure_write(const char *path, uint64_t bytes) {
+/* Published by rename, as the objects are: a reader sees a whole figure.
+ * The temporary name is the process's and the writer's (two workers may
+ * both find a larger figure at once). */
+static void measure_write(const char *path, uint64_t bytes, const void *writer) {
     if (path == NULL) return;
-    size_t len = strlen(path) + 32;
+    size_t len = strlen(path) + 64;
     char *tmp = malloc(len);
     if (tmp == NULL) return;
-    snprintf(tmp, len, "%s.%ld.tmp", path, (long)getpid());
+    snprintf(tmp, len, "%s.%ld.%p.tmp", path, (long)getpid(), writer);
     FILE *f = fopen(tmp, "w");
     int ok = f != NULL && fprintf(f, "%llu\n", (unsigned long long)bytes) > 0;
     if (f != NULL && fclose(f) != 0) ok = 0;
@@ -317,7 +319,7 @@ zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_
     char *keep_at = c->measure_path; /* the circuit outlives this call: the slot holds a reference */
     zp_status sst = settle(e, s, st == ZP_OK, input, &remeasured, &settle_err);
     pthread_mutex_unlock(&e->lock);
-    if (remeasured) measure_write(keep_at, remeasured);
+    if (remeasured) measure_write(keep_at, remeasured, s);
     if (st == ZP_OK && sst != ZP_OK) {
         *err = settle_err;
         st = sst;
