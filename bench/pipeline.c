@@ -29,6 +29,12 @@
  * first with the engine: "calibration"), so one synthesis worker is slower
  * than the prover and nothing queues, while 4 or 8 outpace it.
  *
+ * Real witness generation instead (--wasm W --inputs I1.json,I2.json,...):
+ * the jobs give the circuit's wasm and the inputs (cycled over the
+ * partitions), and the engine computes each witness in the synthesis
+ * worker (src/engine/witgen.c), its calculator's memory the witgen class
+ * of the budget; --witness and --witness-ms are then not used.
+ *
  * Per configuration: proofs per minute (all proofs / wall time from the
  * submission to the last proof), peak RSS (the engine's, which reads
  * VmHWM), peak tracked bytes, the largest number of partitions waiting
@@ -78,6 +84,10 @@ static int opt_no_verify;
 static char one_mode;
 static size_t one_workers, one_run;
 static const char *opt_result, *opt_calibrate;
+static const char *opt_wasm, *opt_inputs; /* real witness generation */
+static char inputs_buf[8192];
+static const char *input_list[MAX_WITNESSES];
+static size_t n_inputs;
 static uint64_t budget_bytes; /* resolved, for the children */
 
 static void usage(FILE *f) {
@@ -93,7 +103,9 @@ static void usage(FILE *f) {
             "--budget 4p (key + matrices + 4 partitions' footprint, measured first; G, M: 10^9, 10^6);\n"
             "--witness-ms: twice a measured proof (the modelled witness generation, a sleep: see\n"
             "bench/pipeline.c); --runs 1 (more: the run with the median wall time is reported);\n"
-            "--out pipeline-out (CSV of samples, traces, results); --interval 0.05 s.\n");
+            "--out pipeline-out (CSV of samples, traces, results); --interval 0.05 s.\n"
+            "--wasm W --inputs I1.json[,I2.json...]: real witness generation from the circuit's\n"
+            "calculator and inputs (cycled over the partitions) instead of --witness and the sleep.\n");
 }
 
 static void sleep_s(double s) {
@@ -177,6 +189,8 @@ static zp_status witness_fill(void *arg, size_t partition, uint64_t *values, siz
 
 static void witnesses_open(witness_src *src) {
     char buf[4096];
+    src->n = 0;
+    if (opt_witness == NULL) return; /* real witness generation: the engine reads the inputs */
     snprintf(buf, sizeof buf, "%s", opt_witness);
     src->n = 0;
     for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
@@ -232,9 +246,19 @@ static zp_engine *engine_make(const zp_engine_options *o) {
 
 static uint64_t job_submit(zp_engine *e, witness_src *src, size_t partitions) {
     zp_job_spec spec = {.key_path = opt_key, .partitions = partitions, .witness_fn = witness_fill, .witness_arg = src};
+    const char **inputs = NULL;
+    if (opt_wasm != NULL) { /* the engine copies the paths */
+        inputs = calloc(partitions, sizeof *inputs);
+        if (inputs == NULL) exit(4);
+        for (size_t i = 0; i < partitions; i++) inputs[i] = input_list[i % n_inputs];
+        spec = (zp_job_spec){.key_path = opt_key, .partitions = partitions, .wasm_path = opt_wasm,
+                             .input_paths = inputs};
+    }
     uint64_t id;
     zp_error err;
-    if (zp_engine_submit(&id, e, &spec, &err) != ZP_OK) {
+    zp_status st = zp_engine_submit(&id, e, &spec, &err);
+    free(inputs);
+    if (st != ZP_OK) {
         fprintf(stderr, "submit: %s\n", err.message);
         exit(4);
     }
@@ -498,6 +522,9 @@ static int run_calibrate(void) {
             key_b = s.by_class[ZP_BUF_KEY].peak_bytes;
             mat_b = s.by_class[ZP_BUF_MATRICES].peak_bytes;
             uint64_t peak = s.peak_reserved > s.peak_tracked ? s.peak_reserved : s.peak_tracked;
+            /* a circuit not measured before reserves the room for its
+             * first calculation: what it used is the figure */
+            if (opt_wasm != NULL) peak = s.peak_tracked;
             part_b = peak > key_b + mat_b ? peak - key_b - mat_b : 0;
             json_object_set_new(r, "first", json_pack("{s:I, s:I, s:I}", "peak_reserved", (json_int_t)s.peak_reserved,
                                                       "peak_tracked", (json_int_t)s.peak_tracked, "peak_rss",
@@ -533,12 +560,22 @@ static int spawn(const char *const *extra, size_t n_extra) {
     snprintf(threads, sizeof threads, "%zu", opt_threads);
     snprintf(interval, sizeof interval, "%g", opt_interval);
     snprintf(timeout, sizeof timeout, "%g", opt_timeout);
-    const char *argv[64] = {self_path,      "--key",     opt_key,   "--witness", opt_witness, "--jobs",
+    const char *argv[64] = {self_path,      "--key",     opt_key,   "--jobs",
                             jobs,           "--partitions", parts,  "--witness-ms", wms,      "--budget",
                             budget_bytes ? budget : "1", "--threads", threads, "--interval", interval,
                             "--timeout",    timeout,     "--out",   opt_out, NULL};
     size_t n = 0;
     while (argv[n]) n++;
+    if (opt_witness != NULL) {
+        argv[n++] = "--witness";
+        argv[n++] = opt_witness;
+    }
+    if (opt_wasm != NULL) {
+        argv[n++] = "--wasm";
+        argv[n++] = opt_wasm;
+        argv[n++] = "--inputs";
+        argv[n++] = opt_inputs;
+    }
     if (opt_no_verify) argv[n++] = "--no-verify";
     for (size_t i = 0; i < n_extra; i++) argv[n++] = extra[i];
     argv[n] = NULL;
@@ -725,13 +762,19 @@ static json_t *calibrate(void) {
     printf("pipeline benchmark: %s (%s, domain %.0f, %.0f wires), %zu jobs x %zu partitions, all submitted at once\n",
            opt_key, json_string_value(json_object_get(cal, "curve")), jnum(cal, "domain"), jnum(cal, "wires"),
            opt_jobs, opt_partitions);
-    printf("calibration (one partition at a time, medians of 4; load %.1f): synthesis %.3f s (no witness sleep),\n"
+    printf("calibration (one partition at a time, medians of 4; load %.1f): synthesis %.3f s (%s),\n"
            "  prove %.3f s, finalize %.3f s; key %.1f MB, matrices %.1f MB, one partition's footprint %.1f MB\n",
-           jnum(cal, "load1"), jnum(cal, "synth_s"), jnum(cal, "prove_s"), jnum(cal, "final_s"), mb(key_b), mb(mat_b),
+           jnum(cal, "load1"), jnum(cal, "synth_s"), opt_wasm ? "witness generation included" : "no witness sleep", jnum(cal, "prove_s"), jnum(cal, "final_s"), mb(key_b), mb(mat_b),
            mb(part_b));
-    printf("witness generation modelled as a %.0f ms sleep per partition in the synthesis worker (using no CPU\n"
-           "  here; in cuzk it runs on many cores beside the GPU); %.1fx prove + finalize\n",
-           opt_witness_ms, proof_s > 0 ? opt_witness_ms / 1000 / proof_s : 0);
+    if (opt_wasm != NULL) {
+        printf("witness generation: real, by the circuit's calculator %s in the synthesis worker, %zu inputs\n"
+               "  cycled over the partitions (included in synthesis above: %.1fx prove + finalize)\n",
+               opt_wasm, n_inputs, proof_s > 0 ? jnum(cal, "synth_s") / proof_s : 0);
+    } else {
+        printf("witness generation modelled as a %.0f ms sleep per partition in the synthesis worker (using no CPU\n"
+               "  here; in cuzk it runs on many cores beside the GPU); %.1fx prove + finalize\n",
+               opt_witness_ms, proof_s > 0 ? opt_witness_ms / 1000 / proof_s : 0);
+    }
     printf("modes: a  %s\n       b  %s\n       c  %s: budget %.1f MB (%s)\n", mode_title('a'), mode_title('b'),
            mode_title('c'), mb(budget_bytes), opt_budget);
     printf("1 prover, 1 finalizer, %s threads each; %zu run(s) per configuration%s; MB = 10^6 bytes\n",
@@ -789,8 +832,9 @@ static int run_sweep(void) {
         json_t *workers = json_array();
         for (size_t w = 0; w < n_workers; w++) json_array_append_new(workers, json_integer((json_int_t)opt_workers[w]));
         json_t *doc = json_pack(
-            "{s:s, s:i, s:s, s:s, s:i, s:i, s:s, s:o, s:f, s:I, s:s, s:i, s:i, s:f, s:s, s:o, s:o, s:o}", "date", date,
-            "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "key", opt_key, "witness", opt_witness, "jobs", (int)opt_jobs,
+            "{s:s, s:i, s:s, s:s?, s:s?, s:s?, s:i, s:i, s:s, s:o, s:f, s:I, s:s, s:i, s:i, s:f, s:s, s:o, s:o, s:o}",
+            "date", date, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "key", opt_key, "witness", opt_witness, "wasm",
+            opt_wasm, "inputs", opt_inputs, "jobs", (int)opt_jobs,
             "partitions", (int)opt_partitions, "modes", opt_modes, "workers", workers, "witness_ms", opt_witness_ms,
             "budget", (json_int_t)budget_bytes, "budget_option", opt_budget, "threads", (int)opt_threads, "runs",
             (int)opt_runs, "interval_s", opt_interval, "out_dir", opt_out, "calibration", cal, "results", shown,
@@ -820,6 +864,7 @@ static const struct option_def {
     {"--no-verify", OPT_FLAG, &opt_no_verify}, {"--out", OPT_STR, &opt_out},
     {"--json", OPT_STR, &opt_json},         {"--run", OPT_SIZE, &one_run},
     {"--result", OPT_STR, &opt_result},     {"--calibrate", OPT_STR, &opt_calibrate},
+    {"--wasm", OPT_STR, &opt_wasm},         {"--inputs", OPT_STR, &opt_inputs},
 };
 
 /* 0 when v is a valid value for the option. */
@@ -869,10 +914,25 @@ int main(int argc, char **argv) {
         }
         i += has_value;
     }
-    if (opt_key == NULL || opt_witness == NULL) {
-        fprintf(stderr, "--key and --witness are required\n");
+    if (opt_key == NULL || (opt_witness == NULL) == (opt_wasm == NULL) ||
+        (opt_wasm == NULL) != (opt_inputs == NULL)) {
+        fprintf(stderr, "--key and either --witness or --wasm with --inputs are required\n");
         usage(stderr);
         return 2;
+    }
+    if (opt_inputs != NULL) {
+        snprintf(inputs_buf, sizeof inputs_buf, "%s", opt_inputs);
+        for (char *save = NULL, *p = strtok_r(inputs_buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+            if (n_inputs == MAX_WITNESSES) {
+                fprintf(stderr, "at most %d inputs\n", MAX_WITNESSES);
+                return 2;
+            }
+            input_list[n_inputs++] = p;
+        }
+        if (n_inputs == 0) {
+            fprintf(stderr, "--inputs: no files\n");
+            return 2;
+        }
     }
     size_t blen = strlen(opt_budget);
     int budget_p = blen > 1 && (opt_budget[blen - 1] == 'p' || opt_budget[blen - 1] == 'P') &&

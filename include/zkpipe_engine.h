@@ -39,6 +39,7 @@ typedef enum zp_buffer_class {
     ZP_BUF_WITNESS,   /* one partition's witness */
     ZP_BUF_ABC,       /* a, b, c, then H in a's place, and the NTT tables */
     ZP_BUF_MSM,       /* MSM scratch (buckets), prove and finalize */
+    ZP_BUF_WITGEN,    /* a synthesis worker's witness calculator: the wasm instance's linear memory */
     ZP_BUF_CLASSES
 } zp_buffer_class;
 
@@ -55,7 +56,7 @@ typedef enum zp_stage {
     ZP_STAGES
 } zp_stage;
 
-const char *zp_buffer_class_name(zp_buffer_class cls); /* "key", "matrices", "witness", "abc", "msm" */
+const char *zp_buffer_class_name(zp_buffer_class cls); /* "key", "matrices", "witness", "abc", "msm", "witgen" */
 const char *zp_stage_name(zp_stage stage);             /* "keys", "synth", "wait_prove", ... */
 
 typedef struct zp_engine zp_engine;
@@ -102,6 +103,10 @@ typedef struct zp_engine_options {
     /* The prover backend, by name (src/groth16/backend.h, docs/backend.md);
      * NULL: "cpu". An unknown name fails zp_engine_create. */
     const char *backend;
+    /* Where compiled witness calculators are kept (jobs given a circuit
+     * wasm); NULL: $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else
+     * ~/.cache/zkpipe (docs/witness.md). */
+    const char *witness_cache_dir;
 } zp_engine_options;
 
 #define ZP_BUDGET_UNLIMITED UINT64_MAX
@@ -121,15 +126,23 @@ typedef zp_status (*zp_witness_fn)(void *arg, size_t partition, uint64_t *values
 typedef struct zp_job_spec {
     const char *key_path;
     size_t partitions;
-    /* Either one .wtns path per partition, or a witness function. */
+    /* One of: one .wtns path per partition; a witness function; or the
+     * circuit's witness calculator (circom's circuit.wasm) and one
+     * input.json per partition, the witness computed by the engine as the
+     * first part of synthesis. */
     const char *const *witness_paths;
     zp_witness_fn witness_fn;
     void *witness_arg;
     int priority; /* higher goes first; equal priorities in submission order */
+    const char *wasm_path;
+    const char *const *input_paths;
 } zp_job_spec;
 
 /* Queues a job. The key is validated here (a bad key fails the submission),
- * and a budget too small for even one partition of it is an error. */
+ * and a budget too small for even one partition of it is an error. A job
+ * with a wasm compiles it here when the cache does not have it (seconds
+ * to minutes: docs/witness.md), and fails when the circuit is of the other
+ * curve than the key or its witness size is not the key's wire count. */
 ZP_WARN_UNUSED zp_status zp_engine_submit(uint64_t *job_id, zp_engine *engine, const zp_job_spec *spec,
                                           zp_error *err);
 /* Cancels a queued or running job: whatever it holds is freed as soon as

@@ -131,7 +131,7 @@ static void test_basic(const fixture *f) {
     size_t order[MAX_WITNESSES] = {3, 1, 4, 0, 5, 2, 7, 6};
     const char *paths[MAX_WITNESSES];
     for (int i = 0; i < MAX_WITNESSES; i++) paths[i] = f->wtns_path[order[i]];
-    zp_job_spec spec = {f->key_path, MAX_WITNESSES, paths, NULL, NULL, 0};
+    zp_job_spec spec = {.key_path = f->key_path, .partitions = MAX_WITNESSES, .witness_paths = paths};
     uint64_t job;
     CHECK(zp_engine_submit(&job, e, &spec, &err) == ZP_OK);
     zp_job_info info;
@@ -214,8 +214,9 @@ static void test_priority(const fixture *f) {
     CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
     order_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, f, 0};
     order_arg low = {&log, 'L'}, high = {&log, 'H'};
-    zp_job_spec a = {f->key_path, 3, NULL, ordered_witness, &low, 0};
-    zp_job_spec b = {f->key_path, 3, NULL, ordered_witness, &high, 5};
+    zp_job_spec a = {.key_path = f->key_path, .partitions = 3, .witness_fn = ordered_witness, .witness_arg = &low};
+    zp_job_spec b = {.key_path = f->key_path, .partitions = 3, .witness_fn = ordered_witness, .witness_arg = &high,
+                     .priority = 5};
     uint64_t ja, jb;
     CHECK(zp_engine_submit(&ja, e, &a, &err) == ZP_OK);
     while (1) { /* the single synthesis worker is inside L's first witness */
@@ -259,8 +260,8 @@ static void test_failures(const fixture *f) {
     CHECK(zp_wtns_write(bad_path, f->circuit.cs.curve, bad, f->n_wires, &err) == ZP_OK);
     free(bad);
     const char *paths[4] = {f->wtns_path[0], f->wtns_path[1], bad_path, f->wtns_path[3]};
-    zp_job_spec spec = {f->key_path, 4, paths, NULL, NULL, 0};
-    zp_job_spec good = {f->key_path, 2, f->wtns_ptrs, NULL, NULL, 0};
+    zp_job_spec spec = {.key_path = f->key_path, .partitions = 4, .witness_paths = paths};
+    zp_job_spec good = {.key_path = f->key_path, .partitions = 2, .witness_paths = f->wtns_ptrs};
     uint64_t jbad, jgood;
     CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_OK);
     CHECK(zp_engine_submit(&jgood, e, &good, &err) == ZP_OK);
@@ -274,24 +275,26 @@ static void test_failures(const fixture *f) {
     fixture other;
     fixture_make(&other, f->circuit.cs.curve, f->circuit.m + 3, f->circuit.npub, "other");
     const char *mixed[2] = {f->wtns_path[0], other.wtns_path[0]};
-    spec = (zp_job_spec){f->key_path, 2, mixed, NULL, NULL, 0};
+    spec = (zp_job_spec){.key_path = f->key_path, .partitions = 2, .witness_paths = mixed};
     CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_OK);
     CHECK(wait_job(e, jbad, &info) == ZP_JOB_FAILED);
     CHECK_MSG(strstr(info.error.message, "partition 1") && strstr(info.error.message, other.wtns_path[0]) &&
                   strstr(info.error.message, "another circuit"),
               "reason names the partition and file: %s", info.error.message);
     const char *missing[1] = {"/nonexistent/w.wtns"};
-    spec = (zp_job_spec){f->key_path, 1, missing, NULL, NULL, 0};
+    spec = (zp_job_spec){.key_path = f->key_path, .partitions = 1, .witness_paths = missing};
     CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_ERR_IO);
     CHECK(strstr(err.message, "/nonexistent/w.wtns") != NULL);
-    spec = (zp_job_spec){"/nonexistent/k.zkey", 1, f->wtns_ptrs, NULL, NULL, 0};
+    spec = (zp_job_spec){.key_path = "/nonexistent/k.zkey", .partitions = 1,
+                         .witness_paths = f->wtns_ptrs};
     CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_ERR_IO);
     fixture_free(&other);
 
     /* cancelling a job queued behind a blocked one */
     order_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, f, 0};
     order_arg tag = {&log, 'B'};
-    zp_job_spec blocked = {f->key_path, 2, NULL, ordered_witness, &tag, 0};
+    zp_job_spec blocked = {.key_path = f->key_path, .partitions = 2, .witness_fn = ordered_witness,
+                           .witness_arg = &tag};
     uint64_t jblocked, jqueued;
     CHECK(zp_engine_submit(&jblocked, e, &blocked, &err) == ZP_OK);
     CHECK(zp_engine_submit(&jqueued, e, &good, &err) == ZP_OK);
@@ -325,8 +328,8 @@ static void test_eviction(const fixture *f, const fixture *g) {
     opt.prove_threads = 2;
     CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK); /* to learn the sizes */
     uint64_t j1, j2;
-    zp_job_spec s1 = {f->key_path, 2, f->wtns_ptrs, NULL, NULL, 0};
-    zp_job_spec s2 = {g->key_path, 2, g->wtns_ptrs, NULL, NULL, 0};
+    zp_job_spec s1 = {.key_path = f->key_path, .partitions = 2, .witness_paths = f->wtns_ptrs};
+    zp_job_spec s2 = {.key_path = g->key_path, .partitions = 2, .witness_paths = g->wtns_ptrs};
     CHECK(zp_engine_key_preload(e, f->key_path, &err) == ZP_OK);
     zp_engine_stats s;
     zp_engine_stats_get(&s, e);
@@ -439,7 +442,8 @@ static void test_stress(const fixture *f) {
     for (size_t i = 0; i < MAX_WITNESSES; i++) order[i] = i;
     for (size_t j = 0; j < jobs; j++) {
         sizes[j] = 1 + zp_test_rand64() % 4;
-        zp_job_spec spec = {f->key_path, sizes[j], f->wtns_ptrs, NULL, NULL, (int)(zp_test_rand64() % 3)};
+        zp_job_spec spec = {.key_path = f->key_path, .partitions = sizes[j], .witness_paths = f->wtns_ptrs,
+                            .priority = (int)(zp_test_rand64() % 3)};
         CHECK(zp_engine_submit(&ids[j], e, &spec, &err) == ZP_OK);
         if (zp_test_rand64() % 6 == 0) { /* cancel a random earlier job */
             zp_engine_cancel(e, ids[zp_test_rand64() % (j + 1)], &err);
@@ -486,7 +490,7 @@ static void test_stress(const fixture *f) {
     opt.fault = NULL;
     CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
     for (int j = 0; j < 6; j++) {
-        zp_job_spec spec = {f->key_path, 4, f->wtns_ptrs, NULL, NULL, 0};
+        zp_job_spec spec = {.key_path = f->key_path, .partitions = 4, .witness_paths = f->wtns_ptrs};
         uint64_t id;
         CHECK(zp_engine_submit(&id, e, &spec, &err) == ZP_OK);
     }

@@ -13,21 +13,26 @@
 
 static const char head[] =
     "usage: zkpipe run --key K.zkey --witness W1.wtns [W2.wtns ...] --out DIR [options]\n"
+    "       zkpipe run --key K.zkey --wasm circuit.wasm --input I1.json [I2.json ...] --out DIR [options]\n"
     "\n"
     "Proves every witness (one partition each) with the key through the\n"
     "pipeline engine: synthesis, prove and finalize stages joined by bounded\n"
-    "queues, under a memory budget. Writes DIR/proof_<i>.json and\n"
-    "DIR/public_<i>.json for partition i (in the order of the witnesses),\n"
-    "each verified before it is written. While it runs, one status line\n"
-    "shows the partitions and bytes in each stage; at the end, a summary.\n"
+    "queues, under a memory budget. With --wasm and --input, each partition's\n"
+    "witness is computed from its input.json by the circuit's own calculator\n"
+    "(circom's wasm, compiled once and cached: docs/witness.md) as the first\n"
+    "part of synthesis, each synthesis worker with its own instance, whose\n"
+    "memory is the \"witgen\" class of the budget. Writes DIR/proof_<i>.json\n"
+    "and DIR/public_<i>.json for partition i (in the order given), each\n"
+    "verified before it is written. While it runs, one status line shows the\n"
+    "partitions and bytes in each stage; at the end, a summary.\n"
     "\n";
 
 static void log_line(void *arg, const char *line);
 
 typedef struct run_args {
     zp_engine_options opt;
-    const char *key, *out;
-    zp_option_list witnesses;
+    const char *key, *out, *wasm;
+    zp_option_list witnesses, inputs;
     int log, quiet;
 } run_args;
 
@@ -35,7 +40,13 @@ typedef struct run_args {
 static const zp_option options[] = {
     {"key", 0, ZP_OPT_ARG, offsetof(run_args, key), 0, 0, NULL, "K.zkey", "the proving key (required)", NULL},
     {"witness", 0, ZP_OPT_LIST, offsetof(run_args, witnesses), 0, 0, NULL, "W.wtns",
-     "the witnesses, one partition each (required)", NULL},
+     "the witnesses, one partition each (or --wasm and\n--input)", NULL},
+    {"wasm", 0, ZP_OPT_ARG, offsetof(run_args, wasm), 0, 0, NULL, "circuit.wasm",
+     "the circuit's witness calculator (circom --wasm)", NULL},
+    {"input", 0, ZP_OPT_LIST, offsetof(run_args, inputs), 0, 0, NULL, "I.json",
+     "the circuit's inputs, one partition each (with\n--wasm)", NULL},
+    {"cache", 0, ZP_OPT_ARG, ENG(witness_cache_dir), 0, 0, NULL, "DIR",
+     "compiled calculators (default: $ZKPIPE_CACHE,\nelse ~/.cache/zkpipe)", NULL},
     {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
     {"budget", 0, ZP_OPT_BYTES, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
      "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked buffer\n(default: available memory minus 10%)", NULL},
@@ -68,12 +79,13 @@ static double mb(uint64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
 static void status_line(const zp_engine_stats *s, size_t total, int tty) {
     fprintf(stderr,
             "%s[%6.1fs] proofs %llu/%zu | synth %zu wait %zu prove %zu wait %zu final %zu | tracked %.0f MB "
-            "(witness %.0f abc %.0f msm %.0f) reserved %.0f/%.0f MB | rss %.0f MB%s",
+            "(witgen %.0f witness %.0f abc %.0f msm %.0f) reserved %.0f/%.0f MB | rss %.0f MB%s",
             tty ? "\r" : "", s->uptime, (unsigned long long)s->proofs_done, total,
             s->partitions_in[ZP_STAGE_SYNTH], s->partitions_in[ZP_STAGE_WAIT_PROVE], s->partitions_in[ZP_STAGE_PROVE],
             s->partitions_in[ZP_STAGE_WAIT_FINAL], s->partitions_in[ZP_STAGE_FINAL], mb(s->tracked),
-            mb(s->by_class[ZP_BUF_WITNESS].bytes), mb(s->by_class[ZP_BUF_ABC].bytes), mb(s->by_class[ZP_BUF_MSM].bytes),
-            mb(s->reserved), mb(s->budget), mb(s->rss), tty ? "\033[K" : "\n");
+            mb(s->by_class[ZP_BUF_WITGEN].bytes), mb(s->by_class[ZP_BUF_WITNESS].bytes),
+            mb(s->by_class[ZP_BUF_ABC].bytes), mb(s->by_class[ZP_BUF_MSM].bytes), mb(s->reserved), mb(s->budget),
+            mb(s->rss), tty ? "\033[K" : "\n");
     fflush(stderr);
 }
 
@@ -133,23 +145,39 @@ int zp_cmd_run(int argc, char **argv) {
     zp_cli_command cmd = {"run", head, tables, 1, NULL};
     if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
     const char **witnesses = calloc((size_t)argc, sizeof *witnesses);
-    if (witnesses == NULL) return ZP_EXIT_FAILURE;
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    if (witnesses == NULL || inputs == NULL) {
+        free(witnesses);
+        free(inputs);
+        return ZP_EXIT_FAILURE;
+    }
     args.witnesses.items = witnesses;
+    args.inputs.items = inputs;
     int rc = ZP_EXIT_USAGE;
     int npos = zp_cli_parse(&cmd, argc, argv);
     if (npos < 0) goto done;
     if (npos > 0) {
-        rc = zp_cli_usage_error(&cmd, "unexpected argument '%s' (witnesses follow --witness)", argv[1]);
+        rc = zp_cli_usage_error(&cmd, "unexpected argument '%s' (witnesses follow --witness, inputs --input)",
+                                argv[1]);
         goto done;
     }
     zp_engine_options opt = args.opt;
     const char *key = args.key, *out = args.out;
-    size_t n = args.witnesses.n;
+    int from_inputs = args.inputs.n > 0 || args.wasm != NULL;
+    size_t n = from_inputs ? args.inputs.n : args.witnesses.n;
     int quiet = args.quiet;
     if (args.log) opt.log = log_line;
     opt.budget_covers_baseline = 1; /* --budget is the process's, its own memory at start included */
+    if (args.witnesses.n > 0 && from_inputs) {
+        rc = zp_cli_usage_error(&cmd, "--witness and --wasm/--input are alternatives: give one");
+        goto done;
+    }
+    if (from_inputs && (args.wasm == NULL || args.inputs.n == 0)) {
+        rc = zp_cli_usage_error(&cmd, "--wasm and --input go together");
+        goto done;
+    }
     if (key == NULL || n == 0 || out == NULL) {
-        rc = zp_cli_usage_error(&cmd, "--key, --witness and --out are required");
+        rc = zp_cli_usage_error(&cmd, "--key, --witness (or --wasm and --input) and --out are required");
         goto done;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
@@ -166,7 +194,13 @@ int zp_cmd_run(int argc, char **argv) {
         goto done;
     }
     double t0 = zp_clock_now();
-    zp_job_spec spec = {key, n, witnesses, NULL, NULL, 0};
+    zp_job_spec spec = {.key_path = key, .partitions = n};
+    if (from_inputs) {
+        spec.wasm_path = args.wasm;
+        spec.input_paths = inputs;
+    } else {
+        spec.witness_paths = witnesses;
+    }
     if (zp_engine_submit(&job, engine, &spec, &err) != ZP_OK) {
         rc = zp_cli_fail(&err);
         zp_engine_destroy(engine);
@@ -206,5 +240,6 @@ int zp_cmd_run(int argc, char **argv) {
     zp_engine_destroy(engine);
 done:
     free(witnesses);
+    free(inputs);
     return rc;
 }

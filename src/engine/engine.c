@@ -14,7 +14,7 @@
 #include "engine/internal.h"
 #include "io/json.h"
 
-static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc", "msm"};
+static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc", "msm", "witgen"};
 static const char *const stage_names[ZP_STAGES] = {"keys",       "synth", "wait_prove", "prove",
                                                    "wait_final", "final", "dealloc"};
 static const char *const state_names[] = {"queued", "running", "done", "failed", "cancelled"};
@@ -142,12 +142,27 @@ void engine_part_abandon(zp_engine *e, engine_part *p, part_state why) {
     pthread_cond_broadcast(&e->admit);
 }
 
-static void job_free(engine_job *job) {
-    for (size_t i = 0; i < job->n; i++) free(job->parts[i].public_values);
-    if (job->witness_paths) {
-        for (size_t i = 0; i < job->n; i++) free(job->witness_paths[i]);
-        free(job->witness_paths);
+static void free_paths(char **paths, size_t n) {
+    if (paths == NULL) return;
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+}
+
+static char **copy_paths(const char *const *paths, size_t n) {
+    char **copy = calloc(n, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++) {
+        if ((copy[i] = strdup(paths[i])) == NULL) {
+            free_paths(copy, i);
+            return NULL;
+        }
     }
+    return copy;
+}
+
+static void job_free(engine_job *job) {
+    for (size_t i = 0; job->parts && i < job->n; i++) free(job->parts[i].public_values);
+    free_paths(job->witness_paths, job->n);
+    free_paths(job->input_paths, job->n);
     free(job->parts);
     free(job);
 }
@@ -160,6 +175,7 @@ static void job_unlink(zp_engine *e, engine_job *job) {
         }
     }
     engine_key_put(e, job->key);
+    engine_circuit_put(e, job->circuit);
     job_free(job);
 }
 
@@ -337,6 +353,7 @@ void zp_engine_destroy(zp_engine *e) {
         job_free(j);
     }
     engine_keys_free_all(e);
+    engine_circuits_free_all(e); /* after the workers: their instances are gone */
     if (e->pools) {
         for (size_t i = 0; i < e->n_synth + e->n_prove + e->n_final; i++) zp_pool_destroy(e->pools[i]);
     }
@@ -362,12 +379,18 @@ static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
     if (spec == NULL || spec->key_path == NULL) return zp_error_set(err, ZP_ERR_ARG, "a job needs a proving key");
     if (spec->partitions == 0) return zp_error_set(err, ZP_ERR_ARG, "a job needs at least one witness");
     if (spec->partitions > 1000000) return zp_error_set(err, ZP_ERR_ARG, "too many partitions: %zu", spec->partitions);
-    if ((spec->witness_paths == NULL) == (spec->witness_fn == NULL)) {
-        return zp_error_set(err, ZP_ERR_ARG, "a job needs either witness files or a witness function");
+    int ways = (spec->witness_paths != NULL) + (spec->witness_fn != NULL) + (spec->input_paths != NULL);
+    if (ways != 1 || (spec->input_paths != NULL) != (spec->wasm_path != NULL)) {
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "a job needs one of: witness files, a witness function, or a circuit's wasm and its "
+                            "inputs");
     }
-    for (size_t i = 0; spec->witness_paths && i < spec->partitions; i++) {
-        const char *w = spec->witness_paths[i];
-        if (w == NULL) return zp_error_set(err, ZP_ERR_ARG, "partition %zu has no witness", i);
+    const char *const *files = spec->witness_paths ? spec->witness_paths : spec->input_paths;
+    for (size_t i = 0; files && i < spec->partitions; i++) {
+        const char *w = files[i];
+        if (w == NULL) {
+            return zp_error_set(err, ZP_ERR_ARG, "partition %zu has no %s", i, spec->input_paths ? "inputs" : "witness");
+        }
         int fd; /* the readers' own open, so the early check says what the read would */
         zp_status st = zp_file_open_regular(&fd, NULL, w, err);
         if (st != ZP_OK) return st;
@@ -381,23 +404,11 @@ static engine_job *job_new(const zp_job_spec *spec, engine_key *key) {
     if (job == NULL) return NULL;
     job->parts = calloc(spec->partitions, sizeof *job->parts);
     job->n = spec->partitions;
-    if (job->parts && spec->witness_paths) {
-        job->witness_paths = calloc(spec->partitions, sizeof *job->witness_paths);
-        for (size_t i = 0; job->witness_paths && i < spec->partitions; i++) {
-            job->witness_paths[i] = strdup(spec->witness_paths[i]);
-            if (job->witness_paths[i] == NULL) {
-                job->n = i;
-                job_free(job);
-                return NULL;
-            }
-        }
-        if (job->witness_paths == NULL) {
-            job_free(job);
-            return NULL;
-        }
-    }
-    if (job->parts == NULL) {
-        free(job);
+    if (spec->witness_paths) job->witness_paths = copy_paths(spec->witness_paths, job->n);
+    if (spec->input_paths) job->input_paths = copy_paths(spec->input_paths, job->n);
+    if (job->parts == NULL || (spec->witness_paths && job->witness_paths == NULL) ||
+        (spec->input_paths && job->input_paths == NULL)) {
+        job_free(job);
         return NULL;
     }
     job->witness_fn = spec->witness_fn;
@@ -420,17 +431,27 @@ zp_status zp_engine_submit(uint64_t *job_id, zp_engine *e, const zp_job_spec *sp
     engine_key *key;
     st = engine_key_get(&key, e, spec->key_path, err); /* takes a reference */
     if (st != ZP_OK) return st;
+    engine_circuit *circuit = NULL;
+    if (spec->wasm_path != NULL && (st = engine_circuit_get(&circuit, e, spec->wasm_path, key, err)) != ZP_OK) {
+        pthread_mutex_lock(&e->lock);
+        engine_key_put(e, key);
+        pthread_mutex_unlock(&e->lock);
+        return st;
+    }
     pthread_mutex_lock(&e->lock);
-    uint64_t one = engine_key_bytes(key) + key->footprint;
+    /* with a circuit, at least its instance's memory before it runs */
+    uint64_t witgen = circuit ? (circuit->measured ? circuit->witgen_bytes : circuit->initial_bytes) : 0;
+    uint64_t one = engine_key_bytes(key) + key->footprint + witgen;
     if (one > e->budget) {
-        char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
         int base = e->opt.budget_covers_baseline;
         st = zp_error_set(err, ZP_ERR_NOMEM,
                           "the memory budget (%s) is too small for one partition of %s: it needs %s "
-                          "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s)",
+                          "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s%s%s)",
                           human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes),
                           human(b3, key->file_bytes + key->copies_bytes), human(b4, key->matrices_bytes),
-                          human(b5, key->footprint), base ? ", and the process's own " : "",
+                          human(b5, key->footprint), witgen ? ", the witness calculator's memory " : "",
+                          witgen ? human(b7, witgen) : "", base ? ", and the process's own " : "",
                           base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
     } else if (e->stopping) {
         st = zp_error_set(err, ZP_ERR_ARG, "the engine is shutting down");
@@ -439,9 +460,11 @@ zp_status zp_engine_submit(uint64_t *job_id, zp_engine *e, const zp_job_spec *sp
     if (st == ZP_OK && job == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory queueing a job");
     if (st != ZP_OK) {
         engine_key_put(e, key);
+        engine_circuit_put(e, circuit);
         pthread_mutex_unlock(&e->lock);
         return st;
     }
+    job->circuit = circuit; /* the job's reference */
     job->id = e->next_job_id++;
     engine_job **pp = &e->jobs;
     while (*pp && (*pp)->priority >= job->priority) pp = &(*pp)->next;

@@ -16,6 +16,7 @@
 #include "groth16/groth16.h"
 #include "io/zkey.h"
 #include "mem/track.h"
+#include "witness/calc.h"
 #include "zkpipe_engine.h"
 
 /* What one engine thread adds to the process's RSS once it has run (its
@@ -48,6 +49,39 @@ typedef struct engine_key {
     struct engine_key *next;
 } engine_key;
 
+/* A circuit's witness calculator known to the engine (witgen.c): the
+ * compiled module, loaded once and shared read-only by the synthesis
+ * workers, each of which makes its own instance of it. */
+typedef struct engine_circuit {
+    char *path; /* the wasm, as resolved by realpath */
+    zp_witness_module *module;
+    zp_curve curve;
+    size_t witness_size;
+    uint64_t initial_bytes; /* an instance's linear memory before any calculation (page-rounded) */
+    /* The largest linear memory an instance had after a calculation
+     * (page-rounded): what a worker reserves for its instance once known. */
+    uint64_t witgen_bytes;
+    int measured;  /* witgen_bytes comes from a finished calculation (now, or kept in the cache) */
+    char *measure_path; /* where the figure is kept: <cache>/<key>.witgen */
+    int measuring; /* a worker runs the first calculation: the others wait for its figure */
+    size_t refs;   /* jobs and worker instances using it */
+    struct engine_circuit *next;
+} engine_circuit;
+
+/* A synthesis worker's witness calculator: its own instance of one
+ * circuit (never shared), that instance's linear memory counted in the
+ * tracker (class witgen), and the bytes of the budget reserved for it.
+ * The worker keeps it between partitions of that circuit and lets it go
+ * before it waits for work or for memory, so an idle worker never holds
+ * budget another partition needs. */
+typedef struct witgen_slot {
+    engine_circuit *circuit; /* NULL: none */
+    zp_witness_instance *inst;
+    zp_tracked memory;
+    uint64_t reserved;
+    int measuring; /* this slot runs its circuit's first calculation */
+} witgen_slot;
+
 typedef enum { PART_PENDING = 0, PART_ACTIVE, PART_DONE, PART_FAILED, PART_CANCELLED } part_state;
 
 struct engine_job;
@@ -74,6 +108,8 @@ typedef struct engine_job {
     engine_key *key;
     size_t n;
     char **witness_paths; /* or: */
+    engine_circuit *circuit; /* and */
+    char **input_paths;   /* or: */
     zp_witness_fn witness_fn;
     void *witness_arg;
     engine_part *parts;
@@ -109,6 +145,7 @@ struct zp_engine {
     zp_backend_ctx *backend; /* opt.backend's context: prove_start, prove_finish */
     uint64_t budget, reserved, peak_reserved;
     engine_key *keys;
+    engine_circuit *circuits; /* witness calculators of the jobs given a wasm (witgen.c) */
     engine_job *jobs; /* by priority (high first), then submission order */
     uint64_t next_job_id, use_clock;
     part_queue to_prove, to_final;
@@ -188,6 +225,34 @@ uint64_t engine_keys_evict(zp_engine *e, uint64_t bytes, const engine_key *keep)
 zp_status engine_key_load(zp_engine *e, engine_key *key, const zp_parallel *par, zp_error *err);
 /* Frees every key entry (engine teardown; nothing may use them). */
 void engine_keys_free_all(zp_engine *e);
+
+/* witgen.c */
+/* Bound on a circuit's linear memory before its first calculation has
+ * measured it: wasm32's 4 GiB, the most the glue reserves. */
+#define ZP_WITGEN_BOUND ((uint64_t)4 << 30)
+/* The entry for the wasm (compiled or found in the cache, and loaded,
+ * when new), checked against the key: same curve, witness size = wires.
+ * Takes a reference. Lock NOT held (a compile takes a while). */
+zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, const engine_key *key,
+                             zp_error *err);
+/* Drops a reference; the module is closed with the last. Lock held. */
+void engine_circuit_put(zp_engine *e, engine_circuit *c);
+void engine_circuits_free_all(zp_engine *e);
+/* Bytes a partition of circuit c must reserve for this worker's
+ * instance, beyond what the slot holds; other_need: the rest of the
+ * partition's need. UINT64_MAX: it cannot be admitted now (another
+ * worker is measuring c). Lock held. */
+uint64_t engine_witgen_need(const zp_engine *e, const witgen_slot *s, const engine_circuit *c, uint64_t other_need);
+/* After the bytes are reserved: the slot is for c and holds them. Lock held. */
+void engine_witgen_take(zp_engine *e, witgen_slot *s, engine_circuit *c, uint64_t bytes);
+/* Lets the slot go: the instance destroyed, its memory uncounted, its
+ * reservation returned. Returns 1 if it held anything. Lock held. */
+int engine_witgen_drop(zp_engine *e, witgen_slot *s);
+/* Computes partition p's witness from its input.json into out (bytes
+ * long: plain 4-limb values), through the slot's instance (made when
+ * there is none), then counts the instance's memory and settles the
+ * slot's reservation to it. Lock NOT held. */
+zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_t *out, size_t bytes, zp_error *err);
 
 /* trace.c */
 zp_status engine_trace_open(zp_engine *e, zp_error *err);

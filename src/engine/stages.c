@@ -45,25 +45,34 @@ static engine_job *next_job(zp_engine *e) {
 /* Waits until a partition fits the budget and reserves it (and its key,
  * when not loaded). Returns NULL when the engine stops. *load is set when
  * this worker must load the key. Lock held. */
-static engine_part *admit(zp_engine *e, int *load) {
+static engine_part *admit(zp_engine *e, witgen_slot *slot, int *load) {
     *load = 0;
     for (;;) {
         if (e->stopping) return NULL;
         engine_job *job = e->paused ? NULL : next_job(e);
         if (job == NULL) {
-            pthread_cond_wait(&e->admit, &e->lock);
+            /* an idle worker holds no budget: its calculator goes */
+            if (!engine_witgen_drop(e, slot)) pthread_cond_wait(&e->admit, &e->lock);
             continue;
         }
         engine_key *key = job->key;
         uint64_t need = engine_key_need(key);
-        if (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + need > e->budget) {
-            /* idle keys go first; their bytes come back when freed */
-            engine_keys_evict(e, e->reserved + need - e->budget, key);
+        /* a partition to compute from inputs also needs this worker's
+         * instance of its circuit: reserved unless the worker has it */
+        if (job->circuit != slot->circuit && engine_witgen_drop(e, slot)) continue;
+        uint64_t witgen = job->circuit ? engine_witgen_need(e, slot, job->circuit, need) : 0;
+        if (witgen == UINT64_MAX ||
+            (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + need + witgen > e->budget)) {
+            /* a waiting worker lets its calculator go first (so waiting
+             * workers never hold each other's room), then idle keys */
+            if (engine_witgen_drop(e, slot)) continue;
+            if (witgen != UINT64_MAX) engine_keys_evict(e, e->reserved + need + witgen - e->budget, key);
             pthread_cond_wait(&e->admit, &e->lock);
             continue;
         }
-        e->reserved += need;
+        e->reserved += need + witgen;
         if (e->reserved > e->peak_reserved) e->peak_reserved = e->reserved;
+        if (job->circuit) engine_witgen_take(e, slot, job->circuit, witgen);
         if (key->state == KEY_UNLOADED) {
             key->state = KEY_LOADING;
             *load = 1;
@@ -168,19 +177,23 @@ static void queue_drain(zp_engine *e, part_queue *q) {
 
 /* ---- synthesis --------------------------------------------------------- */
 
-static zp_status read_witness(engine_part *p, const zp_groth16_pk *pk, zp_error *err) {
+static zp_status read_witness(zp_engine *e, witgen_slot *slot, engine_part *p, const zp_groth16_pk *pk,
+                              zp_error *err) {
     engine_job *job = p->job;
     uint64_t *w = p->witness.p;
     zp_status st;
     if (job->witness_paths) {
         st = zp_wtns_read_into(w, pk->n_vars, pk->curve, job->witness_paths[p->index], err);
+    } else if (job->input_paths) {
+        st = engine_witgen_run(e, slot, p, p->witness.p, p->witness.bytes, err);
     } else {
         st = job->witness_fn(job->witness_arg, p->index, w, pk->n_vars, pk->curve, err);
     }
     if (st == ZP_OK) st = zp_groth16_check_witness(pk, pk->curve, pk->n_vars, w, err);
-    if (st != ZP_OK && job->witness_paths && strstr(err->message, job->witness_paths[p->index]) == NULL) {
-        zp_error_prefix(err, "%s: ", job->witness_paths[p->index]);
-    }
+    const char *file = job->witness_paths ? job->witness_paths[p->index]
+                       : job->input_paths   ? job->input_paths[p->index]
+                                            : NULL;
+    if (st != ZP_OK && file != NULL && strstr(err->message, file) == NULL) zp_error_prefix(err, "%s: ", file);
     return st;
 }
 
@@ -192,6 +205,7 @@ typedef struct stage_worker {
     zp_engine *e;
     zp_parallel par;
     int load;
+    witgen_slot witgen; /* synthesis: this worker's own witness calculator */
 } stage_worker;
 
 /* A stage, as the one worker loop (stage_main) runs it:
@@ -214,7 +228,7 @@ static void *stage_main(const stage_def *s, void *arg) {
     worker_arg wa = *(worker_arg *)arg;
     free(arg);
     zp_engine *e = wa.e;
-    stage_worker w = {e, zp_pool_parallel(e->pools[wa.index]), 0};
+    stage_worker w = {e, zp_pool_parallel(e->pools[wa.index]), 0, {0}};
     zp_error err;
     pthread_mutex_lock(&e->lock);
     engine_part *p;
@@ -226,6 +240,7 @@ static void *stage_main(const stage_def *s, void *arg) {
         s->hand_off(e, p, st, &err);
     }
     if (s->input != NULL) queue_drain(e, s->input(e));
+    engine_witgen_drop(e, &w.witgen); /* its instance is this thread's to destroy */
     pthread_mutex_unlock(&e->lock);
     return NULL;
 }
@@ -235,16 +250,17 @@ static part_queue *to_final(zp_engine *e) { return &e->to_final; }
 
 /* ---- synthesis --------------------------------------------------------- */
 
-static engine_part *synth_next(stage_worker *w) { return admit(w->e, &w->load); }
+static engine_part *synth_next(stage_worker *w) { return admit(w->e, &w->witgen, &w->load); }
 
-static zp_status synthesize(zp_engine *e, engine_part *p, const zp_parallel *par, zp_error *err) {
+static zp_status synthesize(zp_engine *e, witgen_slot *slot, engine_part *p, const zp_parallel *par,
+                            zp_error *err) {
     engine_key *key = p->job->key;
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
     if (st == ZP_OK) {
         st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, zp_groth16_witness_bytes(pk), "a witness", err);
     }
-    if (st == ZP_OK) st = read_witness(p, pk, err);
+    if (st == ZP_OK) st = read_witness(e, slot, p, pk, err);
     if (st == ZP_OK) { /* the backend's size, as the key's footprint counted it */
         zp_backend_sizes sz;
         zp_backend_sizes_get(&sz, e->backend, pk);
@@ -268,7 +284,7 @@ static zp_status synth_work(stage_worker *w, engine_part *p, zp_error *err) {
     }
     int go = st == ZP_OK && !engine_job_cancelled(p->job);
     pthread_mutex_unlock(&e->lock);
-    if (go) st = synthesize(e, p, &w->par, err);
+    if (go) st = synthesize(e, &w->witgen, p, &w->par, err);
     return st;
 }
 

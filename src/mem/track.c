@@ -136,9 +136,43 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
     return ZP_OK;
 }
 
+void zp_track_account(zp_tracked *buf, zp_tracker *t, void *p, unsigned cls, unsigned stage, size_t bytes) {
+    memset(buf, 0, sizeof *buf);
+    if (p == NULL || cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) return;
+    *buf = (zp_tracked){.p = p, .bytes = zp_track_round(bytes), .cls = cls, .stage = stage, .external = 1,
+                        .kind = ZP_MEM_HOST};
+    count_in(t, buf);
+}
+
+void zp_track_account_resize(zp_tracker *t, zp_tracked *buf, size_t bytes) {
+    if (buf->p == NULL || !buf->external) return;
+    size_t rounded = zp_track_round(bytes);
+    if (rounded == buf->bytes) return;
+    /* the difference only, so that no reader sees the buffer's count or
+     * bytes vanish for a moment */
+    if (rounded > buf->bytes) {
+        uint64_t d = rounded - buf->bytes;
+        atomic_fetch_add(&t->bytes[buf->cls][buf->stage], d);
+        raise_peak(&t->class_peak[buf->cls], atomic_fetch_add(&t->class_bytes[buf->cls], d) + d);
+        raise_peak(&t->stage_peak[buf->stage], atomic_fetch_add(&t->stage_bytes[buf->stage], d) + d);
+        raise_peak(&t->total_peak, atomic_fetch_add(&t->total, d) + d);
+        raise_peak(&t->kind_peak[buf->kind], atomic_fetch_add(&t->kind_bytes[buf->kind], d) + d);
+    } else {
+        uint64_t d = buf->bytes - rounded;
+        atomic_fetch_sub(&t->bytes[buf->cls][buf->stage], d);
+        atomic_fetch_sub(&t->class_bytes[buf->cls], d);
+        atomic_fetch_sub(&t->stage_bytes[buf->stage], d);
+        atomic_fetch_sub(&t->total, d);
+        atomic_fetch_sub(&t->kind_bytes[buf->kind], d);
+    }
+    buf->bytes = rounded;
+}
+
 void zp_track_free(zp_tracker *t, zp_tracked *buf) {
     if (buf == NULL || buf->p == NULL) return;
-    if (buf->file || buf->allocator == NULL) {
+    if (buf->external) {
+        /* the owner unmaps it */
+    } else if (buf->file || buf->allocator == NULL) {
         munmap(buf->p, buf->bytes); /* whole pages: the file mapping's tail page too */
     } else {
         buf->allocator->free(buf->allocator->arg, buf->p, buf->bytes, buf->kind);

@@ -72,7 +72,8 @@ typedef struct zp_tracked {
     void *p;      /* NULL when not allocated */
     size_t bytes; /* counted size: rounded to pages */
     unsigned cls, stage;
-    int file; /* 1: a read-only file mapping */
+    int file;     /* 1: a read-only file mapping */
+    int external; /* 1: memory mapped by someone else, only counted here (zp_track_account) */
     zp_mem_kind kind;
     const zp_allocator *allocator; /* the one that gave it, to give it back */
 } zp_tracked;
@@ -98,6 +99,16 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
 /* Frees (through its allocator) and uncounts; buf->p becomes NULL. A
  * NULL buffer is ignored. */
 void zp_track_free(zp_tracker *t, zp_tracked *buf);
+/* Counts memory this layer did not map: a wasm instance's linear memory,
+ * which the witness glue compiled into each calculator maps and grows
+ * itself (src/witness/w2c_glue.c.in), so it cannot come from an allocator
+ * hook. buf becomes a handle like any other (p is the owner's pointer,
+ * never dereferenced here; bytes rounded to pages); zp_track_free and
+ * zp_track_move work on it, and free only uncounts: the owner unmaps. */
+void zp_track_account(zp_tracked *buf, zp_tracker *t, void *p, unsigned cls, unsigned stage, size_t bytes);
+/* The accounted memory's size changed (the wasm memory grew, or was made
+ * anew): the counters follow, peaks included. */
+void zp_track_account_resize(zp_tracker *t, zp_tracked *buf, size_t bytes);
 /* Moves the buffer's bytes to another stage's counters. */
 void zp_track_move(zp_tracker *t, zp_tracked *buf, unsigned stage);
 

@@ -109,7 +109,7 @@ static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_
 
 zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
                                const char *const *paths, size_t n, zp_error *err) {
-    zp_job_spec spec = {key_path, n, paths, NULL, NULL, priority};
+    zp_job_spec spec = {.key_path = key_path, .partitions = n, .witness_paths = paths, .priority = priority};
     return zp_engine_submit(engine_id, s->engine, &spec, err);
 }
 

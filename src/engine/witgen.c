@@ -1,0 +1,328 @@
+/* Witness generation as the first part of the synthesis stage: the
+ * circuits' calculators (one loaded module per wasm, shared read-only),
+ * each synthesis worker's own instance of one of them, and their memory
+ * in the budget (docs/witness.md, "In the engine").
+ *
+ * The instance's linear memory is mapped and grown by the glue compiled
+ * into the calculator (src/witness/w2c_glue.c.in), not by the tracked
+ * allocator, so it is counted with zp_track_account: class witgen, stage
+ * synth, at zp_witness_instance_memory_bytes (the committed size) after
+ * the instance is made and after every calculation. Its reservation is
+ * the worker's, made when the worker admits a partition of the circuit:
+ * the circuit's measured size once a calculation has finished, and before
+ * that whatever the budget has left (at most ZP_WITGEN_BOUND), settled to
+ * the measured size as soon as the first calculation ends. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "engine/internal.h"
+#include "witness/compile.h"
+#include "witness/input.h"
+
+/* ---- circuits ---------------------------------------------------------- */
+
+static engine_circuit *find_circuit(zp_engine *e, const char *path) {
+    for (engine_circuit *c = e->circuits; c; c = c->next) {
+        if (strcmp(c->path, path) == 0) return c;
+    }
+    return NULL;
+}
+
+static zp_status check_against_key(const engine_circuit *c, const engine_key *key, zp_error *err) {
+    if (c->curve != key->curve) {
+        return zp_error_set(err, ZP_ERR_MISMATCH,
+                            "%s is a %s circuit and %s a %s key: compile the circuit with circom --prime %s, or use "
+                            "its key",
+                            c->path, c->curve == ZP_CURVE_NONE ? "non-Groth16-curve" : zp_curve_name(c->curve),
+                            key->path, zp_curve_name(key->curve), zp_curve_name(key->curve));
+    }
+    if (c->witness_size != key->n_vars) {
+        return zp_error_set(err, ZP_ERR_MISMATCH, "%s computes %zu wires and %s has %u: they are not of one circuit",
+                            c->path, c->witness_size, key->path, key->n_vars);
+    }
+    return ZP_OK;
+}
+
+static void circuit_free(engine_circuit *c) {
+    zp_witness_module_close(c->module);
+    free(c->measure_path);
+    free(c->path);
+    free(c);
+}
+
+/* The measured memory is kept next to the compiled object, in
+ * <key>.witgen (a decimal byte count), so that a later run, or another
+ * process, reserves the real figure from its first partition on. A file
+ * that is missing or unreadable is no figure; one that says too little
+ * is corrected by settle() and rewritten. */
+static char *measure_path(const char *so_path) {
+    size_t len = strlen(so_path);
+    if (len < 3 || strcmp(so_path + len - 3, ".so") != 0) return NULL;
+    char *p = malloc(len + 8);
+    if (p != NULL) snprintf(p, len + 8, "%.*s.witgen", (int)(len - 3), so_path);
+    return p;
+}
+
+static uint64_t measure_read(const char *path) {
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (f == NULL) return 0;
+    unsigned long long bytes = 0;
+    if (fscanf(f, "%llu", &bytes) != 1 || bytes > ZP_WITGEN_BOUND) bytes = 0;
+    fclose(f);
+    return zp_track_round((size_t)bytes) == bytes ? bytes : 0;
+}
+
+/* Published by rename, as the objects are: a reader sees a whole figure.
+ * The temporary name is the process's and the writer's (two workers may
+ * both find a larger figure at once). */
+static void measure_write(const char *path, uint64_t bytes, const void *writer) {
+    if (path == NULL) return;
+    size_t len = strlen(path) + 64;
+    char *tmp = malloc(len);
+    if (tmp == NULL) return;
+    snprintf(tmp, len, "%s.%ld.%p.tmp", path, (long)getpid(), writer);
+    FILE *f = fopen(tmp, "w");
+    int ok = f != NULL && fprintf(f, "%llu\n", (unsigned long long)bytes) > 0;
+    if (f != NULL && fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    free(tmp);
+}
+
+/* Compiles (or finds in the cache) and opens the calculator, and makes
+ * one instance to learn its memory before any calculation. */
+static zp_status circuit_load(engine_circuit **out, const zp_engine *e, const char *resolved, zp_error *err) {
+    *out = NULL;
+    engine_circuit *c = calloc(1, sizeof *c);
+    if (c == NULL || (c->path = strdup(resolved)) == NULL) {
+        free(c);
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    }
+    zp_witness_compile_options copt = {.cache_dir = e->opt.witness_cache_dir};
+    zp_witness_compiled compiled;
+    zp_status st = zp_witness_compile(&compiled, resolved, &copt, err);
+    if (st == ZP_OK) {
+        st = zp_witness_module_open(&c->module, compiled.so_path, resolved, err);
+        c->measure_path = measure_path(compiled.so_path);
+        zp_witness_compiled_free(&compiled);
+    }
+    zp_witness_instance *inst = NULL;
+    if (st == ZP_OK) st = zp_witness_instance_create(&inst, c->module, err);
+    if (st != ZP_OK) {
+        circuit_free(c);
+        return st;
+    }
+    c->initial_bytes = zp_track_round(zp_witness_instance_memory_bytes(inst));
+    zp_witness_instance_destroy(inst);
+    c->witgen_bytes = measure_read(c->measure_path);
+    c->measured = c->witgen_bytes > 0;
+    c->curve = zp_witness_module_curve(c->module);
+    c->witness_size = zp_witness_module_size(c->module);
+    size_t n8 = zp_witness_module_n8(c->module);
+    if (n8 != ZP_SCALAR_BYTES && c->curve != ZP_CURVE_NONE) {
+        circuit_free(c); /* both curves' r fit 32 bytes; a wider field is another curve */
+        return zp_error_set(err, ZP_ERR_MISMATCH, "%s: field elements of %zu bytes, not %d", resolved, n8,
+                            ZP_SCALAR_BYTES);
+    }
+    *out = c;
+    return ZP_OK;
+}
+
+zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, const engine_key *key,
+                             zp_error *err) {
+    *out = NULL;
+    char resolved[PATH_MAX];
+    if (realpath(wasm_path, resolved) == NULL) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open the witness calculator: %s", wasm_path, strerror(errno));
+    }
+    pthread_mutex_lock(&e->lock);
+    engine_circuit *c = find_circuit(e, resolved);
+    if (c != NULL) c->refs++;
+    pthread_mutex_unlock(&e->lock);
+    if (c == NULL) {
+        engine_circuit *fresh;
+        zp_status st = circuit_load(&fresh, e, resolved, err);
+        if (st != ZP_OK) return st;
+        pthread_mutex_lock(&e->lock);
+        c = find_circuit(e, resolved); /* another submission may have loaded it meanwhile */
+        if (c == NULL) {
+            c = fresh;
+            c->next = e->circuits;
+            e->circuits = c;
+            fresh = NULL;
+        }
+        c->refs++;
+        pthread_mutex_unlock(&e->lock);
+        if (fresh != NULL) circuit_free(fresh);
+    }
+    zp_status st = check_against_key(c, key, err);
+    if (st != ZP_OK) {
+        pthread_mutex_lock(&e->lock);
+        engine_circuit_put(e, c);
+        pthread_mutex_unlock(&e->lock);
+        return st;
+    }
+    *out = c;
+    return ZP_OK;
+}
+
+void engine_circuit_put(zp_engine *e, engine_circuit *c) {
+    if (c == NULL || --c->refs > 0) return;
+    for (engine_circuit **pp = &e->circuits; *pp; pp = &(*pp)->next) {
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    }
+    circuit_free(c);
+}
+
+void engine_circuits_free_all(zp_engine *e) {
+    while (e->circuits) {
+        engine_circuit *c = e->circuits;
+        e->circuits = c->next;
+        circuit_free(c);
+    }
+}
+
+/* ---- a worker's slot --------------------------------------------------- */
+
+uint64_t engine_witgen_need(const zp_engine *e, const witgen_slot *s, const engine_circuit *c, uint64_t other_need) {
+    uint64_t held = s->circuit == c ? s->reserved : 0;
+    uint64_t target;
+    if (c->measured) {
+        target = c->witgen_bytes > c->initial_bytes ? c->witgen_bytes : c->initial_bytes;
+    } else if (c->measuring && !s->measuring) {
+        return UINT64_MAX; /* its figure comes soon: reserving the bound twice would only wait longer */
+    } else {
+        /* Not measured yet: what the budget has left, up to what wasm32 can
+         * use; settled to the real size when the first calculation ends. */
+        target = ZP_WITGEN_BOUND;
+        if (e->budget != ZP_BUDGET_UNLIMITED) {
+            uint64_t used = e->reserved + other_need - held;
+            uint64_t room = e->budget > used ? e->budget - used : 0;
+            if (room < target) target = room;
+        }
+        if (target < c->initial_bytes) target = c->initial_bytes;
+    }
+    return target > held ? target - held : 0;
+}
+
+void engine_witgen_take(zp_engine *e, witgen_slot *s, engine_circuit *c, uint64_t bytes) {
+    if (s->circuit != c) {
+        engine_witgen_drop(e, s);
+        s->circuit = c;
+        c->refs++;
+    }
+    s->reserved += bytes;
+    if (!c->measured && !c->measuring) {
+        c->measuring = 1;
+        s->measuring = 1;
+    }
+}
+
+/* The slot's first calculation of its circuit did not finish: another
+ * worker may measure it. Lock held. */
+static void end_measuring(zp_engine *e, witgen_slot *s) {
+    if (!s->measuring) return;
+    s->measuring = 0;
+    s->circuit->measuring = 0;
+    pthread_cond_broadcast(&e->admit);
+}
+
+int engine_witgen_drop(zp_engine *e, witgen_slot *s) {
+    if (s->circuit == NULL) return 0;
+    end_measuring(e, s);
+    zp_track_free(&e->tracker, &s->memory); /* only uncounts: the instance unmaps its memory */
+    zp_witness_instance_destroy(s->inst);
+    s->inst = NULL;
+    e->reserved -= s->reserved;
+    s->reserved = 0;
+    engine_circuit_put(e, s->circuit);
+    s->circuit = NULL;
+    pthread_cond_broadcast(&e->admit);
+    return 1;
+}
+
+/* After a calculation (done or failed): the instance's memory now is what
+ * the tracker counts, and what the slot keeps reserved (at least the
+ * circuit's measured figure, which the next partition would reserve
+ * anyway). Memory that grew past the reservation is taken from the
+ * budget when it has room; when it has none, the instance is let go and
+ * the partition fails. Lock held. */
+static zp_status settle(zp_engine *e, witgen_slot *s, int finished, const char *input, uint64_t *remeasured,
+                        zp_error *err) {
+    engine_circuit *c = s->circuit;
+    uint64_t now = zp_track_round(zp_witness_instance_memory_bytes(s->inst));
+    *remeasured = 0;
+    if (finished && (!c->measured || now > c->witgen_bytes)) {
+        c->witgen_bytes = now;
+        c->measured = 1;
+        *remeasured = now;
+    }
+    end_measuring(e, s);
+    uint64_t keep = now;
+    if (c->measured && c->witgen_bytes > keep) keep = c->witgen_bytes;
+    if (keep > s->reserved) {
+        uint64_t extra = keep - s->reserved;
+        if (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + extra > e->budget) {
+            uint64_t had = s->reserved;
+            engine_witgen_drop(e, s);
+            return zp_error_set(err, ZP_ERR_NOMEM,
+                                "%s: the witness calculator's memory grew to %llu bytes, past the %llu reserved for "
+                                "it, and the budget has no room for the rest",
+                                input, (unsigned long long)now, (unsigned long long)had);
+        }
+        e->reserved += extra;
+        if (e->reserved > e->peak_reserved) e->peak_reserved = e->reserved;
+        s->reserved = keep;
+    } else if (keep < s->reserved) {
+        e->reserved -= s->reserved - keep;
+        s->reserved = keep;
+        pthread_cond_broadcast(&e->admit);
+    }
+    zp_track_account_resize(&e->tracker, &s->memory, now);
+    return ZP_OK;
+}
+
+zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_t *out, size_t bytes, zp_error *err) {
+    engine_circuit *c = s->circuit;
+    const char *input = p->job->input_paths[p->index];
+    size_t count = c->witness_size, n8 = zp_witness_module_n8(c->module);
+    if (count * n8 > bytes) {
+        return zp_error_set(err, ZP_ERR_INTERNAL, "%s: a witness of %zu values does not fit its buffer", input, count);
+    }
+    zp_witness_inputs in = {0};
+    zp_status st = zp_witness_inputs_read(&in, input, zp_witness_module_prime(c->module), n8, err);
+    if (st != ZP_OK) return st;
+    if (s->inst == NULL) {
+        st = zp_witness_instance_create(&s->inst, c->module, err);
+        if (st != ZP_OK) {
+            zp_witness_inputs_free(&in);
+            return st;
+        }
+        pthread_mutex_lock(&e->lock);
+        zp_track_account(&s->memory, &e->tracker, s->inst, ZP_BUF_WITGEN, ZP_STAGE_SYNTH,
+                         zp_witness_instance_memory_bytes(s->inst));
+        pthread_mutex_unlock(&e->lock);
+    }
+    st = zp_witness_instance_calculate(s->inst, &in, out, 0, err);
+    zp_witness_inputs_free(&in);
+    if (st != ZP_OK && strstr(err->message, input) == NULL) zp_error_prefix(err, "%s: ", input);
+    pthread_mutex_lock(&e->lock);
+    zp_error settle_err;
+    uint64_t remeasured;
+    char *keep_at = c->measure_path; /* the circuit outlives this call: the slot holds a reference */
+    zp_status sst = settle(e, s, st == ZP_OK, input, &remeasured, &settle_err);
+    pthread_mutex_unlock(&e->lock);
+    if (remeasured) measure_write(keep_at, remeasured, s);
+    if (st == ZP_OK && sst != ZP_OK) {
+        *err = settle_err;
+        st = sst;
+    }
+    return st;
+}
