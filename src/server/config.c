@@ -20,8 +20,10 @@ static const zp_option options[] = {
     {"listen", 0, STR, OFF(listen), 0, 0, "127.0.0.1:8790", "HOST:PORT", "TCP host:port (port 0: any free one); none: no TCP", NULL},
     {"unix_socket", 0, STR, OFF(unix_socket), 0, 0, NULL, "PATH", "also listen on this unix socket", NULL},
     {"data_dir", 0, STR, OFF(data_dir), 0, 0, "./zkpipe-data", "DIR", "the job store and the witness spool", NULL},
-    {"keys_dir", 0, STR, OFF(keys_dir), 0, 0, NULL, "DIR", "every *.zkey in it is a key (id: file name without .zkey)", NULL},
-    {"key", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "ID=PATH", "ID=PATH: one more key (repeatable)", add_key},
+    {"keys_dir", 0, STR, OFF(keys_dir), 0, 0, NULL, "DIR",
+     "every *.zkey in it is a key (id: file name without .zkey); ID.wasm beside it, its circuit", NULL},
+    {"key", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "ID=PATH",
+     "ID=PATH [wasm=PATH]: one more key, with its circuit's wasm for jobs given inputs (repeatable)", add_key},
     {"witness_dir", 0, STR, OFF(witness_dir), 0, 0, NULL, "DIR", "server-side witness paths must lie inside it", NULL},
     {"token", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "TOKEN", "require Authorization: Bearer <token> (1-4096 printable bytes)", set_token},
     {"token_file", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "FILE", "read the token from this file", set_token_file},
@@ -121,9 +123,16 @@ static zp_status set_level(void *dst, const zp_option *o, const char *value, con
 static zp_status add_key(void *dst, const zp_option *o, const char *value, const char *where, zp_error *err) {
     (void)o;
     zp_server_config *cfg = dst;
-    const char *eq = strchr(value, '=');
-    if (eq == NULL || eq == value || eq[1] == '\0') {
-        return zp_error_set(err, ZP_ERR_ARG, "%s: key needs ID=PATH, not '%s'", where, value);
+    /* "ID=PATH wasm=WASM": the circuit's calculator after the key's path */
+    const char *wasm = strstr(value, " wasm=");
+    size_t len = wasm ? (size_t)(wasm - value) : strlen(value);
+    if (wasm) {
+        wasm += 6;
+        if (*wasm == '\0') return zp_error_set(err, ZP_ERR_ARG, "%s: key's wasm= needs a path", where);
+    }
+    const char *eq = memchr(value, '=', len);
+    if (eq == NULL || eq == value || eq + 1 == value + len) {
+        return zp_error_set(err, ZP_ERR_ARG, "%s: key needs ID=PATH [wasm=PATH], not '%s'", where, value);
     }
     for (const char *c = value; c < eq; c++) {
         if (!(*c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
@@ -136,10 +145,12 @@ static zp_status add_key(void *dst, const zp_option *o, const char *value, const
     cfg->keys = grown;
     zp_server_key *k = &cfg->keys[cfg->n_keys];
     k->id = strndup(value, (size_t)(eq - value));
-    k->path = strdup(eq + 1);
-    if (k->id == NULL || k->path == NULL) {
+    k->path = strndup(eq + 1, (size_t)(value + len - (eq + 1)));
+    k->wasm = wasm ? strdup(wasm) : NULL;
+    if (k->id == NULL || k->path == NULL || (wasm && k->wasm == NULL)) {
         free(k->id);
         free(k->path);
+        free(k->wasm);
         return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     }
     cfg->n_keys++;
@@ -172,6 +183,7 @@ void zp_server_config_free(zp_server_config *cfg) {
     for (size_t i = 0; i < cfg->n_keys; i++) {
         free(cfg->keys[i].id);
         free(cfg->keys[i].path);
+        free(cfg->keys[i].wasm);
     }
     free(cfg->keys);
     memset(cfg, 0, sizeof *cfg);

@@ -12,6 +12,7 @@
 
 typedef struct zp_server_key {
     char *id, *path;
+    char *wasm; /* its circuit's witness calculator (circom's circuit.wasm); NULL: none */
 } zp_server_key;
 
 typedef struct zp_server_config {

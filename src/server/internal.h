@@ -44,6 +44,7 @@ struct zp_server {
     uint64_t unix_dev, unix_ino; /* the socket file we made: only that one is removed at stop */
     int port;
     char *spool_dir;
+    char *witness_cache; /* data_dir/witness-cache: the compiled circuits */
     double started;
 
     pthread_mutex_t lock; /* everything below */
@@ -68,8 +69,8 @@ struct zp_server {
     size_t history_head, history_len;
     double last_expire;
 
-    pthread_t collector, sampler;
-    int threads_started;
+    pthread_t collector, sampler, circuits;
+    int threads_started, circuits_started;
 };
 
 /* server.c: lifecycle */
@@ -87,25 +88,35 @@ int server_add_active(zp_server *s, int64_t id, uint64_t engine_id);
 /* The path of a key id (config keys, then keys_dir/<id>.zkey); NULL and
  * err set when there is none. Returns malloc'd. */
 char *server_key_path(zp_server *s, const char *id, zp_error *err);
-/* Submits a stored job's spooled witnesses to the engine. */
-zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
-                               const char *const *paths, size_t n, zp_error *err);
+/* The circuit (circom's circuit.wasm) of a key id: the config's
+ * "key ID=PATH wasm=WASM", or keys_dir/ID.wasm; NULL when it has none.
+ * Returns malloc'd. */
+char *server_key_wasm(zp_server *s, const char *id);
+/* Submits a stored job's spooled witnesses to the engine; with wasm, the
+ * paths are its inputs (input.json) and the engine computes witnesses. */
+zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, const char *wasm,
+                               int priority, const char *const *paths, size_t n, zp_error *err);
+/* Whether a spooled file is a partition's inputs (N.json), not a witness. */
+int server_spooled_inputs(const char *path);
 /* Accepts a job whose witnesses are in memory: spools, stores, submits.
  * On success *id is the store's id; *existing when request_id was known
- * (the caller compares request_digest with the stored job's). */
+ * (the caller compares request_digest with the stored job's). inputs: w
+ * holds each partition's input.json, for the key's circuit. */
 typedef struct job_witness {
     const unsigned char *bytes; /* the .wtns file */
     size_t size;
 } job_witness;
 zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
                         int priority, const char *request_id, const char *request_digest, const job_witness *w,
-                        size_t n, int *http_status, zp_error *err);
+                        size_t n, int inputs, int *http_status, zp_error *err);
 
 /* spool.c */
 /* Writes and fsyncs the witnesses into a fresh directory of the spool:
- * paths[i] (malloc'd) for w[i]; *http_status says what to answer when it
- * fails (507 when they do not fit spool_max). */
-zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, int *http_status, zp_error *err);
+ * paths[i] (malloc'd) for w[i], named N.<suffix> ("wtns", or "json" for a
+ * job's inputs); *http_status says what to answer when it fails (507 when
+ * they do not fit spool_max). */
+zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix,
+                       int *http_status, zp_error *err);
 /* Removes one spooled witness and takes its bytes off the count (arg: the
  * server); a path that is gone already is no error (zp_store_path_fn). */
 void server_spool_remove(void *arg, const char *path);
@@ -122,6 +133,9 @@ void server_spool_sweep(zp_server *s, spool_file_id *keep, size_t n_keep, size_t
 
 /* resume.c: submits every unfinished job in the store again (at start). */
 zp_status server_resume(zp_server *s, zp_error *err);
+
+/* circuits.c: the thread that compiles every key's circuit at start. */
+void *server_circuits_main(void *arg);
 
 /* collector.c: the thread that records each ended job (arg: the server). */
 void *server_collector_main(void *arg);

@@ -41,7 +41,7 @@ static void resume_job(void *arg, const zp_store_job *job, const char *const *pa
     zp_server *s = r->s;
     zp_error err;
     uint64_t engine_id;
-    char *key_path = NULL;
+    char *key_path = NULL, *wasm = NULL;
     zp_status st = ZP_OK;
     if (damage != NULL) {
         st = zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its rows in the store are damaged: %s", damage);
@@ -49,8 +49,20 @@ static void resume_job(void *arg, const zp_store_job *job, const char *const *pa
         key_path = server_key_path(s, job->key_id, &err);
         if (key_path == NULL) st = ZP_ERR_ARG;
     }
-    if (st == ZP_OK) st = server_engine_submit(&engine_id, s, key_path, job->priority, paths, job->partitions, &err);
+    /* a job given inputs: its spooled files are input.json (N.json), and
+     * the key's circuit computes the witnesses again */
+    int inputs = st == ZP_OK && job->partitions > 0 && server_spooled_inputs(paths[0]);
+    for (uint32_t i = 0; st == ZP_OK && i < job->partitions; i++) {
+        if (server_spooled_inputs(paths[i]) != inputs)
+            st = zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its partitions mix inputs and witnesses");
+    }
+    if (st == ZP_OK && inputs && (wasm = server_key_wasm(s, job->key_id)) == NULL)
+        st = zp_error_set(&err, ZP_ERR_ARG, "cannot be resumed: its inputs need key '%s''s circuit, and it has none now",
+                          job->key_id);
+    if (st == ZP_OK)
+        st = server_engine_submit(&engine_id, s, key_path, wasm, job->priority, paths, job->partitions, &err);
     free(key_path);
+    free(wasm);
     if (st == ZP_OK) {
         pthread_mutex_lock(&s->lock);
         if (!server_add_active(s, job->id, engine_id)) st = zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");

@@ -206,8 +206,8 @@ static unsigned char *read_confined(size_t *size, zp_server *s, const char *path
  * job's proofs and its order (key, priority, each witness's bytes, however
  * they came: inline or by path), each field length-prefixed so that no two
  * requests share an encoding. A retry must match it to get the job back. */
-static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, const job_witness *w,
-                                size_t n, zp_error *err) {
+static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, int inputs,
+                                const job_witness *w, size_t n, zp_error *err) {
     zp_sha256 h;
     zp_status st = zp_sha256_init(&h, err);
     if (st != ZP_OK) return st;
@@ -215,7 +215,8 @@ static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int pr
     int len = snprintf(head, sizeof head, "zkpipe job request 1\n%zu:", strlen(key));
     zp_sha256_update(&h, head, (size_t)len);
     zp_sha256_update(&h, key, strlen(key));
-    len = snprintf(head, sizeof head, "\n%d\n%zu\n", priority, n);
+    /* witnesses keep the version-1 encoding; inputs say so */
+    len = snprintf(head, sizeof head, "\n%d\n%s%zu\n", priority, inputs ? "inputs " : "", n);
     zp_sha256_update(&h, head, (size_t)len);
     for (size_t i = 0; i < n; i++) {
         len = snprintf(head, sizeof head, "%zu\n", w[i].size);
@@ -239,7 +240,9 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     }
     const char *key = json_string_value(json_object_get(root, "key"));
     json_t *jprio = json_object_get(root, "priority"), *jreq = json_object_get(root, "request_id");
-    json_t *jw = json_object_get(root, "witnesses");
+    json_t *jw = json_object_get(root, "witnesses"), *jin = json_object_get(root, "inputs");
+    int inputs = jin != NULL; /* the circuit's inputs, one object per partition, instead of witnesses */
+    if (inputs && jw == NULL) jw = jin;
     const char *request_id = json_string_value(jreq);
     int status = 400;
     const char *problem = NULL;
@@ -248,8 +251,11 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
                        json_integer_value(jprio) > 1000000)) problem = "'priority' must be an integer";
     else if (jreq && (request_id == NULL || strlen(request_id) == 0 || strlen(request_id) > 128))
         problem = "'request_id' must be a string of 1 to 128 characters";
-    else if (!json_is_array(jw) || json_array_size(jw) == 0) problem = "'witnesses' must be a non-empty array";
-    else if (json_array_size(jw) > s->cfg.max_partitions) problem = "too many witnesses (max_partitions)";
+    else if (inputs && jw != jin) problem = "give either 'witnesses' or 'inputs', not both";
+    else if (!json_is_array(jw) || json_array_size(jw) == 0)
+        problem = inputs ? "'inputs' must be a non-empty array of objects (one input.json per partition)"
+                         : "'witnesses' (or 'inputs') must be a non-empty array";
+    else if (json_array_size(jw) > s->cfg.max_partitions) problem = "too many partitions (max_partitions)";
     if (request_id && !problem) {
         for (const char *c = request_id; *c; c++) {
             if ((unsigned char)*c < 0x20 || *c == 0x7f) problem = "'request_id' must be printable";
@@ -270,7 +276,20 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         status = 500;
         zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; ok && i < n; i++) {
+    for (size_t i = 0; ok && inputs && i < n; i++) {
+        /* kept as compact JSON: what the spool holds and the engine reads */
+        json_t *item = json_array_get(jw, i);
+        char *text = json_is_object(item) ? json_dumps(item, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        if (text == NULL) {
+            zp_error_set(&err, ZP_ERR_ARG, "inputs[%zu] must be an object of input signals (an input.json)", i);
+            ok = 0;
+        } else {
+            owned[i] = (unsigned char *)text;
+            w[i].bytes = owned[i];
+            w[i].size = strlen(text);
+        }
+    }
+    for (size_t i = 0; ok && !inputs && i < n; i++) {
         json_t *item = json_array_get(jw, i);
         const char *data = json_string_value(json_object_get(item, "data"));
         const char *path = json_string_value(json_object_get(item, "path"));
@@ -296,9 +315,10 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         int existing = 0;
         size_t position = 0;
         char digest[ZP_SHA256_HEX] = "";
-        zp_status st = request_digest(digest, key, priority, w, n, &err);
+        zp_status st = request_digest(digest, key, priority, inputs, w, n, &err);
         if (st == ZP_OK)
-            st = server_submit(&id, &existing, &position, s, key, priority, request_id, digest, w, n, &status, &err);
+            st = server_submit(&id, &existing, &position, s, key, priority, request_id, digest, w, n, inputs, &status,
+                               &err);
         else
             status = 500;
         zp_store_job job;

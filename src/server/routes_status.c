@@ -154,11 +154,16 @@ static int known_key(zp_engine_key_info *out, zp_server *s, const char *path) {
 static json_t *listed_key(zp_server *s, const char *id, const char *path) {
     zp_engine_key_info info;
     zp_error err;
+    json_t *o;
     if (known_key(&info, s, path) || zp_engine_key_describe(&info, s->engine, path, &err) == ZP_OK) {
-        return key_json(id, path, &info);
+        o = key_json(id, path, &info);
+    } else {
+        o = key_json(id, path, NULL);
+        json_object_set_new(o, "error", json_string(err.message));
     }
-    json_t *o = key_json(id, path, NULL);
-    json_object_set_new(o, "error", json_string(err.message));
+    char *wasm = server_key_wasm(s, id); /* its circuit: jobs may give inputs */
+    if (wasm) json_object_set_new(o, "circuit", json_string(wasm));
+    free(wasm);
     return o;
 }
 

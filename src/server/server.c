@@ -79,6 +79,7 @@ static zp_status copy_config(zp_server_config *dst, const zp_server_config *src)
     for (size_t i = 0; dst->keys && i < src->n_keys; i++) {
         dst->keys[i].id = strdup(src->keys[i].id);
         dst->keys[i].path = strdup(src->keys[i].path);
+        dst->keys[i].wasm = src->keys[i].wasm ? strdup(src->keys[i].wasm) : NULL;
     }
     return ZP_OK;
 }
@@ -106,10 +107,13 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     size_t len = strlen(s->cfg.data_dir) + 32;
     char *db = malloc(len);
     s->spool_dir = malloc(len);
-    if (st == ZP_OK && (db == NULL || s->spool_dir == NULL)) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    s->witness_cache = malloc(len);
+    if (st == ZP_OK && (db == NULL || s->spool_dir == NULL || s->witness_cache == NULL))
+        st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     if (st == ZP_OK) {
         snprintf(db, len, "%s/zkpipe.db", s->cfg.data_dir);
         snprintf(s->spool_dir, len, "%s/spool", s->cfg.data_dir);
+        snprintf(s->witness_cache, len, "%s/witness-cache", s->cfg.data_dir);
         if (mkdir(s->spool_dir, 0700) != 0 && errno != EEXIST) {
             st = zp_error_set(err, ZP_ERR_IO, "%s: %s", s->spool_dir, strerror(errno));
         }
@@ -128,6 +132,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         opt.queue_capacity = s->cfg.queue;
         opt.trace_path = s->cfg.trace;
         opt.report_ended = 1;
+        opt.witness_cache_dir = s->witness_cache;
         if (s->cfg.log_level >= 2) opt.log = engine_log;
         st = zp_engine_create(&s->engine, &opt, err);
     }
@@ -148,6 +153,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         }
     }
     if (st == ZP_OK) st = server_http_start(s, err);
+    if (st == ZP_OK) s->circuits_started = pthread_create(&s->circuits, NULL, server_circuits_main, s) == 0;
     if (st != ZP_OK) {
         zp_server_stop(s);
         return st;
@@ -182,6 +188,7 @@ void zp_server_stop(zp_server *s) {
         usleep(300000); /* the collector records what just ended */
     }
     server_http_stop(s);
+    if (s->circuits_started) pthread_join(s->circuits, NULL); /* after the compile under way */
     if (s->threads_started) {
         pthread_mutex_lock(&s->lock);
         s->stop_threads = 1;
@@ -194,6 +201,7 @@ void zp_server_stop(zp_server *s) {
     zp_engine_destroy(s->engine);
     zp_store_close(s->store);
     free(s->spool_dir);
+    free(s->witness_cache);
     free(s->active);
     zp_server_config_free(&s->cfg);
     pthread_cond_destroy(&s->ended);

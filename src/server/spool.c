@@ -85,9 +85,10 @@ uint64_t server_spool_bytes(const char *path) {
     return total;
 }
 
-/* Writes the witnesses to a fresh spool directory, synced; paths[i] are
- * malloc'd. */
-zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, int *http_status, zp_error *err) {
+/* Writes the witnesses (or inputs) to a fresh spool directory, synced, as
+ * N.<suffix>; paths[i] are malloc'd. */
+zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix,
+                       int *http_status, zp_error *err) {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += w[i].size;
     uint32_t rnd = 0;
@@ -117,7 +118,7 @@ zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t 
             st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
             break;
         }
-        snprintf(paths[written], len, "%s/%zu.wtns", dir, written);
+        snprintf(paths[written], len, "%s/%zu.%.8s", dir, written, suffix);
         st = write_synced(paths[written], w[written].bytes, w[written].size, err);
         if (st != ZP_OK) {
             free(paths[written]);

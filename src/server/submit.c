@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "io/wtns.h"
 #include "server/internal.h"
+#include "witness/witness.h"
 
 /* ---- the active map (lock held) ---------------------------------------- */
 
@@ -81,6 +82,21 @@ char *server_key_path(zp_server *s, const char *id, zp_error *err) {
     return NULL;
 }
 
+char *server_key_wasm(zp_server *s, const char *id) {
+    for (size_t i = 0; i < s->cfg.n_keys; i++) {
+        if (strcmp(s->cfg.keys[i].id, id) == 0) return s->cfg.keys[i].wasm ? strdup(s->cfg.keys[i].wasm) : NULL;
+    }
+    if (s->cfg.keys_dir == NULL || !valid_id(id)) return NULL;
+    size_t len = strlen(s->cfg.keys_dir) + strlen(id) + 8;
+    char *path = malloc(len);
+    if (path == NULL) return NULL;
+    snprintf(path, len, "%s/%s.wasm", s->cfg.keys_dir, id);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) return path;
+    free(path);
+    return NULL;
+}
+
 /* ---- accepting a job --------------------------------------------------- */
 
 static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_id, const job_witness *w, size_t n,
@@ -107,15 +123,53 @@ static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_
     return ZP_OK;
 }
 
-zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, int priority,
-                               const char *const *paths, size_t n, zp_error *err) {
-    zp_job_spec spec = {.key_path = key_path, .partitions = n, .witness_paths = paths, .priority = priority};
+zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, const char *wasm,
+                               int priority, const char *const *paths, size_t n, zp_error *err) {
+    zp_job_spec spec = {.key_path = key_path, .partitions = n, .priority = priority};
+    if (wasm != NULL) {
+        spec.wasm_path = wasm;
+        spec.input_paths = paths;
+    } else {
+        spec.witness_paths = paths;
+    }
     return zp_engine_submit(engine_id, s->engine, &spec, err);
+}
+
+/* A job given inputs: its key's circuit, compiled now if the cache lacks
+ * it (the daemon compiles every key's circuit at start, so normally a
+ * lookup), must be of the key's curve and wire count. Before anything is
+ * spooled or stored, so a mismatch is a 422, not a failed job. */
+static zp_status check_circuit(zp_server *s, const zp_engine_key_info *key, const char *key_id, const char *wasm,
+                               zp_error *err) {
+    zp_witness_compile_options copt = {.cache_dir = s->witness_cache};
+    zp_witness_module *m = NULL;
+    zp_witness_run_stats rs;
+    zp_status st = zp_witness_load(&m, wasm, &copt, &rs, err);
+    if (st != ZP_OK) {
+        zp_error_prefix(err, "key '%s': its circuit: ", key_id);
+        return st;
+    }
+    zp_curve curve = zp_witness_module_curve(m);
+    size_t size = zp_witness_module_size(m);
+    zp_witness_module_close(m);
+    if (curve != key->curve)
+        return zp_error_set(err, ZP_ERR_MISMATCH, "key '%s' is for %s but its circuit %s is for %s", key_id,
+                            zp_curve_name(key->curve), wasm, curve == ZP_CURVE_NONE ? "another field" : zp_curve_name(curve));
+    if (size != key->n_vars)
+        return zp_error_set(err, ZP_ERR_MISMATCH,
+                            "key '%s' has %u wires but its circuit %s makes witnesses of %zu: another circuit", key_id,
+                            key->n_vars, wasm, size);
+    return ZP_OK;
+}
+
+int server_spooled_inputs(const char *path) {
+    size_t len = strlen(path);
+    return len > 5 && strcmp(path + len - 5, ".json") == 0;
 }
 
 zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
                         int priority, const char *request_id, const char *request_digest, const job_witness *w,
-                        size_t n, int *http_status, zp_error *err) {
+                        size_t n, int inputs, int *http_status, zp_error *err) {
     *existing = 0;
     *http_status = 400;
     char *key_path = server_key_path(s, key_id, err);
@@ -123,12 +177,22 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         *http_status = 404;
         return ZP_ERR_ARG;
     }
+    char *wasm = NULL;
+    if (inputs && (wasm = server_key_wasm(s, key_id)) == NULL) {
+        *http_status = 422;
+        free(key_path);
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "key '%s' has no circuit to compute witnesses from inputs: put %s.wasm beside %s.zkey in "
+                            "keys_dir, or configure key %s=PATH wasm=PATH",
+                            key_id, key_id, key_id, key_id);
+    }
     zp_engine_key_info key;
     zp_status st = zp_engine_key_describe(&key, s->engine, key_path, err);
     if (st != ZP_OK) {
         zp_error_prefix(err, "key '%s': ", key_id);
         *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
         free(key_path);
+        free(wasm);
         return st;
     }
     zp_engine_stats stats;
@@ -137,6 +201,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     if (one > stats.buffer_budget) {
         *http_status = 422;
         free(key_path);
+        free(wasm);
         return zp_error_set(err, ZP_ERR_NOMEM,
                             "the memory budget (%llu bytes, %llu of them the daemon's own before any buffer) is too "
                             "small for one partition of key '%s' (%llu bytes)",
@@ -148,27 +213,31 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     if (stats.admission_waiting + n > s->cfg.max_queued) {
         *http_status = 429;
         free(key_path);
+        free(wasm);
         return zp_error_set(err, ZP_ERR_NOMEM,
                             "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
                             " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
     }
-    st = check_witnesses(&key, key_id, w, n, err);
+    st = inputs ? check_circuit(s, &key, key_id, wasm, err) : check_witnesses(&key, key_id, w, n, err);
     if (st != ZP_OK) {
-        *http_status = 422;
+        *http_status = st == ZP_ERR_IO ? 500 : 422;
         free(key_path);
+        free(wasm);
         return st;
     }
     char **paths = calloc(n, sizeof *paths);
     if (paths == NULL) {
         free(key_path);
+        free(wasm);
         *http_status = 500;
         return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     }
-    st = server_spool(paths, s, w, n, http_status, err);
+    st = server_spool(paths, s, w, n, inputs ? "json" : "wtns", http_status, err);
     if (st != ZP_OK) {
         if (*http_status != 507) *http_status = 500;
         free(paths);
         free(key_path);
+        free(wasm);
         return st;
     }
     pthread_mutex_lock(&s->lock);
@@ -191,7 +260,8 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         uint64_t engine_id;
         /* accepted and durable: from here the job is ours to finish */
         pthread_mutex_lock(&s->lock);
-        zp_status est = server_engine_submit(&engine_id, s, key_path, priority, (const char *const *)paths, n, err);
+        zp_status est =
+            server_engine_submit(&engine_id, s, key_path, wasm, priority, (const char *const *)paths, n, err);
         if (est == ZP_OK && !server_add_active(s, *id, engine_id)) est = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         pthread_mutex_unlock(&s->lock);
         if (est != ZP_OK) { /* the key broke meanwhile: the job fails, recorded */
@@ -204,5 +274,6 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths);
     free(key_path);
+    free(wasm);
     return st;
 }
