@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/file.h"
 #include "cli/answer.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "io/json.h"
+#include "witness/input.h"
 
 /* ---- await (also submit --wait) ---- */
 
@@ -191,6 +193,7 @@ int zp_cmd_await(int argc, char **argv) {
 
 static const char submit_help[] =
     "usage: zkpipe submit --key ID [options] W1.wtns [W2.wtns ...]\n"
+    "       zkpipe submit --key ID --inputs [options] input1.json [input2.json ...]\n"
     "\n"
     "Submits one job to the daemon: key ID (the daemon's key id, see 'zkpipe\n"
     "keys') and one partition per witness. Prints the job id alone on stdout,\n"
@@ -199,6 +202,9 @@ static const char submit_help[] =
     "Witnesses are uploaded as base64 in the request's JSON body. The daemon\n"
     "checks each (curve, wire count) and stores it durably before it answers:\n"
     "once an id is printed, the job survives a crash of the daemon.\n"
+    "With --inputs the files are the circuit's inputs instead (input.json, one\n"
+    "per partition, as snarkjs reads them) for a key that has its circuit:\n"
+    "the daemon computes the witnesses.\n"
     "With --wait, exits as 'zkpipe await' does (3 failed, 4 cancelled or timed out).\n"
     "\n";
 
@@ -206,7 +212,7 @@ typedef struct submit_args {
     const char *key, *request_id, *out;
     long long priority;
     double wait; /* -1: not given */
-    int by_path;
+    int by_path, inputs;
 } submit_args;
 
 static const zp_option submit_options[] = {
@@ -219,6 +225,8 @@ static const zp_option submit_options[] = {
     {"path", 0, ZP_OPT_FLAG, offsetof(submit_args, by_path), 0, 0, NULL, NULL,
      "send the witnesses as paths on the daemon's machine,\nrelative to its witness_dir, instead of uploading them",
      NULL},
+    {"inputs", 0, ZP_OPT_FLAG, offsetof(submit_args, inputs), 0, 0, NULL, NULL,
+     "the files are the circuit's input.json, one per partition\n(the key needs its circuit: ID.wasm in keys_dir)", NULL},
     {"wait", 0, ZP_OPT_SECONDS, offsetof(submit_args, wait), 0, 0, NULL, "S",
      "with --out: then wait up to S seconds for the job\n(0: forever) and write its proofs as 'zkpipe await' does",
      NULL},
@@ -274,12 +282,16 @@ int zp_cmd_submit(int argc, char **argv) {
     const char *key = args.key, *request_id = args.request_id, *out = args.out;
     long long priority = args.priority;
     double wait = args.wait;
-    int by_path = args.by_path;
+    int by_path = args.by_path, inputs = args.inputs;
     const char *const *witnesses = (const char *const *)argv + 1;
     size_t count = (size_t)n;
     int rc = ZP_EXIT_USAGE;
     if (key == NULL || count == 0) {
         rc = zp_cli_usage_error(&cmd, "--key and at least one witness are needed");
+        goto done;
+    }
+    if (by_path && inputs) {
+        rc = zp_cli_usage_error(&cmd, "--path and --inputs do not go together");
         goto done;
     }
     if ((wait >= 0) != (out != NULL)) {
@@ -289,13 +301,35 @@ int zp_cmd_submit(int argc, char **argv) {
     /* json_pack fails (NULL) on strings that are not UTF-8. */
     json_t *body = json_pack("{s:s, s:I}", "key", key, "priority", (json_int_t)priority);
     json_t *list = json_array();
-    rc = body == NULL || list == NULL || json_object_set_new(body, "witnesses", list) != 0 ||
+    rc = body == NULL || list == NULL || json_object_set_new(body, inputs ? "inputs" : "witnesses", list) != 0 ||
                  (request_id && json_object_set_new(body, "request_id", json_string(request_id)) != 0)
              ? ZP_EXIT_USAGE
              : 0;
     if (rc) fprintf(stderr, "zkpipe submit: --key and --request-id must be UTF-8 text\n");
     if (body == NULL) json_decref(list);
-    for (size_t i = 0; i < count && rc == 0; i++) {
+    for (size_t i = 0; i < count && rc == 0 && inputs; i++) {
+        json_error_t jerr;
+        zp_error ferr;
+        int fd = -1;
+        uint64_t size = 0;
+        if (zp_file_open_regular(&fd, &size, witnesses[i], &ferr) != ZP_OK || size > ZP_WITNESS_INPUT_MAX_BYTES) {
+            fprintf(stderr, "zkpipe submit: %s\n", fd < 0 ? ferr.message : "an input.json larger than 64 MiB");
+            if (fd >= 0) close(fd);
+            rc = fd < 0 ? ZP_EXIT_FAILURE : ZP_EXIT_INPUT;
+            break;
+        }
+        json_t *in = json_loadfd(fd, 0, &jerr);
+        close(fd);
+        if (in == NULL || !json_is_object(in)) {
+            fprintf(stderr, "zkpipe submit: %s: not an input.json (a JSON object of input signals): %s\n",
+                    witnesses[i], in ? "not an object" : jerr.text);
+            json_decref(in);
+            rc = ZP_EXIT_INPUT;
+        } else {
+            json_array_append_new(list, in);
+        }
+    }
+    for (size_t i = 0; i < count && rc == 0 && !inputs; i++) {
         size_t len = 0;
         char *enc = by_path ? NULL : file_base64(&c, witnesses[i], &len);
         if (!by_path && enc == NULL) {

@@ -96,6 +96,14 @@ inputs_body "$W/j2.json" nt2 "" -- 20 21
 code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/j2.json")"
 if [ "$code" = 201 ]; then await_check "config key wasm=, 2 partitions" "$(jget j.id)" 20 21; else fail "POST inputs (nt2): 201" "HTTP $code $(head -c 300 "$W/body")"; fi
 
+# the client: zkpipe submit --inputs FILES, then await
+printf '{"x": "%s"}' 41 >"$W/c0.json"; printf '{"x": ["42"]}' >"$W/c1.json"
+cid="$("$Z" submit --key nt --inputs "$W/c0.json" "$W/c1.json" 2>"$W/logs/submit_inputs.err")"
+if [[ "$cid" =~ ^[0-9]+$ ]]; then await_check "zkpipe submit --inputs" "$cid" 41 42; else fail "zkpipe submit --inputs" "$(cat "$W/logs/submit_inputs.err")"; fi
+echo '[1]' >"$W/c2.json"
+rc=0; "$Z" submit --key nt --inputs "$W/c2.json" >/dev/null 2>"$W/logs/submit_bad.err" || rc=$?
+expect_eq "zkpipe submit --inputs of a non-object: exit 3 ($(cat "$W/logs/submit_bad.err"))" "$rc" 3
+
 # a failed assert: the job fails with the circuit's message
 inputs_body "$W/j3.json" nt "" -- 5 13
 code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/j3.json")"
