@@ -36,6 +36,10 @@ static const char *const replaced[] = {
     "static void w2c_Fr_F1m_square(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_r) {\n",
     "static void w2c_Fr_F1m_fromMontgomery(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_r) {\n",
     "static void w2c_Fr_copy(Z_circuit_instance_t* instance, u32 w2c_pr, u32 w2c_px) {\n",
+    "static u32 w2c_Fr_int_gt(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_py) {\n",
+    "static u32 w2c_Fr_int_eq(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_py) {\n",
+    "static void w2c_Fr_toNormal(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
+    "static u32 w2c_Fr_getLsb32(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
 };
 #define N_REPLACED (sizeof replaced / sizeof *replaced)
 #define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */

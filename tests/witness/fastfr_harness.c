@@ -107,6 +107,27 @@ static void compare_all(void) {
     memset(at(AR1), 0x5a, 40), memset(at(AR2), 0x5a, 40);
     w2c_Fr_copy__wasm(&inst, AR1, AX), w2c_Fr_copy(&inst, AR2, AX);
     same("Fr_copy", AR1, AR2, 40, 0, 0);
+    r1 = w2c_Fr_int_gt__wasm(&inst, AX, AY), r2 = w2c_Fr_int_gt(&inst, AX, AY);
+    same("Fr_int_gt", AR1, AR1, 0, r1, r2);
+    r1 = w2c_Fr_int_eq__wasm(&inst, AX, AY), r2 = w2c_Fr_int_eq(&inst, AX, AY);
+    same("Fr_int_eq", AR1, AR1, 0, r1, r2);
+    r1 = w2c_Fr_int_eq__wasm(&inst, AX, AX), r2 = w2c_Fr_int_eq(&inst, AX, AX);
+    same("Fr_int_eq, x = x", AR1, AR1, 0, r1, r2);
+    /* an element (header: short value, type word) of each type, and of
+     * random flags, into toNormal and getLsb32, which convert in place */
+    for (int kind = 0; kind < 5; kind++) {
+        static const u32 types[4] = {0x00000000u, 0x80000000u, 0xc0000000u, 0x40000000u};
+        u32 type = kind < 4 ? types[kind] : (u32)harness_rand();
+        u32 shortv = (u32)harness_rand();
+        memcpy(at(AR1), &shortv, 4), memcpy(at(AR1) + 4, &type, 4), memcpy(at(AR1) + 8, at(AX), 32);
+        memcpy(at(AR2), at(AR1), 40);
+        w2c_Fr_toNormal__wasm(&inst, AR1), w2c_Fr_toNormal(&inst, AR2);
+        same("Fr_toNormal", AR1, AR2, 40, 0, 0);
+        memcpy(at(AR1), &shortv, 4), memcpy(at(AR1) + 4, &type, 4), memcpy(at(AR1) + 8, at(AX), 32);
+        memcpy(at(AR2), at(AR1), 40);
+        r1 = w2c_Fr_getLsb32__wasm(&inst, AR1), r2 = w2c_Fr_getLsb32(&inst, AR2);
+        same("Fr_getLsb32", AR1, AR2, 40, r1, r2);
+    }
     /* the output aliasing an input (r = x), as circom's code does */
     memcpy(at(AR1), at(AX), 32), memcpy(at(AR2), at(AX), 32);
     w2c_Fr_F1m_mul__wasm(&inst, AR1, AY, AR1), w2c_Fr_F1m_mul(&inst, AR2, AY, AR2);
