@@ -94,7 +94,7 @@ fi
 
 echo "== TSan build, the threaded tests (the pool, MSM, NTT, prover)"
 if build build-tsan -DCMAKE_BUILD_TYPE=Debug -DZP_TSAN=ON -DCMAKE_C_COMPILER=gcc; then
-    ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-tsan -R 'test_kernels|test_ntt|test_groth16|test_engine|test_server|test_store'
+    ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-tsan -R 'test_kernels|test_ntt|test_groth16|test_engine|test_server|test_store|test_witness$'
 fi
 
 echo "== fuzzers"
