@@ -40,10 +40,58 @@ static const char *const replaced[] = {
     "static u32 w2c_Fr_int_eq(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_py) {\n",
     "static void w2c_Fr_toNormal(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
     "static u32 w2c_Fr_getLsb32(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+    "static u32 w2c_Fr_isNegative(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
 };
 #define N_REPLACED (sizeof replaced / sizeof *replaced)
 #define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */
 #define COPY_INDEX 8
+#define IS_NEGATIVE_INDEX 13 /* optional: replaced only when its body is this one */
+
+/* wasm2c's Fr_isNegative, whole; %u: the address of (p - 1) / 2 */
+static const char is_negative_body[] =
+    "static u32 w2c_Fr_isNegative(Z_circuit_instance_t* instance, u32 w2c_pA) {\n"
+    "  FUNC_PROLOGUE;\n"
+    "  u32 w2c_i0, w2c_i1;\n"
+    "  w2c_i0 = w2c_pA;\n"
+    "  w2c_i0 = i32_load8_u(&instance->w2c_memory, (u64)(w2c_i0) + 7u);\n"
+    "  w2c_i1 = 128u;\n"
+    "  w2c_i0 &= w2c_i1;\n"
+    "  if (w2c_i0) {\n"
+    "    w2c_i0 = w2c_pA;\n"
+    "    w2c_Fr_toNormal(instance, w2c_i0);\n"
+    "    w2c_i0 = w2c_pA;\n"
+    "    w2c_i1 = 8u;\n"
+    "    w2c_i0 += w2c_i1;\n"
+    "    w2c_i1 = %uu;\n"
+    "    w2c_i0 = w2c_Fr_int_gt(instance, w2c_i0, w2c_i1);\n"
+    "    goto w2c_Bfunc;\n"
+    "  }\n"
+    "  w2c_i0 = w2c_pA;\n"
+    "  w2c_i0 = i32_load(&instance->w2c_memory, (u64)(w2c_i0));\n"
+    "  w2c_i1 = 0u;\n"
+    "  w2c_i0 = (u32)((s32)w2c_i0 < (s32)w2c_i1);\n"
+    "  w2c_Bfunc:;\n"
+    "  FUNC_EPILOGUE;\n"
+    "  return w2c_i0;\n"
+    "}\n";
+
+static size_t body_len(const char *def);
+
+/* The address Fr_isNegative compares with, when its body is exactly the
+ * expected one; 0 otherwise (then it is not replaced). */
+static unsigned is_negative_half(const char *def) {
+    const char *at = strstr(def, "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n    w2c_i1 = ");
+    size_t len = body_len(def);
+    unsigned addr = 0;
+    if (at == NULL || at > def + len ||
+        sscanf(at, "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n    w2c_i1 = %uu;", &addr) != 1 || addr == 0) {
+        return 0;
+    }
+    char expect[sizeof is_negative_body + 16];
+    int n = snprintf(expect, sizeof expect, is_negative_body, addr);
+    if (n <= 0 || (size_t)n != len || memcmp(expect, def, len) != 0) return 0;
+    return addr;
+}
 
 int zp_witness_fastfr_enabled(void) {
     const char *e = getenv("ZKPIPE_WITNESS_FASTFR");
@@ -149,6 +197,10 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     const char *first = NULL;
     for (size_t i = 0; i < N_REPLACED; i++) {
         defs[i] = find_once(text, replaced[i]);
+        if (i == IS_NEGATIVE_INDEX) {
+            if (defs[i] != NULL && is_negative_half(defs[i]) == 0) defs[i] = NULL;
+            if (defs[i] == NULL) continue;
+        }
         if (defs[i] == NULL || body_len(defs[i]) == 0) {
             outcome->why_not = "a replaced function is missing or has another signature";
             return ZP_OK;
@@ -175,6 +227,10 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
                       "#define ZP_FF_N0 0x%016" PRIx64 "ULL\n",
                       ZP_FASTFR_PATCH_VERSION, field->name, field->p[0], field->p[1], field->p[2], field->p[3],
                       field->n0);
+    if (defs[IS_NEGATIVE_INDEX] != NULL && hl > 0 && (size_t)hl < sizeof head) {
+        hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define ZP_FF_HALF_ADDR %uu\n",
+                       is_negative_half(defs[IS_NEGATIVE_INDEX]));
+    }
     size_t tl = sizeof zp_fastfr_text - 1;
     /* each original keeps its body under the name <name>__wasm (unused) */
     size_t cap = len + (size_t)hl + tl + N_REPLACED * 8 + 2;
@@ -186,7 +242,7 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
         const char *next = NULL;
         size_t which = 0;
         for (size_t i = 0; i < N_REPLACED; i++) {
-            if (defs[i] >= pos && (next == NULL || defs[i] < next)) next = defs[i], which = i;
+            if (defs[i] != NULL && defs[i] >= pos && (next == NULL || defs[i] < next)) next = defs[i], which = i;
         }
         if (next == NULL) break;
         size_t upto = (size_t)(next - text);

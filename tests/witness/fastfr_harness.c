@@ -127,6 +127,10 @@ static void compare_all(void) {
         memcpy(at(AR2), at(AR1), 40);
         r1 = w2c_Fr_getLsb32__wasm(&inst, AR1), r2 = w2c_Fr_getLsb32(&inst, AR2);
         same("Fr_getLsb32", AR1, AR2, 40, r1, r2);
+        memcpy(at(AR1), &shortv, 4), memcpy(at(AR1) + 4, &type, 4), memcpy(at(AR1) + 8, at(AX), 32);
+        memcpy(at(AR2), at(AR1), 40);
+        r1 = w2c_Fr_isNegative__wasm(&inst, AR1), r2 = w2c_Fr_isNegative(&inst, AR2);
+        same("Fr_isNegative", AR1, AR2, 40, r1, r2);
     }
     /* the output aliasing an input (r = x), as circom's code does */
     memcpy(at(AR1), at(AX), 32), memcpy(at(AR2), at(AX), 32);
