@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/file.h"
+#include "witness/patch.h"
 #include "witness/w2c_glue.h"
 
 extern char **environ;
@@ -380,6 +381,11 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
     char defines[256];
     if ((st = check_header((const char *)header, wasm_path, defines, sizeof defines, err)) != ZP_OK) goto done;
     if ((st = write_runtime_header(tmp, err)) != ZP_OK) goto done;
+    /* fastfr (patch.h): circom's field code as native code, when the field is known */
+    if (zp_witness_fastfr_enabled()) {
+        zp_fastfr_outcome fastfr;
+        if ((st = zp_witness_fastfr_patch_file(c_path, &fastfr, err)) != ZP_OK) goto done;
+    }
     {
         size_t dl = strlen(defines), gl = strlen(zp_w2c_glue_text);
         char *text = malloc(dl + gl + 1);
@@ -452,6 +458,8 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     zp_sha256_update(&h, opt_flag(), strlen(opt_flag()));
     zp_sha256_update(&h, sanitize_flag(), strlen(sanitize_flag()) + 1);
     zp_sha256_update(&h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
+    zp_sha256_update(&h, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
+    zp_sha256_update(&h, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
     zp_sha256_update(&h, wasm, wasm_len);
     uint8_t digest[ZP_SHA256_BYTES];
     zp_sha256_final(&h, digest);

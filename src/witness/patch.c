@@ -1,0 +1,324 @@
+/* The fastfr patch of wasm2c's output (patch.h). */
+#include "witness/patch.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "field/params.h"
+#include "witness/fastfr_text.h"
+
+/* circom's names (--prime) of the fields the patch knows: circom keeps
+ * both 4-limb scalar fields in Montgomery form with R = 2^256. */
+typedef struct fastfr_field {
+    const char *name;
+    uint64_t p[4];
+    uint64_t n0; /* -p^-1 mod 2^64 */
+} fastfr_field;
+
+static const fastfr_field known_fields[] = {
+    {"bn128", ZP_BN254_FR_P_INIT, ZP_BN254_FR_N0},
+    {"bls12381", ZP_BLS12_FR_P_INIT, ZP_BLS12_FR_N0},
+};
+
+/* The definitions replaced, exactly as wasm2c 1.0.32 writes them; the
+ * prototypes wasm2c writes earlier are kept (the replacements match them). */
+static const char *const replaced[] = {
+    "static u32 w2c_Fr_int_add(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {\n",
+    "static u32 w2c_Fr_int_sub(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {\n",
+    "static u32 w2c_Fr_int_gte(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_py) {\n",
+    "static void w2c_Fr_F1m_add(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {\n",
+    "static void w2c_Fr_F1m_sub(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {\n",
+    "static void w2c_Fr_F1m_mul(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {\n",
+    "static void w2c_Fr_F1m_square(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_r) {\n",
+    "static void w2c_Fr_F1m_fromMontgomery(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_r) {\n",
+    "static void w2c_Fr_copy(Z_circuit_instance_t* instance, u32 w2c_pr, u32 w2c_px) {\n",
+    "static u32 w2c_Fr_int_gt(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_py) {\n",
+    "static u32 w2c_Fr_int_eq(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_py) {\n",
+    "static void w2c_Fr_toNormal(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
+    "static u32 w2c_Fr_getLsb32(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+    "static u32 w2c_Fr_isNegative(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+};
+#define N_REPLACED (sizeof replaced / sizeof *replaced)
+#define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */
+#define COPY_INDEX 8
+#define IS_NEGATIVE_INDEX 13 /* optional: replaced only when its body is this one */
+
+/* wasm2c's Fr_isNegative, whole; %u: the address of (p - 1) / 2 */
+static const char is_negative_body[] =
+    "static u32 w2c_Fr_isNegative(Z_circuit_instance_t* instance, u32 w2c_pA) {\n"
+    "  FUNC_PROLOGUE;\n"
+    "  u32 w2c_i0, w2c_i1;\n"
+    "  w2c_i0 = w2c_pA;\n"
+    "  w2c_i0 = i32_load8_u(&instance->w2c_memory, (u64)(w2c_i0) + 7u);\n"
+    "  w2c_i1 = 128u;\n"
+    "  w2c_i0 &= w2c_i1;\n"
+    "  if (w2c_i0) {\n"
+    "    w2c_i0 = w2c_pA;\n"
+    "    w2c_Fr_toNormal(instance, w2c_i0);\n"
+    "    w2c_i0 = w2c_pA;\n"
+    "    w2c_i1 = 8u;\n"
+    "    w2c_i0 += w2c_i1;\n"
+    "    w2c_i1 = %uu;\n"
+    "    w2c_i0 = w2c_Fr_int_gt(instance, w2c_i0, w2c_i1);\n"
+    "    goto w2c_Bfunc;\n"
+    "  }\n"
+    "  w2c_i0 = w2c_pA;\n"
+    "  w2c_i0 = i32_load(&instance->w2c_memory, (u64)(w2c_i0));\n"
+    "  w2c_i1 = 0u;\n"
+    "  w2c_i0 = (u32)((s32)w2c_i0 < (s32)w2c_i1);\n"
+    "  w2c_Bfunc:;\n"
+    "  FUNC_EPILOGUE;\n"
+    "  return w2c_i0;\n"
+    "}\n";
+
+static size_t body_len(const char *def);
+
+/* The address Fr_isNegative compares with, when its body is exactly the
+ * expected one; 0 otherwise (then it is not replaced). */
+static unsigned is_negative_half(const char *def) {
+    const char *at = strstr(def, "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n    w2c_i1 = ");
+    size_t len = body_len(def);
+    unsigned addr = 0;
+    if (at == NULL || at > def + len ||
+        sscanf(at, "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n    w2c_i1 = %uu;", &addr) != 1 || addr == 0) {
+        return 0;
+    }
+    char expect[sizeof is_negative_body + 16];
+    int n = snprintf(expect, sizeof expect, is_negative_body, addr);
+    if (n <= 0 || (size_t)n != len || memcmp(expect, def, len) != 0) return 0;
+    return addr;
+}
+
+int zp_witness_fastfr_enabled(void) {
+    const char *e = getenv("ZKPIPE_WITNESS_FASTFR");
+    return !(e != NULL && strcmp(e, "0") == 0);
+}
+
+const char *zp_witness_fastfr_key_text(void) {
+    return zp_witness_fastfr_enabled() ? zp_fastfr_text : "fastfr off";
+}
+
+/* The one occurrence of needle in text, or NULL when none or several. */
+static const char *find_once(const char *text, const char *needle) {
+    const char *at = strstr(text, needle);
+    if (at == NULL || strstr(at + 1, needle) != NULL) return NULL;
+    return at;
+}
+
+/* The body of the function defined at def: up to the first "\n}\n". */
+static size_t body_len(const char *def) {
+    const char *end = strstr(def, "\n}\n");
+    return end == NULL ? 0 : (size_t)(end - def) + 3;
+}
+
+/* Reads the 32 bytes wasm2c writes for the data segment loaded at addr
+ * (LOAD_DATA(instance->w2c_memory, <addr>u, data_segment_data_w2c_<name>, 32)). */
+static int data_at(const char *text, unsigned addr, uint8_t bytes[32]) {
+    char needle[96], name[64];
+    snprintf(needle, sizeof needle, "LOAD_DATA(instance->w2c_memory, %uu, data_segment_data_w2c_", addr);
+    const char *at = find_once(text, needle);
+    if (at == NULL) return 0;
+    at += strlen(needle);
+    size_t n = strspn(at, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (n == 0 || n >= sizeof name || strncmp(at + n, ", 32);", 6) != 0) return 0;
+    memcpy(name, at, n);
+    name[n] = 0;
+    char decl[128];
+    snprintf(decl, sizeof decl, "static const u8 data_segment_data_w2c_%s[] = {\n", name);
+    const char *d = find_once(text, decl);
+    if (d == NULL) return 0;
+    d += strlen(decl);
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        int used = 0;
+        while (*d == ' ' || *d == '\n') d++;
+        if (sscanf(d, "0x%2x,%n", &v, &used) != 1 || used == 0) return 0;
+        bytes[i] = (uint8_t)v;
+        d += used;
+    }
+    while (*d == ' ' || *d == '\n') d++;
+    return *d == '}';
+}
+
+/* The field of the module: the modulus Fr_F1m_mul reduces by (the address
+ * it hands Fr_int_gte) must be a known prime, and the constant -p^-1 mod
+ * 2^32 it starts with must be that prime's. */
+static const fastfr_field *module_field(const char *text, const char *mul_def, const char **why_not) {
+    size_t len = body_len(mul_def);
+    if (len == 0) return *why_not = "Fr_F1m_mul has no end", NULL;
+    static const char gte_call[] = "w2c_i0 = w2c_Fr_int_gte(instance, w2c_i0, w2c_i1);";
+    const char *last = NULL;
+    for (const char *p = mul_def; (p = strstr(p, gte_call)) != NULL && p < mul_def + len; p++) last = p;
+    if (last == NULL) return *why_not = "Fr_F1m_mul does not compare with the modulus", NULL;
+    /* the line before: w2c_i1 = <addr>u; */
+    const char *line = last;
+    while (line > mul_def && line[-1] == ' ') line--;
+    if (line <= mul_def + 1 || line[-1] != '\n') return *why_not = "unexpected Fr_F1m_mul", NULL;
+    line--;
+    while (line > mul_def && line[-1] != '\n') line--;
+    unsigned addr = 0;
+    char tail[4] = "";
+    if (sscanf(line, " w2c_i1 = %uu%1[;]", &addr, tail) != 2) return *why_not = "unexpected Fr_F1m_mul", NULL;
+    unsigned long long np32 = 0;
+    const char *prologue = strstr(mul_def, "FUNC_PROLOGUE;");
+    const char *np = strstr(mul_def, "w2c_np32 = w2c_j0;");
+    if (prologue == NULL || np == NULL || np > mul_def + len) return *why_not = "unexpected Fr_F1m_mul", NULL;
+    const char *j0 = strstr(prologue, "w2c_j0 = ");
+    if (j0 == NULL || j0 > np || sscanf(j0, "w2c_j0 = %lluull;", &np32) != 1) {
+        return *why_not = "unexpected Fr_F1m_mul", NULL;
+    }
+    uint8_t bytes[32];
+    if (!data_at(text, addr, bytes)) return *why_not = "the modulus is not a 32-byte data segment", NULL;
+    for (size_t f = 0; f < sizeof known_fields / sizeof *known_fields; f++) {
+        const fastfr_field *k = &known_fields[f];
+        int same = 1;
+        for (int i = 0; i < 32; i++) same &= bytes[i] == (uint8_t)(k->p[i / 8] >> (8 * (i % 8)));
+        if (same && np32 == (k->n0 & 0xffffffffu)) return k;
+    }
+    return *why_not = "not a field zkpipe knows (bn128, bls12381)", NULL;
+}
+
+zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len,
+                                  zp_fastfr_outcome *outcome, zp_error *err) {
+    *out = NULL;
+    *out_len = 0;
+    memset(outcome, 0, sizeof *outcome);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    /* wasm2c lays memory out backwards on big-endian hosts */
+    (void)text, (void)len, (void)err;
+    outcome->why_not = "not a little-endian host";
+    return ZP_OK;
+#else
+    const char *defs[N_REPLACED];
+    const char *first = NULL;
+    for (size_t i = 0; i < N_REPLACED; i++) {
+        defs[i] = find_once(text, replaced[i]);
+        if (i == IS_NEGATIVE_INDEX) {
+            if (defs[i] != NULL && is_negative_half(defs[i]) == 0) defs[i] = NULL;
+            if (defs[i] == NULL) continue;
+        }
+        if (defs[i] == NULL || body_len(defs[i]) == 0) {
+            outcome->why_not = "a replaced function is missing or has another signature";
+            return ZP_OK;
+        }
+        if (first == NULL || defs[i] < first) first = defs[i];
+    }
+    /* circom's element: 8 header bytes and four 64-bit limbs, copied as five words */
+    const char *copy = defs[COPY_INDEX];
+    size_t copy_len = body_len(copy);
+    const char *last_word = strstr(copy, "(u64)(w2c_i1) + 32u);");
+    const char *sixth_word = strstr(copy, "+ 40u");
+    if (last_word == NULL || last_word >= copy + copy_len || (sixth_word != NULL && sixth_word < copy + copy_len)) {
+        outcome->why_not = "Fr_copy does not copy a 4-limb element";
+        return ZP_OK;
+    }
+    const fastfr_field *field = module_field(text, defs[MUL_INDEX], &outcome->why_not);
+    if (field == NULL) return ZP_OK;
+
+    char head[512];
+    int hl = snprintf(head, sizeof head,
+                      "\n/* zkpipe: %s, patched for circom's %s field */\n"
+                      "#define ZP_FF_P0 0x%016" PRIx64 "ULL\n#define ZP_FF_P1 0x%016" PRIx64 "ULL\n"
+                      "#define ZP_FF_P2 0x%016" PRIx64 "ULL\n#define ZP_FF_P3 0x%016" PRIx64 "ULL\n"
+                      "#define ZP_FF_N0 0x%016" PRIx64 "ULL\n",
+                      ZP_FASTFR_PATCH_VERSION, field->name, field->p[0], field->p[1], field->p[2], field->p[3],
+                      field->n0);
+    if (defs[IS_NEGATIVE_INDEX] != NULL && hl > 0 && (size_t)hl < sizeof head) {
+        hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define ZP_FF_HALF_ADDR %uu\n",
+                       is_negative_half(defs[IS_NEGATIVE_INDEX]));
+    }
+    size_t tl = sizeof zp_fastfr_text - 1;
+    /* each original keeps its body under the name <name>__wasm (unused) */
+    size_t cap = len + (size_t)hl + tl + N_REPLACED * 8 + 2;
+    char *o = malloc(cap);
+    if (o == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for the patched witness calculator");
+    size_t used = 0, from = 0;
+    for (const char *pos = text; pos != NULL;) {
+        /* the next definition at or after pos */
+        const char *next = NULL;
+        size_t which = 0;
+        for (size_t i = 0; i < N_REPLACED; i++) {
+            if (defs[i] != NULL && defs[i] >= pos && (next == NULL || defs[i] < next)) next = defs[i], which = i;
+        }
+        if (next == NULL) break;
+        size_t upto = (size_t)(next - text);
+        memcpy(o + used, text + from, upto - from);
+        used += upto - from;
+        if (next == first) {
+            memcpy(o + used, head, (size_t)hl), used += (size_t)hl;
+            memcpy(o + used, zp_fastfr_text, tl), used += tl;
+            o[used++] = '\n';
+        }
+        const char *paren = strchr(replaced[which], '(');
+        size_t name_len = (size_t)(paren - replaced[which]);
+        memcpy(o + used, next, name_len), used += name_len;
+        memcpy(o + used, "__wasm", 6), used += 6;
+        from = upto + name_len;
+        pos = next + 1;
+    }
+    memcpy(o + used, text + from, len - from);
+    used += len - from;
+    o[used] = 0;
+    *out = o;
+    *out_len = used;
+    outcome->applied = 1;
+    outcome->field = field->name;
+    return ZP_OK;
+#endif
+}
+
+zp_status zp_witness_fastfr_patch_file(const char *c_path, zp_fastfr_outcome *outcome, zp_error *err) {
+    memset(outcome, 0, sizeof *outcome);
+    FILE *f = fopen(c_path, "rb");
+    if (f == NULL) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", c_path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            char *nt = realloc(text, ncap + 1);
+            if (nt == NULL) {
+                free(text);
+                fclose(f);
+                return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", c_path);
+            }
+            text = nt, cap = ncap;
+        }
+        size_t n = fread(text + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot read", c_path);
+    }
+    text[len] = 0;
+    char *patched = NULL;
+    size_t plen = 0;
+    zp_status st = zp_witness_fastfr_patch(&patched, &plen, text, len, outcome, err);
+    free(text);
+    if (st != ZP_OK || patched == NULL) return st;
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.patched", c_path) >= (int)sizeof tmp) {
+        free(patched);
+        return zp_error_set(err, ZP_ERR_IO, "%s: path too long", c_path);
+    }
+    f = fopen(tmp, "wb");
+    if (f == NULL) {
+        free(patched);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    }
+    size_t w = fwrite(patched, 1, plen, f);
+    free(patched);
+    if (fclose(f) != 0 || w != plen || rename(tmp, c_path) != 0) {
+        remove(tmp);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot write the patched file", c_path);
+    }
+    return ZP_OK;
+}

@@ -1,0 +1,196 @@
+/* Appended to a patched wasm2c output by tests/test_witness_fastfr.c (one
+ * translation unit, so the static functions are in reach): each fastfr
+ * replacement against the wasm's own function (kept as <name>__wasm by the
+ * patch) on the same linear memory, for random reduced and non-reduced
+ * values and the edges 0, 1, p - 1, p, p + 1, 2^256 - 1; aliased outputs;
+ * and an out-of-range address, which must trap. Prints "fastfr ok N" and
+ * exits 0, or names the first difference and exits 1. argv[1]: a seed. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static jmp_buf harness_trap;
+void wasm_rt_trap(wasm_rt_trap_t why) { longjmp(harness_trap, 1 + (int)why); }
+
+/* the rest of the runtime and circom's imports: linked, never called */
+bool wasm_rt_is_initialized(void) { return true; }
+uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) { return params + results; }
+/* init_memories allocates the memory: 64 MiB, whatever the module asks */
+#define HARNESS_MEM (64u << 20)
+void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial, uint32_t max) {
+    m->data = calloc(1, HARNESS_MEM);
+    if (m->data == NULL) abort();
+    m->size = HARNESS_MEM, m->pages = initial, m->max_pages = max;
+}
+uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t pages) { (void)m, (void)pages; abort(); }
+void wasm_rt_free_memory(wasm_rt_memory_t *m) { (void)m; }
+void wasm_rt_allocate_funcref_table(wasm_rt_funcref_table_t *t, uint32_t initial, uint32_t max) { (void)t, (void)initial, (void)max; abort(); }
+void wasm_rt_free_funcref_table(wasm_rt_funcref_table_t *t) { (void)t; }
+void Z_runtimeZ_exceptionHandler(struct Z_runtime_instance_t *r, u32 code) { (void)r, (void)code; abort(); }
+void Z_runtimeZ_printErrorMessage(struct Z_runtime_instance_t *r) { (void)r; abort(); }
+void Z_runtimeZ_showSharedRWMemory(struct Z_runtime_instance_t *r) { (void)r; abort(); }
+void Z_runtimeZ_writeBufferMessage(struct Z_runtime_instance_t *r) { (void)r; abort(); }
+
+static uint64_t harness_state;
+static uint64_t harness_rand(void) { /* splitmix64 */
+    uint64_t z = (harness_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* far above circom's data and stack: x, y, and the two outputs */
+#define AX (HARNESS_MEM - 4096)
+#define AY (HARNESS_MEM - 3072)
+#define AR1 (HARNESS_MEM - 2048)
+#define AR2 (HARNESS_MEM - 1024)
+
+static Z_circuit_instance_t inst;
+static u64 p4[4];
+
+static void value(u64 v[4], int kind) {
+    static const u64 ones[4] = {~0ULL, ~0ULL, ~0ULL, ~0ULL};
+    switch (kind) {
+    case 0: memset(v, 0, 32); break;
+    case 1: memset(v, 0, 32), v[0] = 1; break;
+    case 2: memcpy(v, p4, 32), v[0] -= 1; break;
+    case 3: memcpy(v, p4, 32); break;
+    case 4: memcpy(v, p4, 32), v[0] += 1; break;
+    case 5: memcpy(v, ones, 32); break;
+    case 6: /* random below p */
+        do {
+            for (int i = 0; i < 4; i++) v[i] = harness_rand();
+            v[3] %= p4[3] + 1;
+        } while (v[3] > p4[3] || (v[3] == p4[3] && v[2] >= p4[2]));
+        break;
+    default: /* any 256-bit value */
+        for (int i = 0; i < 4; i++) v[i] = harness_rand();
+    }
+}
+
+static u8 *at(u32 a) { return inst.w2c_memory.data + a; }
+
+static int fails, checks;
+static void same(const char *what, u32 a1, u32 a2, u32 len, u32 ret1, u32 ret2) {
+    checks++;
+    if (memcmp(at(a1), at(a2), len) != 0 || ret1 != ret2) {
+        if (fails++ < 5) {
+            fprintf(stderr, "fastfr differs from the wasm: %s (returned %u / %u)\n  x", what, ret1, ret2);
+            for (int i = 31; i >= 0; i--) fprintf(stderr, "%02x", at(AX)[i]);
+            fprintf(stderr, "\n  y");
+            for (int i = 31; i >= 0; i--) fprintf(stderr, "%02x", at(AY)[i]);
+            fprintf(stderr, "\n");
+        }
+    }
+}
+
+/* runs both versions of each function on the inputs at AX, AY */
+static void compare_all(void) {
+    u32 r1, r2;
+    r1 = w2c_Fr_int_add__wasm(&inst, AX, AY, AR1), r2 = w2c_Fr_int_add(&inst, AX, AY, AR2);
+    same("Fr_int_add", AR1, AR2, 32, r1, r2);
+    r1 = w2c_Fr_int_sub__wasm(&inst, AX, AY, AR1), r2 = w2c_Fr_int_sub(&inst, AX, AY, AR2);
+    same("Fr_int_sub", AR1, AR2, 32, r1, r2);
+    r1 = w2c_Fr_int_gte__wasm(&inst, AX, AY), r2 = w2c_Fr_int_gte(&inst, AX, AY);
+    same("Fr_int_gte", AR1, AR1, 0, r1, r2);
+    w2c_Fr_F1m_add__wasm(&inst, AX, AY, AR1), w2c_Fr_F1m_add(&inst, AX, AY, AR2);
+    same("Fr_F1m_add", AR1, AR2, 32, 0, 0);
+    w2c_Fr_F1m_sub__wasm(&inst, AX, AY, AR1), w2c_Fr_F1m_sub(&inst, AX, AY, AR2);
+    same("Fr_F1m_sub", AR1, AR2, 32, 0, 0);
+    w2c_Fr_F1m_mul__wasm(&inst, AX, AY, AR1), w2c_Fr_F1m_mul(&inst, AX, AY, AR2);
+    same("Fr_F1m_mul", AR1, AR2, 32, 0, 0);
+    w2c_Fr_F1m_square__wasm(&inst, AX, AR1), w2c_Fr_F1m_square(&inst, AX, AR2);
+    same("Fr_F1m_square", AR1, AR2, 32, 0, 0);
+    w2c_Fr_F1m_fromMontgomery__wasm(&inst, AX, AR1), w2c_Fr_F1m_fromMontgomery(&inst, AX, AR2);
+    same("Fr_F1m_fromMontgomery", AR1, AR2, 32, 0, 0);
+    /* Fr_copy: a whole element, header included */
+    memset(at(AR1), 0x5a, 40), memset(at(AR2), 0x5a, 40);
+    w2c_Fr_copy__wasm(&inst, AR1, AX), w2c_Fr_copy(&inst, AR2, AX);
+    same("Fr_copy", AR1, AR2, 40, 0, 0);
+    r1 = w2c_Fr_int_gt__wasm(&inst, AX, AY), r2 = w2c_Fr_int_gt(&inst, AX, AY);
+    same("Fr_int_gt", AR1, AR1, 0, r1, r2);
+    r1 = w2c_Fr_int_eq__wasm(&inst, AX, AY), r2 = w2c_Fr_int_eq(&inst, AX, AY);
+    same("Fr_int_eq", AR1, AR1, 0, r1, r2);
+    r1 = w2c_Fr_int_eq__wasm(&inst, AX, AX), r2 = w2c_Fr_int_eq(&inst, AX, AX);
+    same("Fr_int_eq, x = x", AR1, AR1, 0, r1, r2);
+    /* an element (header: short value, type word) of each type, and of
+     * random flags, into toNormal and getLsb32, which convert in place */
+    for (int kind = 0; kind < 5; kind++) {
+        static const u32 types[4] = {0x00000000u, 0x80000000u, 0xc0000000u, 0x40000000u};
+        u32 type = kind < 4 ? types[kind] : (u32)harness_rand();
+        u32 shortv = (u32)harness_rand();
+        memcpy(at(AR1), &shortv, 4), memcpy(at(AR1) + 4, &type, 4), memcpy(at(AR1) + 8, at(AX), 32);
+        memcpy(at(AR2), at(AR1), 40);
+        w2c_Fr_toNormal__wasm(&inst, AR1), w2c_Fr_toNormal(&inst, AR2);
+        same("Fr_toNormal", AR1, AR2, 40, 0, 0);
+        memcpy(at(AR1), &shortv, 4), memcpy(at(AR1) + 4, &type, 4), memcpy(at(AR1) + 8, at(AX), 32);
+        memcpy(at(AR2), at(AR1), 40);
+        r1 = w2c_Fr_getLsb32__wasm(&inst, AR1), r2 = w2c_Fr_getLsb32(&inst, AR2);
+        same("Fr_getLsb32", AR1, AR2, 40, r1, r2);
+        memcpy(at(AR1), &shortv, 4), memcpy(at(AR1) + 4, &type, 4), memcpy(at(AR1) + 8, at(AX), 32);
+        memcpy(at(AR2), at(AR1), 40);
+        r1 = w2c_Fr_isNegative__wasm(&inst, AR1), r2 = w2c_Fr_isNegative(&inst, AR2);
+        same("Fr_isNegative", AR1, AR2, 40, r1, r2);
+    }
+    /* the output aliasing an input (r = x), as circom's code does */
+    memcpy(at(AR1), at(AX), 32), memcpy(at(AR2), at(AX), 32);
+    w2c_Fr_F1m_mul__wasm(&inst, AR1, AY, AR1), w2c_Fr_F1m_mul(&inst, AR2, AY, AR2);
+    same("Fr_F1m_mul, r = x", AR1, AR2, 32, 0, 0);
+    memcpy(at(AR1), at(AX), 32), memcpy(at(AR2), at(AX), 32);
+    w2c_Fr_F1m_add__wasm(&inst, AR1, AY, AR1), w2c_Fr_F1m_add(&inst, AR2, AY, AR2);
+    same("Fr_F1m_add, r = x", AR1, AR2, 32, 0, 0);
+    memcpy(at(AR1), at(AY), 32), memcpy(at(AR2), at(AY), 32);
+    w2c_Fr_F1m_sub__wasm(&inst, AX, AR1, AR1), w2c_Fr_F1m_sub(&inst, AX, AR2, AR2);
+    same("Fr_F1m_sub, r = y", AR1, AR2, 32, 0, 0);
+}
+
+int main(int argc, char **argv) {
+    harness_state = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
+    int rounds = argc > 2 ? atoi(argv[2]) : 20000;
+    if (setjmp(harness_trap) != 0) {
+        fprintf(stderr, "fastfr harness: unexpected trap\n");
+        return 1;
+    }
+    init_memories(&inst);
+    p4[0] = ZP_FF_P0, p4[1] = ZP_FF_P1, p4[2] = ZP_FF_P2, p4[3] = ZP_FF_P3;
+    for (int kx = 0; kx < 8; kx++) {
+        for (int ky = 0; ky < 8; ky++) {
+            u64 x[4], y[4];
+            value(x, kx), value(y, ky);
+            memcpy(at(AX), x, 32), memcpy(at(AY), y, 32);
+            memset(at(AX) + 32, 0, 8);
+            compare_all();
+        }
+    }
+    for (int i = 0; i < rounds; i++) {
+        u64 x[4], y[4];
+        value(x, 6 + (int)(harness_rand() & 1)), value(y, 6 + (int)(harness_rand() & 1));
+        memcpy(at(AX), x, 32), memcpy(at(AY), y, 32);
+        u64 w = harness_rand();
+        memcpy(at(AX) + 32, &w, 8);
+        compare_all();
+    }
+    /* an element that runs past the end of memory traps, as the wasm's load does */
+    volatile int trapped = 0;
+    if (setjmp(harness_trap) == 0) {
+        w2c_Fr_F1m_mul(&inst, HARNESS_MEM - 16, AY, AR2);
+    } else {
+        trapped = 1;
+    }
+    checks++;
+    if (!trapped) fails++, fprintf(stderr, "fastfr: no trap past the end of memory\n");
+    trapped = 0;
+    if (setjmp(harness_trap) == 0) {
+        w2c_Fr_copy(&inst, AR2, HARNESS_MEM - 39);
+    } else {
+        trapped = 1;
+    }
+    checks++;
+    if (!trapped) fails++, fprintf(stderr, "fastfr: Fr_copy did not trap past the end of memory\n");
+    if (fails != 0) {
+        fprintf(stderr, "fastfr: %d of %d comparisons differ\n", fails, checks);
+        return 1;
+    }
+    printf("fastfr ok %d\n", checks);
+    return 0;
+}
