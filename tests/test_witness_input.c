@@ -453,7 +453,7 @@ static void test_read(const modulus_case *bn) {
     CHECK(fd >= 0 && ftruncate(fd, (off_t)ZP_WITNESS_INPUT_MAX_BYTES + 1) == 0);
     close(fd);
     CHECK(zp_witness_inputs_read(&in, path, bn->p, bn->n8, &err) == ZP_ERR_FORMAT);
-    CHECK_MSG(strstr(err.message, "more than an input file may hold (64 MiB)") != NULL, "%s", err.message);
+    CHECK_MSG(strstr(err.message, "more than an input file can hold (64 MiB)") != NULL, "%s", err.message);
     /* Not there, a directory, a FIFO: refused without blocking. */
     snprintf(path, sizeof path, "%s/none.json", dir);
     CHECK(zp_witness_inputs_read(&in, path, bn->p, bn->n8, &err) == ZP_ERR_IO);

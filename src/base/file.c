@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,5 +50,71 @@ zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_err
     }
     *fd = f;
     if (size != NULL) *size = (uint64_t)sb.st_size;
+    return ZP_OK;
+}
+
+static const char *cap_size(char buf[32], uint64_t bytes) {
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
+        snprintf(buf, 32, "%llu MiB", (unsigned long long)(bytes >> 20));
+    } else {
+        snprintf(buf, 32, "%llu KiB", (unsigned long long)(bytes >> 10));
+    }
+    return buf;
+}
+
+zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t max, const char *what, zp_error *err) {
+    *text = NULL;
+    *len = 0;
+    int fd;
+    uint64_t size;
+    zp_status st = zp_file_open_regular(&fd, &size, path, err);
+    if (st != ZP_OK) return st;
+    char cap_text[32];
+    if (size > max) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than %s can hold (%s)", path,
+                            (unsigned long long)size, what, cap_size(cap_text, max));
+    }
+    /* One byte more than the size: a file that grew since fstat shows as
+     * more bytes than expected and is read again up to the cap, never past. */
+    size_t cap = (size_t)size + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    if (buf == NULL) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap > max) break;
+            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+            char *nb = realloc(buf, ncap + 1);
+            if (nb == NULL) {
+                free(buf);
+                close(fd);
+                return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return zp_error_set(err, ZP_ERR_IO, "%s: read error: %s", path, strerror(e));
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (n > max) {
+        free(buf);
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than %s can hold (%s)", path, what,
+                            cap_size(cap_text, max));
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
     return ZP_OK;
 }

@@ -22,6 +22,16 @@
  * a regular file (a FIFO)" (ZP_ERR_IO, with the kind of file). */
 zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_error *err) ZP_WARN_UNUSED;
 
+/* The whole of a regular file (zp_file_open_regular) of at most max bytes,
+ * malloc'd and NUL-terminated in *text, its length in *len. The cap is
+ * checked on the descriptor's size before a byte is read (a huge or sparse
+ * file is refused without allocating for it), and a file that grows while
+ * being read is refused at the cap, never read past it. what names the
+ * kind of file in the message: "PATH: N bytes, more than a proof can hold
+ * (64 KiB)" (ZP_ERR_FORMAT). */
+zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t max, const char *what,
+                           zp_error *err) ZP_WARN_UNUSED;
+
 /* What kind of file a stat mode is, for messages: "a FIFO", "a directory",
  * "a character device", ... */
 const char *zp_file_kind(unsigned mode);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/bigint.h"
 #include "base/error.h"
@@ -46,73 +45,6 @@ static zp_status load(json_t **root, const char *text, size_t len, const char *n
 #define VK_MAX_BYTES (64u << 20)
 #define PUBLIC_MAX_BYTES (64u << 20)
 
-static const char *human_size(char buf[32], uint64_t bytes) {
-    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
-        snprintf(buf, 32, "%llu MiB", (unsigned long long)(bytes >> 20));
-    } else {
-        snprintf(buf, 32, "%llu KiB", (unsigned long long)(bytes >> 10));
-    }
-    return buf;
-}
-
-/* The whole of a regular file of at most max bytes, NUL-terminated; what
- * names the kind of file in the message ("a proof"). */
-static zp_status read_file(char **text, size_t *len, const char *path, size_t max, const char *what, zp_error *err) {
-    *text = NULL;
-    *len = 0;
-    int fd;
-    uint64_t size;
-    zp_status st = zp_file_open_regular(&fd, &size, path, err);
-    if (st != ZP_OK) return st;
-    char cap_text[32];
-    if (size > max) {
-        close(fd);
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than %s can hold (%s)", path,
-                            (unsigned long long)size, what, human_size(cap_text, max));
-    }
-    /* One byte more than the size: a file that grew since fstat shows as
-     * more bytes than expected and is read again up to the cap, never past. */
-    size_t cap = (size_t)size + 1, n = 0;
-    char *buf = malloc(cap + 1);
-    if (buf == NULL) {
-        close(fd);
-        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
-    }
-    for (;;) {
-        if (n == cap) {
-            if (cap > max) break;
-            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-            char *nb = realloc(buf, ncap + 1);
-            if (nb == NULL) {
-                free(buf);
-                close(fd);
-                return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return zp_error_set(err, ZP_ERR_IO, "%s: read error: %s", path, strerror(e));
-        }
-        if (got == 0) break;
-        n += (size_t)got;
-    }
-    close(fd);
-    if (n > max) {
-        free(buf);
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than %s can hold (%s)", path, what,
-                            human_size(cap_text, max));
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return ZP_OK;
-}
 
 /* A decimal string (and nothing else: no numbers, no embedded NULs). */
 static int get_dec(uint64_t *out, size_t n, const json_t *j) {
@@ -355,7 +287,7 @@ zp_status zp_json_vk_parse(zp_groth16_vk *vk, const char *text, size_t len, cons
 zp_status zp_json_proof_read(zp_groth16_proof *proof, const char *path, zp_curve expected, zp_error *err) {
     char *text;
     size_t len;
-    zp_status st = read_file(&text, &len, path, PROOF_MAX_BYTES, "a proof", err);
+    zp_status st = zp_file_read_all(&text, &len, path, PROOF_MAX_BYTES, "a proof", err);
     if (st != ZP_OK) return st;
     st = zp_json_proof_parse(proof, text, len, path, expected, err);
     free(text);
@@ -367,7 +299,7 @@ zp_status zp_json_public_read(uint64_t **values, size_t *count, const char *path
     size_t len;
     *values = NULL;
     *count = 0;
-    zp_status st = read_file(&text, &len, path, PUBLIC_MAX_BYTES, "a list of public signals", err);
+    zp_status st = zp_file_read_all(&text, &len, path, PUBLIC_MAX_BYTES, "a list of public signals", err);
     if (st != ZP_OK) return st;
     st = zp_json_public_parse(values, count, text, len, path, curve, err);
     free(text);
@@ -378,7 +310,7 @@ zp_status zp_json_vk_read(zp_groth16_vk *vk, const char *path, zp_error *err) {
     char *text;
     size_t len;
     memset(vk, 0, sizeof *vk);
-    zp_status st = read_file(&text, &len, path, VK_MAX_BYTES, "a verification key", err);
+    zp_status st = zp_file_read_all(&text, &len, path, VK_MAX_BYTES, "a verification key", err);
     if (st != ZP_OK) return st;
     st = zp_json_vk_parse(vk, text, len, path, err);
     free(text);

@@ -42,13 +42,11 @@
  * costs time linear in its length and no memory beyond a few limbs. */
 #include "witness/input.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "base/file.h"
@@ -543,53 +541,10 @@ zp_status zp_witness_inputs_read(zp_witness_inputs *out, const char *path, const
                                  zp_error *err) {
     if (out == NULL) return zp_error_set(err, ZP_ERR_ARG, "inputs: no output");
     memset(out, 0, sizeof *out);
-    int fd;
-    uint64_t size;
-    zp_status st = zp_file_open_regular(&fd, &size, path, err);
+    char *buf;
+    size_t n;
+    zp_status st = zp_file_read_all(&buf, &n, path, ZP_WITNESS_INPUT_MAX_BYTES, "an input file", err);
     if (st != ZP_OK) return st;
-    const size_t max = ZP_WITNESS_INPUT_MAX_BYTES;
-    if (size > max) {
-        close(fd);
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than an input file may hold (%zu MiB)", path,
-                            (unsigned long long)size, max >> 20);
-    }
-    /* One byte more than fstat said: a file that grows while being read is
-     * read up to the cap and refused, never past it. */
-    size_t cap = (size_t)size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL) {
-        close(fd);
-        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for %zu bytes", path, cap);
-    }
-    for (;;) {
-        if (n == cap) {
-            if (cap > max) break;
-            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-            char *nb = realloc(buf, ncap);
-            if (nb == NULL) {
-                free(buf);
-                close(fd);
-                return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return zp_error_set(err, ZP_ERR_IO, "%s: read error: %s", path, strerror(e));
-        }
-        if (got == 0) break;
-        n += (size_t)got;
-    }
-    close(fd);
-    if (n > max) {
-        free(buf);
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than an input file may hold (%zu MiB)", path, max >> 20);
-    }
     st = zp_witness_inputs_parse(out, buf, n, prime, n8, path, err);
     free(buf);
     return st;
