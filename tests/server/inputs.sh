@@ -28,14 +28,9 @@ T0=$(date +%s)
 # the circuit, as tests/witness/calculate.sh keeps it (circom2 sees only
 # files below its working directory: run from the root)
 cd "$ROOT"
-src=tests/witness/circuits/assert.circom
-dir="$CACHE/circom/assert-bn128-$(cat "$src" package-lock.json | sha256sum | cut -c1-16)"
-if [ ! -f "$dir/done" ]; then
-    rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-    "$CIRCOM" "$src" --r1cs --wasm --prime bn128 -l node_modules -o "$dir.tmp" >"$dir.tmp/log" 2>&1 ||
-        { cat "$dir.tmp/log"; fail "circom2 $src"; finish; exit 1; }
-    touch "$dir.tmp/done"; rm -rf "$dir"; mv "$dir.tmp" "$dir"
-fi
+# shellcheck source=../witness/circuits.sh
+. "$ROOT/tests/witness/circuits.sh"
+dir="$(build_circuit assert bn128)" || { fail "circom2 of the assert circuit"; finish; exit 1; }
 mkdir -p "$W/keys" "$W/other"
 "$Z" setup --quiet "$dir/assert.r1cs" "$W/keys/nt.zkey" >/dev/null 2>&1 && "$Z" export-vk "$W/keys/nt.zkey" "$W/vk.json" >/dev/null 2>&1 ||
     { fail "zkpipe setup of the circuit"; finish; exit 1; }

@@ -54,18 +54,8 @@ expect() {
 # calculate.sh keeps them (run from the root: circom2 sees only files
 # below its working directory).
 cd "$ROOT"
-build_circuit() { # NAME CURVE -> prints the folder holding NAME.r1cs and NAME_js/NAME.wasm
-    local name="$1" curve="$2" src="tests/witness/circuits/$1.circom" stamp dir
-    stamp="$(cat "$src" package-lock.json | sha256sum | cut -c1-16)"
-    dir="$CACHE/circom/$name-$curve-$stamp"
-    if [ ! -f "$dir/done" ]; then
-        rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-        "$CIRCOM" "$src" --r1cs --wasm --prime "$curve" -l node_modules -o "$dir.tmp" >"$dir.tmp/log" 2>&1 ||
-            { cat "$dir.tmp/log" >&2; return 1; }
-        touch "$dir.tmp/done"; rm -rf "$dir"; mv "$dir.tmp" "$dir"
-    fi
-    echo "$dir"
-}
+# shellcheck source=circuits.sh
+. "$ROOT/tests/witness/circuits.sh"
 
 t0=$(date +%s)
 declare -A WASM KEY
