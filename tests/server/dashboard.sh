@@ -29,9 +29,10 @@ done
 [ -n "$PORT" ] || { cat "$W/serve.log"; echo "0 passed, 1 failed"; exit 1; }
 URL="http://127.0.0.1:$PORT"
 B64=$(base64 -w0 "$ROOT/examples/merkle/bn128/w1.wtns")
-body="{\"key\":\"merkle\",\"witnesses\":[$(for i in 1 2 3 4 5 6; do printf '{"data":"%s"}%s' "$B64" "$([ $i -lt 6 ] && echo ,)"; done)]}"
+body="{\"key\":\"merkle\",\"witnesses\":[$(for i in $(seq 1 24); do printf '{"data":"%s"}%s' "$B64" "$([ $i -lt 24 ] && echo ,)"; done)]}"
 printf '%s' "$body" >"$W/job.json"
-# a steady stream of jobs so the page has partitions in every stage
+# a steady stream of jobs (24 partitions each, more than a quiet machine
+# proves between two posts) so the page has partitions in every stage
 ( while true; do
       curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -X POST --data-binary @"$W/job.json" "$URL/v1/jobs"
       sleep 0.7
