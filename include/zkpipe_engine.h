@@ -140,9 +140,13 @@ typedef struct zp_job_spec {
 
 /* Queues a job. The key is validated here (a bad key fails the submission),
  * and a budget too small for even one partition of it is an error. A job
- * with a wasm compiles it here when the cache does not have it (seconds
- * to minutes: docs/witness.md), and fails when the circuit is of the other
- * curve than the key or its witness size is not the key's wire count. */
+ * with a wasm never waits here for its compile (seconds to minutes:
+ * docs/witness.md): the engine's circuits thread compiles it (or finds it
+ * in the cache) and loads it while the job waits, queued, and other jobs
+ * go on. A circuit already loaded is checked here, one still loading when
+ * it is loaded: of the other curve than the key, a witness size that is
+ * not the key's wire count, or a compile that failed fails the
+ * submission, or later the job, with that message. */
 ZP_WARN_UNUSED zp_status zp_engine_submit(uint64_t *job_id, zp_engine *engine, const zp_job_spec *spec,
                                           zp_error *err);
 /* Cancels a queued or running job: whatever it holds is freed as soon as
@@ -245,6 +249,17 @@ size_t zp_engine_keys(zp_engine_key_info *keys, size_t max, zp_engine *engine);
  * a submission of it will need. */
 ZP_WARN_UNUSED zp_status zp_engine_key_describe(zp_engine_key_info *info, zp_engine *engine, const char *key_path,
                                                 zp_error *err);
+
+/* Circuits (jobs given a wasm): preload starts compiling and loading one
+ * in the background and keeps it loaded until the engine is destroyed
+ * (the daemon does this for its keys' circuits when it starts); check
+ * starts it too if new, and says whether it is loaded (*ready) and, when
+ * it is, whether it fits the key: an error names the mismatch, or why
+ * the circuit could not be compiled or loaded. Neither waits for a
+ * compile. */
+ZP_WARN_UNUSED zp_status zp_engine_circuit_preload(zp_engine *engine, const char *wasm_path, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_engine_circuit_check(zp_engine *engine, const char *key_path, const char *wasm_path,
+                                                 int *ready, zp_error *err);
 
 /* While paused, no partition is admitted (those admitted go on): for a
  * graceful shutdown. */

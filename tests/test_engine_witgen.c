@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "chain_circuit.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
@@ -81,6 +83,30 @@ static zp_status submit(zp_engine *e, const zp_job_spec *spec, zp_error *err) {
     return zp_engine_submit(&id, e, spec, err);
 }
 
+/* Waits for a job to end: ZP_OK when done, else its error. */
+static zp_status job_end(zp_engine *e, uint64_t id, zp_job_state *state, zp_error *err) {
+    zp_job_info info;
+    for (int i = 0; i < 600; i++) {
+        if (zp_engine_job(&info, e, id, 0.5, err) != ZP_OK) return err->status;
+        if (info.state != ZP_JOB_QUEUED && info.state != ZP_JOB_RUNNING) break;
+    }
+    *state = info.state;
+    if (info.state == ZP_JOB_DONE) return ZP_OK;
+    *err = info.error;
+    return info.state == ZP_JOB_FAILED ? info.error.status : ZP_ERR_INTERNAL;
+}
+
+/* A submission whose circuit is not loaded yet is accepted and fails when
+ * it is; one whose circuit is loaded fails at once: either way, the error
+ * the job gets. */
+static zp_status submit_ended(zp_engine *e, const zp_job_spec *spec, zp_error *err) {
+    uint64_t id;
+    zp_status st = zp_engine_submit(&id, e, spec, err);
+    if (st != ZP_OK) return st;
+    zp_job_state state;
+    return job_end(e, id, &state, err);
+}
+
 static void test_submission_checks(void) {
     char bn_key[256], bls_key[256], input[300];
     make_key(bn_key, sizeof bn_key, ZP_CURVE_BN254, "bn");
@@ -113,23 +139,99 @@ static void test_submission_checks(void) {
 
     /* the wasm's witness is not the key's wires */
     spec = (zp_job_spec){.key_path = bn_key, .partitions = 2, .wasm_path = MULTIDIM_WASM, .input_paths = inputs};
-    zp_status st = submit(e, &spec, &err);
+    zp_status st = submit_ended(e, &spec, &err);
     CHECK_MSG(st == ZP_ERR_MISMATCH && strstr(err.message, "wires") && strstr(err.message, "multidim.wasm"),
               "wires mismatch: %s", err.message);
     /* a bn128 circuit and a bls12-381 key */
     spec.key_path = bls_key;
-    st = submit(e, &spec, &err);
+    st = submit(e, &spec, &err); /* the circuit is loaded now: refused at once */
     CHECK_MSG(st == ZP_ERR_MISMATCH && strstr(err.message, "bls12381 key") && strstr(err.message, "bn128 circuit"),
               "curve mismatch: %s", err.message);
     /* not wasm at all: the key file */
     spec = (zp_job_spec){.key_path = bn_key, .partitions = 2, .wasm_path = bn_key, .input_paths = inputs};
-    st = submit(e, &spec, &err);
+    st = submit_ended(e, &spec, &err);
     CHECK_MSG(st == ZP_ERR_FORMAT && strstr(err.message, "WebAssembly"), "not wasm: %s", err.message);
 
     zp_engine_stats s;
     zp_engine_stats_get(&s, e);
     CHECK(s.by_class[ZP_BUF_WITGEN].count == 0 && s.reserved == 0 && s.tracked == 0);
     zp_engine_destroy(e);
+}
+
+/* ---- compiling never blocks a submission ------------------------------- */
+
+static zp_status chain_fill(void *arg, size_t partition, uint64_t *values, size_t count, zp_curve curve,
+                            zp_error *err) {
+    const chain_circuit *c = arg;
+    (void)curve;
+    (void)err;
+    if (count != c->cs.n_wires) return ZP_ERR_INTERNAL;
+    chain_witness(values, c, 5 + partition);
+    return ZP_OK;
+}
+
+/* A compiler that takes 4 s more than cc: the compile of a fresh wasm
+ * runs in the engine's circuits thread while submissions return at once,
+ * other jobs are proved, and the job waits, queued, until its circuit is
+ * loaded; then it is checked against its key (here: the wrong number of
+ * wires) and fails with that message. zp_engine_circuit_check says
+ * "not ready" meanwhile and gives the mismatch after. */
+static void test_compile_in_background(void) {
+    char key[256], slowcc[300], cache[300], input[300];
+    make_key(key, sizeof key, ZP_CURVE_BN254, "bg");
+    snprintf(input, sizeof input, "%s/input.json", workdir);
+    snprintf(cache, sizeof cache, "%s/slow-cache", workdir);
+    snprintf(slowcc, sizeof slowcc, "%s/slowcc", workdir);
+    FILE *f = fopen(slowcc, "w");
+    CHECK(f != NULL);
+    if (f == NULL) return;
+    const char *cc = getenv("CC") && getenv("CC")[0] ? getenv("CC") : "cc";
+    fprintf(f, "#!/bin/sh\nsleep 4\nexec %s \"$@\"\n", cc);
+    fclose(f);
+    CHECK(chmod(slowcc, 0755) == 0);
+    char *saved_cc = getenv("CC") ? strdup(getenv("CC")) : NULL;
+    setenv("CC", slowcc, 1);
+
+    chain_circuit chain;
+    chain_build(&chain, ZP_CURVE_BN254, 40, 1); /* make_key's circuit */
+    zp_engine_options opt = {0};
+    opt.budget = 1ull << 30;
+    opt.synth_workers = 1;
+    opt.witness_cache_dir = cache;
+    zp_engine *e;
+    zp_error err;
+    CHECK(zp_engine_create(&e, &opt, &err) == ZP_OK);
+    const char *inputs[] = {input};
+    zp_job_spec wasm_job = {.key_path = key, .partitions = 1, .wasm_path = MULTIDIM_WASM, .input_paths = inputs};
+    uint64_t waiting, other;
+    double t0 = zp_clock_now();
+    CHECK(zp_engine_submit(&waiting, e, &wasm_job, &err) == ZP_OK);
+    double submit_s = zp_clock_now() - t0;
+    CHECK_MSG(submit_s < 1.0, "the submission returns during the compile (%.2f s)", submit_s);
+    int ready = 1;
+    CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &ready, &err) == ZP_OK && !ready);
+    zp_job_spec chain_job = {.key_path = key, .partitions = 2, .witness_fn = chain_fill, .witness_arg = &chain};
+    CHECK(zp_engine_submit(&other, e, &chain_job, &err) == ZP_OK);
+    zp_job_state state;
+    CHECK_MSG(job_end(e, other, &state, &err) == ZP_OK, "another job is proved meanwhile: %s", err.message);
+    zp_job_info info;
+    CHECK(zp_engine_job(&info, e, waiting, 0, &err) == ZP_OK);
+    CHECK_MSG(info.state == ZP_JOB_QUEUED && zp_clock_now() - t0 < 4.0,
+              "the wasm job waits, queued, for its compile (state %d after %.2f s)", (int)info.state,
+              zp_clock_now() - t0);
+    zp_status st = job_end(e, waiting, &state, &err);
+    CHECK_MSG(st == ZP_ERR_MISMATCH && state == ZP_JOB_FAILED && strstr(err.message, "wires") &&
+                  zp_clock_now() - t0 >= 4.0,
+              "checked against its key once compiled: %s", err.message);
+    CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &ready, &err) == ZP_ERR_MISMATCH);
+    zp_engine_stats s;
+    zp_engine_stats_get(&s, e);
+    CHECK(s.by_class[ZP_BUF_WITGEN].count == 0 && s.jobs_failed == 1 && s.jobs_done == 1);
+    zp_engine_destroy(e);
+    chain_free(&chain);
+    if (saved_cc) setenv("CC", saved_cc, 1);
+    else unsetenv("CC");
+    free(saved_cc);
 }
 
 /* ---- a real circuit (from tests/witness/run.sh) ------------------------ */
@@ -303,6 +405,7 @@ int main(int argc, char **argv) {
     } else {
         test_track_account();
         test_submission_checks();
+        test_compile_in_background();
     }
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

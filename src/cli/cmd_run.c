@@ -139,6 +139,26 @@ static void summary(zp_engine *engine, uint64_t job, size_t n, double wall) {
     free(v);
 }
 
+/* Loads the job's circuit in the engine and waits until it is ready or
+ * has failed (a compile the first time: seconds to minutes). */
+static zp_status wait_circuit(zp_engine *engine, const char *key, const char *wasm, int quiet, zp_error *err) {
+    zp_status st = zp_engine_circuit_preload(engine, wasm, err);
+    int tty = isatty(2), said = 0;
+    double t0 = zp_clock_now();
+    for (int ready = 0; st == ZP_OK;) {
+        st = zp_engine_circuit_check(engine, key, wasm, &ready, err);
+        if (st != ZP_OK || ready) break;
+        if (!quiet && !said && zp_clock_now() - t0 > 0.5) {
+            fprintf(stderr, "zkpipe run: compiling the circuit %s (once; then it is in the cache)%s", wasm,
+                    tty ? "..." : "\n");
+            said = 1;
+        }
+        usleep(20000);
+    }
+    if (said && tty) fprintf(stderr, " %.1f s\n", zp_clock_now() - t0);
+    return st;
+}
+
 int zp_cmd_run(int argc, char **argv) {
     run_args args = {0};
     zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
@@ -194,6 +214,15 @@ int zp_cmd_run(int argc, char **argv) {
         goto done;
     }
     double t0 = zp_clock_now();
+    /* A run has nothing else to serve: it waits for its circuit (the
+     * engine compiles it in the background, or finds it in the cache), so
+     * that a mismatch or a budget too small is refused before anything
+     * runs, with the circuit's own memory in the figure. */
+    if (from_inputs && wait_circuit(engine, key, args.wasm, quiet, &err) != ZP_OK) {
+        rc = zp_cli_fail(&err);
+        zp_engine_destroy(engine);
+        goto done;
+    }
     zp_job_spec spec = {.key_path = key, .partitions = n};
     if (from_inputs) {
         spec.wasm_path = args.wasm;

@@ -127,6 +127,14 @@ void engine_job_fail(zp_engine *e, engine_job *job, size_t partition, const zp_e
     job_drop_pending(e, job, PART_CANCELLED);
 }
 
+void engine_job_fail_all(zp_engine *e, engine_job *job, const zp_error *err) {
+    if (engine_job_cancelled(job)) return;
+    job->error = *err;
+    zp_error_prefix(&job->error, "job %llu: ", (unsigned long long)job->id);
+    engine_job_end(e, job, ZP_JOB_FAILED);
+    job_drop_pending(e, job, PART_CANCELLED);
+}
+
 void engine_part_abandon(zp_engine *e, engine_part *p, part_state why) {
     engine_job *job = p->job;
     part_leave_stage(e, p);
@@ -262,7 +270,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
          * paged in (the prover's and the pairing's pages come in when
          * they first run: 3 MB of 4), and what the threads about to start
          * will touch (stack pages, their malloc arenas). */
-        size_t threads = e->n_synth + e->n_prove + e->n_final + 2 + e->n_synth * (e->opt.synth_threads - 1) +
+        size_t threads = e->n_synth + e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
                          (e->n_prove + e->n_final) * (e->opt.prove_threads - 1);
         e->own_bytes = e->baseline_rss + zp_mem_image_unloaded() + (uint64_t)threads * ZP_ENGINE_THREAD_BYTES;
         if (e->budget <= e->own_bytes) {
@@ -283,6 +291,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     pthread_cond_init(&e->changed, NULL);
     pthread_cond_init(&e->dealloc_wake, NULL);
     pthread_cond_init(&e->sampler_wake, NULL);
+    pthread_cond_init(&e->circuits_wake, NULL);
     pthread_mutex_init(&e->trace_lock, NULL);
     queue_init(&e->to_prove, e->opt.queue_capacity);
     queue_init(&e->to_final, e->opt.queue_capacity);
@@ -303,6 +312,10 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     }
     if (st == ZP_OK) st = start_thread(e, engine_dealloc_main, 0, err);
     if (st == ZP_OK) st = start_thread(e, engine_sampler_main, 0, err);
+    if (st == ZP_OK) {
+        e->circuits_started = pthread_create(&e->circuits_thread, NULL, engine_circuits_main, e) == 0;
+        if (!e->circuits_started) st = zp_error_set(err, ZP_ERR_INTERNAL, "could not start an engine thread");
+    }
     for (size_t i = 0; st == ZP_OK && i < workers; i++) {
         void *(*fn)(void *) = i < e->n_synth               ? engine_synth_main
                               : i < e->n_synth + e->n_prove ? engine_prove_main
@@ -330,7 +343,10 @@ void zp_engine_destroy(zp_engine *e) {
     pthread_cond_broadcast(&e->to_final.not_empty);
     pthread_cond_broadcast(&e->to_prove.not_full);
     pthread_cond_broadcast(&e->to_final.not_full);
+    pthread_cond_signal(&e->circuits_wake);
     pthread_mutex_unlock(&e->lock);
+    /* a compile under way is waited for (it spawns wasm2c and cc) */
+    if (e->circuits_started) pthread_join(e->circuits_thread, NULL);
     /* workers first (they drain the queues), then dealloc, then sampler */
     size_t workers = e->n_threads > 2 ? e->n_threads - 2 : 0;
     for (size_t i = 0; i < workers; i++) pthread_join(e->threads[2 + i], NULL);
@@ -368,12 +384,29 @@ void zp_engine_destroy(zp_engine *e) {
     pthread_cond_destroy(&e->changed);
     pthread_cond_destroy(&e->dealloc_wake);
     pthread_cond_destroy(&e->sampler_wake);
+    pthread_cond_destroy(&e->circuits_wake);
     pthread_mutex_destroy(&e->trace_lock);
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
 
 /* ---- submission -------------------------------------------------------- */
+
+zp_status engine_job_fits(const zp_engine *e, const engine_key *key, uint64_t witgen, zp_error *err) {
+    uint64_t one = engine_key_bytes(key) + key->footprint + witgen;
+    if (one <= e->budget) return ZP_OK;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    int base = e->opt.budget_covers_baseline;
+    return zp_error_set(err, ZP_ERR_NOMEM,
+                        "the memory budget (%s) is too small for one partition of %s: it needs %s "
+                        "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s%s%s)",
+                        human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes),
+                        human(b3, key->file_bytes + key->copies_bytes), human(b4, key->matrices_bytes),
+                        human(b5, key->footprint), witgen ? ", the witness calculator's memory " : "",
+                        witgen ? human(b7, witgen) : "", base ? ", and the process's own " : "",
+                        base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
+}
+
 
 static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
     if (spec == NULL || spec->key_path == NULL) return zp_error_set(err, ZP_ERR_ARG, "a job needs a proving key");
@@ -432,30 +465,21 @@ zp_status zp_engine_submit(uint64_t *job_id, zp_engine *e, const zp_job_spec *sp
     st = engine_key_get(&key, e, spec->key_path, err); /* takes a reference */
     if (st != ZP_OK) return st;
     engine_circuit *circuit = NULL;
-    if (spec->wasm_path != NULL && (st = engine_circuit_get(&circuit, e, spec->wasm_path, key, err)) != ZP_OK) {
+    if (spec->wasm_path != NULL && (st = engine_circuit_get(&circuit, e, spec->wasm_path, err)) != ZP_OK) {
         pthread_mutex_lock(&e->lock);
         engine_key_put(e, key);
         pthread_mutex_unlock(&e->lock);
         return st;
     }
     pthread_mutex_lock(&e->lock);
-    /* with a circuit, at least its instance's memory before it runs */
-    uint64_t witgen = circuit ? (circuit->measured ? circuit->witgen_bytes : circuit->initial_bytes) : 0;
-    uint64_t one = engine_key_bytes(key) + key->footprint + witgen;
-    if (one > e->budget) {
-        char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
-        int base = e->opt.budget_covers_baseline;
-        st = zp_error_set(err, ZP_ERR_NOMEM,
-                          "the memory budget (%s) is too small for one partition of %s: it needs %s "
-                          "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s%s%s)",
-                          human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes),
-                          human(b3, key->file_bytes + key->copies_bytes), human(b4, key->matrices_bytes),
-                          human(b5, key->footprint), witgen ? ", the witness calculator's memory " : "",
-                          witgen ? human(b7, witgen) : "", base ? ", and the process's own " : "",
-                          base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
-    } else if (e->stopping) {
-        st = zp_error_set(err, ZP_ERR_ARG, "the engine is shutting down");
-    }
+    /* A circuit already loaded (or failed) is judged now; one still
+     * loading when the job is queued, by the circuits thread once loaded:
+     * both under this lock, so no job escapes both. With a circuit, one
+     * partition needs its instance's memory too. */
+    uint64_t witgen;
+    st = engine_circuit_check(circuit, key, &witgen, err);
+    if (st == ZP_OK) st = engine_job_fits(e, key, witgen, err);
+    if (st == ZP_OK && e->stopping) st = zp_error_set(err, ZP_ERR_ARG, "the engine is shutting down");
     engine_job *job = st == ZP_OK ? job_new(spec, key) : NULL;
     if (st == ZP_OK && job == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory queueing a job");
     if (st != ZP_OK) {

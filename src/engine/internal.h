@@ -49,11 +49,20 @@ typedef struct engine_key {
     struct engine_key *next;
 } engine_key;
 
+typedef enum { CIRCUIT_LOADING = 0, CIRCUIT_READY, CIRCUIT_FAILED } circuit_state;
+
 /* A circuit's witness calculator known to the engine (witgen.c): the
  * compiled module, loaded once and shared read-only by the synthesis
- * workers, each of which makes its own instance of it. */
+ * workers, each of which makes its own instance of it. The engine's
+ * circuits thread compiles and loads it (a compile takes seconds to
+ * minutes, and no submission waits for it); until then its fields below
+ * `state` are unset and its jobs are not admitted. */
 typedef struct engine_circuit {
     char *path; /* the wasm, as resolved by realpath */
+    circuit_state state;
+    int claimed;    /* the circuits thread is loading it */
+    int pinned;     /* preloaded: kept until the engine goes */
+    zp_error error; /* CIRCUIT_FAILED: why */
     zp_witness_module *module;
     zp_curve curve;
     size_t witness_size;
@@ -146,6 +155,9 @@ struct zp_engine {
     uint64_t budget, reserved, peak_reserved;
     engine_key *keys;
     engine_circuit *circuits; /* witness calculators of the jobs given a wasm (witgen.c) */
+    pthread_t circuits_thread; /* compiles and loads them (engine_circuits_main) */
+    int circuits_started;
+    pthread_cond_t circuits_wake; /* a circuit to load, or the engine stops */
     engine_job *jobs; /* by priority (high first), then submission order */
     uint64_t next_job_id, use_clock;
     part_queue to_prove, to_final;
@@ -185,6 +197,12 @@ void engine_part_abandon(zp_engine *e, engine_part *p, part_state why);
 /* Records a partition failure: the job fails with err's message, prefixed
  * with the partition. Lock held. */
 void engine_job_fail(zp_engine *e, engine_job *job, size_t partition, const zp_error *err);
+/* Fails a job as a whole (its circuit could not be used), before any of
+ * its partitions was admitted. Lock held. */
+void engine_job_fail_all(zp_engine *e, engine_job *job, const zp_error *err);
+/* ZP_OK when one partition of key (and a witness calculator of witgen
+ * bytes) fits the budget; else the error that says what it needs. */
+zp_status engine_job_fits(const zp_engine *e, const engine_key *key, uint64_t witgen, zp_error *err);
 /* Ends a job (once): counts it, reports it, wakes waiters. Lock held. */
 void engine_job_end(zp_engine *e, engine_job *job, zp_job_state state);
 /* The partition leaves its worker or queue; frees a forgotten job. Lock held. */
@@ -230,11 +248,22 @@ void engine_keys_free_all(zp_engine *e);
 /* Bound on a circuit's linear memory before its first calculation has
  * measured it: wasm32's 4 GiB, the most the glue reserves. */
 #define ZP_WITGEN_BOUND ((uint64_t)4 << 30)
-/* The entry for the wasm (compiled or found in the cache, and loaded,
- * when new), checked against the key: same curve, witness size = wires.
- * Takes a reference. Lock NOT held (a compile takes a while). */
-zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, const engine_key *key,
-                             zp_error *err);
+/* The entry for the wasm, with a reference: a new one is handed to the
+ * circuits thread (CIRCUIT_LOADING), which loads it and then checks the
+ * jobs waiting for it (circuit_settle_jobs). Lock NOT held; returns at
+ * once. */
+zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, zp_error *err);
+/* Whether a job of key may use c: a circuit that failed to load gives its
+ * error, a loaded one is checked against the key (same curve, witness
+ * size = wires) and *witgen set to its instance's memory; one still
+ * loading passes (it is checked when loaded). Lock held. */
+zp_status engine_circuit_check(const engine_circuit *c, const engine_key *key, uint64_t *witgen, zp_error *err);
+/* The circuits thread: loads the circuits in CIRCUIT_LOADING one at a
+ * time, then lets their jobs be admitted or fails them. */
+void *engine_circuits_main(void *arg);
+/* Whether a job's partitions may be admitted: no circuit, or a loaded
+ * one. Lock held. */
+int engine_circuit_ready(const engine_circuit *c);
 /* Drops a reference; the module is closed with the last. Lock held. */
 void engine_circuit_put(zp_engine *e, engine_circuit *c);
 void engine_circuits_free_all(zp_engine *e);

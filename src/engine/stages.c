@@ -34,10 +34,13 @@ static void drop(zp_engine *e, engine_part *p, zp_status st, const zp_error *err
 /* ---- admission --------------------------------------------------------- */
 
 /* The next partition to admit: the first job in priority order with one
- * not yet admitted. Lock held. */
+ * not yet admitted, and its circuit loaded if it has one (a job whose
+ * circuit is compiling lets the others go first). Lock held. */
 static engine_job *next_job(zp_engine *e) {
     for (engine_job *j = e->jobs; j; j = j->next) {
-        if (j->next_admit < j->n && !engine_job_cancelled(j) && j->state != ZP_JOB_DONE) return j;
+        if (j->next_admit < j->n && !engine_job_cancelled(j) && j->state != ZP_JOB_DONE &&
+            engine_circuit_ready(j->circuit))
+            return j;
     }
     return NULL;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "engine/internal.h"
 #include "witness/compile.h"
@@ -94,28 +95,21 @@ static void measure_write(const char *path, uint64_t bytes, const void *writer) 
 }
 
 /* Compiles (or finds in the cache) and opens the calculator, and makes
- * one instance to learn its memory before any calculation. */
-static zp_status circuit_load(engine_circuit **out, const zp_engine *e, const char *resolved, zp_error *err) {
-    *out = NULL;
-    engine_circuit *c = calloc(1, sizeof *c);
-    if (c == NULL || (c->path = strdup(resolved)) == NULL) {
-        free(c);
-        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    }
-    zp_witness_compile_options copt = {.cache_dir = e->opt.witness_cache_dir};
+ * one instance to learn its memory before any calculation: into c's
+ * fields below `state`, which nothing reads while it is loading. Lock NOT
+ * held; c->path is fixed and the circuits thread holds a reference. */
+static zp_status circuit_load(engine_circuit *c, const char *cache_dir, int *compiled_now, zp_error *err) {
+    zp_witness_compile_options copt = {.cache_dir = cache_dir};
     zp_witness_compiled compiled;
-    zp_status st = zp_witness_compile(&compiled, resolved, &copt, err);
-    if (st == ZP_OK) {
-        st = zp_witness_module_open(&c->module, compiled.so_path, resolved, err);
-        c->measure_path = measure_path(compiled.so_path);
-        zp_witness_compiled_free(&compiled);
-    }
+    zp_status st = zp_witness_compile(&compiled, c->path, &copt, err);
+    if (st != ZP_OK) return st;
+    *compiled_now = compiled.compiled;
+    st = zp_witness_module_open(&c->module, compiled.so_path, c->path, err);
+    c->measure_path = measure_path(compiled.so_path);
+    zp_witness_compiled_free(&compiled);
     zp_witness_instance *inst = NULL;
     if (st == ZP_OK) st = zp_witness_instance_create(&inst, c->module, err);
-    if (st != ZP_OK) {
-        circuit_free(c);
-        return st;
-    }
+    if (st != ZP_OK) return st;
     c->initial_bytes = zp_track_round(zp_witness_instance_memory_bytes(inst));
     zp_witness_instance_destroy(inst);
     c->witgen_bytes = measure_read(c->measure_path);
@@ -123,51 +117,141 @@ static zp_status circuit_load(engine_circuit **out, const zp_engine *e, const ch
     c->curve = zp_witness_module_curve(c->module);
     c->witness_size = zp_witness_module_size(c->module);
     size_t n8 = zp_witness_module_n8(c->module);
-    if (n8 != ZP_SCALAR_BYTES && c->curve != ZP_CURVE_NONE) {
-        circuit_free(c); /* both curves' r fit 32 bytes; a wider field is another curve */
-        return zp_error_set(err, ZP_ERR_MISMATCH, "%s: field elements of %zu bytes, not %d", resolved, n8,
-                            ZP_SCALAR_BYTES);
-    }
-    *out = c;
+    if (n8 != ZP_SCALAR_BYTES && c->curve != ZP_CURVE_NONE) /* both curves' r fit 32 bytes: a wider field is another curve */
+        return zp_error_set(err, ZP_ERR_MISMATCH, "%s: field elements of %zu bytes, not %d", c->path, n8, ZP_SCALAR_BYTES);
     return ZP_OK;
 }
 
-zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, const engine_key *key,
-                             zp_error *err) {
+int engine_circuit_ready(const engine_circuit *c) { return c == NULL || c->state == CIRCUIT_READY; }
+
+/* The entry for resolved, new or known, with a reference. Lock held. */
+static engine_circuit *circuit_ref(zp_engine *e, const char *resolved, zp_error *err) {
+    engine_circuit *c = find_circuit(e, resolved);
+    if (c == NULL) {
+        c = calloc(1, sizeof *c);
+        if (c == NULL || (c->path = strdup(resolved)) == NULL) {
+            free(c);
+            zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        c->state = CIRCUIT_LOADING;
+        c->next = e->circuits;
+        e->circuits = c;
+        pthread_cond_signal(&e->circuits_wake);
+    }
+    c->refs++;
+    return c;
+}
+
+zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, zp_error *err) {
     *out = NULL;
     char resolved[PATH_MAX];
     if (realpath(wasm_path, resolved) == NULL) {
         return zp_error_set(err, ZP_ERR_IO, "%s: cannot open the witness calculator: %s", wasm_path, strerror(errno));
     }
     pthread_mutex_lock(&e->lock);
-    engine_circuit *c = find_circuit(e, resolved);
-    if (c != NULL) c->refs++;
+    *out = circuit_ref(e, resolved, err);
     pthread_mutex_unlock(&e->lock);
-    if (c == NULL) {
-        engine_circuit *fresh;
-        zp_status st = circuit_load(&fresh, e, resolved, err);
-        if (st != ZP_OK) return st;
-        pthread_mutex_lock(&e->lock);
-        c = find_circuit(e, resolved); /* another submission may have loaded it meanwhile */
-        if (c == NULL) {
-            c = fresh;
-            c->next = e->circuits;
-            e->circuits = c;
-            fresh = NULL;
-        }
-        c->refs++;
-        pthread_mutex_unlock(&e->lock);
-        if (fresh != NULL) circuit_free(fresh);
+    return *out == NULL ? ZP_ERR_NOMEM : ZP_OK;
+}
+
+zp_status engine_circuit_check(const engine_circuit *c, const engine_key *key, uint64_t *witgen, zp_error *err) {
+    *witgen = 0;
+    if (c == NULL || c->state == CIRCUIT_LOADING) return ZP_OK;
+    if (c->state == CIRCUIT_FAILED) {
+        *err = c->error;
+        return c->error.status;
     }
-    zp_status st = check_against_key(c, key, err);
-    if (st != ZP_OK) {
-        pthread_mutex_lock(&e->lock);
+    *witgen = c->measured ? c->witgen_bytes : c->initial_bytes;
+    return check_against_key(c, key, err);
+}
+
+zp_status zp_engine_circuit_preload(zp_engine *e, const char *wasm_path, zp_error *err) {
+    char resolved[PATH_MAX];
+    if (realpath(wasm_path, resolved) == NULL) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open the witness calculator: %s", wasm_path, strerror(errno));
+    }
+    pthread_mutex_lock(&e->lock);
+    engine_circuit *c = circuit_ref(e, resolved, err);
+    if (c != NULL && c->pinned) engine_circuit_put(e, c); /* one pin is enough */
+    else if (c != NULL) c->pinned = 1;                  /* the reference is the pin's */
+    pthread_mutex_unlock(&e->lock);
+    return c == NULL ? ZP_ERR_NOMEM : ZP_OK;
+}
+
+zp_status zp_engine_circuit_check(zp_engine *e, const char *key_path, const char *wasm_path, int *ready,
+                                  zp_error *err) {
+    *ready = 0;
+    engine_key *key;
+    zp_status st = engine_key_get(&key, e, key_path, err);
+    if (st != ZP_OK) return st;
+    engine_circuit *c;
+    st = engine_circuit_get(&c, e, wasm_path, err);
+    pthread_mutex_lock(&e->lock);
+    if (st == ZP_OK) {
+        uint64_t witgen;
+        st = engine_circuit_check(c, key, &witgen, err);
+        *ready = st == ZP_OK && c->state == CIRCUIT_READY;
         engine_circuit_put(e, c);
-        pthread_mutex_unlock(&e->lock);
-        return st;
     }
-    *out = c;
-    return ZP_OK;
+    engine_key_put(e, key);
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
+/* Its jobs, once the circuit is loaded or has failed: each is checked
+ * against its key and the budget, or fails with the circuit. Lock held. */
+static void circuit_settle_jobs(zp_engine *e, engine_circuit *c) {
+    for (engine_job *j = e->jobs; j; j = j->next) {
+        if (j->circuit != c || j->state != ZP_JOB_QUEUED) continue;
+        zp_error err;
+        uint64_t witgen;
+        zp_status st = engine_circuit_check(c, j->key, &witgen, &err);
+        if (st == ZP_OK) st = engine_job_fits(e, j->key, witgen, &err);
+        if (st != ZP_OK) engine_job_fail_all(e, j, &err);
+    }
+    pthread_cond_broadcast(&e->admit);
+}
+
+static engine_circuit *circuit_to_load(zp_engine *e) {
+    for (engine_circuit *c = e->circuits; c; c = c->next) {
+        if (c->state == CIRCUIT_LOADING && !c->claimed) return c;
+    }
+    return NULL;
+}
+
+void *engine_circuits_main(void *arg) {
+    zp_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        engine_circuit *c = NULL;
+        while (!e->stopping && (c = circuit_to_load(e)) == NULL) pthread_cond_wait(&e->circuits_wake, &e->lock);
+        if (c == NULL) break;
+        c->claimed = 1;
+        c->refs++;
+        const char *cache = e->opt.witness_cache_dir;
+        pthread_mutex_unlock(&e->lock);
+        zp_error err = {0};
+        int compiled = 0;
+        double t0 = zp_clock_now();
+        zp_status st = circuit_load(c, cache, &compiled, &err);
+        if (e->opt.log != NULL) {
+            char line[700];
+            if (st == ZP_OK)
+                snprintf(line, sizeof line, "circuit %s: %s (%.1f s)", c->path,
+                         compiled ? "compiled and loaded" : "loaded from the cache", zp_clock_now() - t0);
+            else
+                snprintf(line, sizeof line, "circuit %s: cannot be used: %s", c->path, err.message);
+            e->opt.log(e->opt.log_arg, line);
+        }
+        pthread_mutex_lock(&e->lock);
+        c->state = st == ZP_OK ? CIRCUIT_READY : CIRCUIT_FAILED;
+        if (st != ZP_OK) c->error = err;
+        circuit_settle_jobs(e, c);
+        engine_circuit_put(e, c);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
 }
 
 void engine_circuit_put(zp_engine *e, engine_circuit *c) {

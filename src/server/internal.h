@@ -134,7 +134,7 @@ void server_spool_sweep(zp_server *s, spool_file_id *keep, size_t n_keep, size_t
 /* resume.c: submits every unfinished job in the store again (at start). */
 zp_status server_resume(zp_server *s, zp_error *err);
 
-/* circuits.c: the thread that compiles every key's circuit at start. */
+/* circuits.c: the thread that hands every key's circuit to the engine at start and logs how its compile ended. */
 void *server_circuits_main(void *arg);
 
 /* collector.c: the thread that records each ended job (arg: the server). */

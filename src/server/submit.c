@@ -11,7 +11,6 @@
 #include "base/error.h"
 #include "io/wtns.h"
 #include "server/internal.h"
-#include "witness/witness.h"
 
 /* ---- the active map (lock held) ---------------------------------------- */
 
@@ -139,27 +138,16 @@ zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *ke
  * it (the daemon compiles every key's circuit at start, so normally a
  * lookup), must be of the key's curve and wire count. Before anything is
  * spooled or stored, so a mismatch is a 422, not a failed job. */
-static zp_status check_circuit(zp_server *s, const zp_engine_key_info *key, const char *key_id, const char *wasm,
+/* A circuit the engine has loaded is checked against the key now (the
+ * engine's own check, on its loaded module); one still compiling is not
+ * waited for: the job is accepted and waits in the engine, which fails it
+ * then if the circuit does not fit. */
+static zp_status check_circuit(zp_server *s, const char *key_path, const char *key_id, const char *wasm,
                                zp_error *err) {
-    zp_witness_compile_options copt = {.cache_dir = s->witness_cache};
-    zp_witness_module *m = NULL;
-    zp_witness_run_stats rs;
-    zp_status st = zp_witness_load(&m, wasm, &copt, &rs, err);
-    if (st != ZP_OK) {
-        zp_error_prefix(err, "key '%s': its circuit: ", key_id);
-        return st;
-    }
-    zp_curve curve = zp_witness_module_curve(m);
-    size_t size = zp_witness_module_size(m);
-    zp_witness_module_close(m);
-    if (curve != key->curve)
-        return zp_error_set(err, ZP_ERR_MISMATCH, "key '%s' is for %s but its circuit %s is for %s", key_id,
-                            zp_curve_name(key->curve), wasm, curve == ZP_CURVE_NONE ? "another field" : zp_curve_name(curve));
-    if (size != key->n_vars)
-        return zp_error_set(err, ZP_ERR_MISMATCH,
-                            "key '%s' has %u wires but its circuit %s makes witnesses of %zu: another circuit", key_id,
-                            key->n_vars, wasm, size);
-    return ZP_OK;
+    int ready;
+    zp_status st = zp_engine_circuit_check(s->engine, key_path, wasm, &ready, err);
+    if (st != ZP_OK) zp_error_prefix(err, "key '%s': its circuit: ", key_id);
+    return st;
 }
 
 int server_spooled_inputs(const char *path) {
@@ -218,7 +206,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
                             "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
                             " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
     }
-    st = inputs ? check_circuit(s, &key, key_id, wasm, err) : check_witnesses(&key, key_id, w, n, err);
+    st = inputs ? check_circuit(s, key_path, key_id, wasm, err) : check_witnesses(&key, key_id, w, n, err);
     if (st != ZP_OK) {
         *http_status = st == ZP_ERR_IO ? 500 : 422;
         free(key_path);

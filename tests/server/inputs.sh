@@ -7,7 +7,8 @@
 # A failed assert fails the job with the circuit's message; a key without a
 # circuit, a non-object input and both witnesses and inputs are refused; a
 # reused request_id with other inputs is 409; kill -9 with input jobs
-# accepted and queued, then a restart: every job done, nothing lost.
+# accepted and queued, then a restart: every job done, nothing lost. A
+# compile never blocks a request (a daemon whose compiler is 6 s slower).
 #
 # Usage: tests/server/inputs.sh ZKPIPE WORKDIR CACHE
 # CACHE: circom's outputs, shared with tests/witness (build/witness-calculate.cache).
@@ -153,6 +154,42 @@ if start_daemon d2 "$W/d.conf"; then
     expect_eq "SIGTERM exits 0" "$STOP_RC" 0
 else
     fail "the daemon restarts after kill -9" "see $W/d2.log"
+fi
+
+# A compile never blocks a request: a fresh daemon (empty witness-cache)
+# whose C compiler takes 6 s longer. An input job posted at once is
+# answered at once (201, queued) and waits in the engine; a witness job on
+# another key is proved meanwhile; then the circuit is ready and the input
+# job's proofs verify.
+printf '#!/bin/sh\nsleep 6\nexec %s "$@"\n' "${CC:-cc}" >"$W/slowcc"; chmod +x "$W/slowcc"
+sed "s|^data_dir .*|data_dir $W/data3|" "$W/d.conf" >"$W/d3.conf"
+if CC="$W/slowcc" start_daemon d3 "$W/d3.conf"; then
+    export ZKPIPE_SERVER="$URL"
+    inputs_body "$W/j5.json" nt "" -- 31 32
+    t1=$(date +%s.%N)
+    code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/j5.json")"
+    answer_s="$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
+    slow_id="$(jget j.id)"
+    if [ "$code" = 201 ] && awk -v t="$answer_s" 'BEGIN { exit !(t < 2) }'; then
+        pass "an input job during the circuit's compile: 201 in ${answer_s} s, $(jget j.state)"
+    else
+        fail "an input job during the compile is answered at once" "HTTP $code in ${answer_s} s"
+    fi
+    wid="$("$Z" submit --key merkle "$EX/bn128/w1.wtns" 2>"$W/logs/submit_w.err")"
+    if [[ "$wid" =~ ^[0-9]+$ ]] && "$Z" await "$wid" --out "$W/out/w$wid" --timeout 60 >/dev/null 2>&1; then
+        http GET "/v1/jobs/$slow_id" >/dev/null
+        st="$(jget j.state)"
+        grep -q "key 'nt': circuit .*ready" "$W/d3.log" && compiled=1 || compiled=0
+        [ "$st" = queued ] && [ "$compiled" = 0 ] &&
+            pass "a witness job is proved while the circuit compiles; the input job waits: $st" ||
+            fail "a witness job is proved during the compile" "input job $st, compiled $compiled"
+    else
+        fail "a witness job during the compile" "$(cat "$W/logs/submit_w.err")"
+    fi
+    [ -n "$slow_id" ] && await_check "after the compile" "$slow_id" 31 32
+    stop_daemon "$DPID" TERM
+else
+    fail "the daemon starts with a slow compiler" "see $W/d3.log"
 fi
 echo "inputs.sh: $(( $(date +%s) - T0 )) s"
 finish
