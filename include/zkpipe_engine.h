@@ -253,13 +253,18 @@ ZP_WARN_UNUSED zp_status zp_engine_key_describe(zp_engine_key_info *info, zp_eng
 /* Circuits (jobs given a wasm): preload starts compiling and loading one
  * in the background and keeps it loaded until the engine is destroyed
  * (the daemon does this for its keys' circuits when it starts); check
- * starts it too if new, and says whether it is loaded (*ready) and, when
- * it is, whether it fits the key: an error names the mismatch, or why
- * the circuit could not be compiled or loaded. Neither waits for a
- * compile. */
+ * says where a circuit is (*state; it starts nothing) and, once loaded,
+ * whether it fits the key: an error names the mismatch, or why the
+ * circuit could not be compiled or loaded. Neither waits for a compile. */
+typedef enum {
+    ZP_CIRCUIT_UNKNOWN = 0, /* no job or preload has named it */
+    ZP_CIRCUIT_LOADING,     /* being compiled (or found in the cache) and loaded */
+    ZP_CIRCUIT_READY,
+    ZP_CIRCUIT_FAILED
+} zp_circuit_state;
 ZP_WARN_UNUSED zp_status zp_engine_circuit_preload(zp_engine *engine, const char *wasm_path, zp_error *err);
 ZP_WARN_UNUSED zp_status zp_engine_circuit_check(zp_engine *engine, const char *key_path, const char *wasm_path,
-                                                 int *ready, zp_error *err);
+                                                 zp_circuit_state *state, zp_error *err);
 
 /* While paused, no partition is admitted (those admitted go on): for a
  * graceful shutdown. */

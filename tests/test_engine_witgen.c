@@ -175,7 +175,7 @@ static zp_status chain_fill(void *arg, size_t partition, uint64_t *values, size_
  * other jobs are proved, and the job waits, queued, until its circuit is
  * loaded; then it is checked against its key (here: the wrong number of
  * wires) and fails with that message. zp_engine_circuit_check says
- * "not ready" meanwhile and gives the mismatch after. */
+ * "loading" meanwhile and gives the mismatch after. */
 static void test_compile_in_background(void) {
     char key[256], slowcc[300], cache[300], input[300];
     make_key(key, sizeof key, ZP_CURVE_BN254, "bg");
@@ -208,8 +208,8 @@ static void test_compile_in_background(void) {
     CHECK(zp_engine_submit(&waiting, e, &wasm_job, &err) == ZP_OK);
     double submit_s = zp_clock_now() - t0;
     CHECK_MSG(submit_s < 1.0, "the submission returns during the compile (%.2f s)", submit_s);
-    int ready = 1;
-    CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &ready, &err) == ZP_OK && !ready);
+    zp_circuit_state cstate;
+    CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &cstate, &err) == ZP_OK && cstate == ZP_CIRCUIT_LOADING);
     zp_job_spec chain_job = {.key_path = key, .partitions = 2, .witness_fn = chain_fill, .witness_arg = &chain};
     CHECK(zp_engine_submit(&other, e, &chain_job, &err) == ZP_OK);
     zp_job_state state;
@@ -223,7 +223,8 @@ static void test_compile_in_background(void) {
     CHECK_MSG(st == ZP_ERR_MISMATCH && state == ZP_JOB_FAILED && strstr(err.message, "wires") &&
                   zp_clock_now() - t0 >= 4.0,
               "checked against its key once compiled: %s", err.message);
-    CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &ready, &err) == ZP_ERR_MISMATCH);
+    CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &cstate, &err) == ZP_ERR_MISMATCH &&
+          cstate == ZP_CIRCUIT_READY);
     zp_engine_stats s;
     zp_engine_stats_get(&s, e);
     CHECK(s.by_class[ZP_BUF_WITGEN].count == 0 && s.jobs_failed == 1 && s.jobs_done == 1);

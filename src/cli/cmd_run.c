@@ -145,9 +145,9 @@ static zp_status wait_circuit(zp_engine *engine, const char *key, const char *wa
     zp_status st = zp_engine_circuit_preload(engine, wasm, err);
     int tty = isatty(2), said = 0;
     double t0 = zp_clock_now();
-    for (int ready = 0; st == ZP_OK;) {
-        st = zp_engine_circuit_check(engine, key, wasm, &ready, err);
-        if (st != ZP_OK || ready) break;
+    for (zp_circuit_state state; st == ZP_OK;) {
+        st = zp_engine_circuit_check(engine, key, wasm, &state, err);
+        if (st != ZP_OK || state == ZP_CIRCUIT_READY) break;
         if (!quiet && !said && zp_clock_now() - t0 > 0.5) {
             fprintf(stderr, "zkpipe run: compiling the circuit %s (once; then it is in the cache)%s", wasm,
                     tty ? "..." : "\n");

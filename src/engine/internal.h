@@ -49,8 +49,6 @@ typedef struct engine_key {
     struct engine_key *next;
 } engine_key;
 
-typedef enum { CIRCUIT_LOADING = 0, CIRCUIT_READY, CIRCUIT_FAILED } circuit_state;
-
 /* A circuit's witness calculator known to the engine (witgen.c): the
  * compiled module, loaded once and shared read-only by the synthesis
  * workers, each of which makes its own instance of it. The engine's
@@ -59,10 +57,10 @@ typedef enum { CIRCUIT_LOADING = 0, CIRCUIT_READY, CIRCUIT_FAILED } circuit_stat
  * `state` are unset and its jobs are not admitted. */
 typedef struct engine_circuit {
     char *path; /* the wasm, as resolved by realpath */
-    circuit_state state;
+    zp_circuit_state state; /* ZP_CIRCUIT_LOADING, _READY or _FAILED */
     int claimed;    /* the circuits thread is loading it */
     int pinned;     /* preloaded: kept until the engine goes */
-    zp_error error; /* CIRCUIT_FAILED: why */
+    zp_error error; /* ZP_CIRCUIT_FAILED: why */
     zp_witness_module *module;
     zp_curve curve;
     size_t witness_size;
@@ -249,7 +247,7 @@ void engine_keys_free_all(zp_engine *e);
  * measured it: wasm32's 4 GiB, the most the glue reserves. */
 #define ZP_WITGEN_BOUND ((uint64_t)4 << 30)
 /* The entry for the wasm, with a reference: a new one is handed to the
- * circuits thread (CIRCUIT_LOADING), which loads it and then checks the
+ * circuits thread (ZP_CIRCUIT_LOADING), which loads it and then checks the
  * jobs waiting for it (circuit_settle_jobs). Lock NOT held; returns at
  * once. */
 zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *wasm_path, zp_error *err);
@@ -258,7 +256,7 @@ zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *was
  * size = wires) and *witgen set to its instance's memory; one still
  * loading passes (it is checked when loaded). Lock held. */
 zp_status engine_circuit_check(const engine_circuit *c, const engine_key *key, uint64_t *witgen, zp_error *err);
-/* The circuits thread: loads the circuits in CIRCUIT_LOADING one at a
+/* The circuits thread: loads the circuits in ZP_CIRCUIT_LOADING one at a
  * time, then lets their jobs be admitted or fails them. */
 void *engine_circuits_main(void *arg);
 /* Whether a job's partitions may be admitted: no circuit, or a loaded

@@ -122,7 +122,7 @@ static zp_status circuit_load(engine_circuit *c, const char *cache_dir, int *com
     return ZP_OK;
 }
 
-int engine_circuit_ready(const engine_circuit *c) { return c == NULL || c->state == CIRCUIT_READY; }
+int engine_circuit_ready(const engine_circuit *c) { return c == NULL || c->state == ZP_CIRCUIT_READY; }
 
 /* The entry for resolved, new or known, with a reference. Lock held. */
 static engine_circuit *circuit_ref(zp_engine *e, const char *resolved, zp_error *err) {
@@ -134,7 +134,7 @@ static engine_circuit *circuit_ref(zp_engine *e, const char *resolved, zp_error 
             zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
             return NULL;
         }
-        c->state = CIRCUIT_LOADING;
+        c->state = ZP_CIRCUIT_LOADING;
         c->next = e->circuits;
         e->circuits = c;
         pthread_cond_signal(&e->circuits_wake);
@@ -157,8 +157,8 @@ zp_status engine_circuit_get(engine_circuit **out, zp_engine *e, const char *was
 
 zp_status engine_circuit_check(const engine_circuit *c, const engine_key *key, uint64_t *witgen, zp_error *err) {
     *witgen = 0;
-    if (c == NULL || c->state == CIRCUIT_LOADING) return ZP_OK;
-    if (c->state == CIRCUIT_FAILED) {
+    if (c == NULL || c->state == ZP_CIRCUIT_LOADING) return ZP_OK;
+    if (c->state == ZP_CIRCUIT_FAILED) {
         *err = c->error;
         return c->error.status;
     }
@@ -179,20 +179,22 @@ zp_status zp_engine_circuit_preload(zp_engine *e, const char *wasm_path, zp_erro
     return c == NULL ? ZP_ERR_NOMEM : ZP_OK;
 }
 
-zp_status zp_engine_circuit_check(zp_engine *e, const char *key_path, const char *wasm_path, int *ready,
+zp_status zp_engine_circuit_check(zp_engine *e, const char *key_path, const char *wasm_path, zp_circuit_state *state,
                                   zp_error *err) {
-    *ready = 0;
+    *state = ZP_CIRCUIT_UNKNOWN;
+    char resolved[PATH_MAX];
+    if (realpath(wasm_path, resolved) == NULL) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open the witness calculator: %s", wasm_path, strerror(errno));
+    }
     engine_key *key;
     zp_status st = engine_key_get(&key, e, key_path, err);
     if (st != ZP_OK) return st;
-    engine_circuit *c;
-    st = engine_circuit_get(&c, e, wasm_path, err);
     pthread_mutex_lock(&e->lock);
-    if (st == ZP_OK) {
+    const engine_circuit *c = find_circuit(e, resolved);
+    if (c != NULL) {
         uint64_t witgen;
+        *state = c->state;
         st = engine_circuit_check(c, key, &witgen, err);
-        *ready = st == ZP_OK && c->state == CIRCUIT_READY;
-        engine_circuit_put(e, c);
     }
     engine_key_put(e, key);
     pthread_mutex_unlock(&e->lock);
@@ -215,7 +217,7 @@ static void circuit_settle_jobs(zp_engine *e, engine_circuit *c) {
 
 static engine_circuit *circuit_to_load(zp_engine *e) {
     for (engine_circuit *c = e->circuits; c; c = c->next) {
-        if (c->state == CIRCUIT_LOADING && !c->claimed) return c;
+        if (c->state == ZP_CIRCUIT_LOADING && !c->claimed) return c;
     }
     return NULL;
 }
@@ -245,7 +247,7 @@ void *engine_circuits_main(void *arg) {
             e->opt.log(e->opt.log_arg, line);
         }
         pthread_mutex_lock(&e->lock);
-        c->state = st == ZP_OK ? CIRCUIT_READY : CIRCUIT_FAILED;
+        c->state = st == ZP_OK ? ZP_CIRCUIT_READY : ZP_CIRCUIT_FAILED;
         if (st != ZP_OK) c->error = err;
         circuit_settle_jobs(e, c);
         engine_circuit_put(e, c);

@@ -162,7 +162,14 @@ static json_t *listed_key(zp_server *s, const char *id, const char *path) {
         json_object_set_new(o, "error", json_string(err.message));
     }
     char *wasm = server_key_wasm(s, id); /* its circuit: jobs may give inputs */
-    if (wasm) json_object_set_new(o, "circuit", json_string(wasm));
+    if (wasm) {
+        static const char *const names[] = {"unknown", "compiling", "ready", "failed"};
+        zp_circuit_state state;
+        zp_status st = zp_engine_circuit_check(s->engine, path, wasm, &state, &err);
+        json_object_set_new(o, "circuit", json_string(wasm));
+        json_object_set_new(o, "circuit_state", json_string(st == ZP_OK ? names[state] : "failed"));
+        if (st != ZP_OK) json_object_set_new(o, "circuit_error", json_string(err.message));
+    }
     free(wasm);
     return o;
 }

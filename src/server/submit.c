@@ -139,13 +139,13 @@ zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *ke
  * lookup), must be of the key's curve and wire count. Before anything is
  * spooled or stored, so a mismatch is a 422, not a failed job. */
 /* A circuit the engine has loaded is checked against the key now (the
- * engine's own check, on its loaded module); one still compiling is not
- * waited for: the job is accepted and waits in the engine, which fails it
- * then if the circuit does not fit. */
+ * engine's own check, on its loaded module); one still compiling, or not
+ * known to the engine yet, is not waited for: the job is accepted and
+ * waits in the engine, which fails it then if the circuit does not fit. */
 static zp_status check_circuit(zp_server *s, const char *key_path, const char *key_id, const char *wasm,
                                zp_error *err) {
-    int ready;
-    zp_status st = zp_engine_circuit_check(s->engine, key_path, wasm, &ready, err);
+    zp_circuit_state state;
+    zp_status st = zp_engine_circuit_check(s->engine, key_path, wasm, &state, err);
     if (st != ZP_OK) zp_error_prefix(err, "key '%s': its circuit: ", key_id);
     return st;
 }

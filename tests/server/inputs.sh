@@ -116,6 +116,8 @@ fi
 http GET /v1/keys >/dev/null
 expect_eq "GET /v1/keys names each key's circuit" \
     "$(jget 'j.keys.filter(k => k.circuit).map(k => k.id).sort().join()')" "nt,nt2"
+expect_eq "GET /v1/keys: both circuits ready" \
+    "$(jget 'j.keys.filter(k => k.circuit_state === "ready").map(k => k.id).sort().join()')" "nt,nt2"
 MSG_RE="no circuit" expect_status "inputs for a key without a circuit: 422" 422 POST /v1/jobs "${CT[@]}" \
     --data-binary '{"key": "merkle", "inputs": [{"x": "1"}]}'
 MSG_RE="inputs\[1\]" expect_status "an input that is not an object: 400" 400 POST /v1/jobs "${CT[@]}" \
@@ -170,6 +172,9 @@ if CC="$W/slowcc" start_daemon d3 "$W/d3.conf"; then
     code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/j5.json")"
     answer_s="$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
     slow_id="$(jget j.id)"
+    http GET /v1/keys >/dev/null
+    expect_eq "GET /v1/keys during the compile: circuit_state compiling" \
+        "$(jget 'j.keys.find(k => k.id === "nt").circuit_state')" compiling
     if [ "$code" = 201 ] && awk -v t="$answer_s" 'BEGIN { exit !(t < 2) }'; then
         pass "an input job during the circuit's compile: 201 in ${answer_s} s, $(jget j.state)"
     else
