@@ -146,6 +146,33 @@ int server_pending_results(zp_server *s, int64_t id, zp_store_result_fn fn, void
 /* The pending records by their jobs' end: done, failed, cancelled. Lock held. */
 void server_pending_counts(zp_server *s, uint64_t by_state[3]);
 
+/* jobbody.c: a POST /v1/jobs body whose witnesses (witnesses[i].data,
+ * base64) are decoded in place, in the buffer the body arrived in, and
+ * left out of what jansson parses (a reference string in their place). */
+typedef struct job_body_span {
+    size_t start, end;    /* the string literal, quotes included */
+    unsigned char *bytes; /* the decoded witness, at the literal's start */
+    size_t size;
+} job_body_span;
+typedef struct job_body {
+    const char *text;
+    size_t len;
+    job_body_span *spans;
+    size_t n, cap;
+    char prefix[40]; /* of the references: "zp-intake:<nonce>:" */
+    size_t pos, next, ref_pos, ref_len; /* the parse's place */
+    char ref[64];
+} job_body;
+/* Finds and decodes the witnesses in text (rewritten in place). A
+ * witness that is not base64, or any other string of 64 KiB or more, is
+ * an error (*http_status 400). */
+zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, zp_error *err);
+/* The body as JSON, each decoded witness a reference string. */
+json_t *job_body_parse(job_body *b, json_error_t *jerr);
+/* Whether a 'data' value is one of the references: 1 and its bytes. */
+int job_body_lookup(const job_body *b, const char *value, const unsigned char **bytes, size_t *size);
+void job_body_free(job_body *b);
+
 /* routes.c */
 void server_respond_json(zp_response *resp, int status, json_t *body);
 void server_respond_error(zp_response *resp, int status, const char *code, const char *fmt, ...)
@@ -184,5 +211,8 @@ void server_http_stop(zp_server *s);
 /* base64.c: decodes standard base64 (padding optional, no whitespace);
  * returns malloc'd bytes, NULL when malformed. */
 unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len);
+/* The same into out (at least len / 4 * 3 + 3 bytes), which may be text
+ * itself (decoding in place): 1, or 0 when malformed. */
+int zp_base64_decode_into(unsigned char *out, const char *text, size_t len, size_t *out_len);
 
 #endif

@@ -133,7 +133,7 @@ static int open_beneath(int root, const char *rel) {
 
 /* A server-side witness path: relative to witness_dir (or absolute and
  * inside it, spelt with witness_dir's own prefix), no "..", no symlinks. */
-static unsigned char *read_confined(size_t *size, zp_server *s, const char *path, int *status, zp_error *err) {
+static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, int *status, zp_error *err) {
     if (s->cfg.witness_dir == NULL) {
         *status = 403;
         zp_error_set(err, ZP_ERR_ARG, "witness paths are not enabled (no witness_dir)");
@@ -183,23 +183,32 @@ static unsigned char *read_confined(size_t *size, zp_server *s, const char *path
         zp_error_set(err, ZP_ERR_ARG, "witness '%s' is larger than max_request", path);
         return NULL;
     }
-    unsigned char *buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);
+    /* read into an intake buffer: counted and reserved like an upload */
+    zp_intake *held = NULL;
+    zp_status st = zp_engine_intake_alloc(&held, s->engine, sb.st_size ? (size_t)sb.st_size : 1, err);
+    if (st != ZP_OK) {
+        close(fd);
+        *status = st == ZP_ERR_NOMEM ? 503 : 413;
+        zp_error_prefix(err, "witness '%s': ", path);
+        return NULL;
+    }
+    unsigned char *buf = zp_intake_data(held);
     size_t got = 0;
-    while (buf && got < (size_t)sb.st_size) {
+    while (got < (size_t)sb.st_size) {
         ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         got += (size_t)n;
     }
     close(fd);
-    if (buf == NULL || got != (size_t)sb.st_size) {
-        free(buf);
+    if (got != (size_t)sb.st_size) {
+        zp_engine_intake_free(s->engine, held);
         *status = 500;
         zp_error_set(err, ZP_ERR_IO, "witness '%s': read failed (the file changed while read?)", path);
         return NULL;
     }
     *size = got;
-    return buf;
+    return held;
 }
 
 /* What a request_id stands for: the SHA-256 of everything that decides the
@@ -231,8 +240,26 @@ static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int pr
 
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     json_error_t jerr;
-    json_t *root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root;
+    /* From HTTP the body is in a tracked buffer the witnesses are decoded
+     * in (jobbody.c); a read-only body (the handler called directly, in
+     * tests) is parsed as it is. */
+    job_body jb;
+    int scanned = req->body_writable != NULL;
+    if (scanned) {
+        int hs;
+        zp_error e;
+        if (job_body_scan(&jb, req->body_writable, req->body_len, &hs, &e) != ZP_OK) {
+            job_body_free(&jb);
+            server_respond_error(resp, hs, server_error_code(hs), "%s", e.message);
+            return;
+        }
+        root = job_body_parse(&jb, &jerr);
+    } else {
+        root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    }
     if (root == NULL || !json_is_object(root)) {
+        if (scanned) job_body_free(&jb);
         json_decref(root);
         server_respond_error(resp, 400, "bad_request", "the body is not a JSON object: %s",
                              root ? "not an object" : jerr.text);
@@ -262,6 +289,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         }
     }
     if (problem) {
+        if (scanned) job_body_free(&jb);
         json_decref(root);
         server_respond_error(resp, 400, "bad_request", "%s", problem);
         return;
@@ -270,8 +298,9 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     size_t n = json_array_size(jw);
     job_witness *w = calloc(n, sizeof *w);
     unsigned char **owned = calloc(n, sizeof *owned);
+    zp_intake **held = calloc(n, sizeof *held); /* witnesses read from witness_dir */
     zp_error err = {0};
-    int ok = w && owned;
+    int ok = w && owned && held;
     if (!ok) {
         status = 500;
         zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
@@ -296,20 +325,25 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         if (!json_is_object(item) || (data == NULL) == (path == NULL)) {
             zp_error_set(&err, ZP_ERR_ARG, "witness %zu needs exactly one of 'data' (base64) or 'path'", i);
             ok = 0;
-        } else if (data) {
+        } else if (data && scanned && job_body_lookup(&jb, data, &w[i].bytes, &w[i].size)) {
+            /* decoded in place, in the body's tracked buffer */
+        } else if (data) { /* short enough to have stayed in the JSON */
             owned[i] = zp_base64_decode(data, json_string_length(json_object_get(item, "data")), &w[i].size);
             if (owned[i] == NULL) {
                 zp_error_set(&err, ZP_ERR_ARG, "witness %zu: 'data' is not base64", i);
                 ok = 0;
             }
+            w[i].bytes = owned[i];
         } else {
-            owned[i] = read_confined(&w[i].size, s, path, &status, &err);
-            ok = owned[i] != NULL;
+            held[i] = read_confined(&w[i].size, s, path, &status, &err);
+            ok = held[i] != NULL;
+            if (ok) w[i].bytes = zp_intake_data(held[i]);
         }
-        if (ok) w[i].bytes = owned[i];
     }
     if (!ok) {
-        server_respond_error(resp, status, server_error_code(status), "%s", err.message);
+        server_respond_error(resp, status, status == 503 ? "busy_memory" : server_error_code(status), "%s",
+                             err.message);
+        if (status == 503) resp->retry_after = 1;
     } else {
         int64_t id = 0;
         int existing = 0;
@@ -343,8 +377,11 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         }
     }
     for (size_t i = 0; owned && i < n; i++) free(owned[i]);
+    for (size_t i = 0; held && i < n; i++) zp_engine_intake_free(s->engine, held[i]);
     free(owned);
+    free(held);
     free(w);
+    if (scanned) job_body_free(&jb);
     json_decref(root);
 }
 

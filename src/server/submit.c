@@ -103,12 +103,11 @@ static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_
     for (size_t i = 0; i < n; i++) {
         char name[64];
         snprintf(name, sizeof name, "witness %zu", i);
-        zp_wtns *wt;
-        zp_status st = zp_wtns_open_mem(&wt, w[i].bytes, w[i].size, name, err);
+        /* in the buffer it arrived in: no copy of its values */
+        zp_curve curve;
+        size_t count;
+        zp_status st = zp_wtns_check_mem(&curve, &count, w[i].bytes, w[i].size, name, err);
         if (st != ZP_OK) return st;
-        zp_curve curve = zp_wtns_curve(wt);
-        size_t count = zp_wtns_count(wt);
-        zp_wtns_close(wt);
         if (curve != key->curve) {
             return zp_error_set(err, ZP_ERR_MISMATCH, "witness %zu is for curve %s but key '%s' is for %s", i,
                                 zp_curve_name(curve), key_id, zp_curve_name(key->curve));
