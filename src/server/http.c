@@ -42,7 +42,8 @@
 
 typedef struct conn {
     char *body;     /* small bodies; or: */
-    zp_intake *intake; /* a job's body, in the engine's budget */
+    zp_intake *intake; /* a job's body, in the engine's budget; or: */
+    server_upload *upload; /* witnesses streamed to the spool (upload.c) */
     size_t len, cap;
     uint64_t limit; /* the largest body this request may have */
     int job;        /* holds one of the max_connections job slots */
@@ -132,11 +133,12 @@ static int origin_allowed(const zp_server *s, const char *origin, const char *ho
     return strcasecmp(sep + 3, host) == 0;
 }
 
-static int is_json(const char *type) {
-    size_t n = strlen("application/json");
-    return type && strncasecmp(type, "application/json", n) == 0 &&
-           (type[n] == '\0' || type[n] == ';' || type[n] == ' ');
+static int is_type(const char *type, const char *want) {
+    size_t n = strlen(want);
+    return type && strncasecmp(type, want, n) == 0 && (type[n] == '\0' || type[n] == ';' || type[n] == ' ');
 }
+
+static int is_json(const char *type) { return is_type(type, "application/json"); }
 
 /* The requests that must answer when job requests fill max_connections. */
 static int is_reserved_path(const char *p) {
@@ -197,10 +199,13 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
         length = v;
     }
     /* a page can POST text/plain or a form anywhere without asking: only
-     * JSON changes state */
-    if (!reads && has_body && !is_json(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-        server_respond_error(r, 415, "unsupported_media_type", "a %s with a body needs Content-Type: application/json",
-                             method);
+     * JSON changes state, and a job's witnesses streamed as
+     * application/octet-stream (which a page cannot send unasked either) */
+    const char *type = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
+    int stream = job_post && has_body && is_type(type, "application/octet-stream");
+    if (!reads && has_body && !is_json(type) && !stream) {
+        server_respond_error(r, 415, "unsupported_media_type", "a %s with a body needs Content-Type: application/json%s",
+                             method, job_post ? " (or application/octet-stream: .wtns files)" : "");
         return 415;
     }
     if (!is_reserved_path(url)) {
@@ -214,6 +219,11 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
             return 503;
         }
         k->job = 1;
+    }
+    if (stream) { /* witnesses streamed to the spool: no memory to reserve */
+        zp_request req = {method, url, query_arg, c, NULL, NULL, 0, NULL};
+        k->upload = server_upload_begin(s, &req, r);
+        return k->upload ? 0 : r->status;
     }
     if (job_post && has_body) {
         /* a job's body: its memory from the budget before it is read */
@@ -238,6 +248,8 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
 }
 
 static void conn_drop_body(zp_server *s, conn *k) {
+    server_upload_abort(k->upload);
+    k->upload = NULL;
     free(k->body);
     k->body = NULL;
     zp_engine_intake_free(s->engine, k->intake);
@@ -292,6 +304,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             *upload_size = 0;
             return answer_now(s, c, k, &r);
         }
+        if (k->upload) {
+            server_upload_feed(k->upload, upload, *upload_size);
+            k->len += *upload_size;
+            *upload_size = 0;
+            return MHD_YES;
+        }
         if (k->intake) {
             zp_error err;
             if (intake_room(s, k, *upload_size, &err) != ZP_OK) {
@@ -325,6 +343,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         k->len += *upload_size;
         *upload_size = 0;
         return MHD_YES;
+    }
+    if (k->upload) {
+        server_upload_finish(k->upload, &r);
+        k->upload = NULL;
+        count_status(s, r.status);
+        return send_response(c, &r);
     }
     char *body = k->intake ? zp_intake_data(k->intake) : k->body;
     zp_request req = {method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), body, k->len,

@@ -215,27 +215,103 @@ static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, in
  * job's proofs and its order (key, priority, each witness's bytes, however
  * they came: inline or by path), each field length-prefixed so that no two
  * requests share an encoding. A retry must match it to get the job back. */
-static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, int inputs,
-                                const job_witness *w, size_t n, zp_error *err) {
-    zp_sha256 h;
-    zp_status st = zp_sha256_init(&h, err);
+static zp_status digest_head(zp_sha256 *h, const char *key, int priority, int inputs, size_t n, zp_error *err) {
+    zp_status st = zp_sha256_init(h, err);
     if (st != ZP_OK) return st;
     char head[64];
     int len = snprintf(head, sizeof head, "zkpipe job request 1\n%zu:", strlen(key));
-    zp_sha256_update(&h, head, (size_t)len);
-    zp_sha256_update(&h, key, strlen(key));
+    zp_sha256_update(h, head, (size_t)len);
+    zp_sha256_update(h, key, strlen(key));
     /* witnesses keep the version-1 encoding; inputs say so */
     len = snprintf(head, sizeof head, "\n%d\n%s%zu\n", priority, inputs ? "inputs " : "", n);
-    zp_sha256_update(&h, head, (size_t)len);
+    zp_sha256_update(h, head, (size_t)len);
+    return ZP_OK;
+}
+
+static void digest_item_size(zp_sha256 *h, uint64_t size) {
+    char head[32];
+    int len = snprintf(head, sizeof head, "%llu\n", (unsigned long long)size);
+    zp_sha256_update(h, head, (size_t)len);
+}
+
+static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, int inputs,
+                                const job_witness *w, size_t n, zp_error *err) {
+    zp_sha256 h;
+    zp_status st = digest_head(&h, key, priority, inputs, n, err);
+    if (st != ZP_OK) return st;
     for (size_t i = 0; i < n; i++) {
-        len = snprintf(head, sizeof head, "%zu\n", w[i].size);
-        zp_sha256_update(&h, head, (size_t)len);
+        digest_item_size(&h, w[i].size);
         zp_sha256_update(&h, w[i].bytes, w[i].size);
     }
     uint8_t d[ZP_SHA256_BYTES];
     zp_sha256_final(&h, d);
     zp_sha256_hex(hex, d);
     return ZP_OK;
+}
+
+/* The same over files, read back in 64 KiB pieces (a streamed upload's
+ * spooled witnesses: from the page cache, never held whole). */
+zp_status server_request_digest_files(char *hex, const char *key, int priority, char *const *paths, size_t n,
+                                      zp_error *err) {
+    zp_sha256 h;
+    zp_status st = digest_head(&h, key, priority, 0, n, err);
+    if (st != ZP_OK) return st;
+    unsigned char *buf = malloc(65536);
+    if (buf == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && st == ZP_OK; i++) {
+        int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+        struct stat sb;
+        if (fd < 0 || fstat(fd, &sb) != 0) {
+            st = zp_error_set(err, ZP_ERR_IO, "%s: %s", paths[i], strerror(errno));
+            if (fd >= 0) close(fd);
+            break;
+        }
+        digest_item_size(&h, (uint64_t)sb.st_size);
+        uint64_t left = (uint64_t)sb.st_size;
+        while (left > 0) {
+            ssize_t got = read(fd, buf, left < 65536 ? (size_t)left : 65536);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                st = zp_error_set(err, ZP_ERR_IO, "%s: read back: %s", paths[i], got < 0 ? strerror(errno) : "short");
+                break;
+            }
+            zp_sha256_update(&h, buf, (size_t)got);
+            left -= (uint64_t)got;
+        }
+        close(fd);
+    }
+    free(buf);
+    if (st != ZP_OK) return st;
+    uint8_t d[ZP_SHA256_BYTES];
+    zp_sha256_final(&h, d);
+    zp_sha256_hex(hex, d);
+    return ZP_OK;
+}
+
+void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err,
+                             int64_t id, int existing, size_t position, const char *key, size_t n,
+                             const char *request_id, const char *digest) {
+    zp_store_job job;
+    zp_error e;
+    if (st != ZP_OK) {
+        server_respond_error(resp, status, server_error_code(status), "%s", err->message);
+    } else if (zp_store_get_job(&job, s->store, id, &e) != ZP_OK) {
+        server_respond_error(resp, 500, "internal", "%s", e.message);
+    } else if (existing && (strcmp(job.key_id, key) != 0 || job.partitions != n)) {
+        server_respond_error(resp, 409, "conflict",
+                             "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
+                             (long long)id, job.key_id, job.partitions);
+    } else if (existing && job.request_digest[0] && strcmp(job.request_digest, digest) != 0) {
+        /* same key and count, other witnesses or priority: another job */
+        server_respond_error(resp, 409, "conflict",
+                             "request_id '%s' was used for job %lld with other witnesses or priority"
+                             " (request digest %.16s..., this one %.16s...)",
+                             request_id, (long long)id, job.request_digest, digest);
+    } else {
+        json_t *o = job_json(s, &job, NULL);
+        json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
+        server_respond_json(resp, existing ? 200 : 201, o);
+    }
 }
 
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
@@ -355,26 +431,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
                                &err);
         else
             status = 500;
-        zp_store_job job;
-        if (st != ZP_OK) {
-            server_respond_error(resp, status, server_error_code(status), "%s", err.message);
-        } else if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
-            server_respond_error(resp, 500, "internal", "%s", err.message);
-        } else if (existing && (strcmp(job.key_id, key) != 0 || job.partitions != n)) {
-            server_respond_error(resp, 409, "conflict",
-                                 "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
-                                 (long long)id, job.key_id, job.partitions);
-        } else if (existing && job.request_digest[0] && strcmp(job.request_digest, digest) != 0) {
-            /* same key and count, other witnesses or priority: another job */
-            server_respond_error(resp, 409, "conflict",
-                                 "request_id '%s' was used for job %lld with other witnesses or priority"
-                                 " (request digest %.16s..., this one %.16s...)",
-                                 request_id, (long long)id, job.request_digest, digest);
-        } else {
-            json_t *o = job_json(s, &job, NULL);
-            json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
-            server_respond_json(resp, existing ? 200 : 201, o);
-        }
+        server_answer_submitted(s, resp, st, status, &err, id, existing, position, key, n, request_id, digest);
     }
     for (size_t i = 0; owned && i < n; i++) free(owned[i]);
     for (size_t i = 0; held && i < n; i++) zp_engine_intake_free(s->engine, held[i]);

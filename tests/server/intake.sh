@@ -6,7 +6,9 @@
 # 6M takes a storm of CLIENTS (16) connections at once, each sending ROUNDS
 # (3) bodies of exactly 6 MB (tests/server/intake_storm.js: valid jobs padded
 # with JSON whitespace, and bogus witnesses of 4.5 MB that are decoded,
-# checked and refused; a quarter chunked), while /v1/status is sampled
+# checked and refused; streams of 63 .wtns back to back as
+# application/octet-stream, the last one broken: 422; a quarter of all
+# chunked), while /v1/status is sampled
 # every 50 ms and VmRSS read from /proc every 10 ms. Then:
 # - tracked and reserved never exceeded buffer_budget; RSS never exceeded
 #   the budget + SLACK, and at every status sample RSS - the daemon's own
@@ -17,7 +19,10 @@
 #   every valid upload was accepted in the end, every bogus one got 422;
 # - a Content-Length past max_request is 413, one past the budget itself
 #   (a second daemon whose max_request is above its budget) is 413;
-# - every accepted job's proof verifies (zkpipe verify; snarkjs on one).
+# - every accepted job's proof verifies (zkpipe verify; snarkjs on one);
+# - a streamed job of two witnesses is accepted, its JSON twin with the same
+#   request_id is the same job, both proofs verify; a stream without a key
+#   is 400, one of the other curve 422; the spool keeps nothing refused.
 # SLACK (INTAKE_SLACK, 8 MiB) is what is not in a tracked buffer and not in
 # the daemon's own memory at start: the connection threads' stacks and
 # libmicrohttpd's per-connection pools (17 threads, ~200 KiB each), malloc
@@ -117,6 +122,8 @@ expect_eq "every bogus witness refused with 422" \
     "$(st 'j.uploads.filter(u => u.kind == "bogus" && u.code != 422).map(u => u.code + " " + (u.message || "")).join("; ")')" ""
 expect_eq "bogus witnesses: the message says what is wrong" \
     "$(st 'j.uploads.filter(u => u.kind == "bogus" && !/witness 0/.test(u.message || "")).length')" 0
+expect_eq "streamed uploads (.wtns back to back, the last broken) refused with 422 naming it" \
+    "$(st 'j.uploads.filter(u => u.kind == "stream" && !(u.code == 422 && /witness [0-9]+: w\[0\] is not 1/.test(u.message || ""))).map(u => u.code + " " + (u.message || "")).join("; ")')" ""
 
 # ---- after the storm: no body is left counted
 sleep 0.3
@@ -136,6 +143,33 @@ done
     fail "jobs were accepted" "none"
 [ "${#IDS[@]}" -gt 0 ] && check "one of them: snarkjs groth16 verify" snarkjs_ok "$EX/bn128/vk.json" \
     "$W/out/${IDS[0]}/public_0.json" "$W/out/${IDS[0]}/proof_0.json"
+
+# ---- a streamed job: two .wtns back to back, application/octet-stream
+cat "$EX/bn128/w1.wtns" "$EX/bn128/w2.wtns" >"$W/two.wtns"
+code="$(http POST "/v1/jobs?key=merkle&request_id=streamed" -H 'Content-Type: application/octet-stream' \
+    --data-binary "@$W/two.wtns")"
+SID="$(jget j.id)"
+expect_eq "a streamed upload of two witnesses: 201, two partitions" "$code $(jget j.partitions)" "201 2"
+printf '{"key":"merkle","request_id":"streamed","witnesses":[{"data":"%s"},{"data":"%s"}]}' \
+    "$(base64 -w0 "$EX/bn128/w1.wtns")" "$(base64 -w0 "$EX/bn128/w2.wtns")" >"$W/two.json"
+code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/two.json")"
+expect_eq "the same witnesses as JSON with its request_id: the same job (200)" "$code $(jget j.id)" "200 $SID"
+if ZKPIPE_SERVER="$URL" ZKPIPE_TOKEN="$TOKEN" "$Z" await "$SID" --out "$W/out/s" --timeout 120 >"$W/logs/await_s.log" 2>&1; then
+    check "streamed job: partition 0 verifies" "$Z" verify "$EX/bn128/vk.json" "$W/out/s/public_0.json" "$W/out/s/proof_0.json"
+    check "streamed job: partition 1 verifies" "$Z" verify "$EX/bn128/vk.json" "$W/out/s/public_1.json" "$W/out/s/proof_1.json"
+else
+    fail "streamed job: proofs" "$(tail -2 "$W/logs/await_s.log")"
+fi
+MSG_RE="key" expect_status "a streamed upload without ?key=: 400" 400 POST /v1/jobs \
+    -H 'Content-Type: application/octet-stream' --data-binary "@$EX/bn128/w1.wtns"
+MSG_RE="curve" expect_status "a streamed witness of the other curve: 422" 422 POST "/v1/jobs?key=merkle" \
+    -H 'Content-Type: application/octet-stream' --data-binary "@$EX/bls12381/w1.wtns"
+for _ in $(seq 1 50); do # the accepted jobs' files go once their end is recorded
+    leftover="$(find "$W/data1/spool" -type f | wc -l)"
+    [ "$leftover" = 0 ] && break
+    sleep 0.1
+done
+expect_eq "the refused uploads left nothing in the spool" "$leftover" 0
 stop_daemon "$D1"
 
 # ---- a body larger than the budget could ever hold: 413 from the headers

@@ -10,6 +10,8 @@
 //   bogus: one 'data' string of random bytes, base64, the whole body
 //          MAX_REQUEST bytes: a witness that is no .wtns, must end 422
 //          (decoded and checked, then refused);
+//   stream: WTNS back to back up to MAX_REQUEST bytes, the last one's w[0]
+//          broken, as application/octet-stream: must end 422;
 // every fourth upload is chunked (no Content-Length). A 503 must carry
 // Retry-After and error.code "busy_memory"; the client waits that long and
 // sends the same body again (at most 60 tries). A chunked body refused in
@@ -45,16 +47,30 @@ function bogusBody() {
     body.write(tail, head.length + chars, "latin1");
     return body;
 }
-const BODIES = { valid: validBody(), bogus: bogusBody() };
+// stream: the witness's .wtns back to back as application/octet-stream
+// (POST /v1/jobs?key=merkle), as many as fit in MAX_REQUEST, the last one's
+// w[0] broken: streamed to the spool and checked all the way, then 422
+function streamBody() {
+    const w = fs.readFileSync(wtnsPath), n = Math.floor(MAX / w.length);
+    const body = Buffer.concat(Array.from({ length: n }, () => w));
+    // w[0]'s first byte in the last file: its values section starts after
+    // the 12-byte file header, section 1 (12 + 40) and section 2's header (12)
+    body[(n - 1) * w.length + 12 + 52 + 12] = 2;
+    return body;
+}
+const BODIES = { valid: validBody(), bogus: bogusBody(), stream: streamBody() };
 
 function post(body, chunked) {
     return new Promise((resolve) => {
         // Expect: 100-continue, as curl and libcurl send it for big bodies:
         // a refusal comes before the body is sent
-        const headers = Object.assign({ "Content-Type": "application/json", Expect: "100-continue" }, auth);
+        const stream = body === BODIES.stream;
+        const headers = Object.assign({ "Content-Type": stream ? "application/octet-stream" : "application/json",
+            Expect: "100-continue" }, auth);
         if (!chunked) headers["Content-Length"] = body.length;
+        const path = stream ? "/v1/jobs?key=merkle" : "/v1/jobs";
         const req = http.request(
-            { host: u.hostname, port: u.port, path: "/v1/jobs", method: "POST", headers, agent, timeout: 60000 },
+            { host: u.hostname, port: u.port, path, method: "POST", headers, agent, timeout: 60000 },
             (res) => {
                 let text = "";
                 res.setEncoding("utf8");
@@ -154,7 +170,7 @@ async function sampler() {
 async function client(c) {
     for (let r = 0; r < ROUNDS; r++) {
         const n = c * ROUNDS + r;
-        await upload((c + r) % 2 ? "bogus" : "valid", n % 4 === 3);
+        await upload(["valid", "bogus", "stream"][(c + r) % 3], n % 4 === 3);
     }
 }
 
