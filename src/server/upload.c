@@ -70,6 +70,13 @@ server_upload *server_upload_begin(zp_server *s, const zp_request *req, zp_respo
         server_respond_error(resp, 400, "bad_request", "'request_id' must be a string of 1 to 128 printable characters");
         return NULL;
     }
+    pthread_mutex_lock(&s->lock);
+    int down = s->shutting_down;
+    pthread_mutex_unlock(&s->lock);
+    if (down) {
+        server_respond_error(resp, 503, "shutting_down", "the daemon is shutting down");
+        return NULL;
+    }
     server_upload *u = calloc(1, sizeof *u);
     if (u == NULL) {
         server_respond_error(resp, 500, "internal", "out of memory");
