@@ -12,16 +12,20 @@ static int sextet(unsigned char c) {
     return -1;
 }
 
-int zp_base64_decode_into(unsigned char *out, const char *text, size_t len, size_t *out_len) {
+unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len) {
     while (len > 0 && text[len - 1] == '=') len--;
-    if (len % 4 == 1) return 0;
+    if (len % 4 == 1) return NULL;
+    unsigned char *out = malloc(len / 4 * 3 + 3);
+    if (out == NULL) return NULL;
     size_t n = 0;
     uint32_t acc = 0;
     int bits = 0;
-    /* out[n] is written after text[i] is read, and n < i: in place works */
     for (size_t i = 0; i < len; i++) {
         int v = sextet((unsigned char)text[i]);
-        if (v < 0) return 0;
+        if (v < 0) {
+            free(out);
+            return NULL;
+        }
         acc = (acc << 6) | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
@@ -30,15 +34,5 @@ int zp_base64_decode_into(unsigned char *out, const char *text, size_t len, size
         }
     }
     *out_len = n;
-    return 1;
-}
-
-unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len) {
-    unsigned char *out = malloc(len / 4 * 3 + 3);
-    if (out == NULL) return NULL;
-    if (!zp_base64_decode_into(out, text, len, out_len)) {
-        free(out);
-        return NULL;
-    }
     return out;
 }

@@ -254,8 +254,5 @@ void server_http_stop(zp_server *s);
 /* base64.c: decodes standard base64 (padding optional, no whitespace);
  * returns malloc'd bytes, NULL when malformed. */
 unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len);
-/* The same into out (at least len / 4 * 3 + 3 bytes), which may be text
- * itself (decoding in place): 1, or 0 when malformed. */
-int zp_base64_decode_into(unsigned char *out, const char *text, size_t len, size_t *out_len);
 
 #endif
