@@ -63,9 +63,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *p = data + 1, *end = data + size;
     char *path = take_line(&p, end);
     char *auth = take_line(&p, end);
-    zp_request req = {method, path, no_query, NULL, auth[0] ? auth : NULL, (const char *)p, (size_t)(end - p)};
+    /* bit 2: the body writable, as the HTTP layer hands it (POST /v1/jobs
+     * then decodes witnesses in place: jobbody.c) */
+    size_t len = (size_t)(end - p);
+    char *writable = (data[0] & 4) ? malloc(len ? len : 1) : NULL;
+    if (writable) memcpy(writable, p, len);
+    zp_request req = {method, path, no_query, NULL, auth[0] ? auth : NULL, writable ? writable : (const char *)p, len,
+                      writable};
     zp_response resp;
     zp_server_handle(server, &req, &resp);
+    free(writable);
     if (resp.status < 200 || resp.status > 599 || resp.body == NULL) abort();
     if (resp.content_type && strncmp(resp.content_type, "application/json", 16) == 0) {
         json_error_t jerr;

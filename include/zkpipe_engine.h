@@ -40,11 +40,12 @@ typedef enum zp_buffer_class {
     ZP_BUF_ABC,       /* a, b, c, then H in a's place, and the NTT tables */
     ZP_BUF_MSM,       /* MSM scratch (buckets), prove and finalize */
     ZP_BUF_WITGEN,    /* a synthesis worker's witness calculator: the wasm instance's linear memory */
+    ZP_BUF_INTAKE,    /* data in flight beside the pipeline: a daemon's request bodies (zp_engine_intake_alloc) */
     ZP_BUF_CLASSES
 } zp_buffer_class;
 
-/* Where a partition (and so each of its buffers) is. Keys and matrices
- * live in ZP_STAGE_KEYS. */
+/* Where a partition (and so each of its buffers) is. Keys, matrices and
+ * intake buffers (no partition's) live in ZP_STAGE_KEYS. */
 typedef enum zp_stage {
     ZP_STAGE_KEYS = 0,
     ZP_STAGE_SYNTH,      /* being synthesized */
@@ -56,7 +57,8 @@ typedef enum zp_stage {
     ZP_STAGES
 } zp_stage;
 
-const char *zp_buffer_class_name(zp_buffer_class cls); /* "key", "matrices", "witness", "abc", "msm", "witgen" */
+/* "key", "matrices", "witness", "abc", "msm", "witgen", "intake" */
+const char *zp_buffer_class_name(zp_buffer_class cls);
 const char *zp_stage_name(zp_stage stage);             /* "keys", "synth", "wait_prove", ... */
 
 typedef struct zp_engine zp_engine;
@@ -265,6 +267,26 @@ typedef enum {
 ZP_WARN_UNUSED zp_status zp_engine_circuit_preload(zp_engine *engine, const char *wasm_path, zp_error *err);
 ZP_WARN_UNUSED zp_status zp_engine_circuit_check(zp_engine *engine, const char *key_path, const char *wasm_path,
                                                  zp_circuit_state *state, zp_error *err);
+
+/* Memory beside the pipeline: a caller that holds large data for a while
+ * next to the engine's work (the daemon's request bodies, from the first
+ * byte read to the witness spooled) takes it from the same budget. The
+ * bytes are reserved before they are mapped, counted as class
+ * ZP_BUF_INTAKE, and given back when freed. These never wait for room:
+ * ZP_ERR_NOMEM when the budget has none now (when no job is queued or
+ * running, idle keys are evicted for it, so a retry may fit), ZP_ERR_ARG
+ * when the size is more than the whole budget could ever give. The
+ * memory is zero-filled and may move when grown; one buffer is used by
+ * one thread at a time. */
+typedef struct zp_intake zp_intake;
+ZP_WARN_UNUSED zp_status zp_engine_intake_alloc(zp_intake **out, zp_engine *engine, size_t bytes, zp_error *err);
+/* Grows the buffer to bytes (a smaller size is no change), keeping its
+ * contents; on failure the buffer is as it was. */
+ZP_WARN_UNUSED zp_status zp_engine_intake_grow(zp_engine *engine, zp_intake *buf, size_t bytes, zp_error *err);
+void *zp_intake_data(const zp_intake *buf);
+size_t zp_intake_size(const zp_intake *buf); /* as asked for; the counted size is rounded to pages */
+/* Unmaps it and returns its bytes to the budget. NULL is ignored. */
+void zp_engine_intake_free(zp_engine *engine, zp_intake *buf);
 
 /* While paused, no partition is admitted (those admitted go on): for a
  * graceful shutdown. */

@@ -15,6 +15,7 @@
 #include "io/json.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
+#include "io/wtns_stream.h"
 #include "io/zkey.h"
 #include "test_io_common.h"
 #include "testutil.h"
@@ -326,11 +327,40 @@ static void test_zkey(zp_curve c) {
 
 /* ---- .wtns ---- */
 
+/* The .wtns checked as a stream (io/wtns_stream.h), in pieces of 1 to 97
+ * bytes; bytes after the file's end are left, as the reader tolerates. */
+static zp_status stream_wtns(zp_curve *curve, size_t *count, const uint8_t *d, size_t n, zp_error *err) {
+    zp_wtns_stream s;
+    zp_wtns_stream_init(&s, "w.wtns");
+    size_t pos = 0;
+    while (pos < n && !zp_wtns_stream_done(&s)) {
+        size_t piece = 1 + (size_t)(zp_test_rand64() % 97), used;
+        if (piece > n - pos) piece = n - pos;
+        zp_status st = zp_wtns_stream_feed(&s, d + pos, piece, &used, err);
+        if (st != ZP_OK) return st;
+        CHECK(used <= piece && (used == piece || zp_wtns_stream_done(&s)));
+        pos += used;
+    }
+    return zp_wtns_stream_finish(&s, curve, count, err);
+}
+
+/* Every .wtns goes through the reader, the in-place check and the stream
+ * check: all three must agree on whether it is valid, and on its curve and
+ * count when it is. */
 static zp_status open_wtns(const uint8_t *d, size_t n, zp_error *err) {
     zp_wtns *w;
     zp_status st = zp_wtns_open_mem(&w, d, n, "w.wtns", err);
+    zp_curve c1 = ZP_CURVE_NONE, c2 = ZP_CURVE_NONE;
+    size_t n1 = 0, n2 = 0;
+    zp_error e1, e2;
+    zp_status st1 = zp_wtns_check_mem(&c1, &n1, d, n, "w.wtns", &e1);
+    zp_status st2 = stream_wtns(&c2, &n2, d, n, &e2);
+    CHECK_MSG((st == ZP_OK) == (st1 == ZP_OK), "open %d, check_mem %d: %s", st, st1, e1.message);
+    CHECK_MSG((st == ZP_OK) == (st2 == ZP_OK), "open %d (%s), stream %d: %s", st, st ? err->message : "", st2,
+              st2 ? e2.message : "");
     if (st == ZP_OK) {
         CHECK(zp_wtns_count(w) >= 1 && aligned8(zp_wtns_values(w)) && zp_wtns_values(w)[0] == 1);
+        CHECK(c1 == zp_wtns_curve(w) && n1 == zp_wtns_count(w) && c2 == c1 && n2 == n1);
         zp_wtns_close(w);
     }
     return st;

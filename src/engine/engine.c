@@ -14,7 +14,7 @@
 #include "engine/internal.h"
 #include "io/json.h"
 
-static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc", "msm", "witgen"};
+static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc", "msm", "witgen", "intake"};
 static const char *const stage_names[ZP_STAGES] = {"keys",       "synth", "wait_prove", "prove",
                                                    "wait_final", "final", "dealloc"};
 static const char *const state_names[] = {"queued", "running", "done", "failed", "cancelled"};

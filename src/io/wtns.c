@@ -100,6 +100,48 @@ zp_status zp_wtns_open_mem(zp_wtns **out, const void *data, size_t size, const c
     return zp_binfile_read((void **)out, &wtns_format, &in, NULL, err);
 }
 
+/* zp_wtns_check_mem: the checks of copy_values, one value at a time. */
+typedef struct {
+    zp_curve curve;
+    uint32_t count;
+} check_args;
+
+static zp_status parse_check(void *object, const zp_binfile *bf, void *arg, zp_error *err) {
+    (void)object;
+    check_args *a = arg;
+    const uint8_t *p;
+    zp_status st = parse_sections(&a->curve, &a->count, &p, bf, err);
+    if (st != ZP_OK) return st;
+    for (size_t i = 0; i < a->count; i++) {
+        uint64_t v[4];
+        memcpy(v, p + i * N8, N8); /* the file's bytes need not be aligned */
+        if (!zp_io_fr_is_canonical(a->curve, v)) {
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[%zu] is not below the %s scalar field modulus", bf->name,
+                                i, zp_io_curve_title(a->curve));
+        }
+        if (i == 0 && (v[0] != 1 || v[1] != 0 || v[2] != 0 || v[3] != 0)) {
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: w[0] is not 1 (every circom witness starts with the constant 1)", bf->name);
+        }
+    }
+    return ZP_OK;
+}
+
+static const zp_binfile_format wtns_check_format = {
+    .magic = "wtns", .version = 2, .object_bytes = 0, .keep_offset = ZP_BINFILE_CLOSE, .parse = parse_check,
+    .destroy = NULL};
+
+zp_status zp_wtns_check_mem(zp_curve *curve, size_t *count, const void *data, size_t size, const char *name,
+                            zp_error *err) {
+    zp_binfile_input in = {.data = data, .size = size, .name = name};
+    check_args a = {ZP_CURVE_NONE, 0};
+    zp_status st = zp_binfile_read(NULL, &wtns_check_format, &in, &a, err);
+    if (st != ZP_OK) return st;
+    *curve = a.curve;
+    *count = a.count;
+    return ZP_OK;
+}
+
 /* zp_wtns_read_into: the same file, read into the caller's buffer. */
 typedef struct {
     uint64_t *values;

@@ -16,6 +16,11 @@ zp_status zp_wtns_open(zp_wtns **out, const char *path, zp_error *err) ZP_WARN_U
 zp_status zp_wtns_open_mem(zp_wtns **out, const void *data, size_t size, const char *name,
                            zp_error *err) ZP_WARN_UNUSED;
 void zp_wtns_close(zp_wtns *wtns);
+/* Checks a .wtns in memory as zp_wtns_open_mem does (its sections, every
+ * value below r, w[0] = 1) without copying its values: the daemon checks
+ * an upload in the buffer it arrived in. */
+zp_status zp_wtns_check_mem(zp_curve *curve, size_t *count, const void *data, size_t size, const char *name,
+                            zp_error *err) ZP_WARN_UNUSED;
 /* Reads a .wtns straight into the caller's values (count × 4 limbs), with
  * the same checks, failing when the file's curve or count differ: the
  * engine reads witnesses into its tracked buffers this way. */

@@ -1,8 +1,15 @@
 /* libmicrohttpd glue: judges a request by its headers (Host, Origin,
- * token, method, Content-Length, Content-Type, a job slot) before reading
- * its body, collects the body within its limit, hands it to
- * zp_server_handle, sends the answer. One thread per connection, so a long
- * poll only holds its own. */
+ * token, method, Content-Length, Content-Type, a job slot, room in the
+ * memory budget for a job's body) before reading its body, collects the
+ * body within its limit, hands it to zp_server_handle, sends the answer.
+ * One thread per connection, so a long poll only holds its own.
+ *
+ * A POST /v1/jobs body (up to max_request) is read into an intake buffer
+ * of the engine (tracked, class intake, reserved from the budget): all of
+ * it before a byte is read when Content-Length says its size, in steps as
+ * it grows when it is chunked. No room: 503 with Retry-After at once, so
+ * a burst of uploads never takes the daemon past its budget and never
+ * parks a connection waiting. Other bodies are small (SMALL_BODY). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -24,9 +31,19 @@
 #define HTTP_RESERVE 8
 /* The body limit of every request but POST /v1/jobs. */
 #define SMALL_BODY 65536
+/* A chunked job body's intake buffer: its first size, and the least it
+ * grows by (it grows by an eighth of its size when that is more, so the
+ * reservation is at most 1/8 above the bytes read). */
+#define INTAKE_FIRST 65536
+#define INTAKE_STEP (1u << 20)
+/* What a client refused for want of memory is told to wait (seconds):
+ * bodies in flight are gone within about that. */
+#define INTAKE_RETRY_AFTER 1
 
 typedef struct conn {
-    char *body;
+    char *body;     /* small bodies; or: */
+    zp_intake *intake; /* a job's body, in the engine's budget; or: */
+    server_upload *upload; /* witnesses streamed to the spool (upload.c) */
     size_t len, cap;
     uint64_t limit; /* the largest body this request may have */
     int job;        /* holds one of the max_connections job slots */
@@ -52,6 +69,11 @@ static enum MHD_Result send_response(struct MHD_Connection *c, zp_response *r) {
     }
     r->body = NULL; /* MHD owns it now */
     MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type ? r->content_type : "application/json");
+    if (r->retry_after > 0) {
+        char secs[24];
+        snprintf(secs, sizeof secs, "%d", r->retry_after);
+        MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     MHD_add_response_header(m, "Cache-Control", "no-store");
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, m);
     MHD_destroy_response(m);
@@ -111,11 +133,12 @@ static int origin_allowed(const zp_server *s, const char *origin, const char *ho
     return strcasecmp(sep + 3, host) == 0;
 }
 
-static int is_json(const char *type) {
-    size_t n = strlen("application/json");
-    return type && strncasecmp(type, "application/json", n) == 0 &&
-           (type[n] == '\0' || type[n] == ';' || type[n] == ' ');
+static int is_type(const char *type, const char *want) {
+    size_t n = strlen(want);
+    return type && strncasecmp(type, want, n) == 0 && (type[n] == '\0' || type[n] == ';' || type[n] == ' ');
 }
+
+static int is_json(const char *type) { return is_type(type, "application/json"); }
 
 /* The requests that must answer when job requests fill max_connections. */
 static int is_reserved_path(const char *p) {
@@ -156,9 +179,11 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
         server_respond_error(r, 405, "method_not_allowed", "method %.32s is not used by this API", method);
         return 405;
     }
-    k->limit = strcmp(method, "POST") == 0 && strcmp(url, "/v1/jobs") == 0 ? s->cfg.max_request : SMALL_BODY;
+    int job_post = strcmp(method, "POST") == 0 && strcmp(url, "/v1/jobs") == 0;
+    k->limit = job_post ? s->cfg.max_request : SMALL_BODY;
     const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH), *te = header(c, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     int has_body = te != NULL;
+    uint64_t length = 0;
     if (cl) {
         /* MHD has parsed it already; read it again strictly, as an overflow
          * must be refused rather than wrap */
@@ -171,12 +196,16 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
             return 413;
         }
         has_body |= v > 0;
+        length = v;
     }
     /* a page can POST text/plain or a form anywhere without asking: only
-     * JSON changes state */
-    if (!reads && has_body && !is_json(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-        server_respond_error(r, 415, "unsupported_media_type", "a %s with a body needs Content-Type: application/json",
-                             method);
+     * JSON changes state, and a job's witnesses streamed as
+     * application/octet-stream (which a page cannot send unasked either) */
+    const char *type = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
+    int stream = job_post && has_body && is_type(type, "application/octet-stream");
+    if (!reads && has_body && !is_json(type) && !stream) {
+        server_respond_error(r, 415, "unsupported_media_type", "a %s with a body needs Content-Type: application/json%s",
+                             method, job_post ? " (or application/octet-stream: .wtns files)" : "");
         return 415;
     }
     if (!is_reserved_path(url)) {
@@ -191,16 +220,60 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
         }
         k->job = 1;
     }
+    if (stream) { /* witnesses streamed to the spool: no memory to reserve */
+        zp_request req = {method, url, query_arg, c, NULL, NULL, 0, NULL};
+        k->upload = server_upload_begin(s, &req, r);
+        return k->upload ? 0 : r->status;
+    }
+    if (job_post && has_body) {
+        /* a job's body: its memory from the budget before it is read */
+        zp_error err;
+        size_t first = cl ? (size_t)length : INTAKE_FIRST < k->limit ? INTAKE_FIRST : (size_t)k->limit;
+        zp_status st = zp_engine_intake_alloc(&k->intake, s->engine, first, &err);
+        if (st == ZP_ERR_ARG) {
+            server_respond_error(r, 413, "too_large",
+                                 "a body of %llu bytes is more than this daemon's memory budget can hold: %s",
+                                 (unsigned long long)length, err.message);
+            return 413;
+        }
+        if (st != ZP_OK) {
+            server_respond_error(r, 503, "busy_memory",
+                                 "no room in the memory budget for this request's body now (%s); try again", err.message);
+            r->retry_after = INTAKE_RETRY_AFTER;
+            return 503;
+        }
+        k->cap = zp_intake_size(k->intake);
+    }
     return 0;
+}
+
+static void conn_drop_body(zp_server *s, conn *k) {
+    server_upload_abort(k->upload);
+    k->upload = NULL;
+    free(k->body);
+    k->body = NULL;
+    zp_engine_intake_free(s->engine, k->intake);
+    k->intake = NULL;
+    k->len = k->cap = 0;
 }
 
 static enum MHD_Result answer_now(zp_server *s, struct MHD_Connection *c, conn *k, zp_response *r) {
     count_status(s, r->status);
     k->answered = 1;
-    free(k->body);
-    k->body = NULL;
-    k->len = k->cap = 0;
+    conn_drop_body(s, k);
     return send_response(c, r);
+}
+
+/* Room for more bytes of a job's body in its intake buffer (a chunked
+ * body, or one longer than its Content-Length said: MHD stops that). */
+static zp_status intake_room(zp_server *s, conn *k, size_t more, zp_error *err) {
+    if (k->len + more <= k->cap) return ZP_OK;
+    size_t want = k->len + more, step = k->cap / 8 > INTAKE_STEP ? k->cap / 8 : INTAKE_STEP;
+    if (want < k->cap + step) want = k->cap + step;
+    if (want > k->limit) want = (size_t)k->limit;
+    zp_status st = zp_engine_intake_grow(s->engine, k->intake, want, err);
+    if (st == ZP_OK) k->cap = zp_intake_size(k->intake);
+    return st;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -231,6 +304,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             *upload_size = 0;
             return answer_now(s, c, k, &r);
         }
+        if (k->upload) {
+            server_upload_feed(k->upload, upload, *upload_size);
+            k->len += *upload_size;
+            *upload_size = 0;
+            return MHD_YES;
+        }
+        if (k->intake) {
+            zp_error err;
+            if (intake_room(s, k, *upload_size, &err) != ZP_OK) {
+                /* no room to read on: as above, counted and closed */
+                server_respond_error(&r, 503, "busy_memory",
+                                     "no room in the memory budget for the rest of this request's body: %s",
+                                     err.message);
+                r.retry_after = INTAKE_RETRY_AFTER;
+                *upload_size = 0;
+                return answer_now(s, c, k, &r);
+            }
+            memcpy((char *)zp_intake_data(k->intake) + k->len, upload, *upload_size);
+            k->len += *upload_size;
+            *upload_size = 0;
+            return MHD_YES;
+        }
         if (k->len + *upload_size + 1 > k->cap) {
             size_t cap = k->cap ? k->cap : 65536;
             while (cap < k->len + *upload_size + 1) cap *= 2;
@@ -249,8 +344,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return MHD_YES;
     }
-    zp_request req = {method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), k->body, k->len};
+    if (k->upload) {
+        server_upload_finish(k->upload, &r);
+        k->upload = NULL;
+        count_status(s, r.status);
+        return send_response(c, &r);
+    }
+    char *body = k->intake ? zp_intake_data(k->intake) : k->body;
+    zp_request req = {method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), body, k->len,
+                      k->intake ? body : NULL};
     zp_server_handle(s, &req, &r);
+    conn_drop_body(s, k); /* the budget has it back before the answer goes out */
     /* a long poll may have waited past connection_timeout: the wait was
      * the daemon's, so the clock starts again for sending the answer */
     MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u); /* from 0, a new value restarts the clock */
@@ -269,7 +373,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
             s->job_conns--;
             pthread_mutex_unlock(&s->lock);
         }
-        free(k->body);
+        conn_drop_body(s, k);
         free(k);
     }
     *state = NULL;

@@ -110,7 +110,44 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
                         int priority, const char *request_id, const char *request_digest, const job_witness *w,
                         size_t n, int inputs, int *http_status, zp_error *err);
 
+/* The key of a streamed upload, from its headers: its path (malloc'd) and
+ * what it needs; an error (*http_status 404, 422) when there is none or
+ * one partition of it cannot fit the budget. */
+zp_status server_upload_key(zp_engine_key_info *key, char **key_path, zp_server *s, const char *key_id,
+                            int *http_status, zp_error *err);
+/* Accepts a job whose witnesses are spooled and checked already (a
+ * streamed upload): stores and submits it as server_submit does. On an
+ * error, or when request_id was known, the files are removed. */
+zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s,
+                                const char *key_id, const char *key_path, int priority, const char *request_id,
+                                const char *request_digest, char **paths, size_t n, int *http_status, zp_error *err);
+
+/* upload.c: POST /v1/jobs with Content-Type: application/octet-stream:
+ * the partitions' .wtns files back to back, streamed to the spool and
+ * checked on the way (io/wtns_stream.h), never held in memory. The key,
+ * priority and request_id are query arguments. */
+typedef struct server_upload server_upload;
+/* From the request's headers (req: method, path and query only): NULL
+ * and the answer in resp when it is refused already (no key, bad
+ * arguments, the spool cannot take a directory). */
+server_upload *server_upload_begin(zp_server *s, const zp_request *req, zp_response *resp);
+/* A piece of the body. Never fails here: a problem (a bad witness, the
+ * spool full) is kept, the rest of the body read and dropped, and the
+ * answer given at the end, with its reason. */
+void server_upload_feed(server_upload *u, const void *data, size_t len);
+/* The body is complete: the job accepted (201, or 200 for a known
+ * request_id) or the kept problem answered; u is freed. */
+void server_upload_finish(server_upload *u, zp_response *resp);
+/* The connection ended first: the files go; u is freed. NULL is ignored. */
+void server_upload_abort(server_upload *u);
+/* The digest a request_id stands for, of witnesses in files: the same
+ * encoding as route_post_job's for the same bytes (routes_jobs.c). */
+zp_status server_request_digest_files(char *hex, const char *key, int priority, char *const *paths, size_t n,
+                                      zp_error *err);
+
 /* spool.c */
+/* A fresh directory in the spool for one job's files (dir: 4096 bytes). */
+zp_status server_spool_mkdir(char *dir, zp_server *s, zp_error *err);
 /* Writes and fsyncs the witnesses into a fresh directory of the spool:
  * paths[i] (malloc'd) for w[i], named N.<suffix> ("wtns", or "json" for a
  * job's inputs); *http_status says what to answer when it fails (507 when
@@ -146,6 +183,33 @@ int server_pending_results(zp_server *s, int64_t id, zp_store_result_fn fn, void
 /* The pending records by their jobs' end: done, failed, cancelled. Lock held. */
 void server_pending_counts(zp_server *s, uint64_t by_state[3]);
 
+/* jobbody.c: a POST /v1/jobs body whose witnesses (witnesses[i].data,
+ * base64) are decoded in place, in the buffer the body arrived in, and
+ * left out of what jansson parses (a reference string in their place). */
+typedef struct job_body_span {
+    size_t start, end;    /* the string literal, quotes included */
+    unsigned char *bytes; /* the decoded witness, at the literal's start */
+    size_t size;
+} job_body_span;
+typedef struct job_body {
+    const char *text;
+    size_t len;
+    job_body_span *spans;
+    size_t n, cap;
+    char prefix[40]; /* of the references: "zp-intake:<nonce>:" */
+    size_t pos, next, ref_pos, ref_len; /* the parse's place */
+    char ref[64];
+} job_body;
+/* Finds and decodes the witnesses in text (rewritten in place). A
+ * witness that is not base64, or any other string of 64 KiB or more, is
+ * an error (*http_status 400). */
+zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, zp_error *err);
+/* The body as JSON, each decoded witness a reference string. */
+json_t *job_body_parse(job_body *b, json_error_t *jerr);
+/* Whether a 'data' value is one of the references: 1 and its bytes. */
+int job_body_lookup(const job_body *b, const char *value, const unsigned char **bytes, size_t *size);
+void job_body_free(job_body *b);
+
 /* routes.c */
 void server_respond_json(zp_response *resp, int status, json_t *body);
 void server_respond_error(zp_response *resp, int status, const char *code, const char *fmt, ...)
@@ -160,6 +224,12 @@ int server_authorized(const zp_server *s, const char *authorization);
 double server_query_double(const zp_request *req, const char *name, double def, double max);
 
 /* routes_jobs.c: /v1/jobs */
+/* The answer to a submission (server_submit's or server_submit_spooled's
+ * result st, status, err): the job (201; 200 for a known request_id with
+ * the same digest) or the error (409 for a request_id used otherwise). */
+void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err,
+                             int64_t id, int existing, size_t position, const char *key, size_t n,
+                             const char *request_id, const char *digest);
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp);
 void route_get_jobs(zp_server *s, const zp_request *req, zp_response *resp);
 void route_get_job(zp_server *s, int64_t id, zp_response *resp);

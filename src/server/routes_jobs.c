@@ -133,7 +133,7 @@ static int open_beneath(int root, const char *rel) {
 
 /* A server-side witness path: relative to witness_dir (or absolute and
  * inside it, spelt with witness_dir's own prefix), no "..", no symlinks. */
-static unsigned char *read_confined(size_t *size, zp_server *s, const char *path, int *status, zp_error *err) {
+static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, int *status, zp_error *err) {
     if (s->cfg.witness_dir == NULL) {
         *status = 403;
         zp_error_set(err, ZP_ERR_ARG, "witness paths are not enabled (no witness_dir)");
@@ -183,44 +183,64 @@ static unsigned char *read_confined(size_t *size, zp_server *s, const char *path
         zp_error_set(err, ZP_ERR_ARG, "witness '%s' is larger than max_request", path);
         return NULL;
     }
-    unsigned char *buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);
+    /* read into an intake buffer: counted and reserved like an upload */
+    zp_intake *held = NULL;
+    zp_status st = zp_engine_intake_alloc(&held, s->engine, sb.st_size ? (size_t)sb.st_size : 1, err);
+    if (st != ZP_OK) {
+        close(fd);
+        *status = st == ZP_ERR_NOMEM ? 503 : 413;
+        zp_error_prefix(err, "witness '%s': ", path);
+        return NULL;
+    }
+    unsigned char *buf = zp_intake_data(held);
     size_t got = 0;
-    while (buf && got < (size_t)sb.st_size) {
+    while (got < (size_t)sb.st_size) {
         ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         got += (size_t)n;
     }
     close(fd);
-    if (buf == NULL || got != (size_t)sb.st_size) {
-        free(buf);
+    if (got != (size_t)sb.st_size) {
+        zp_engine_intake_free(s->engine, held);
         *status = 500;
         zp_error_set(err, ZP_ERR_IO, "witness '%s': read failed (the file changed while read?)", path);
         return NULL;
     }
     *size = got;
-    return buf;
+    return held;
 }
 
 /* What a request_id stands for: the SHA-256 of everything that decides the
  * job's proofs and its order (key, priority, each witness's bytes, however
  * they came: inline or by path), each field length-prefixed so that no two
  * requests share an encoding. A retry must match it to get the job back. */
-static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, int inputs,
-                                const job_witness *w, size_t n, zp_error *err) {
-    zp_sha256 h;
-    zp_status st = zp_sha256_init(&h, err);
+static zp_status digest_head(zp_sha256 *h, const char *key, int priority, int inputs, size_t n, zp_error *err) {
+    zp_status st = zp_sha256_init(h, err);
     if (st != ZP_OK) return st;
     char head[64];
     int len = snprintf(head, sizeof head, "zkpipe job request 1\n%zu:", strlen(key));
-    zp_sha256_update(&h, head, (size_t)len);
-    zp_sha256_update(&h, key, strlen(key));
+    zp_sha256_update(h, head, (size_t)len);
+    zp_sha256_update(h, key, strlen(key));
     /* witnesses keep the version-1 encoding; inputs say so */
     len = snprintf(head, sizeof head, "\n%d\n%s%zu\n", priority, inputs ? "inputs " : "", n);
-    zp_sha256_update(&h, head, (size_t)len);
+    zp_sha256_update(h, head, (size_t)len);
+    return ZP_OK;
+}
+
+static void digest_item_size(zp_sha256 *h, uint64_t size) {
+    char head[32];
+    int len = snprintf(head, sizeof head, "%llu\n", (unsigned long long)size);
+    zp_sha256_update(h, head, (size_t)len);
+}
+
+static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, int inputs,
+                                const job_witness *w, size_t n, zp_error *err) {
+    zp_sha256 h;
+    zp_status st = digest_head(&h, key, priority, inputs, n, err);
+    if (st != ZP_OK) return st;
     for (size_t i = 0; i < n; i++) {
-        len = snprintf(head, sizeof head, "%zu\n", w[i].size);
-        zp_sha256_update(&h, head, (size_t)len);
+        digest_item_size(&h, w[i].size);
         zp_sha256_update(&h, w[i].bytes, w[i].size);
     }
     uint8_t d[ZP_SHA256_BYTES];
@@ -229,10 +249,93 @@ static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int pr
     return ZP_OK;
 }
 
+/* The same over files, read back in 64 KiB pieces (a streamed upload's
+ * spooled witnesses: from the page cache, never held whole). */
+zp_status server_request_digest_files(char *hex, const char *key, int priority, char *const *paths, size_t n,
+                                      zp_error *err) {
+    zp_sha256 h;
+    zp_status st = digest_head(&h, key, priority, 0, n, err);
+    if (st != ZP_OK) return st;
+    unsigned char *buf = malloc(65536);
+    if (buf == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && st == ZP_OK; i++) {
+        int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+        struct stat sb;
+        if (fd < 0 || fstat(fd, &sb) != 0) {
+            st = zp_error_set(err, ZP_ERR_IO, "%s: %s", paths[i], strerror(errno));
+            if (fd >= 0) close(fd);
+            break;
+        }
+        digest_item_size(&h, (uint64_t)sb.st_size);
+        uint64_t left = (uint64_t)sb.st_size;
+        while (left > 0) {
+            ssize_t got = read(fd, buf, left < 65536 ? (size_t)left : 65536);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                st = zp_error_set(err, ZP_ERR_IO, "%s: read back: %s", paths[i], got < 0 ? strerror(errno) : "short");
+                break;
+            }
+            zp_sha256_update(&h, buf, (size_t)got);
+            left -= (uint64_t)got;
+        }
+        close(fd);
+    }
+    free(buf);
+    if (st != ZP_OK) return st;
+    uint8_t d[ZP_SHA256_BYTES];
+    zp_sha256_final(&h, d);
+    zp_sha256_hex(hex, d);
+    return ZP_OK;
+}
+
+void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err,
+                             int64_t id, int existing, size_t position, const char *key, size_t n,
+                             const char *request_id, const char *digest) {
+    zp_store_job job;
+    zp_error e;
+    if (st != ZP_OK) {
+        server_respond_error(resp, status, server_error_code(status), "%s", err->message);
+    } else if (zp_store_get_job(&job, s->store, id, &e) != ZP_OK) {
+        server_respond_error(resp, 500, "internal", "%s", e.message);
+    } else if (existing && (strcmp(job.key_id, key) != 0 || job.partitions != n)) {
+        server_respond_error(resp, 409, "conflict",
+                             "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
+                             (long long)id, job.key_id, job.partitions);
+    } else if (existing && job.request_digest[0] && strcmp(job.request_digest, digest) != 0) {
+        /* same key and count, other witnesses or priority: another job */
+        server_respond_error(resp, 409, "conflict",
+                             "request_id '%s' was used for job %lld with other witnesses or priority"
+                             " (request digest %.16s..., this one %.16s...)",
+                             request_id, (long long)id, job.request_digest, digest);
+    } else {
+        json_t *o = job_json(s, &job, NULL);
+        json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
+        server_respond_json(resp, existing ? 200 : 201, o);
+    }
+}
+
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     json_error_t jerr;
-    json_t *root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root;
+    /* From HTTP the body is in a tracked buffer the witnesses are decoded
+     * in (jobbody.c); a read-only body (the handler called directly, in
+     * tests) is parsed as it is. */
+    job_body jb;
+    int scanned = req->body_writable != NULL;
+    if (scanned) {
+        int hs;
+        zp_error e;
+        if (job_body_scan(&jb, req->body_writable, req->body_len, &hs, &e) != ZP_OK) {
+            job_body_free(&jb);
+            server_respond_error(resp, hs, server_error_code(hs), "%s", e.message);
+            return;
+        }
+        root = job_body_parse(&jb, &jerr);
+    } else {
+        root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    }
     if (root == NULL || !json_is_object(root)) {
+        if (scanned) job_body_free(&jb);
         json_decref(root);
         server_respond_error(resp, 400, "bad_request", "the body is not a JSON object: %s",
                              root ? "not an object" : jerr.text);
@@ -262,6 +365,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         }
     }
     if (problem) {
+        if (scanned) job_body_free(&jb);
         json_decref(root);
         server_respond_error(resp, 400, "bad_request", "%s", problem);
         return;
@@ -270,8 +374,9 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     size_t n = json_array_size(jw);
     job_witness *w = calloc(n, sizeof *w);
     unsigned char **owned = calloc(n, sizeof *owned);
+    zp_intake **held = calloc(n, sizeof *held); /* witnesses read from witness_dir */
     zp_error err = {0};
-    int ok = w && owned;
+    int ok = w && owned && held;
     if (!ok) {
         status = 500;
         zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
@@ -296,20 +401,25 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         if (!json_is_object(item) || (data == NULL) == (path == NULL)) {
             zp_error_set(&err, ZP_ERR_ARG, "witness %zu needs exactly one of 'data' (base64) or 'path'", i);
             ok = 0;
-        } else if (data) {
+        } else if (data && scanned && job_body_lookup(&jb, data, &w[i].bytes, &w[i].size)) {
+            /* decoded in place, in the body's tracked buffer */
+        } else if (data) { /* short enough to have stayed in the JSON */
             owned[i] = zp_base64_decode(data, json_string_length(json_object_get(item, "data")), &w[i].size);
             if (owned[i] == NULL) {
                 zp_error_set(&err, ZP_ERR_ARG, "witness %zu: 'data' is not base64", i);
                 ok = 0;
             }
+            w[i].bytes = owned[i];
         } else {
-            owned[i] = read_confined(&w[i].size, s, path, &status, &err);
-            ok = owned[i] != NULL;
+            held[i] = read_confined(&w[i].size, s, path, &status, &err);
+            ok = held[i] != NULL;
+            if (ok) w[i].bytes = zp_intake_data(held[i]);
         }
-        if (ok) w[i].bytes = owned[i];
     }
     if (!ok) {
-        server_respond_error(resp, status, server_error_code(status), "%s", err.message);
+        server_respond_error(resp, status, status == 503 ? "busy_memory" : server_error_code(status), "%s",
+                             err.message);
+        if (status == 503) resp->retry_after = 1;
     } else {
         int64_t id = 0;
         int existing = 0;
@@ -321,30 +431,14 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
                                &err);
         else
             status = 500;
-        zp_store_job job;
-        if (st != ZP_OK) {
-            server_respond_error(resp, status, server_error_code(status), "%s", err.message);
-        } else if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
-            server_respond_error(resp, 500, "internal", "%s", err.message);
-        } else if (existing && (strcmp(job.key_id, key) != 0 || job.partitions != n)) {
-            server_respond_error(resp, 409, "conflict",
-                                 "request_id '%s' was used for job %lld with key '%s' and %u witnesses", request_id,
-                                 (long long)id, job.key_id, job.partitions);
-        } else if (existing && job.request_digest[0] && strcmp(job.request_digest, digest) != 0) {
-            /* same key and count, other witnesses or priority: another job */
-            server_respond_error(resp, 409, "conflict",
-                                 "request_id '%s' was used for job %lld with other witnesses or priority"
-                                 " (request digest %.16s..., this one %.16s...)",
-                                 request_id, (long long)id, job.request_digest, digest);
-        } else {
-            json_t *o = job_json(s, &job, NULL);
-            json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
-            server_respond_json(resp, existing ? 200 : 201, o);
-        }
+        server_answer_submitted(s, resp, st, status, &err, id, existing, position, key, n, request_id, digest);
     }
     for (size_t i = 0; owned && i < n; i++) free(owned[i]);
+    for (size_t i = 0; held && i < n; i++) zp_engine_intake_free(s->engine, held[i]);
     free(owned);
+    free(held);
     free(w);
+    if (scanned) job_body_free(&jb);
     json_decref(root);
 }
 

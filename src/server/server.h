@@ -34,6 +34,10 @@ typedef struct zp_request {
     const char *authorization; /* the header, or NULL */
     const char *body;
     size_t body_len;
+    /* The same bytes when the handler may rewrite them in place (the HTTP
+     * layer's tracked buffer: POST /v1/jobs decodes base64 there); NULL:
+     * read-only. */
+    char *body_writable;
 } zp_request;
 
 typedef struct zp_response {
@@ -42,6 +46,7 @@ typedef struct zp_response {
     char *body; /* malloc'd, or static when body_static */
     size_t len;
     int body_static;
+    int retry_after; /* > 0: a Retry-After header, in seconds */
 } zp_response;
 
 /* Answers one request (any thread; long polls block this one). */

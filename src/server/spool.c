@@ -85,15 +85,24 @@ uint64_t server_spool_bytes(const char *path) {
     return total;
 }
 
+zp_status server_spool_mkdir(char *dir, zp_server *s, zp_error *err) {
+    uint32_t rnd = 0;
+    zp_error ignored;
+    if (zp_random_bytes(&rnd, sizeof rnd, &ignored) != ZP_OK) rnd = (uint32_t)time(NULL);
+    pthread_mutex_lock(&s->lock);
+    uint64_t seq = ++s->spool_seq;
+    pthread_mutex_unlock(&s->lock);
+    snprintf(dir, 4096, "%s/%lld-%llu-%08x", s->spool_dir, (long long)time(NULL), (unsigned long long)seq, rnd);
+    if (mkdir(dir, 0700) != 0) return zp_error_set(err, ZP_ERR_IO, "%s: %s", dir, strerror(errno));
+    return ZP_OK;
+}
+
 /* Writes the witnesses (or inputs) to a fresh spool directory, synced, as
  * N.<suffix>; paths[i] are malloc'd. */
 zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix,
                        int *http_status, zp_error *err) {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += w[i].size;
-    uint32_t rnd = 0;
-    zp_error ignored;
-    if (zp_random_bytes(&rnd, sizeof rnd, &ignored) != ZP_OK) rnd = (uint32_t)time(NULL);
     pthread_mutex_lock(&s->lock);
     if (s->cfg.spool_max && s->spool_bytes + total > s->cfg.spool_max) {
         pthread_mutex_unlock(&s->lock);
@@ -103,13 +112,10 @@ zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t 
                             (unsigned long long)total);
     }
     s->spool_bytes += total;
-    uint64_t seq = ++s->spool_seq;
     pthread_mutex_unlock(&s->lock);
 
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/%lld-%llu-%08x", s->spool_dir, (long long)time(NULL), (unsigned long long)seq, rnd);
-    zp_status st = ZP_OK;
-    if (mkdir(dir, 0700) != 0) st = zp_error_set(err, ZP_ERR_IO, "%s: %s", dir, strerror(errno));
+    zp_status st = server_spool_mkdir(dir, s, err);
     size_t written = 0;
     for (; st == ZP_OK && written < n; written++) {
         size_t len = strlen(dir) + 32;

@@ -103,12 +103,11 @@ static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_
     for (size_t i = 0; i < n; i++) {
         char name[64];
         snprintf(name, sizeof name, "witness %zu", i);
-        zp_wtns *wt;
-        zp_status st = zp_wtns_open_mem(&wt, w[i].bytes, w[i].size, name, err);
+        /* in the buffer it arrived in: no copy of its values */
+        zp_curve curve;
+        size_t count;
+        zp_status st = zp_wtns_check_mem(&curve, &count, w[i].bytes, w[i].size, name, err);
         if (st != ZP_OK) return st;
-        zp_curve curve = zp_wtns_curve(wt);
-        size_t count = zp_wtns_count(wt);
-        zp_wtns_close(wt);
         if (curve != key->curve) {
             return zp_error_set(err, ZP_ERR_MISMATCH, "witness %zu is for curve %s but key '%s' is for %s", i,
                                 zp_curve_name(curve), key_id, zp_curve_name(key->curve));
@@ -147,6 +146,48 @@ static zp_status check_circuit(zp_server *s, const char *key_path, const char *k
     zp_circuit_state state;
     zp_status st = zp_engine_circuit_check(s->engine, key_path, wasm, &state, err);
     if (st != ZP_OK) zp_error_prefix(err, "key '%s': its circuit: ", key_id);
+    return st;
+}
+
+/* A job whose files are in the spool: stored (durable), then submitted
+ * to the engine. Nothing new accepted (an error, or a request id already
+ * known): the spooled files are removed. */
+static zp_status accept_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
+                                const char *key_path, const char *wasm, int priority, const char *request_id,
+                                const char *request_digest, char **paths, size_t n, size_t waiting, int *http_status,
+                                zp_error *err) {
+    zp_status st = ZP_OK;
+    pthread_mutex_lock(&s->lock);
+    int shutting_down = s->shutting_down;
+    pthread_mutex_unlock(&s->lock);
+    if (shutting_down) {
+        st = zp_error_set(err, ZP_ERR_ARG, "the daemon is shutting down");
+        *http_status = 503;
+    }
+    if (st == ZP_OK) {
+        st = zp_store_add_job(id, existing, s->store, request_id, request_digest, key_id, priority, (uint32_t)n,
+                              (const char *const *)paths, zp_clock_wall(), err);
+        if (st != ZP_OK) *http_status = 500;
+    }
+    if (st != ZP_OK || *existing) { /* nothing new was accepted: the spool goes */
+        for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
+    }
+    if (st == ZP_OK && !*existing) {
+        *queue_position = waiting;
+        uint64_t engine_id;
+        /* accepted and durable: from here the job is ours to finish */
+        pthread_mutex_lock(&s->lock);
+        zp_status est =
+            server_engine_submit(&engine_id, s, key_path, wasm, priority, (const char *const *)paths, n, err);
+        if (est == ZP_OK && !server_add_active(s, *id, engine_id)) est = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        pthread_mutex_unlock(&s->lock);
+        if (est != ZP_OK) { /* the key broke meanwhile: the job fails, recorded */
+            zp_error e2;
+            if (zp_store_finish_job(s->store, *id, "failed", err->message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
+                server_log(s, 0, "job %lld: %s", (long long)*id, e2.message);
+            }
+        }
+    }
     return st;
 }
 
@@ -228,40 +269,54 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         free(wasm);
         return st;
     }
-    pthread_mutex_lock(&s->lock);
-    int shutting_down = s->shutting_down;
-    pthread_mutex_unlock(&s->lock);
-    if (shutting_down) {
-        st = zp_error_set(err, ZP_ERR_ARG, "the daemon is shutting down");
-        *http_status = 503;
-    }
-    if (st == ZP_OK) {
-        st = zp_store_add_job(id, existing, s->store, request_id, request_digest, key_id, priority, (uint32_t)n,
-                              (const char *const *)paths, zp_clock_wall(), err);
-        if (st != ZP_OK) *http_status = 500;
-    }
-    if (st != ZP_OK || *existing) { /* nothing new was accepted: the spool goes */
-        for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
-    }
-    if (st == ZP_OK && !*existing) {
-        *queue_position = stats.admission_waiting;
-        uint64_t engine_id;
-        /* accepted and durable: from here the job is ours to finish */
-        pthread_mutex_lock(&s->lock);
-        zp_status est =
-            server_engine_submit(&engine_id, s, key_path, wasm, priority, (const char *const *)paths, n, err);
-        if (est == ZP_OK && !server_add_active(s, *id, engine_id)) est = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-        pthread_mutex_unlock(&s->lock);
-        if (est != ZP_OK) { /* the key broke meanwhile: the job fails, recorded */
-            zp_error e2;
-            if (zp_store_finish_job(s->store, *id, "failed", err->message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
-                server_log(s, 0, "job %lld: %s", (long long)*id, e2.message);
-            }
-        }
-    }
+    st = accept_spooled(id, existing, queue_position, s, key_id, key_path, wasm, priority, request_id, request_digest,
+                        paths, n, stats.admission_waiting, http_status, err);
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths);
     free(key_path);
     free(wasm);
     return st;
+}
+
+zp_status server_upload_key(zp_engine_key_info *key, char **key_path, zp_server *s, const char *key_id,
+                            int *http_status, zp_error *err) {
+    *http_status = 404;
+    *key_path = server_key_path(s, key_id, err);
+    if (*key_path == NULL) return ZP_ERR_ARG;
+    zp_status st = zp_engine_key_describe(key, s->engine, *key_path, err);
+    if (st != ZP_OK) {
+        zp_error_prefix(err, "key '%s': ", key_id);
+        *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
+    } else {
+        zp_engine_stats stats;
+        zp_engine_stats_get(&stats, s->engine);
+        uint64_t one = key->key_bytes + key->matrices_bytes + key->partition_bytes;
+        if (one > stats.buffer_budget) {
+            *http_status = 422;
+            st = zp_error_set(err, ZP_ERR_NOMEM, "the memory budget is too small for one partition of key '%s' (%llu bytes)",
+                              key_id, (unsigned long long)one);
+        }
+    }
+    if (st != ZP_OK) {
+        free(*key_path);
+        *key_path = NULL;
+    }
+    return st;
+}
+
+zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s,
+                                const char *key_id, const char *key_path, int priority, const char *request_id,
+                                const char *request_digest, char **paths, size_t n, int *http_status, zp_error *err) {
+    *existing = 0;
+    zp_engine_stats stats;
+    zp_engine_stats_get(&stats, s->engine);
+    if (stats.admission_waiting + n > s->cfg.max_queued) {
+        *http_status = 429;
+        for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
+                            " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
+    }
+    return accept_spooled(id, existing, queue_position, s, key_id, key_path, NULL, priority, request_id, request_digest,
+                          paths, n, stats.admission_waiting, http_status, err);
 }

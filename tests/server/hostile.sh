@@ -87,8 +87,9 @@ expect_eq "Content-Length past 2^64: 413" "$code" 413
 
 # an authenticated chunked body that never ends is stopped at max_request:
 # the daemon neither reads on (curl would run into its 6 s limit) nor holds
-# more than the body's buffer (its last realloc holds 1.5x max_request
-# briefly; a sanitizer's quarantine keeps freed blocks: 200 MiB of slack)
+# more than the body's buffer (an intake buffer reserved from the budget,
+# grown in place up to max_request; a sanitizer's quarantine keeps freed
+# blocks: 200 MiB of slack)
 base=$(rss_kib "$D1")
 t1=$(date +%s.%N)
 curl -s -o "$W/body" -w '%{http_code}' -m 6 -X POST -H 'Expect:' -H 'Transfer-Encoding: chunked' \
