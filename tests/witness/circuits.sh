@@ -5,7 +5,22 @@
 # circom2 binary) and CACHE, and runs from the repository root: circom2
 # sees only files below its working directory.
 
-circuit_src() { case "$1" in merkle) echo tests/circuits/merkle.circom ;; *) echo "tests/witness/circuits/$1.circom" ;; esac; }
+circuit_src() {
+    case "$1" in
+        merkle) echo tests/circuits/merkle.circom ;;
+        *) if [ -f "tests/witness/projects/$1.circom" ]; then echo "tests/witness/projects/$1.circom"
+           else echo "tests/witness/circuits/$1.circom"; fi ;;
+    esac
+}
+# circom's library folders for a circuit: the projects' circuits (under
+# tests/witness/projects, from npm packages) include files by the names
+# their own builds use, from circomlib and zk-kit's folders.
+circuit_libs() {
+    echo -l node_modules
+    if [ -f "tests/witness/projects/$1.circom" ]; then
+        echo -l node_modules/circomlib/circuits -l node_modules/@zk-kit/binary-merkle-root.circom/src
+    fi
+}
 
 # build_circuit NAME CURVE: prints the folder holding NAME.r1cs and
 # NAME_js/NAME.wasm (circom's log on stderr when it fails)
@@ -16,7 +31,8 @@ build_circuit() {
     dir="$CACHE/circom/$name-$curve-$stamp"
     if [ ! -f "$dir/done" ]; then
         rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-        "$CIRCOM" "$src" --r1cs --wasm --prime "$curve" -l node_modules -o "$dir.tmp" >"$dir.tmp/log" 2>&1 ||
+        # shellcheck disable=SC2046
+        "$CIRCOM" "$src" --r1cs --wasm --prime "$curve" $(circuit_libs "$name") -o "$dir.tmp" >"$dir.tmp/log" 2>&1 ||
             { cat "$dir.tmp/log" >&2; return 1; }
         touch "$dir.tmp/done"; rm -rf "$dir"; mv "$dir.tmp" "$dir"
     fi
