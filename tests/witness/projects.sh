@@ -53,7 +53,7 @@ CASES="semaphore:bn128 zkkit_ecdh:bn128 zkkit_cipher:bn128 zkemail_rsa:bn128 zke
 # minute on two cores (bls12381 proofs are checked on conv2d).
 NOPROVE="zkemail_rsa:bls12381"
 
-cd "$ROOT"
+cd "$ROOT" || exit 1
 # shellcheck source=circuits.sh
 . "$ROOT/tests/witness/circuits.sh"
 declare -A DIR
