@@ -182,6 +182,122 @@ static const fastfr_field *module_field(const char *text, const char *mul_def, c
     return *why_not = "not a field zkpipe knows (bn128, bls12381)", NULL;
 }
 
+/* Runs of Fr_copy calls. circom initialises a function's local arrays
+ * from its constants one element at a time, and wasm2c writes each as
+ *
+ *   w2c_i0 = K;  w2c_i1 = 40u;  w2c_i0 *= w2c_i1;  w2c_i1 = w2c_lvar;
+ *   w2c_i0 += w2c_i1;  w2c_i1 = S;  w2c_Fr_copy(instance, w2c_i0, w2c_i1);
+ *
+ * (one statement a line). Consecutive blocks with K, K + 1, ... (the
+ * sources need not be consecutive) become one zp_ff_copy_list call
+ * (fastfr.c.in) with the sources in a static table: poseidon_chain's
+ * MixS templates make 290 such calls each. The stack slots w2c_i0 and
+ * w2c_i1 are empty after a void call (wasm2c names them by stack depth),
+ * so nothing reads what the blocks left in them. */
+#define COPY_RUN_MIN 2
+
+/* The block at p (a line start): its length, with *indent, *k, *src; 0
+ * when it is not one. */
+static size_t copy_block(const char *p, size_t *indent, unsigned *k, unsigned *src) {
+    size_t ind = strspn(p, " ");
+    if (ind == 0 || ind > 64 || strncmp(p + ind, "w2c_i0 = ", 9) != 0) return 0;
+    static const char *const lines[] = {"w2c_i0 = %u%n", "u;\n", "w2c_i1 = 40u;\n", "w2c_i0 *= w2c_i1;\n",
+                                        "w2c_i1 = w2c_lvar;\n", "w2c_i0 += w2c_i1;\n", "w2c_i1 = %u%n", "u;\n",
+                                        "w2c_Fr_copy(instance, w2c_i0, w2c_i1);\n"};
+    const char *q = p;
+    unsigned vals[2];
+    int nv = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        if (lines[i][0] != 'u') { /* a new line: its indent */
+            if (strspn(q, " ") != ind) return 0;
+            q += ind;
+        }
+        if (strchr(lines[i], '%') != NULL) {
+            int used = 0;
+            size_t digits = strspn(q + 9, "0123456789");
+            if (digits == 0 || digits > 10 || sscanf(q, lines[i], &vals[nv], &used) != 1 || used != 9 + (int)digits) {
+                return 0;
+            }
+            unsigned long long v = strtoull(q + 9, NULL, 10);
+            if (v > 0xffffffffull) return 0;
+            nv++;
+            q += used;
+        } else {
+            size_t l = strlen(lines[i]);
+            if (strncmp(q, lines[i], l) != 0) return 0;
+            q += l;
+        }
+    }
+    *indent = ind, *k = vals[0], *src = vals[1];
+    return (size_t)(q - p);
+}
+
+/* Rewrites text (len bytes) with its runs merged, into a new buffer of at
+ * most len + 1 bytes; *merged counts the calls merged. NULL: out of memory. */
+static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size_t *merged) {
+    char *o = malloc(len + 1);
+    if (o == NULL) return NULL;
+    size_t used = 0, from = 0;
+    unsigned *srcs = NULL;
+    size_t srcs_cap = 0;
+    *merged = 0;
+    for (const char *p = text; p < text + len;) {
+        size_t ind, blen;
+        unsigned k0, s0;
+        if ((blen = copy_block(p, &ind, &k0, &s0)) == 0) {
+            const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+            if (nl == NULL) break;
+            p = nl + 1;
+            continue;
+        }
+        /* the run from p */
+        size_t n = 0, run_len = 0;
+        unsigned maxs = 0;
+        for (;;) {
+            size_t i2, b2;
+            unsigned k, sv;
+            if ((b2 = copy_block(p + run_len, &i2, &k, &sv)) == 0 || i2 != ind || k != k0 + (unsigned)n) break;
+            if (n == srcs_cap) {
+                size_t nc = srcs_cap ? 2 * srcs_cap : 64;
+                unsigned *ns = realloc(srcs, nc * sizeof *ns);
+                if (ns == NULL) {
+                    free(srcs), free(o);
+                    return NULL;
+                }
+                srcs = ns, srcs_cap = nc;
+            }
+            srcs[n++] = sv;
+            if (sv > maxs) maxs = sv;
+            run_len += b2;
+            if (k0 + (unsigned)n == 0) break; /* K wrapped: end the run */
+        }
+        if (n < COPY_RUN_MIN) {
+            p += blen;
+            continue;
+        }
+        size_t upto = (size_t)(p - text);
+        memcpy(o + used, text + from, upto - from);
+        used += upto - from;
+        /* the replacement is shorter than the blocks: 11 characters a value
+         * at most, against more than 150 */
+        used += (size_t)sprintf(o + used, "%*s{\n%*sstatic const u32 zp_src[%zu] = {", (int)ind, "", (int)ind + 2, "",
+                                n);
+        for (size_t j = 0; j < n; j++) used += (size_t)sprintf(o + used, j ? ",%u" : "%u", srcs[j]);
+        used += (size_t)sprintf(o + used,
+                                "};\n%*szp_ff_copy_list(instance, %uu * 40u + w2c_lvar, zp_src, %zuu, %uu);\n%*s}\n",
+                                (int)ind + 2, "", k0, n, maxs, (int)ind, "");
+        *merged += n;
+        p += run_len;
+        from = (size_t)(p - text);
+    }
+    memcpy(o + used, text + from, len - from);
+    used += len - from;
+    o[used] = 0;
+    free(srcs);
+    *out_len = used;
+    return o;
+}
+
 zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len,
                                   zp_fastfr_outcome *outcome, zp_error *err) {
     *out = NULL;
@@ -263,8 +379,12 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     memcpy(o + used, text + from, len - from);
     used += len - from;
     o[used] = 0;
-    *out = o;
-    *out_len = used;
+    size_t merged_len = 0;
+    char *m = merge_copy_runs(o, used, &merged_len, &outcome->copies_merged);
+    free(o);
+    if (m == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for the patched witness calculator");
+    *out = m;
+    *out_len = merged_len;
     outcome->applied = 1;
     outcome->field = field->name;
     return ZP_OK;

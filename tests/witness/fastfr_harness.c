@@ -144,6 +144,51 @@ static void compare_all(void) {
     same("Fr_F1m_sub, r = y", AR1, AR2, 32, 0, 0);
 }
 
+/* zp_ff_copy_list against the Fr_copy calls it stands for, in two copies
+ * of one random region: sources anywhere in it (overlapping the
+ * destination too), and a destination that runs past the end of memory
+ * (both trap, after copying the same elements). */
+#define CL_REGION 4096u
+#define CL_B1 (HARNESS_MEM - 6 * 4096u)
+#define CL_B2 (HARNESS_MEM - 8 * 4096u)
+static void compare_copy_list(void) {
+    u32 src1[64], src2[64], n = 1 + (u32)(harness_rand() % 64), max1 = 0;
+    for (u32 i = 0; i < CL_REGION; i += 8) {
+        u64 w = harness_rand();
+        memcpy(at(CL_B1 + i), &w, 8), memcpy(at(CL_B2 + i), &w, 8);
+    }
+    u32 dst = (u32)(harness_rand() % (CL_REGION - 40u * n + 1));
+    for (u32 j = 0; j < n; j++) {
+        u32 off = (u32)(harness_rand() % (CL_REGION - 40 + 1));
+        src1[j] = CL_B1 + off, src2[j] = CL_B2 + off;
+        if (src1[j] > max1) max1 = src1[j];
+    }
+    zp_ff_copy_list(&inst, CL_B1 + dst, src1, n, max1);
+    for (u32 j = 0; j < n; j++) w2c_Fr_copy__wasm(&inst, CL_B2 + dst + 40u * j, src2[j]);
+    checks++;
+    if (memcmp(at(CL_B1), at(CL_B2), CL_REGION) != 0 && fails++ < 5) {
+        fprintf(stderr, "fastfr differs from the wasm: zp_ff_copy_list (n %u, dst %u)\n", n, dst);
+    }
+}
+
+static void copy_list_past_the_end(void) {
+    /* 10 elements from 3 before the end: 7 copied, then a trap */
+    static u32 src[10];
+    for (int j = 0; j < 10; j++) src[j] = AX;
+    u32 dst = HARNESS_MEM - 7 * 40 - 8;
+    memset(at(dst), 0, 7 * 40 + 8);
+    volatile int trapped = 0;
+    if (setjmp(harness_trap) == 0) {
+        zp_ff_copy_list(&inst, dst, src, 10, AX);
+    } else {
+        trapped = 1;
+    }
+    checks++;
+    int copied = 1;
+    for (int j = 0; j < 7; j++) copied &= memcmp(at(dst + 40u * (u32)j), at(AX), 40) == 0;
+    if (!trapped || !copied) fails++, fprintf(stderr, "fastfr: zp_ff_copy_list past the end: trapped %d, copied %d\n", trapped, copied);
+}
+
 int main(int argc, char **argv) {
     harness_state = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
     int rounds = argc > 2 ? atoi(argv[2]) : 20000;
@@ -170,6 +215,8 @@ int main(int argc, char **argv) {
         memcpy(at(AX) + 32, &w, 8);
         compare_all();
     }
+    for (int i = 0; i < rounds / 10 + 100; i++) compare_copy_list();
+    copy_list_past_the_end();
     /* an element that runs past the end of memory traps, as the wasm's load does */
     volatile int trapped = 0;
     if (setjmp(harness_trap) == 0) {
