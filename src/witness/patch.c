@@ -41,7 +41,36 @@ static const char *const replaced[] = {
     "static void w2c_Fr_toNormal(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
     "static u32 w2c_Fr_getLsb32(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
     "static u32 w2c_Fr_isNegative(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+    /* optional, from here: replaced only when the body hashes to known_body[i - FIRST_HASHED] */
+    "static u32 w2c_Fr_isTrue(Z_circuit_instance_t* instance, u32 w2c_px) {\n",
+    "static u32 w2c_Fr_toInt(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+    "static void w2c_Fr_lt(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static u32 w2c_Fr_eqR(Z_circuit_instance_t* instance, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static u32 w2c_Fr_gtR(Z_circuit_instance_t* instance, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static void w2c_Fr_add(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
 };
+#define FIRST_HASHED 14
+/* The type-level functions (wasmcurves' buildFr: they branch on the short,
+ * long and Montgomery flags): their bodies as wasm2c 1.0.32 writes them
+ * from circom 2.1's wasm (the same in every circuit and for both primes:
+ * they hold no address of the field's constants), as 64-bit FNV-1a hashes
+ * of the whole definition, and the macro that tells fastfr.c.in each is
+ * known. fastfr takes their most common cases (small integers: circom's
+ * loop counters and indices) and hands the rest to the wasm's body. */
+static const struct {
+    uint64_t fnv;
+    const char *macro;
+} known_body[] = {
+    {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"}, {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
+    {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},      {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
+    {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},     {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
+};
+
+static uint64_t fnv1a64(const char *p, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)p[i]) * 0x100000001b3ULL;
+    return h;
+}
 #define N_REPLACED (sizeof replaced / sizeof *replaced)
 #define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */
 #define COPY_INDEX 8
@@ -252,7 +281,7 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
         }
         /* the run from p */
         size_t n = 0, run_len = 0;
-        unsigned maxs = 0;
+        unsigned mins = 0xffffffffu, maxs = 0;
         for (;;) {
             size_t i2, b2;
             unsigned k, sv;
@@ -268,6 +297,7 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
             }
             srcs[n++] = sv;
             if (sv > maxs) maxs = sv;
+            if (sv < mins) mins = sv;
             run_len += b2;
             if (k0 + (unsigned)n == 0) break; /* K wrapped: end the run */
         }
@@ -279,13 +309,13 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
         memcpy(o + used, text + from, upto - from);
         used += upto - from;
         /* the replacement is shorter than the blocks: 11 characters a value
-         * at most, against more than 150 */
+         * at most and ~110 a run, against more than 150 a block */
         used += (size_t)sprintf(o + used, "%*s{\n%*sstatic const u32 zp_src[%zu] = {", (int)ind, "", (int)ind + 2, "",
                                 n);
         for (size_t j = 0; j < n; j++) used += (size_t)sprintf(o + used, j ? ",%u" : "%u", srcs[j]);
         used += (size_t)sprintf(o + used,
-                                "};\n%*szp_ff_copy_list(instance, %uu * 40u + w2c_lvar, zp_src, %zuu, %uu);\n%*s}\n",
-                                (int)ind + 2, "", k0, n, maxs, (int)ind, "");
+                                "};\n%*szp_ff_copy_list(instance, %uu * 40u + w2c_lvar, zp_src, %zuu, %uu, %uu);\n%*s}\n",
+                                (int)ind + 2, "", k0, n, mins, maxs, (int)ind, "");
         *merged += n;
         p += run_len;
         from = (size_t)(p - text);
@@ -317,6 +347,12 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
             if (defs[i] != NULL && is_negative_half(defs[i]) == 0) defs[i] = NULL;
             if (defs[i] == NULL) continue;
         }
+        if (i >= FIRST_HASHED) {
+            if (defs[i] != NULL && fnv1a64(defs[i], body_len(defs[i])) != known_body[i - FIRST_HASHED].fnv) {
+                defs[i] = NULL;
+            }
+            if (defs[i] == NULL) continue;
+        }
         if (defs[i] == NULL || body_len(defs[i]) == 0) {
             outcome->why_not = "a replaced function is missing or has another signature";
             return ZP_OK;
@@ -335,7 +371,7 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     const fastfr_field *field = module_field(text, defs[MUL_INDEX], &outcome->why_not);
     if (field == NULL) return ZP_OK;
 
-    char head[512];
+    char head[1024];
     int hl = snprintf(head, sizeof head,
                       "\n/* zkpipe: %s, patched for circom's %s field */\n"
                       "#define ZP_FF_P0 0x%016" PRIx64 "ULL\n#define ZP_FF_P1 0x%016" PRIx64 "ULL\n"
@@ -346,6 +382,11 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     if (defs[IS_NEGATIVE_INDEX] != NULL && hl > 0 && (size_t)hl < sizeof head) {
         hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define ZP_FF_HALF_ADDR %uu\n",
                        is_negative_half(defs[IS_NEGATIVE_INDEX]));
+    }
+    for (size_t i = FIRST_HASHED; i < N_REPLACED; i++) {
+        if (defs[i] != NULL && hl > 0 && (size_t)hl < sizeof head) {
+            hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define %s 1\n", known_body[i - FIRST_HASHED].macro);
+        }
     }
     size_t tl = sizeof zp_fastfr_text - 1;
     /* each original keeps its body under the name <name>__wasm (unused) */
