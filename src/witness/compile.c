@@ -451,16 +451,16 @@ static void hash_config(zp_sha256 *h) {
 
 /* The fingerprint shortcut. Hashing the whole wasm on every run costs
  * ~3 ms a MB (6 ms of a 68 ms poseidon_chain(269) witness), so the cache
- * also keeps fp/<F> holding the key and the file's identity and change
- * stamps (device, inode, size, mtime and ctime to the nanosecond), F a
- * hash of those and of the configuration; a record is used only when its
- * stamps are the file's, compared in full. Any write to the file
- * moves its ctime, which no user can set back; a new file at the path is
- * another inode or newer stamps. The stamps are kept by the kernel at the
- * resolution of its coarse clock (a few ms), so a file changed twice in
- * one tick with the same size would look unchanged: as git does with a
- * "racily clean" index, a fingerprint is only recorded for a file whose
- * stamps are more than two seconds old. */
+ * also keeps records .fp/<F> (hidden: the folder lists objects), each
+ * the key with the file's identity and change stamps (device, inode,
+ * size, mtime and ctime to the nanosecond), F a hash of those and of the
+ * configuration; a record is used only when its stamps are the file's,
+ * compared in full. Any write to the file moves its ctime, which no user
+ * can set back; a new file at the path is another inode or newer stamps.
+ * The kernel stamps at the resolution of its coarse clock (a few ms), so
+ * a file changed twice in one tick with the same size would look
+ * unchanged: as git does with a "racily clean" index, a record is only
+ * written for a file whose stamps are more than two seconds old. */
 #define FP_MIN_AGE_S 2
 
 /* FNV-1a, 64 bits, from basis h. */
@@ -507,10 +507,10 @@ static int fp_record_text(char *out, const char *key, const fp_stamps *st) {
                     (unsigned long long)st->v[6]);
 }
 
-/* The key fp/<name> names, when it holds these stamps and its object is
+/* The key .fp/<name> names, when it holds these stamps and its object is
  * in the cache. */
 static int fingerprint_lookup(const char *dir, const char *name, const fp_stamps *st, char key[ZP_SHA256_HEX]) {
-    char *path = str_printf("%s/fp/%s", dir, name);
+    char *path = str_printf("%s/.fp/%s", dir, name);
     if (path == NULL) return 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     free(path);
@@ -536,9 +536,9 @@ static void fingerprint_record(const char *dir, const char *fp, const char *key,
     if (clock_gettime(CLOCK_REALTIME, &now) != 0) return;
     time_t newest = sb->st_mtim.tv_sec > sb->st_ctim.tv_sec ? sb->st_mtim.tv_sec : sb->st_ctim.tv_sec;
     if (now.tv_sec - newest <= FP_MIN_AGE_S) return;
-    char *fpdir = str_printf("%s/fp", dir);
-    char *tmp = str_printf("%s/fp/.%s-XXXXXX", dir, fp);
-    char *path = str_printf("%s/fp/%s", dir, fp);
+    char *fpdir = str_printf("%s/.fp", dir);
+    char *tmp = str_printf("%s/.fp/.%s-XXXXXX", dir, fp);
+    char *path = str_printf("%s/.fp/%s", dir, fp);
     if (fpdir != NULL && tmp != NULL && path != NULL && (mkdir(fpdir, 0755) == 0 || errno == EEXIST)) {
         int fd = mkstemp(tmp);
         if (fd >= 0) {
