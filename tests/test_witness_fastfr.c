@@ -103,6 +103,7 @@ static void check_field(const char *wasm, const char *field, const char *dir, un
     CHECK(zp_witness_fastfr_patch(&out, &out_len, text, len, &oc, &err) == ZP_OK);
     CHECK_MSG(oc.applied == 1, "%s: not patched: %s", wasm, oc.why_not ? oc.why_not : "?");
     CHECK(oc.field != NULL && strcmp(oc.field, field) == 0);
+    printf("%s: %zu Fr_copy calls merged into runs\n", field, oc.copies_merged);
     if (out != NULL) {
         CHECK(strstr(out, "static void w2c_Fr_F1m_mul__wasm(Z_circuit_instance_t* instance") != NULL);
         char tail[1200];

@@ -112,11 +112,9 @@ static zp_status make_dirs(const char *path, zp_error *err) {
     return ZP_OK;
 }
 
-static zp_status read_whole(uint8_t **data, size_t *len, const char *path, uint64_t limit, zp_error *err) {
-    int fd;
-    uint64_t size;
-    zp_status st = zp_file_open_regular(&fd, &size, path, err);
-    if (st != ZP_OK) return st;
+/* Reads the rest of fd (size bytes, at most limit), closing it. */
+static zp_status read_fd(uint8_t **data, size_t *len, int fd, uint64_t size, const char *path, uint64_t limit,
+                         zp_error *err) {
     if (size > limit) {
         close(fd);
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than the %llu a witness calculator may have",
@@ -143,6 +141,14 @@ static zp_status read_whole(uint8_t **data, size_t *len, const char *path, uint6
     *data = buf;
     *len = size;
     return ZP_OK;
+}
+
+static zp_status read_whole(uint8_t **data, size_t *len, const char *path, uint64_t limit, zp_error *err) {
+    int fd;
+    uint64_t size;
+    zp_status st = zp_file_open_regular(&fd, &size, path, err);
+    if (st != ZP_OK) return st;
+    return read_fd(data, len, fd, size, path, limit, err);
 }
 
 static zp_status write_whole(const char *path, const void *data, size_t len, zp_error *err) {
@@ -431,6 +437,122 @@ done:
     return st;
 }
 
+/* Everything in a cache key but the wasm: the build tag, the flags, the
+ * glue and the fastfr text. */
+static void hash_config(zp_sha256 *h) {
+    zp_sha256_update(h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+    zp_sha256_update(h, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
+    zp_sha256_update(h, opt_flag(), strlen(opt_flag()));
+    zp_sha256_update(h, sanitize_flag(), strlen(sanitize_flag()) + 1);
+    zp_sha256_update(h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
+    zp_sha256_update(h, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
+    zp_sha256_update(h, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+}
+
+/* The fingerprint shortcut. Hashing the whole wasm on every run costs
+ * ~3 ms a MB (6 ms of a 68 ms poseidon_chain(269) witness), so the cache
+ * also keeps records .fp/<F> (hidden: the folder lists objects), each
+ * the key with the file's identity and change stamps (device, inode,
+ * size, mtime and ctime to the nanosecond), F a hash of those and of the
+ * configuration; a record is used only when its stamps are the file's,
+ * compared in full. Any write to the file moves its ctime, which no user
+ * can set back; a new file at the path is another inode or newer stamps.
+ * The kernel stamps at the resolution of its coarse clock (a few ms), so
+ * a file changed twice in one tick with the same size would look
+ * unchanged: as git does with a "racily clean" index, a record is only
+ * written for a file whose stamps are more than two seconds old. */
+#define FP_MIN_AGE_S 2
+
+/* FNV-1a, 64 bits, from basis h. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
+    const uint8_t *p = data;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The record's name: two FNV-1a hashes (different bases) of the
+ * configuration and the file's stamps. It is only an index (the record
+ * holds the stamps, compared in full), so no cryptographic hash is
+ * needed, and the lookup stays free of libcrypto's start-up (5 M
+ * instructions, more than the rest of it). */
+typedef struct fp_stamps {
+    uint64_t v[7];
+} fp_stamps;
+
+static void fingerprint(char name[33], fp_stamps *st, const struct stat *sb) {
+    *st = (fp_stamps){{(uint64_t)sb->st_dev, (uint64_t)sb->st_ino, (uint64_t)sb->st_size,
+                       (uint64_t)sb->st_mtim.tv_sec, (uint64_t)sb->st_mtim.tv_nsec, (uint64_t)sb->st_ctim.tv_sec,
+                       (uint64_t)sb->st_ctim.tv_nsec}};
+    uint64_t h[2] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
+    for (int i = 0; i < 2; i++) {
+        h[i] = fnv1a(h[i], "wasm fingerprint 1\n", 19);
+        h[i] = fnv1a(h[i], ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+        h[i] = fnv1a(h[i], STR(CC_FLAGS), sizeof STR(CC_FLAGS));
+        h[i] = fnv1a(h[i], opt_flag(), strlen(opt_flag()) + 1);
+        h[i] = fnv1a(h[i], sanitize_flag(), strlen(sanitize_flag()) + 1);
+        h[i] = fnv1a(h[i], zp_w2c_glue_text, strlen(zp_w2c_glue_text));
+        h[i] = fnv1a(h[i], ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION);
+        h[i] = fnv1a(h[i], zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+        h[i] = fnv1a(h[i], st->v, sizeof st->v);
+    }
+    snprintf(name, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
+}
+
+/* The record's text: the key, then the stamps. */
+#define FP_RECORD_MAX 256
+static int fp_record_text(char *out, const char *key, const fp_stamps *st) {
+    return snprintf(out, FP_RECORD_MAX, "%s\n%llu %llu %llu %llu.%09llu %llu.%09llu\n", key,
+                    (unsigned long long)st->v[0], (unsigned long long)st->v[1], (unsigned long long)st->v[2],
+                    (unsigned long long)st->v[3], (unsigned long long)st->v[4], (unsigned long long)st->v[5],
+                    (unsigned long long)st->v[6]);
+}
+
+/* The key .fp/<name> names, when it holds these stamps and its object is
+ * in the cache. */
+static int fingerprint_lookup(const char *dir, const char *name, const fp_stamps *st, char key[ZP_SHA256_HEX]) {
+    char *path = str_printf("%s/.fp/%s", dir, name);
+    if (path == NULL) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    free(path);
+    if (fd < 0) return 0;
+    char buf[FP_RECORD_MAX + 1], expect[FP_RECORD_MAX];
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n <= ZP_SHA256_HEX || n > FP_RECORD_MAX || buf[ZP_SHA256_HEX - 1] != '\n') return 0;
+    for (int i = 0; i < ZP_SHA256_HEX - 1; i++) {
+        if (!((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f'))) return 0;
+    }
+    memcpy(key, buf, ZP_SHA256_HEX - 1);
+    key[ZP_SHA256_HEX - 1] = 0;
+    int el = fp_record_text(expect, key, st);
+    return el == (int)n && memcmp(expect, buf, (size_t)n) == 0;
+}
+
+/* Records fp -> key (atomically: a temporary file renamed into place),
+ * for a file whose stamps are old enough; failures only cost the shortcut. */
+static void fingerprint_record(const char *dir, const char *fp, const char *key, const struct stat *sb,
+                               const fp_stamps *st) {
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0) return;
+    time_t newest = sb->st_mtim.tv_sec > sb->st_ctim.tv_sec ? sb->st_mtim.tv_sec : sb->st_ctim.tv_sec;
+    if (now.tv_sec - newest <= FP_MIN_AGE_S) return;
+    char *fpdir = str_printf("%s/.fp", dir);
+    char *tmp = str_printf("%s/.fp/.%s-XXXXXX", dir, fp);
+    char *path = str_printf("%s/.fp/%s", dir, fp);
+    if (fpdir != NULL && tmp != NULL && path != NULL && (mkdir(fpdir, 0755) == 0 || errno == EEXIST)) {
+        int fd = mkstemp(tmp);
+        if (fd >= 0) {
+            char line[FP_RECORD_MAX];
+            int ll = fp_record_text(line, key, st);
+            int good = ll > 0 && ll < FP_RECORD_MAX && write(fd, line, (size_t)ll) == (ssize_t)ll;
+            good &= fchmod(fd, 0644) == 0;
+            good &= close(fd) == 0;
+            if (!good || rename(tmp, path) != 0) unlink(tmp);
+        }
+    }
+    free(fpdir), free(tmp), free(path);
+}
+
 zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
                              const zp_witness_compile_options *options, zp_error *err) {
     memset(out, 0, sizeof *out);
@@ -439,8 +561,37 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     uint8_t *wasm = NULL;
     size_t wasm_len = 0;
     char *dir = NULL, *tmp = NULL;
-    zp_status st = read_whole(&wasm, &wasm_len, wasm_path, ZP_WASM_MAX_BYTES, err);
+    int fd;
+    uint64_t size;
+    struct stat sb;
+    char fp[33];
+    fp_stamps stamps;
+    zp_status st = zp_file_open_regular(&fd, &size, wasm_path, err);
     if (st != ZP_OK) return st;
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat: %s", wasm_path, strerror(errno));
+    }
+    if ((st = zp_witness_cache_dir(&dir, options->cache_dir, err)) != ZP_OK) {
+        close(fd);
+        return st;
+    }
+    fingerprint(fp, &stamps, &sb);
+    if (fingerprint_lookup(dir, fp, &stamps, out->key)) {
+        out->so_path = str_printf("%s/%s.so", dir, out->key);
+        if (out->so_path != NULL && access(out->so_path, R_OK) == 0) { /* compiled before, file unchanged */
+            close(fd);
+            free(dir);
+            return ZP_OK;
+        }
+        free(out->so_path);
+        out->so_path = NULL;
+    }
+    st = read_fd(&wasm, &wasm_len, fd, size, wasm_path, ZP_WASM_MAX_BYTES, err);
+    if (st != ZP_OK) {
+        free(dir);
+        return st;
+    }
     static const uint8_t magic[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
     if (wasm_len < 8 || memcmp(wasm, magic, 8) != 0) {
         st = zp_error_set(err, ZP_ERR_FORMAT,
@@ -453,19 +604,12 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     const char *wasm2c = tool_name(options->wasm2c, "ZKPIPE_WASM2C", "wasm2c");
     zp_sha256 h;
     if ((st = zp_sha256_init(&h, err)) != ZP_OK) goto done;
-    zp_sha256_update(&h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
-    zp_sha256_update(&h, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
-    zp_sha256_update(&h, opt_flag(), strlen(opt_flag()));
-    zp_sha256_update(&h, sanitize_flag(), strlen(sanitize_flag()) + 1);
-    zp_sha256_update(&h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
-    zp_sha256_update(&h, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
-    zp_sha256_update(&h, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+    hash_config(&h);
     zp_sha256_update(&h, wasm, wasm_len);
     uint8_t digest[ZP_SHA256_BYTES];
     zp_sha256_final(&h, digest);
     zp_sha256_hex(out->key, digest);
 
-    if ((st = zp_witness_cache_dir(&dir, options->cache_dir, err)) != ZP_OK) goto done;
     if ((st = make_dirs(dir, err)) != ZP_OK) goto done;
     out->so_path = str_printf("%s/%s.so", dir, out->key);
     tmp = str_printf("%s/.build-%.16s-XXXXXX", dir, out->key);
@@ -473,18 +617,23 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
         st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (access(out->so_path, R_OK) == 0) goto done; /* compiled before */
-    sweep_stale_builds(dir);
-    if (mkdtemp(tmp) == NULL) {
-        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot make a build folder in the cache: %s", dir, strerror(errno));
-        goto done;
+    if (access(out->so_path, R_OK) != 0) {
+        sweep_stale_builds(dir);
+        if (mkdtemp(tmp) == NULL) {
+            st = zp_error_set(err, ZP_ERR_IO, "%s: cannot make a build folder in the cache: %s", dir,
+                              strerror(errno));
+            goto done;
+        }
+        char *copy = str_printf("%s/circuit.wasm", tmp);
+        /* wasm2c reads the bytes that were hashed, not the file again */
+        st = copy ? write_whole(copy, wasm, wasm_len, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        free(copy);
+        if (st == ZP_OK) st = build(tmp, wasm_path, wasm2c, cc, out, err);
+        remove_tree_flat(tmp);
     }
-    char *copy = str_printf("%s/circuit.wasm", tmp);
-    /* wasm2c reads the bytes that were hashed, not the file again */
-    st = copy ? write_whole(copy, wasm, wasm_len, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    free(copy);
-    if (st == ZP_OK) st = build(tmp, wasm_path, wasm2c, cc, out, err);
-    remove_tree_flat(tmp);
+    /* the bytes hashed are the file's as the stamps describe it: read
+     * through the descriptor fstat'd before */
+    if (st == ZP_OK) fingerprint_record(dir, fp, out->key, &sb, &stamps);
 done:
     free(tmp);
     free(dir);

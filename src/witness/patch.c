@@ -41,7 +41,36 @@ static const char *const replaced[] = {
     "static void w2c_Fr_toNormal(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
     "static u32 w2c_Fr_getLsb32(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
     "static u32 w2c_Fr_isNegative(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+    /* optional, from here: replaced only when the body hashes to known_body[i - FIRST_HASHED] */
+    "static u32 w2c_Fr_isTrue(Z_circuit_instance_t* instance, u32 w2c_px) {\n",
+    "static u32 w2c_Fr_toInt(Z_circuit_instance_t* instance, u32 w2c_pA) {\n",
+    "static void w2c_Fr_lt(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static u32 w2c_Fr_eqR(Z_circuit_instance_t* instance, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static u32 w2c_Fr_gtR(Z_circuit_instance_t* instance, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static void w2c_Fr_add(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
 };
+#define FIRST_HASHED 14
+/* The type-level functions (wasmcurves' buildFr: they branch on the short,
+ * long and Montgomery flags): their bodies as wasm2c 1.0.32 writes them
+ * from circom 2.1's wasm (the same in every circuit and for both primes:
+ * they hold no address of the field's constants), as 64-bit FNV-1a hashes
+ * of the whole definition, and the macro that tells fastfr.c.in each is
+ * known. fastfr takes their most common cases (small integers: circom's
+ * loop counters and indices) and hands the rest to the wasm's body. */
+static const struct {
+    uint64_t fnv;
+    const char *macro;
+} known_body[] = {
+    {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"}, {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
+    {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},      {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
+    {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},     {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
+};
+
+static uint64_t fnv1a64(const char *p, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)p[i]) * 0x100000001b3ULL;
+    return h;
+}
 #define N_REPLACED (sizeof replaced / sizeof *replaced)
 #define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */
 #define COPY_INDEX 8
@@ -182,6 +211,123 @@ static const fastfr_field *module_field(const char *text, const char *mul_def, c
     return *why_not = "not a field zkpipe knows (bn128, bls12381)", NULL;
 }
 
+/* Runs of Fr_copy calls. circom initialises a function's local arrays
+ * from its constants one element at a time, and wasm2c writes each as
+ *
+ *   w2c_i0 = K;  w2c_i1 = 40u;  w2c_i0 *= w2c_i1;  w2c_i1 = w2c_lvar;
+ *   w2c_i0 += w2c_i1;  w2c_i1 = S;  w2c_Fr_copy(instance, w2c_i0, w2c_i1);
+ *
+ * (one statement a line). Consecutive blocks with K, K + 1, ... (the
+ * sources need not be consecutive) become one zp_ff_copy_list call
+ * (fastfr.c.in) with the sources in a static table: poseidon_chain's
+ * MixS templates make 290 such calls each. The stack slots w2c_i0 and
+ * w2c_i1 are empty after a void call (wasm2c names them by stack depth),
+ * so nothing reads what the blocks left in them. */
+#define COPY_RUN_MIN 2
+
+/* The block at p (a line start): its length, with *indent, *k, *src; 0
+ * when it is not one. */
+static size_t copy_block(const char *p, size_t *indent, unsigned *k, unsigned *src) {
+    size_t ind = strspn(p, " ");
+    if (ind == 0 || ind > 64 || strncmp(p + ind, "w2c_i0 = ", 9) != 0) return 0;
+    static const char *const lines[] = {"w2c_i0 = %u%n", "u;\n", "w2c_i1 = 40u;\n", "w2c_i0 *= w2c_i1;\n",
+                                        "w2c_i1 = w2c_lvar;\n", "w2c_i0 += w2c_i1;\n", "w2c_i1 = %u%n", "u;\n",
+                                        "w2c_Fr_copy(instance, w2c_i0, w2c_i1);\n"};
+    const char *q = p;
+    unsigned vals[2];
+    int nv = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        if (lines[i][0] != 'u') { /* a new line: its indent */
+            if (strspn(q, " ") != ind) return 0;
+            q += ind;
+        }
+        if (strchr(lines[i], '%') != NULL) {
+            int used = 0;
+            size_t digits = strspn(q + 9, "0123456789");
+            if (digits == 0 || digits > 10 || sscanf(q, lines[i], &vals[nv], &used) != 1 || used != 9 + (int)digits) {
+                return 0;
+            }
+            unsigned long long v = strtoull(q + 9, NULL, 10);
+            if (v > 0xffffffffull) return 0;
+            nv++;
+            q += used;
+        } else {
+            size_t l = strlen(lines[i]);
+            if (strncmp(q, lines[i], l) != 0) return 0;
+            q += l;
+        }
+    }
+    *indent = ind, *k = vals[0], *src = vals[1];
+    return (size_t)(q - p);
+}
+
+/* Rewrites text (len bytes) with its runs merged, into a new buffer of at
+ * most len + 1 bytes; *merged counts the calls merged. NULL: out of memory. */
+static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size_t *merged) {
+    char *o = malloc(len + 1);
+    if (o == NULL) return NULL;
+    size_t used = 0, from = 0;
+    unsigned *srcs = NULL;
+    size_t srcs_cap = 0;
+    *merged = 0;
+    for (const char *p = text; p < text + len;) {
+        size_t ind, blen;
+        unsigned k0, s0;
+        if ((blen = copy_block(p, &ind, &k0, &s0)) == 0) {
+            const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+            if (nl == NULL) break;
+            p = nl + 1;
+            continue;
+        }
+        /* the run from p */
+        size_t n = 0, run_len = 0;
+        unsigned mins = 0xffffffffu, maxs = 0;
+        for (;;) {
+            size_t i2, b2;
+            unsigned k, sv;
+            if ((b2 = copy_block(p + run_len, &i2, &k, &sv)) == 0 || i2 != ind || k != k0 + (unsigned)n) break;
+            if (n == srcs_cap) {
+                size_t nc = srcs_cap ? 2 * srcs_cap : 64;
+                unsigned *ns = realloc(srcs, nc * sizeof *ns);
+                if (ns == NULL) {
+                    free(srcs), free(o);
+                    return NULL;
+                }
+                srcs = ns, srcs_cap = nc;
+            }
+            srcs[n++] = sv;
+            if (sv > maxs) maxs = sv;
+            if (sv < mins) mins = sv;
+            run_len += b2;
+            if (k0 + (unsigned)n == 0) break; /* K wrapped: end the run */
+        }
+        if (n < COPY_RUN_MIN) {
+            p += blen;
+            continue;
+        }
+        size_t upto = (size_t)(p - text);
+        memcpy(o + used, text + from, upto - from);
+        used += upto - from;
+        /* the replacement is shorter than the blocks: 11 characters a value
+         * at most and ~110 a run, against more than 150 a block */
+        used += (size_t)sprintf(o + used, "%*s{\n%*sstatic const u32 zp_src[%zu] = {", (int)ind, "", (int)ind + 2, "",
+                                n);
+        for (size_t j = 0; j < n; j++) used += (size_t)sprintf(o + used, j ? ",%u" : "%u", srcs[j]);
+        used += (size_t)sprintf(o + used,
+                                "};\n%*szp_ff_copy_list(instance, %uu * 40u + w2c_lvar, zp_src, %zuu, %uu, %uu);\n%*s}\n",
+                                (int)ind + 2, "", k0, n, mins, maxs, (int)ind, "");
+        *merged += n;
+        p += run_len;
+        from = (size_t)(p - text);
+    }
+    memcpy(o + used, text + from, len - from);
+    used += len - from;
+    o[used] = 0;
+    free(srcs);
+    *out_len = used;
+    return o;
+}
+
 zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len,
                                   zp_fastfr_outcome *outcome, zp_error *err) {
     *out = NULL;
@@ -199,6 +345,12 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
         defs[i] = find_once(text, replaced[i]);
         if (i == IS_NEGATIVE_INDEX) {
             if (defs[i] != NULL && is_negative_half(defs[i]) == 0) defs[i] = NULL;
+            if (defs[i] == NULL) continue;
+        }
+        if (i >= FIRST_HASHED) {
+            if (defs[i] != NULL && fnv1a64(defs[i], body_len(defs[i])) != known_body[i - FIRST_HASHED].fnv) {
+                defs[i] = NULL;
+            }
             if (defs[i] == NULL) continue;
         }
         if (defs[i] == NULL || body_len(defs[i]) == 0) {
@@ -219,7 +371,7 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     const fastfr_field *field = module_field(text, defs[MUL_INDEX], &outcome->why_not);
     if (field == NULL) return ZP_OK;
 
-    char head[512];
+    char head[1024];
     int hl = snprintf(head, sizeof head,
                       "\n/* zkpipe: %s, patched for circom's %s field */\n"
                       "#define ZP_FF_P0 0x%016" PRIx64 "ULL\n#define ZP_FF_P1 0x%016" PRIx64 "ULL\n"
@@ -230,6 +382,11 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     if (defs[IS_NEGATIVE_INDEX] != NULL && hl > 0 && (size_t)hl < sizeof head) {
         hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define ZP_FF_HALF_ADDR %uu\n",
                        is_negative_half(defs[IS_NEGATIVE_INDEX]));
+    }
+    for (size_t i = FIRST_HASHED; i < N_REPLACED; i++) {
+        if (defs[i] != NULL && hl > 0 && (size_t)hl < sizeof head) {
+            hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define %s 1\n", known_body[i - FIRST_HASHED].macro);
+        }
     }
     size_t tl = sizeof zp_fastfr_text - 1;
     /* each original keeps its body under the name <name>__wasm (unused) */
@@ -263,8 +420,12 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     memcpy(o + used, text + from, len - from);
     used += len - from;
     o[used] = 0;
-    *out = o;
-    *out_len = used;
+    size_t merged_len = 0;
+    char *m = merge_copy_runs(o, used, &merged_len, &outcome->copies_merged);
+    free(o);
+    if (m == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for the patched witness calculator");
+    *out = m;
+    *out_len = merged_len;
     outcome->applied = 1;
     outcome->field = field->name;
     return ZP_OK;

@@ -19,12 +19,13 @@
 
 /* Bump when fastfr.c.in or the patching changes: compile.c hashes it (and
  * the text) into the cache key, so objects built otherwise are not reused. */
-#define ZP_FASTFR_PATCH_VERSION "fastfr 6"
+#define ZP_FASTFR_PATCH_VERSION "fastfr 9"
 
 typedef struct zp_fastfr_outcome {
     int applied;           /* 1: the functions were replaced */
     const char *field;     /* "bn128" / "bls12381" when applied */
     const char *why_not;   /* a static reason when not applied */
+    size_t copies_merged;  /* Fr_copy calls merged into zp_ff_copy_list runs */
 } zp_fastfr_outcome;
 
 /* 0 when ZKPIPE_WITNESS_FASTFR=0 asks for the wasm's own field code (for

@@ -144,6 +144,117 @@ static void compare_all(void) {
     same("Fr_F1m_sub, r = y", AR1, AR2, 32, 0, 0);
 }
 
+/* The type-level functions (isTrue, toInt, eqR, gtR, lt, add) on two
+ * elements of random kinds: short values at the 32-bit edges and random,
+ * long and long Montgomery limbs (reduced or not), in two copies; each
+ * may convert its inputs in place, so all three elements are compared. */
+static const u32 kinds[5] = {0x00000000u, 0x80000000u, 0xc0000000u, 0x40000000u, 0};
+static void element(u8 *e) {
+    static const s32 edges[8] = {0, 1, -1, 2147483647, (s32)0x80000000u, 2147483646, -2147483647, 1000};
+    u32 type = kinds[harness_rand() % 5];
+    if (type == 0 && (harness_rand() & 7) == 0) type = (u32)harness_rand();
+    s32 v = (harness_rand() & 1) ? edges[harness_rand() % 8] : (s32)(u32)harness_rand();
+    if ((harness_rand() & 3) == 0) v = (s32)(harness_rand() % 64) - 32;
+    u64 limbs[4];
+    value(limbs, 2 + (int)(harness_rand() % 6));
+    memcpy(e, &v, 4), memcpy(e + 4, &type, 4), memcpy(e + 8, limbs, 32);
+}
+static void compare_types(void) {
+#define TA1 (AR1) /* a, b, r in each copy */
+#define TB1 (AR1 + 40)
+#define TR1 (AR1 + 80)
+#define TA2 (AR2)
+#define TB2 (AR2 + 40)
+#define TR2 (AR2 + 80)
+    u8 a[40], b[40];
+    element(a), element(b);
+    if ((harness_rand() & 7) == 0) memcpy(b, a, 40);
+    u32 r1, r2;
+#define SETUP() (memcpy(at(TA1), a, 40), memcpy(at(TB1), b, 40), memset(at(TR1), 0x5a, 40), \
+                 memcpy(at(TA2), a, 40), memcpy(at(TB2), b, 40), memset(at(TR2), 0x5a, 40))
+#ifdef ZP_FF_HAVE_IS_TRUE
+    SETUP();
+    r1 = w2c_Fr_isTrue__wasm(&inst, TA1), r2 = w2c_Fr_isTrue(&inst, TA2);
+    same("Fr_isTrue", AR1, AR2, 120, r1, r2);
+#endif
+#ifdef ZP_FF_HAVE_TO_INT
+    SETUP();
+    r1 = w2c_Fr_toInt__wasm(&inst, TA1), r2 = w2c_Fr_toInt(&inst, TA2);
+    same("Fr_toInt", AR1, AR2, 120, r1, r2);
+#endif
+#ifdef ZP_FF_HAVE_EQR
+    SETUP();
+    r1 = w2c_Fr_eqR__wasm(&inst, TA1, TB1), r2 = w2c_Fr_eqR(&inst, TA2, TB2);
+    same("Fr_eqR", AR1, AR2, 120, r1, r2);
+#endif
+#ifdef ZP_FF_HAVE_GTR
+    SETUP();
+    r1 = w2c_Fr_gtR__wasm(&inst, TA1, TB1), r2 = w2c_Fr_gtR(&inst, TA2, TB2);
+    same("Fr_gtR", AR1, AR2, 120, r1, r2);
+#endif
+#ifdef ZP_FF_HAVE_LT
+    SETUP();
+    w2c_Fr_lt__wasm(&inst, TR1, TA1, TB1), w2c_Fr_lt(&inst, TR2, TA2, TB2);
+    same("Fr_lt", AR1, AR2, 120, 0, 0);
+#endif
+#ifdef ZP_FF_HAVE_ADD
+    SETUP();
+    w2c_Fr_add__wasm(&inst, TR1, TA1, TB1), w2c_Fr_add(&inst, TR2, TA2, TB2);
+    same("Fr_add", AR1, AR2, 120, 0, 0);
+    SETUP(); /* r = a */
+    w2c_Fr_add__wasm(&inst, TA1, TA1, TB1), w2c_Fr_add(&inst, TA2, TA2, TB2);
+    same("Fr_add, r = a", AR1, AR2, 120, 0, 0);
+#endif
+}
+
+/* zp_ff_copy_list against the Fr_copy calls it stands for, in two copies
+ * of one random region: sources anywhere in it (overlapping the
+ * destination too), and a destination that runs past the end of memory
+ * (both trap, after copying the same elements). */
+#define CL_REGION 4096u
+#define CL_B1 (HARNESS_MEM - 6 * 4096u)
+#define CL_B2 (HARNESS_MEM - 8 * 4096u)
+static void compare_copy_list(void) {
+    u32 src1[64], src2[64], n = 1 + (u32)(harness_rand() % 64), max1 = 0, min1 = ~0u;
+    int apart = (int)(harness_rand() & 1); /* sources away from the destination */
+    for (u32 i = 0; i < CL_REGION; i += 8) {
+        u64 w = harness_rand();
+        memcpy(at(CL_B1 + i), &w, 8), memcpy(at(CL_B2 + i), &w, 8);
+    }
+    u32 dst = (u32)(harness_rand() % (CL_REGION - 40u * n + 1));
+    for (u32 j = 0; j < n; j++) {
+        u32 off = (u32)(harness_rand() % (CL_REGION - 40 + 1));
+        if (apart && off + 40 > dst && off < dst + 40u * n) off = dst + 40u * n <= CL_REGION - 40 ? dst + 40u * n : 0;
+        src1[j] = CL_B1 + off, src2[j] = CL_B2 + off;
+        if (src1[j] > max1) max1 = src1[j];
+        if (src1[j] < min1) min1 = src1[j];
+    }
+    zp_ff_copy_list(&inst, CL_B1 + dst, src1, n, min1, max1);
+    for (u32 j = 0; j < n; j++) w2c_Fr_copy__wasm(&inst, CL_B2 + dst + 40u * j, src2[j]);
+    checks++;
+    if (memcmp(at(CL_B1), at(CL_B2), CL_REGION) != 0 && fails++ < 5) {
+        fprintf(stderr, "fastfr differs from the wasm: zp_ff_copy_list (n %u, dst %u)\n", n, dst);
+    }
+}
+
+static void copy_list_past_the_end(void) {
+    /* 10 elements from 3 before the end: 7 copied, then a trap */
+    static u32 src[10];
+    for (int j = 0; j < 10; j++) src[j] = AX;
+    u32 dst = HARNESS_MEM - 7 * 40 - 8;
+    memset(at(dst), 0, 7 * 40 + 8);
+    volatile int trapped = 0;
+    if (setjmp(harness_trap) == 0) {
+        zp_ff_copy_list(&inst, dst, src, 10, AX, AX);
+    } else {
+        trapped = 1;
+    }
+    checks++;
+    int copied = 1;
+    for (int j = 0; j < 7; j++) copied &= memcmp(at(dst + 40u * (u32)j), at(AX), 40) == 0;
+    if (!trapped || !copied) fails++, fprintf(stderr, "fastfr: zp_ff_copy_list past the end: trapped %d, copied %d\n", trapped, copied);
+}
+
 int main(int argc, char **argv) {
     harness_state = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
     int rounds = argc > 2 ? atoi(argv[2]) : 20000;
@@ -170,6 +281,16 @@ int main(int argc, char **argv) {
         memcpy(at(AX) + 32, &w, 8);
         compare_all();
     }
+    for (int i = 0; i < rounds / 10 + 100; i++) compare_copy_list();
+    for (int i = 0; i < rounds; i++) compare_types();
+    int have = 0;
+#if defined(ZP_FF_HAVE_IS_TRUE) && defined(ZP_FF_HAVE_TO_INT) && defined(ZP_FF_HAVE_EQR) && defined(ZP_FF_HAVE_GTR) && \
+    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD)
+    have = 1;
+#endif
+    checks++;
+    if (!have) fails++, fprintf(stderr, "fastfr: a type-level function was not replaced\n");
+    copy_list_past_the_end();
     /* an element that runs past the end of memory traps, as the wasm's load does */
     volatile int trapped = 0;
     if (setjmp(harness_trap) == 0) {
