@@ -80,31 +80,9 @@ if [ "$ZKPIPE" != - ]; then
 fi
 [ $have_zkpipe = 1 ] || echo "witgen: $zk_note" >&2
 
-# timed OUTFILE CMD...: CMD under /usr/bin/time -v; appends "seconds maxrss_kb"
-# (the wall time from the clock in ns: time -v's has 10 ms steps, coarse for
-# the C++ generator's runs of a few tens of ms)
-timed() {
-    local out="$1"; shift
-    local tf log t0 t1
-    tf="$(mktemp)"; log="$(mktemp)"
-    t0="$(date +%s%N)"
-    if ! /usr/bin/time -v -o "$tf" "$@" >"$log" 2>&1; then
-        echo "FAILED: $*" >&2
-        sed 's/\x1b\[[0-9;]*m//g' "$log" | tail -30 >&2
-        rm -f "$tf" "$log"
-        return 1
-    fi
-    t1="$(date +%s%N)"
-    awk -F': ' -v ns=$((t1 - t0)) '/Maximum resident set size/ {m = $2}
-                END {printf "%.3f %d\n", ns / 1e9, m}' "$tf" >>"$out"
-    rm -f "$tf" "$log"
-}
-# stats FILE: "median min max peak_rss_mb" of a "seconds maxrss_kb" file
-stats() {
-    sort -n -k1,1 "$1" | awk '{t[NR]=$1; if ($2>m) m=$2}
-        END {med = (NR%2) ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2
-             printf "%.3f %.3f %.3f %.0f\n", med, t[1], t[NR], m/1024}'
-}
+# timed OUTFILE CMD... and stats FILE (whole processes, wall time and peak RSS)
+# shellcheck source=timing.sh
+. "$HERE/timing.sh"
 # r1cs_constraints FILE: the header's constraint count
 r1cs_constraints() {
     node -e '
