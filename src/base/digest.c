@@ -1,15 +1,41 @@
-/* SHA-256 over libcrypto's EVP interface (the one OpenSSL 3 keeps). */
+/* SHA-256 over libcrypto's EVP interface (the one OpenSSL 3 keeps),
+ * loaded at the first digest rather than linked (base/dynlib.h): most
+ * zkpipe processes (a proof, a cached witness calculator) hash nothing,
+ * and libcrypto's loading costs each about 4 ms of CPU. */
 #include "base/digest.h"
 
 #include <openssl/evp.h>
 
+#include "base/dynlib.h"
 #include "base/error.h"
 
+static struct {
+    __typeof__(EVP_MD_CTX_new) *MD_CTX_new;
+    __typeof__(EVP_MD_CTX_free) *MD_CTX_free;
+    __typeof__(EVP_sha256) *sha256;
+    __typeof__(EVP_DigestInit_ex) *DigestInit_ex;
+    __typeof__(EVP_DigestUpdate) *DigestUpdate;
+    __typeof__(EVP_DigestFinal_ex) *DigestFinal_ex;
+} evp;
+
+static zp_status crypto_load(zp_error *err) {
+    static int once;
+    static const char *const sonames[] = {"libcrypto.so.3", "libcrypto.so", NULL};
+#define SYM(f) {"EVP_" #f, (void **)&evp.f}
+    const zp_dynsym syms[] = {SYM(MD_CTX_new),    SYM(MD_CTX_free),  SYM(sha256),
+                              SYM(DigestInit_ex), SYM(DigestUpdate), SYM(DigestFinal_ex)};
+#undef SYM
+    return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libssl3", err);
+}
+
 zp_status zp_sha256_init(zp_sha256 *h, zp_error *err) {
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    h->ctx = NULL;
+    zp_status st = crypto_load(err);
+    if (st != ZP_OK) return st;
+    EVP_MD_CTX *ctx = evp.MD_CTX_new();
     h->ctx = ctx;
-    if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(ctx);
+    if (ctx == NULL || evp.DigestInit_ex(ctx, evp.sha256(), NULL) != 1) {
+        evp.MD_CTX_free(ctx);
         h->ctx = NULL;
         return zp_error_set(err, ZP_ERR_NOMEM, "sha256: cannot start a digest");
     }
@@ -17,19 +43,19 @@ zp_status zp_sha256_init(zp_sha256 *h, zp_error *err) {
 }
 
 void zp_sha256_update(zp_sha256 *h, const void *data, size_t len) {
-    if (h->ctx != NULL && len > 0) (void)EVP_DigestUpdate(h->ctx, data, len);
+    if (h->ctx != NULL && len > 0) (void)evp.DigestUpdate(h->ctx, data, len);
 }
 
 void zp_sha256_final(zp_sha256 *h, uint8_t out[ZP_SHA256_BYTES]) {
     unsigned n = 0;
-    if (h->ctx == NULL || EVP_DigestFinal_ex(h->ctx, out, &n) != 1 || n != ZP_SHA256_BYTES) {
+    if (h->ctx == NULL || evp.DigestFinal_ex(h->ctx, out, &n) != 1 || n != ZP_SHA256_BYTES) {
         for (int i = 0; i < ZP_SHA256_BYTES; i++) out[i] = 0;
     }
     zp_sha256_abort(h);
 }
 
 void zp_sha256_abort(zp_sha256 *h) {
-    EVP_MD_CTX_free(h->ctx);
+    if (h->ctx != NULL) evp.MD_CTX_free(h->ctx);
     h->ctx = NULL;
 }
 

@@ -13,7 +13,44 @@
 #include "cli/answer.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "base/dynlib.h"
 #include "base/error.h"
+
+/* libcurl, loaded by the client commands alone (base/dynlib.h: linked, it
+ * and its TLS, Kerberos and LDAP libraries cost every zkpipe process its
+ * start-up). Called through these pointers, never by name. */
+static struct {
+    CURLcode (*global_init)(long flags);
+    void (*global_cleanup)(void);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *h);
+    void (*easy_reset)(CURL *h);
+    CURLcode (*easy_setopt)(CURL *h, CURLoption option, ...);
+    CURLcode (*easy_perform)(CURL *h);
+    CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+    const char *(*easy_strerror)(CURLcode rc);
+    char *(*easy_escape)(CURL *h, const char *s, int len);
+    void (*free)(void *p);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+    void (*slist_free_all)(struct curl_slist *list);
+} lib;
+
+static int curl_load(const char *cmd) {
+    static int once;
+    static const char *const sonames[] = {"libcurl.so.4", "libcurl.so", NULL};
+#define SYM(f) {"curl_" #f, (void **)&lib.f}
+    const zp_dynsym syms[] = {SYM(global_init),  SYM(global_cleanup), SYM(easy_init),     SYM(easy_cleanup),
+                              SYM(easy_reset),   SYM(easy_setopt),    SYM(easy_perform),  SYM(easy_getinfo),
+                              SYM(easy_strerror), SYM(easy_escape),   SYM(free),          SYM(slist_append),
+                              SYM(slist_free_all)};
+#undef SYM
+    zp_error err;
+    if (zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libcurl4", &err) != ZP_OK) {
+        fprintf(stderr, "zkpipe %s: %s\n", cmd, err.message);
+        return -1;
+    }
+    return 0;
+}
 
 
 const char client_exit_help[] =
@@ -107,17 +144,26 @@ int client_resolve(client *c) {
 }
 
 int client_open(client *c) {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (c->curl = curl_easy_init()) == NULL) {
+    if (curl_load(c->cmd) != 0) return -1;
+    if (lib.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (c->curl = lib.easy_init()) == NULL) {
         fprintf(stderr, "zkpipe %s: cannot initialise libcurl\n", c->cmd);
         return -1;
     }
     return 0;
 }
 
+char *client_escape(client *c, const char *s) {
+    char *esc = lib.easy_escape(c->curl, s, 0);
+    char *copy = esc ? strdup(esc) : NULL;
+    lib.free(esc);
+    return copy;
+}
+
 void client_close(client *c) {
-    if (c->curl) curl_easy_cleanup(c->curl);
+    if (lib.global_cleanup == NULL) return; /* never opened */
+    if (c->curl) lib.easy_cleanup(c->curl);
     c->curl = NULL;
-    curl_global_cleanup();
+    lib.global_cleanup();
 }
 
 /* One request: METHOD base+PATH with an optional JSON body. Fills *status and
@@ -131,41 +177,41 @@ int client_request(client *c, const char *method, const char *path, const char *
         fprintf(stderr, "zkpipe %s: URL too long\n", c->cmd);
         return ZP_EXIT_USAGE;
     }
-    curl_easy_reset(h);
-    struct curl_slist *headers = curl_slist_append(NULL, "Accept: application/json");
-    if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Expect:"); /* no 100-continue round trip */
+    lib.easy_reset(h);
+    struct curl_slist *headers = lib.slist_append(NULL, "Accept: application/json");
+    if (body) headers = lib.slist_append(headers, "Content-Type: application/json");
+    headers = lib.slist_append(headers, "Expect:"); /* no 100-continue round trip */
     if (c->token) {
         snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
-        headers = curl_slist_append(headers, auth);
+        headers = lib.slist_append(headers, auth);
     }
     resp->len = 0;
     if (resp->data) resp->data[0] = '\0';
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    lib.easy_setopt(h, CURLOPT_URL, url);
+    lib.easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    lib.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    lib.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    lib.easy_setopt(h, CURLOPT_WRITEDATA, resp);
+    lib.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    lib.easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
     if (timeout <= 0) timeout = c->timeout;
-    if (timeout > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-    if (c->socket) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
+    if (timeout > 0) lib.easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+    if (c->socket) lib.easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
     if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        lib.easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        lib.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
     } else if (strcmp(method, "GET") != 0) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
+        lib.easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
     }
-    CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(headers);
+    CURLcode rc = lib.easy_perform(h);
+    lib.slist_free_all(headers);
     if (rc != CURLE_OK) {
         fprintf(stderr, "zkpipe %s: no answer from the daemon at %s (%s %s): %s\n", c->cmd, c->server, method, path,
-                *errbuf ? errbuf : curl_easy_strerror(rc));
+                *errbuf ? errbuf : lib.easy_strerror(rc));
         return ZP_EXIT_FAILURE;
     }
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    lib.easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
     if (resp->data == NULL) on_body("", 1, 0, resp);
     return resp->data ? 0 : ZP_EXIT_FAILURE;
 }

@@ -45,6 +45,8 @@ int client_resolve(client *c);
 extern const char client_exit_help[];
 int client_open(client *c);
 void client_close(client *c);
+/* s escaped for a URL path segment (malloc'd; NULL: out of memory). After client_open. */
+char *client_escape(client *c, const char *s);
 /* One request; 0 with *status and the body, or an exit status. */
 int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len,
                    double timeout, long *status, buffer *resp);

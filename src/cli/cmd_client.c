@@ -498,9 +498,9 @@ int zp_cmd_keys(int argc, char **argv) {
     if (client_open(&c)) return ZP_EXIT_FAILURE;
     char path[1024];
     if (n == 3) {
-        char *esc = curl_easy_escape(c.curl, argv[2], 0);
+        char *esc = client_escape(&c, argv[2]);
         snprintf(path, sizeof path, "/v1/keys/%s", esc ? esc : "");
-        curl_free(esc);
+        free(esc);
     } else {
         snprintf(path, sizeof path, "/v1/keys");
     }

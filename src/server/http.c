@@ -23,8 +23,34 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/dynlib.h"
 #include "base/error.h"
 #include "server/internal.h"
+
+/* libmicrohttpd, loaded when the daemon starts (base/dynlib.h: linked, it
+ * and GnuTLS would cost every zkpipe process its start-up). Called
+ * through these pointers, never by name. */
+static struct {
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_add_response_header) *add_response_header;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_get_connection_info) *get_connection_info;
+    __typeof__(MHD_set_connection_option) *set_connection_option;
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_get_daemon_info) *get_daemon_info;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+} mhd;
+
+static zp_status mhd_load(zp_error *err) {
+    static int once;
+    static const char *const sonames[] = {"libmicrohttpd.so.12", "libmicrohttpd.so", NULL};
+#define SYM(f) {"MHD_" #f, (void **)&mhd.f}
+    const zp_dynsym syms[] = {SYM(lookup_connection_value), SYM(create_response_from_buffer), SYM(add_response_header), SYM(queue_response), SYM(destroy_response), SYM(get_connection_info), SYM(set_connection_option), SYM(start_daemon), SYM(get_daemon_info), SYM(stop_daemon)};
+#undef SYM
+    return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libmicrohttpd12", err);
+}
 
 /* Connections beyond max_connections kept for /v1/status, /metrics and the
  * dashboard, so that a full house of job requests cannot hide the daemon. */
@@ -51,7 +77,7 @@ typedef struct conn {
 } conn;
 
 static const char *query_arg(void *arg, const char *name) {
-    return MHD_lookup_connection_value(arg, MHD_GET_ARGUMENT_KIND, name);
+    return mhd.lookup_connection_value(arg, MHD_GET_ARGUMENT_KIND, name);
 }
 
 static void count_status(zp_server *s, int status) {
@@ -61,27 +87,27 @@ static void count_status(zp_server *s, int status) {
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *c, zp_response *r) {
-    struct MHD_Response *m = MHD_create_response_from_buffer(
+    struct MHD_Response *m = mhd.create_response_from_buffer(
         r->len, r->body, r->body_static ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
     if (m == NULL) {
         zp_response_free(r);
         return MHD_NO;
     }
     r->body = NULL; /* MHD owns it now */
-    MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type ? r->content_type : "application/json");
+    mhd.add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type ? r->content_type : "application/json");
     if (r->retry_after > 0) {
         char secs[24];
         snprintf(secs, sizeof secs, "%d", r->retry_after);
-        MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+        mhd.add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, secs);
     }
-    MHD_add_response_header(m, "Cache-Control", "no-store");
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, m);
-    MHD_destroy_response(m);
+    mhd.add_response_header(m, "Cache-Control", "no-store");
+    enum MHD_Result ret = mhd.queue_response(c, (unsigned)r->status, m);
+    mhd.destroy_response(m);
     return ret;
 }
 
 static const char *header(struct MHD_Connection *c, const char *name) {
-    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+    return mhd.lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
 /* Whether item (len bytes) is one of the comma-separated list's entries
@@ -152,7 +178,7 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
                          zp_response *r) {
     /* no browser reaches a unix socket; the client's address says which
      * listener took it (s->mhd_unix is set while the TCP one serves) */
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     int on_unix = ci && ci->client_addr && ci->client_addr->sa_family == AF_UNIX;
     const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
     if (!on_unix && host && !host_allowed(s, host)) {
@@ -357,8 +383,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     conn_drop_body(s, k); /* the budget has it back before the answer goes out */
     /* a long poll may have waited past connection_timeout: the wait was
      * the daemon's, so the clock starts again for sending the answer */
-    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u); /* from 0, a new value restarts the clock */
-    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)s->cfg.connection_timeout);
+    mhd.set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u); /* from 0, a new value restarts the clock */
+    mhd.set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)s->cfg.connection_timeout);
     return send_response(c, &r);
 }
 
@@ -412,12 +438,12 @@ static struct MHD_Daemon *start_mhd(zp_server *s, enum MHD_OPTION where, const v
      * dropped after connection_timeout */
     unsigned limit = (unsigned)(s->cfg.max_connections + HTTP_RESERVE);
     if (where == MHD_OPTION_LISTEN_SOCKET) {
-        return MHD_start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, *(const int *)arg,
+        return mhd.start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, *(const int *)arg,
                                 MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
                                 (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                 MHD_OPTION_END);
     }
-    return MHD_start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, arg,
+    return mhd.start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, arg,
                             MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             (unsigned)s->cfg.max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
                             (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
@@ -454,6 +480,8 @@ static zp_status claim_socket_path(const struct sockaddr_un *su, zp_error *err) 
 }
 
 zp_status server_http_start(zp_server *s, zp_error *err) {
+    zp_status loaded = mhd_load(err);
+    if (loaded != ZP_OK) return loaded;
     if (s->cfg.token) { /* the API's callers may set it without the option parser */
         zp_status st = zp_server_token_check(s->cfg.token, strlen(s->cfg.token), "token", err);
         if (st != ZP_OK) return st;
@@ -465,7 +493,7 @@ zp_status server_http_start(zp_server *s, zp_error *err) {
         if (st != ZP_OK) return st;
         s->mhd = start_mhd(s, MHD_OPTION_SOCK_ADDR, &sa);
         if (s->mhd == NULL) return zp_error_set(err, ZP_ERR_IO, "cannot listen on %s", s->cfg.listen);
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+        const union MHD_DaemonInfo *info = mhd.get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
         s->port = info ? (int)info->port : ntohs(sa.sin_port);
     }
     if (s->cfg.unix_socket) {
@@ -497,8 +525,8 @@ zp_status server_http_start(zp_server *s, zp_error *err) {
 }
 
 void server_http_stop(zp_server *s) {
-    if (s->mhd) MHD_stop_daemon(s->mhd);
-    if (s->mhd_unix) MHD_stop_daemon(s->mhd_unix);
+    if (s->mhd) mhd.stop_daemon(s->mhd);
+    if (s->mhd_unix) mhd.stop_daemon(s->mhd_unix);
     s->mhd = s->mhd_unix = NULL;
     if (s->unix_fd >= 0) {
         /* MHD closed the listening socket it was given; remove the file
