@@ -3,7 +3,7 @@
 
 #include "server/internal.h"
 
-static int sextet(unsigned char c) {
+int zp_base64_sextet(unsigned char c) {
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
     if (c >= '0' && c <= '9') return c - '0' + 52;
@@ -21,7 +21,7 @@ unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len) {
     uint32_t acc = 0;
     int bits = 0;
     for (size_t i = 0; i < len; i++) {
-        int v = sextet((unsigned char)text[i]);
+        int v = zp_base64_sextet((unsigned char)text[i]);
         if (v < 0) {
             free(out);
             return NULL;

@@ -254,5 +254,7 @@ void server_http_stop(zp_server *s);
 /* base64.c: decodes standard base64 (padding optional, no whitespace);
  * returns malloc'd bytes, NULL when malformed. */
 unsigned char *zp_base64_decode(const char *text, size_t len, size_t *out_len);
+/* One base64 character's 6 bits, or -1 for anything else (padding too). */
+int zp_base64_sextet(unsigned char c);
 
 #endif

@@ -25,15 +25,6 @@
 #define LONG_STRING 65536
 #define MAX_DEPTH 64
 
-static int sextet(unsigned char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
-
 /* Decodes the base64 text of a JSON string literal (t[0, len): between
  * the quotes) into t itself; "\/" (an escaped '/', as some encoders
  * write) is '/'. Returns 0 when it is not base64. */
@@ -53,7 +44,7 @@ static int decode_in_place(unsigned char *t, size_t len, size_t *out_len) {
             continue;
         }
         if (pad) return 0; /* '=' only at the end */
-        int v = sextet(c);
+        int v = zp_base64_sextet(c);
         if (v < 0) return 0;
         chars++;
         acc = (acc << 6) | (uint32_t)v;
