@@ -28,6 +28,8 @@ static zp_status crypto_load(zp_error *err) {
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libssl3", err);
 }
 
+zp_status zp_sha256_load(zp_error *err) { return crypto_load(err); }
+
 zp_status zp_sha256_init(zp_sha256 *h, zp_error *err) {
     h->ctx = NULL;
     zp_status st = crypto_load(err);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/digest.h"
 #include "cli/cli.h"
 #include "zkpipe_engine.h"
 
@@ -209,7 +210,9 @@ int zp_cmd_run(int argc, char **argv) {
     zp_error err = {0};
     zp_engine *engine = NULL;
     uint64_t job = 0;
-    if (zp_engine_create(&engine, &opt, &err) != ZP_OK) {
+    /* A compile hashes the wasm: libcrypto is loaded before the engine
+     * measures the process's own memory, which --budget covers. */
+    if ((from_inputs && zp_sha256_load(&err) != ZP_OK) || zp_engine_create(&engine, &opt, &err) != ZP_OK) {
         rc = zp_cli_fail(&err);
         goto done;
     }

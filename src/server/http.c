@@ -43,7 +43,7 @@ static struct {
     __typeof__(MHD_stop_daemon) *stop_daemon;
 } mhd;
 
-static zp_status mhd_load(zp_error *err) {
+zp_status server_http_load(zp_error *err) {
     static int once;
     static const char *const sonames[] = {"libmicrohttpd.so.12", "libmicrohttpd.so", NULL};
 #define SYM(f) {"MHD_" #f, (void **)&mhd.f}
@@ -480,7 +480,7 @@ static zp_status claim_socket_path(const struct sockaddr_un *su, zp_error *err) 
 }
 
 zp_status server_http_start(zp_server *s, zp_error *err) {
-    zp_status loaded = mhd_load(err);
+    zp_status loaded = server_http_load(err);
     if (loaded != ZP_OK) return loaded;
     if (s->cfg.token) { /* the API's callers may set it without the option parser */
         zp_status st = zp_server_token_check(s->cfg.token, strlen(s->cfg.token), "token", err);

@@ -249,6 +249,8 @@ void server_metrics_job(zp_server *s, const zp_partition_times *t, size_t n);
 
 /* http.c */
 zp_status server_http_start(zp_server *s, zp_error *err);
+/* Loads libmicrohttpd (server_http_start does it too). */
+zp_status server_http_load(zp_error *err);
 void server_http_stop(zp_server *s);
 
 /* base64.c: decodes standard base64 (padding optional, no whitespace);

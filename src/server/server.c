@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "server/internal.h"
 
@@ -121,6 +122,11 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     }
     if (st == ZP_OK) st = zp_store_open(&s->store, db, err);
     free(db);
+    /* The libraries loaded on demand (base/dynlib.h) that the daemon will
+     * need, loaded before the engine measures the process's own memory,
+     * which the budget covers: HTTP and the requests' digests. */
+    if (st == ZP_OK) st = server_http_load(err);
+    if (st == ZP_OK) st = zp_sha256_load(err);
     if (st == ZP_OK) {
         zp_engine_options opt = {0};
         opt.budget = s->cfg.budget;
