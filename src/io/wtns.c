@@ -14,7 +14,40 @@ struct zp_wtns {
     uint64_t *values;
 };
 
-enum { N8 = 32, HEADER_BYTES = 4 + N8 + 4 };
+enum { N8 = 32, HEADER_BYTES = ZP_WTNS_HEADER_BYTES };
+
+zp_status zp_wtns_header_check(zp_curve *curve, uint32_t *count, const uint8_t header[ZP_WTNS_HEADER_BYTES],
+                               const char *name, zp_error *err) {
+    uint32_t n8 = zp_io_u32(header);
+    if (n8 != N8) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime: field elements of %u bytes (expected %d)",
+                            name, n8, N8);
+    }
+    const zp_curve_desc *d = zp_curve_find_fr(header + 4, N8);
+    if (d == NULL) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime (not the scalar field of any of: %s)", name,
+                            ZP_CURVE_NAMES);
+    }
+    *curve = d->id;
+    *count = zp_io_u32(header + 4 + N8);
+    if (*count == 0) return zp_error_set(err, ZP_ERR_FORMAT, "%s: no witness values (w[0] = 1 is missing)", name);
+    return ZP_OK;
+}
+
+zp_status zp_wtns_value_check(zp_curve curve, uint64_t index, const uint8_t bytes[32], const char *name,
+                              zp_error *err) {
+    uint64_t v[4];
+    memcpy(v, bytes, N8); /* the file's bytes need not be aligned */
+    if (!zp_io_fr_is_canonical(curve, v)) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[%llu] is not below the %s scalar field modulus", name,
+                            (unsigned long long)index, zp_io_curve_title(curve));
+    }
+    if (index == 0 && (v[0] != 1 || v[1] != 0 || v[2] != 0 || v[3] != 0)) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[0] is not 1 (every circom witness starts with the constant 1)",
+                            name);
+    }
+    return ZP_OK;
+}
 
 /* The header and the values section: curve, count and where the values
  * are in the file. */
@@ -34,14 +67,7 @@ static zp_status parse_sections(zp_curve *curve, uint32_t *count, const uint8_t 
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, expected %d", bf->name,
                             (unsigned long long)n, HEADER_BYTES);
     }
-    const zp_curve_desc *d = zp_curve_find_fr(p + 4, N8);
-    if (d == NULL) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime (not the scalar field of any of: %s)",
-                            bf->name, ZP_CURVE_NAMES);
-    }
-    *curve = d->id;
-    *count = zp_io_u32(p + 4 + N8);
-    if (*count == 0) return zp_error_set(err, ZP_ERR_FORMAT, "%s: no witness values (w[0] = 1 is missing)", bf->name);
+    if ((st = zp_wtns_header_check(curve, count, p, bf->name, err)) != ZP_OK) return st;
     if ((st = zp_binfile_section(bf, 2, "values", 1, values, &n, err)) != ZP_OK) return st;
     if (n != (uint64_t)*count * N8) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (values) is %llu bytes, expected %llu for %u values",
@@ -113,16 +139,7 @@ static zp_status parse_check(void *object, const zp_binfile *bf, void *arg, zp_e
     zp_status st = parse_sections(&a->curve, &a->count, &p, bf, err);
     if (st != ZP_OK) return st;
     for (size_t i = 0; i < a->count; i++) {
-        uint64_t v[4];
-        memcpy(v, p + i * N8, N8); /* the file's bytes need not be aligned */
-        if (!zp_io_fr_is_canonical(a->curve, v)) {
-            return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[%zu] is not below the %s scalar field modulus", bf->name,
-                                i, zp_io_curve_title(a->curve));
-        }
-        if (i == 0 && (v[0] != 1 || v[1] != 0 || v[2] != 0 || v[3] != 0)) {
-            return zp_error_set(err, ZP_ERR_FORMAT,
-                                "%s: w[0] is not 1 (every circom witness starts with the constant 1)", bf->name);
-        }
+        if ((st = zp_wtns_value_check(a->curve, i, p + i * N8, bf->name, err)) != ZP_OK) return st;
     }
     return ZP_OK;
 }

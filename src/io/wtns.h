@@ -16,6 +16,14 @@ zp_status zp_wtns_open(zp_wtns **out, const char *path, zp_error *err) ZP_WARN_U
 zp_status zp_wtns_open_mem(zp_wtns **out, const void *data, size_t size, const char *name,
                            zp_error *err) ZP_WARN_UNUSED;
 void zp_wtns_close(zp_wtns *wtns);
+/* The checks every reader of a .wtns makes (the file, the in-memory check
+ * and the stream): section 1's 40 bytes (n8 = 32, a known scalar field,
+ * count > 0), and one value (below r; w[0] = 1). */
+#define ZP_WTNS_HEADER_BYTES 40
+zp_status zp_wtns_header_check(zp_curve *curve, uint32_t *count, const uint8_t header[ZP_WTNS_HEADER_BYTES],
+                               const char *name, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_wtns_value_check(zp_curve curve, uint64_t index, const uint8_t bytes[32], const char *name,
+                              zp_error *err) ZP_WARN_UNUSED;
 /* Checks a .wtns in memory as zp_wtns_open_mem does (its sections, every
  * value below r, w[0] = 1) without copying its values: the daemon checks
  * an upload in the buffer it arrived in. */

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "curve/desc.h"
 #include "io/elements.h"
+#include "io/wtns.h"
 
 enum { ST_FILE_HEADER = 0, ST_SECTION_HEADER, ST_SECTION, ST_DONE };
-enum { N8 = 32, HEADER_SECTION_BYTES = 4 + N8 + 4 };
+enum { N8 = 32, HEADER_SECTION_BYTES = ZP_WTNS_HEADER_BYTES };
 
 void zp_wtns_stream_init(zp_wtns_stream *s, const char *name) {
     memset(s, 0, sizeof *s);
@@ -22,36 +22,14 @@ int zp_wtns_stream_done(const zp_wtns_stream *s) { return s->state == ST_DONE; }
 
 /* Section 1's 40 bytes, once all are in. */
 static zp_status header_section(zp_wtns_stream *s, zp_error *err) {
-    uint32_t n8 = zp_io_u32(s->section_head);
-    if (n8 != N8) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime: field elements of %u bytes (expected %d)",
-                            s->name, n8, N8);
-    }
-    const zp_curve_desc *d = zp_curve_find_fr(s->section_head + 4, N8);
-    if (d == NULL) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported prime (not the scalar field of any of: %s)",
-                            s->name, ZP_CURVE_NAMES);
-    }
-    s->curve = d->id;
-    s->count = zp_io_u32(s->section_head + 4 + N8);
-    if (s->count == 0) return zp_error_set(err, ZP_ERR_FORMAT, "%s: no witness values (w[0] = 1 is missing)", s->name);
-    return ZP_OK;
+    return zp_wtns_header_check(&s->curve, &s->count, s->section_head, s->name, err);
 }
 
 /* One value of section 2, in s->value. */
 static zp_status one_value(zp_wtns_stream *s, zp_error *err) {
-    uint64_t v[4];
-    memcpy(v, s->value, N8);
-    if (!zp_io_fr_is_canonical(s->curve, v)) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[%llu] is not below the %s scalar field modulus", s->name,
-                            (unsigned long long)s->index, zp_io_curve_title(s->curve));
-    }
-    if (s->index == 0 && (v[0] != 1 || v[1] != 0 || v[2] != 0 || v[3] != 0)) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[0] is not 1 (every circom witness starts with the constant 1)",
-                            s->name);
-    }
-    s->index++;
-    return ZP_OK;
+    zp_status st = zp_wtns_value_check(s->curve, s->index, s->value, s->name, err);
+    if (st == ZP_OK) s->index++;
+    return st;
 }
 
 /* The next section starts, or the file ends. */
