@@ -13,12 +13,9 @@
 # content), so a second run pays for no compile.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; W="$2"
-rm -rf "$W"; mkdir -p "$W" "$W.cache"
-W="$(cd "$W" && pwd)"; CACHE="$(cd "$W.cache" && pwd)"
-export ZKPIPE_CACHE="$CACHE/objects"
-SNARKJS="$ROOT/node_modules/.bin/snarkjs"
-CIRCOM="$ROOT/node_modules/.bin/circom2"
+# shellcheck source=circuits.sh
+. "$ROOT/tests/witness/circuits.sh"
+witness_dirs "$1" "$2" "$2.cache"
 for t in "$SNARKJS" "$CIRCOM"; do
     [ -x "$t" ] || { echo "calculate.sh: skipped: $t missing (copy node_modules)"; exit 77; }
 done
@@ -48,8 +45,6 @@ expect() {
 # The circuits, compiled by circom2 once per content (run from the root:
 # circom2 sees only files below its working directory).
 cd "$ROOT"
-# shellcheck source=circuits.sh
-. "$ROOT/tests/witness/circuits.sh"
 
 CIRCUITS="merkle poseidon sha256 multidim assert"
 declare -A DIR

@@ -5,6 +5,19 @@
 # circom2 binary) and CACHE, and runs from the repository root: circom2
 # sees only files below its working directory.
 
+# witness_dirs ZKPIPE WORKDIR CACHEDIR: the tests' common set-up. Z is
+# ZKPIPE as an absolute path, W a fresh WORKDIR, CACHE the kept CACHEDIR
+# (circom's outputs, and the compiled calculators in ZKPIPE_CACHE);
+# SNARKJS and CIRCOM the npm tools. ROOT is the repository root.
+witness_dirs() {
+    Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+    rm -rf "$2"; mkdir -p "$2" "$3"
+    W="$(cd "$2" && pwd)"; CACHE="$(cd "$3" && pwd)"
+    export ZKPIPE_CACHE="$CACHE/objects"
+    SNARKJS="$ROOT/node_modules/.bin/snarkjs"
+    CIRCOM="$ROOT/node_modules/.bin/circom2"
+}
+
 circuit_src() {
     case "$1" in
         merkle) echo tests/circuits/merkle.circom ;;

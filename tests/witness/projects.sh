@@ -22,12 +22,9 @@
 # (keyed by content), so a second run compiles nothing.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; W="$2"
-rm -rf "$W"; mkdir -p "$W" "$W.cache"
-W="$(cd "$W" && pwd)"; CACHE="$(cd "$W.cache" && pwd)"
-export ZKPIPE_CACHE="$CACHE/objects"
-SNARKJS="$ROOT/node_modules/.bin/snarkjs"
-CIRCOM="$ROOT/node_modules/.bin/circom2"
+# shellcheck source=circuits.sh
+. "$ROOT/tests/witness/circuits.sh"
+witness_dirs "$1" "$2" "$2.cache"
 for t in "$SNARKJS" "$CIRCOM" "$ROOT/node_modules/@semaphore-protocol/circuits" "$ROOT/node_modules/@zk-email/circuits" \
          "$ROOT/node_modules/@zk-kit/circuits" "$ROOT/node_modules/circomlib-ml"; do
     [ -e "$t" ] || { echo "projects.sh: skipped: $t missing (npm ci)"; exit 77; }
@@ -54,8 +51,6 @@ CASES="semaphore:bn128 zkkit_ecdh:bn128 zkkit_cipher:bn128 zkemail_rsa:bn128 zke
 NOPROVE="zkemail_rsa:bls12381"
 
 cd "$ROOT" || exit 1
-# shellcheck source=circuits.sh
-. "$ROOT/tests/witness/circuits.sh"
 declare -A DIR
 t0=$(now)
 # circom2 and the calculator's compile, two circuits at a time (this

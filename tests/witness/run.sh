@@ -16,14 +16,10 @@
 # out the same way, so the two tests compile each circuit once between them.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
-W="$3"; CACHE="$4"
-rm -rf "$W"; mkdir -p "$W" "$CACHE"
-W="$(cd "$W" && pwd)"; CACHE="$(cd "$CACHE" && pwd)"
-export ZKPIPE_CACHE="$CACHE/objects"
-SNARKJS="$ROOT/node_modules/.bin/snarkjs"
-CIRCOM="$ROOT/node_modules/.bin/circom2"
+# shellcheck source=circuits.sh
+. "$ROOT/tests/witness/circuits.sh"
+witness_dirs "$1" "$3" "$4"
 for t in "$SNARKJS" "$CIRCOM"; do
     [ -x "$t" ] || { echo "run.sh: skipped: $t missing (copy node_modules)"; exit 77; }
 done
@@ -54,8 +50,6 @@ expect() {
 # calculate.sh keeps them (run from the root: circom2 sees only files
 # below its working directory).
 cd "$ROOT"
-# shellcheck source=circuits.sh
-. "$ROOT/tests/witness/circuits.sh"
 
 t0=$(date +%s)
 declare -A WASM KEY
