@@ -133,10 +133,45 @@ zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *ke
     return zp_engine_submit(engine_id, s->engine, &spec, err);
 }
 
-/* A job given inputs: its key's circuit, compiled now if the cache lacks
- * it (the daemon compiles every key's circuit at start, so normally a
- * lookup), must be of the key's curve and wire count. Before anything is
- * spooled or stored, so a mismatch is a 422, not a failed job. */
+/* The key's dimensions, and whether one partition of it fits the budget
+ * at all (else 422; a key that cannot be read: 422, or 500 when out of
+ * memory). */
+static zp_status key_fits(zp_engine_key_info *key, zp_server *s, const char *key_path, const char *key_id,
+                          int *http_status, zp_error *err) {
+    zp_status st = zp_engine_key_describe(key, s->engine, key_path, err);
+    if (st != ZP_OK) {
+        zp_error_prefix(err, "key '%s': ", key_id);
+        *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
+        return st;
+    }
+    zp_engine_stats stats;
+    zp_engine_stats_get(&stats, s->engine);
+    uint64_t one = key->key_bytes + key->matrices_bytes + key->partition_bytes;
+    if (one > stats.buffer_budget) {
+        *http_status = 422;
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "the memory budget (%llu bytes, %llu of them the daemon's own before any buffer) is too "
+                            "small for one partition of key '%s' (%llu bytes)",
+                            (unsigned long long)stats.budget, (unsigned long long)(stats.budget - stats.buffer_budget),
+                            key_id, (unsigned long long)one);
+    }
+    return ZP_OK;
+}
+
+/* Every queued partition holds engine memory that no budget counts (its
+ * job, its paths) and spool space: the queue has a bound (else 429).
+ * *waiting: the partitions waiting for admission now. */
+static zp_status queue_room(size_t *waiting, zp_server *s, size_t n, int *http_status, zp_error *err) {
+    zp_engine_stats stats;
+    zp_engine_stats_get(&stats, s->engine);
+    *waiting = stats.admission_waiting;
+    if (stats.admission_waiting + n <= s->cfg.max_queued) return ZP_OK;
+    *http_status = 429;
+    return zp_error_set(err, ZP_ERR_NOMEM,
+                        "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
+                        " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
+}
+
 /* A circuit the engine has loaded is checked against the key now (the
  * engine's own check, on its loaded module); one still compiling, or not
  * known to the engine yet, is not waited for: the job is accepted and
@@ -216,36 +251,13 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
                             key_id, key_id, key_id, key_id);
     }
     zp_engine_key_info key;
-    zp_status st = zp_engine_key_describe(&key, s->engine, key_path, err);
+    zp_status st = key_fits(&key, s, key_path, key_id, http_status, err);
+    size_t waiting = 0;
+    if (st == ZP_OK) st = queue_room(&waiting, s, n, http_status, err);
     if (st != ZP_OK) {
-        zp_error_prefix(err, "key '%s': ", key_id);
-        *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
         free(key_path);
         free(wasm);
         return st;
-    }
-    zp_engine_stats stats;
-    zp_engine_stats_get(&stats, s->engine);
-    uint64_t one = key.key_bytes + key.matrices_bytes + key.partition_bytes;
-    if (one > stats.buffer_budget) {
-        *http_status = 422;
-        free(key_path);
-        free(wasm);
-        return zp_error_set(err, ZP_ERR_NOMEM,
-                            "the memory budget (%llu bytes, %llu of them the daemon's own before any buffer) is too "
-                            "small for one partition of key '%s' (%llu bytes)",
-                            (unsigned long long)stats.budget, (unsigned long long)(stats.budget - stats.buffer_budget), key_id,
-                            (unsigned long long)one);
-    }
-    /* Every queued partition holds engine memory that no budget counts
-     * (its job, its paths) and spool space: the queue has a bound. */
-    if (stats.admission_waiting + n > s->cfg.max_queued) {
-        *http_status = 429;
-        free(key_path);
-        free(wasm);
-        return zp_error_set(err, ZP_ERR_NOMEM,
-                            "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
-                            " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
     }
     st = inputs ? check_circuit(s, key_path, key_id, wasm, err) : check_witnesses(&key, key_id, w, n, err);
     if (st != ZP_OK) {
@@ -270,7 +282,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         return st;
     }
     st = accept_spooled(id, existing, queue_position, s, key_id, key_path, wasm, priority, request_id, request_digest,
-                        paths, n, stats.admission_waiting, http_status, err);
+                        paths, n, waiting, http_status, err);
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths);
     free(key_path);
@@ -283,20 +295,7 @@ zp_status server_upload_key(zp_engine_key_info *key, char **key_path, zp_server 
     *http_status = 404;
     *key_path = server_key_path(s, key_id, err);
     if (*key_path == NULL) return ZP_ERR_ARG;
-    zp_status st = zp_engine_key_describe(key, s->engine, *key_path, err);
-    if (st != ZP_OK) {
-        zp_error_prefix(err, "key '%s': ", key_id);
-        *http_status = st == ZP_ERR_NOMEM ? 500 : 422;
-    } else {
-        zp_engine_stats stats;
-        zp_engine_stats_get(&stats, s->engine);
-        uint64_t one = key->key_bytes + key->matrices_bytes + key->partition_bytes;
-        if (one > stats.buffer_budget) {
-            *http_status = 422;
-            st = zp_error_set(err, ZP_ERR_NOMEM, "the memory budget is too small for one partition of key '%s' (%llu bytes)",
-                              key_id, (unsigned long long)one);
-        }
-    }
+    zp_status st = key_fits(key, s, *key_path, key_id, http_status, err);
     if (st != ZP_OK) {
         free(*key_path);
         *key_path = NULL;
@@ -308,15 +307,12 @@ zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_positi
                                 const char *key_id, const char *key_path, int priority, const char *request_id,
                                 const char *request_digest, char **paths, size_t n, int *http_status, zp_error *err) {
     *existing = 0;
-    zp_engine_stats stats;
-    zp_engine_stats_get(&stats, s->engine);
-    if (stats.admission_waiting + n > s->cfg.max_queued) {
-        *http_status = 429;
+    size_t waiting = 0;
+    zp_status st = queue_room(&waiting, s, n, http_status, err);
+    if (st != ZP_OK) {
         for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
-        return zp_error_set(err, ZP_ERR_NOMEM,
-                            "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
-                            " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
+        return st;
     }
     return accept_spooled(id, existing, queue_position, s, key_id, key_path, NULL, priority, request_id, request_digest,
-                          paths, n, stats.admission_waiting, http_status, err);
+                          paths, n, waiting, http_status, err);
 }
