@@ -26,10 +26,12 @@ for curve in bn128 bls12381; do
         ko "$curve: --budget 2M refused naming the process's own memory" "exit $rc $(cat "$W/err")"
     fi
     # The smallest budget that admits one partition, from the error's
-    # figure: asked for with a budget just above the process's own memory
-    # (the figure in the refusal above), too small for any partition.
+    # figure: asked for with a budget 2 MiB above the process's own memory
+    # (the figure in the refusal above), too small for any partition. Not
+    # less: that figure varies by 0.3 MiB from run to run (7.8 and 8.1 MiB
+    # seen one after the other in CI).
     own="$(grep -oE "before any buffer \([0-9.]+ MiB" "$W/err" | grep -oE "[0-9.]+")"
-    own_kb=$(awk -v n="${own:-16}" 'BEGIN { printf "%d", n * 1024 + 256 }')
+    own_kb=$(awk -v n="${own:-16}" 'BEGIN { printf "%d", n * 1024 + 2048 }')
     "$Z" run --key "$K" --witness "${wits[@]}" --out "$W/o" --budget "${own_kb}K" --quiet >"$W/out" 2>"$W/err"
     need="$(sed -n 's/.*it needs \([0-9.]*\) MiB.*/\1/p' "$W/err")"
     if [ -z "$need" ]; then
