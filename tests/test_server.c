@@ -17,7 +17,7 @@
 #include "io/json.h"
 #include "server/config.h"
 #include "server/server.h"
-#include "server/store.h"
+#include "store/store.h"
 #include "testutil.h"
 
 static char dir[] = "/tmp/zp-test-server-XXXXXX";

@@ -1,4 +1,4 @@
-/* The daemon's job store (src/server/store.h): rows round-trip byte-equal,
+/* The daemon's job store (src/store/store.h): rows round-trip byte-equal,
  * request ids are idempotent, jobs survive close/open and kill -9 in the
  * middle of adding, 8 threads at once lose or duplicate nothing, and bad
  * files (random bytes, truncated, a stranger's database, a newer schema,
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "server/store.h"
+#include "store/store.h"
 #include "testutil.h"
 
 static char dir[64];

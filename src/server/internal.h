@@ -11,7 +11,7 @@
 
 #include "server/config.h"
 #include "server/server.h"
-#include "server/store.h"
+#include "store/store.h"
 #include "zkpipe_engine.h"
 
 /* A job the engine is working on: the store's id and the engine's. */

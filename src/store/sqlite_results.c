@@ -1,6 +1,6 @@
 /* The job store's results: how a job ended, with each partition's proof,
  * public signals and timings, in one transaction; and reading them. */
-#include "server/store.h"
+#include "store/store.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "server/store_internal.h"
+#include "store/sqlite_internal.h"
 
 zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const char *error, double finished,
                               const zp_store_result *results, uint32_t n, zp_error *err) {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/store.h"
+#include "store/store.h"
 
 struct zp_store {
     sqlite3 *db;

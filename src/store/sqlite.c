@@ -15,7 +15,7 @@
  *   collector thread's finish_job, and callbacks may call the store.
  * - A flock on "<path>.lock" keeps a second daemon off the same file: two
  *   would both resubmit every unfinished job. */
-#include "server/store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "server/store_internal.h"
+#include "store/sqlite_internal.h"
 
 /* PRAGMA application_id: "zkpp", so a stranger's SQLite file is told apart. */
 #define ZP_STORE_APP_ID 0x7a6b7070

@@ -1,6 +1,6 @@
 /* The job store's jobs: adding (request ids), reading, listing, the
  * unfinished ones with their witness paths, counts and expiry. */
-#include "server/store.h"
+#include "store/store.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "server/store_internal.h"
+#include "store/sqlite_internal.h"
 
 /* Jobs deleted per transaction by expire: the lock is released between
  * batches, so an expiry of many jobs never stalls the HTTP threads long. */

@@ -1,0 +1,62 @@
+/* What an implementation of the job store provides (store.h): one table of
+ * operations per kind, looked up by zp_store_open (store.c) from the
+ * string it is given. Each implementation's handle starts with a
+ * zp_store, so the table and the name are found from any handle. The
+ * operations have store.h's meanings and arguments, checked for sense by
+ * store.c before the call (non-NULL outputs, lengths, states). */
+#ifndef ZP_STORE_STORE_IMPL_H
+#define ZP_STORE_STORE_IMPL_H
+
+#include "store/store.h"
+
+typedef struct zp_store_ops {
+    const char *kind; /* "sqlite", "postgresql" */
+    int shared;       /* many daemons may use one store */
+    /* whether `where` names a store of this kind */
+    int (*accepts)(const char *where);
+    zp_status (*open)(zp_store **out, const char *where, zp_error *err);
+    void (*close)(zp_store *s);
+    zp_status (*check)(zp_store *s, zp_error *err);
+
+    zp_status (*add_job)(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *request_digest,
+                         const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths,
+                         double submitted, zp_error *err);
+    zp_status (*get_job)(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
+    zp_status (*find_request)(int64_t *id, zp_store *s, const char *request_id, zp_error *err);
+    zp_status (*queue_position)(uint64_t *position, zp_store *s, int64_t id, zp_error *err);
+    zp_status (*finish_job)(zp_store *s, int64_t id, zp_job_state state, const char *error, double finished,
+                            const zp_store_result *results, uint32_t n, zp_error *err);
+    zp_status (*results)(zp_store *s, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err);
+    zp_status (*list)(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err);
+    zp_status (*unfinished)(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
+    zp_status (*witness_paths)(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
+    zp_status (*count)(zp_store_counts *counts, zp_store *s, zp_error *err);
+    zp_status (*expire)(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn, void *arg,
+                        zp_error *err);
+
+    zp_status (*claim)(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
+                       const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
+    zp_status (*renew)(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n, double lease_s,
+                       zp_error *err);
+    zp_status (*release)(zp_store *s, const char *node, const zp_store_held *held, size_t n, zp_error *err);
+    zp_status (*finish_part)(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
+                             const char *error, const zp_store_result *result, double now, zp_error *err);
+
+    zp_status (*join)(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
+    zp_status (*heartbeat)(zp_store *s, const zp_store_node *me, zp_error *err);
+    zp_status (*leave)(zp_store *s, const char *node, zp_error *err);
+    zp_status (*nodes)(zp_store *s, zp_store_node_fn fn, void *arg, zp_error *err);
+} zp_store_ops;
+
+struct zp_store {
+    const zp_store_ops *ops;
+    const char *name; /* for messages: the path, or the URI without its password */
+};
+
+extern const zp_store_ops zp_store_sqlite_ops;
+extern const zp_store_ops zp_store_pg_ops;
+
+/* The state names as the stores keep them (the engine's names). */
+#define ZP_STORE_STATES 5
+
+#endif
