@@ -1,15 +1,18 @@
-/* The collector thread: takes each job the engine ended, records its
- * proofs, timings and state in the store in one transaction, then removes
- * its spooled witnesses and counts it in the metrics.
+/* The collector thread: takes each partition the engine ended (each
+ * claimed partition is an engine job of its own), records its proof,
+ * timings and state in the store under its claim's fence, as soon as it
+ * is verified, so that a crash loses only the partitions in flight; the
+ * record that ends a job removes its spooled files.
  *
  * A record that cannot be written for a reason that may pass (the disk is
- * full, an I/O error, the file locked by someone else) is not dropped: the
- * result is kept here, the job stays in the engine (so the API shows it
- * ended, not "queued", and serves its proofs from here), and the commit is
- * tried again, after 1 s, then 2, 4, ... up to every 30 s, until it goes
- * through. /v1/status and /metrics say how many wait and why. If the
- * daemon stops first, the store still has the job queued with its
- * witnesses spooled, so the next start proves it again: nothing is lost. */
+ * full, an I/O error, the database unreachable) is not dropped: the result
+ * is kept here, its claim stays this daemon's and its lease renewed (the
+ * API shows the job with it, "recorded": false, and serves its proof from
+ * here), and the commit is tried again, after 1 s, then 2, 4, ... up to
+ * every 30 s, until it goes through. /v1/status and /metrics say how many
+ * wait and why. If the daemon stops first, the partition is still claimed
+ * in the store with its witness spooled: it is proved again, by the next
+ * start or by another daemon once the lease runs out. Nothing is lost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,126 +26,122 @@
 #define RETRY_FIRST_S 1.0
 #define RETRY_MAX_S 30.0
 
-/* One ended job's record, ready for zp_store_finish_job. */
+/* One ended partition's record, ready for zp_store_finish_part. */
 struct pending_commit {
-    int64_t id;
+    zp_store_held claim;
     uint64_t engine_id;
-    zp_job_state state; /* ZP_JOB_DONE, _FAILED or _CANCELLED */
+    zp_job_state state; /* ZP_JOB_DONE or _FAILED */
     char why[512];      /* the failure's reason, "" otherwise */
-    uint32_t n;
-    zp_store_result *results;
-    zp_partition_times *times;
-    char **texts; /* 2n: proof and public JSON of each partition */
+    zp_store_result result;
+    char *texts[2]; /* proof and public JSON */
     unsigned attempts;
     double next_try;
 };
 
-static const char *state_text(zp_job_state st) {
-    return st == ZP_JOB_DONE ? "done" : st == ZP_JOB_FAILED ? "failed" : "cancelled";
-}
-
 static void pending_free(pending_commit *pc) {
     if (pc == NULL) return;
-    for (size_t i = 0; pc->texts && i < 2 * (size_t)pc->n; i++) free(pc->texts[i]);
-    free(pc->texts);
-    free(pc->times);
-    free(pc->results);
+    free(pc->texts[0]);
+    free(pc->texts[1]);
     free(pc);
 }
 
-/* The record of an ended engine job: proofs as JSON, times, state. NULL
- * and err set when out of memory or a proof cannot be encoded. */
-static pending_commit *build_record(zp_server *s, int64_t id, uint64_t engine_id, const zp_job_info *info,
-                                    zp_error *err) {
-    size_t n = info->partitions;
+/* The record of an ended engine job (one partition): its proof as JSON,
+ * its times, its state. NULL and err set when out of memory or a proof
+ * cannot be encoded. */
+static pending_commit *build_record(zp_server *s, const active_part *part, const zp_job_info *info, zp_error *err) {
     pending_commit *pc = calloc(1, sizeof *pc);
     if (pc == NULL) {
         zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    pc->id = id;
-    pc->engine_id = engine_id;
+    pc->claim = part->claim;
+    pc->engine_id = part->engine_id;
     pc->state = info->state;
-    pc->n = (uint32_t)n;
-    if (info->state != ZP_JOB_DONE)
-        snprintf(pc->why, sizeof pc->why, "%s", info->state == ZP_JOB_FAILED ? info->error.message : "cancelled");
-    pc->results = calloc(n, sizeof *pc->results);
-    pc->times = calloc(n, sizeof *pc->times);
-    pc->texts = calloc(2 * n, sizeof *pc->texts);
-    zp_status st = pc->results && pc->times && pc->texts ? ZP_OK : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == ZP_OK && i < n; i++) {
-        zp_error terr;
-        if (zp_engine_partition_times(&pc->times[i], s->engine, engine_id, i, &terr) != ZP_OK) continue;
-        pc->results[i].times = pc->times[i];
-        if (info->state != ZP_JOB_DONE) continue;
-        zp_groth16_proof proof;
-        uint64_t pub[4 * 64], *pubs = pub;
-        size_t np = 0;
-        st = zp_engine_proof(&proof, NULL, 0, &np, s->engine, engine_id, i, err);
-        if (st == ZP_OK && np > 64) pubs = malloc(np * ZP_SCALAR_BYTES);
-        if (st == ZP_OK && pubs == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-        if (st == ZP_OK) st = zp_engine_proof(&proof, pubs, np, &np, s->engine, engine_id, i, err);
-        if (st == ZP_OK) st = zp_json_proof_dump(&pc->texts[2 * i], &proof, err);
-        if (st == ZP_OK) st = zp_json_public_dump(&pc->texts[2 * i + 1], pubs, np, err);
-        if (pubs != pub) free(pubs);
-        pc->results[i].proof_json = pc->texts[2 * i];
-        pc->results[i].public_json = pc->texts[2 * i + 1];
-    }
+    if (info->state != ZP_JOB_DONE) snprintf(pc->why, sizeof pc->why, "%s", info->error.message);
+    zp_error terr;
+    if (zp_engine_partition_times(&pc->result.times, s->engine, part->engine_id, 0, &terr) != ZP_OK)
+        memset(&pc->result.times, 0, sizeof pc->result.times);
+    if (info->state != ZP_JOB_DONE) return pc;
+    zp_groth16_proof proof;
+    uint64_t pub[4 * 64], *pubs = pub;
+    size_t np = 0;
+    zp_status st = zp_engine_proof(&proof, NULL, 0, &np, s->engine, part->engine_id, 0, err);
+    if (st == ZP_OK && np > 64) pubs = malloc(np * ZP_SCALAR_BYTES);
+    if (st == ZP_OK && pubs == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    if (st == ZP_OK) st = zp_engine_proof(&proof, pubs, np, &np, s->engine, part->engine_id, 0, err);
+    if (st == ZP_OK) st = zp_json_proof_dump(&pc->texts[0], &proof, err);
+    if (st == ZP_OK) st = zp_json_public_dump(&pc->texts[1], pubs, np, err);
+    if (pubs != pub) free(pubs);
     if (st != ZP_OK) {
         pending_free(pc);
         return NULL;
     }
+    pc->result.proof_json = pc->texts[0];
+    pc->result.public_json = pc->texts[1];
     return pc;
 }
 
-/* A commit that failed for a reason that may pass: a full disk or an I/O
- * error (ZP_ERR_IO: SQLITE_FULL, _IOERR, _BUSY), or memory. A corrupt
- * file or a job that ended already will not get better. */
+/* A commit that failed for a reason that may pass: a full disk, an I/O
+ * error, the database unreachable (ZP_ERR_IO), or memory. A corrupt file
+ * or a claim that is not current will not get better. */
 static int worth_retrying(zp_status st) { return st == ZP_ERR_IO || st == ZP_ERR_NOMEM; }
 
-/* The job's end is recorded (recorded = 1) or given up: either way it
- * leaves the engine and the active map. */
-static void settle(zp_server *s, pending_commit *pc, int recorded, const zp_error *err) {
-    const char *state = state_text(pc->state);
-    if (recorded) {
-        zp_error e2;
-        if (zp_store_witness_paths(s->store, pc->id, server_spool_remove, s, &e2) != ZP_OK)
-            server_log(s, 0, "%s", e2.message);
-        server_log(s, 1, "job %lld %s%s%s%s", (long long)pc->id, state, pc->state == ZP_JOB_FAILED ? ": " : "",
-                   pc->state == ZP_JOB_FAILED ? pc->why : "", pc->attempts > 1 ? " (recorded after retries)" : "");
-    } else {
-        /* not recorded: the job stays queued in the store and runs again
-         * after a restart; its result here is dropped */
-        server_log(s, 0, "job %lld: could not record its end: %s", (long long)pc->id, err ? err->message : "stopping");
+/* The job's end, when this partition's record ended it: its files go,
+ * and it is counted and logged. */
+static void job_ended(zp_server *s, int64_t id) {
+    zp_store_job job;
+    zp_error err;
+    if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
+        server_log(s, 0, "%s", err.message);
+        return;
     }
+    if (zp_store_witness_paths(s->store, id, server_spool_remove, s, &err) != ZP_OK)
+        server_log(s, 0, "%s", err.message);
+    server_log(s, 1, "job %lld %s%s%s", (long long)id, zp_job_state_name(job.state),
+               job.state == ZP_JOB_FAILED ? ": " : "", job.state == ZP_JOB_FAILED ? job.error : "");
     pthread_mutex_lock(&s->lock);
-    server_store_id(s, pc->engine_id, 1);
-    if (recorded) {
-        s->outcomes[pc->state == ZP_JOB_DONE ? 0 : pc->state == ZP_JOB_FAILED ? 1 : 2]++;
-        if (pc->state == ZP_JOB_DONE) {
-            s->proofs += pc->n;
-            server_metrics_job(s, pc->times, pc->n);
-        }
+    if (job.state >= ZP_JOB_DONE) s->outcomes[job.state - ZP_JOB_DONE]++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* The partition's end is recorded (recorded = 1), refused by its fence, or
+ * given up: either way it leaves the engine and the active map. */
+static void settle(zp_server *s, pending_commit *pc, int recorded, int ended, const zp_error *err) {
+    const zp_store_held *c = &pc->claim;
+    if (recorded && ended) job_ended(s, c->job_id);
+    else if (!recorded && err && err->status == ZP_ERR_MISMATCH)
+        server_log(s, 1, "job %lld partition %u: %s", (long long)c->job_id, c->idx, err->message);
+    else if (!recorded) /* it stays claimed in the store: proved again once its lease runs out */
+        server_log(s, 0, "job %lld partition %u: could not record its end: %s", (long long)c->job_id, c->idx,
+                   err ? err->message : "stopping");
+    pthread_mutex_lock(&s->lock);
+    server_find_active(s, pc->engine_id, NULL, 1);
+    if (recorded && pc->state == ZP_JOB_DONE) {
+        s->proofs++;
+        server_metrics_job(s, &pc->result.times, 1);
     }
+    if (!recorded && err && err->status == ZP_ERR_MISMATCH) s->results_refused++;
     pthread_cond_broadcast(&s->ended);
+    pthread_cond_broadcast(&s->wake_dispatch);
     pthread_mutex_unlock(&s->lock);
     zp_engine_forget(s->engine, pc->engine_id);
     pending_free(pc);
 }
 
-/* One try at writing the record. 1: settled (recorded or given up), 0:
- * kept for another try. */
+/* One try at writing the record. 1: settled (recorded, refused or given
+ * up), 0: kept for another try. */
 static int try_commit(zp_server *s, pending_commit *pc, int last_chance) {
     zp_error err;
+    int ended = 0;
     pc->attempts++;
-    zp_status st = zp_store_finish_job(s->store, pc->id, state_text(pc->state), pc->why, zp_clock_wall(), pc->results,
-                                       pc->n, &err);
+    zp_status st = zp_store_finish_part(&ended, s->store, &pc->claim, pc->state, pc->why, &pc->result, zp_clock_wall(),
+                                        &err);
     if (st == ZP_OK) {
-        settle(s, pc, 1, NULL);
+        settle(s, pc, 1, ended, NULL);
         return 1;
     }
     if (!worth_retrying(st) || last_chance) {
-        settle(s, pc, 0, &err);
+        settle(s, pc, 0, 0, &err);
         return 1;
     }
     double wait = RETRY_FIRST_S;
@@ -150,12 +149,13 @@ static int try_commit(zp_server *s, pending_commit *pc, int last_chance) {
     pc->next_try = zp_clock_wall() + (wait < RETRY_MAX_S ? wait : RETRY_MAX_S);
     pthread_mutex_lock(&s->lock);
     s->commit_failures++;
-    snprintf(s->commit_error, sizeof s->commit_error, "job %lld: %s", (long long)pc->id, err.message);
+    snprintf(s->commit_error, sizeof s->commit_error, "job %lld partition %u: %s", (long long)pc->claim.job_id,
+             pc->claim.idx, err.message);
     s->commit_error_at = zp_clock_wall();
     pthread_mutex_unlock(&s->lock);
     if (pc->attempts == 1)
-        server_log(s, 0, "job %lld %s, but its end cannot be recorded yet (trying again until it is): %s",
-                   (long long)pc->id, state_text(pc->state), err.message);
+        server_log(s, 0, "job %lld partition %u %s, but its end cannot be recorded yet (trying again until it is): %s",
+                   (long long)pc->claim.job_id, pc->claim.idx, zp_job_state_name(pc->state), err.message);
     return 0;
 }
 
@@ -204,57 +204,82 @@ static void retry_due(zp_server *s) {
         if (!pending_add(s, again[i])) {
             zp_error e;
             zp_error_set(&e, ZP_ERR_NOMEM, "out of memory");
-            settle(s, again[i], 0, &e);
+            settle(s, again[i], 0, 0, &e);
         }
     }
 }
 
-int server_pending_results(zp_server *s, int64_t id, zp_store_result_fn fn, void *arg, const char **state) {
+int server_pending_job(zp_server *s, zp_store_job *job, zp_store_result_fn fn, void *arg) {
     int found = 0;
+    uint32_t done = 0;
+    zp_job_state state = job->state;
     pthread_mutex_lock(&s->lock);
-    for (size_t i = 0; i < s->n_pending && !found; i++) {
+    for (size_t i = 0; i < s->n_pending; i++) {
         const pending_commit *pc = s->pending[i];
-        if (pc->id != id) continue;
+        if (pc->claim.job_id != job->id) continue;
         found = 1;
-        if (state) *state = state_text(pc->state);
-        for (uint32_t k = 0; fn && k < pc->n; k++)
-            fn(arg, k, pc->results[k].proof_json, pc->results[k].public_json, &pc->times[k]);
+        if (pc->state == ZP_JOB_FAILED && state < ZP_JOB_DONE) {
+            state = ZP_JOB_FAILED;
+            snprintf(job->error, sizeof job->error, "partition %u: %s", pc->claim.idx, pc->why);
+        }
+        if (pc->state != ZP_JOB_DONE) continue;
+        done++;
+        if (fn) fn(arg, pc->claim.idx, pc->result.proof_json, pc->result.public_json, &pc->result.times);
     }
     pthread_mutex_unlock(&s->lock);
+    if (found && job->state < ZP_JOB_DONE) {
+        job->done += done;
+        if (state == ZP_JOB_FAILED) job->state = ZP_JOB_FAILED;
+        else if (job->done >= job->partitions) job->state = ZP_JOB_DONE;
+    }
     return found;
 }
 
-void server_pending_counts(zp_server *s, uint64_t by_state[3]) {
-    by_state[0] = by_state[1] = by_state[2] = 0;
+size_t server_pending_jobs(zp_server *s) {
+    size_t n = 0;
     for (size_t i = 0; i < s->n_pending; i++) {
-        zp_job_state st = s->pending[i]->state;
-        by_state[st == ZP_JOB_DONE ? 0 : st == ZP_JOB_FAILED ? 1 : 2]++;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++) seen = s->pending[k]->claim.job_id == s->pending[i]->claim.job_id;
+        n += !seen;
     }
+    return n;
 }
 
 /* ---- the thread -------------------------------------------------------- */
 
 static void record(zp_server *s, uint64_t engine_id) {
+    active_part part;
     pthread_mutex_lock(&s->lock);
-    int64_t id = server_store_id(s, engine_id, 0);
+    int known = server_find_active(s, engine_id, &part, 0);
     pthread_mutex_unlock(&s->lock);
-    if (id == 0) return;
+    if (!known) return;
     zp_error err;
     zp_job_info info;
     if (zp_engine_job(&info, s->engine, engine_id, 0, &err) != ZP_OK) return;
-    pending_commit *pc = build_record(s, id, engine_id, &info, &err);
+    pending_commit *pc = NULL;
+    if (info.state == ZP_JOB_CANCELLED) {
+        /* the store took it back (part.lost), or the daemon is stopping:
+         * nothing to record; a claim still ours goes back to the queue */
+        if (!part.lost && zp_store_release(s->store, s->node, &part.claim, 1, &err) != ZP_OK)
+            server_log(s, 0, "%s", err.message);
+    } else {
+        pc = build_record(s, &part, &info, &err);
+        if (pc == NULL)
+            server_log(s, 0, "job %lld partition %u: could not record its end: %s", (long long)part.claim.job_id,
+                       part.claim.idx, err.message);
+    }
     if (pc == NULL) {
-        server_log(s, 0, "job %lld: could not record its end: %s", (long long)id, err.message);
         pthread_mutex_lock(&s->lock);
-        server_store_id(s, engine_id, 1);
+        server_find_active(s, engine_id, NULL, 1);
         pthread_cond_broadcast(&s->ended);
+        pthread_cond_broadcast(&s->wake_dispatch);
         pthread_mutex_unlock(&s->lock);
         zp_engine_forget(s->engine, engine_id);
         return;
     }
     if (!try_commit(s, pc, 0) && !pending_add(s, pc)) {
         zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
-        settle(s, pc, 0, &err);
+        settle(s, pc, 0, 0, &err);
     }
 }
 

@@ -20,6 +20,13 @@ static const zp_option options[] = {
     {"listen", 0, STR, OFF(listen), 0, 0, "127.0.0.1:8790", "HOST:PORT", "TCP host:port (port 0: any free one); none: no TCP", NULL},
     {"unix_socket", 0, STR, OFF(unix_socket), 0, 0, NULL, "PATH", "also listen on this unix socket", NULL},
     {"data_dir", 0, STR, OFF(data_dir), 0, 0, "./zkpipe-data", "DIR", "the job store and the witness spool", NULL},
+    {"store", 0, STR, OFF(store), 0, 0, NULL, "PATH|URI",
+     "the job store: an SQLite file (default: data_dir/zkpipe.db) or postgresql://... shared by a fleet", NULL},
+    {"spool_dir", 0, STR, OFF(spool_dir), 0, 0, NULL, "DIR",
+     "where accepted witnesses and inputs wait (default: data_dir/spool); with a PostgreSQL store, a directory every daemon of the fleet mounts", NULL},
+    {"node", 0, STR, OFF(node), 0, 0, NULL, "ID", "this daemon's id in the store (default: host name:port); unique in a fleet", NULL},
+    {"lease", 0, ZP_OPT_UINT, OFF(lease), 1, 86400, "30", "S",
+     "seconds a claimed partition stays this daemon's without a heartbeat; then others take it over", NULL},
     {"keys_dir", 0, STR, OFF(keys_dir), 0, 0, NULL, "DIR",
      "every *.zkey in it is a key (id: file name without .zkey); ID.wasm beside it, its circuit", NULL},
     {"key", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "ID=PATH",
@@ -176,6 +183,9 @@ void zp_server_config_free(zp_server_config *cfg) {
     free(cfg->data_dir);
     free(cfg->keys_dir);
     free(cfg->witness_dir);
+    free(cfg->store);
+    free(cfg->spool_dir);
+    free(cfg->node);
     free(cfg->token);
     free(cfg->allowed_hosts);
     free(cfg->allowed_origins);

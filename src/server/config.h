@@ -19,6 +19,10 @@ typedef struct zp_server_config {
     char *listen;      /* "host:port" or "none" */
     char *unix_socket; /* NULL: none */
     char *data_dir, *keys_dir, *witness_dir;
+    char *store;     /* NULL: data_dir/zkpipe.db */
+    char *spool_dir; /* NULL: data_dir/spool */
+    char *node;      /* NULL: host name:port */
+    uint64_t lease;  /* seconds */
     char *token; /* NULL: no authentication; never empty */
     char *allowed_hosts, *allowed_origins; /* comma-separated; NULL: none */
     char *trace;

@@ -1,6 +1,7 @@
 /* The daemon's insides, shared by server.c (lifecycle, sampler, log),
  * submit.c (accepting jobs, keys), spool.c (witness files), resume.c
- * (restart), collector.c (recording ended jobs), routes*.c (the API's
+ * (restart), dispatch.c (claiming work), collector.c (recording ended
+ * partitions), routes*.c (the API's
  * handlers), metrics.c (Prometheus text) and http.c (libmicrohttpd). */
 #ifndef ZP_SERVER_INTERNAL_H
 #define ZP_SERVER_INTERNAL_H
@@ -14,11 +15,20 @@
 #include "store/store.h"
 #include "zkpipe_engine.h"
 
-/* A job the engine is working on: the store's id and the engine's. */
-typedef struct active_job {
-    int64_t id;
+/* A partition this daemon claimed from the store and gave its engine (as
+ * a job of one partition): its claim and the engine's job. */
+typedef struct active_part {
+    zp_store_held claim;
     uint64_t engine_id;
-} active_job;
+    int lost; /* the store took it back (taken over, its job ended): cancelled here */
+} active_part;
+
+/* dispatch.c: what one partition of a key needs from the budget. */
+typedef struct dispatch_key {
+    char id[128];
+    uint64_t need; /* bytes: the key and its matrices when not loaded, and one partition */
+    double checked; /* when need was measured (Unix seconds); 0: could not be */
+} dispatch_key;
 
 /* collector.c: an ended job whose record waits for the store. */
 typedef struct pending_commit pending_commit;
@@ -49,8 +59,17 @@ struct zp_server {
 
     pthread_mutex_t lock; /* everything below */
     pthread_cond_t ended; /* a job ended, or shutdown began */
-    active_job *active;
+    pthread_cond_t wake_dispatch; /* work was added, or a partition ended */
+    active_part *active;
     size_t n_active, cap_active;
+    char node[128];  /* this daemon's id in the store */
+    char host[256];  /* its host name and address, for /v1/fleet */
+    dispatch_key *dkeys;
+    size_t n_dkeys;
+    double dkeys_listed;
+    uint64_t claims, renewals, leases_lost, results_refused; /* since start */
+    double last_heartbeat, last_renew;
+    char fleet_error[640]; /* the last failure talking to the store from the dispatcher; "" when none */
     int shutting_down, stop_threads;
     uint64_t spool_bytes, spool_seq;
     uint64_t outcomes[3]; /* done failed cancelled, since start */
@@ -69,8 +88,8 @@ struct zp_server {
     size_t history_head, history_len;
     double last_expire;
 
-    pthread_t collector, sampler, circuits;
-    int threads_started, circuits_started;
+    pthread_t collector, sampler, circuits, dispatcher;
+    int threads_started, circuits_started, dispatcher_started;
 };
 
 /* server.c: lifecycle */
@@ -79,12 +98,16 @@ struct zp_server {
 void server_log(const zp_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* submit.c: accepting jobs, the active map, keys */
-/* The engine's id of a store job still in the engine; 0 when none. Lock held. */
-uint64_t server_engine_id(zp_server *s, int64_t id);
-/* The store's id of an engine job, 0 when none; remove: forget it. Lock held. */
-int64_t server_store_id(zp_server *s, uint64_t engine_id, int remove);
-/* Maps a store job to its engine job; 0 when out of memory. Lock held. */
-int server_add_active(zp_server *s, int64_t id, uint64_t engine_id);
+/* The claimed partition an engine job works on: 1 and *out filled (may be
+ * NULL), 0 when none; remove: forget it. Lock held. */
+int server_find_active(zp_server *s, uint64_t engine_id, active_part *out, int remove);
+/* Maps a claim to its engine job; 0 when out of memory. Lock held. */
+int server_add_active(zp_server *s, const zp_store_held *claim, uint64_t engine_id);
+/* Cancels, in the engine, every partition of job id this daemon works
+ * on (the job was cancelled); how many. Takes the lock. */
+size_t server_cancel_local(zp_server *s, int64_t id);
+/* Wakes the dispatcher: there may be work to claim. */
+void server_wake_dispatch(zp_server *s);
 /* The path of a key id (config keys, then keys_dir/<id>.zkey); NULL and
  * err set when there is none. Returns malloc'd. */
 char *server_key_path(zp_server *s, const char *id, zp_error *err);
@@ -92,10 +115,9 @@ char *server_key_path(zp_server *s, const char *id, zp_error *err);
  * "key ID=PATH wasm=WASM", or keys_dir/ID.wasm; NULL when it has none.
  * Returns malloc'd. */
 char *server_key_wasm(zp_server *s, const char *id);
-/* Submits a stored job's spooled witnesses to the engine; with wasm, the
- * paths are its inputs (input.json) and the engine computes witnesses. */
-zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, const char *wasm,
-                               int priority, const char *const *paths, size_t n, zp_error *err);
+/* Submits a claimed partition to the engine: its spooled witness, or its
+ * inputs (N.json) with the key's circuit. */
+zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const zp_store_claim *claim, zp_error *err);
 /* Whether a spooled file is a partition's inputs (N.json), not a witness. */
 int server_spooled_inputs(const char *path);
 /* Accepts a job whose witnesses are in memory: spools, stores, submits.
@@ -168,20 +190,31 @@ typedef struct spool_file_id {
 } spool_file_id;
 void server_spool_sweep(zp_server *s, spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes);
 
-/* resume.c: submits every unfinished job in the store again (at start). */
+/* resume.c: at start, the daemon joins the store (its earlier run's claims
+ * go back to the queue) and, with a store of its own, sweeps the spool of
+ * files no unfinished job holds. */
 zp_status server_resume(zp_server *s, zp_error *err);
+
+/* dispatch.c: the thread that claims partitions from the store when the
+ * engine has room, renews their leases, cancels those the store took
+ * back, and sends the heartbeat (arg: the server). */
+void *server_dispatch_main(void *arg);
+/* At stop: gives back the claims not finished, and leaves the store. */
+void server_dispatch_stop(zp_server *s);
 
 /* circuits.c: the thread that hands every key's circuit to the engine at start and logs how its compile ended. */
 void *server_circuits_main(void *arg);
 
-/* collector.c: the thread that records each ended job (arg: the server). */
+/* collector.c: the thread that records each ended partition (arg: the
+ * server). */
 void *server_collector_main(void *arg);
-/* An ended job whose record is not in the store yet: 1 and fn called for
- * each partition's proof, public signals and times (fn may be NULL), and
- * *state its end ("done", "failed", "cancelled"); 0 when id is not one. */
-int server_pending_results(zp_server *s, int64_t id, zp_store_result_fn fn, void *arg, const char **state);
-/* The pending records by their jobs' end: done, failed, cancelled. Lock held. */
-void server_pending_counts(zp_server *s, uint64_t by_state[3]);
+/* The job as it is with the partitions whose end is not recorded in the
+ * store yet (a full disk, the database down): 1 when there are some, and
+ * *job's state and done updated by them (done when they were the last,
+ * failed when one failed); fn (may be NULL) gets each of their results. */
+int server_pending_job(zp_server *s, zp_store_job *job, zp_store_result_fn fn, void *arg);
+/* Jobs with partitions whose record waits. Lock held. */
+size_t server_pending_jobs(zp_server *s);
 
 /* jobbody.c: a POST /v1/jobs body whose witnesses (witnesses[i].data,
  * base64) are decoded in place, in the buffer the body arrived in, and
@@ -236,10 +269,12 @@ void route_get_job(zp_server *s, int64_t id, zp_response *resp);
 void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_response *resp);
 void route_delete_job(zp_server *s, int64_t id, zp_response *resp);
 
-/* routes_status.c: /v1/status, /v1/status/history, /v1/keys */
+/* routes_status.c: /v1/status, /v1/status/history, /v1/keys, /v1/fleet */
 void route_get_status(zp_server *s, zp_response *resp);
 void route_get_history(zp_server *s, zp_response *resp);
 void route_list_keys(zp_server *s, zp_response *resp);
+/* /v1/fleet: every daemon of the store, and the queue they share */
+void route_get_fleet(zp_server *s, zp_response *resp);
 void route_key_action(zp_server *s, const char *method, const char *id, zp_response *resp);
 
 /* metrics.c */

@@ -57,22 +57,37 @@ static void header(text *t, const char *name, const char *type, const char *help
 void server_metrics(zp_server *s, zp_response *resp) {
     zp_engine_stats st;
     zp_engine_stats_get(&st, s->engine);
-    uint64_t counts[ZP_STORE_STATES] = {0};
+    zp_store_counts stored;
     zp_error err;
-    if (zp_store_counts(counts, s->store, &err) != ZP_OK) memset(counts, 0, sizeof counts);
+    if (zp_store_count(&stored, s->store, &err) != ZP_OK) memset(&stored, 0, sizeof stored);
+    uint64_t *counts = stored.jobs;
     text t = {0};
     pthread_mutex_lock(&s->lock);
     header(&t, "zkpipe_jobs_total", "counter", "Jobs ended since the daemon started, by outcome.");
     static const char *outcomes[3] = {"done", "failed", "cancelled"};
     for (int i = 0; i < 3; i++) put(&t, "zkpipe_jobs_total{outcome=\"%s\"} %llu\n", outcomes[i], (unsigned long long)s->outcomes[i]);
-    uint64_t pending[3];
-    server_pending_counts(s, pending);
-    uint64_t n_pending = pending[0] + pending[1] + pending[2];
-    header(&t, "zkpipe_jobs", "gauge", "Jobs in the store not yet ended, by state.");
-    put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n",
-        (unsigned long long)(counts[0] > n_pending ? counts[0] - n_pending : 0), (unsigned long long)counts[1]);
+    uint64_t n_pending = server_pending_jobs(s);
+    header(&t, "zkpipe_jobs", "gauge", "Jobs in the store not yet ended, by state (the whole store: a fleet's).");
+    put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n", (unsigned long long)counts[0],
+        (unsigned long long)counts[1]);
+    header(&t, "zkpipe_queue_partitions", "gauge",
+           "Partitions in the store waiting to be claimed (queued) and claimed by a daemon (running).");
+    put(&t, "zkpipe_queue_partitions{state=\"queued\"} %llu\nzkpipe_queue_partitions{state=\"running\"} %llu\n",
+        (unsigned long long)stored.parts_queued, (unsigned long long)stored.parts_running);
+    header(&t, "zkpipe_claimed_partitions", "gauge", "Partitions this daemon holds claims on now.");
+    put(&t, "zkpipe_claimed_partitions %llu\n", (unsigned long long)s->n_active);
+    header(&t, "zkpipe_claims_total", "counter", "Partitions this daemon claimed from the store since it started.");
+    put(&t, "zkpipe_claims_total %llu\n", (unsigned long long)s->claims);
+    header(&t, "zkpipe_lease_renewals_total", "counter", "Leases this daemon renewed since it started.");
+    put(&t, "zkpipe_lease_renewals_total %llu\n", (unsigned long long)s->renewals);
+    header(&t, "zkpipe_leases_lost_total", "counter",
+           "Claims the store took back from this daemon (taken over after a stall, or their job ended elsewhere).");
+    put(&t, "zkpipe_leases_lost_total %llu\n", (unsigned long long)s->leases_lost);
+    header(&t, "zkpipe_results_refused_total", "counter",
+           "Partition results the store refused because their claim was no longer current (fencing).");
+    put(&t, "zkpipe_results_refused_total %llu\n", (unsigned long long)s->results_refused);
     header(&t, "zkpipe_store_commit_pending", "gauge",
-           "Ended jobs whose record could not be written to the store yet (disk full, I/O errors); retried.");
+           "Jobs with ended partitions whose record could not be written to the store yet (disk full, I/O errors); retried.");
     put(&t, "zkpipe_store_commit_pending %llu\n", (unsigned long long)n_pending);
     header(&t, "zkpipe_store_commit_failures_total", "counter",
            "Failed tries at recording a job's end in the store, since the daemon started.");

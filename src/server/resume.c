@@ -1,10 +1,17 @@
-/* Resume after a stop or a crash: every job the store still holds as
- * unfinished is submitted to the engine again (its witnesses are in the
- * spool); one that cannot be (its key is gone, its rows are damaged) is
- * recorded as failed with the reason, and the daemon starts all the same.
- * Then the spool is swept: a file no resumed job holds is an orphan. */
+/* Resume after a stop or a crash: the daemon joins the store, which
+ * queues again whatever an earlier run of it had claimed; the dispatcher
+ * then claims the work as any other. Only the partitions that were in
+ * flight are proved again: those finished were recorded one by one. A job
+ * whose rows are damaged is recorded as failed with the reason, and the
+ * daemon starts all the same. Then the spool is swept: a file no
+ * unfinished job holds is an orphan. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -36,57 +43,74 @@ static void keep_files(resume_ctx *r, const char *const *paths, size_t n) {
     }
 }
 
+/* Each unfinished job: its files are live (kept by the sweep); one whose
+ * rows are damaged is failed with the reason, the rest of the store is
+ * served all the same. */
 static void resume_job(void *arg, const zp_store_job *job, const char *const *paths, const char *damage) {
     resume_ctx *r = arg;
     zp_server *s = r->s;
-    zp_error err;
-    uint64_t engine_id;
-    char *key_path = NULL, *wasm = NULL;
-    zp_status st = ZP_OK;
-    if (damage != NULL) {
-        st = zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its rows in the store are damaged: %s", damage);
-    } else {
-        key_path = server_key_path(s, job->key_id, &err);
-        if (key_path == NULL) st = ZP_ERR_ARG;
-    }
-    /* a job given inputs: its spooled files are input.json (N.json), and
-     * the key's circuit computes the witnesses again */
-    int inputs = st == ZP_OK && job->partitions > 0 && server_spooled_inputs(paths[0]);
-    for (uint32_t i = 0; st == ZP_OK && i < job->partitions; i++) {
-        if (server_spooled_inputs(paths[i]) != inputs)
-            st = zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its partitions mix inputs and witnesses");
-    }
-    if (st == ZP_OK && inputs && (wasm = server_key_wasm(s, job->key_id)) == NULL)
-        st = zp_error_set(&err, ZP_ERR_ARG, "cannot be resumed: its inputs need key '%s''s circuit, and it has none now",
-                          job->key_id);
-    if (st == ZP_OK)
-        st = server_engine_submit(&engine_id, s, key_path, wasm, job->priority, paths, job->partitions, &err);
-    free(key_path);
-    free(wasm);
-    if (st == ZP_OK) {
-        pthread_mutex_lock(&s->lock);
-        if (!server_add_active(s, job->id, engine_id)) st = zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
-        pthread_mutex_unlock(&s->lock);
-    }
-    if (st == ZP_OK) {
+    if (damage == NULL) {
         r->resumed++;
         keep_files(r, paths, job->partitions);
         return;
     }
     r->failed++;
+    zp_error err, e2;
+    zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its rows in the store are damaged: %s", damage);
     server_log(s, 0, "job %lld: %s", (long long)job->id, err.message);
-    zp_error e2;
-    if (zp_store_finish_job(s->store, job->id, "failed", err.message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
+    if (zp_store_finish_job(s->store, job->id, ZP_JOB_FAILED, err.message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK)
         server_log(s, 0, "job %lld: %s", (long long)job->id, e2.message);
+}
+
+/* A daemon of this node id that is alive: on this host, its process; on
+ * another, a heartbeat younger than the lease. */
+typedef struct twin_ctx {
+    const zp_server *s;
+    char why[512];
+} twin_ctx;
+
+static void find_twin(void *arg, const zp_store_node *n) {
+    twin_ctx *t = arg;
+    const zp_server *s = t->s;
+    if (strcmp(n->id, s->node) != 0 || n->heartbeat_age >= (double)s->cfg.lease) return;
+    if (strcmp(n->host, s->host) == 0) {
+        if (n->pid == (int64_t)getpid() || n->pid <= 0 || (kill((pid_t)n->pid, 0) != 0 && errno == ESRCH)) return;
+        snprintf(t->why, sizeof t->why, "process %lld on this host", (long long)n->pid);
+    } else {
+        snprintf(t->why, sizeof t->why, "a daemon at %.200s (heartbeat %.1f s ago)", n->host, n->heartbeat_age);
     }
 }
 
+/* Joins the store as s->node; an earlier run's claims go back to the
+ * queue. Another live daemon with the same node id is refused: the two
+ * would give each other's work away. */
+static zp_status join(zp_server *s, zp_error *err) {
+    twin_ctx t = {s, ""};
+    zp_status st = zp_store_nodes(s->store, find_twin, &t, err);
+    if (st != ZP_OK) return st;
+    if (t.why[0])
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "node id '%s' is in use by %s: give each daemon of the store its own node option", s->node,
+                            t.why);
+    zp_store_node me = {0};
+    snprintf(me.id, sizeof me.id, "%s", s->node);
+    snprintf(me.host, sizeof me.host, "%s", s->host);
+    me.pid = (int64_t)getpid();
+    me.started = s->started;
+    return zp_store_join(s->store, &me, 0, err);
+}
+
 zp_status server_resume(zp_server *s, zp_error *err) {
+    zp_status st = join(s, err);
+    if (st != ZP_OK) return st;
     resume_ctx r = {s, 0, 0, NULL, 0, 0, 0};
-    zp_status st = zp_store_unfinished(s->store, resume_job, &r, err);
-    if (r.resumed || r.failed) server_log(s, 1, "resumed %zu unfinished jobs (%zu could not be)", r.resumed, r.failed);
-    /* Only after a complete listing: a partial one would sweep live files. */
-    if (st == ZP_OK && !r.keep_failed) {
+    st = zp_store_unfinished(s->store, resume_job, &r, err);
+    if (r.resumed || r.failed)
+        server_log(s, 1, "%zu unfinished jobs in the store (%zu could not be resumed)", r.resumed, r.failed);
+    /* Only after a complete listing: a partial one would sweep live files.
+     * A shared spool is the fleet's: files of jobs another daemon is
+     * accepting right now are in it, not yet in the store. */
+    if (st == ZP_OK && !r.keep_failed && !zp_store_shared(s->store)) {
         size_t removed;
         uint64_t bytes;
         server_spool_sweep(s, r.keep, r.n_keep, &removed, &bytes);

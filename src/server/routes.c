@@ -186,6 +186,11 @@ static void route(zp_server *s, const zp_request *req, zp_response *resp) {
         }
         return;
     }
+    if (strcmp(p, "/v1/fleet") == 0) {
+        if (strcmp(m, "GET") == 0) route_get_fleet(s, resp);
+        else server_respond_error(resp, 405, "method_not_allowed", "use GET on /v1/fleet");
+        return;
+    }
     if (strcmp(p, "/v1/keys") == 0) {
         if (strcmp(m, "GET") == 0) route_list_keys(s, resp);
         else server_respond_error(resp, 405, "method_not_allowed", "use GET on /v1/keys");

@@ -27,35 +27,60 @@ static json_t *times_json(uint32_t idx, const zp_partition_times *t) {
                      t->final, "total", t->total);
 }
 
-/* A store job as JSON, its state and progress from the engine while it is
- * there. */
-static json_t *job_json(zp_server *s, const zp_store_job *job, uint64_t *engine_id_out) {
-    const char *state = job->state;
-    uint32_t done = job->done;
-    pthread_mutex_lock(&s->lock);
-    uint64_t engine_id = server_engine_id(s, job->id);
-    pthread_mutex_unlock(&s->lock);
-    zp_job_info info;
-    zp_error err;
-    /* While the engine knows the job it is the fresher source: a job it
-     * has ended (cancelled, failed, done) stays "queued" or "running" in
-     * the store until the collector records the end. */
-    const char *error = job->error[0] && strcmp(job->state, "failed") == 0 ? job->error : NULL;
-    if (engine_id && zp_engine_job(&info, s->engine, engine_id, 0, &err) == ZP_OK) {
-        state = zp_job_state_name(info.state);
-        done = (uint32_t)info.done;
-        if (info.state == ZP_JOB_FAILED) error = info.error.message;
-    }
-    if (engine_id_out) *engine_id_out = engine_id;
-    json_t *o = json_pack("{s:I,s:s,s:i,s:s,s:i,s:i,s:f,s:o}", "id", (json_int_t)job->id, "key", job->key_id,
-                          "priority", job->priority, "state", state, "partitions", (int)job->partitions, "done",
-                          (int)done, "submitted", job->submitted, "finished", num_or_null(job->finished));
-    if (o && job->request_id[0]) json_object_set_new(o, "request_id", json_string(job->request_id));
+/* A store job as JSON, with the partitions whose end waits for the store
+ * (server_pending_job) counted in. */
+static json_t *job_json(zp_server *s, const zp_store_job *stored) {
+    zp_store_job job = *stored;
+    int pending = server_pending_job(s, &job, NULL, NULL);
+    const char *error = job.error[0] && job.state == ZP_JOB_FAILED ? job.error : NULL;
+    json_t *o = json_pack("{s:I,s:s,s:i,s:s,s:i,s:i,s:f,s:o}", "id", (json_int_t)job.id, "key", job.key_id,
+                          "priority", job.priority, "state", zp_job_state_name(job.state), "partitions",
+                          (int)job.partitions, "done", (int)job.done, "submitted", job.submitted, "finished",
+                          num_or_null(job.finished));
+    if (o && job.request_id[0]) json_object_set_new(o, "request_id", json_string(job.request_id));
     if (o && error) json_object_set_new(o, "error", json_string(error));
     /* ended, but the record waits for the store (a full disk): say so */
-    if (o && !strcmp(job->state, "queued") && server_pending_results(s, job->id, NULL, NULL, NULL))
+    if (o && pending && job.state >= ZP_JOB_DONE && stored->state < ZP_JOB_DONE)
         json_object_set_new(o, "recorded", json_false());
     return o;
+}
+
+/* A job's results, partition by partition: the store's, with those whose
+ * record waits (server_pending_job) in their place. */
+typedef struct merged_results {
+    uint32_t n;
+    char **proof, **pub;
+    zp_store_times *t;
+    int oom;
+} merged_results;
+
+static void merge_cb(void *arg, uint32_t idx, const char *proof, const char *pub, const zp_store_times *t) {
+    merged_results *m = arg;
+    if (idx >= m->n) return;
+    free(m->proof[idx]);
+    free(m->pub[idx]);
+    m->proof[idx] = proof ? strdup(proof) : NULL;
+    m->pub[idx] = pub ? strdup(pub) : NULL;
+    if ((proof && !m->proof[idx]) || (pub && !m->pub[idx])) m->oom = 1;
+    m->t[idx] = *t;
+}
+
+static zp_status job_results(zp_server *s, zp_store_job *job, zp_store_result_fn fn, void *arg, zp_error *err) {
+    merged_results m = {job->partitions, calloc(job->partitions, sizeof(char *)),
+                        calloc(job->partitions, sizeof(char *)), calloc(job->partitions, sizeof(zp_store_times)), 0};
+    zp_status st = m.proof && m.pub && m.t ? ZP_OK : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    if (st == ZP_OK) st = zp_store_results(s->store, job->id, merge_cb, &m, err);
+    if (st == ZP_OK) server_pending_job(s, job, merge_cb, &m);
+    if (st == ZP_OK && m.oom) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; st == ZP_OK && i < m.n; i++) fn(arg, i, m.proof[i], m.pub[i], &m.t[i]);
+    for (uint32_t i = 0; m.proof && m.pub && i < m.n; i++) {
+        free(m.proof[i]);
+        free(m.pub[i]);
+    }
+    free(m.proof);
+    free(m.pub);
+    free(m.t);
+    return st;
 }
 
 /* ---- /v1/jobs ---------------------------------------------------------- */
@@ -308,7 +333,7 @@ void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int 
                              " (request digest %.16s..., this one %.16s...)",
                              request_id, (long long)id, job.request_digest, digest);
     } else {
-        json_t *o = job_json(s, &job, NULL);
+        json_t *o = job_json(s, &job);
         json_object_set_new(o, "queue_position", json_integer((json_int_t)position));
         server_respond_json(resp, existing ? 200 : 201, o);
     }
@@ -442,11 +467,10 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     json_decref(root);
 }
 
-/* ctx: the server, the array, and the live state asked for (the store
- * keeps every unended job as "queued"; the engine knows which run). */
+/* ctx: the server, the array, and a state to keep (NULL: all). */
 static void list_cb(void *arg, const zp_store_job *job) {
     void **ctx = arg;
-    json_t *o = job_json(ctx[0], job, NULL);
+    json_t *o = job_json(ctx[0], job);
     const char *want = ctx[2];
     if (want && strcmp(json_string_value(json_object_get(o, "state")), want) != 0) {
         json_decref(o);
@@ -462,12 +486,18 @@ void route_get_jobs(zp_server *s, const zp_request *req, zp_response *resp) {
         server_respond_error(resp, 400, "bad_request", "limit must be a number from 1 to 1000");
         return;
     }
+    int filter = -1;
+    for (int i = ZP_JOB_QUEUED; state && *state && i <= ZP_JOB_CANCELLED && filter < 0; i++)
+        if (strcmp(state, zp_job_state_name((zp_job_state)i)) == 0) filter = i;
+    if (state && *state && filter < 0) {
+        server_respond_error(resp, 400, "bad_request",
+                             "unknown state '%.64s' (queued, running, done, failed, cancelled)", state);
+        return;
+    }
     json_t *arr = json_array();
-    int live = state && (strcmp(state, "queued") == 0 || strcmp(state, "running") == 0);
-    void *ctx[3] = {s, arr, live ? (void *)state : NULL};
+    void *ctx[3] = {s, arr, NULL};
     zp_error err;
-    if (zp_store_list(s->store, live ? UINT32_MAX : (uint32_t)limit, live ? "queued" : state, list_cb, ctx, &err) !=
-        ZP_OK) {
+    if (zp_store_list(s->store, (uint32_t)limit, filter, list_cb, ctx, &err) != ZP_OK) {
         json_decref(arr);
         server_respond_error(resp, 400, "bad_request", "%s", err.message);
         return;
@@ -499,32 +529,21 @@ void route_get_job(zp_server *s, int64_t id, zp_response *resp) {
         server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
         return;
     }
-    uint64_t engine_id;
-    json_t *o = job_json(s, &job, &engine_id);
+    json_t *o = job_json(s, &job);
     json_t *timings = json_array();
-    if (engine_id) {
-        for (uint32_t i = 0; i < job.partitions; i++) {
-            zp_partition_times t;
-            if (zp_engine_partition_times(&t, s->engine, engine_id, i, &err) == ZP_OK) {
-                json_array_append_new(timings, times_json(i, &t));
-            }
-        }
-    } else {
-        results_ctx c = {timings, NULL, 0};
-        if (zp_store_results(s->store, id, results_cb, &c, &err) != ZP_OK) {
-            json_decref(o);
-            json_decref(timings);
-            server_respond_error(resp, 500, "internal", "%s", err.message);
-            return;
-        }
+    results_ctx c = {timings, NULL, 0};
+    if (job_results(s, &job, results_cb, &c, &err) != ZP_OK) {
+        json_decref(o);
+        json_decref(timings);
+        server_respond_error(resp, 500, "internal", "%s", err.message);
+        return;
     }
     json_object_set_new(o, "timings", timings);
     server_respond_json(resp, 200, o);
 }
 
 static int ended(const zp_store_job *job) {
-    return strcmp(job->state, "done") == 0 || strcmp(job->state, "failed") == 0 ||
-           strcmp(job->state, "cancelled") == 0;
+    return job->state >= ZP_JOB_DONE;
 }
 
 void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_response *resp) {
@@ -536,43 +555,29 @@ void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respons
     zp_store_job job;
     zp_error err;
     double deadline = zp_clock_wall() + wait;
+    /* A job may end on another daemon of the store: the store is read
+     * again every 0.25 s, and at once when a partition ends here. */
     for (;;) {
         if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
             server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
             return;
         }
-        if (ended(&job) || server_pending_results(s, id, NULL, NULL, NULL)) break;
+        server_pending_job(s, &job, NULL, NULL);
+        if (ended(&job)) break;
         pthread_mutex_lock(&s->lock);
         double now = zp_clock_wall();
         if (now >= deadline || s->shutting_down) {
             pthread_mutex_unlock(&s->lock);
             break;
         }
-        double until = deadline < now + 1 ? deadline : now + 1; /* re-read the store each second */
+        double until = deadline < now + 0.25 ? deadline : now + 0.25;
         struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
         pthread_cond_timedwait(&s->ended, &s->lock, &ts);
         pthread_mutex_unlock(&s->lock);
     }
-    const char *pending_state = NULL;
-    if (!ended(&job) && server_pending_results(s, id, NULL, NULL, &pending_state)) {
-        /* ended, its record not yet in the store: answer from the collector's copy */
-        snprintf(job.state, sizeof job.state, "%s", pending_state);
-        if (strcmp(pending_state, "failed") == 0) {
-            json_t *o = job_json(s, &job, NULL);
-            const char *e = json_string_value(json_object_get(o, "error"));
-            snprintf(job.error, sizeof job.error, "%s", e ? e : "");
-            json_decref(o);
-        }
-    }
-    if (strcmp(job.state, "done") == 0) {
+    if (job.state == ZP_JOB_DONE) {
         results_ctx c = {NULL, json_array(), 0};
-        zp_status rst = pending_state ? (server_pending_results(s, id, results_cb, &c, NULL) ? ZP_OK : ZP_ERR_ARG)
-                                      : zp_store_results(s->store, id, results_cb, &c, &err);
-        if (pending_state && rst != ZP_OK) { /* recorded meanwhile */
-            json_decref(c.proofs);
-            c.proofs = json_array();
-            rst = zp_store_results(s->store, id, results_cb, &c, &err);
-        }
+        zp_status rst = job_results(s, &job, results_cb, &c, &err);
         if (rst != ZP_OK || c.bad) {
             json_decref(c.proofs);
             server_respond_error(resp, 500, "internal", "job %lld: its stored proofs cannot be read", (long long)id);
@@ -580,19 +585,20 @@ void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respons
         }
         server_respond_json(resp, 200,
                             json_pack("{s:I,s:s,s:o}", "id", (json_int_t)id, "state", "done", "proofs", c.proofs));
-    } else if (strcmp(job.state, "failed") == 0) {
+    } else if (job.state == ZP_JOB_FAILED) {
         server_respond_error(resp, 409, "failed", "job %lld failed: %s", (long long)id, job.error);
-    } else if (strcmp(job.state, "cancelled") == 0) {
+    } else if (job.state == ZP_JOB_CANCELLED) {
         server_respond_error(resp, 409, "cancelled", "job %lld was cancelled", (long long)id);
     } else {
-        json_t *o = job_json(s, &job, NULL);
         server_respond_json(resp, 202,
-                            json_pack("{s:I,s:O,s:O,s:i}", "id", (json_int_t)id, "state", json_object_get(o, "state"),
-                                      "done", json_object_get(o, "done"), "partitions", (int)job.partitions));
-        json_decref(o);
+                            json_pack("{s:I,s:s,s:i,s:i}", "id", (json_int_t)id, "state", zp_job_state_name(job.state),
+                                      "done", (int)job.done, "partitions", (int)job.partitions));
     }
 }
 
+/* Cancelled in the store, by whichever daemon is asked: the partitions
+ * this daemon runs stop at once, other daemons' at their next lease
+ * renewal (within about half a second). */
 void route_delete_job(zp_server *s, int64_t id, zp_response *resp) {
     zp_store_job job;
     zp_error err;
@@ -600,11 +606,26 @@ void route_delete_job(zp_server *s, int64_t id, zp_response *resp) {
         server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
         return;
     }
-    pthread_mutex_lock(&s->lock);
-    uint64_t engine_id = server_engine_id(s, id);
-    pthread_mutex_unlock(&s->lock);
-    if (engine_id) (void)zp_engine_cancel(s->engine, engine_id, &err);
-    json_t *o = job_json(s, &job, NULL);
-    if (engine_id) json_object_set_new(o, "state", json_string("cancelled"));
-    server_respond_json(resp, 200, o);
+    if (job.state < ZP_JOB_DONE) {
+        zp_status st = zp_store_finish_job(s->store, id, ZP_JOB_CANCELLED, NULL, zp_clock_wall(), NULL, 0, &err);
+        if (st == ZP_OK) {
+            server_cancel_local(s, id);
+            server_log(s, 1, "job %lld cancelled", (long long)id);
+            pthread_mutex_lock(&s->lock);
+            s->outcomes[2]++;
+            pthread_cond_broadcast(&s->ended);
+            pthread_mutex_unlock(&s->lock);
+            zp_error e2;
+            if (zp_store_witness_paths(s->store, id, server_spool_remove, s, &e2) != ZP_OK)
+                server_log(s, 0, "%s", e2.message);
+        } else if (st != ZP_ERR_ARG) { /* ZP_ERR_ARG: it ended meanwhile */
+            server_respond_error(resp, 500, "internal", "%s", err.message);
+            return;
+        }
+        if (zp_store_get_job(&job, s->store, id, &err) != ZP_OK) {
+            server_respond_error(resp, 404, "not_found", "no job %lld", (long long)id);
+            return;
+        }
+    }
+    server_respond_json(resp, 200, job_json(s, &job));
 }

@@ -25,36 +25,24 @@ static json_t *counts_json(const zp_buffer_counts *c) {
 void route_get_status(zp_server *s, zp_response *resp) {
     zp_engine_stats st;
     zp_engine_stats_get(&st, s->engine);
-    uint64_t counts[ZP_STORE_STATES] = {0};
+    zp_store_counts stored;
     zp_error err;
-    if (zp_store_counts(counts, s->store, &err) != ZP_OK) {
+    uint64_t *counts = stored.jobs;
+    if (zp_store_count(&stored, s->store, &err) != ZP_OK) {
         server_respond_error(resp, 500, "internal", "%s", err.message);
         return;
     }
-    /* queued vs running from the engine, which knows */
-    uint64_t queued = 0, running = 0;
+    /* the jobs as the store has them: a fleet's, all of them */
+    uint64_t queued = counts[ZP_JOB_QUEUED], running = counts[ZP_JOB_RUNNING];
     pthread_mutex_lock(&s->lock);
-    size_t n = s->n_active;
-    uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    for (size_t i = 0; ids && i < n; i++) ids[i] = s->active[i].engine_id;
-    uint64_t pending[3]; /* ended, the store still says queued: count them as ended */
-    server_pending_counts(s, pending);
-    uint64_t n_pending = pending[0] + pending[1] + pending[2], commit_failures = s->commit_failures;
+    uint64_t n_pending = server_pending_jobs(s), commit_failures = s->commit_failures;
     char commit_error[sizeof s->commit_error];
     memcpy(commit_error, s->commit_error, sizeof commit_error);
     double commit_error_at = s->commit_error_at;
+    uint64_t claimed = s->n_active, claims = s->claims, lost = s->leases_lost, refused = s->results_refused;
+    char fleet_error[sizeof s->fleet_error];
+    memcpy(fleet_error, s->fleet_error, sizeof fleet_error);
     pthread_mutex_unlock(&s->lock);
-    for (size_t i = 0; ids && i < n; i++) {
-        zp_job_info info;
-        if (zp_engine_job(&info, s->engine, ids[i], 0, &err) != ZP_OK) continue;
-        if (info.state == ZP_JOB_QUEUED) queued++;
-        else if (info.state == ZP_JOB_RUNNING) running++;
-    }
-    free(ids);
-    uint64_t in_store = counts[0] + counts[1];
-    in_store = in_store > n_pending ? in_store - n_pending : 0;
-    for (int k = 0; k < 3; k++) counts[2 + k] += pending[k];
-    if (in_store > queued + running) queued += in_store - (queued + running); /* accepted, not yet in the engine */
 
     json_t *classes = json_object(), *stages = json_object();
     for (int c = 0; c < ZP_BUF_CLASSES; c++) {
@@ -95,6 +83,15 @@ void route_get_status(zp_server *s, zp_response *resp) {
         json_object_set_new(store, "last_error", json_string(commit_error));
         json_object_set_new(store, "last_error_at", json_real(commit_error_at));
     }
+    json_object_set_new(store, "kind", json_string(zp_store_kind(s->store)));
+    json_object_set_new(store, "node", json_string(s->node));
+    json_object_set_new(store, "queued_partitions", json_integer((json_int_t)stored.parts_queued));
+    json_object_set_new(store, "running_partitions", json_integer((json_int_t)stored.parts_running));
+    json_object_set_new(store, "claimed", json_integer((json_int_t)claimed));
+    json_object_set_new(store, "claims", json_integer((json_int_t)claims));
+    json_object_set_new(store, "leases_lost", json_integer((json_int_t)lost));
+    json_object_set_new(store, "results_refused", json_integer((json_int_t)refused));
+    if (fleet_error[0]) json_object_set_new(store, "error", json_string(fleet_error));
     json_object_set_new(o, "store", store);
     server_respond_json(resp, 200, o);
 }
@@ -225,5 +222,34 @@ void route_key_action(zp_server *s, const char *method, const char *id, zp_respo
     int known = known_key(&info, s, path);
     json_t *o = key_json(id, path, known ? &info : NULL);
     free(path);
+    server_respond_json(resp, 200, o);
+}
+
+/* ---- /v1/fleet --------------------------------------------------------- */
+
+static void node_cb(void *arg, const zp_store_node *n) {
+    json_t *arr = arg;
+    json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I}", "id", n->id, "host", n->host, "pid",
+                                         (json_int_t)n->pid, "started", n->started, "heartbeat_age",
+                                         n->heartbeat_age, "budget", (json_int_t)n->budget, "tracked",
+                                         (json_int_t)n->tracked, "claimed", (json_int_t)n->claimed, "proofs",
+                                         (json_int_t)n->proofs));
+}
+
+void route_get_fleet(zp_server *s, zp_response *resp) {
+    zp_store_counts c;
+    zp_error err;
+    json_t *nodes = json_array();
+    if (zp_store_count(&c, s->store, &err) != ZP_OK || zp_store_nodes(s->store, node_cb, nodes, &err) != ZP_OK) {
+        json_decref(nodes);
+        server_respond_error(resp, 500, "internal", "%s", err.message);
+        return;
+    }
+    json_t *o = json_pack("{s:s,s:s,s:b,s:I,s:o}", "store", zp_store_kind(s->store), "node", s->node, "shared",
+                          zp_store_shared(s->store), "lease", (json_int_t)s->cfg.lease, "daemons", nodes);
+    json_object_set_new(o, "queue", json_pack("{s:I,s:I,s:I,s:I}", "queued_partitions", (json_int_t)c.parts_queued,
+                                              "running_partitions", (json_int_t)c.parts_running, "queued_jobs",
+                                              (json_int_t)c.jobs[ZP_JOB_QUEUED], "running_jobs",
+                                              (json_int_t)c.jobs[ZP_JOB_RUNNING]));
     server_respond_json(resp, 200, o);
 }

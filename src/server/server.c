@@ -72,6 +72,9 @@ static zp_status copy_config(zp_server_config *dst, const zp_server_config *src)
     dst->data_dir = copy_or_null(src->data_dir);
     dst->keys_dir = copy_or_null(src->keys_dir);
     dst->witness_dir = copy_or_null(src->witness_dir);
+    dst->store = copy_or_null(src->store);
+    dst->spool_dir = copy_or_null(src->spool_dir);
+    dst->node = copy_or_null(src->node);
     dst->token = copy_or_null(src->token);
     dst->allowed_hosts = copy_or_null(src->allowed_hosts);
     dst->allowed_origins = copy_or_null(src->allowed_origins);
@@ -90,6 +93,27 @@ static void engine_log(void *arg, const char *line) {
     fprintf(stderr, "zkpipe serve: %s\n", line);
 }
 
+/* The daemon's node id (the node option, else host name:port) and where
+ * it runs, for the store and /v1/fleet. */
+static zp_status server_identify(zp_server *s, zp_error *err) {
+    char host[200] = "localhost";
+    if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    snprintf(s->host, sizeof s->host, "%s", host);
+    if (s->cfg.node != NULL) {
+        if (*s->cfg.node == '\0' || strlen(s->cfg.node) >= sizeof s->node)
+            return zp_error_set(err, ZP_ERR_ARG, "node: an id of 1 to %zu bytes", sizeof s->node - 1);
+        snprintf(s->node, sizeof s->node, "%s", s->cfg.node);
+        return ZP_OK;
+    }
+    /* the port is the listen option's; port 0 (any) is the data_dir's, to
+     * stay the same across restarts of one daemon */
+    const char *colon = s->cfg.listen ? strrchr(s->cfg.listen, ':') : NULL;
+    if (colon && strcmp(colon + 1, "0") != 0) snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, colon + 1);
+    else snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, s->cfg.data_dir);
+    return ZP_OK;
+}
+
 zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error *err) {
     *out = NULL;
     zp_server *s = calloc(1, sizeof *s);
@@ -100,6 +124,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     s->last_expire = 0;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->ended, NULL);
+    pthread_cond_init(&s->wake_dispatch, NULL);
 
     zp_status st = ZP_OK;
     if (mkdir(s->cfg.data_dir, 0700) != 0 && errno != EEXIST) {
@@ -114,14 +139,28 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     if (st == ZP_OK) {
         snprintf(db, len, "%s/zkpipe.db", s->cfg.data_dir);
         snprintf(s->spool_dir, len, "%s/spool", s->cfg.data_dir);
+        if (s->cfg.spool_dir != NULL) {
+            free(s->spool_dir);
+            s->spool_dir = strdup(s->cfg.spool_dir);
+            if (s->spool_dir == NULL) st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        }
+    }
+    if (st == ZP_OK) {
         snprintf(s->witness_cache, len, "%s/witness-cache", s->cfg.data_dir);
         if (mkdir(s->spool_dir, 0700) != 0 && errno != EEXIST) {
             st = zp_error_set(err, ZP_ERR_IO, "%s: %s", s->spool_dir, strerror(errno));
         }
         s->spool_bytes = server_spool_bytes(s->spool_dir);
     }
-    if (st == ZP_OK) st = zp_store_open(&s->store, db, err);
+    if (st == ZP_OK) st = zp_store_open(&s->store, s->cfg.store ? s->cfg.store : db, err);
     free(db);
+    /* a fleet's daemons read each other's accepted files: never from one
+     * daemon's own disk */
+    if (st == ZP_OK && zp_store_shared(s->store) && s->cfg.spool_dir == NULL)
+        st = zp_error_set(err, ZP_ERR_ARG,
+                          "the store %s is shared by a fleet: set spool_dir to a directory every daemon of it mounts",
+                          zp_store_name(s->store));
+    if (st == ZP_OK) st = server_identify(s, err);
     /* The libraries loaded on demand (base/dynlib.h) that the daemon will
      * need, loaded before the engine measures the process's own memory,
      * which the budget covers: HTTP and the requests' digests. */
@@ -159,6 +198,10 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         }
     }
     if (st == ZP_OK) st = server_http_start(s, err);
+    if (st == ZP_OK) { /* the store's node: the HTTP port is known now */
+        s->dispatcher_started = pthread_create(&s->dispatcher, NULL, server_dispatch_main, s) == 0;
+        if (!s->dispatcher_started) st = zp_error_set(err, ZP_ERR_INTERNAL, "could not start a thread");
+    }
     if (st == ZP_OK) s->circuits_started = pthread_create(&s->circuits, NULL, server_circuits_main, s) == 0;
     if (st != ZP_OK) {
         zp_server_stop(s);
@@ -195,6 +238,13 @@ void zp_server_stop(zp_server *s) {
     }
     server_http_stop(s);
     if (s->circuits_started) pthread_join(s->circuits, NULL); /* after the compile under way */
+    if (s->dispatcher_started) {
+        pthread_mutex_lock(&s->lock);
+        s->stop_threads = 1;
+        pthread_cond_broadcast(&s->wake_dispatch);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->dispatcher, NULL);
+    }
     if (s->threads_started) {
         pthread_mutex_lock(&s->lock);
         s->stop_threads = 1;
@@ -203,7 +253,9 @@ void zp_server_stop(zp_server *s) {
         pthread_join(s->collector, NULL);
         pthread_join(s->sampler, NULL);
     }
-    /* what is left stays queued in the store, and runs at the next start */
+    /* what is left goes back to the queue: another daemon's, or the next
+     * start's */
+    if (s->dispatcher_started) server_dispatch_stop(s);
     zp_engine_destroy(s->engine);
     zp_store_close(s->store);
     free(s->spool_dir);
@@ -211,6 +263,7 @@ void zp_server_stop(zp_server *s) {
     free(s->active);
     zp_server_config_free(&s->cfg);
     pthread_cond_destroy(&s->ended);
+    pthread_cond_destroy(&s->wake_dispatch);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }

@@ -1,6 +1,6 @@
 /* Accepting a job: its key (config keys, keys_dir), its witnesses checked
- * against the key, spooled, stored, then submitted to the engine; the map
- * from the store's job ids to the engine's. */
+ * against the key, spooled and stored, queued for the dispatcher; the map
+ * from claimed partitions to the engine's jobs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,34 +14,55 @@
 
 /* ---- the active map (lock held) ---------------------------------------- */
 
-uint64_t server_engine_id(zp_server *s, int64_t id) {
+int server_find_active(zp_server *s, uint64_t engine_id, active_part *out, int remove) {
     for (size_t i = 0; i < s->n_active; i++) {
-        if (s->active[i].id == id) return s->active[i].engine_id;
+        if (s->active[i].engine_id != engine_id) continue;
+        if (out) *out = s->active[i];
+        if (remove) s->active[i] = s->active[--s->n_active];
+        return 1;
     }
     return 0;
 }
 
-int64_t server_store_id(zp_server *s, uint64_t engine_id, int remove) {
-    for (size_t i = 0; i < s->n_active; i++) {
-        if (s->active[i].engine_id == engine_id) {
-            int64_t id = s->active[i].id;
-            if (remove) s->active[i] = s->active[--s->n_active];
-            return id;
-        }
-    }
-    return 0;
-}
-
-int server_add_active(zp_server *s, int64_t id, uint64_t engine_id) {
+int server_add_active(zp_server *s, const zp_store_held *claim, uint64_t engine_id) {
     if (s->n_active == s->cap_active) {
         size_t cap = s->cap_active ? 2 * s->cap_active : 64;
-        active_job *grown = realloc(s->active, cap * sizeof *grown);
+        active_part *grown = realloc(s->active, cap * sizeof *grown);
         if (grown == NULL) return 0;
         s->active = grown;
         s->cap_active = cap;
     }
-    s->active[s->n_active++] = (active_job){id, engine_id};
+    s->active[s->n_active++] = (active_part){*claim, engine_id, 0};
     return 1;
+}
+
+size_t server_cancel_local(zp_server *s, int64_t id) {
+    size_t n = 0, cap = 0;
+    uint64_t *ids = NULL;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n_active; i++) {
+        if (s->active[i].claim.job_id != id) continue;
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 16;
+            uint64_t *g = realloc(ids, c * sizeof *g);
+            if (g == NULL) break;
+            ids = g;
+            cap = c;
+        }
+        s->active[i].lost = 1;
+        ids[n++] = s->active[i].engine_id;
+    }
+    pthread_mutex_unlock(&s->lock);
+    zp_error err;
+    for (size_t i = 0; i < n; i++) (void)zp_engine_cancel(s->engine, ids[i], &err);
+    free(ids);
+    return n;
+}
+
+void server_wake_dispatch(zp_server *s) {
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->wake_dispatch);
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- keys -------------------------------------------------------------- */
@@ -121,16 +142,27 @@ static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_
     return ZP_OK;
 }
 
-zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const char *key_path, const char *wasm,
-                               int priority, const char *const *paths, size_t n, zp_error *err) {
-    zp_job_spec spec = {.key_path = key_path, .partitions = n, .priority = priority};
-    if (wasm != NULL) {
+zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const zp_store_claim *claim, zp_error *err) {
+    char *key_path = server_key_path(s, claim->key_id, err);
+    if (key_path == NULL) return ZP_ERR_ARG;
+    const char *path = claim->path;
+    zp_job_spec spec = {.key_path = key_path, .partitions = 1, .priority = claim->priority};
+    char *wasm = NULL;
+    zp_status st = ZP_OK;
+    if (server_spooled_inputs(path)) { /* the inputs: the key's circuit computes the witness */
+        wasm = server_key_wasm(s, claim->key_id);
+        if (wasm == NULL)
+            st = zp_error_set(err, ZP_ERR_ARG, "its inputs need key '%s''s circuit, and this daemon has none",
+                              claim->key_id);
         spec.wasm_path = wasm;
-        spec.input_paths = paths;
+        spec.input_paths = &path;
     } else {
-        spec.witness_paths = paths;
+        spec.witness_paths = &path;
     }
-    return zp_engine_submit(engine_id, s->engine, &spec, err);
+    if (st == ZP_OK) st = zp_engine_submit(engine_id, s->engine, &spec, err);
+    free(key_path);
+    free(wasm);
+    return st;
 }
 
 /* The key's dimensions, and whether one partition of it fits the budget
@@ -158,18 +190,20 @@ static zp_status key_fits(zp_engine_key_info *key, zp_server *s, const char *key
     return ZP_OK;
 }
 
-/* Every queued partition holds engine memory that no budget counts (its
- * job, its paths) and spool space: the queue has a bound (else 429).
- * *waiting: the partitions waiting for admission now. */
-static zp_status queue_room(size_t *waiting, zp_server *s, size_t n, int *http_status, zp_error *err) {
-    zp_engine_stats stats;
-    zp_engine_stats_get(&stats, s->engine);
-    *waiting = stats.admission_waiting;
-    if (stats.admission_waiting + n <= s->cfg.max_queued) return ZP_OK;
+/* Every queued partition holds spool space and a row: the queue has a
+ * bound (else 429), over the whole store (a fleet's queue is one). */
+static zp_status queue_room(zp_server *s, size_t n, int *http_status, zp_error *err) {
+    zp_store_counts c;
+    zp_status st = zp_store_count(&c, s->store, err);
+    if (st != ZP_OK) {
+        *http_status = 500;
+        return st;
+    }
+    if (c.parts_queued + n <= s->cfg.max_queued) return ZP_OK;
     *http_status = 429;
     return zp_error_set(err, ZP_ERR_NOMEM,
-                        "the queue is full: %zu partitions wait for admission and this job has %zu (max_queued %llu);"
-                        " try again later", stats.admission_waiting, n, (unsigned long long)s->cfg.max_queued);
+                        "the queue is full: %llu partitions wait and this job has %zu (max_queued %llu); try again later",
+                        (unsigned long long)c.parts_queued, n, (unsigned long long)s->cfg.max_queued);
 }
 
 /* A circuit the engine has loaded is checked against the key now (the
@@ -184,13 +218,13 @@ static zp_status check_circuit(zp_server *s, const char *key_path, const char *k
     return st;
 }
 
-/* A job whose files are in the spool: stored (durable), then submitted
- * to the engine. Nothing new accepted (an error, or a request id already
- * known): the spooled files are removed. */
+/* A job whose files are in the spool: stored (durable) and queued, for
+ * this daemon's dispatcher or any other daemon of the store to claim.
+ * Nothing new accepted (an error, or a request id already known): the
+ * spooled files are removed. */
 static zp_status accept_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
-                                const char *key_path, const char *wasm, int priority, const char *request_id,
-                                const char *request_digest, char **paths, size_t n, size_t waiting, int *http_status,
-                                zp_error *err) {
+                                int priority, const char *request_id, const char *request_digest, char **paths,
+                                size_t n, int *http_status, zp_error *err) {
     zp_status st = ZP_OK;
     pthread_mutex_lock(&s->lock);
     int shutting_down = s->shutting_down;
@@ -208,20 +242,12 @@ static zp_status accept_spooled(int64_t *id, int *existing, size_t *queue_positi
         for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
     }
     if (st == ZP_OK && !*existing) {
-        *queue_position = waiting;
-        uint64_t engine_id;
-        /* accepted and durable: from here the job is ours to finish */
-        pthread_mutex_lock(&s->lock);
-        zp_status est =
-            server_engine_submit(&engine_id, s, key_path, wasm, priority, (const char *const *)paths, n, err);
-        if (est == ZP_OK && !server_add_active(s, *id, engine_id)) est = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-        pthread_mutex_unlock(&s->lock);
-        if (est != ZP_OK) { /* the key broke meanwhile: the job fails, recorded */
-            zp_error e2;
-            if (zp_store_finish_job(s->store, *id, "failed", err->message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK) {
-                server_log(s, 0, "job %lld: %s", (long long)*id, e2.message);
-            }
-        }
+        /* accepted and durable: the queue's to run */
+        uint64_t position = 0;
+        zp_error e2;
+        if (zp_store_queue_position(&position, s->store, *id, &e2) != ZP_OK) server_log(s, 0, "%s", e2.message);
+        *queue_position = (size_t)position;
+        server_wake_dispatch(s);
     }
     return st;
 }
@@ -252,8 +278,7 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
     }
     zp_engine_key_info key;
     zp_status st = key_fits(&key, s, key_path, key_id, http_status, err);
-    size_t waiting = 0;
-    if (st == ZP_OK) st = queue_room(&waiting, s, n, http_status, err);
+    if (st == ZP_OK) st = queue_room(s, n, http_status, err);
     if (st != ZP_OK) {
         free(key_path);
         free(wasm);
@@ -281,8 +306,8 @@ zp_status server_submit(int64_t *id, int *existing, size_t *queue_position, zp_s
         free(wasm);
         return st;
     }
-    st = accept_spooled(id, existing, queue_position, s, key_id, key_path, wasm, priority, request_id, request_digest,
-                        paths, n, waiting, http_status, err);
+    st = accept_spooled(id, existing, queue_position, s, key_id, priority, request_id, request_digest, paths, n,
+                        http_status, err);
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths);
     free(key_path);
@@ -307,12 +332,12 @@ zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_positi
                                 const char *key_id, const char *key_path, int priority, const char *request_id,
                                 const char *request_digest, char **paths, size_t n, int *http_status, zp_error *err) {
     *existing = 0;
-    size_t waiting = 0;
-    zp_status st = queue_room(&waiting, s, n, http_status, err);
+    zp_status st = queue_room(s, n, http_status, err);
     if (st != ZP_OK) {
         for (size_t i = 0; i < n; i++) server_spool_remove(s, paths[i]);
         return st;
     }
-    return accept_spooled(id, existing, queue_position, s, key_id, key_path, NULL, priority, request_id, request_digest,
-                          paths, n, waiting, http_status, err);
+    (void)key_path; /* checked by server_upload_key; the claim finds it again */
+    return accept_spooled(id, existing, queue_position, s, key_id, priority, request_id, request_digest, paths, n,
+                          http_status, err);
 }

@@ -1,7 +1,7 @@
-/* The job store: SQLite, one connection behind a mutex (store.h). This
- * file opens it (the lock, the schema and its checks) and holds the
- * helpers store_internal.h declares; store_jobs.c and store_results.c
- * hold the rest.
+/* The job store in SQLite: one connection behind a mutex (store.h), for
+ * one daemon on one host. This file opens it (the lock, the schema and its checks) and holds the
+ * helpers store_internal.h declares; sqlite_jobs.c, sqlite_results.c
+ * and sqlite_claims.c hold the rest.
  *
  * Why these choices:
  * - WAL with synchronous=FULL: every commit fsyncs the WAL, so a returned
@@ -15,7 +15,7 @@
  *   collector thread's finish_job, and callbacks may call the store.
  * - A flock on "<path>.lock" keeps a second daemon off the same file: two
  *   would both resubmit every unfinished job. */
-#include "store/store.h"
+#include "store/store_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +43,24 @@
  * stay as large as the largest transaction made it). */
 #define ZP_STORE_WAL_LIMIT (64 << 20)
 
-const char *const zp_store_state_names[ZP_STORE_STATES] = {"queued", "running", "done", "failed", "cancelled"};
+/* The names stored for zp_job_state's values: the engine's. */
+static const char *const state_names[ZP_STORE_STATES] = {"queued", "running", "done", "failed", "cancelled"};
+
+/* The schema this build writes (PRAGMA user_version); older ones are
+ * upgraded at open, newer ones refused. 2: jobs.request_digest; 3: the
+ * partitions' own state and claims (owner, fence, lease), the daemons. */
+#define SQ_SCHEMA_VERSION 3
+
+/* Version 3's additions to version 2, for a new store and an upgrade
+ * alike. A partition keeps its job's priority, so the claim reads one
+ * index in claim order. States are stored by name, as the jobs' are. */
+static const char SCHEMA_3[] =
+    "CREATE INDEX parts_queue ON partitions(priority DESC, job_id, idx) WHERE state = 'queued';"
+    "CREATE INDEX parts_running ON partitions(lease_until) WHERE state = 'running';"
+    "CREATE TABLE nodes(id TEXT PRIMARY KEY, host TEXT, pid INTEGER, started REAL, heartbeat REAL,"
+    " budget INTEGER, tracked INTEGER, claimed INTEGER, proofs INTEGER);"
+    "CREATE TABLE fences(next INTEGER NOT NULL);"
+    "INSERT INTO fences VALUES(1);";
 
 static const char SCHEMA[] =
     "CREATE TABLE jobs("
@@ -69,13 +86,28 @@ static const char SCHEMA[] =
     " witness TEXT NOT NULL,"
     " proof TEXT, public TEXT,"
     " queued REAL, synth REAL, wait_prove REAL, prove REAL, wait_final REAL, final REAL, total REAL,"
+    " state TEXT NOT NULL DEFAULT 'queued', priority INTEGER NOT NULL DEFAULT 0," /* version 3 */
+    " owner TEXT, fence INTEGER NOT NULL DEFAULT 0, lease_until REAL,"
     " PRIMARY KEY(job_id, idx));";
+
+/* Version 2 to 3: the partitions learn their state from their job's (and
+ * their proof), and their job's priority. */
+static const char UPGRADE_3[] =
+    "ALTER TABLE partitions ADD COLUMN state TEXT NOT NULL DEFAULT 'queued';"
+    "ALTER TABLE partitions ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE partitions ADD COLUMN owner TEXT;"
+    "ALTER TABLE partitions ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE partitions ADD COLUMN lease_until REAL;"
+    "UPDATE partitions SET priority = coalesce((SELECT priority FROM jobs WHERE id = job_id), 0),"
+    " state = CASE WHEN proof IS NOT NULL THEN 'done' WHEN (SELECT state FROM jobs WHERE id = job_id)"
+    " IN ('done', 'failed', 'cancelled') THEN 'cancelled' ELSE 'queued' END;"
+    "UPDATE jobs SET state = 'queued' WHERE state = 'running';";
 
 /* ---- errors ---- */
 
 /* The last SQLite error of the connection as a zp_status and a message
  * "<path>: <what>: <sqlite's message> (<errno text>)". */
-zp_status store_db_error(zp_store *s, zp_error *err, const char *what) {
+zp_status store_db_error(sq_store *s, zp_error *err, const char *what) {
     int code = sqlite3_errcode(s->db), prim = code & 0xff;
     int sys = sqlite3_system_errno(s->db);
     zp_status st = ZP_ERR_IO;
@@ -89,13 +121,13 @@ zp_status store_db_error(zp_store *s, zp_error *err, const char *what) {
     return zp_error_set(err, st, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
-zp_status store_no_job(zp_store *s, zp_error *err, int64_t id) {
+zp_status store_no_job(sq_store *s, zp_error *err, int64_t id) {
     return zp_error_set(err, ZP_ERR_ARG, "%s: no job %lld", s->path, (long long)id);
 }
 
 /* ---- statements ---- */
 
-zp_status store_prepare(sqlite3_stmt **st, zp_store *s, const char *sql, const char *what, zp_error *err) {
+zp_status store_prepare(sqlite3_stmt **st, sq_store *s, const char *sql, const char *what, zp_error *err) {
     if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
         *st = NULL;
         return store_db_error(s, err, what);
@@ -105,19 +137,19 @@ zp_status store_prepare(sqlite3_stmt **st, zp_store *s, const char *sql, const c
 
 /* sqlite3_step: SQLITE_ROW or SQLITE_DONE, or the error set and minus its
  * zp_status (err may be NULL). */
-int store_step(sqlite3_stmt *st, zp_store *s, const char *what, zp_error *err) {
+int store_step(sqlite3_stmt *st, sq_store *s, const char *what, zp_error *err) {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW || rc == SQLITE_DONE) return rc;
     return -(int)store_db_error(s, err, what);
 }
 
-zp_status store_exec(zp_store *s, const char *sql, const char *what, zp_error *err) {
+zp_status store_exec(sq_store *s, const char *sql, const char *what, zp_error *err) {
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) return store_db_error(s, err, what);
     return ZP_OK;
 }
 
 /* Runs a one-row pragma and returns its integer value. */
-static zp_status pragma_int(int64_t *v, zp_store *s, const char *sql, const char *what, zp_error *err) {
+static zp_status pragma_int(int64_t *v, sq_store *s, const char *sql, const char *what, zp_error *err) {
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s, sql, what, err);
     if (rc != ZP_OK) return rc;
@@ -128,17 +160,17 @@ static zp_status pragma_int(int64_t *v, zp_store *s, const char *sql, const char
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
-zp_status store_begin(zp_store *s, const char *what, zp_error *err) {
+zp_status store_begin(sq_store *s, const char *what, zp_error *err) {
     return store_exec(s, "BEGIN IMMEDIATE", what, err);
 }
 
-zp_status store_commit(zp_store *s, const char *what, zp_error *err) {
+zp_status store_commit(sq_store *s, const char *what, zp_error *err) {
     return store_exec(s, "COMMIT", what, err);
 }
 
 /* After a failure inside a transaction; some errors (disk full, I/O) roll
  * back by themselves, hence the check. */
-void store_rollback(zp_store *s) {
+void store_rollback(sq_store *s) {
     if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
@@ -152,8 +184,12 @@ void store_copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col) {
 
 int store_state_index(const char *state) {
     for (int i = 0; i < ZP_STORE_STATES; i++)
-        if (strcmp(state, zp_store_state_names[i]) == 0) return i;
+        if (strcmp(state, state_names[i]) == 0) return i;
     return -1;
+}
+
+const char *store_state_name(zp_job_state state) {
+    return (int)state >= 0 && (int)state < ZP_STORE_STATES ? state_names[state] : "unknown";
 }
 
 /* ---- copying rows out ---- */
@@ -195,13 +231,13 @@ int store_grow(void **arr, size_t *cap, size_t n, size_t elem) {
     return 1;
 }
 
-zp_status store_oom(zp_store *s, zp_error *err, const char *what) {
+zp_status store_oom(sq_store *s, zp_error *err, const char *what) {
     return zp_error_set(err, ZP_ERR_NOMEM, "%s: %s: out of memory", s->path, what);
 }
 
 /* ---- open, close ---- */
 
-static zp_status take_lock(zp_store *s, zp_error *err) {
+static zp_status take_lock(sq_store *s, zp_error *err) {
     char lock_path[4096];
     if ((size_t)snprintf(lock_path, sizeof lock_path, "%s.lock", s->path) >= sizeof lock_path)
         return zp_error_set(err, ZP_ERR_ARG, "%s: path too long", s->path);
@@ -221,7 +257,7 @@ static zp_status take_lock(zp_store *s, zp_error *err) {
 
 /* Creates the schema in an empty database, or checks that the file is a
  * zkpipe store of a version this build reads. */
-static zp_status check_schema(zp_store *s, zp_error *err) {
+static zp_status check_schema(sq_store *s, zp_error *err) {
     int64_t app = 0, ver = 0, tables = 0;
     zp_status rc = store_begin(s, "reading the schema", err);
     if (rc != ZP_OK) return rc;
@@ -231,24 +267,33 @@ static zp_status check_schema(zp_store *s, zp_error *err) {
         goto fail;
     if (app == 0 && ver == 0 && tables == 0) {
         char sql[128];
-        if ((rc = store_exec(s, SCHEMA, "creating the schema", err)) != ZP_OK) goto fail;
+        if ((rc = store_exec(s, SCHEMA, "creating the schema", err)) != ZP_OK ||
+            (rc = store_exec(s, SCHEMA_3, "creating the schema", err)) != ZP_OK)
+            goto fail;
         snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d", ZP_STORE_APP_ID,
-                 ZP_STORE_SCHEMA_VERSION);
+                 SQ_SCHEMA_VERSION);
         if ((rc = store_exec(s, sql, "creating the schema", err)) != ZP_OK) goto fail;
     } else if (app != ZP_STORE_APP_ID || ver < 1) {
         rc = zp_error_set(err, ZP_ERR_FORMAT, "%s: an SQLite database but not a zkpipe store", s->path);
         goto fail;
-    } else if (ver > ZP_STORE_SCHEMA_VERSION) {
+    } else if (ver > SQ_SCHEMA_VERSION) {
         rc = zp_error_set(err, ZP_ERR_UNSUPPORTED,
                           "%s: store schema version %lld is newer than this zkpipe's (%d): run a newer zkpipe", s->path,
-                          (long long)ver, ZP_STORE_SCHEMA_VERSION);
+                          (long long)ver, SQ_SCHEMA_VERSION);
         goto fail;
     }
     if (ver == 1) { /* version 2 added the request's digest; old jobs have none */
-        char sql[160];
-        snprintf(sql, sizeof sql, "ALTER TABLE jobs ADD COLUMN request_digest TEXT; PRAGMA user_version=%d",
-                 ZP_STORE_SCHEMA_VERSION);
-        if ((rc = store_exec(s, sql, "upgrading the schema to version 2", err)) != ZP_OK) goto fail;
+        if ((rc = store_exec(s, "ALTER TABLE jobs ADD COLUMN request_digest TEXT", "upgrading the schema to version 2",
+                             err)) != ZP_OK)
+            goto fail;
+    }
+    if (ver >= 1 && ver < 3) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SQ_SCHEMA_VERSION);
+        if ((rc = store_exec(s, UPGRADE_3, "upgrading the schema to version 3", err)) != ZP_OK ||
+            (rc = store_exec(s, SCHEMA_3, "upgrading the schema to version 3", err)) != ZP_OK ||
+            (rc = store_exec(s, sql, "upgrading the schema to version 3", err)) != ZP_OK)
+            goto fail;
     }
     return store_commit(s, "creating the schema", err);
 fail:
@@ -265,7 +310,7 @@ static int row_level(const char *t) {
 /* PRAGMA quick_check, of the whole file or of one table (and its indexes).
  * rows_ok: findings about single rows' values are no failure (the readers
  * check every value they use, and a bad row fails only its own job). */
-static zp_status quick_check(zp_store *s, const char *sql, int rows_ok, zp_error *err) {
+static zp_status quick_check(sq_store *s, const char *sql, int rows_ok, zp_error *err) {
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s, sql, "checking the file", err);
     if (rc != ZP_OK) return rc;
@@ -282,7 +327,7 @@ static zp_status quick_check(zp_store *s, const char *sql, int rows_ok, zp_error
     return rc;
 }
 
-static zp_status open_db(zp_store *s, zp_error *err) {
+static zp_status open_db(sq_store *s, zp_error *err) {
     zp_status rc = take_lock(s, err);
     if (rc != ZP_OK) return rc;
     /* NOMUTEX: s->lock already serializes every use of the connection. */
@@ -321,13 +366,17 @@ static zp_status open_db(zp_store *s, zp_error *err) {
     return quick_check(s, "PRAGMA quick_check('jobs')", 1, err);
 }
 
-zp_status zp_store_open(zp_store **out, const char *path, zp_error *err) {
+static void sq_close(zp_store *base);
+
+static zp_status sq_open(zp_store **out, const char *path, zp_error *err) {
     *out = NULL;
     if (path == NULL || *path == '\0') return zp_error_set(err, ZP_ERR_ARG, "store: no database path");
     size_t len = strlen(path);
-    zp_store *s = calloc(1, sizeof *s + len + 1);
+    sq_store *s = calloc(1, sizeof *s + len + 1);
     if (s == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
     memcpy(s->path, path, len + 1);
+    s->base.ops = &zp_store_sqlite_ops;
+    s->base.name = s->path;
     s->lock_fd = -1;
     if (pthread_mutex_init(&s->lock, NULL) != 0) {
         free(s);
@@ -335,24 +384,57 @@ zp_status zp_store_open(zp_store **out, const char *path, zp_error *err) {
     }
     zp_status rc = open_db(s, err);
     if (rc != ZP_OK) {
-        zp_store_close(s);
+        sq_close(&s->base);
         return rc;
     }
-    *out = s;
+    *out = &s->base;
     return ZP_OK;
 }
 
-zp_status zp_store_check(zp_store *s, zp_error *err) {
+static zp_status sq_check(zp_store *base, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     pthread_mutex_lock(&s->lock);
     zp_status rc = quick_check(s, "PRAGMA quick_check(1)", 0, err);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
-void zp_store_close(zp_store *s) {
+static void sq_close(zp_store *base) {
+    sq_store *s = (sq_store *)base;
     if (s == NULL) return;
     if (s->db != NULL) sqlite3_close_v2(s->db);
     if (s->lock_fd >= 0) close(s->lock_fd); /* releases the flock */
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
+
+/* Anything that is not a URI: a file path. */
+static int sq_accepts(const char *where) { return strstr(where, "://") == NULL; }
+
+const zp_store_ops zp_store_sqlite_ops = {
+    .kind = "sqlite",
+    .shared = 0,
+    .accepts = sq_accepts,
+    .open = sq_open,
+    .close = sq_close,
+    .check = sq_check,
+    .add_job = sq_add_job,
+    .get_job = sq_get_job,
+    .find_request = sq_find_request,
+    .queue_position = sq_queue_position,
+    .finish_job = sq_finish_job,
+    .results = sq_results,
+    .list = sq_list,
+    .unfinished = sq_unfinished,
+    .witness_paths = sq_witness_paths,
+    .count = sq_count,
+    .expire = sq_expire,
+    .claim = sq_claim,
+    .renew = sq_renew,
+    .release = sq_release,
+    .finish_part = sq_finish_part,
+    .join = sq_join,
+    .heartbeat = sq_heartbeat,
+    .leave = sq_leave,
+    .nodes = sq_nodes,
+};

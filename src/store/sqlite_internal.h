@@ -1,5 +1,5 @@
-/* What the job store's files (store.c: open and schema, store_jobs.c,
- * store_results.c) share: the handle and the helpers around SQLite. Every
+/* What the SQLite job store's files (sqlite.c: open and schema,
+ * sqlite_jobs.c, sqlite_results.c, sqlite_claims.c) share: the handle and the helpers around SQLite. Every
  * helper is called with s->lock held, and names s->path and `what` in the
  * messages it makes. */
 #ifndef ZP_SERVER_STORE_INTERNAL_H
@@ -10,35 +10,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
+#include "store/store_impl.h"
 
-struct zp_store {
+typedef struct sq_store {
+    zp_store base;
     sqlite3 *db;
     pthread_mutex_t lock;
     int lock_fd;
     char path[];
-};
+} sq_store;
 
 #define JOB_COLUMNS \
     "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished, request_digest"
 
 /* SQLite's error as a zp_status (ZP_ERR_FORMAT, ZP_ERR_IO, ...). */
-zp_status store_db_error(zp_store *s, zp_error *err, const char *what);
+zp_status store_db_error(sq_store *s, zp_error *err, const char *what);
 /* ZP_ERR_ARG "no job N". */
-zp_status store_no_job(zp_store *s, zp_error *err, int64_t id);
-zp_status store_oom(zp_store *s, zp_error *err, const char *what);
-zp_status store_prepare(sqlite3_stmt **st, zp_store *s, const char *sql, const char *what, zp_error *err);
+zp_status store_no_job(sq_store *s, zp_error *err, int64_t id);
+zp_status store_oom(sq_store *s, zp_error *err, const char *what);
+zp_status store_prepare(sqlite3_stmt **st, sq_store *s, const char *sql, const char *what, zp_error *err);
 /* SQLITE_ROW or SQLITE_DONE, or minus the zp_status of an error. */
-int store_step(sqlite3_stmt *st, zp_store *s, const char *what, zp_error *err);
-zp_status store_exec(zp_store *s, const char *sql, const char *what, zp_error *err);
+int store_step(sqlite3_stmt *st, sq_store *s, const char *what, zp_error *err);
+zp_status store_exec(sq_store *s, const char *sql, const char *what, zp_error *err);
 /* BEGIN IMMEDIATE, COMMIT, ROLLBACK. */
-zp_status store_begin(zp_store *s, const char *what, zp_error *err);
-zp_status store_commit(zp_store *s, const char *what, zp_error *err);
-void store_rollback(zp_store *s);
+zp_status store_begin(sq_store *s, const char *what, zp_error *err);
+zp_status store_commit(sq_store *s, const char *what, zp_error *err);
+void store_rollback(sq_store *s);
 /* A text column into a fixed buffer, cut to cap - 1 bytes. */
 void store_copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col);
-/* The index of a state in zp_store_state_names, -1 when none. */
+/* The state a stored name stands for, -1 when none. */
 int store_state_index(const char *state);
+/* The name stored for a state. */
+const char *store_state_name(zp_job_state state);
 
 /* Strings of many rows in one buffer, referred to by offset (the buffer
  * moves as it grows). */
@@ -54,9 +57,42 @@ const char *store_pool_str(const strpool *p, size_t off);
 /* Makes room for one more element of an array; 0 when out of memory. */
 int store_grow(void **arr, size_t *cap, size_t n, size_t elem);
 
-/* A row of JOB_COLUMNS into *job. */
-void store_read_job(zp_store_job *job, sqlite3_stmt *st);
+/* A row of JOB_COLUMNS into *job; 0 when its state is none of the five
+ * (a damaged row: read as queued). */
+int store_read_job(zp_store_job *job, sqlite3_stmt *st);
 /* One job (ZP_ERR_ARG "no job N" when absent). */
-zp_status store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
+zp_status store_get_job(zp_store_job *job, sq_store *s, int64_t id, zp_error *err);
+
+/* The operations of store_impl.h, by file. */
+zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *request_id, const char *request_digest,
+                     const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths,
+                     double submitted, zp_error *err);
+zp_status sq_get_job(zp_store_job *job, zp_store *base, int64_t id, zp_error *err);
+zp_status sq_find_request(int64_t *id, zp_store *base, const char *request_id, zp_error *err);
+zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_error *err);
+zp_status sq_list(zp_store *base, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err);
+zp_status sq_unfinished(zp_store *base, zp_store_unfinished_fn fn, void *arg, zp_error *err);
+zp_status sq_witness_paths(zp_store *base, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
+zp_status sq_count(zp_store_counts *counts, zp_store *base, zp_error *err);
+zp_status sq_expire(uint64_t *deleted, zp_store *base, double before, zp_store_path_fn fn, void *arg, zp_error *err);
+zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const char *error, double finished,
+                        const zp_store_result *results, uint32_t n, zp_error *err);
+zp_status sq_results(zp_store *base, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err);
+/* sqlite_claims.c */
+zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, const char *node,
+                   const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
+zp_status sq_renew(int *lost, zp_store *base, const char *node, const zp_store_held *held, size_t n, double lease_s,
+                   zp_error *err);
+zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held, size_t n, zp_error *err);
+zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state,
+                         const char *error, const zp_store_result *result, double now, zp_error *err);
+zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_error *err);
+zp_status sq_heartbeat(zp_store *base, const zp_store_node *me, zp_error *err);
+zp_status sq_leave(zp_store *base, const char *node, zp_error *err);
+zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err);
+/* Under the lock, inside a write transaction: sets a job's state from its
+ * partitions' (running when any is running or done, else queued), unless
+ * it has ended. */
+zp_status store_job_progress(sq_store *s, int64_t id, const char *what, zp_error *err);
 
 #endif

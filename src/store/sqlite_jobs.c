@@ -1,6 +1,6 @@
 /* The job store's jobs: adding (request ids), reading, listing, the
  * unfinished ones with their witness paths, counts and expiry. */
-#include "store/store.h"
+#include "store/store_impl.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -21,7 +21,7 @@
 /* ---- jobs ---- */
 
 
-void store_read_job(zp_store_job *job, sqlite3_stmt *st) {
+int store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     memset(job, 0, sizeof *job);
     job->id = sqlite3_column_int64(st, 0);
     store_copy_text(job->request_id, sizeof job->request_id, st, 1);
@@ -29,15 +29,18 @@ void store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     job->priority = sqlite3_column_int(st, 3);
     job->partitions = (uint32_t)sqlite3_column_int64(st, 4);
     job->done = (uint32_t)sqlite3_column_int64(st, 5);
-    store_copy_text(job->state, sizeof job->state, st, 6);
+    const unsigned char *state = sqlite3_column_text(st, 6);
+    int si = state ? store_state_index((const char *)state) : -1;
+    job->state = si < 0 ? ZP_JOB_QUEUED : (zp_job_state)si;
     store_copy_text(job->error, sizeof job->error, st, 7);
     job->submitted = sqlite3_column_double(st, 8);
     job->finished = sqlite3_column_double(st, 9); /* NULL reads as 0 */
     store_copy_text(job->request_digest, sizeof job->request_digest, st, 10);
+    return si >= 0;
 }
 
 /* Under the lock: the id of request_id's job, 0 when none. */
-static zp_status find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err) {
+static zp_status find_request(int64_t *id, sq_store *s, const char *request_id, zp_error *err) {
     sqlite3_stmt *st;
     *id = 0;
     zp_status rc = store_prepare(&st, s, "SELECT id FROM jobs WHERE request_id = ?1", "looking up a request id", err);
@@ -49,26 +52,11 @@ static zp_status find_request(int64_t *id, zp_store *s, const char *request_id, 
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
-zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id,
+zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *request_id,
                            const char *request_digest, const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
                            zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "adding a job";
-    *id = 0;
-    *existing = 0;
-    if (request_id != NULL && *request_id == '\0') request_id = NULL;
-    if (request_id != NULL && strlen(request_id) > 128)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request id longer than 128 bytes", s->path, what);
-    if (request_digest != NULL && *request_digest == '\0') request_digest = NULL;
-    if (request_digest != NULL && strlen(request_digest) >= sizeof ((zp_store_job *)0)->request_digest)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: request digest longer than 64 bytes", s->path, what);
-    if (key_id == NULL || *key_id == '\0' || strlen(key_id) >= sizeof ((zp_store_job *)0)->key_id)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: key id empty or longer than 127 bytes", s->path, what);
-    if (partitions == 0 || witness_paths == NULL)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no partitions", s->path, what);
-    for (uint32_t i = 0; i < partitions; i++)
-        if (witness_paths[i] == NULL || *witness_paths[i] == '\0')
-            return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no witness path for partition %u", s->path, what, i);
-
     pthread_mutex_lock(&s->lock);
     sqlite3_stmt *st = NULL;
     int r;
@@ -101,13 +89,14 @@ zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *
     }
     int64_t new_id = sqlite3_last_insert_rowid(s->db);
     sqlite3_finalize(st);
-    if ((rc = store_prepare(&st, s, "INSERT INTO partitions(job_id, idx, witness) VALUES(?1, ?2, ?3)", what, err)) != ZP_OK)
+    if ((rc = store_prepare(&st, s, "INSERT INTO partitions(job_id, idx, witness, state, priority) VALUES(?1, ?2, ?3, 'queued', ?4)", what, err)) != ZP_OK)
         goto fail;
     for (uint32_t i = 0; i < partitions; i++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, new_id);
         sqlite3_bind_int64(st, 2, i);
         sqlite3_bind_text(st, 3, witness_paths[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, priority);
         if ((r = store_step(st, s, what, err)) < 0) {
             rc = (zp_status)-r;
             goto fail;
@@ -127,7 +116,7 @@ out:
 }
 
 /* Under the lock. */
-zp_status store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err) {
+zp_status store_get_job(zp_store_job *job, sq_store *s, int64_t id, zp_error *err) {
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1", "reading a job", err);
     if (rc != ZP_OK) return rc;
@@ -139,28 +128,26 @@ zp_status store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *er
     return r == SQLITE_ROW ? ZP_OK : store_no_job(s, err, id);
 }
 
-zp_status zp_store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err) {
+zp_status sq_get_job(zp_store_job *job, zp_store *base, int64_t id, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_get_job(job, s, id, err);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
-zp_status zp_store_find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err) {
-    *id = 0;
-    if (request_id == NULL || *request_id == '\0') return ZP_OK;
+zp_status sq_find_request(int64_t *id, zp_store *base, const char *request_id, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     pthread_mutex_lock(&s->lock);
     zp_status rc = find_request(id, s, request_id, err);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
-zp_status zp_store_list(zp_store *s, uint32_t limit, const char *state, zp_store_job_fn fn, void *arg,
-                        zp_error *err) {
+zp_status sq_list(zp_store *base, uint32_t limit, int state_filter, zp_store_job_fn fn, void *arg, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "listing jobs";
-    if (state != NULL && *state == '\0') state = NULL;
-    if (state != NULL && store_state_index(state) < 0)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: unknown state '%s'", s->path, what, state);
+    const char *state = state_filter >= 0 ? store_state_name((zp_job_state)state_filter) : NULL;
     zp_store_job *jobs = NULL;
     size_t n = 0, cap = 0;
     sqlite3_stmt *st = NULL;
@@ -198,7 +185,7 @@ typedef struct path_rows {
     size_t n, cap, cap2;
 } path_rows;
 
-static zp_status collect_paths(path_rows *p, sqlite3_stmt *st, zp_store *s, const char *what, zp_error *err) {
+static zp_status collect_paths(path_rows *p, sqlite3_stmt *st, sq_store *s, const char *what, zp_error *err) {
     int r;
     while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
         if (!store_grow((void **)&p->job, &p->cap, p->n, sizeof *p->job) ||
@@ -221,15 +208,21 @@ static void free_paths(path_rows *p) {
  * not add up, or a page that cannot be read, is that job's damage, written
  * into damage; only an error that is not about this job's rows (out of
  * memory, the file gone) is returned. */
-static zp_status job_paths(path_rows *p, char *damage, size_t cap, zp_store *s, const zp_store_job *job,
-                           zp_error *err) {
+static zp_status job_paths(path_rows *p, char *damage, size_t cap, sq_store *s, const zp_store_job *job,
+                           int state_ok, zp_error *err) {
     static const char what[] = "listing unfinished jobs";
     sqlite3_stmt *st = NULL;
     *damage = '\0';
     p->n = 0;
     p->pool.len = 0;
-    if (store_state_index(job->state) < 0) {
-        snprintf(damage, cap, "state '%.32s' is none of queued, running, done, failed, cancelled", job->state);
+    if (!state_ok) { /* named as it is stored */
+        char raw[40] = "";
+        if (store_prepare(&st, s, "SELECT state FROM jobs WHERE id = ?1", what, err) == ZP_OK) {
+            sqlite3_bind_int64(st, 1, job->id);
+            if (sqlite3_step(st) == SQLITE_ROW) store_copy_text(raw, sizeof raw, st, 0);
+            sqlite3_finalize(st);
+        }
+        snprintf(damage, cap, "state '%s' is none of queued, running, done, failed, cancelled", raw);
         return ZP_OK;
     }
     zp_status rc = store_prepare(&st, s, "SELECT idx, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err);
@@ -270,10 +263,12 @@ static zp_status job_paths(path_rows *p, char *damage, size_t cap, zp_store *s, 
     return ZP_OK;
 }
 
-zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err) {
+zp_status sq_unfinished(zp_store *base, zp_store_unfinished_fn fn, void *arg, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "listing unfinished jobs";
     zp_store_job *jobs = NULL;
-    size_t n = 0, cap = 0;
+    unsigned char *state_ok = NULL;
+    size_t n = 0, cap = 0, cap_ok = 0;
     sqlite3_stmt *st = NULL;
 
     /* The jobs first (the jobs table is checked whole when the store
@@ -288,8 +283,11 @@ zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg,
                                  what, err);
     int r = 0;
     while (rc == ZP_OK && (r = store_step(st, s, what, err)) == SQLITE_ROW) {
-        if (!store_grow((void **)&jobs, &cap, n, sizeof *jobs)) break;
-        store_read_job(&jobs[n++], st);
+        if (!store_grow((void **)&jobs, &cap, n, sizeof *jobs) ||
+            !store_grow((void **)&state_ok, &cap_ok, n, sizeof *state_ok))
+            break;
+        state_ok[n] = (unsigned char)store_read_job(&jobs[n], st);
+        n++;
     }
     if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
     else if (rc == ZP_OK && r == SQLITE_ROW) rc = store_oom(s, err, what);
@@ -302,7 +300,7 @@ zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg,
     for (size_t i = 0; rc == ZP_OK && i < n; i++) {
         char damage[512];
         pthread_mutex_lock(&s->lock);
-        rc = job_paths(&paths, damage, sizeof damage, s, &jobs[i], err);
+        rc = job_paths(&paths, damage, sizeof damage, s, &jobs[i], state_ok[i], err);
         pthread_mutex_unlock(&s->lock);
         if (rc != ZP_OK) break;
         if (*damage) {
@@ -324,11 +322,13 @@ zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg,
     }
     free(argv);
     free(jobs);
+    free(state_ok);
     free_paths(&paths);
     return rc;
 }
 
-zp_status zp_store_witness_paths(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err) {
+zp_status sq_witness_paths(zp_store *base, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "reading a job's witness paths";
     path_rows paths = {0};
     zp_store_job job;
@@ -353,20 +353,57 @@ out:
     return rc;
 }
 
-zp_status zp_store_counts(uint64_t counts[ZP_STORE_STATES], zp_store *s, zp_error *err) {
+/* Runs a query of (state name, count) rows into counts[state]. */
+static zp_status count_by_state(uint64_t *counts, sq_store *s, const char *sql, const char *what, zp_error *err) {
+    sqlite3_stmt *st;
+    zp_status rc = store_prepare(&st, s, sql, what, err);
+    if (rc != ZP_OK) return rc;
+    int r;
+    while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+        const char *state = (const char *)sqlite3_column_text(st, 0);
+        int i = state ? store_state_index(state) : -1;
+        if (i >= 0) counts[i] = (uint64_t)sqlite3_column_int64(st, 1);
+    }
+    if (r < 0) rc = (zp_status)-r;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+zp_status sq_count(zp_store_counts *counts, zp_store *base, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "counting jobs";
-    memset(counts, 0, ZP_STORE_STATES * sizeof *counts);
+    uint64_t parts[ZP_STORE_STATES] = {0};
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_exec(s, "BEGIN", what, err);
+    if (rc == ZP_OK) rc = count_by_state(counts->jobs, s, "SELECT state, count(*) FROM jobs GROUP BY state", what, err);
+    /* the two partial indexes: no scan of the ended partitions */
+    if (rc == ZP_OK)
+        rc = count_by_state(parts, s,
+                            "SELECT 'queued', count(*) FROM partitions WHERE state = 'queued' UNION ALL"
+                            " SELECT 'running', count(*) FROM partitions WHERE state = 'running'",
+                            what, err);
+    store_rollback(s);
+    pthread_mutex_unlock(&s->lock);
+    counts->parts_queued = parts[ZP_JOB_QUEUED];
+    counts->parts_running = parts[ZP_JOB_RUNNING];
+    return rc;
+}
+
+zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "finding a job's place in the queue";
     sqlite3_stmt *st;
     pthread_mutex_lock(&s->lock);
-    zp_status rc = store_prepare(&st, s, "SELECT state, count(*) FROM jobs GROUP BY state", what, err);
+    zp_status rc = store_prepare(&st, s,
+                                 "SELECT count(*) FROM partitions p, (SELECT priority AS pr, min(job_id) AS j FROM"
+                                 " partitions WHERE job_id = ?1 AND state = 'queued') me WHERE me.j IS NOT NULL AND"
+                                 " p.state = 'queued' AND (p.priority > me.pr OR (p.priority = me.pr AND p.job_id < me.j))",
+                                 what, err);
     if (rc == ZP_OK) {
-        int r;
-        while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
-            const char *state = (const char *)sqlite3_column_text(st, 0);
-            int i = state ? store_state_index(state) : -1;
-            if (i >= 0) counts[i] = (uint64_t)sqlite3_column_int64(st, 1);
-        }
-        if (r < 0) rc = (zp_status)-r;
+        sqlite3_bind_int64(st, 1, id);
+        int r = store_step(st, s, what, err);
+        if (r == SQLITE_ROW) *position = (uint64_t)sqlite3_column_int64(st, 0);
+        else if (r < 0) rc = (zp_status)-r;
         sqlite3_finalize(st);
     }
     pthread_mutex_unlock(&s->lock);
@@ -374,7 +411,7 @@ zp_status zp_store_counts(uint64_t counts[ZP_STORE_STATES], zp_store *s, zp_erro
 }
 
 /* One batch of expire, under the lock: at most ZP_STORE_EXPIRE_BATCH jobs. */
-static zp_status expire_batch(uint64_t *count, path_rows *paths, zp_store *s, double before, zp_error *err) {
+static zp_status expire_batch(uint64_t *count, path_rows *paths, sq_store *s, double before, zp_error *err) {
     static const char what[] = "expiring jobs";
 #define EXPIRED                                                                                       \
     "SELECT id FROM jobs WHERE finished < ?1 AND state IN ('done', 'failed', 'cancelled') ORDER BY id" \
@@ -411,8 +448,9 @@ fail:
     return rc;
 }
 
-zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn, void *arg,
+zp_status sq_expire(uint64_t *deleted, zp_store *base, double before, zp_store_path_fn fn, void *arg,
                           zp_error *err) {
+    sq_store *s = (sq_store *)base;
     *deleted = 0;
     for (;;) {
         path_rows paths = {0};
@@ -425,6 +463,18 @@ zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double before, zp_stor
         free_paths(&paths);
         if (rc != ZP_OK) return rc;
         *deleted += count;
-        if (count < ZP_STORE_EXPIRE_BATCH) return ZP_OK;
+        if (count < ZP_STORE_EXPIRE_BATCH) break;
     }
+    /* daemons silent since before: long gone */
+    sqlite3_stmt *st;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_prepare(&st, s, "DELETE FROM nodes WHERE heartbeat < ?1", "expiring daemons", err);
+    if (rc == ZP_OK) {
+        sqlite3_bind_double(st, 1, before);
+        int r = store_step(st, s, "expiring daemons", err);
+        if (r < 0) rc = (zp_status)-r;
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
 }

@@ -1,6 +1,6 @@
 /* The job store's results: how a job ended, with each partition's proof,
  * public signals and timings, in one transaction; and reading them. */
-#include "store/store.h"
+#include "store/store_impl.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -12,15 +12,10 @@
 #include "base/error.h"
 #include "store/sqlite_internal.h"
 
-zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const char *error, double finished,
-                              const zp_store_result *results, uint32_t n, zp_error *err) {
+zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const char *error, double finished,
+                        const zp_store_result *results, uint32_t n, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "recording a job's end";
-    int si = state ? store_state_index(state) : -1;
-    if (si < 2)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: '%s' is not an end state (done, failed, cancelled)", s->path,
-                            what, state ? state : "(null)");
-    if (n != 0 && results == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no results", s->path, what);
-    if (error != NULL && *error == '\0') error = NULL;
 
     pthread_mutex_lock(&s->lock);
     sqlite3_stmt *st = NULL;
@@ -29,8 +24,9 @@ zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const 
     zp_status rc = store_begin(s, what, err);
     if (rc != ZP_OK) goto out;
     if ((rc = store_get_job(&job, s, id, err)) != ZP_OK) goto fail;
-    if (store_state_index(job.state) >= 2) {
-        rc = zp_error_set(err, ZP_ERR_ARG, "%s: job %lld has already ended (%s)", s->path, (long long)id, job.state);
+    if (job.state >= ZP_JOB_DONE) {
+        rc = zp_error_set(err, ZP_ERR_ARG, "%s: job %lld has already ended (%s)", s->path, (long long)id,
+                          zp_job_state_name(job.state));
         goto fail;
     }
     if (n != 0 && n != job.partitions) {
@@ -42,7 +38,9 @@ zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const 
     if (n != 0) {
         if ((rc = store_prepare(&st, s,
                           "UPDATE partitions SET proof = ?3, public = ?4, queued = ?5, synth = ?6, wait_prove = ?7,"
-                          " prove = ?8, wait_final = ?9, final = ?10, total = ?11 WHERE job_id = ?1 AND idx = ?2",
+                          " prove = ?8, wait_final = ?9, final = ?10, total = ?11,"
+                          " state = CASE WHEN ?3 IS NULL THEN 'cancelled' ELSE 'done' END"
+                          " WHERE job_id = ?1 AND idx = ?2",
                           what, err)) != ZP_OK)
             goto fail;
         for (uint32_t i = 0; i < n; i++) {
@@ -71,15 +69,29 @@ zp_status zp_store_finish_job(zp_store *s, int64_t id, const char *state, const 
         sqlite3_finalize(st);
         st = NULL;
     }
-    if ((rc = store_prepare(&st, s, "UPDATE jobs SET state = ?2, error = ?3, finished = ?4, done = ?5 WHERE id = ?1", what,
+    if ((rc = store_prepare(&st, s, "UPDATE jobs SET state = ?2, error = ?3, finished = ?4, done = coalesce(?5, (SELECT count(*) FROM"
+                            " partitions WHERE job_id = ?1 AND state = 'done')) WHERE id = ?1", what,
                       err)) != ZP_OK)
         goto fail;
     sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, zp_store_state_names[si], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, store_state_name(state), -1, SQLITE_STATIC);
     if (error) sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
     else sqlite3_bind_null(st, 3);
     sqlite3_bind_double(st, 4, finished);
-    sqlite3_bind_int64(st, 5, done);
+    if (n != 0) sqlite3_bind_int64(st, 5, done); /* else: the partitions done before */
+    else sqlite3_bind_null(st, 5);
+    if ((r = store_step(st, s, what, err)) < 0) {
+        rc = (zp_status)-r;
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    /* what has no proof is not worked on any more: the claims end with it */
+    if ((rc = store_prepare(&st, s,
+                            "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
+                            what, err)) != ZP_OK)
+        goto fail;
+    sqlite3_bind_int64(st, 1, id);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
@@ -104,7 +116,8 @@ typedef struct result_row {
     zp_store_times t;
 } result_row;
 
-zp_status zp_store_results(zp_store *s, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err) {
+zp_status sq_results(zp_store *base, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err) {
+    sq_store *s = (sq_store *)base;
     static const char what[] = "reading a job's results";
     strpool pool = {0};
     result_row *rows = NULL;

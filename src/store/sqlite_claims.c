@@ -1,0 +1,388 @@
+/* The SQLite job store's claims (store.h "claims", "daemons"): one daemon
+ * on one host claims its own queue, partition by partition, under the
+ * same leases and fences as a fleet on PostgreSQL, so the daemon has one
+ * way of working whichever store it has. Times are this host's clock. */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "store/sqlite_internal.h"
+
+/* Runs one statement to its end with an int64 first parameter and an
+ * optional text second one; *changes: rows it changed (may be NULL). */
+static zp_status run(int *changes, sq_store *s, const char *sql, int64_t a, const char *b, const char *what,
+                     zp_error *err) {
+    sqlite3_stmt *st;
+    zp_status rc = store_prepare(&st, s, sql, what, err);
+    if (rc != ZP_OK) return rc;
+    if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, a);
+    if (sqlite3_bind_parameter_count(st) >= 2) sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+    int r = store_step(st, s, what, err);
+    if (r < 0) rc = (zp_status)-r;
+    else if (changes) *changes = sqlite3_changes(s->db);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+zp_status store_job_progress(sq_store *s, int64_t id, const char *what, zp_error *err) {
+    return run(NULL, s,
+               "UPDATE jobs SET state = CASE WHEN EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND state IN"
+               " ('running', 'done')) THEN 'running' ELSE 'queued' END WHERE id = ?1 AND state IN ('queued', 'running')",
+               id, NULL, what, err);
+}
+
+/* A new fencing number, larger than every one handed out before. */
+static zp_status next_fence(uint64_t *fence, sq_store *s, const char *what, zp_error *err) {
+    sqlite3_stmt *st;
+    zp_status rc = store_prepare(&st, s, "UPDATE fences SET next = next + 1 RETURNING next - 1", what, err);
+    if (rc != ZP_OK) return rc;
+    int r = store_step(st, s, what, err);
+    if (r == SQLITE_ROW) *fence = (uint64_t)sqlite3_column_int64(st, 0);
+    else rc = r < 0 ? (zp_status)-r : zp_error_set(err, ZP_ERR_FORMAT, "%s: %s: no fence counter", s->path, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, const char *node,
+                   const char *const *keys, size_t n_keys, double lease_s, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "claiming work";
+    double now = zp_clock_wall();
+    sqlite3_stmt *pick = NULL, *take = NULL;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_begin(s, what, err);
+    if (rc != ZP_OK) goto out;
+    /* queued ones in claim order (the partial index), then those whose
+     * lease ran out (their daemon died or stalled) */
+    rc = store_prepare(&pick, s,
+                       "SELECT job_id, idx, priority, key_id, witness FROM (SELECT p.job_id, p.idx, p.priority,"
+                       " j.key_id, p.witness FROM partitions p JOIN jobs j ON j.id = p.job_id WHERE p.state = 'queued'"
+                       " UNION ALL SELECT p.job_id, p.idx, p.priority, j.key_id, p.witness FROM partitions p JOIN"
+                       " jobs j ON j.id = p.job_id WHERE p.state = 'running' AND p.lease_until < ?1)"
+                       " ORDER BY priority DESC, job_id, idx",
+                       what, err);
+    if (rc == ZP_OK)
+        rc = store_prepare(&take, s,
+                           "UPDATE partitions SET state = 'running', owner = ?3, fence = ?4, lease_until = ?5"
+                           " WHERE job_id = ?1 AND idx = ?2",
+                           what, err);
+    if (rc != ZP_OK) goto fail;
+    sqlite3_bind_double(pick, 1, now);
+    int r = SQLITE_DONE;
+    while (*n < max && (r = store_step(pick, s, what, err)) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(pick, 3);
+        const char *path = (const char *)sqlite3_column_text(pick, 4);
+        int wanted = keys == NULL;
+        for (size_t k = 0; !wanted && key && k < n_keys; k++) wanted = strcmp(keys[k], key) == 0;
+        if (!wanted || key == NULL || path == NULL) continue;
+        zp_store_claim *c = &out[*n];
+        c->job_id = sqlite3_column_int64(pick, 0);
+        c->idx = (uint32_t)sqlite3_column_int64(pick, 1);
+        c->priority = sqlite3_column_int(pick, 2);
+        snprintf(c->key_id, sizeof c->key_id, "%s", key);
+        snprintf(c->path, sizeof c->path, "%s", path);
+        (*n)++;
+    }
+    if (*n < max && r < 0) {
+        rc = (zp_status)-r;
+        goto fail;
+    }
+    sqlite3_finalize(pick);
+    pick = NULL;
+    for (size_t i = 0; i < *n; i++) {
+        zp_store_claim *c = &out[i];
+        if ((rc = next_fence(&c->fence, s, what, err)) != ZP_OK) goto fail;
+        sqlite3_reset(take);
+        sqlite3_bind_int64(take, 1, c->job_id);
+        sqlite3_bind_int64(take, 2, c->idx);
+        sqlite3_bind_text(take, 3, node, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(take, 4, (int64_t)c->fence);
+        sqlite3_bind_double(take, 5, now + lease_s);
+        if ((r = store_step(take, s, what, err)) < 0) {
+            rc = (zp_status)-r;
+            goto fail;
+        }
+        if ((rc = run(NULL, s, "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'", c->job_id,
+                      NULL, what, err)) != ZP_OK)
+            goto fail;
+    }
+    sqlite3_finalize(take);
+    take = NULL;
+    if ((rc = store_commit(s, what, err)) == ZP_OK) goto out;
+fail:
+    *n = 0;
+    sqlite3_finalize(pick);
+    sqlite3_finalize(take);
+    store_rollback(s);
+out:
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status sq_renew(int *lost, zp_store *base, const char *node, const zp_store_held *held, size_t n, double lease_s,
+                   zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "renewing leases";
+    sqlite3_stmt *st = NULL;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_begin(s, what, err);
+    if (rc == ZP_OK)
+        rc = store_prepare(&st, s,
+                           "UPDATE partitions SET lease_until = ?4 WHERE job_id = ?1 AND idx = ?2 AND fence = ?3"
+                           " AND owner = ?5 AND state = 'running'",
+                           what, err);
+    double until = zp_clock_wall() + lease_s;
+    for (size_t i = 0; rc == ZP_OK && i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, held[i].job_id);
+        sqlite3_bind_int64(st, 2, held[i].idx);
+        sqlite3_bind_int64(st, 3, (int64_t)held[i].fence);
+        sqlite3_bind_double(st, 4, until);
+        sqlite3_bind_text(st, 5, node, -1, SQLITE_STATIC);
+        int r = store_step(st, s, what, err);
+        if (r < 0) rc = (zp_status)-r;
+        else lost[i] = sqlite3_changes(s->db) == 0;
+    }
+    sqlite3_finalize(st);
+    if (rc == ZP_OK) rc = store_commit(s, what, err);
+    if (rc != ZP_OK) {
+        store_rollback(s);
+        memset(lost, 0, n * sizeof *lost);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held, size_t n, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "releasing claims";
+    sqlite3_stmt *st = NULL;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_begin(s, what, err);
+    if (rc == ZP_OK && held == NULL) {
+        /* every claim of node's: their jobs' states follow */
+        rc = run(NULL, s,
+                 "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE state = 'running' AND owner = ?2",
+                 0, node, what, err);
+        if (rc == ZP_OK)
+            rc = run(NULL, s,
+                     "UPDATE jobs SET state = CASE WHEN EXISTS(SELECT 1 FROM partitions WHERE job_id = jobs.id AND"
+                     " state IN ('running', 'done')) THEN 'running' ELSE 'queued' END WHERE state = 'running'",
+                     0, NULL, what, err);
+    } else if (rc == ZP_OK) {
+        rc = store_prepare(&st, s,
+                           "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE job_id = ?1 AND idx = ?2"
+                           " AND fence = ?3 AND owner = ?4 AND state = 'running'",
+                           what, err);
+        for (size_t i = 0; rc == ZP_OK && i < n; i++) {
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, held[i].job_id);
+            sqlite3_bind_int64(st, 2, held[i].idx);
+            sqlite3_bind_int64(st, 3, (int64_t)held[i].fence);
+            sqlite3_bind_text(st, 4, node, -1, SQLITE_STATIC);
+            int r = store_step(st, s, what, err);
+            if (r < 0) rc = (zp_status)-r;
+            else if (sqlite3_changes(s->db)) rc = store_job_progress(s, held[i].job_id, what, err);
+        }
+        sqlite3_finalize(st);
+    }
+    if (rc == ZP_OK) rc = store_commit(s, what, err);
+    if (rc != ZP_OK) store_rollback(s);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state,
+                         const char *error, const zp_store_result *result, double now, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "recording a partition's end";
+    sqlite3_stmt *st = NULL;
+    int r;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_begin(s, what, err);
+    if (rc != ZP_OK) goto out;
+    rc = store_prepare(&st, s,
+                       "UPDATE partitions SET state = ?4, proof = ?5, public = ?6, queued = ?7, synth = ?8,"
+                       " wait_prove = ?9, prove = ?10, wait_final = ?11, final = ?12, total = ?13, lease_until = NULL"
+                       " WHERE job_id = ?1 AND idx = ?2 AND fence = ?3 AND state = 'running'",
+                       what, err);
+    if (rc != ZP_OK) goto fail;
+    sqlite3_bind_int64(st, 1, h->job_id);
+    sqlite3_bind_int64(st, 2, h->idx);
+    sqlite3_bind_int64(st, 3, (int64_t)h->fence);
+    sqlite3_bind_text(st, 4, store_state_name(state), -1, SQLITE_STATIC);
+    if (result && result->proof_json) sqlite3_bind_text(st, 5, result->proof_json, -1, SQLITE_STATIC);
+    if (result && result->public_json) sqlite3_bind_text(st, 6, result->public_json, -1, SQLITE_STATIC);
+    if (result) {
+        const zp_store_times *t = &result->times;
+        const double tv[7] = {t->queued, t->synth, t->wait_prove, t->prove, t->wait_final, t->final, t->total};
+        for (int k = 0; k < 7; k++) sqlite3_bind_double(st, 7 + k, tv[k]);
+    }
+    if ((r = store_step(st, s, what, err)) < 0) {
+        rc = (zp_status)-r;
+        goto fail;
+    }
+    if (sqlite3_changes(s->db) == 0) {
+        rc = zp_error_set(err, ZP_ERR_MISMATCH,
+                          "%s: partition %u of job %lld: result refused: its claim (fence %llu) is not current (taken"
+                          " over, or its job ended)",
+                          s->path, h->idx, (long long)h->job_id, (unsigned long long)h->fence);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    int changed = 0;
+    if (state == ZP_JOB_DONE) {
+        if ((rc = run(NULL, s, "UPDATE jobs SET done = done + 1 WHERE id = ?1", h->job_id, NULL, what, err)) != ZP_OK)
+            goto fail;
+        /* the last one ends the job */
+        if ((rc = store_prepare(&st, s,
+                                "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1 AND state IN ('queued',"
+                                " 'running') AND NOT EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND state <> 'done')",
+                                what, err)) != ZP_OK)
+            goto fail;
+        sqlite3_bind_int64(st, 1, h->job_id);
+        sqlite3_bind_double(st, 2, now);
+    } else {
+        /* one failed: the job fails, naming it, and the rest is cancelled */
+        char why[512];
+        snprintf(why, sizeof why, "partition %u: %s", h->idx, error ? error : "failed");
+        if ((rc = store_prepare(&st, s,
+                                "UPDATE jobs SET state = 'failed', finished = ?2, error = ?3 WHERE id = ?1 AND state IN"
+                                " ('queued', 'running')",
+                                what, err)) != ZP_OK)
+            goto fail;
+        sqlite3_bind_int64(st, 1, h->job_id);
+        sqlite3_bind_double(st, 2, now);
+        sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
+    }
+    if ((r = store_step(st, s, what, err)) < 0) {
+        rc = (zp_status)-r;
+        goto fail;
+    }
+    changed = sqlite3_changes(s->db);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (changed && state != ZP_JOB_DONE &&
+        (rc = run(NULL, s, "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
+                  h->job_id, NULL, what, err)) != ZP_OK)
+        goto fail;
+    if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
+    *job_ended = changed;
+    goto out;
+fail:
+    sqlite3_finalize(st);
+    store_rollback(s);
+out:
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* ---- daemons ---- */
+
+static zp_status write_node(sq_store *s, const zp_store_node *me, const char *what, zp_error *err) {
+    sqlite3_stmt *st;
+    zp_status rc = store_prepare(&st, s,
+                                 "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs)"
+                                 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(id) DO UPDATE SET"
+                                 " host = ?2, pid = ?3, started = ?4, heartbeat = ?5, budget = ?6, tracked = ?7,"
+                                 " claimed = ?8, proofs = ?9",
+                                 what, err);
+    if (rc != ZP_OK) return rc;
+    sqlite3_bind_text(st, 1, me->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, me->host, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, me->pid);
+    sqlite3_bind_double(st, 4, me->started);
+    sqlite3_bind_double(st, 5, zp_clock_wall());
+    sqlite3_bind_int64(st, 6, (int64_t)me->budget);
+    sqlite3_bind_int64(st, 7, (int64_t)me->tracked);
+    sqlite3_bind_int64(st, 8, me->claimed);
+    sqlite3_bind_int64(st, 9, (int64_t)me->proofs);
+    int r = store_step(st, s, what, err);
+    sqlite3_finalize(st);
+    return r < 0 ? (zp_status)-r : ZP_OK;
+}
+
+zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "joining";
+    sqlite3_stmt *st;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_prepare(&st, s, "SELECT heartbeat FROM nodes WHERE id = ?1", what, err);
+    if (rc == ZP_OK) {
+        sqlite3_bind_text(st, 1, me->id, -1, SQLITE_STATIC);
+        int r = store_step(st, s, what, err);
+        double age = r == SQLITE_ROW ? zp_clock_wall() - sqlite3_column_double(st, 0) : -1;
+        sqlite3_finalize(st);
+        if (r < 0) rc = (zp_status)-r;
+        else if (age >= 0 && age < lease_s)
+            rc = zp_error_set(err, ZP_ERR_ARG,
+                              "%s: a daemon with node id '%s' sent a heartbeat %.1f s ago: is it still running? Give"
+                              " each daemon its own node id",
+                              s->path, me->id, age);
+    }
+    if (rc == ZP_OK) rc = write_node(s, me, what, err);
+    pthread_mutex_unlock(&s->lock);
+    /* what an earlier run of it claimed is nobody's now */
+    return rc == ZP_OK ? sq_release(base, me->id, NULL, 0, err) : rc;
+}
+
+zp_status sq_heartbeat(zp_store *base, const zp_store_node *me, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = write_node(s, me, "heartbeat", err);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status sq_leave(zp_store *base, const char *node, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = run(NULL, s, "DELETE FROM nodes WHERE id = ?2", 0, node, "leaving", err);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "listing daemons";
+    zp_store_node *rows = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *st;
+    double now = zp_clock_wall();
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_prepare(&st, s,
+                                 "SELECT id, host, pid, started, heartbeat, budget, tracked, claimed, proofs FROM nodes"
+                                 " ORDER BY id",
+                                 what, err);
+    if (rc == ZP_OK) {
+        int r;
+        while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+            if (!store_grow((void **)&rows, &cap, n, sizeof *rows)) break;
+            zp_store_node *o = &rows[n++];
+            memset(o, 0, sizeof *o);
+            store_copy_text(o->id, sizeof o->id, st, 0);
+            store_copy_text(o->host, sizeof o->host, st, 1);
+            o->pid = sqlite3_column_int64(st, 2);
+            o->started = sqlite3_column_double(st, 3);
+            o->heartbeat_age = now - sqlite3_column_double(st, 4);
+            o->budget = (uint64_t)sqlite3_column_int64(st, 5);
+            o->tracked = (uint64_t)sqlite3_column_int64(st, 6);
+            o->claimed = (uint32_t)sqlite3_column_int64(st, 7);
+            o->proofs = (uint64_t)sqlite3_column_int64(st, 8);
+        }
+        if (r < 0) rc = (zp_status)-r;
+        else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (rc == ZP_OK && fn != NULL)
+        for (size_t i = 0; i < n; i++) fn(arg, &rows[i]);
+    free(rows);
+    return rc;
+}
