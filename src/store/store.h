@@ -11,7 +11,7 @@
  * of the daemon). Any thread may call any function at any time.
  *
  * Work is pulled, partition by partition: a daemon claims queued
- * partitions (zp_store_claim) when its engine has room, each claim a
+ * partitions (zp_store_claim_work) when its engine has room, each claim a
  * lease that the daemon renews (zp_store_renew) and that another daemon
  * takes over once it has expired. Every claim carries a fencing number,
  * larger than any the partition had before: a result is recorded only
@@ -193,7 +193,7 @@ typedef struct zp_store_claim {
  * seconds; its job is running. *n: how many (0: nothing to claim). Many
  * daemons claiming at once never claim one partition twice, nor wait for
  * each other's rows (PostgreSQL: FOR UPDATE SKIP LOCKED). */
-ZP_WARN_UNUSED zp_status zp_store_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
+ZP_WARN_UNUSED zp_status zp_store_claim_work(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
                                         const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
 
 /* A claim as the daemon holds it. */
