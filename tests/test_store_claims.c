@@ -17,7 +17,9 @@
  *   - join refuses a live id and frees a dead one's claims; nodes, leave;
  *   - expire deletes ended jobs only, and silent daemons.
  * With ZP_STORE_RESTART set to a command, it is run after the first part
- * (tests/store/pg.sh restarts the server) and the rest must go on.
+ * (tests/store/pg.sh restarts the server) and the rest must go on; with
+ * ZP_STORE_STOP and ZP_STORE_START, the server is stopped after the race
+ * (calls fail with ZP_ERR_IO) and started again (the same handle works).
  * The store is emptied first (every unfinished job cancelled, everything
  * expired), so a run on a store used before starts from nothing. */
 #include <dirent.h>
@@ -579,6 +581,30 @@ static void test_leases(zp_store *s) {
     (void)kH;
 }
 
+/* ---- the server away for a while (tests/store/pg.sh) ---- */
+
+/* With the server stopped, calls fail with ZP_ERR_IO naming the store;
+ * once it is back, the same handle works again. */
+static void test_outage(zp_store *s, const char *stop, const char *start) {
+    zp_error err = {0};
+    zp_store_counts c;
+    int rc = system(stop);
+    CHECK_MSG(rc == 0, "%s: exit %d", stop, rc);
+    zp_status st = zp_store_count(&c, s, &err);
+    CHECK_MSG(st == ZP_ERR_IO && strstr(err.message, zp_store_name(s)), "%d %s", st, err.message);
+    printf("server down: %s\n", err.message);
+    zp_store_node me = node_row("outage", 1);
+    st = zp_store_heartbeat(s, &me, &err);
+    CHECK(st == ZP_ERR_IO);
+    rc = system(start);
+    CHECK_MSG(rc == 0, "%s: exit %d", start, rc);
+    st = zp_store_heartbeat(s, &me, &err);
+    CHECK_MSG(st == ZP_OK, "after the server came back: %s", err.message);
+    st = zp_store_leave(s, "outage", &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    printf("server back\n");
+}
+
 /* ---- a temporary SQLite store ---- */
 
 static char tmpdir[64];
@@ -624,6 +650,8 @@ int main(int argc, char **argv) {
         printf("restarted the server\n");
     }
     test_race(s);
+    const char *stop = getenv("ZP_STORE_STOP"), *start = getenv("ZP_STORE_START");
+    if (stop != NULL && *stop && start != NULL && *start) test_outage(s, stop, start);
     test_leases(s);
     zp_store_close(s);
     if (argc <= 1) remove_tmp();

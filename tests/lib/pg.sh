@@ -6,7 +6,7 @@
 #   pg_start "$W/pg"              # prints and exports PG_URI
 #   ... zkpipe serve --store "$PG_URI" ...
 #   pg_restart "$W/pg"            # the server goes away and comes back
-#   pg_stop "$W/pg"
+#   pg_stop "$W/pg"; pg_resume "$W/pg"   # down for a while, then back
 #
 # pg_start DIR makes a cluster in DIR/data with the newest installed
 # PostgreSQL (Debian: /usr/lib/postgresql/*/bin), listening on a free
@@ -151,6 +151,12 @@ pg_stop() {
 pg_restart() {
     local dir=$1
     _pg_ctl "$dir" -m fast -w -t 60 -l "$dir/postgres.log" restart >/dev/null
+}
+
+# Starts a cluster that pg_stop stopped, on its port.
+pg_resume() {
+    local dir=$1
+    _pg_ctl "$dir" -w -t 60 -l "$dir/postgres.log" start >/dev/null
 }
 
 # psql on a cluster's zkpipe database: pg_psql DIR -c "SELECT ...".

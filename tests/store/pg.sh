@@ -3,8 +3,8 @@
 # (tests/lib/pg.sh): test_store_claims's checks of claims, leases and
 # fences, twice on the same database (the second run empties what the
 # first left), the server restarted in the middle of a run (the store
-# reconnects), and the errors when the server is down (the URI named
-# without its password).
+# reconnects) and stopped for a while (calls fail, then work again), and
+# the errors when the server is down (the URI named without its password).
 #
 # Usage: tests/store/pg.sh TEST_STORE_CLAIMS WORKDIR
 # Exits 77 (skipped) when PostgreSQL is not installed.
@@ -43,10 +43,15 @@ check claims "$BIN" "$URI"
 check claims_password_hidden no_password claims
 check claims_again "$BIN" "$URI"
 # the server restarted between two sections: the next call reconnects
-export ZP_STORE_RESTART="bash -c 'source \"$HERE/../lib/pg.sh\"; pg_available && pg_restart \"$W/pg\"'"
+# and later stopped for a while, then started: calls fail, then work
+lib="source \"$HERE/../lib/pg.sh\"; pg_available"
+export ZP_STORE_RESTART="bash -c '$lib && pg_restart \"$W/pg\"'"
+export ZP_STORE_STOP="bash -c '$lib && pg_stop \"$W/pg\"'"
+export ZP_STORE_START="bash -c '$lib && pg_resume \"$W/pg\"'"
 check claims_restart "$BIN" "$URI"
 check claims_restart_seen grep -q "restarted the server" "$W/claims_restart.log"
-unset ZP_STORE_RESTART
+check claims_outage_seen grep -q "server back" "$W/claims_restart.log"
+unset ZP_STORE_RESTART ZP_STORE_STOP ZP_STORE_START
 
 # The server down: open fails with the URI (no password) and libpq's word.
 pg_stop "$W/pg"
