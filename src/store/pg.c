@@ -424,6 +424,8 @@ static const char *const SCHEMA[] = {
     " wait_final double precision, final double precision, total double precision,"
     " PRIMARY KEY (job_id, idx))",
     "CREATE INDEX partitions_queue ON partitions(priority DESC, job_id, idx) WHERE state = 0",
+    /* a claim for some keys only: each key's queue in claim order */
+    "CREATE INDEX partitions_queue_key ON partitions(key_id, priority DESC, job_id, idx) WHERE state = 0",
     /* takeover: the expired leases among the running ones */
     "CREATE INDEX partitions_leases ON partitions(lease_until) WHERE state = 1",
     /* renew, release, join: a daemon's running claims */

@@ -21,22 +21,32 @@
 
 /* Claim order is partitions_queue's (priority DESC, job_id, idx): the
  * first rows of that index, and of the expired leases (partitions_leases:
- * few, unless daemons died), merged. SKIP LOCKED: rows another daemon's
+ * few, unless daemons died), merged. With keys, the first rows of each
+ * key's range of partitions_queue_key (key_id, priority DESC, job_id,
+ * idx), merged: a daemon whose keys have little or no work reads a few
+ * rows, not every other key's queue. SKIP LOCKED: rows another daemon's
  * claim holds this instant are passed over, never waited for. */
-static const char CLAIM_SQL[] =
-    "WITH q AS (SELECT job_id, idx, priority FROM partitions"
-    "  WHERE state = 0 AND ($3::text[] IS NULL OR key_id = ANY($3::text[]))"
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED),"
-    " x AS (SELECT job_id, idx, priority FROM partitions"
-    "  WHERE state = 1 AND lease_until < now() AND ($3::text[] IS NULL OR key_id = ANY($3::text[]))"
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED),"
-    " pick AS (SELECT job_id, idx FROM (SELECT * FROM q UNION ALL SELECT * FROM x) u"
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2),"
-    " claimed AS (UPDATE partitions p SET state = 1, owner = $1, fence = nextval('zkpipe_fence'),"
-    "  lease_until = now() + make_interval(secs => $4)"
-    "  FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx"
-    "  RETURNING p.job_id, p.idx, p.fence, p.priority, p.key_id, p.path)"
-    " SELECT job_id, idx, fence, priority, key_id, path FROM claimed ORDER BY priority DESC, job_id, idx";
+#define CLAIM_REST                                                                                         \
+    " x AS (SELECT job_id, idx, priority FROM partitions"                                                  \
+    "  WHERE state = 1 AND lease_until < now() AND ($3::text[] IS NULL OR key_id = ANY($3::text[]))"       \
+    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED),"                              \
+    " pick AS (SELECT job_id, idx FROM (SELECT * FROM q UNION ALL SELECT * FROM x) u"                      \
+    "  ORDER BY priority DESC, job_id, idx LIMIT $2),"                                                     \
+    " claimed AS (UPDATE partitions p SET state = 1, owner = $1, fence = nextval('zkpipe_fence'),"         \
+    "  lease_until = now() + make_interval(secs => $4)"                                                    \
+    "  FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx"                                        \
+    "  RETURNING p.job_id, p.idx, p.fence, p.priority, p.key_id, p.path)"                                  \
+    " SELECT job_id, idx, fence, priority, key_id, path FROM claimed ORDER BY priority DESC, job_id, idx"
+
+static const char CLAIM_ANY[] =
+    "WITH q AS (SELECT job_id, idx, priority FROM partitions WHERE state = 0"
+    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED)," CLAIM_REST;
+
+static const char CLAIM_KEYS[] =
+    "WITH q AS (SELECT c.job_id, c.idx, c.priority FROM (SELECT DISTINCT unnest($3::text[])) AS k(key_id)"
+    "  CROSS JOIN LATERAL (SELECT p.job_id, p.idx, p.priority FROM partitions p"
+    "   WHERE p.state = 0 AND p.key_id = k.key_id ORDER BY p.priority DESC, p.job_id, p.idx LIMIT $2"
+    "   FOR UPDATE SKIP LOCKED) c)," CLAIM_REST;
 
 typedef struct claim_ctx {
     zp_store_claim *out;
@@ -54,7 +64,7 @@ static zp_status claim_body(pg_tx *tx, void *arg) {
     pg_arg_u64(&a, c->max);
     pg_arg_str(&a, c->keys);
     pg_arg_f64(&a, c->lease_s);
-    zp_status rc = pg_exec(tx, CLAIM_SQL, &a, &r);
+    zp_status rc = pg_exec(tx, c->keys ? CLAIM_KEYS : CLAIM_ANY, &a, &r);
     if (rc != ZP_OK) return rc;
     pg_array jobs;
     pg_array_begin(&jobs);
