@@ -515,10 +515,13 @@ static zp_status pg_open(zp_store **out, const char *where, zp_error *err) {
         free(s);
         return rc;
     }
-    /* connect_timeout first: the URI's own, when it has one, comes after
-     * and wins */
-    const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *const vals[] = {PG_CONNECT_TIMEOUT, "zkpipe", where, NULL};
+    /* Defaults first: the URI's own, when it has them, come after and
+     * win. Keepalives: a server host that vanished (no RST) is found in
+     * about a minute, not the kernel's quarter of an hour, while a call
+     * holds the store's mutex waiting for its answer. */
+    const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+                                "keepalives_count", "application_name", "dbname", NULL};
+    const char *const vals[] = {PG_CONNECT_TIMEOUT, "1", "30", "10", "3", "zkpipe", where, NULL};
     s->conn = pq.connectdbParams(keys, vals, 1);
     if (s->conn == NULL) {
         pg_close(&s->base);

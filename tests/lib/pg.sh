@@ -97,7 +97,13 @@ pg_start() {
         echo "$sock" >"$dir/sockdir"
     fi
     mkdir -p "$sock"
-    if [ "$(id -u)" = 0 ]; then chown postgres: "$dir" "$sock"; fi
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres: "$dir" "$sock"
+        if ! runuser -u postgres -- test -w "$dir"; then
+            echo "pg_start: the postgres user cannot reach $dir (a parent directory closed to others?)" >&2
+            return 1
+        fi
+    fi
     # -N: initdb itself does not fsync its files (a throwaway cluster); the
     # server runs with fsync on.
     if ! _pg_as "$PG_BIN/initdb" -D "$dir/data" -U "$user" -A trust -E UTF8 --locale=C -N >"$dir/initdb.log" 2>&1; then

@@ -62,6 +62,16 @@ down() {
 }
 check server_down down
 cat "$W/down.out" >>"$W/server_down.log" 2>/dev/null
+# a password given as a parameter is left out of the name too
+down_param() {
+    ! "$BIN" "postgresql://$PG_USER@127.0.0.1:$PG_PORT/zkpipe?password=sekrit-pw&connect_timeout=5" \
+        >"$W/down_param.out" 2>&1 &&
+        grep -q "postgresql://$PG_USER@127.0.0.1:$PG_PORT/zkpipe?connect_timeout=5: cannot connect:" \
+            "$W/down_param.out" &&
+        ! grep -q sekrit-pw "$W/down_param.out"
+}
+check server_down_param down_param
+cat "$W/down_param.out" >>"$W/server_down_param.log" 2>/dev/null
 
 echo "store_pg: $fails failed"
 [ "$fails" = 0 ]
