@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what zkpipe's build and tests need, when it is missing: Debian
 # packages (compilers, cmake, jansson, libssl for SHA-256, libmicrohttpd,
-# SQLite, libcurl, wabt for wasm2c, clang for the fuzzers, node and npm if
-# absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
+# SQLite, libcurl, libpq and PostgreSQL for the shared job store and its
+# tests, wabt for wasm2c, clang for the fuzzers, node and npm if absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
 # circomlib, ffjavascript). Safe to run again: it only installs what is absent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +15,8 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 [ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 [ -f /usr/include/openssl/evp.h ] || need+=(libssl-dev)
+[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v wasm2c >/dev/null || need+=(wabt)
 [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 command -v curl >/dev/null || need+=(curl)

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The PostgreSQL job store (src/store/pg*.c) against a throwaway cluster
+# (tests/lib/pg.sh): test_store_claims's checks of claims, leases and
+# fences, twice on the same database (the second run empties what the
+# first left), the server restarted in the middle of a run (the store
+# reconnects) and stopped for a while (calls fail, then work again), and
+# the errors when the server is down (the URI named without its password).
+#
+# Usage: tests/store/pg.sh TEST_STORE_CLAIMS WORKDIR
+# Exits 77 (skipped) when PostgreSQL is not installed.
+set -uo pipefail
+BIN=$1
+W=$2
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/../lib/pg.sh"
+if ! pg_available; then
+    echo "store_pg: skipped: $PG_WHY"
+    exit 77
+fi
+rm -rf "$W"
+mkdir -p "$W"
+trap pg_cleanup EXIT
+pg_start "$W/pg" >/dev/null || exit 1
+echo "cluster: $PG_URI ($PG_BIN)"
+fails=0
+check() { # name, command...
+    local name=$1
+    shift
+    if "$@" >"$W/$name.log" 2>&1; then
+        echo "PASS $name"
+    else
+        echo "FAIL $name (log: $W/$name.log)"
+        tail -n 20 "$W/$name.log"
+        fails=$((fails + 1))
+    fi
+}
+
+# A password in the URI (trust ignores it) must never be printed.
+URI="postgresql://$PG_USER:sekrit-pw@127.0.0.1:$PG_PORT/zkpipe"
+no_password() { ! grep -q sekrit-pw "$W/$1.log"; }
+
+check claims "$BIN" "$URI"
+check claims_password_hidden no_password claims
+check claims_again "$BIN" "$URI"
+# the server restarted between two sections: the next call reconnects
+# and later stopped for a while, then started: calls fail, then work
+lib="source \"$HERE/../lib/pg.sh\"; pg_available"
+export ZP_STORE_RESTART="bash -c '$lib && pg_restart \"$W/pg\"'"
+export ZP_STORE_STOP="bash -c '$lib && pg_stop \"$W/pg\"'"
+export ZP_STORE_START="bash -c '$lib && pg_resume \"$W/pg\"'"
+check claims_restart "$BIN" "$URI"
+check claims_restart_seen grep -q "restarted the server" "$W/claims_restart.log"
+check claims_outage_seen grep -q "server back" "$W/claims_restart.log"
+unset ZP_STORE_RESTART ZP_STORE_STOP ZP_STORE_START
+
+# The server down: open fails with the URI (no password) and libpq's word.
+pg_stop "$W/pg"
+down() {
+    ! "$BIN" "$URI" >"$W/down.out" 2>&1 &&
+        grep -q "postgresql://$PG_USER@127.0.0.1:$PG_PORT/zkpipe: cannot connect:" "$W/down.out" &&
+        ! grep -q sekrit-pw "$W/down.out"
+}
+check server_down down
+cat "$W/down.out" >>"$W/server_down.log" 2>/dev/null
+# a password given as a parameter is left out of the name too
+down_param() {
+    ! "$BIN" "postgresql://$PG_USER@127.0.0.1:$PG_PORT/zkpipe?password=sekrit-pw&connect_timeout=5" \
+        >"$W/down_param.out" 2>&1 &&
+        grep -q "postgresql://$PG_USER@127.0.0.1:$PG_PORT/zkpipe?connect_timeout=5: cannot connect:" \
+            "$W/down_param.out" &&
+        ! grep -q sekrit-pw "$W/down_param.out"
+}
+check server_down_param down_param
+cat "$W/down_param.out" >>"$W/server_down_param.log" 2>/dev/null
+
+echo "store_pg: $fails failed"
+[ "$fails" = 0 ]
