@@ -380,6 +380,7 @@ static int work_failed(void) {
 
 typedef struct work {
     zp_store *shared;
+    int own; /* workers 2 and 3 open their own handle */
     int64_t first_job;
     int ended[WORK_JOBS];   /* *job_ended seen, per job */
     int proved[WORK_JOBS];  /* partitions recorded done */
@@ -397,7 +398,10 @@ typedef struct worker {
 static void *work_thread(void *arg) {
     worker *me = arg;
     work *w = me->w;
-    zp_store *s = w->shared ? w->shared : open_store();
+    /* on a shared store, workers 0 and 1 are one daemon's threads on one
+     * handle (one connection), 2 and 3 daemons of their own */
+    int own = w->own && me->no >= 2;
+    zp_store *s = own ? open_store() : w->shared;
     char node[32];
     snprintf(node, sizeof node, "worker-%d", me->no);
     for (;;) {
@@ -436,7 +440,7 @@ static void *work_thread(void *arg) {
             pthread_mutex_unlock(&w->lock);
         }
     }
-    if (!w->shared) zp_store_close(s);
+    if (own) zp_store_close(s);
     return NULL;
 }
 
@@ -444,7 +448,8 @@ static void test_workers(zp_store *s) {
     static work w;
     memset(&w, 0, sizeof w);
     pthread_mutex_init(&w.lock, NULL);
-    w.shared = zp_store_shared(s) ? NULL : s;
+    w.shared = s;
+    w.own = zp_store_shared(s);
     for (int j = 0; j < WORK_JOBS; j++) {
         char name[16];
         snprintf(name, sizeof name, "work%d", j);
