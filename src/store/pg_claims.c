@@ -363,9 +363,11 @@ static zp_status join_body(pg_tx *tx, void *arg) {
     node_args(&a, c->me);
     pg_arg_f64(&a, c->lease_s);
     /* One statement decides: a row whose heartbeat is younger than the
-     * lease is left alone (two daemons joining with one id at once: the
+     * lease is left alone (lease_s = 0: never, the caller checked) (two daemons joining with one id at once: the
      * second waits for the first's row, then finds it young). */
-    zp_status rc = pg_exec(tx, NODE_INSERT " WHERE nodes.heartbeat <= now() - make_interval(secs => $9) RETURNING 1",
+    zp_status rc = pg_exec(tx,
+                           NODE_INSERT " WHERE $9 <= 0 OR nodes.heartbeat <= now() - make_interval(secs => $9)"
+                           " RETURNING 1",
                            &a, &r);
     if (rc != ZP_OK) return rc;
     int joined = pg_rows(r) == 1;

@@ -167,7 +167,7 @@ zp_status zp_store_finish_part(int *job_ended, zp_store *s, const zp_store_held 
 
 zp_status zp_store_join(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err) {
     zp_status st = check_node(s, me->id, "joining", err);
-    if (st == ZP_OK) st = check_lease(s, lease_s, "joining", err);
+    if (st == ZP_OK && lease_s != 0) st = check_lease(s, lease_s, "joining", err);
     return st != ZP_OK ? st : s->ops->join(s, me, lease_s, err);
 }
 

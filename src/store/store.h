@@ -244,8 +244,9 @@ typedef struct zp_store_node {
 
 /* A daemon joins: ZP_ERR_ARG when a daemon of that id sent a heartbeat
  * less than lease_s seconds ago (two daemons with one id would release
- * each other's work); else its row is written and the claims an earlier
- * run of it left are released (zp_store_release). */
+ * each other's work; lease_s = 0: no such check, the caller made its
+ * own); else its row is written and the claims an earlier run of it left
+ * are released (zp_store_release). */
 ZP_WARN_UNUSED zp_status zp_store_join(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
 /* A daemon's heartbeat: its row (budget, tracked, claimed, proofs) and
  * the time now. */
