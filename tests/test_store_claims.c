@@ -7,6 +7,8 @@
  *     the key filter; counts and queue positions as claims go;
  *   - four "daemons" claiming at once from threads (on a shared store each
  *     with its own connection) claim each of 200 partitions exactly once;
+ *     then four claiming and ending partitions at once (some failing, which
+ *     cancels siblings others hold) end each job exactly once;
  *   - a lease that expires is taken over with a larger fence, the stale
  *     daemon's renew marks it lost and its result is refused
  *     (ZP_ERR_MISMATCH) while the new one's is recorded; a lease that
@@ -363,6 +365,126 @@ static void test_race(zp_store *s) {
     pthread_mutex_destroy(&r.lock);
 }
 
+/* ---- many daemons working: claims and ends at once ---- */
+
+#define WORK_JOBS 40
+#define WORK_PARTS 6
+
+/* Jobs of the workers' that fail (finished at 4000), and that end done
+ * (at 2000). */
+static int work_failed(void) {
+    int n = 0;
+    for (int j = 0; j < WORK_JOBS; j++) n += j % 7 == 3;
+    return n;
+}
+
+typedef struct work {
+    zp_store *shared;
+    int own; /* workers 2 and 3 open their own handle */
+    int64_t first_job;
+    int ended[WORK_JOBS];   /* *job_ended seen, per job */
+    int proved[WORK_JOBS];  /* partitions recorded done */
+    int refused, errors;
+    pthread_mutex_t lock;
+} work;
+
+typedef struct worker {
+    work *w;
+    int no;
+} worker;
+
+/* Claims two at a time and ends each: every 7th job fails at its
+ * partition 3 (its siblings, held by other daemons, are then refused). */
+static void *work_thread(void *arg) {
+    worker *me = arg;
+    work *w = me->w;
+    /* on a shared store, workers 0 and 1 are one daemon's threads on one
+     * handle (one connection), 2 and 3 daemons of their own */
+    int own = w->own && me->no >= 2;
+    zp_store *s = own ? open_store() : w->shared;
+    char node[32];
+    snprintf(node, sizeof node, "worker-%d", me->no);
+    for (;;) {
+        zp_store_claim cl[2];
+        size_t n = 0;
+        zp_error err = {0};
+        zp_status st = zp_store_claim_work(cl, 2, &n, s, node, NULL, 0, 60, &err);
+        if (st != ZP_OK || n == 0) {
+            if (st != ZP_OK) {
+                pthread_mutex_lock(&w->lock);
+                w->errors++;
+                pthread_mutex_unlock(&w->lock);
+                fprintf(stderr, "%s: %s\n", node, err.message);
+            }
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            zp_store_held h = held_of(&cl[i]);
+            int64_t j = cl[i].job_id - w->first_job;
+            int ended = 0;
+            if ((j % 7) == 3 && cl[i].idx == 3)
+                st = zp_store_finish_part(&ended, s, &h, ZP_JOB_FAILED, "no luck", NULL, 4000.0, &err);
+            else
+                st = done(&ended, s, &h, "{\"w\":1}", &err);
+            pthread_mutex_lock(&w->lock);
+            if (j < 0 || j >= WORK_JOBS) w->errors++;
+            else if (st == ZP_OK) {
+                w->ended[j] += ended;
+                w->proved[j] += !((j % 7) == 3 && cl[i].idx == 3);
+            } else if (st == ZP_ERR_MISMATCH) {
+                w->refused++;
+            } else {
+                w->errors++;
+                fprintf(stderr, "%s: %s\n", node, err.message);
+            }
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+    if (own) zp_store_close(s);
+    return NULL;
+}
+
+static void test_workers(zp_store *s) {
+    static work w;
+    memset(&w, 0, sizeof w);
+    pthread_mutex_init(&w.lock, NULL);
+    w.shared = s;
+    w.own = zp_store_shared(s);
+    for (int j = 0; j < WORK_JOBS; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "work%d", j);
+        int64_t id = add(s, name, "kw", j % 2, WORK_PARTS);
+        if (j == 0) w.first_job = id;
+        CHECK(id == w.first_job + j);
+    }
+    pthread_t t[RACE_THREADS];
+    worker ws[RACE_THREADS];
+    for (int i = 0; i < RACE_THREADS; i++) {
+        ws[i] = (worker){&w, i};
+        CHECK(pthread_create(&t[i], NULL, work_thread, &ws[i]) == 0);
+    }
+    for (int i = 0; i < RACE_THREADS; i++) pthread_join(t[i], NULL);
+    CHECK(w.errors == 0);
+    for (int j = 0; j < WORK_JOBS; j++) {
+        zp_store_job job = get(s, w.first_job + j);
+        CHECK_MSG(w.ended[j] == 1, "job %d ended %d times", j, w.ended[j]);
+        if (j % 7 == 3) {
+            CHECK_MSG(job.state == ZP_JOB_FAILED && strstr(job.error, "no luck"), "job %d: state %d", j,
+                      (int)job.state);
+            /* the proofs recorded before the failure still count */
+            CHECK_MSG(job.done == (uint32_t)w.proved[j], "job %d: done %u, %d proved", j, job.done, w.proved[j]);
+            CHECK(job.finished == 4000.0);
+        } else {
+            CHECK_MSG(job.state == ZP_JOB_DONE && job.done == WORK_PARTS && w.proved[j] == WORK_PARTS,
+                      "job %d: state %d done %u proved %d", j, (int)job.state, job.done, w.proved[j]);
+        }
+    }
+    zp_store_counts n = counts(s);
+    CHECK(n.parts_queued == 0 && n.parts_running == 0);
+    printf("workers: %d results refused (siblings of failed partitions)\n", w.refused);
+    pthread_mutex_destroy(&w.lock);
+}
+
 /* ---- leases, fences, release, ends, daemons ---- */
 
 static zp_store_node node_row(const char *id, int64_t pid) {
@@ -546,6 +668,11 @@ static void test_leases(zp_store *s) {
     CHECK(ci2[0].fence > ci[1].fence && ci2[1].fence > ci[1].fence);
     l = nodes(s);
     CHECK(l.count == 2 && l.n[1].pid == 201 && l.n[1].heartbeat_age < 1);
+    /* lease 0: no check (the caller made its own); I's claims freed */
+    queued = counts(s).parts_queued;
+    st = zp_store_join(s, &na, 0, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    CHECK(counts(s).parts_queued == queued + 2);
     st = zp_store_leave(s, "node-a", &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
     l = nodes(s);
@@ -556,10 +683,13 @@ static void test_leases(zp_store *s) {
     int64_t jj = add(s, "J", "kJ", 0, 1);
     size_t paths = 0;
     uint64_t deleted = 0;
-    /* F and the earlier jobs (2000) and E (2500) go; H (2700) stays */
+    /* F, G and the earlier jobs (2000, the race's 1500) and E (2500) go;
+     * H (2700) and the workers' failed ones (4000) stay */
     st = zp_store_expire(&deleted, s, 2600.0, count_path, &paths, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
-    CHECK_MSG(deleted == 4 + RACE_JOBS + 3 && paths == 8 + RACE_JOBS * RACE_PARTS + 2 + 1 + 3,
+    const int wdone = WORK_JOBS - work_failed();
+    CHECK_MSG(deleted == (uint64_t)(4 + RACE_JOBS + wdone + 3) &&
+                  paths == (size_t)(8 + RACE_JOBS * RACE_PARTS + wdone * WORK_PARTS + 2 + 1 + 3),
               "deleted %llu jobs, %zu paths", (unsigned long long)deleted, paths);
     zp_store_job gone;
     st = zp_store_get_job(&gone, s, je, &err);
@@ -570,14 +700,15 @@ static void test_leases(zp_store *s) {
     CHECK(nodes(s).count == 1); /* node-b's heartbeat is after 2600 */
     paths = 0;
     st = zp_store_expire(&deleted, s, (double)time(NULL) + 3600, count_path, &paths, &err);
-    CHECK_MSG(st == ZP_OK && deleted == 1 && paths == 3, "%s: %llu %zu", err.message, (unsigned long long)deleted,
-              paths);
+    CHECK_MSG(st == ZP_OK && deleted == (uint64_t)(1 + work_failed()) &&
+                  paths == (size_t)(3 + work_failed() * WORK_PARTS),
+              "%s: %llu %zu", err.message, (unsigned long long)deleted, paths);
     CHECK(nodes(s).count == 0); /* silent since before then */
     CHECK(get(s, ji).state == ZP_JOB_RUNNING && get(s, jj).state == ZP_JOB_QUEUED);
     CHECK(add(s, "K", "kK", 0, 1) > jj);
     n = counts(s);
     CHECK(n.jobs[ZP_JOB_QUEUED] == 2 && n.jobs[ZP_JOB_RUNNING] == 1 && n.jobs[ZP_JOB_DONE] == 0);
-    CHECK(n.parts_queued == 2 && n.parts_running == 2);
+    CHECK(n.parts_queued == 4 && n.parts_running == 0); /* I's partitions queued again, J's and K's */
     (void)kH;
 }
 
@@ -652,6 +783,7 @@ int main(int argc, char **argv) {
     test_race(s);
     const char *stop = getenv("ZP_STORE_STOP"), *start = getenv("ZP_STORE_START");
     if (stop != NULL && *stop && start != NULL && *start) test_outage(s, stop, start);
+    test_workers(s);
     test_leases(s);
     zp_store_close(s);
     if (argc <= 1) remove_tmp();

@@ -2,11 +2,13 @@
  * under leases with fencing numbers, renew, release and finish them; and
  * the daemons' own rows.
  *
- * Locks are taken in one order, partitions before their job, by claim,
- * finish_part and finish_job (pg_jobs.c), so that they never wait for
- * each other in a cycle; the one exception (a failed partition cancels
- * its siblings after locking the job) can deadlock with a sibling's
- * finish_part, which the server breaks and pg_run retries. */
+ * Locks are taken in one order, a job's row before its partitions', by
+ * finish_part and finish_job (pg_jobs.c): a failed partition cancels its
+ * siblings while a sibling's result comes in, and with the opposite order
+ * the two would deadlock (the server breaks that after deadlock_timeout,
+ * a second's stall). The claim locks partitions, then never waits for a
+ * job's row (SKIP LOCKED): whoever holds it sets the job running or ends
+ * it. Renew and release lock partitions only. */
 #include "store/store.h"
 
 #include <stdint.h>
@@ -84,13 +86,14 @@ static zp_status claim_body(pg_tx *tx, void *arg) {
     const char *ids = pg_array_end(&jobs);
     if (ids == NULL) rc = pg_oom(tx);
     else if (c->n > 0) {
-        /* their jobs run from their first claim; locked in id order, so
-         * that two claims never wait for each other's jobs in a cycle */
+        /* their jobs run from their first claim; a job's row locked by
+         * another transaction is being set running (another claim) or
+         * ended (finish_job): left to it, never waited for */
         pg_args j = {0};
         pg_arg_str(&j, ids);
         rc = pg_exec(tx,
                      "UPDATE jobs SET state = 1 WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::bigint[])"
-                     " AND state = 0 ORDER BY id FOR UPDATE)",
+                     " AND state = 0 FOR UPDATE SKIP LOCKED)",
                      &j, NULL);
     }
     pg_array_free(&jobs);
@@ -256,8 +259,16 @@ static zp_status part_body(pg_tx *tx, void *arg) {
     pg_arg_str(&a, res ? res->public_json : NULL);
     const double tv[7] = {t->queued, t->synth, t->wait_prove, t->prove, t->wait_final, t->final, t->total};
     for (int k = 0; k < 7; k++) pg_arg_f64(&a, tv[k]);
+    /* the job's row first (the lock order), and an ended job refuses */
+    pg_args jl = {0};
+    pg_arg_i64(&jl, c->h->job_id);
+    zp_status rc = pg_exec(tx, "SELECT state FROM jobs WHERE id = $1 FOR UPDATE", &jl, &r);
+    if (rc != ZP_OK) return rc;
+    int live = pg_rows(r) == 1 && pg_i64(r, 0, 0) < ZP_JOB_DONE;
+    pg_free(r);
+    if (!live) return refused(tx, c->h);
     /* the fence: only the partition's current claim records its end */
-    zp_status rc = pg_exec(tx,
+    rc = pg_exec(tx,
                            "UPDATE partitions SET state = $4, proof = $5, public = $6, queued = $7, synth = $8,"
                            " wait_prove = $9, prove = $10, wait_final = $11, final = $12, total = $13,"
                            " lease_until = NULL WHERE job_id = $1 AND idx = $2 AND fence = $3 AND state = 1",
@@ -352,9 +363,11 @@ static zp_status join_body(pg_tx *tx, void *arg) {
     node_args(&a, c->me);
     pg_arg_f64(&a, c->lease_s);
     /* One statement decides: a row whose heartbeat is younger than the
-     * lease is left alone (two daemons joining with one id at once: the
+     * lease is left alone (lease_s = 0: never, the caller checked) (two daemons joining with one id at once: the
      * second waits for the first's row, then finds it young). */
-    zp_status rc = pg_exec(tx, NODE_INSERT " WHERE nodes.heartbeat <= now() - make_interval(secs => $9) RETURNING 1",
+    zp_status rc = pg_exec(tx,
+                           NODE_INSERT " WHERE $9 <= 0 OR nodes.heartbeat <= now() - make_interval(secs => $9)"
+                           " RETURNING 1",
                            &a, &r);
     if (rc != ZP_OK) return rc;
     int joined = pg_rows(r) == 1;

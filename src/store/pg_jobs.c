@@ -246,11 +246,10 @@ static zp_status end_body(pg_tx *tx, void *arg) {
     zp_store_job job;
     pg_args a = {0};
     pg_arg_i64(&a, c->id);
-    /* Partitions first, then the job: the order finish_part and claim take
-     * their locks in, so that these never wait for each other in a cycle. */
-    zp_status rc = pg_exec(tx, "SELECT idx FROM partitions WHERE job_id = $1 ORDER BY idx FOR UPDATE", &a, NULL);
+    /* The job's row first, then its partitions: finish_part's order
+     * (pg_claims.c), so that the two never wait for each other in a cycle. */
+    zp_status rc = pg_exec(tx, "SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", &a, NULL);
     if (rc != ZP_OK) return rc;
-    if ((rc = pg_exec(tx, "SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE", &a, NULL)) != ZP_OK) return rc;
     if ((rc = pg_get_job(&job, tx, c->id)) != ZP_OK) return rc;
     if (job.state >= ZP_JOB_DONE)
         return zp_error_set(tx->err, ZP_ERR_ARG, "%s: job %lld has already ended (%s)", tx->s->name,

@@ -4,7 +4,8 @@
 # fences, twice on the same database (the second run empties what the
 # first left), the server restarted in the middle of a run (the store
 # reconnects) and stopped for a while (calls fail, then work again), and
-# the errors when the server is down (the URI named without its password).
+# databases that are not this zkpipe's store refused, and the errors when
+# the server is down (the URI named without its password).
 #
 # Usage: tests/store/pg.sh TEST_STORE_CLAIMS WORKDIR
 # Exits 77 (skipped) when PostgreSQL is not installed.
@@ -52,6 +53,18 @@ check claims_restart "$BIN" "$URI"
 check claims_restart_seen grep -q "restarted the server" "$W/claims_restart.log"
 check claims_outage_seen grep -q "server back" "$W/claims_restart.log"
 unset ZP_STORE_RESTART ZP_STORE_STOP ZP_STORE_START
+
+# Databases that are not this zkpipe's store: a stranger's tables named
+# like ours (ZP_ERR_FORMAT), a newer schema (ZP_ERR_UNSUPPORTED).
+refused() { # database, what the message must say
+    pg_psql "$W/pg" -c "CREATE DATABASE $1" >/dev/null &&
+        pg_psql "$W/pg" -d "$1" -c "$2" >/dev/null &&
+        ! "$BIN" "postgresql://$PG_USER@127.0.0.1:$PG_PORT/$1" >"$W/$1.out" 2>&1 &&
+        grep -q "$3" "$W/$1.out"
+}
+check stranger_refused refused stranger "CREATE TABLE jobs(id int)" "is not a zkpipe store"
+check newer_refused refused newer "CREATE TABLE zkpipe_meta(version int); INSERT INTO zkpipe_meta VALUES (99)" \
+    "schema version 99 is newer"
 
 # The server down: open fails with the URI (no password) and libpq's word.
 pg_stop "$W/pg"
