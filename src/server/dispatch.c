@@ -27,7 +27,7 @@
 #include "server/internal.h"
 
 #define TICK_S 0.1         /* the loop's pace when nothing wakes it */
-#define RENEW_EVERY_S 0.5  /* at most: a cancel elsewhere is noticed within about this */
+#define RENEW_EVERY_S 0.3  /* at most: a cancel elsewhere is noticed within about this */
 #define HEARTBEAT_S 1.0
 #define KEYS_EVERY_S 5.0   /* keys_dir is read again */
 #define CLAIM_BATCH 1      /* one at a time: each is judged against the room left */
@@ -101,12 +101,21 @@ static size_t keys_that_fit(const char **ids, zp_server *s, uint64_t free_bytes)
 
 /* ---- claims, leases, the heartbeat ------------------------------------- */
 
+/* The store failing (the disk full, the database down): logged once, kept
+ * for /v1/status until it answers again. */
 static void note_error(zp_server *s, const zp_error *err) {
     pthread_mutex_lock(&s->lock);
-    int fresh = strcmp(s->fleet_error, err->message) != 0;
+    int fresh = s->fleet_error[0] == '\0';
     snprintf(s->fleet_error, sizeof s->fleet_error, "%s", err->message);
     pthread_mutex_unlock(&s->lock);
-    if (fresh) server_log(s, 0, "%s", err->message);
+    if (fresh) server_log(s, 0, "%s (retrying until it answers)", err->message);
+}
+
+static int store_failing(zp_server *s) {
+    pthread_mutex_lock(&s->lock);
+    int failing = s->fleet_error[0] != '\0';
+    pthread_mutex_unlock(&s->lock);
+    return failing;
 }
 
 static void clear_error(zp_server *s) {
@@ -171,6 +180,8 @@ static void claim_work(zp_server *s, double now) {
     free(ids);
 }
 
+static void heartbeat(zp_server *s);
+
 /* Renews every lease in hand; the claims the store took back are
  * cancelled in the engine (the collector then forgets them). */
 static void renew_leases(zp_server *s) {
@@ -189,6 +200,7 @@ static void renew_leases(zp_server *s) {
         free(held);
         free(engine_ids);
         free(lost);
+        if (n == 0 && store_failing(s)) heartbeat(s); /* nothing to renew: does the store take writes again? */
         return;
     }
     if (zp_store_renew(lost, s->store, s->node, held, n, (double)s->cfg.lease, &err) != ZP_OK) {
@@ -239,6 +251,7 @@ static void heartbeat(zp_server *s) {
     fill_node(&me, s);
     zp_error err;
     if (zp_store_heartbeat(s->store, &me, &err) != ZP_OK) note_error(s, &err);
+    else clear_error(s);
 }
 
 void *server_dispatch_main(void *arg) {
@@ -247,7 +260,10 @@ void *server_dispatch_main(void *arg) {
     if (renew_every > RENEW_EVERY_S) renew_every = RENEW_EVERY_S;
     for (;;) {
         double now = zp_clock_wall();
-        if (now - s->last_renew >= renew_every) {
+        /* after a failure the leases come first: a claim whose lease ran
+         * out meanwhile must be renewed, not claimed again as new */
+        int failing = store_failing(s);
+        if (failing || now - s->last_renew >= renew_every) {
             s->last_renew = now;
             renew_leases(s);
         }
@@ -255,7 +271,7 @@ void *server_dispatch_main(void *arg) {
             s->last_heartbeat = now;
             heartbeat(s);
         }
-        claim_work(s, now);
+        if (!store_failing(s)) claim_work(s, now);
         pthread_mutex_lock(&s->lock);
         if (s->stop_threads) {
             pthread_mutex_unlock(&s->lock);

@@ -239,11 +239,12 @@ else
     fail "spool_max: daemon starts" "see $W/spool_max.log"
 fi
 
-# ---- a full disk when a job ends (issue 14, item 10): the proofs are made
-# but their record cannot be written. The job must show as done (never
-# "queued"), its proofs must be served, /v1/status and /metrics must say a
-# commit waits, and once space returns the record goes in by itself, and a
-# restart does not prove the job again.
+# ---- a full disk while a job runs (issue 14, item 10; issue 13: records
+# per partition): the partitions in flight are proved but their records
+# cannot be written, and no more work is claimed (a claim is a write).
+# The records wait, shown in /v1/status and /metrics and counted in the
+# job's progress, never lost; once space returns they go in by themselves,
+# the job is claimed again and ends, and a restart proves nothing again.
 FULL="$W/full_mnt"
 mkdir -p "$FULL"
 if mount -t tmpfs -o size=32m tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
@@ -259,31 +260,33 @@ if mount -t tmpfs -o size=32m tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
             [ "$code" = 201 ] || { fail "diskfull: a $parts-partition job is accepted" "HTTP $code $(head -c 300 "$W/body")"; break; }
             FID="$(jget j.id)"
             dd if=/dev/zero of="$FULL/filler" bs=64k status=none 2>/dev/null
-            for _ in $(seq 1 600); do
+            for _ in $(seq 1 300); do
+                http GET /v1/status >/dev/null
+                [ "$(jget 'j.store.commit_pending > 0')" = true ] && break
                 http GET "/v1/jobs/$FID" >/dev/null
                 [ "$(jget j.state)" = done ] && break
                 sleep 0.1
             done
-            if [ "$(jget 'j.recorded === false')" = true ]; then caught=$parts; break; fi
+            http GET /v1/status >/dev/null
+            if [ "$(jget 'j.store.commit_pending > 0')" = true ]; then caught=$parts; break; fi
             echo "    a $parts-partition job ended before the disk was full; again, longer"
             rm -f "$FULL/filler"
         done
         if [ -n "$caught" ]; then
-            pass "diskfull: job $FID ($caught partitions) ended on a full disk: state done, recorded false"
-            http GET /v1/status >/dev/null
-            expect_eq "diskfull: /v1/status: store.commit_pending 1, jobs.queued 0" \
+            pass "diskfull: job $FID ($caught partitions) running when the disk filled: a record waits"
+            expect_eq "diskfull: /v1/status: store.commit_pending 1, jobs.queued 0, commit failures counted" \
                 "$(jget '[j.store.commit_pending, j.jobs.queued, j.store.commit_failures > 0].join()')" "1,0,true"
             echo "    last_error: $(jget j.store.last_error)"
             http GET "/v1/jobs?state=queued" >/dev/null
             expect_eq "diskfull: not listed as queued" "$(jget "j.jobs.filter(x => x.id == $FID).length")" 0
             expect_eq "diskfull: /metrics zkpipe_store_commit_pending" \
                 "$(http GET /metrics >/dev/null; grep '^zkpipe_store_commit_pending ' "$W/body")" "zkpipe_store_commit_pending 1"
-            rc=0; "$Z" await "$FID" --out "$W/out/full" --timeout 60 >/dev/null 2>"$W/logs/await_full.err" || rc=$?
-            if [ $rc = 0 ] && "$Z" verify "$BN/vk.json" "$W/out/full/public_0.json" "$W/out/full/proof_0.json" >/dev/null 2>&1; then
-                pass "diskfull: the proofs are served while the record waits, and verify"
-            else
-                fail "diskfull: the proofs are served while the record waits" "await exit $rc $(cat "$W/logs/await_full.err")"
-            fi
+            sleep 1
+            http GET "/v1/jobs/$FID" >/dev/null
+            d1="$(jget j.done)"
+            sleep 1
+            http GET "/v1/jobs/$FID" >/dev/null
+            expect_eq "diskfull: no more work claimed while the disk is full (done stays at $d1)" "$(jget j.done)" "$d1"
             rm -f "$FULL/filler"
             t0=$(date +%s)
             for _ in $(seq 1 450); do
@@ -291,8 +294,15 @@ if mount -t tmpfs -o size=32m tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
                 [ "$(jget j.store.commit_pending)" = 0 ] && break
                 sleep 0.1
             done
-            expect_eq "diskfull: space back: the record goes in by itself ($(( $(date +%s) - t0 )) s)" \
+            expect_eq "diskfull: space back: the records go in by themselves ($(( $(date +%s) - t0 )) s)" \
                 "$(jget j.store.commit_pending)" "0"
+            rc=0; "$Z" await "$FID" --out "$W/out/full" --timeout 120 >/dev/null 2>"$W/logs/await_full.err" || rc=$?
+            if [ $rc = 0 ] && "$Z" verify "$BN/vk.json" "$W/out/full/public_0.json" "$W/out/full/proof_0.json" >/dev/null 2>&1 &&
+                "$Z" verify "$BN/vk.json" "$W/out/full/public_$((caught - 1)).json" "$W/out/full/proof_$((caught - 1)).json" >/dev/null 2>&1; then
+                pass "diskfull: the job goes on and ends, its proofs verify"
+            else
+                fail "diskfull: the job goes on and ends" "await exit $rc $(cat "$W/logs/await_full.err")"
+            fi
             http GET "/v1/jobs/$FID" >/dev/null
             expect_eq "diskfull:   job $FID done and recorded" "$(jget '[j.state, j.recorded, j.done].join()')" "done,,$caught"
             expect_eq "diskfull:   its spooled witnesses removed" "$(find "$FULL/spool" -type f | wc -l)" 0
@@ -309,7 +319,7 @@ if mount -t tmpfs -o size=32m tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
                 fail "diskfull: the daemon restarts" "see $W/diskfull2.log"
             fi
         else
-            fail "diskfull: a job ends while the disk is full" "every job ended before the disk filled"
+            fail "diskfull: a job runs when the disk fills" "every job ended before the disk filled"
             stop_daemon "$DPID" TERM
         fi
     else

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# A fleet of daemons on one PostgreSQL queue (issue 13, docs/fleet.md):
+# a real PostgreSQL cluster made here (tests/lib/pg.sh), three `zkpipe
+# serve` on loopback sharing it and one spool directory, and the faults:
+#   1. jobs of both curves from concurrent clients, each sent to one daemon
+#      and awaited on another: every job done exactly once (one claim per
+#      partition), every proof accepted by zkpipe verify (a sample by
+#      snarkjs), the work spread over all three daemons;
+#   2. kill -9 of a daemon mid-run: its partitions are taken over once its
+#      lease expires (the time is printed), no job lost, the partitions it
+#      had finished are not proved again (their fences unchanged);
+#   3. SIGSTOP of a daemon past its lease, then SIGCONT: its claims were
+#      taken over, its late results refused (fencing), every proof in the
+#      store is another daemon's, nothing duplicated;
+#   4. PostgreSQL restarted under load: the daemons carry on, nothing lost;
+#   5. a job cancelled on one daemon while its partitions run on another:
+#      they stop there within about a second;
+#   6. PostgreSQL down when a daemon starts: a clear error naming the store.
+# Usage: tests/server/fleet.sh ZKPIPE WORKDIR
+# Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$ROOT/tests/lib/pg.sh"
+test_setup "$@"
+LEASE="${FLEET_LEASE:-2}"
+on_exit() {
+    cleanup_daemons
+    pg_cleanup
+}
+trap on_exit EXIT
+if ! pg_available; then
+    fail "PostgreSQL is available" "$PG_WHY"
+    finish
+    exit 1
+fi
+if ! pg_start "$W/pg" >"$W/logs/pg_start.log" 2>&1; then
+    fail "a PostgreSQL cluster starts" "$(tail -3 "$W/logs/pg_start.log" | tr '\n' ' ')"
+    finish
+    exit 1
+fi
+pass "a PostgreSQL cluster starts ($PG_URI)"
+sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
+
+mkdir -p "$W/keys" "$W/spool" "$W/wit" "$W/out"
+chmod 777 "$W/spool"
+ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
+ln -s "$EX/bls12381/merkle.zkey" "$W/keys/bls.zkey"
+declare -A VK=([bn]="$EX/bn128/vk.json" [bls]="$EX/bls12381/vk.json")
+declare -A WIT=([bn]="$EX/bn128/w1.wtns $EX/bn128/w2.wtns" [bls]="$EX/bls12381/w1.wtns $EX/bls12381/w2.wtns")
+
+conf() { # conf NAME
+    cat >"$W/$1.conf" <<EOF
+listen 127.0.0.1:0
+data_dir $W/$1
+store $PG_URI
+spool_dir $W/spool
+node $1
+lease $LEASE
+keys_dir $W/keys
+budget 512M
+synth_workers 1
+threads 1
+queue 1
+shutdown_grace 2
+EOF
+}
+declare -A DPID_OF URL_OF
+start() { # start NAME
+    conf "$1"
+    if start_daemon "$1" "$W/$1.conf"; then
+        DPID_OF[$1]=$DPID
+        URL_OF[$1]=$URL
+        return 0
+    fi
+    return 1
+}
+for d in d1 d2 d3; do
+    if ! start "$d"; then
+        fail "daemon $d starts on the shared store" "see $W/$d.log"
+        finish
+        exit 1
+    fi
+done
+pass "three daemons start on one store"
+
+# submit NAME KEY PARTS RID: a job of PARTS partitions to daemon NAME; prints its id
+submit() {
+    local w=() i
+    read -r -a pool <<<"${WIT[$2]}"
+    for ((i = 0; i < $3; i++)); do w+=("${pool[$((i % 2))]}"); done
+    "$Z" submit --server "${URL_OF[$1]}" --key "$2" --request-id "$4" "${w[@]}"
+}
+# await NAME ID DIR: waits on daemon NAME, writes the proofs
+await_job() { "$Z" await "$2" --server "${URL_OF[$1]}" --out "$3" --timeout 180 >"$3.log" 2>&1; }
+# verify_dir KEY DIR PARTS: every partition's proof verifies
+verify_dir() {
+    local i
+    for ((i = 0; i < $3; i++)); do
+        "$Z" verify "${VK[$1]}" "$2/public_$i.json" "$2/proof_$i.json" >/dev/null 2>&1 || return 1
+    done
+}
+metric() { curl -s "${URL_OF[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
+
+# ---- 1. jobs from concurrent clients, awaited on other daemons
+NAMES=(d1 d2 d3)
+declare -A JKEY JPARTS
+ids=()
+clients=()
+for n in $(seq 1 18); do
+    k=bn; [ $((n % 3)) = 0 ] && k=bls
+    parts=$((2 + n % 3))
+    d=${NAMES[$((n % 3))]}
+    (id="$(submit "$d" "$k" "$parts" "r1-$n")" && echo "$n $id $k $parts" >"$W/out/sub1-$n") &
+    clients+=($!)
+done
+wait "${clients[@]}"
+bad=0
+for n in $(seq 1 18); do
+    if [ -s "$W/out/sub1-$n" ]; then read -r _ id k parts <"$W/out/sub1-$n"; ids+=("$id"); JKEY[$id]=$k; JPARTS[$id]=$parts
+    else bad=$((bad + 1)); fi
+done
+expect_eq "1: 18 jobs accepted by three daemons at once" "$bad" "0"
+bad=0
+for i in "${!ids[@]}"; do
+    id=${ids[$i]}
+    await_job "${NAMES[$(((i + 1) % 3))]}" "$id" "$W/out/j$id" || { bad=$((bad + 1)); continue; }
+    verify_dir "${JKEY[$id]}" "$W/out/j$id" "${JPARTS[$id]}" || bad=$((bad + 1))
+done
+expect_eq "1: every job done, awaited on another daemon than its own, every proof verified" "$bad" "0"
+check "1: snarkjs accepts a bn128 proof from the fleet" "$SNARKJS" groth16 verify "${VK[${JKEY[${ids[0]}]}]}" \
+    "$W/out/j${ids[0]}/public_0.json" "$W/out/j${ids[0]}/proof_0.json"
+check "1: snarkjs accepts a bls12381 proof from the fleet" "$SNARKJS" groth16 verify "${VK[${JKEY[${ids[2]}]}]}" \
+    "$W/out/j${ids[2]}/public_0.json" "$W/out/j${ids[2]}/proof_0.json"
+total=0
+for id in "${ids[@]}"; do total=$((total + JPARTS[$id])); done
+claims=0
+for d in d1 d2 d3; do claims=$((claims + $(metric "$d" zkpipe_claims_total))); done
+expect_eq "1: exactly one claim per partition ($total partitions)" "$claims" "$total"
+expect_eq "1: every partition done once in the store" "$(sql "SELECT count(*) FROM partitions WHERE state = 2")" "$total"
+spread="$(sql "SELECT string_agg(owner || ':' || n, ' ' ORDER BY owner) FROM (SELECT owner, count(*) n FROM partitions GROUP BY owner) x")"
+owners="$(sql "SELECT count(DISTINCT owner) FROM partitions")"
+expect_eq "1: the work spread over all three daemons ($spread)" "$owners" "3"
+code="$(URL=${URL_OF[d2]} http GET /v1/fleet)"
+expect_eq "1: GET /v1/fleet lists the three daemons with their heartbeats" \
+    "$code $(jget '[j.store, j.daemons.length, j.daemons.every(d => d.heartbeat_age < 5 && d.budget > 0)].join()')" \
+    "200 postgresql,3,true"
+
+# ---- 2. kill -9 of a daemon mid-run
+ids2=()
+for n in 1 2 3 4 5 6; do ids2+=("$(submit d2 bn 8 "r2-$n")"); done
+list2="$(IFS=,; echo "${ids2[*]}")"
+deadline=$(($(date +%s) + 60))
+while [ "$(date +%s)" -lt $deadline ]; do
+    r="$(sql "SELECT count(*) FILTER (WHERE owner = 'd1' AND state = 1), count(*) FILTER (WHERE state = 2) FROM partitions WHERE job_id IN ($list2)")"
+    [ "${r%%|*}" -ge 1 ] && [ "${r##*|}" -ge 4 ] && break
+    sleep 0.05
+done
+sql "SELECT job_id, idx, fence FROM partitions WHERE job_id IN ($list2) AND state = 2 ORDER BY 1, 2" >"$W/out/done_before_kill"
+held="$(sql "SELECT count(*) FROM partitions WHERE owner = 'd1' AND state = 1 AND job_id IN ($list2)")"
+T_KILL=$(date +%s.%N)
+stop_daemon "${DPID_OF[d1]}" KILL
+while [ "$(sql "SELECT count(*) FROM partitions WHERE owner = 'd1' AND state = 1")" != 0 ]; do
+    [ "$(awk -v a="$T_KILL" -v b="$(date +%s.%N)" 'BEGIN { print (b - a > 60) }')" = 1 ] && break
+    sleep 0.05
+done
+TAKEOVER="$(awk -v a="$T_KILL" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
+echo "fleet: kill -9 of d1 holding $held partitions: taken over after ${TAKEOVER} s (lease ${LEASE} s)"
+bad=0
+for id in "${ids2[@]}"; do
+    await_job d3 "$id" "$W/out/j$id" && verify_dir bn "$W/out/j$id" 8 || bad=$((bad + 1))
+done
+expect_eq "2: kill -9 of d1 holding $held partitions: its work taken over after ${TAKEOVER} s (lease $LEASE s), every job done and verified" "$bad" "0"
+sql "SELECT job_id, idx, fence FROM partitions WHERE (job_id, idx) IN (SELECT job_id, idx FROM partitions WHERE job_id IN ($list2) AND state = 2) ORDER BY 1, 2" |
+    grep -Fxf "$W/out/done_before_kill" | wc -l >"$W/out/kept"
+expect_eq "2: the $(wc -l <"$W/out/done_before_kill") partitions finished before the kill were not proved again" \
+    "$(cat "$W/out/kept")" "$(wc -l <"$W/out/done_before_kill")"
+if start d1; then pass "2: d1 starts again on its node id"; else fail "2: d1 starts again on its node id" "see $W/d1.log"; fi
+
+# ---- 3. SIGSTOP past the lease, then SIGCONT
+ids3=()
+for n in 1 2 3 4 5 6; do ids3+=("$(submit d3 bn 8 "r3-$n")"); done
+list3="$(IFS=,; echo "${ids3[*]}")"
+deadline=$(($(date +%s) + 60))
+while [ "$(sql "SELECT count(*) FROM partitions WHERE owner = 'd2' AND state = 1 AND job_id IN ($list3)")" = 0 ] &&
+    [ "$(date +%s)" -lt $deadline ]; do sleep 0.02; done
+kill -STOP "${DPID_OF[d2]}"
+sql "SELECT job_id, idx, fence FROM partitions WHERE owner = 'd2' AND state = 1 AND job_id IN ($list3)" >"$W/out/stalled"
+sleep $((LEASE + 2))
+bad=0
+for id in "${ids3[@]}"; do
+    await_job d1 "$id" "$W/out/j$id" && verify_dir bn "$W/out/j$id" 8 || bad=$((bad + 1))
+done
+expect_eq "3: d2 stopped holding $(wc -l <"$W/out/stalled") claims: the others finished every job" "$bad" "0"
+kill -CONT "${DPID_OF[d2]}"
+sleep 3
+lost="$(metric d2 zkpipe_leases_lost_total)"
+refused="$(metric d2 zkpipe_results_refused_total)"
+if [ "$((lost + refused))" -ge 1 ]; then pass "3: d2 woke up: its claims were gone (leases lost $lost, results refused $refused)"
+else fail "3: d2 woke up: its claims were gone" "leases lost $lost, results refused $refused"; fi
+mine=0
+while IFS='|' read -r j i f; do
+    [ -z "$j" ] && continue
+    r="$(sql "SELECT owner || ':' || state || ':' || (fence > $f)::int FROM partitions WHERE job_id = $j AND idx = $i")"
+    [ "$r" = "d2:2:0" ] && mine=$((mine + 1))
+done <"$W/out/stalled"
+expect_eq "3: no stalled claim's result is d2's: every one was proved under a newer fence" "$mine" "0"
+expect_eq "3: nothing duplicated (each of the $((6 * 8)) partitions done once)" \
+    "$(sql "SELECT count(*) FROM partitions WHERE job_id IN ($list3) AND state = 2")" "48"
+
+# ---- 4. PostgreSQL restarted under load
+ids4=()
+for n in 1 2 3 4 5 6; do ids4+=("$(submit "${NAMES[$((n % 3))]}" bls 4 "r4-$n")"); done
+sleep 0.5
+if pg_restart "$W/pg" >"$W/logs/pg_restart.log" 2>&1; then pass "4: PostgreSQL restarted under load"
+else fail "4: PostgreSQL restarted under load" "$(tail -3 "$W/logs/pg_restart.log")"; fi
+for n in 7 8; do ids4+=("$(submit "${NAMES[$((n % 3))]}" bls 4 "r4-$n")"); done
+bad=0
+for id in "${ids4[@]}"; do
+    if [ -z "$id" ]; then bad=$((bad + 1)); continue; fi
+    await_job d2 "$id" "$W/out/j$id" && verify_dir bls "$W/out/j$id" 4 || bad=$((bad + 1))
+done
+expect_eq "4: every job accepted before and after the restart is done and verified" "$bad" "0"
+
+# ---- 5. cancel on one daemon of a job running on another
+big="$(submit d1 bn 40 r5)"
+deadline=$(($(date +%s) + 60))
+while [ "$(sql "SELECT count(*) FROM partitions WHERE job_id = $big AND state = 1 AND owner = 'd3'")" = 0 ] &&
+    [ "$(date +%s)" -lt $deadline ]; do sleep 0.02; done
+running3="$(sql "SELECT count(*) FROM partitions WHERE job_id = $big AND state = 1 AND owner = 'd3'")"
+T_CANCEL=$(date +%s.%N)
+code="$(URL=${URL_OF[d1]} http DELETE "/v1/jobs/$big")"
+expect_eq "5: DELETE on d1 of job $big, $running3 of its partitions running on d3" "$code $(jget j.state)" "200 cancelled"
+while ! grep -q "job $big partition .*no longer this daemon's" "$W/d3.log"; do
+    [ "$(awk -v a="$T_CANCEL" -v b="$(date +%s.%N)" 'BEGIN { print (b - a > 10) }')" = 1 ] && break
+    sleep 0.02
+done
+STOPPED="$(awk -v a="$T_CANCEL" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
+if awk -v t="$STOPPED" 'BEGIN { exit !(t < 1.5) }'; then pass "5: d3 stopped the job's partitions ${STOPPED} s after the cancel"
+else fail "5: d3 stopped the job's partitions within about a second" "${STOPPED} s"; fi
+code="$(URL=${URL_OF[d3]} http GET "/v1/jobs/$big")"
+expect_eq "5: d3 answers the job cancelled" "$code $(jget j.state)" "200 cancelled"
+expect_eq "5: none of its partitions runs anywhere" "$(sql "SELECT count(*) FROM partitions WHERE job_id = $big AND state = 1")" "0"
+
+# ---- 6. PostgreSQL down at a daemon's start
+pg_stop "$W/pg" >/dev/null 2>&1
+conf d4
+"$Z" serve --config "$W/d4.conf" >"$W/d4.log" 2>&1 &
+p4=$!
+DAEMON_PIDS+=("$p4")
+rc=0
+for _ in $(seq 1 300); do kill -0 $p4 2>/dev/null || break; sleep 0.1; done
+if kill -0 $p4 2>/dev/null; then rc=running; else wait $p4; rc=$?; fi
+msg="$(grep -m1 -i "postgresql://" "$W/d4.log")"
+if [ "$rc" != running ] && [ "$rc" != 0 ] && [ -n "$msg" ]; then pass "6: PostgreSQL down at start: exit $rc, '$msg'"
+else fail "6: PostgreSQL down at start: a clear error" "exit $rc: $(tail -2 "$W/d4.log")"; fi
+pg_resume "$W/pg" >/dev/null 2>&1
+
+for d in d1 d2 d3; do stop_daemon "${DPID_OF[$d]}"; done
+finish
