@@ -95,6 +95,9 @@ if build build-asan -DCMAKE_BUILD_TYPE=Debug -DZP_SANITIZE=ON -DCMAKE_C_COMPILER
     # API end to end) under ASan+UBSan: a report aborts the daemon, and the
     # scripts check every answer.
     run_ctest build-asan -R '^server_(e2e|faults|hostile|confine)$'
+    # three daemons and PostgreSQL: a longer lease and cancel bound, for
+    # ASan's slower daemons on two cores
+    FLEET_LEASE=3 FLEET_CANCEL_MAX=3 run_ctest build-asan -R '^server_fleet$'
 fi
 
 echo "== TSan build, the threaded tests (the pool, MSM, NTT, prover)"
@@ -103,7 +106,7 @@ if build build-tsan -DCMAKE_BUILD_TYPE=Debug -DZP_TSAN=ON -DCMAKE_C_COMPILER=gcc
     # the daemon's threads (HTTP, collector with its commit retries,
     # sampler) against real clients; a report makes the daemon's exit
     # status 66, which the scripts check at every stop
-    run_ctest build-tsan -R '^server_(faults|hostile)$'
+    run_ctest build-tsan -R '^(server_(faults|hostile)|store_pg)$'
 fi
 
 echo "== fuzzers"

@@ -8,7 +8,7 @@
 //   tests/server/fake_daemon.js). TOKEN: the daemon's bearer token, if any.
 //
 // How figures are compared: the page keeps the JSON it last rendered in
-// window.__lastStatus / __lastHistory / __lastJobs / __lastJob, and every
+// window.__lastStatus / __lastHistory / __lastJobs / __lastJob / __lastFleet, and every
 // figure in an element with data-field (its raw number in data-value). One
 // evaluate() reads all of them at once (the page renders synchronously, so
 // they are one moment); then (a) every data-field must equal the value it
@@ -67,6 +67,11 @@ function resolve(field, snap) {
         const job = snap.jobs && snap.jobs.jobs.find((j) => j.id === Number(m[1]));
         return job ? job[m[2]] : undefined;
     }
+    if ((m = /^fleet\.node\.(.+)\.(\w+)$/.exec(field))) {
+        const d = snap.fleet && (snap.fleet.daemons || []).find((x) => x.id === m[1]);
+        return d ? d[m[2]] : undefined;
+    }
+    if ((m = /^fleet\.(.+)$/.exec(field))) return dotted(snap.fleet, m[1]);
     if ((m = /^timing\.(\d+)\.(\d+)\.(\w+)$/.exec(field))) {
         if (!snap.job || snap.job.id !== Number(m[1])) return undefined;
         const t = (snap.job.timings || []).find((x) => x.partition === Number(m[2]));
@@ -98,6 +103,7 @@ async function snapshot(page) {
         history: window.__lastHistory || null,
         jobs: window.__lastJobs || null,
         job: window.__lastJob || null,
+        fleet: window.__lastFleet || null,
         fields: [...document.querySelectorAll('[data-field]')].map((el) => ({
             field: el.dataset.field, value: el.getAttribute('data-value'), text: el.textContent.trim(),
             shown: !el.hidden && el.getClientRects().length > 0,

@@ -338,6 +338,15 @@ const server = http.createServer((req, res) => {
         return error(res, 401, 'unauthorized', 'missing or wrong bearer token');
     if (p === '/v1/status') return send(res, 200, status());
     if (p === '/v1/status/history') return send(res, 200, { interval: 1, samples: sim.history });
+    if (p === '/v1/fleet') {
+        const st = status();
+        return send(res, 200, {
+            store: 'sqlite', node: 'fake:1', shared: false, lease: 30,
+            daemons: [{ id: 'fake:1', host: 'fake', pid: process.pid, started: Date.now() / 1000 - st.uptime,
+                heartbeat_age: 0.5, budget: st.budget, tracked: st.tracked, claimed: 0, proofs: st.proofs || 0 }],
+            queue: { queued_partitions: 0, running_partitions: 0, queued_jobs: 0, running_jobs: 0 },
+        });
+    }
     if (p === '/v1/jobs') {
         const limit = Math.min(1000, Math.max(1, Number(url.searchParams.get('limit') || 50) | 0));
         const state = url.searchParams.get('state');

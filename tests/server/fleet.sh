@@ -23,6 +23,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/tests/lib/pg.sh"
 test_setup "$@"
 LEASE="${FLEET_LEASE:-2}"
+CANCEL_MAX="${FLEET_CANCEL_MAX:-1.5}" # seconds: "within about a second"
 on_exit() {
     cleanup_daemons
     pg_cleanup
@@ -235,8 +236,9 @@ while ! grep -q "job $big partition .*no longer this daemon's" "$W/d3.log"; do
     sleep 0.02
 done
 STOPPED="$(awk -v a="$T_CANCEL" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')"
-if awk -v t="$STOPPED" 'BEGIN { exit !(t < 1.5) }'; then pass "5: d3 stopped the job's partitions ${STOPPED} s after the cancel"
-else fail "5: d3 stopped the job's partitions within about a second" "${STOPPED} s"; fi
+if awk -v t="$STOPPED" -v m="$CANCEL_MAX" 'BEGIN { exit !(t < m) }'; then
+    pass "5: d3 stopped the job's partitions ${STOPPED} s after the cancel"
+else fail "5: d3 stopped the job's partitions within $CANCEL_MAX s" "${STOPPED} s"; fi
 code="$(URL=${URL_OF[d3]} http GET "/v1/jobs/$big")"
 expect_eq "5: d3 answers the job cancelled" "$code $(jget j.state)" "200 cancelled"
 expect_eq "5: none of its partitions runs anywhere" "$(sql "SELECT count(*) FROM partitions WHERE job_id = $big AND state = 1")" "0"
@@ -255,5 +257,8 @@ if [ "$rc" != running ] && [ "$rc" != 0 ] && [ -n "$msg" ]; then pass "6: Postgr
 else fail "6: PostgreSQL down at start: a clear error" "exit $rc: $(tail -2 "$W/d4.log")"; fi
 pg_resume "$W/pg" >/dev/null 2>&1
 
-for d in d1 d2 d3; do stop_daemon "${DPID_OF[$d]}"; done
+for d in d1 d2 d3; do
+    stop_daemon "${DPID_OF[$d]}"
+    expect_eq "$d exits 0 on SIGTERM (a sanitizer's report would make it 66)" "$STOP_RC" "0"
+done
 finish

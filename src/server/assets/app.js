@@ -1,5 +1,6 @@
-/* zkpipe dashboard: polls GET /v1/status, /v1/status/history and
- * /v1/jobs?limit=50 every second and draws them; no libraries, no build.
+/* zkpipe dashboard: polls GET /v1/status, /v1/status/history,
+ * /v1/jobs?limit=50 and /v1/fleet every second and draws them; no
+ * libraries, no build.
  *
  * Every figure is shown in an element with data-field="<name>" whose
  * data-value holds the raw number (its text may be humanised). Names:
@@ -9,8 +10,10 @@
  *   history.samples                the number of samples charted
  *   job.<id>.<state|done|partitions|priority>  from /v1/jobs
  *   timing.<id>.<partition>.<stage|total>      from /v1/jobs/<id>
+ *   fleet.<lease|queue.*>, fleet.node.<id>.<claimed|proofs|heartbeat_age|tracked|budget>
+ *                                  from /v1/fleet
  * The JSON last rendered is kept in window.__lastStatus, __lastHistory,
- * __lastJobs and __lastJob (the opened job), and body.dataset.updated is the
+ * __lastJobs, __lastFleet and __lastJob (the opened job), and body.dataset.updated is the
  * uptime of the status last rendered. */
 (function () {
   'use strict';
@@ -121,7 +124,8 @@
 
   function tick() {
     var started = Date.now();
-    var reqs = [fetchJson('v1/status'), fetchJson('v1/status/history'), fetchJson('v1/jobs?limit=50')];
+    var reqs = [fetchJson('v1/status'), fetchJson('v1/status/history'), fetchJson('v1/jobs?limit=50'),
+                fetchJson('v1/fleet')];
     if (state.selected !== null) reqs.push(fetchJson('v1/jobs/' + state.selected));
     Promise.allSettled(reqs).then(function (res) {
       var errors = [];
@@ -130,14 +134,15 @@
         if (res[0].status === 'fulfilled') renderStatus(res[0].value);
         if (res[1].status === 'fulfilled') { state.historyAt = Date.now(); renderHistory(res[1].value); }
         if (res[2].status === 'fulfilled') renderJobs(res[2].value);
-        if (res[3] && res[3].status === 'fulfilled') renderJobDetail(res[3].value);
+        if (res[3].status === 'fulfilled') renderFleet(res[3].value);
+        if (res[4] && res[4].status === 'fulfilled') renderJobDetail(res[4].value);
       } catch (e) {
         errors.push(new Error('cannot draw the answer: ' + e.message));
         if (window.console) console.error(e);
       }
       // A job that is gone (expired) is not a daemon failure.
-      if (res[3] && res[3].status === 'rejected' && res[3].reason.status === 404) {
-        errors.splice(errors.indexOf(res[3].reason), 1);
+      if (res[4] && res[4].status === 'rejected' && res[4].reason.status === 404) {
+        errors.splice(errors.indexOf(res[4].reason), 1);
         state.selected = null;
         removeDetail();
       }
@@ -393,6 +398,31 @@
     var h = state.history && state.history.samples;
     if (h && h.length) return h[h.length - 1].t + (Date.now() - state.historyAt) / 1000;
     return Date.now() / 1000;
+  }
+
+  /* ---- the fleet: every daemon of the store ---- */
+  function renderFleet(f) {
+    window.__lastFleet = f;
+    $('fleet-store').textContent = f.store + (f.shared ? ' (shared)' : '');
+    setField('fleet.lease', f.lease, String(f.lease));
+    var q = f.queue || {};
+    setField('fleet.queue.queued_partitions', q.queued_partitions, String(q.queued_partitions));
+    setField('fleet.queue.running_partitions', q.running_partitions, String(q.running_partitions));
+    var nodes = f.daemons || [], body = $('fleet-body');
+    if (!nodes.length) {
+      body.innerHTML = '<tr class="none"><td colspan="7">no daemon has joined the store</td></tr>';
+      return;
+    }
+    body.innerHTML = nodes.map(function (d) {
+      var k = 'fleet.node.' + d.id + '.', stale = d.heartbeat_age > (f.lease || 30);
+      return '<tr class="' + (d.id === f.node ? 'me' : '') + (stale ? ' stale' : '') + '"><td>' + esc(d.id) +
+        (d.id === f.node ? ' <span class="hint">(this one)</span>' : '') + '</td><td>' + esc(d.host) + '</td>' +
+        '<td class="n" ' + fieldAttr(k + 'heartbeat_age', d.heartbeat_age) + '>' + fmtDur(d.heartbeat_age) + ' ago</td>' +
+        '<td class="n" ' + fieldAttr(k + 'claimed', d.claimed) + '>' + esc(d.claimed) + '</td>' +
+        '<td class="n" ' + fieldAttr(k + 'proofs', d.proofs) + '>' + esc(d.proofs) + '</td>' +
+        '<td class="n" ' + fieldAttr(k + 'tracked', d.tracked) + '>' + fmtBytes(d.tracked) + '</td>' +
+        '<td class="n" ' + fieldAttr(k + 'budget', d.budget) + '>' + fmtBytes(d.budget) + '</td></tr>';
+    }).join('');
   }
 
   function renderJobs(j) {
