@@ -28,10 +28,10 @@ void route_get_status(zp_server *s, zp_response *resp) {
     zp_store_counts stored;
     zp_error err;
     uint64_t *counts = stored.jobs;
-    if (zp_store_count(&stored, s->store, &err) != ZP_OK) {
-        server_respond_error(resp, 500, "internal", "%s", err.message);
-        return;
-    }
+    /* the store down (the database restarting, a disk gone) is no reason
+     * to hide the daemon's own figures: zeros, and store.error says why */
+    int counted = zp_store_count(&stored, s->store, &err) == ZP_OK;
+    if (!counted) memset(&stored, 0, sizeof stored);
     /* the jobs as the store has them: a fleet's, all of them */
     uint64_t queued = counts[ZP_JOB_QUEUED], running = counts[ZP_JOB_RUNNING];
     pthread_mutex_lock(&s->lock);
@@ -91,7 +91,8 @@ void route_get_status(zp_server *s, zp_response *resp) {
     json_object_set_new(store, "claims", json_integer((json_int_t)claims));
     json_object_set_new(store, "leases_lost", json_integer((json_int_t)lost));
     json_object_set_new(store, "results_refused", json_integer((json_int_t)refused));
-    if (fleet_error[0]) json_object_set_new(store, "error", json_string(fleet_error));
+    if (!counted) json_object_set_new(store, "error", json_string(err.message));
+    else if (fleet_error[0]) json_object_set_new(store, "error", json_string(fleet_error));
     json_object_set_new(o, "store", store);
     server_respond_json(resp, 200, o);
 }
