@@ -10,9 +10,10 @@
  * (the engine admitted all it has: its memory is reserved), fewer
  * partitions in hand than the pipeline holds, and only the keys one
  * partition of which fits in the budget's free bytes now (the key and its
- * matrices counted too while they are not loaded). So a daemon never
- * claims work it could not start, and a fleet's work goes to the daemons
- * with room. */
+ * matrices counted too while they are not loaded; idle keys' bytes count
+ * as free, the engine evicts them; with nothing in hand, the whole budget
+ * is free). So a daemon never claims work it could not start, and a
+ * fleet's work goes to the daemons with room. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -78,6 +79,17 @@ static void list_keys(zp_server *s, double now) {
         if (!add_key_id(s, id, &cap)) break;
     }
     if (d != NULL) closedir(d);
+}
+
+/* The bytes of the keys loaded and used by no partition: the engine
+ * evicts them when admission needs the room. */
+static uint64_t idle_key_bytes(zp_server *s) {
+    zp_engine_key_info keys[64];
+    size_t n = zp_engine_keys(keys, 64, s->engine);
+    uint64_t idle = 0;
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (keys[i].loaded && keys[i].partitions_active == 0) idle += keys[i].key_bytes + keys[i].matrices_bytes;
+    return idle;
 }
 
 /* The ids of the keys one partition of which fits in free bytes now. */
@@ -163,7 +175,11 @@ static void claim_work(zp_server *s, double now) {
         int stop = s->shutting_down || s->stop_threads;
         pthread_mutex_unlock(&s->lock);
         if (stop || st.admission_waiting > 0 || in_hand >= pipeline_depth(&st)) break;
+        /* an idle key's bytes are the engine's to evict for a partition
+         * that needs them; with nothing in hand, the whole budget is */
         uint64_t free_bytes = st.buffer_budget > st.reserved ? st.buffer_budget - st.reserved : 0;
+        free_bytes += idle_key_bytes(s);
+        if (in_hand == 0) free_bytes = st.buffer_budget;
         size_t n_ids = keys_that_fit(ids, s, free_bytes);
         if (n_ids == 0) break;
         zp_store_claim claim;
