@@ -329,5 +329,42 @@ else
     echo "SKIP the full disk at a job's end: mount -t tmpfs is not permitted here ($(tr '\n' ' ' <"$W/logs/mount_full.err"))"
 fi
 
+# ---- a budget that holds one key at a time (issue 13): the dispatcher
+# claims only partitions that fit, and must count an idle key's bytes as
+# the engine's to evict, or the second key's job would wait for ever
+mkdir -p "$W/keys2"
+ln -s "$BN/merkle.zkey" "$W/keys2/bn.zkey"
+ln -s "$EX/bls12381/merkle.zkey" "$W/keys2/bls.zkey"
+conf "$W/d5.conf" "$W/data5" "keys_dir $W/keys2"
+if start_daemon onekey "$W/d5.conf"; then
+    http GET /v1/status >/dev/null
+    own=$(jget 'j.budget - j.buffer_budget')
+    http GET /v1/keys >/dev/null
+    sizes="$(jget 'Object.fromEntries(j.keys.map(k => [k.id, [k.key_bytes + k.matrices_bytes, k.partition_bytes]]))')"
+    stop_daemon "$DPID" TERM
+    # room for the larger key and its partition, not for both keys
+    one_key=$(node -e "const s = $sizes; const b = s.bls[0] + s.bls[1], a = s.bn[0];
+        console.log(Math.round($own + b + a / 2))")
+    conf "$W/d5.conf" "$W/data5" "keys_dir $W/keys2" "budget $one_key"
+    sed -i '/^budget 256M$/d' "$W/d5.conf"
+    if start_daemon onekey2 "$W/d5.conf"; then
+        export ZKPIPE_SERVER="$URL"
+        rc1=0; rc2=0
+        id=$("$Z" submit --key bn "$BN/w1.wtns") && "$Z" await "$id" --out "$W/out/onekey_bn" --timeout 60 >/dev/null 2>&1 || rc1=$?
+        id=$("$Z" submit --key bls "$EX/bls12381/w1.wtns") && "$Z" await "$id" --out "$W/out/onekey_bls" --timeout 60 >/dev/null 2>&1 || rc2=$?
+        if [ $rc1 = 0 ] && [ $rc2 = 0 ] &&
+            "$Z" verify "$EX/bls12381/vk.json" "$W/out/onekey_bls/public_0.json" "$W/out/onekey_bls/proof_0.json" >/dev/null 2>&1; then
+            pass "a budget ($one_key bytes) that holds one key: a bn128 job, then a bls12381 job (the first key evicted)"
+        else
+            fail "a budget that holds one key: both jobs done" "await exits $rc1 $rc2; see $W/onekey2.log"
+        fi
+        stop_daemon "$DPID" TERM
+    else
+        fail "a budget that holds one key: the daemon starts" "see $W/onekey2.log"
+    fi
+else
+    fail "the daemon starts on keys2" "see $W/onekey.log"
+fi
+
 echo "faults.sh: $(( $(date +%s) - T0 )) s"
 finish
