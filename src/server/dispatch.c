@@ -12,8 +12,9 @@
  * partition of which fits in the budget's free bytes now (the key and its
  * matrices counted too while they are not loaded; idle keys' bytes count
  * as free, the engine evicts them; with nothing in hand, the whole budget
- * is free). So a daemon never claims work it could not start, and a
- * fleet's work goes to the daemons with room. */
+ * is free), and not while the key's circuit compiles. So a daemon never
+ * claims work it could not start, and a fleet's work goes to the daemons
+ * with room. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -92,6 +93,23 @@ static uint64_t idle_key_bytes(zp_server *s) {
     return idle;
 }
 
+/* Whether a key's circuit (when it has one) is loaded, or has failed: a
+ * partition claimed while it compiles would wait in the engine, and hold
+ * up every claim behind it (the engine's admission would not be empty),
+ * while another daemon may have it ready. One not known to the engine yet
+ * is handed to it to compile. A circuit that failed is settled: its
+ * partitions are claimed, and fail with the compile's message. */
+static int circuit_settled(zp_server *s, const char *key_id, const char *key_path) {
+    char *wasm = server_key_wasm(s, key_id);
+    if (wasm == NULL) return 1;
+    zp_circuit_state state = ZP_CIRCUIT_UNKNOWN;
+    zp_error err;
+    (void)zp_engine_circuit_check(s->engine, key_path, wasm, &state, &err);
+    if (state == ZP_CIRCUIT_UNKNOWN) (void)zp_engine_circuit_preload(s->engine, wasm, &err);
+    free(wasm);
+    return state == ZP_CIRCUIT_READY || state == ZP_CIRCUIT_FAILED;
+}
+
 /* The ids of the keys one partition of which fits in free bytes now. */
 static size_t keys_that_fit(const char **ids, zp_server *s, uint64_t free_bytes) {
     size_t n = 0;
@@ -100,7 +118,8 @@ static size_t keys_that_fit(const char **ids, zp_server *s, uint64_t free_bytes)
         zp_error err;
         char *path = server_key_path(s, k->id, &err);
         zp_engine_key_info info;
-        if (path == NULL || zp_engine_key_describe(&info, s->engine, path, &err) != ZP_OK) {
+        if (path == NULL || zp_engine_key_describe(&info, s->engine, path, &err) != ZP_OK ||
+            !circuit_settled(s, k->id, path)) {
             free(path);
             continue; /* a key that cannot be read is left to daemons that can */
         }
