@@ -220,7 +220,7 @@ int server_pending_job(zp_server *s, zp_store_job *job, zp_store_result_fn fn, v
         found = 1;
         if (pc->state == ZP_JOB_FAILED && state < ZP_JOB_DONE) {
             state = ZP_JOB_FAILED;
-            snprintf(job->error, sizeof job->error, "partition %u: %s", pc->claim.idx, pc->why);
+            snprintf(job->error, sizeof job->error, "partition %u: %.480s", pc->claim.idx, pc->why);
         }
         if (pc->state != ZP_JOB_DONE) continue;
         done++;

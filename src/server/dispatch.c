@@ -104,8 +104,11 @@ static int circuit_settled(zp_server *s, const char *key_id, const char *key_pat
     if (wasm == NULL) return 1;
     zp_circuit_state state = ZP_CIRCUIT_UNKNOWN;
     zp_error err;
-    (void)zp_engine_circuit_check(s->engine, key_path, wasm, &state, &err);
-    if (state == ZP_CIRCUIT_UNKNOWN) (void)zp_engine_circuit_preload(s->engine, wasm, &err);
+    /* its error (a mismatch, a failed compile) is the job's to report */
+    if (zp_engine_circuit_check(s->engine, key_path, wasm, &state, &err) != ZP_OK && state != ZP_CIRCUIT_READY)
+        state = ZP_CIRCUIT_FAILED;
+    if (state == ZP_CIRCUIT_UNKNOWN && zp_engine_circuit_preload(s->engine, wasm, &err) != ZP_OK)
+        state = ZP_CIRCUIT_FAILED; /* claimed, its job fails with why */
     free(wasm);
     return state == ZP_CIRCUIT_READY || state == ZP_CIRCUIT_FAILED;
 }
