@@ -29,13 +29,6 @@ static zp_status run(int *changes, sq_store *s, const char *sql, int64_t a, cons
     return rc;
 }
 
-zp_status store_job_progress(sq_store *s, int64_t id, const char *what, zp_error *err) {
-    return run(NULL, s,
-               "UPDATE jobs SET state = CASE WHEN EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND state IN"
-               " ('running', 'done')) THEN 'running' ELSE 'queued' END WHERE id = ?1 AND state IN ('queued', 'running')",
-               id, NULL, what, err);
-}
-
 /* A new fencing number, larger than every one handed out before. */
 static zp_status next_fence(uint64_t *fence, sq_store *s, const char *what, zp_error *err) {
     sqlite3_stmt *st;
@@ -165,15 +158,10 @@ zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_begin(s, what, err);
     if (rc == ZP_OK && held == NULL) {
-        /* every claim of node's: their jobs' states follow */
+        /* every claim of node's (their jobs stay running: store.h) */
         rc = run(NULL, s,
                  "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE state = 'running' AND owner = ?2",
                  0, node, what, err);
-        if (rc == ZP_OK)
-            rc = run(NULL, s,
-                     "UPDATE jobs SET state = CASE WHEN EXISTS(SELECT 1 FROM partitions WHERE job_id = jobs.id AND"
-                     " state IN ('running', 'done')) THEN 'running' ELSE 'queued' END WHERE state = 'running'",
-                     0, NULL, what, err);
     } else if (rc == ZP_OK) {
         rc = store_prepare(&st, s,
                            "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE job_id = ?1 AND idx = ?2"
@@ -187,7 +175,6 @@ zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held
             sqlite3_bind_text(st, 4, node, -1, SQLITE_STATIC);
             int r = store_step(st, s, what, err);
             if (r < 0) rc = (zp_status)-r;
-            else if (sqlite3_changes(s->db)) rc = store_job_progress(s, held[i].job_id, what, err);
         }
         sqlite3_finalize(st);
     }

@@ -90,9 +90,5 @@ zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_er
 zp_status sq_heartbeat(zp_store *base, const zp_store_node *me, zp_error *err);
 zp_status sq_leave(zp_store *base, const char *node, zp_error *err);
 zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err);
-/* Under the lock, inside a write transaction: sets a job's state from its
- * partitions' (running when any is running or done, else queued), unless
- * it has ended. */
-zp_status store_job_progress(sq_store *s, int64_t id, const char *what, zp_error *err);
 
 #endif
