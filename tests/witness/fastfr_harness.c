@@ -144,7 +144,8 @@ static void compare_all(void) {
     same("Fr_F1m_sub, r = y", AR1, AR2, 32, 0, 0);
 }
 
-/* The type-level functions (isTrue, toInt, eqR, gtR, lt, add) on two
+/* The type-level functions (isTrue, toInt, eqR, gtR, lt, add, sub, mul,
+ * toMontgomery, isNegative) on two
  * elements of random kinds: short values at the 32-bit edges and random,
  * long and long Montgomery limbs (reduced or not), in two copies; each
  * may convert its inputs in place, so all three elements are compared. */
@@ -157,6 +158,19 @@ static void element(u8 *e) {
     if ((harness_rand() & 3) == 0) v = (s32)(harness_rand() % 64) - 32;
     u64 limbs[4];
     value(limbs, 2 + (int)(harness_rand() % 6));
+    switch (harness_rand() % 8) { /* the values circom's bit decompositions see */
+    case 0: /* small: 0 to 2^32 */
+        memset(limbs, 0, 32), limbs[0] = harness_rand() % 3 == 0 ? harness_rand() % 3 : (harness_rand() & 0xffffffffu);
+        break;
+    case 1: /* (p - 1) / 2 + {-1, 0, 1}: the sign boundary */
+        for (int i = 0; i < 4; i++) limbs[i] = (p4[i] >> 1) | (i < 3 ? p4[i + 1] << 63 : 0);
+        limbs[0] += (u64)(harness_rand() % 3) - 1;
+        break;
+    case 2: /* p - small: a negative integer */
+        memcpy(limbs, p4, 32), limbs[0] -= 1 + harness_rand() % 1000;
+        break;
+    default: break;
+    }
     memcpy(e, &v, 4), memcpy(e + 4, &type, 4), memcpy(e + 8, limbs, 32);
 }
 static void compare_types(void) {
@@ -197,13 +211,45 @@ static void compare_types(void) {
     w2c_Fr_lt__wasm(&inst, TR1, TA1, TB1), w2c_Fr_lt(&inst, TR2, TA2, TB2);
     same("Fr_lt", AR1, AR2, 120, 0, 0);
 #endif
+/* a binary function: r apart, r = a, r = b, and a = b (r apart) */
+#define BINARY(name)                                                                  \
+    do {                                                                              \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TR1, TA1, TB1), w2c_##name(&inst, TR2, TA2, TB2);   \
+        same(#name, AR1, AR2, 120, 0, 0);                                             \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TA1, TA1, TB1), w2c_##name(&inst, TA2, TA2, TB2);   \
+        same(#name ", r = a", AR1, AR2, 120, 0, 0);                                   \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TB1, TA1, TB1), w2c_##name(&inst, TB2, TA2, TB2);   \
+        same(#name ", r = b", AR1, AR2, 120, 0, 0);                                   \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TR1, TA1, TA1), w2c_##name(&inst, TR2, TA2, TA2);   \
+        same(#name ", a = b", AR1, AR2, 120, 0, 0);                                   \
+    } while (0)
 #ifdef ZP_FF_HAVE_ADD
+    BINARY(Fr_add);
+#endif
+#ifdef ZP_FF_HAVE_SUB
+    BINARY(Fr_sub);
+#endif
+#ifdef ZP_FF_HAVE_MUL
+    BINARY(Fr_mul);
+#endif
+#ifdef ZP_FF_HAVE_LT
+    SETUP(); /* a = b */
+    w2c_Fr_lt__wasm(&inst, TR1, TA1, TA1), w2c_Fr_lt(&inst, TR2, TA2, TA2);
+    same("Fr_lt, a = b", AR1, AR2, 120, 0, 0);
+#endif
+#ifdef ZP_FF_HAVE_TO_MONT
     SETUP();
-    w2c_Fr_add__wasm(&inst, TR1, TA1, TB1), w2c_Fr_add(&inst, TR2, TA2, TB2);
-    same("Fr_add", AR1, AR2, 120, 0, 0);
-    SETUP(); /* r = a */
-    w2c_Fr_add__wasm(&inst, TA1, TA1, TB1), w2c_Fr_add(&inst, TA2, TA2, TB2);
-    same("Fr_add, r = a", AR1, AR2, 120, 0, 0);
+    w2c_Fr_toMontgomery__wasm(&inst, TA1), w2c_Fr_toMontgomery(&inst, TA2);
+    same("Fr_toMontgomery", AR1, AR2, 120, 0, 0);
+#endif
+#ifdef ZP_FF_HALF_ADDR
+    SETUP();
+    r1 = w2c_Fr_isNegative__wasm(&inst, TA1), r2 = w2c_Fr_isNegative(&inst, TA2);
+    same("Fr_isNegative (element)", AR1, AR2, 120, r1, r2);
 #endif
 }
 
@@ -285,7 +331,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < rounds; i++) compare_types();
     int have = 0;
 #if defined(ZP_FF_HAVE_IS_TRUE) && defined(ZP_FF_HAVE_TO_INT) && defined(ZP_FF_HAVE_EQR) && defined(ZP_FF_HAVE_GTR) && \
-    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD)
+    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD) && defined(ZP_FF_HAVE_SUB) && defined(ZP_FF_HAVE_MUL) && \
+    defined(ZP_FF_HAVE_TO_MONT) && defined(ZP_FF_HALF_ADDR)
     have = 1;
 #endif
     checks++;
