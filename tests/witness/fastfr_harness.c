@@ -283,6 +283,71 @@ static void compare_copy_list(void) {
     }
 }
 
+#ifdef ZP_FF_HAVE_INT_DIV
+/* Fr_int_div against the wasm's: x and y (mostly below 2^32, sometimes
+ * wider), c and r apart, the defaults (0: its scratch) or aliased; both
+ * start from the same memory, and the low 1 KiB (its scratch) and the
+ * operands' region must end the same. y = 0 traps in both. */
+static u8 low_pre[1024], low_wasm[1024], ops_pre[160], ops_wasm[160];
+static void compare_int_div(void) {
+    u32 base = AR1, x = base, y = base + 32, c = base + 64, r = base + 96;
+    u64 xv[4] = {0, 0, 0, 0}, yv[4] = {0, 0, 0, 0};
+    switch (harness_rand() % 4) {
+    case 0: xv[0] = harness_rand() % 64, yv[0] = 1 + harness_rand() % 40; break;
+    case 1: xv[0] = harness_rand() & 0xffffffffu, yv[0] = 1 + (harness_rand() % 0xffffffffu); break;
+    case 2: xv[0] = harness_rand() & 0xffffffffu, yv[0] = (harness_rand() % 3 == 0) ? 0xffffffffu : 1 + harness_rand() % 7; break;
+    default: value(xv, 2 + (int)(harness_rand() % 6)), value(yv, 2 + (int)(harness_rand() % 6));
+        if (harness_rand() & 1) memset(yv + 1, 0, 24);
+        if (yv[0] == 0 && yv[1] == 0 && yv[2] == 0 && yv[3] == 0) yv[0] = 3;
+    }
+    switch (harness_rand() % 6) {
+    case 0: c = 0; break;
+    case 1: r = 0; break;
+    case 2: c = 0, r = 0; break;
+    case 3: r = x; break;
+    case 4: r = y; break;
+    default: break;
+    }
+    for (int i = 0; i < 160; i++) at(base)[i] = (u8)harness_rand();
+    memcpy(at(x), xv, 32), memcpy(at(y), yv, 32);
+    memcpy(low_pre, at(0), sizeof low_pre), memcpy(ops_pre, at(base), sizeof ops_pre);
+    /* r = y with x = 0 divides by 0 (x's copy is the divisor): both trap */
+    jmp_buf saved;
+    memcpy(saved, harness_trap, sizeof saved);
+    volatile int trap1 = 0, trap2 = 0;
+    if (setjmp(harness_trap) == 0) w2c_Fr_int_div__wasm(&inst, x, y, c, r);
+    else trap1 = 1;
+    memcpy(low_wasm, at(0), sizeof low_wasm), memcpy(ops_wasm, at(base), sizeof ops_wasm);
+    memcpy(at(0), low_pre, sizeof low_pre), memcpy(at(base), ops_pre, sizeof ops_pre);
+    if (setjmp(harness_trap) == 0) w2c_Fr_int_div(&inst, x, y, c, r);
+    else trap2 = 1;
+    memcpy(harness_trap, saved, sizeof saved);
+    checks++;
+    if (trap1 != trap2 && fails++ < 5) fprintf(stderr, "fastfr: Fr_int_div trapped %d, the wasm's %d\n", trap2, trap1);
+    if (!trap1 && (memcmp(low_wasm, at(0), sizeof low_wasm) != 0 || memcmp(ops_wasm, at(base), sizeof ops_wasm) != 0) &&
+        fails++ < 5) {
+        fprintf(stderr, "fastfr differs from the wasm: Fr_int_div (x %llu, y %llu, c %u, r %u)\n",
+                (unsigned long long)xv[0], (unsigned long long)yv[0], c, r);
+    }
+    memcpy(at(0), low_pre, sizeof low_pre);
+}
+
+static void int_div_by_zero(void) {
+    u64 xv[4] = {5, 0, 0, 0}, zero[4] = {0, 0, 0, 0};
+    memcpy(at(AR1), xv, 32), memcpy(at(AR1 + 32), zero, 32);
+    memcpy(low_pre, at(0), sizeof low_pre);
+    volatile int trapped = 0;
+    if (setjmp(harness_trap) == 0) {
+        w2c_Fr_int_div(&inst, AR1, AR1 + 32, 0, 0);
+    } else {
+        trapped = 1;
+    }
+    memcpy(at(0), low_pre, sizeof low_pre);
+    checks++;
+    if (!trapped) fails++, fprintf(stderr, "fastfr: Fr_int_div by 0 did not trap\n");
+}
+#endif
+
 static void copy_list_past_the_end(void) {
     /* 10 elements from 3 before the end: 7 copied, then a trap */
     static u32 src[10];
@@ -329,10 +394,14 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < rounds / 10 + 100; i++) compare_copy_list();
     for (int i = 0; i < rounds; i++) compare_types();
+#ifdef ZP_FF_HAVE_INT_DIV
+    for (int i = 0; i < rounds; i++) compare_int_div();
+    int_div_by_zero();
+#endif
     int have = 0;
 #if defined(ZP_FF_HAVE_IS_TRUE) && defined(ZP_FF_HAVE_TO_INT) && defined(ZP_FF_HAVE_EQR) && defined(ZP_FF_HAVE_GTR) && \
     defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD) && defined(ZP_FF_HAVE_SUB) && defined(ZP_FF_HAVE_MUL) && \
-    defined(ZP_FF_HAVE_TO_MONT) && defined(ZP_FF_HALF_ADDR)
+    defined(ZP_FF_HAVE_TO_MONT) && defined(ZP_FF_HALF_ADDR) && defined(ZP_FF_HAVE_INT_DIV)
     have = 1;
 #endif
     checks++;
