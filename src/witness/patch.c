@@ -48,6 +48,10 @@ static const char *const replaced[] = {
     "static u32 w2c_Fr_eqR(Z_circuit_instance_t* instance, u32 w2c_pA, u32 w2c_pB) {\n",
     "static u32 w2c_Fr_gtR(Z_circuit_instance_t* instance, u32 w2c_pA, u32 w2c_pB) {\n",
     "static void w2c_Fr_add(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static void w2c_Fr_sub(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static void w2c_Fr_mul(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
+    "static void w2c_Fr_toMontgomery(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
+    "static void w2c_Fr_int_div(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_c, u32 w2c_r) {\n",
 };
 #define FIRST_HASHED 14
 /* The type-level functions (wasmcurves' buildFr: they branch on the short,
@@ -55,8 +59,8 @@ static const char *const replaced[] = {
  * from circom 2.1's wasm (the same in every circuit and for both primes:
  * they hold no address of the field's constants), as 64-bit FNV-1a hashes
  * of the whole definition, and the macro that tells fastfr.c.in each is
- * known. fastfr takes their most common cases (small integers: circom's
- * loop counters and indices) and hands the rest to the wasm's body. */
+ * known. Fr_mul's holds the address of R^3 mod p (704, the same for both
+ * primes), which fastfr.c.in uses as ZP_FF_R3_ADDR: the hash pins it. */
 static const struct {
     uint64_t fnv;
     const char *macro;
@@ -64,6 +68,21 @@ static const struct {
     {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"}, {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
     {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},      {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
     {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},     {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
+    {0xf1e193ba0afd69c5ULL, "ZP_FF_HAVE_SUB"},     {0x535c73b4d34ee21fULL, "ZP_FF_HAVE_MUL"},
+    {0x6807286921ec213fULL, "ZP_FF_HAVE_TO_MONT"}, {0x9f8d2f671d42c381ULL, "ZP_FF_HAVE_INT_DIV"},
+};
+#define INT_DIV_INDEX (N_REPLACED - 1)
+/* fastfr's Fr_int_div reproduces what these write, so they are pinned
+ * too: it is replaced only when all of them have their known bodies */
+static const struct {
+    const char *def;
+    uint64_t fnv;
+} int_div_helpers[] = {
+    {"static void w2c_Fr_int_copy(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_pr) {\n", 0xf48885dc047b5b0fULL},
+    {"static void w2c_Fr_int_zero(Z_circuit_instance_t* instance, u32 w2c_pr) {\n", 0xae7ef4adbedf4e77ULL},
+    {"static void w2c_Fr_int__mul1(Z_circuit_instance_t* instance, u32 w2c_px, u64 w2c_y, u32 w2c_pr) {\n",
+     0xd848b11ae40a6acbULL},
+    {"static void w2c_Fr_int__add1(Z_circuit_instance_t* instance, u32 w2c_x, u64 w2c_y) {\n", 0x8eddfa7af839cf82ULL},
 };
 
 static uint64_t fnv1a64(const char *p, size_t len) {
@@ -72,6 +91,7 @@ static uint64_t fnv1a64(const char *p, size_t len) {
     return h;
 }
 #define N_REPLACED (sizeof replaced / sizeof *replaced)
+_Static_assert(sizeof known_body / sizeof *known_body == N_REPLACED - FIRST_HASHED, "a hash for each optional function");
 #define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */
 #define COPY_INDEX 8
 #define IS_NEGATIVE_INDEX 13 /* optional: replaced only when its body is this one */
@@ -350,6 +370,11 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
         if (i >= FIRST_HASHED) {
             if (defs[i] != NULL && fnv1a64(defs[i], body_len(defs[i])) != known_body[i - FIRST_HASHED].fnv) {
                 defs[i] = NULL;
+            }
+            for (size_t k = 0; i == INT_DIV_INDEX && defs[i] != NULL && k < sizeof int_div_helpers / sizeof *int_div_helpers;
+                 k++) {
+                const char *h = find_once(text, int_div_helpers[k].def);
+                if (h == NULL || fnv1a64(h, body_len(h)) != int_div_helpers[k].fnv) defs[i] = NULL;
             }
             if (defs[i] == NULL) continue;
         }

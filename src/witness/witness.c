@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -28,6 +29,22 @@ zp_status zp_witness_load(zp_witness_module **out, const char *wasm_path, const 
     return st;
 }
 
+/* The values array (freed with free()). From 2 MiB up it is aligned to
+ * 2 MiB and advised MADV_HUGEPAGE, as the glue does for the linear
+ * memory: it is written once, front to back, and each first touch of a
+ * 4 KiB page is a fault (sha256_chain(8): 7.5 MB, ~1,800 faults). */
+static uint8_t *zp_witness_values_alloc(size_t bytes) {
+    enum { HUGE = 2 << 20 };
+    if (bytes < HUGE) return malloc(bytes > 0 ? bytes : 1);
+    void *p = NULL;
+    size_t rounded = (bytes + HUGE - 1) / HUGE * HUGE;
+    if (posix_memalign(&p, HUGE, rounded) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, rounded, MADV_HUGEPAGE); /* advice only */
+#endif
+    return p;
+}
+
 zp_status zp_witness_compute_file(uint8_t **values, zp_witness_module *m, const char *input_path, int sanity_check,
                                   void *log_out, zp_witness_run_stats *stats, zp_error *err) {
     *values = NULL;
@@ -39,7 +56,7 @@ zp_status zp_witness_compute_file(uint8_t **values, zp_witness_module *m, const 
     double t1 = zp_clock_now();
     if (st != ZP_OK) goto done;
     size_t count = zp_witness_module_size(m), n8 = zp_witness_module_n8(m);
-    w = malloc(count > 0 ? count * n8 : 1);
+    w = zp_witness_values_alloc(count * n8);
     if (w == NULL) {
         st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for a witness of %zu values", input_path, count);
         goto done;

@@ -144,7 +144,8 @@ static void compare_all(void) {
     same("Fr_F1m_sub, r = y", AR1, AR2, 32, 0, 0);
 }
 
-/* The type-level functions (isTrue, toInt, eqR, gtR, lt, add) on two
+/* The type-level functions (isTrue, toInt, eqR, gtR, lt, add, sub, mul,
+ * toMontgomery, isNegative) on two
  * elements of random kinds: short values at the 32-bit edges and random,
  * long and long Montgomery limbs (reduced or not), in two copies; each
  * may convert its inputs in place, so all three elements are compared. */
@@ -157,6 +158,19 @@ static void element(u8 *e) {
     if ((harness_rand() & 3) == 0) v = (s32)(harness_rand() % 64) - 32;
     u64 limbs[4];
     value(limbs, 2 + (int)(harness_rand() % 6));
+    switch (harness_rand() % 8) { /* the values circom's bit decompositions see */
+    case 0: /* small: 0 to 2^32 */
+        memset(limbs, 0, 32), limbs[0] = harness_rand() % 3 == 0 ? harness_rand() % 3 : (harness_rand() & 0xffffffffu);
+        break;
+    case 1: /* (p - 1) / 2 + {-1, 0, 1}: the sign boundary */
+        for (int i = 0; i < 4; i++) limbs[i] = (p4[i] >> 1) | (i < 3 ? p4[i + 1] << 63 : 0);
+        limbs[0] += (u64)(harness_rand() % 3) - 1;
+        break;
+    case 2: /* p - small: a negative integer */
+        memcpy(limbs, p4, 32), limbs[0] -= 1 + harness_rand() % 1000;
+        break;
+    default: break;
+    }
     memcpy(e, &v, 4), memcpy(e + 4, &type, 4), memcpy(e + 8, limbs, 32);
 }
 static void compare_types(void) {
@@ -197,13 +211,45 @@ static void compare_types(void) {
     w2c_Fr_lt__wasm(&inst, TR1, TA1, TB1), w2c_Fr_lt(&inst, TR2, TA2, TB2);
     same("Fr_lt", AR1, AR2, 120, 0, 0);
 #endif
+/* a binary function: r apart, r = a, r = b, and a = b (r apart) */
+#define BINARY(name)                                                                  \
+    do {                                                                              \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TR1, TA1, TB1), w2c_##name(&inst, TR2, TA2, TB2);   \
+        same(#name, AR1, AR2, 120, 0, 0);                                             \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TA1, TA1, TB1), w2c_##name(&inst, TA2, TA2, TB2);   \
+        same(#name ", r = a", AR1, AR2, 120, 0, 0);                                   \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TB1, TA1, TB1), w2c_##name(&inst, TB2, TA2, TB2);   \
+        same(#name ", r = b", AR1, AR2, 120, 0, 0);                                   \
+        SETUP();                                                                      \
+        w2c_##name##__wasm(&inst, TR1, TA1, TA1), w2c_##name(&inst, TR2, TA2, TA2);   \
+        same(#name ", a = b", AR1, AR2, 120, 0, 0);                                   \
+    } while (0)
 #ifdef ZP_FF_HAVE_ADD
+    BINARY(Fr_add);
+#endif
+#ifdef ZP_FF_HAVE_SUB
+    BINARY(Fr_sub);
+#endif
+#ifdef ZP_FF_HAVE_MUL
+    BINARY(Fr_mul);
+#endif
+#ifdef ZP_FF_HAVE_LT
+    SETUP(); /* a = b */
+    w2c_Fr_lt__wasm(&inst, TR1, TA1, TA1), w2c_Fr_lt(&inst, TR2, TA2, TA2);
+    same("Fr_lt, a = b", AR1, AR2, 120, 0, 0);
+#endif
+#ifdef ZP_FF_HAVE_TO_MONT
     SETUP();
-    w2c_Fr_add__wasm(&inst, TR1, TA1, TB1), w2c_Fr_add(&inst, TR2, TA2, TB2);
-    same("Fr_add", AR1, AR2, 120, 0, 0);
-    SETUP(); /* r = a */
-    w2c_Fr_add__wasm(&inst, TA1, TA1, TB1), w2c_Fr_add(&inst, TA2, TA2, TB2);
-    same("Fr_add, r = a", AR1, AR2, 120, 0, 0);
+    w2c_Fr_toMontgomery__wasm(&inst, TA1), w2c_Fr_toMontgomery(&inst, TA2);
+    same("Fr_toMontgomery", AR1, AR2, 120, 0, 0);
+#endif
+#ifdef ZP_FF_HALF_ADDR
+    SETUP();
+    r1 = w2c_Fr_isNegative__wasm(&inst, TA1), r2 = w2c_Fr_isNegative(&inst, TA2);
+    same("Fr_isNegative (element)", AR1, AR2, 120, r1, r2);
 #endif
 }
 
@@ -236,6 +282,71 @@ static void compare_copy_list(void) {
         fprintf(stderr, "fastfr differs from the wasm: zp_ff_copy_list (n %u, dst %u)\n", n, dst);
     }
 }
+
+#ifdef ZP_FF_HAVE_INT_DIV
+/* Fr_int_div against the wasm's: x and y (mostly below 2^32, sometimes
+ * wider), c and r apart, the defaults (0: its scratch) or aliased; both
+ * start from the same memory, and the low 1 KiB (its scratch) and the
+ * operands' region must end the same. y = 0 traps in both. */
+static u8 low_pre[1024], low_wasm[1024], ops_pre[160], ops_wasm[160];
+static void compare_int_div(void) {
+    u32 base = AR1, x = base, y = base + 32, c = base + 64, r = base + 96;
+    u64 xv[4] = {0, 0, 0, 0}, yv[4] = {0, 0, 0, 0};
+    switch (harness_rand() % 4) {
+    case 0: xv[0] = harness_rand() % 64, yv[0] = 1 + harness_rand() % 40; break;
+    case 1: xv[0] = harness_rand() & 0xffffffffu, yv[0] = 1 + (harness_rand() % 0xffffffffu); break;
+    case 2: xv[0] = harness_rand() & 0xffffffffu, yv[0] = (harness_rand() % 3 == 0) ? 0xffffffffu : 1 + harness_rand() % 7; break;
+    default: value(xv, 2 + (int)(harness_rand() % 6)), value(yv, 2 + (int)(harness_rand() % 6));
+        if (harness_rand() & 1) memset(yv + 1, 0, 24);
+        if (yv[0] == 0 && yv[1] == 0 && yv[2] == 0 && yv[3] == 0) yv[0] = 3;
+    }
+    switch (harness_rand() % 6) {
+    case 0: c = 0; break;
+    case 1: r = 0; break;
+    case 2: c = 0, r = 0; break;
+    case 3: r = x; break;
+    case 4: r = y; break;
+    default: break;
+    }
+    for (int i = 0; i < 160; i++) at(base)[i] = (u8)harness_rand();
+    memcpy(at(x), xv, 32), memcpy(at(y), yv, 32);
+    memcpy(low_pre, at(0), sizeof low_pre), memcpy(ops_pre, at(base), sizeof ops_pre);
+    /* r = y with x = 0 divides by 0 (x's copy is the divisor): both trap */
+    jmp_buf saved;
+    memcpy(saved, harness_trap, sizeof saved);
+    volatile int trap1 = 0, trap2 = 0;
+    if (setjmp(harness_trap) == 0) w2c_Fr_int_div__wasm(&inst, x, y, c, r);
+    else trap1 = 1;
+    memcpy(low_wasm, at(0), sizeof low_wasm), memcpy(ops_wasm, at(base), sizeof ops_wasm);
+    memcpy(at(0), low_pre, sizeof low_pre), memcpy(at(base), ops_pre, sizeof ops_pre);
+    if (setjmp(harness_trap) == 0) w2c_Fr_int_div(&inst, x, y, c, r);
+    else trap2 = 1;
+    memcpy(harness_trap, saved, sizeof saved);
+    checks++;
+    if (trap1 != trap2 && fails++ < 5) fprintf(stderr, "fastfr: Fr_int_div trapped %d, the wasm's %d\n", trap2, trap1);
+    if (!trap1 && (memcmp(low_wasm, at(0), sizeof low_wasm) != 0 || memcmp(ops_wasm, at(base), sizeof ops_wasm) != 0) &&
+        fails++ < 5) {
+        fprintf(stderr, "fastfr differs from the wasm: Fr_int_div (x %llu, y %llu, c %u, r %u)\n",
+                (unsigned long long)xv[0], (unsigned long long)yv[0], c, r);
+    }
+    memcpy(at(0), low_pre, sizeof low_pre);
+}
+
+static void int_div_by_zero(void) {
+    u64 xv[4] = {5, 0, 0, 0}, zero[4] = {0, 0, 0, 0};
+    memcpy(at(AR1), xv, 32), memcpy(at(AR1 + 32), zero, 32);
+    memcpy(low_pre, at(0), sizeof low_pre);
+    volatile int trapped = 0;
+    if (setjmp(harness_trap) == 0) {
+        w2c_Fr_int_div(&inst, AR1, AR1 + 32, 0, 0);
+    } else {
+        trapped = 1;
+    }
+    memcpy(at(0), low_pre, sizeof low_pre);
+    checks++;
+    if (!trapped) fails++, fprintf(stderr, "fastfr: Fr_int_div by 0 did not trap\n");
+}
+#endif
 
 static void copy_list_past_the_end(void) {
     /* 10 elements from 3 before the end: 7 copied, then a trap */
@@ -283,9 +394,14 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < rounds / 10 + 100; i++) compare_copy_list();
     for (int i = 0; i < rounds; i++) compare_types();
+#ifdef ZP_FF_HAVE_INT_DIV
+    for (int i = 0; i < rounds; i++) compare_int_div();
+    int_div_by_zero();
+#endif
     int have = 0;
 #if defined(ZP_FF_HAVE_IS_TRUE) && defined(ZP_FF_HAVE_TO_INT) && defined(ZP_FF_HAVE_EQR) && defined(ZP_FF_HAVE_GTR) && \
-    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD)
+    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD) && defined(ZP_FF_HAVE_SUB) && defined(ZP_FF_HAVE_MUL) && \
+    defined(ZP_FF_HAVE_TO_MONT) && defined(ZP_FF_HALF_ADDR) && defined(ZP_FF_HAVE_INT_DIV)
     have = 1;
 #endif
     checks++;
