@@ -36,6 +36,7 @@ zp_status zp_witness_load(zp_witness_module **out, const char *wasm_path, const 
 static uint8_t *zp_witness_values_alloc(size_t bytes) {
     enum { HUGE = 2 << 20 };
     if (bytes < HUGE) return malloc(bytes > 0 ? bytes : 1);
+    if (bytes > SIZE_MAX - HUGE) return NULL;
     void *p = NULL;
     size_t rounded = (bytes + HUGE - 1) / HUGE * HUGE;
     if (posix_memalign(&p, HUGE, rounded) != 0) return NULL;
