@@ -22,9 +22,8 @@
  * then --claims single claims from one handle (each finished at once, so
  * the queue stays ~N), median and p99. On PostgreSQL it then prints the
  * EXPLAIN (ANALYZE, BUFFERS) of both claim queries, run by psql ($PG_BIN/psql
- * or psql on PATH) on the URI inside a transaction that is rolled back. The
- * query texts below are copies of pg_claims.c's CLAIM_KEYS and CLAIM_ANY
- * (static there): keep them in step by hand.
+ * or psql on PATH) on the URI inside a transaction that is rolled back: the
+ * store's own query texts (pg_internal.h), so the plan is the one it runs.
  *
  * The store must hold no queued or running partition at the start (a fresh
  * SQLite file, a fresh database); finished jobs from earlier runs are fine.
@@ -41,6 +40,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "store/pg_internal.h"
 #include "store/store.h"
 
 #define MAX_D 16
@@ -269,7 +269,7 @@ static int races(void) {
     printf("# %s: %zu partitions (jobs of %zu, key \"k\"), claim batch %zu, %s, %zu run(s) per row; "
            "latencies in ms, per call\n",
            kind, opt_partitions / opt_job_size * opt_job_size, opt_job_size, opt_batch,
-           opt_any ? "no key filter (CLAIM_ANY)" : "key filter {\"k\"} as the daemon (CLAIM_KEYS)", opt_runs);
+           opt_any ? "no key filter (zp_pg_claim_any)" : "key filter {\"k\"} as the daemon (zp_pg_claim_keys)", opt_runs);
     if (!zp_store_shared(s)) printf("# SQLite: one daemon per file (flock), so the threads share one handle\n");
     print_head();
     int ok = 1;
@@ -297,29 +297,6 @@ static int races(void) {
 }
 
 /* ---- --big ---- */
-
-/* pg_claims.c's claim queries, copied (see the head of this file). */
-#define CLAIM_REST                                                                                         \
-    " x AS (SELECT job_id, idx, priority FROM partitions"                                                  \
-    "  WHERE state = 1 AND lease_until < now() AND ($3::text[] IS NULL OR key_id = ANY($3::text[]))"       \
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED),"                              \
-    " pick AS (SELECT job_id, idx FROM (SELECT * FROM q UNION ALL SELECT * FROM x) u"                      \
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2),"                                                     \
-    " claimed AS (UPDATE partitions p SET state = 1, owner = $1, fence = nextval('zkpipe_fence'),"         \
-    "  lease_until = now() + make_interval(secs => $4)"                                                    \
-    "  FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx"                                        \
-    "  RETURNING p.job_id, p.idx, p.fence, p.priority, p.key_id, p.path)"                                  \
-    " SELECT job_id, idx, fence, priority, key_id, path FROM claimed ORDER BY priority DESC, job_id, idx"
-
-static const char CLAIM_ANY[] =
-    "WITH q AS (SELECT job_id, idx, priority FROM partitions WHERE state = 0"
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED)," CLAIM_REST;
-
-static const char CLAIM_KEYS[] =
-    "WITH q AS (SELECT c.job_id, c.idx, c.priority FROM (SELECT DISTINCT unnest($3::text[])) AS k(key_id)"
-    "  CROSS JOIN LATERAL (SELECT p.job_id, p.idx, p.priority FROM partitions p"
-    "   WHERE p.state = 0 AND p.key_id = k.key_id ORDER BY p.priority DESC, p.job_id, p.idx LIMIT $2"
-    "   FOR UPDATE SKIP LOCKED) c)," CLAIM_REST;
 
 /* psql on the URI, the script on its stdin; its output goes to ours. */
 static int psql(const char *script) {
@@ -421,8 +398,8 @@ static int big(void) {
     free(cl);
     free(fi);
     if (zp_store_shared(s)) {
-        explain("CLAIM_KEYS (the daemon's: keys {k})", CLAIM_KEYS, "'{k}'");
-        explain("CLAIM_ANY (no key filter)", CLAIM_ANY, "NULL");
+        explain("zp_pg_claim_keys (the daemon's: keys {k})", zp_pg_claim_keys, "'{k}'");
+        explain("zp_pg_claim_any (no key filter)", zp_pg_claim_any, "NULL");
     }
     zp_store_close(s);
     return 0;

@@ -40,11 +40,11 @@
     "  RETURNING p.job_id, p.idx, p.fence, p.priority, p.key_id, p.path)"                                  \
     " SELECT job_id, idx, fence, priority, key_id, path FROM claimed ORDER BY priority DESC, job_id, idx"
 
-static const char CLAIM_ANY[] =
+const char zp_pg_claim_any[] =
     "WITH q AS (SELECT job_id, idx, priority FROM partitions WHERE state = 0"
     "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED)," CLAIM_REST;
 
-static const char CLAIM_KEYS[] =
+const char zp_pg_claim_keys[] =
     "WITH q AS (SELECT c.job_id, c.idx, c.priority FROM (SELECT DISTINCT unnest($3::text[])) AS k(key_id)"
     "  CROSS JOIN LATERAL (SELECT p.job_id, p.idx, p.priority FROM partitions p"
     "   WHERE p.state = 0 AND p.key_id = k.key_id ORDER BY p.priority DESC, p.job_id, p.idx LIMIT $2"
@@ -66,7 +66,7 @@ static zp_status claim_body(pg_tx *tx, void *arg) {
     pg_arg_u64(&a, c->max);
     pg_arg_str(&a, c->keys);
     pg_arg_f64(&a, c->lease_s);
-    zp_status rc = pg_exec(tx, c->keys ? CLAIM_KEYS : CLAIM_ANY, &a, &r);
+    zp_status rc = pg_exec(tx, c->keys ? zp_pg_claim_keys : zp_pg_claim_any, &a, &r);
     if (rc != ZP_OK) return rc;
     pg_array jobs;
     pg_array_begin(&jobs);

@@ -125,4 +125,10 @@ zp_status pg_heartbeat(zp_store *s, const zp_store_node *me, zp_error *err);
 zp_status pg_leave(zp_store *s, const char *node, zp_error *err);
 zp_status pg_nodes(zp_store *s, zp_store_node_fn fn, void *arg, zp_error *err);
 
+/* pg_claims.c's claim queries ($1 node, $2 max, $3 keys array or NULL, $4
+ * lease seconds): all keys, or the given keys' queues merged. Shared with
+ * bench/store_claims.c, whose EXPLAIN must show the query the store runs. */
+extern const char zp_pg_claim_any[];
+extern const char zp_pg_claim_keys[];
+
 #endif
