@@ -127,8 +127,8 @@ static size_t keys_that_fit(const char **ids, zp_server *s, uint64_t free_bytes)
             continue; /* a key that cannot be read is left to daemons that can */
         }
         free(path);
-        k->need = info.partition_bytes + (info.loaded ? 0 : info.key_bytes + info.matrices_bytes);
-        if (k->need <= free_bytes) ids[n++] = k->id;
+        uint64_t need = info.partition_bytes + (info.loaded ? 0 : info.key_bytes + info.matrices_bytes);
+        if (need <= free_bytes) ids[n++] = k->id;
     }
     return n;
 }

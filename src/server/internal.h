@@ -23,11 +23,9 @@ typedef struct active_part {
     int lost; /* the store took it back (taken over, its job ended): cancelled here */
 } active_part;
 
-/* dispatch.c: what one partition of a key needs from the budget. */
+/* dispatch.c: a key this daemon serves (configured, or in keys_dir). */
 typedef struct dispatch_key {
     char id[128];
-    uint64_t need; /* bytes: the key and its matrices when not loaded, and one partition */
-    double checked; /* when need was measured (Unix seconds); 0: could not be */
 } dispatch_key;
 
 /* collector.c: an ended job whose record waits for the store. */
