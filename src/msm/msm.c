@@ -66,6 +66,7 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
         }
     }
     plan->path = path;
+    plan->bits = bits;
     plan->c = best;
     plan->windows = zp_msm_windows(best, bits);
     plan->chunks = 1;

@@ -43,6 +43,7 @@ ZP_MSM_DECLARE(zp_bls12_g2)
 typedef struct {
     zp_msm_path path;
     unsigned c, windows;
+    unsigned bits; /* of the largest scalar */
     size_t chunks, chunk_len;
 } zp_msm_plan;
 

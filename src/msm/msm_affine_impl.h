@@ -20,10 +20,10 @@
 #ifndef ZP_MSM_AFFINE_ONCE
 #define ZP_MSM_AFFINE_ONCE
 #define MSM_TREE_CAP 4096 /* affine points in the tree buffer */
-#define MSM_BATCH 1024    /* additions sharing one inversion, at most */
-#define MSM_DEFER 64      /* points waiting for their bucket's pending addition */
+#define MSM_BATCH 2048    /* additions sharing one inversion, at most */
+#define MSM_DEFER 128     /* points waiting for their bucket's pending addition */
 enum { MSM_ADD, MSM_DBL, MSM_COPY_P, MSM_COPY_Q, MSM_INF };
-enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4 }; /* bucket flags */
+enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4, MSM_WAITING = 8 }; /* bucket flags */
 #endif
 
 typedef struct {
@@ -92,7 +92,7 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     ws->n_batch = 0;
     ws->n_defer = 0;
     /* conflicts are likely when the batch is a sizeable part of the buckets */
-    ws->batch_cap = nb / 4 < MSM_BATCH ? (nb / 4 > 2 * MSM_DEFER ? nb / 4 : 2 * MSM_DEFER) : MSM_BATCH;
+    ws->batch_cap = nb / 2 < MSM_BATCH ? (nb / 2 > 2 * MSM_DEFER ? nb / 2 : 2 * MSM_DEFER) : MSM_BATCH;
     return (size_t)(p - base);
 }
 
@@ -275,12 +275,16 @@ static void M_(flush_stream)(M_(affine_ws) *ws, const MA *points) {
     ws->retry = ws->defer;
     ws->defer = t;
     ws->n_defer = 0;
+    for (size_t i = 0; i < n; i++) ws->flags[ws->retry[i].bucket] &= (uint8_t)~MSM_WAITING;
     for (size_t i = 0; i < n; i++) M_(stream_point)(ws, points, ws->retry[i].entry, ws->retry[i].bucket);
 }
 
-/* One point into bucket b: stored if the bucket is empty, deferred (or, when
- * the queue is full, added to the bucket's XYZZ side sum) if the bucket has
- * an addition pending, else added to the batch. */
+/* One point into bucket b: stored if the bucket is empty, added to the
+ * batch if it has no addition pending, else deferred to the next batch.
+ * A bucket has one point waiting at most: further ones (a digit repeated
+ * by many scalars, as circom's constants repeat in a witness), and any
+ * when the queue is full, go to the bucket's XYZZ side sum, so the queue
+ * fills only with distinct buckets and batches stay large. */
 static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry, uint32_t b) {
     const MA *pt = &points[entry & 0x7fffffffu];
     int neg = (int)(entry >> 31);
@@ -289,9 +293,10 @@ static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry
         M_(load)(&ws->bucket[b], pt, neg);
         ws->flags[b] = f | MSM_FULL;
     } else if (f & MSM_PENDING) {
-        if (ws->n_defer < MSM_DEFER) {
+        if (!(f & MSM_WAITING) && ws->n_defer < MSM_DEFER) {
             ws->defer[ws->n_defer].entry = entry;
             ws->defer[ws->n_defer++].bucket = b;
+            ws->flags[b] = f | MSM_WAITING;
             return;
         }
         if (!(f & MSM_SIDE)) {
@@ -308,10 +313,116 @@ static void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t entry
     }
 }
 
-/* result = sum over the tile's points of digit_w(k_i)·P_i. */
+/* Folds the XYZZ side sums into their buckets: each converted to affine
+ * (x = X/ZZ, y = Y/ZZZ, the inverses shared by a batch; an infinite one
+ * gives 0, the affine infinity) and added by batched affine pairs. Every
+ * bucket holds a point (infinity where empty) on entry. */
+static void M_(fold_sides)(M_(affine_ws) *ws, size_t nb) {
+    size_t m = 0;
+    uint32_t which[MSM_BATCH / 2];
+    for (size_t b = 0; b <= nb; b++) {
+        if (b < nb && (ws->flags[b] & MSM_SIDE)) which[m++] = (uint32_t)b;
+        if (m == 0 || (m < MSM_BATCH / 2 && b < nb)) continue;
+        for (size_t i = 0; i < m; i++) {
+            ws->den[2 * i] = ws->side[which[i]].zz;
+            ws->den[2 * i + 1] = ws->side[which[i]].zzz;
+        }
+        K_(batch_inv_var)(ws->den, ws->den, 2 * m, ws->pre);
+        for (size_t i = 0; i < m; i++) {
+            const MX *sd = &ws->side[which[i]];
+            K_(mul)(&ws->tree[i].x, &sd->x, &ws->den[2 * i]);
+            K_(mul)(&ws->tree[i].y, &sd->y, &ws->den[2 * i + 1]);
+        }
+        for (size_t i = 0; i < m; i++) M_(push)(ws, &ws->bucket[which[i]], 0, &ws->tree[i], 0, &ws->bucket[which[i]], 0);
+        M_(flush)(ws);
+        m = 0;
+    }
+}
+
+/* Makes bucket[b] (b < nb_used) the whole of what went to it: every
+ * bucket a point (infinity where empty), the side sums folded in, and the
+ * replicas (nb / nb_used of each bucket, at b + k·nb_used) added up by
+ * halving rounds of batched pairs. */
+static void M_(gather)(M_(affine_ws) *ws, size_t nb, size_t nb_used) {
+    for (size_t b = 0; b < nb; b++) {
+        if (!(ws->flags[b] & MSM_FULL)) M_(set_inf)(&ws->bucket[b]);
+    }
+    M_(fold_sides)(ws, nb);
+    for (size_t half = nb / 2; half >= nb_used; half /= 2) {
+        for (size_t b = 0; b < half; b++) {
+            M_(push)(ws, &ws->bucket[b], 0, &ws->bucket[b + half], 0, &ws->bucket[b], 0);
+            if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+        }
+        M_(flush)(ws);
+    }
+}
+
+/* *out = sum_b (b+1)·bucket[b] over nb buckets, each a point. The usual running sums from the top are one
+ * chain of dependent additions, 2 per bucket, in XYZZ for want of
+ * independent ones to batch. Cut into S segments of L buckets, the
+ * segments' chains are independent: step by step, each segment's total
+ * takes its running sum and its running sum takes its next bucket, all 2S
+ * pairs in one batch-affine flush (the lanes). With r_s, t_s the running
+ * sum and total of segment s (local weights 1..L),
+ *   sum_b (b+1)·B_b = sum_s t_s + L·sum_s s·r_s,
+ * which takes 3S XYZZ additions and log2 L doublings. S balances the
+ * batches' inversions against those: about sqrt(16·nb). */
+static void M_(reduce)(M_(affine_ws) *ws, MX *out, size_t nb) {
+    size_t segs = 1;
+    while (segs * segs < 16 * nb && segs < MSM_BATCH / 2 && segs * 4 <= nb) segs *= 2;
+    size_t len = nb / segs; /* nb, segs: powers of 2 */
+    if (segs < 8) {
+        MX running;
+        M_(xyzz_set_inf)(&running);
+        M_(xyzz_set_inf)(out);
+        for (size_t b = nb; b-- > 0;) {
+            M_(xyzz_add_affine_var)(&running, &running, &ws->bucket[b]);
+            M_(xyzz_add_var)(out, out, &running);
+        }
+        return;
+    }
+    MA *run = ws->tree, *tot = ws->tree + segs;
+    memset(ws->tree, 0, 2 * segs * sizeof(MA));
+    /* step k (bucket j = len-1-k of each segment): tot += run (before this
+     * step's bucket), run += bucket; a last step adds the full run */
+    for (size_t k = 0; k <= len; k++) {
+        for (size_t s = 0; s < segs; s++) {
+            if (k > 0) M_(push)(ws, &tot[s], 0, &run[s], 0, &tot[s], 0);
+            if (k < len) M_(push)(ws, &run[s], 0, &ws->bucket[s * len + len - 1 - k], 0, &run[s], 0);
+        }
+        M_(flush)(ws);
+    }
+    MX r, rs;
+    M_(xyzz_set_inf)(&r);
+    M_(xyzz_set_inf)(&rs);
+    M_(xyzz_set_inf)(out);
+    for (size_t s = segs; s-- > 0;) {
+        M_(xyzz_add_affine_var)(out, out, &tot[s]);
+        if (s == 0) break;
+        M_(xyzz_add_affine_var)(&r, &r, &run[s]);
+        M_(xyzz_add_var)(&rs, &rs, &r); /* rs = sum_s s·r_s */
+    }
+    for (size_t l = len; l > 1; l /= 2) M_(xyzz_dbl)(&rs, &rs);
+    M_(xyzz_add_var)(out, out, &rs);
+}
+
+/* result = sum over the tile's points of digit_w(k_i)·P_i; bits: the
+ * largest scalar's.
+ *
+ * The top window is short: with 254-bit scalars and c = 13 its digits
+ * have 8 bits, so all the points crowd into 128 of the 4096 buckets, and
+ * a batch fills with points for buckets that already have an addition
+ * pending. Where a window's digits reach only nb_used buckets, each bucket
+ * has nb / nb_used replicas (point i goes to replica i mod that), which
+ * spreads the points over all nb slots; gather adds the replicas up. */
 static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, const uint64_t *scalars,
-                            size_t begin, size_t end, unsigned w, unsigned c) {
+                            size_t begin, size_t end, unsigned w, unsigned c, unsigned bits) {
     size_t nb = (size_t)1 << (c - 1), n_ones = 0;
+    /* window w's digits: |d| ≤ 2^(bits - wc) when the window's top bit is
+     * above the scalars' */
+    unsigned room = bits > w * c ? bits - w * c : 0;
+    size_t nb_used = room < c - 1 ? (size_t)1 << room : nb;
+    size_t replica_mask = nb / nb_used - 1;
     memset(ws->flags, 0, nb);
     for (size_t i = begin; i < end; i++) {
         const uint64_t *k = scalars + 4 * i;
@@ -321,15 +432,16 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
             ws->ones[n_ones++] = (uint32_t)i;
             continue;
         }
-        uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
+        uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1 + (uint32_t)(nb_used * (i & replica_mask));
         M_(stream_point)(ws, points, (uint32_t)i | (d < 0 ? 0x80000000u : 0), b);
-        if (ws->n_batch >= ws->batch_cap - MSM_DEFER) M_(flush_stream)(ws, points);
+        /* a full queue flushes too while the batch is worth an inversion;
+         * with few pending pairs the queue holds points for the same few
+         * buckets (repeated digits), which go to the side sums instead */
+        if (ws->n_batch >= ws->batch_cap - MSM_DEFER || (ws->n_defer == MSM_DEFER && ws->n_batch >= ws->batch_cap / 4))
+            M_(flush_stream)(ws, points);
     }
     while (ws->n_batch > 0 || ws->n_defer > 0) M_(flush_stream)(ws, points);
 
-    MX running, total;
-    M_(xyzz_set_inf)(&running);
-    M_(xyzz_set_inf)(&total);
     if (n_ones > 0) {
         if (!(ws->flags[0] & MSM_SIDE)) {
             M_(xyzz_set_inf)(&ws->side[0]);
@@ -337,13 +449,8 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
         }
         M_(sum_ones)(ws, &ws->side[0], points, n_ones);
     }
-    /* sum_b (b+1)·bucket[b] = sum over b of the running sums from the top
-     * (a bucket emptied by a cancellation holds the all-zero infinity) */
-    for (size_t b = nb; b-- > 0;) {
-        uint8_t f = ws->flags[b];
-        if (f & MSM_FULL) M_(xyzz_add_affine_var)(&running, &running, &ws->bucket[b]);
-        if (f & MSM_SIDE) M_(xyzz_add_var)(&running, &running, &ws->side[b]);
-        M_(xyzz_add_var)(&total, &total, &running);
-    }
+    MX total;
+    M_(gather)(ws, nb, nb_used);
+    M_(reduce)(ws, &total, nb_used);
     M_(xyzz_to_j)(result, &total);
 }

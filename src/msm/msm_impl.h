@@ -88,7 +88,7 @@ static void M_(msm_tile)(void *arg, size_t tile, size_t worker) {
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
         M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, job->simd);
-        M_(affine_tile)(&ws, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
+        M_(affine_tile)(&ws, &part->results[t], part->points, part->scalars, begin, end, w, pl->c, pl->bits);
     } else {
         M_(xyzz_tile)(mem, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
     }
