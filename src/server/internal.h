@@ -228,6 +228,8 @@ typedef struct job_body {
     job_body_span *spans;
     size_t n, cap;
     char prefix[40]; /* of the references: "zp-intake:<nonce>:" */
+    size_t json_bytes; /* what jansson's tree grows with: the text but whitespace between tokens, a
+                          reference string for each span */
     size_t pos, next, ref_pos, ref_len; /* the parse's place */
     char ref[64];
 } job_body;
@@ -240,6 +242,28 @@ json_t *job_body_parse(job_body *b, json_error_t *jerr);
 /* Whether a 'data' value is one of the references: 1 and its bytes. */
 int job_body_lookup(const job_body *b, const char *value, const unsigned char **bytes, size_t *size);
 void job_body_free(job_body *b);
+
+/* jsonmem.c: jansson's allocations in a thread's arena (a tracked intake
+ * buffer) while one is open, from malloc otherwise. */
+typedef struct json_arena {
+    unsigned char *base;
+    size_t size, used;
+    int full; /* an allocation did not fit */
+} json_arena;
+/* A JSON tree takes up to this many times its text (measured: an array of
+ * one-element arrays of small numbers, 63x with a compact copy; arrays of
+ * numbers or strings, 19-28x). */
+#define JSON_ARENA_FACTOR 64
+void json_mem_install(void);
+/* This thread's jansson allocations go to [base, base + size). */
+void json_arena_open(json_arena *a, unsigned char *base, size_t size);
+/* They go to malloc again; the arena's blocks stay valid. */
+void json_arena_stop(json_arena *a);
+void json_arena_resume(json_arena *a);
+/* Every block of the arena has been freed: its buffer may go. */
+void json_arena_release(json_arena *a);
+/* Frees what jansson allocated (json_dumps) where it may be in an arena. */
+void json_mem_free(void *p);
 
 /* routes.c */
 void server_respond_json(zp_response *resp, int status, json_t *body);

@@ -88,6 +88,7 @@ zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, z
             if (j >= len) break; /* unterminated: jansson says so */
             size_t end = j;
             i = j;
+            b->json_bytes += end - start + 2; /* the string and its quotes */
             int is_key = depth > 0 && !deep && expect_key[depth - 1];
             if (is_key && end - start >= LONG_STRING) {
                 return zp_error_set(err, ZP_ERR_ARG, "a key of %zu bytes at byte %zu of the body", end - start, start);
@@ -120,12 +121,14 @@ zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, z
             sp->start = start - 1; /* the quotes too */
             sp->end = end + 1;
             sp->bytes = (unsigned char *)text + start;
+            b->json_bytes -= end - start + 2 - 64; /* its reference instead */
             if (!decode_in_place(sp->bytes, end - start, &sp->size)) {
                 return zp_error_set(err, ZP_ERR_ARG, "witness %zu: 'data' is not base64", b->n);
             }
             b->n++;
             continue;
         }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') b->json_bytes++;
         if (c == '{' || c == '[') {
             if (depth == MAX_DEPTH || deep) {
                 deep++;

@@ -339,33 +339,82 @@ void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int 
     }
 }
 
-void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
-    json_error_t jerr;
-    json_t *root;
-    /* From HTTP the body is in a tracked buffer the witnesses are decoded
-     * in (jobbody.c); a read-only body (the handler called directly, in
-     * tests) is parsed as it is. */
+/* The parsed body and what holds it: the arena its tree lives in (a
+ * tracked intake buffer; none for a body parsed as it is). */
+typedef struct parsed_body {
     job_body jb;
-    int scanned = req->body_writable != NULL;
-    if (scanned) {
+    int scanned;
+    json_t *root;
+    json_arena arena;
+    zp_intake *arena_mem;
+} parsed_body;
+
+static void parsed_body_free(zp_server *s, parsed_body *pb) {
+    json_decref(pb->root); /* its blocks in the arena: nothing to free */
+    pb->root = NULL;
+    if (pb->arena_mem) {
+        json_arena_release(&pb->arena);
+        zp_engine_intake_free(s->engine, pb->arena_mem);
+        pb->arena_mem = NULL;
+    }
+    if (pb->scanned) job_body_free(&pb->jb);
+}
+
+/* Parses the body: from HTTP it is in a tracked buffer the witnesses are
+ * decoded in (jobbody.c), and jansson builds its tree in an arena
+ * reserved from the budget for the rest, JSON_ARENA_FACTOR times its size
+ * (an "inputs" array's tree is many times its text); a read-only body
+ * (the handler called directly, in tests) is parsed as it is. Returns 0
+ * with the answer given when it cannot be parsed. */
+static int parse_body(parsed_body *pb, zp_server *s, const zp_request *req, zp_response *resp) {
+    json_error_t jerr;
+    memset(pb, 0, sizeof *pb);
+    pb->scanned = req->body_writable != NULL;
+    if (!pb->scanned) {
+        pb->root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    } else {
         int hs;
         zp_error e;
-        if (job_body_scan(&jb, req->body_writable, req->body_len, &hs, &e) != ZP_OK) {
-            job_body_free(&jb);
+        if (job_body_scan(&pb->jb, req->body_writable, req->body_len, &hs, &e) != ZP_OK) {
+            parsed_body_free(s, pb);
             server_respond_error(resp, hs, server_error_code(hs), "%s", e.message);
-            return;
+            return 0;
         }
-        root = job_body_parse(&jb, &jerr);
-    } else {
-        root = json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+        size_t json_bytes = pb->jb.json_bytes, arena_bytes = JSON_ARENA_FACTOR * json_bytes + 65536;
+        if (zp_engine_intake_alloc(&pb->arena_mem, s->engine, arena_bytes, &e) != ZP_OK) {
+            int st = e.status == ZP_ERR_NOMEM ? 503 : 413;
+            parsed_body_free(s, pb);
+            server_respond_error(resp, st, st == 503 ? "busy_memory" : server_error_code(st),
+                                 "parsing the body's %zu bytes of JSON (whitespace aside) takes up to %zu bytes of the memory budget: %s",
+                                 json_bytes, arena_bytes, e.message);
+            if (st == 503) resp->retry_after = 1;
+            return 0;
+        }
+        json_arena_open(&pb->arena, zp_intake_data(pb->arena_mem), arena_bytes);
+        pb->root = job_body_parse(&pb->jb, &jerr);
+        json_arena_stop(&pb->arena); /* the answer's JSON outlives the arena */
     }
-    if (root == NULL || !json_is_object(root)) {
-        if (scanned) job_body_free(&jb);
-        json_decref(root);
-        server_respond_error(resp, 400, "bad_request", "the body is not a JSON object: %s",
-                             root ? "not an object" : jerr.text);
-        return;
+    if (pb->root == NULL || !json_is_object(pb->root)) {
+        int full = pb->arena.full, not_object = pb->root != NULL;
+        size_t arena_bytes = pb->arena.size;
+        parsed_body_free(s, pb);
+        if (full) {
+            server_respond_error(resp, 413, server_error_code(413),
+                                 "the body's JSON takes more than %zu bytes to parse (%d times its size)", arena_bytes,
+                                 JSON_ARENA_FACTOR);
+        } else {
+            server_respond_error(resp, 400, "bad_request", "the body is not a JSON object: %s",
+                                 not_object ? "not an object" : jerr.text);
+        }
+        return 0;
     }
+    return 1;
+}
+
+void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
+    parsed_body pb;
+    if (!parse_body(&pb, s, req, resp)) return;
+    json_t *root = pb.root;
     const char *key = json_string_value(json_object_get(root, "key"));
     json_t *jprio = json_object_get(root, "priority"), *jreq = json_object_get(root, "request_id");
     json_t *jw = json_object_get(root, "witnesses"), *jin = json_object_get(root, "inputs");
@@ -390,8 +439,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         }
     }
     if (problem) {
-        if (scanned) job_body_free(&jb);
-        json_decref(root);
+        parsed_body_free(s, &pb);
         server_respond_error(resp, 400, "bad_request", "%s", problem);
         return;
     }
@@ -406,11 +454,17 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         status = 500;
         zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
     }
+    json_arena_resume(&pb.arena); /* the compact copies too */
     for (size_t i = 0; ok && inputs && i < n; i++) {
         /* kept as compact JSON: what the spool holds and the engine reads */
         json_t *item = json_array_get(jw, i);
         char *text = json_is_object(item) ? json_dumps(item, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-        if (text == NULL) {
+        if (text == NULL && pb.arena.full) {
+            status = 413;
+            zp_error_set(&err, ZP_ERR_ARG, "the body's inputs take more than %zu bytes to parse and copy (%d times "
+                         "the body's size)", pb.arena.size, JSON_ARENA_FACTOR);
+            ok = 0;
+        } else if (text == NULL) {
             zp_error_set(&err, ZP_ERR_ARG, "inputs[%zu] must be an object of input signals (an input.json)", i);
             ok = 0;
         } else {
@@ -419,6 +473,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
             w[i].size = strlen(text);
         }
     }
+    json_arena_stop(&pb.arena);
     for (size_t i = 0; ok && !inputs && i < n; i++) {
         json_t *item = json_array_get(jw, i);
         const char *data = json_string_value(json_object_get(item, "data"));
@@ -426,7 +481,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         if (!json_is_object(item) || (data == NULL) == (path == NULL)) {
             zp_error_set(&err, ZP_ERR_ARG, "witness %zu needs exactly one of 'data' (base64) or 'path'", i);
             ok = 0;
-        } else if (data && scanned && job_body_lookup(&jb, data, &w[i].bytes, &w[i].size)) {
+        } else if (data && pb.scanned && job_body_lookup(&pb.jb, data, &w[i].bytes, &w[i].size)) {
             /* decoded in place, in the body's tracked buffer */
         } else if (data) { /* short enough to have stayed in the JSON */
             owned[i] = zp_base64_decode(data, json_string_length(json_object_get(item, "data")), &w[i].size);
@@ -458,13 +513,12 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
             status = 500;
         server_answer_submitted(s, resp, st, status, &err, id, existing, position, key, n, request_id, digest);
     }
-    for (size_t i = 0; owned && i < n; i++) free(owned[i]);
+    for (size_t i = 0; owned && i < n; i++) json_mem_free(owned[i]); /* json_dumps's, or base64's */
     for (size_t i = 0; held && i < n; i++) zp_engine_intake_free(s->engine, held[i]);
     free(owned);
     free(held);
     free(w);
-    if (scanned) job_body_free(&jb);
-    json_decref(root);
+    parsed_body_free(s, &pb);
 }
 
 /* ctx: the server, the array, and a state to keep (NULL: all). */

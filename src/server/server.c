@@ -116,6 +116,7 @@ static zp_status server_identify(zp_server *s, zp_error *err) {
 
 zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error *err) {
     *out = NULL;
+    json_mem_install(); /* before the request threads: jansson's hooks are global */
     zp_server *s = calloc(1, sizeof *s);
     if (s == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     copy_config(&s->cfg, cfg);

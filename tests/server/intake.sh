@@ -16,7 +16,11 @@
 # - request bodies were counted (class intake seen above 0), and none is
 #   left once the storm is over;
 # - every refusal for memory was a 503 with Retry-After and busy_memory;
-#   every valid upload was accepted in the end, every bogus one got 422;
+#   every valid upload was accepted in the end, every bogus one got 422,
+#   every inputs body (an array of small numbers, whose JSON tree is ~24x
+#   its text: parsed in an arena reserved from the budget) its 422 for the
+#   key without a circuit; an inputs body whose tree could need more than
+#   the budget is 413;
 # - a Content-Length past max_request is 413, one past the budget itself
 #   (a second daemon whose max_request is above its budget) is 413;
 # - every accepted job's proof verifies (zkpipe verify; snarkjs on one);
@@ -124,6 +128,16 @@ expect_eq "bogus witnesses: the message says what is wrong" \
     "$(st 'j.uploads.filter(u => u.kind == "bogus" && !/witness 0/.test(u.message || "")).length')" 0
 expect_eq "streamed uploads (.wtns back to back, the last broken) refused with 422 naming it" \
     "$(st 'j.uploads.filter(u => u.kind == "stream" && !(u.code == 422 && /witness [0-9]+: w\[0\] is not 1/.test(u.message || ""))).map(u => u.code + " " + (u.message || "")).join("; ")')" ""
+
+expect_eq "every inputs body parsed, then refused with 422 (the key has no circuit)" \
+    "$(st 'j.uploads.filter(u => u.kind == "inputs" && !(u.code == 422 && /no circuit/.test(u.message || ""))).map(u => u.code + " " + (u.message || "")).join("; ")')" ""
+# an inputs body whose JSON tree may take more than the budget: 413, the
+# arena's size in the message, and nothing held after
+node -e 'const n = Number(process.argv[1]); process.stdout.write("{\"key\":\"merkle\",\"inputs\":[{\"a\":[0" + ",0".repeat(n) + "]}]}")' \
+    $((MAXREQ / 3)) >"$W/inputs-big.json"
+MSG_RE="takes up to [0-9]+ bytes of the memory budget" expect_status \
+    "an inputs body of $(stat -c %s "$W/inputs-big.json") bytes (its tree could outgrow the budget): 413" 413 \
+    POST /v1/jobs "${CT[@]}" --data-binary "@$W/inputs-big.json"
 
 # ---- after the storm: no body is left counted
 sleep 0.3

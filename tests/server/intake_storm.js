@@ -12,6 +12,10 @@
 //          (decoded and checked, then refused);
 //   stream: WTNS back to back up to MAX_REQUEST bytes, the last one's w[0]
 //          broken, as application/octet-stream: must end 422;
+//   inputs: one input object of MAX_REQUEST / 24 bytes, an array of small
+//          numbers (the shape whose JSON tree is largest against its text,
+//          ~24x): parsed in an arena reserved from the budget, then refused
+//          with 422 (key merkle has no circuit);
 // every fourth upload is chunked (no Content-Length). A 503 must carry
 // Retry-After and error.code "busy_memory"; the client waits that long and
 // sends the same body again (at most 60 tries). A chunked body refused in
@@ -58,7 +62,11 @@ function streamBody() {
     body[(n - 1) * w.length + 12 + 52 + 12] = 2;
     return body;
 }
-const BODIES = { valid: validBody(), bogus: bogusBody(), stream: streamBody() };
+function inputsBody() {
+    const head = '{"key":"merkle","inputs":[{"a":[0', tail = "]}]}", n = Math.floor(MAX / 24);
+    return Buffer.from(head + ",0".repeat(Math.floor((n - head.length - tail.length) / 2)) + tail, "latin1");
+}
+const BODIES = { valid: validBody(), bogus: bogusBody(), stream: streamBody(), inputs: inputsBody() };
 
 function post(body, chunked) {
     return new Promise((resolve) => {
@@ -170,7 +178,7 @@ async function sampler() {
 async function client(c) {
     for (let r = 0; r < ROUNDS; r++) {
         const n = c * ROUNDS + r;
-        await upload(["valid", "bogus", "stream"][(c + r) % 3], n % 4 === 3);
+        await upload(["valid", "bogus", "stream", "inputs"][(c + r) % 4], n % 4 === 3);
     }
 }
 
