@@ -437,10 +437,12 @@ done:
     return st;
 }
 
-/* Everything in a cache key but the wasm: the build tag, the flags, the
- * glue and the fastfr text. */
-static void hash_config(zp_sha256 *h) {
+/* Everything in a cache key but the wasm: the build tag, the compiler
+ * (as CC names it: an object gcc built is not one clang would), the
+ * flags, the glue and the fastfr text. */
+static void hash_config(zp_sha256 *h, const char *cc) {
     zp_sha256_update(h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+    zp_sha256_update(h, cc, strlen(cc) + 1);
     zp_sha256_update(h, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
     zp_sha256_update(h, opt_flag(), strlen(opt_flag()));
     zp_sha256_update(h, sanitize_flag(), strlen(sanitize_flag()) + 1);
@@ -479,7 +481,7 @@ typedef struct fp_stamps {
     uint64_t v[7];
 } fp_stamps;
 
-static void fingerprint(char name[33], fp_stamps *st, const struct stat *sb) {
+static void fingerprint(char name[33], fp_stamps *st, const struct stat *sb, const char *cc) {
     *st = (fp_stamps){{(uint64_t)sb->st_dev, (uint64_t)sb->st_ino, (uint64_t)sb->st_size,
                        (uint64_t)sb->st_mtim.tv_sec, (uint64_t)sb->st_mtim.tv_nsec, (uint64_t)sb->st_ctim.tv_sec,
                        (uint64_t)sb->st_ctim.tv_nsec}};
@@ -487,6 +489,7 @@ static void fingerprint(char name[33], fp_stamps *st, const struct stat *sb) {
     for (int i = 0; i < 2; i++) {
         h[i] = fnv1a(h[i], "wasm fingerprint 1\n", 19);
         h[i] = fnv1a(h[i], ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+        h[i] = fnv1a(h[i], cc, strlen(cc) + 1);
         h[i] = fnv1a(h[i], STR(CC_FLAGS), sizeof STR(CC_FLAGS));
         h[i] = fnv1a(h[i], opt_flag(), strlen(opt_flag()) + 1);
         h[i] = fnv1a(h[i], sanitize_flag(), strlen(sanitize_flag()) + 1);
@@ -576,7 +579,8 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
         close(fd);
         return st;
     }
-    fingerprint(fp, &stamps, &sb);
+    const char *cc = tool_name(options->cc, "CC", "cc");
+    fingerprint(fp, &stamps, &sb, cc);
     if (fingerprint_lookup(dir, fp, &stamps, out->key)) {
         out->so_path = str_printf("%s/%s.so", dir, out->key);
         if (out->so_path != NULL && access(out->so_path, R_OK) == 0) { /* compiled before, file unchanged */
@@ -600,11 +604,10 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
                           wasm_path);
         goto done;
     }
-    const char *cc = tool_name(options->cc, "CC", "cc");
     const char *wasm2c = tool_name(options->wasm2c, "ZKPIPE_WASM2C", "wasm2c");
     zp_sha256 h;
     if ((st = zp_sha256_init(&h, err)) != ZP_OK) goto done;
-    hash_config(&h);
+    hash_config(&h, cc);
     zp_sha256_update(&h, wasm, wasm_len);
     uint8_t digest[ZP_SHA256_BYTES];
     zp_sha256_final(&h, digest);

@@ -182,6 +182,18 @@ r2=$?; wait $p1; r1=$?
 [ $r1 = 0 ] && [ $r2 = 0 ] && cmp -s "$W/p1.wtns" "$W/p2.wtns" && ok || bad "concurrent compilers: exit $r1 $r2"
 [ "$(ls "$fresh" | wc -l)" = 1 ] && [ -z "$(ls -A "$fresh" | grep '^\.build')" ] && ok || { bad "concurrent compilers left: $(ls -A "$fresh")"; }
 
+# the compiler is part of the key: another CC compiles its own object, and
+# finds it the next time
+if command -v clang >/dev/null 2>&1; then
+    expect "another compiler: compiled again" 0 "" -- env CC=clang "$Z" wtns calculate -v --cache "$fresh" \
+        "${DIR[assert.bn128]}/assert_js/assert.wasm" "$W/x12.json" "$W/p3.wtns"
+    ! grep -q "compiled before" "$W/err" && [ "$(ls "$fresh" | wc -l)" = 2 ] && cmp -s "$W/p1.wtns" "$W/p3.wtns" && ok ||
+        bad "CC=clang reused the cc object: $(ls "$fresh")"
+    expect "another compiler: its object found again" 0 "" -- env CC=clang "$Z" wtns calculate -v --cache "$fresh" \
+        "${DIR[assert.bn128]}/assert_js/assert.wasm" "$W/x12.json" "$W/p3.wtns"
+    grep -q "compiled before" "$W/err" && ok || bad "CC=clang compiled again"
+fi
+
 # 7. The glue's C string matches its source.
 tmpd="$(mktemp -d)"; cp "$ROOT/src/witness/w2c_glue.c.in" "$ROOT/src/witness/embed_glue.sh" "$tmpd/"
 sh "$tmpd/embed_glue.sh" && cmp -s "$tmpd/w2c_glue.h" "$ROOT/src/witness/w2c_glue.h" && ok ||
