@@ -437,18 +437,33 @@ done:
     return st;
 }
 
-/* Everything in a cache key but the wasm: the build tag, the compiler
- * (as CC names it: an object gcc built is not one clang would), the
- * flags, the glue and the fastfr text. */
-static void hash_config(zp_sha256 *h, const char *cc) {
-    zp_sha256_update(h, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
-    zp_sha256_update(h, cc, strlen(cc) + 1);
-    zp_sha256_update(h, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
-    zp_sha256_update(h, opt_flag(), strlen(opt_flag()));
-    zp_sha256_update(h, sanitize_flag(), strlen(sanitize_flag()) + 1);
-    zp_sha256_update(h, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
-    zp_sha256_update(h, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
-    zp_sha256_update(h, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+/* FNV-1a, 64 bits, from basis h. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
+    const uint8_t *p = data;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Everything in a cache key but the wasm, item by item into a hash: the
+ * build tag, the compiler (as CC names it: an object gcc built is not one
+ * clang would), the flags, the glue and the fastfr text. The key (SHA-256)
+ * and the fingerprint (FNV-1a) both take this one list, so neither can
+ * miss an item the other has. */
+typedef void config_sink(void *hash, const void *data, size_t len);
+static void config_items(const char *cc, config_sink *sink, void *hash) {
+    sink(hash, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
+    sink(hash, cc, strlen(cc) + 1);
+    sink(hash, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
+    sink(hash, opt_flag(), strlen(opt_flag()) + 1);
+    sink(hash, sanitize_flag(), strlen(sanitize_flag()) + 1);
+    sink(hash, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
+    sink(hash, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
+    sink(hash, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+}
+static void sha256_sink(void *hash, const void *data, size_t len) { zp_sha256_update(hash, data, len); }
+static void fnv1a_sink(void *hash, const void *data, size_t len) {
+    uint64_t *h = hash;
+    *h = fnv1a(*h, data, len);
 }
 
 /* The fingerprint shortcut. Hashing the whole wasm on every run costs
@@ -464,13 +479,6 @@ static void hash_config(zp_sha256 *h, const char *cc) {
  * unchanged: as git does with a "racily clean" index, a record is only
  * written for a file whose stamps are more than two seconds old. */
 #define FP_MIN_AGE_S 2
-
-/* FNV-1a, 64 bits, from basis h. */
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
-    const uint8_t *p = data;
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
 
 /* The record's name: two FNV-1a hashes (different bases) of the
  * configuration and the file's stamps. It is only an index (the record
@@ -488,14 +496,7 @@ static void fingerprint(char name[33], fp_stamps *st, const struct stat *sb, con
     uint64_t h[2] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
     for (int i = 0; i < 2; i++) {
         h[i] = fnv1a(h[i], "wasm fingerprint 1\n", 19);
-        h[i] = fnv1a(h[i], ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
-        h[i] = fnv1a(h[i], cc, strlen(cc) + 1);
-        h[i] = fnv1a(h[i], STR(CC_FLAGS), sizeof STR(CC_FLAGS));
-        h[i] = fnv1a(h[i], opt_flag(), strlen(opt_flag()) + 1);
-        h[i] = fnv1a(h[i], sanitize_flag(), strlen(sanitize_flag()) + 1);
-        h[i] = fnv1a(h[i], zp_w2c_glue_text, strlen(zp_w2c_glue_text));
-        h[i] = fnv1a(h[i], ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION);
-        h[i] = fnv1a(h[i], zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+        config_items(cc, fnv1a_sink, &h[i]);
         h[i] = fnv1a(h[i], st->v, sizeof st->v);
     }
     snprintf(name, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
@@ -607,7 +608,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     const char *wasm2c = tool_name(options->wasm2c, "ZKPIPE_WASM2C", "wasm2c");
     zp_sha256 h;
     if ((st = zp_sha256_init(&h, err)) != ZP_OK) goto done;
-    hash_config(&h, cc);
+    config_items(cc, sha256_sink, &h);
     zp_sha256_update(&h, wasm, wasm_len);
     uint8_t digest[ZP_SHA256_BYTES];
     zp_sha256_final(&h, digest);
