@@ -434,9 +434,9 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
         }
         uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1 + (uint32_t)(nb_used * (i & replica_mask));
         M_(stream_point)(ws, points, (uint32_t)i | (d < 0 ? 0x80000000u : 0), b);
-        /* a full queue flushes too while the batch is worth an inversion;
-         * with few pending pairs the queue holds points for the same few
-         * buckets (repeated digits), which go to the side sums instead */
+        /* a full queue (one point per bucket: as many pending pairs at
+         * least) flushes too once the batch is worth an inversion; until
+         * then further conflicts go to the side sums */
         if (ws->n_batch >= ws->batch_cap - MSM_DEFER || (ws->n_defer == MSM_DEFER && ws->n_batch >= ws->batch_cap / 4))
             M_(flush_stream)(ws, points);
     }
