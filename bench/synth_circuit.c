@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "curve/desc.h"
 #include "field/field.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
@@ -39,6 +40,7 @@ typedef struct {
 } elem;
 
 static zp_curve curve = ZP_CURVE_BN254;
+static const zp_curve_desc *desc; /* curve's */
 
 static void f_mul(elem *r, const elem *a, const elem *b) {
     if (curve == ZP_CURVE_BN254) zp_bn254_fr_mul((zp_bn254_fr *)r, (const zp_bn254_fr *)a, (const zp_bn254_fr *)b);
@@ -56,9 +58,8 @@ static void f_from_mont(elem *plain, const elem *a) {
     if (curve == ZP_CURVE_BN254) zp_bn254_fr_from_mont((zp_bn254_fr *)plain, (const zp_bn254_fr *)a);
     else zp_bls12_fr_from_mont((zp_bls12_fr *)plain, (const zp_bls12_fr *)a);
 }
-static const uint64_t *f_modulus(void) {
-    return curve == ZP_CURVE_BN254 ? zp_bn254_fr_modulus.v : zp_bls12_fr_modulus.v;
-}
+/* r - plain, for plain in [1, r) */
+static void neg_plain(elem *r, const elem *plain) { zp_limbs_sub(r->v, desc->fr_modulus, plain->v, 4); }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rand64(void) { /* splitmix64 */
@@ -69,7 +70,7 @@ static uint64_t rand64(void) { /* splitmix64 */
 }
 /* a plain value below r: 4 random limbs with the top one cut below r's */
 static void rand_plain(elem *r) {
-    const uint64_t *m = f_modulus();
+    const uint64_t *m = desc->fr_modulus;
     r->v[0] = rand64();
     r->v[1] = rand64();
     r->v[2] = rand64();
@@ -171,13 +172,12 @@ int main(int argc, char **argv) {
     const char *out_r1cs = NULL, *out_wtns = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--curve") && i + 1 < argc) {
-            const char *c = argv[++i];
-            if (!strcmp(c, "bn128") || !strcmp(c, "bn254")) curve = ZP_CURVE_BN254;
-            else if (!strcmp(c, "bls12381") || !strcmp(c, "bls12-381")) curve = ZP_CURVE_BLS12_381;
-            else {
-                fprintf(stderr, "zkpipe-bench-circuit: unknown curve '%s' (bn128 or bls12381)\n", c);
+            const zp_curve_desc *d = zp_curve_find(argv[++i]);
+            if (d == NULL) {
+                fprintf(stderr, "zkpipe-bench-circuit: unknown curve '%s' (%s)\n", argv[i], ZP_CURVE_NAMES);
                 return 2;
             }
+            curve = d->id;
         } else if (!strcmp(argv[i], "--log") && i + 1 < argc) {
             log_k = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--constraints") && i + 1 < argc) {
@@ -214,6 +214,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "zkpipe-bench-circuit: too many wires\n");
         return 2;
     }
+    desc = zp_curve_get(curve);
     double t0 = zp_clock_now();
     n_wires = (uint32_t)(1 + n_pub + 64 * blocks);
     val = calloc(n_wires, sizeof *val);
@@ -222,9 +223,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "zkpipe-bench-circuit: out of memory for %zu constraints\n", rows);
         return 3;
     }
-    elem minus_one = {{0}}, two_pow[48];
-    memcpy(minus_one.v, f_modulus(), 32);
-    minus_one.v[0] -= 1;
+    elem one = {{1, 0, 0, 0}}, minus_one, two_pow[48];
+    neg_plain(&minus_one, &one);
     for (unsigned j = 0; j < 48; j++) {
         memset(&two_pow[j], 0, sizeof two_pow[j]);
         two_pow[j].v[j / 64] = (uint64_t)1 << (j % 64);
@@ -256,17 +256,10 @@ int main(int argc, char **argv) {
             define(ands + k);
         }
         for (unsigned k = 0; k < 16; k++) { /* y = sum 2^k (b + b' - 2t) */
-            elem m2 = two_pow[k + 1], neg;
+            elem neg;
             term(0, bits + 2 * k, &two_pow[k]);
             term(0, bits + 2 * k + 1, &two_pow[k]);
-            /* -2^(k+1) = r - 2^(k+1) */
-            memcpy(neg.v, f_modulus(), 32);
-            uint64_t borrow = 0;
-            for (int l = 0; l < 4; l++) {
-                uint64_t a = neg.v[l], b = m2.v[l];
-                neg.v[l] = a - b - borrow;
-                borrow = (a < b) || (a - b < borrow);
-            }
+            neg_plain(&neg, &two_pow[k + 1]);
             term(0, ands + k, &neg);
         }
         term_u64(1, 0, 1);
@@ -327,7 +320,7 @@ int main(int argc, char **argv) {
     }
     printf("%s: %s, %zu constraints (%zu blocks of 64 + %u outputs), %u wires (%.0f%% of the values 0 or 1), "
            "terms A/B/C %zu/%zu/%zu; built in %.2f s, written in %.2f s\n",
-           out_r1cs, curve == ZP_CURVE_BN254 ? "bn128" : "bls12381", n_rows, blocks, n_pub, n_wires,
+           out_r1cs, desc->name, n_rows, blocks, n_pub, n_wires,
            100.0 * (double)zero_one / n_wires, mat[0].n, mat[1].n, mat[2].n, t_build,
            zp_clock_now() - t0 - t_build);
     for (int k = 0; k < 3; k++) {
