@@ -228,8 +228,8 @@ typedef struct job_body {
     job_body_span *spans;
     size_t n, cap;
     char prefix[40]; /* of the references: "zp-intake:<nonce>:" */
-    size_t json_bytes; /* what jansson's tree grows with: the text but whitespace between tokens, a
-                          reference string for each span */
+    size_t json_bytes; /* what jansson's tree grows with: the text but whitespace between tokens, and
+                          a reference string (at most sizeof ref) in each span's place */
     size_t pos, next, ref_pos, ref_len; /* the parse's place */
     char ref[64];
 } job_body;
@@ -254,8 +254,11 @@ typedef struct json_arena {
  * one-element arrays of small numbers, 63x with a compact copy; arrays of
  * numbers or strings, 19-28x). */
 #define JSON_ARENA_FACTOR 64
+/* Routes jansson's allocations through jsonmem.c: zp_server_start calls
+ * it once, before any request thread (jansson's hooks are global). */
 void json_mem_install(void);
-/* This thread's jansson allocations go to [base, base + size). */
+/* This thread's jansson allocations go to [base, base + size) (after
+ * json_mem_install). */
 void json_arena_open(json_arena *a, unsigned char *base, size_t size);
 /* They go to malloc again; the arena's blocks stay valid. */
 void json_arena_stop(json_arena *a);

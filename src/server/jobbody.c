@@ -121,7 +121,7 @@ zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, z
             sp->start = start - 1; /* the quotes too */
             sp->end = end + 1;
             sp->bytes = (unsigned char *)text + start;
-            b->json_bytes -= end - start + 2 - 64; /* its reference instead */
+            b->json_bytes -= end - start + 2 - sizeof b->ref; /* its reference instead */
             if (!decode_in_place(sp->bytes, end - start, &sp->size)) {
                 return zp_error_set(err, ZP_ERR_ARG, "witness %zu: 'data' is not base64", b->n);
             }

@@ -50,7 +50,6 @@ void json_mem_install(void) {
 }
 
 void json_arena_open(json_arena *a, unsigned char *base, size_t size) {
-    json_mem_install();
     *a = (json_arena){.base = base, .size = size};
     alloc_to = a;
     owned = a;

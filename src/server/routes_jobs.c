@@ -349,6 +349,13 @@ typedef struct parsed_body {
     zp_intake *arena_mem;
 } parsed_body;
 
+/* The 413 for a tree that outgrew its arena (the parse, or the inputs'
+ * compact copies made in it after). */
+static void arena_full_error(zp_error *err, const json_arena *a) {
+    zp_error_set(err, ZP_ERR_ARG, "the body's JSON takes more than %zu bytes to parse and copy (%d times its size)",
+                 a->size, JSON_ARENA_FACTOR);
+}
+
 static void parsed_body_free(zp_server *s, parsed_body *pb) {
     json_decref(pb->root); /* its blocks in the arena: nothing to free */
     pb->root = NULL;
@@ -396,12 +403,11 @@ static int parse_body(parsed_body *pb, zp_server *s, const zp_request *req, zp_r
     }
     if (pb->root == NULL || !json_is_object(pb->root)) {
         int full = pb->arena.full, not_object = pb->root != NULL;
-        size_t arena_bytes = pb->arena.size;
+        zp_error e;
+        if (full) arena_full_error(&e, &pb->arena);
         parsed_body_free(s, pb);
         if (full) {
-            server_respond_error(resp, 413, server_error_code(413),
-                                 "the body's JSON takes more than %zu bytes to parse (%d times its size)", arena_bytes,
-                                 JSON_ARENA_FACTOR);
+            server_respond_error(resp, 413, server_error_code(413), "%s", e.message);
         } else {
             server_respond_error(resp, 400, "bad_request", "the body is not a JSON object: %s",
                                  not_object ? "not an object" : jerr.text);
@@ -461,8 +467,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         char *text = json_is_object(item) ? json_dumps(item, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
         if (text == NULL && pb.arena.full) {
             status = 413;
-            zp_error_set(&err, ZP_ERR_ARG, "the body's inputs take more than %zu bytes to parse and copy (%d times "
-                         "the body's size)", pb.arena.size, JSON_ARENA_FACTOR);
+            arena_full_error(&err, &pb.arena);
             ok = 0;
         } else if (text == NULL) {
             zp_error_set(&err, ZP_ERR_ARG, "inputs[%zu] must be an object of input signals (an input.json)", i);
