@@ -32,15 +32,17 @@ void zp_msm_scan_var(const uint64_t *scalars, size_t n, unsigned *bits, size_t *
 }
 
 /* Cost of one window in units of a batch-affine addition (~6
- * multiplications): every point with a nonzero digit is one addition, plus
- * its share of the batch's inversion (~330 multiplications over a batch of
- * min(1024, buckets/4)); the running-sum reduction costs two XYZZ additions
- * per bucket (~24 multiplications, 3 units after memory effects; measured).
- * XYZZ accumulation costs ~10 multiplications per point (units of that:
- * 2.4 per bucket). point_bytes: the size of one affine point. */
+ * multiplications). Streaming: every point with a nonzero digit is one
+ * addition, plus its share of the batch's inversion (~330 multiplications
+ * over a batch of min(1024, buckets/4)); the running-sum reduction costs
+ * two XYZZ additions per bucket (~24 multiplications, 3 units after
+ * memory effects; measured). Sorted: the same additions in full batches,
+ * and the reduction batched too (2 per bucket). XYZZ accumulation costs
+ * ~10 multiplications per point (units of that: 2.4 per bucket).
+ * point_bytes: the size of one affine point. */
 void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
                       size_t point_bytes, size_t threads) {
-    if (path == ZP_MSM_AUTO) path = n >= ZP_MSM_AFFINE_MIN_N ? ZP_MSM_AFFINE : ZP_MSM_XYZZ;
+    if (path == ZP_MSM_AUTO) path = n <= ZP_MSM_SORTED_MAX_N ? ZP_MSM_SORTED : ZP_MSM_AFFINE;
     if (n >= ((size_t)1 << 31)) path = ZP_MSM_XYZZ; /* the tiles' lists hold 31-bit indices */
     double pts = (double)n_big + 1.0;
     unsigned best = 1;
@@ -56,6 +58,8 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
              * (3 MiB), BN254 G1 best at 16 (2 MiB). G2 measured
              * compute-bound. */
             if (point_bytes < 128 && nb * (double)point_bytes > 2.0 * 1024 * 1024) cost += 0.1 * pts;
+        } else if (path == ZP_MSM_SORTED) {
+            cost = pts + 2.0 * nb;
         } else {
             cost = pts + 2.4 * nb;
         }
@@ -70,10 +74,19 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
     plan->c = best;
     plan->windows = zp_msm_windows(best, bits);
     plan->chunks = 1;
-    while ((size_t)plan->windows * plan->chunks < 2 * threads && n / (plan->chunks * 2) >= 1024) plan->chunks *= 2;
+    plan->group = 1;
+    if (path == ZP_MSM_SORTED) {
+        /* two groups per worker, each as many entries as a tile holds */
+        size_t want = 2 * threads, per = (plan->windows + want - 1) / want;
+        size_t cap = n > 0 ? ZP_MSM_SORTED_ENTRIES / n : per;
+        plan->group = (unsigned)(per < cap ? per : cap > 1 ? cap : 1);
+    } else {
+        while ((size_t)plan->windows * plan->chunks < 2 * threads && n / (plan->chunks * 2) >= 1024)
+            plan->chunks *= 2;
+    }
     plan->chunk_len = n == 0 ? 0 : (n + plan->chunks - 1) / plan->chunks;
     /* The scratch is sized for the plan of n full-size scalars: never a
-     * wider window or a longer chunk than that one. */
+     * wider window, a longer chunk or a larger group than that one. */
     if (bits < ZP_MSM_SCALAR_BITS || n_big < n) {
         zp_msm_plan full;
         zp_msm_plan_make(&full, path, n, n, ZP_MSM_SCALAR_BITS, point_bytes, threads);
@@ -85,6 +98,7 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
             plan->chunk_len = full.chunk_len;
             plan->chunks = (n + full.chunk_len - 1) / full.chunk_len;
         }
+        if (plan->group > full.group) plan->group = full.group;
     }
 }
 

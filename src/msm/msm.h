@@ -14,10 +14,16 @@
 #include "base/parallel.h"
 #include "zkpipe.h"
 
-/* How the bucket sums are accumulated: batch-affine above a size where the
- * batches fill up, XYZZ below (and both selectable, for tests). */
-typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE } zp_msm_path;
-#define ZP_MSM_AFFINE_MIN_N 512
+/* How the bucket sums are accumulated: XYZZ, batch-affine streaming
+ * (msm_affine_impl.h), or batch-affine over digits sorted by bucket
+ * (msm_sorted_impl.h). AUTO takes the sorted path up to
+ * ZP_MSM_SORTED_MAX_N points and streaming above; every path can be
+ * asked for, for tests. */
+typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE, ZP_MSM_SORTED } zp_msm_path;
+#define ZP_MSM_SORTED_MAX_N ((size_t)1 << 14)
+/* The sorted path's tile holds the entries of a group of windows: at
+ * most this many (and one window, whatever n). */
+#define ZP_MSM_SORTED_ENTRIES ((size_t)1 << 16)
 
 #define ZP_MSM_DECLARE(G)                                                                       \
     size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
@@ -38,14 +44,22 @@ ZP_MSM_DECLARE(zp_bls12_g2)
 #define ZP_MSM_SCALAR_BITS 255
 
 /* One MSM's shape: window width c, windows W (enough for the largest
- * scalar's bits plus the Booth carry), and the split of the points into
- * chunks so that W·chunks tiles keep every worker busy. */
+ * scalar's bits plus the Booth carry), and the split of the work into
+ * tiles that keep every worker busy: the points into chunks, the windows
+ * into groups of `group` (1 but on the sorted path), a tile being one
+ * chunk and one group. */
 typedef struct {
     zp_msm_path path;
     unsigned c, windows;
     unsigned bits; /* of the largest scalar */
     size_t chunks, chunk_len;
+    unsigned group;
 } zp_msm_plan;
+
+/* Tiles per chunk: the window groups. */
+static inline size_t zp_msm_plan_groups(const zp_msm_plan *plan) {
+    return (plan->windows + plan->group - 1) / plan->group;
+}
 
 /* n points of point_bytes each (affine), of which n_big have scalars above
  * 1 (zeros cost nothing, ones one addition in window 0), the largest scalar

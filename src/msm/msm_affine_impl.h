@@ -24,6 +24,10 @@
 #define MSM_DEFER 128     /* points waiting for their bucket's pending addition */
 enum { MSM_ADD, MSM_DBL, MSM_COPY_P, MSM_COPY_Q, MSM_INF };
 enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4, MSM_WAITING = 8 }; /* bucket flags */
+/* Carves count elements of type for ws->field at p (a uintptr_t). */
+#define MSM_CARVE(field, type, count) \
+    ws->field = (type *)p;            \
+    p += (count) * sizeof(type)
 #endif
 
 typedef struct {
@@ -57,20 +61,16 @@ typedef struct {
     void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
     int simd;
     zp_ifma_field fld;
+    /* the sorted path's (msm_sorted_impl.h) */
+    MA *node, *value, *run; /* tree nodes; each bucket's sum; the reduction's segments */
+    uint32_t *entry, *start, *count, *active;
 } M_(affine_ws);
 
-/* Lays the workspace out from base (field elements first, where the
- * alignment is the buffer's) and returns its size; with base 0 it only
- * measures. */
-static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chunk_len, unsigned c, int simd) {
-    size_t nb = (size_t)1 << (c - 1);
-    uintptr_t p = base;
-#define MSM_CARVE(field, type, count) \
-    ws->field = (type *)p;            \
-    p += (count) * sizeof(type)
-    MSM_CARVE(bucket, MA, nb);
-    MSM_CARVE(side, MX, nb);
-    MSM_CARVE(tree, MA, MSM_TREE_CAP);
+/* Lays out, from p, what a flush needs (the pairs, their operands, the
+ * lanes' work) and returns the end: the field elements first, where the
+ * alignment is the buffer's. init: set the lanes' field up (a real
+ * layout, not a measurement). */
+static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, int simd, int init) {
     MSM_CARVE(den, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(pre, FT, MSM_BATCH);
     MSM_CARVE(num, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
@@ -81,15 +81,26 @@ static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chu
     p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(dst, uint64_t *, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     ws->simd = simd;
-    if (ws->simd && base != 0) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
+    if (ws->simd && init) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
     MSM_CARVE(batch, M_(pair), MSM_BATCH);
+    MSM_CARVE(kind, uint8_t, MSM_BATCH);
+    ws->n_batch = 0;
+    return p;
+}
+
+/* Lays the streaming path's workspace out from base and returns its size;
+ * with base 0 it only measures. */
+static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chunk_len, unsigned c, int simd) {
+    size_t nb = (size_t)1 << (c - 1);
+    uintptr_t p = base;
+    MSM_CARVE(bucket, MA, nb);
+    MSM_CARVE(side, MX, nb);
+    MSM_CARVE(tree, MA, MSM_TREE_CAP);
+    p = M_(batch_layout)(ws, p, simd, base != 0);
     MSM_CARVE(defer, M_(waiting), MSM_DEFER);
     MSM_CARVE(retry, M_(waiting), MSM_DEFER);
     MSM_CARVE(ones, uint32_t, chunk_len);
     MSM_CARVE(flags, uint8_t, nb);
-    MSM_CARVE(kind, uint8_t, MSM_BATCH);
-#undef MSM_CARVE
-    ws->n_batch = 0;
     ws->n_defer = 0;
     /* conflicts are likely when the batch is a sizeable part of the buckets */
     ws->batch_cap = nb / 2 < MSM_BATCH ? (nb / 2 > 2 * MSM_DEFER ? nb / 2 : 2 * MSM_DEFER) : MSM_BATCH;

@@ -26,6 +26,7 @@
 #define MX ZP_CAT(ZP_M, xyzz)
 
 #include "msm/msm_affine_impl.h"
+#include "msm/msm_sorted_impl.h"
 
 typedef struct {
     MJ *out;
@@ -34,7 +35,7 @@ typedef struct {
     size_t n;
     zp_msm_plan plan;
     size_t first_tile; /* in the combined tile numbering */
-    MJ *results;       /* per tile: windows × chunks */
+    MJ *results;       /* per window and chunk: windows × chunks */
 } M_(msm_part);
 
 typedef struct {
@@ -77,26 +78,33 @@ static void M_(msm_tile)(void *arg, size_t tile, size_t worker) {
     while (k + 1 < job->count && tile >= job->parts[k + 1].first_tile) k++;
     M_(msm_part) *part = &job->parts[k];
     const zp_msm_plan *pl = &part->plan;
-    size_t t = tile - part->first_tile;
-    unsigned w = (unsigned)(t % pl->windows);
-    size_t chunk = t / pl->windows;
+    size_t t = tile - part->first_tile, groups = zp_msm_plan_groups(pl);
+    unsigned w = (unsigned)(t % groups) * pl->group;
+    size_t chunk = t / groups, r = chunk * pl->windows + w;
     size_t begin = chunk * pl->chunk_len;
     size_t end = begin + pl->chunk_len < part->n ? begin + pl->chunk_len : part->n;
     void *mem = job->workspace + worker * job->ws_size;
     if (begin >= end) {
-        M_(j_set_inf)(&part->results[t]);
+        M_(j_set_inf)(&part->results[r]);
+    } else if (pl->path == ZP_MSM_SORTED) {
+        /* one chunk: all the points */
+        size_t nw = pl->windows - w < pl->group ? pl->windows - w : pl->group;
+        M_(affine_ws) ws;
+        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, job->simd);
+        M_(sorted_tile)(&ws, &part->results[r], part->points, part->scalars, part->n, w, nw, pl->c);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
         M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, job->simd);
-        M_(affine_tile)(&ws, &part->results[t], part->points, part->scalars, begin, end, w, pl->c, pl->bits);
+        M_(affine_tile)(&ws, &part->results[r], part->points, part->scalars, begin, end, w, pl->c, pl->bits);
     } else {
-        M_(xyzz_tile)(mem, &part->results[t], part->points, part->scalars, begin, end, w, pl->c);
+        M_(xyzz_tile)(mem, &part->results[r], part->points, part->scalars, begin, end, w, pl->c);
     }
 }
 
 static size_t M_(ws_size)(const zp_msm_plan *pl) {
-    size_t s = pl->path == ZP_MSM_AFFINE ? M_(affine_ws_size)(pl->chunk_len, pl->c)
-                                         : ((size_t)1 << (pl->c - 1)) * sizeof(MX);
+    size_t s = pl->path == ZP_MSM_SORTED   ? M_(sorted_ws_size)(pl->chunk_len, pl->c, pl->group)
+               : pl->path == ZP_MSM_AFFINE ? M_(affine_ws_size)(pl->chunk_len, pl->c)
+                                           : ((size_t)1 << (pl->c - 1)) * sizeof(MX);
     return (s + 63) & ~(size_t)63;
 }
 
@@ -108,7 +116,7 @@ static size_t M_(max_tiles)(size_t threads) { return (size_t)zp_msm_windows(1, Z
  * and every other plan is clamped to them. */
 static size_t M_(max_ws)(size_t n, size_t threads) {
     size_t ws = 0;
-    for (int p = ZP_MSM_XYZZ; p <= ZP_MSM_AFFINE; p++) {
+    for (int p = ZP_MSM_XYZZ; p <= ZP_MSM_SORTED; p++) {
         zp_msm_plan pl;
         zp_msm_plan_make(&pl, (zp_msm_path)p, n, n, ZP_MSM_SCALAR_BITS, sizeof(MA), threads);
         size_t s = M_(ws_size)(&pl);
@@ -144,7 +152,7 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
         if (pt->n == 0) pt->plan.chunks = 0;
         pt->first_tile = tiles;
-        tiles += (size_t)pt->plan.windows * pt->plan.chunks;
+        tiles += zp_msm_plan_groups(&pt->plan) * pt->plan.chunks;
         size_t s = M_(ws_size)(&pt->plan);
         if (s > ws_size) ws_size = s;
     }

@@ -1,0 +1,180 @@
+/* Small MSMs, sorted: batch-affine bucket sums for a group of windows at
+ * once, included by msm_impl.h after msm_affine_impl.h (M_, MA, MX, MJ,
+ * FT, K_ defined; the pairs, flush and the workspace are that file's).
+ *
+ * The streaming path (msm_affine_impl.h) needs many more buckets than
+ * pending additions, or points conflict with their bucket's pending
+ * addition and fall back to XYZZ side sums; a 2^11-point MSM has a few
+ * hundred buckets per window and spends most of its time there and in
+ * batches too small to pay for their inversion.
+ *
+ * Here a tile is a group of windows over all the points. The points'
+ * digits are counting-sorted by (window, bucket); then every bucket's
+ * list is summed by a tree, all buckets of all the group's windows in the
+ * same rounds: round one adds neighbours of each list into tree nodes,
+ * each later round halves the lists in place, so every round is one large
+ * batch of independent additions, and no addition ever waits for another.
+ * Repeated digits (circom's ones and repeated constants) are long lists,
+ * which cost rounds, not conflicts. The windows' running-sum reductions
+ * run segmented (as reduce does) with all the group's segments in one
+ * batch per step. */
+
+/* Lays out the workspace of a tile of `group` windows over n points with
+ * 2^(c-1) buckets per window and returns its size; with base 0 it only
+ * measures. */
+static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, unsigned c, size_t group,
+                                   int simd) {
+    size_t slots = group << (c - 1);
+    uintptr_t p = base;
+    /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
+    MSM_CARVE(node, MA, (group * n + slots) / 2 + 1);
+    MSM_CARVE(value, MA, slots);
+    MSM_CARVE(run, MA, 2 * slots);
+    p = M_(batch_layout)(ws, p, simd, base != 0);
+    MSM_CARVE(entry, uint32_t, group * n);
+    MSM_CARVE(start, uint32_t, slots + 1);
+    MSM_CARVE(count, uint32_t, slots);
+    MSM_CARVE(active, uint32_t, slots);
+    return (size_t)(p - base);
+}
+
+static size_t M_(sorted_ws_size)(size_t n, unsigned c, size_t group) {
+    M_(affine_ws) ws;
+    return M_(sorted_ws_layout)(&ws, 0, n, c, group, 0);
+}
+
+/* The entries (point index | sign bit) of windows w0 .. w0+nw-1 sorted by
+ * slot (window-in-group · nb + bucket): start[s] .. start[s+1]. */
+static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t *scalars, size_t n, unsigned w0,
+                            size_t nw, unsigned c) {
+    size_t nb = (size_t)1 << (c - 1), slots = nw * nb;
+    uint32_t *start = ws->start, *cursor = ws->count;
+    memset(cursor, 0, slots * sizeof *cursor);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *k = scalars + 4 * i;
+        if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf)(&points[i])) continue;
+        for (size_t g = 0; g < nw; g++) {
+            int64_t d = zp_msm_booth_digit(k, w0 + (unsigned)g, c);
+            if (d != 0) cursor[g * nb + (size_t)(d < 0 ? -d : d) - 1]++;
+        }
+    }
+    uint32_t sum = 0;
+    for (size_t s = 0; s < slots; s++) {
+        start[s] = sum;
+        sum += cursor[s];
+        cursor[s] = start[s];
+    }
+    start[slots] = sum;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *k = scalars + 4 * i;
+        if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf)(&points[i])) continue;
+        for (size_t g = 0; g < nw; g++) {
+            int64_t d = zp_msm_booth_digit(k, w0 + (unsigned)g, c);
+            if (d == 0) continue;
+            size_t s = g * nb + (size_t)(d < 0 ? -d : d) - 1;
+            ws->entry[cursor[s]++] = (uint32_t)i | (d < 0 ? 0x80000000u : 0);
+        }
+    }
+}
+
+ZP_INLINE void M_(sorted_push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst) {
+    if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+    M_(push)(ws, p, neg_p, q, neg_q, dst, 0);
+}
+
+/* value[s] = the sum of slot s's list, for every slot. Round one pairs
+ * the points of each list into nodes (start[s] becomes the list's first
+ * node, count[s] its length); each later round adds node 2j and 2j+1 into
+ * node j. A flush in the middle of a round is safe: pair j reads slots
+ * 2j, 2j+1 > j' for every pair j' < j already written. */
+static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
+    size_t used = 0, n_active = 0;
+    for (size_t s = 0; s < slots; s++) {
+        const uint32_t *e = ws->entry + ws->start[s];
+        size_t m = ws->start[s + 1] - ws->start[s];
+        if (m == 0) {
+            M_(set_inf)(&ws->value[s]);
+            ws->count[s] = 0;
+            continue;
+        }
+        if (m == 1) {
+            M_(load)(&ws->value[s], &points[e[0] & 0x7fffffffu], (int)(e[0] >> 31));
+            ws->count[s] = 0;
+            continue;
+        }
+        MA *nd = ws->node + used;
+        for (size_t j = 0; j + 1 < m; j += 2) {
+            M_(sorted_push)(ws, &points[e[j] & 0x7fffffffu], (int)(e[j] >> 31), &points[e[j + 1] & 0x7fffffffu],
+                            (int)(e[j + 1] >> 31), &nd[j / 2]);
+        }
+        if (m & 1) M_(load)(&nd[m / 2], &points[e[m - 1] & 0x7fffffffu], (int)(e[m - 1] >> 31));
+        ws->start[s] = (uint32_t)used;
+        ws->count[s] = (uint32_t)((m + 1) / 2);
+        used += (m + 1) / 2;
+        if (ws->count[s] > 1) ws->active[n_active++] = (uint32_t)s;
+    }
+    M_(flush)(ws);
+    while (n_active > 0) {
+        size_t still = 0;
+        for (size_t a = 0; a < n_active; a++) {
+            uint32_t s = ws->active[a];
+            size_t m = ws->count[s];
+            MA *nd = ws->node + ws->start[s];
+            for (size_t j = 0; j + 1 < m; j += 2) M_(sorted_push)(ws, &nd[j], 0, &nd[j + 1], 0, &nd[j / 2]);
+            /* the odd one out moves by a copy in the batch, after the
+             * pairs that read the slot it goes to */
+            if (m & 1) M_(sorted_push)(ws, &nd[m - 1], 0, NULL, 0, &nd[m / 2]);
+            ws->count[s] = (uint32_t)((m + 1) / 2);
+            if (ws->count[s] > 1) ws->active[still++] = s;
+        }
+        M_(flush)(ws);
+        n_active = still;
+    }
+    for (size_t s = 0; s < slots; s++) {
+        if (ws->count[s] > 0) ws->value[s] = ws->node[ws->start[s]];
+    }
+}
+
+/* results[g] = sum_b (b+1)·value[g·nb + b] for each of the nw windows: the
+ * segmented running sums of reduce, every window's segments stepping in
+ * the same batches, about 512 pairs each. */
+static void M_(sorted_reduce)(M_(affine_ws) *ws, MJ *results, size_t nw, size_t nb) {
+    size_t segs = 1;
+    while (2 * segs <= nb / 2 && 2 * segs * nw <= 256) segs *= 2;
+    size_t len = nb / segs, lanes = nw * segs;
+    MA *run = ws->run, *tot = ws->run + lanes;
+    memset(run, 0, 2 * lanes * sizeof(MA));
+    for (size_t k = 0; k <= len; k++) {
+        for (size_t q = 0; q < lanes; q++) {
+            if (k > 0) M_(sorted_push)(ws, &tot[q], 0, &run[q], 0, &tot[q]);
+            if (k < len) M_(sorted_push)(ws, &run[q], 0, &ws->value[q * len + len - 1 - k], 0, &run[q]);
+        }
+        M_(flush)(ws);
+    }
+    /* per window: sum_s t_s + len·sum_s s·r_s */
+    for (size_t g = 0; g < nw; g++) {
+        const MA *rg = run + g * segs, *tg = tot + g * segs;
+        MX out, r, rs;
+        M_(xyzz_set_inf)(&out);
+        M_(xyzz_set_inf)(&r);
+        M_(xyzz_set_inf)(&rs);
+        for (size_t s = segs; s-- > 0;) {
+            M_(xyzz_add_affine_var)(&out, &out, &tg[s]);
+            if (s == 0) break;
+            M_(xyzz_add_affine_var)(&r, &r, &rg[s]);
+            M_(xyzz_add_var)(&rs, &rs, &r);
+        }
+        for (size_t l = len; l > 1; l /= 2) M_(xyzz_dbl)(&rs, &rs);
+        M_(xyzz_add_var)(&out, &out, &rs);
+        M_(xyzz_to_j)(&results[g], &out);
+    }
+}
+
+/* results[g] = sum_i digit_{w0+g}(k_i)·P_i for g < nw, over all n points. */
+static void M_(sorted_tile)(M_(affine_ws) *ws, MJ *results, const MA *points, const uint64_t *scalars, size_t n,
+                            unsigned w0, size_t nw, unsigned c) {
+    size_t nb = (size_t)1 << (c - 1);
+    M_(sorted_sort)(ws, points, scalars, n, w0, nw, c);
+    M_(sorted_sums)(ws, points, nw * nb);
+    M_(sorted_reduce)(ws, results, nw, nb);
+}
