@@ -50,7 +50,7 @@
 /* ---- options, timing, results ---- */
 
 static size_t opt_runs = 5, opt_threads = 0;
-static unsigned opt_max_log = 20;
+static unsigned opt_min_log = 16, opt_max_log = 20;
 static const char *opt_only = NULL, *opt_json = NULL;
 static int have_simd; /* the CPU has the NTT's IFMA path */
 
@@ -325,7 +325,7 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, F_BLS_FP2_IFMA, "bl
         zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                \
         ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                   \
         par = &ctx_;                                                                                     \
-        for (unsigned lg = 16; lg <= opt_max_log; lg += 2) {                                             \
+        for (unsigned lg = opt_min_log; lg <= opt_max_log; lg += 2) {                                             \
             size_t n = (size_t)1 << lg;                                                                  \
             /* as the prover allocates it: mmap with huge pages asked for */                          \
             zp_error err;                                                                                \
@@ -369,12 +369,13 @@ NTT_BENCH(zp_bls12_fr, F_BLS_FR, "bls12-381")
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: zkpipe-bench-kernels [--runs N] [--threads N] [--max-log K] [--only field|msm|ntt]\n"
-            "                            [--json FILE]\n"
-            "Times field mul/sqr, MSM (G1, G2; 2^16..2^K points) and NTT (2^16..2^K) and prints\n"
+            "usage: zkpipe-bench-kernels [--runs N] [--threads N] [--min-log J] [--max-log K]\n"
+            "                            [--only field|msm|ntt] [--json FILE]\n"
+            "Times field mul/sqr, MSM (G1, G2; 2^J..2^K points, every other power) and NTT\n"
+            "(likewise) and prints\n"
             "median, min and max of N runs (default 5), with a lower bound from the measured\n"
             "field-mul time and the efficiency bound/median (see bench/kernels.c for the model).\n"
-            "K defaults to 20; threads to one per CPU.\n");
+            "J defaults to 16 (10..24), K to 20 (J..24); threads to one per CPU.\n");
 }
 
 static int want(const char *part) { return opt_only == NULL || strcmp(opt_only, part) == 0; }
@@ -392,6 +393,9 @@ int main(int argc, char **argv) {
         } else if (strcmp(a, "--threads") == 0 && v) {
             opt_threads = strtoul(v, NULL, 10);
             i++;
+        } else if (strcmp(a, "--min-log") == 0 && v) {
+            opt_min_log = (unsigned)strtoul(v, NULL, 10);
+            i++;
         } else if (strcmp(a, "--max-log") == 0 && v) {
             opt_max_log = (unsigned)strtoul(v, NULL, 10);
             i++;
@@ -406,8 +410,9 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (opt_runs < 1 || opt_runs > 64 || opt_max_log < 16 || opt_max_log > 24) {
-        fprintf(stderr, "--runs must be 1..64 and --max-log 16..24\n");
+    if (opt_runs < 1 || opt_runs > 64 || opt_min_log < 10 || opt_min_log > 24 || opt_max_log < opt_min_log ||
+        opt_max_log > 24) {
+        fprintf(stderr, "--runs must be 1..64, --min-log 10..24 and --max-log from --min-log to 24\n");
         return 2;
     }
     rng_state = (uint64_t)(zp_clock_now() * 1e9) | 1;
@@ -446,12 +451,12 @@ int main(int argc, char **argv) {
     if (want("msm")) {
         /* every group on the lanes where the CPU has them; then also
          * without, at the largest size */
-        bench_msm_zp_bn254_g1(&par, 16, opt_max_log, 0, have_simd);
+        bench_msm_zp_bn254_g1(&par, opt_min_log, opt_max_log, 0, have_simd);
         bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1, have_simd);
-        bench_msm_zp_bls12_g1(&par, 16, opt_max_log, 0, have_simd);
+        bench_msm_zp_bls12_g1(&par, opt_min_log, opt_max_log, 0, have_simd);
         bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1, have_simd);
-        bench_msm_zp_bn254_g2(&par, 16, opt_max_log, 0, have_simd);
-        bench_msm_zp_bls12_g2(&par, 16, opt_max_log, 0, have_simd);
+        bench_msm_zp_bn254_g2(&par, opt_min_log, opt_max_log, 0, have_simd);
+        bench_msm_zp_bls12_g2(&par, opt_min_log, opt_max_log, 0, have_simd);
         if (have_simd) {
             bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 0, 0);
             bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 0, 0);
