@@ -9,8 +9,9 @@
  * slow independent reference (schoolbook product, then reduction by
  * bit-by-bit shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) ==
  * x·y mod p and the same for sqr. The safegcd inversion inv_var against
- * the Fermat inv. In a ZP_VERIFY build, also that an unreduced input
- * aborts the operation it enters. */
+ * the Fermat inv, and batch_inv_var against both, Fp2 included. In a
+ * ZP_VERIFY build, also that an unreduced input aborts the operation it
+ * enters. */
 #include <string.h>
 
 #include "field/field.h"
@@ -432,6 +433,70 @@ static void test_inv(const field_t *f) {
            f->name, ne, bits + 100, 2 * iters, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
 }
 
+/* batch_inv_var (Montgomery's trick, one inv_var for all) against inv of
+ * each element, zeros included, on the base fields and on Fp2. */
+#define BATCH_INV_TEST(T, RAND)                                                                        \
+    static void test_batch_inv_##T(void) {                                                             \
+        enum { COUNT = 67 };                                                                           \
+        T in[COUNT], out[COUNT], scratch[COUNT], want;                                                 \
+        for (size_t i = 0; i < COUNT; i++) {                                                           \
+            if (i % 11 == 3) T##_set_zero(&in[i]);                                                     \
+            else RAND(&in[i]);                                                                         \
+        }                                                                                              \
+        T##_batch_inv_var(out, in, COUNT, scratch);                                                    \
+        int ok = 1;                                                                                    \
+        for (size_t i = 0; i < COUNT; i++) {                                                           \
+            T##_inv(&want, &in[i]);                                                                    \
+            ok &= T##_eq_var(&out[i], &want);                                                          \
+            T##_inv_var(&want, &in[i]);                                                                \
+            ok &= T##_eq_var(&out[i], &want);                                                          \
+        }                                                                                              \
+        memcpy(out, in, sizeof in); /* in place */                                                     \
+        T##_batch_inv_var(out, out, COUNT, scratch);                                                   \
+        for (size_t i = 0; i < COUNT; i++) {                                                           \
+            T##_inv(&want, &in[i]);                                                                    \
+            ok &= T##_eq_var(&out[i], &want);                                                          \
+        }                                                                                              \
+        CHECK_MSG(ok, "%s: batch_inv_var differs from inv of each element", #T);                       \
+    }
+
+#define RAND_BASE(T)                                                                                   \
+    static void rand_##T(T *x) {                                                                       \
+        do {                                                                                           \
+            for (size_t i = 0; i < sizeof x->v / 8; i++) x->v[i] = zp_test_rand64();                   \
+            x->v[sizeof x->v / 8 - 1] >>= __builtin_clzll(T##_modulus.v[sizeof x->v / 8 - 1]);        \
+        } while (!T##_is_canonical_var(x));                                                            \
+    }
+#define RAND_EXT(T, B)                                                                                 \
+    static void rand_##T(T *x) {                                                                       \
+        rand_##B(&x->c0);                                                                              \
+        rand_##B(&x->c1);                                                                              \
+    }
+RAND_BASE(zp_bn254_fp)
+RAND_BASE(zp_bn254_fr)
+RAND_BASE(zp_bls12_fp)
+RAND_BASE(zp_bls12_fr)
+RAND_EXT(zp_bn254_fp2, zp_bn254_fp)
+RAND_EXT(zp_bls12_fp2, zp_bls12_fp)
+BATCH_INV_TEST(zp_bn254_fp, rand_zp_bn254_fp)
+BATCH_INV_TEST(zp_bn254_fr, rand_zp_bn254_fr)
+BATCH_INV_TEST(zp_bls12_fp, rand_zp_bls12_fp)
+BATCH_INV_TEST(zp_bls12_fr, rand_zp_bls12_fr)
+BATCH_INV_TEST(zp_bn254_fp2, rand_zp_bn254_fp2)
+BATCH_INV_TEST(zp_bls12_fp2, rand_zp_bls12_fp2)
+
+static void test_batch_inv(void) {
+    size_t fails0 = (size_t)zp_test_failures;
+    test_batch_inv_zp_bn254_fp();
+    test_batch_inv_zp_bn254_fr();
+    test_batch_inv_zp_bls12_fp();
+    test_batch_inv_zp_bls12_fr();
+    test_batch_inv_zp_bn254_fp2();
+    test_batch_inv_zp_bls12_fp2();
+    printf("batch_inv_var on Fp, Fr and Fp2 of both curves, zeros included: %s\n",
+           (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
+}
+
 #ifdef ZP_VERIFY
 #include <signal.h>
 #include <sys/wait.h>
@@ -534,6 +599,7 @@ int main(void) {
             test_field(&fields[i]);
             test_inv(&fields[i]);
         }
+        test_batch_inv();
     }
     zp_field_adx_use(saved);
 #ifdef ZP_VERIFY

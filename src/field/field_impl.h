@@ -200,7 +200,7 @@ static inline void F_(batch_inv_var)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *
         scratch[i] = acc;
         if (!F_(is_zero)(&in[i])) F_(mul)(&acc, &acc, &in[i]);
     }
-    F_(inv)(&acc, &acc);
+    F_(inv_var)(&acc, &acc);
     for (size_t i = n; i-- > 0;) {
         if (F_(is_zero)(&in[i])) {
             F_(set_zero)(&out[i]);
