@@ -67,7 +67,7 @@ typedef struct {
     size_t runs;
 } result;
 
-static result results[64];
+static result results[128];
 static size_t n_results;
 static json_t *json_rows;
 
@@ -141,14 +141,17 @@ enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2, F_BN_FR_IFMA, 
        F_BLS_FP_IFMA, F_BN_FP2_IFMA, F_BLS_FP2_IFMA, F_COUNT };
 static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds */
 
-/* ---- field multiplication ---- */
+/* ---- field multiplication and inversion ---- */
 
+/* mul and sqr: 8 independent chains; inv (Fermat) and inv_var (safegcd):
+ * one chain x = x^-1 + y, the addition so that the variable-time
+ * inversion never sees the same value twice */
 #define CHAINS 8
 #define FIELD_BENCH(F, SEED, ID, NAME)                                                    \
     static void bench_field_##F(void) {                                                   \
         F x[CHAINS], y;                                                                   \
-        const size_t iters = 1 << 20;                                                     \
-        double mul[64], sqr[64];                                                          \
+        const size_t iters = 1 << 20, inv_iters = 1 << 12;                                \
+        double mul[64], sqr[64], inv[64], inv_var[64];                                    \
         for (size_t r = 0; r < opt_runs; r++) {                                           \
             for (int c = 0; c < CHAINS; c++) SEED(&x[c]);                                 \
             SEED(&y);                                                                     \
@@ -159,15 +162,29 @@ static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds *
             for (size_t i = 0; i < iters; i++)                                            \
                 for (int c = 0; c < CHAINS; c++) F##_sqr(&x[c], &x[c]);                   \
             double t2 = zp_clock_now();                                                          \
+            for (size_t i = 0; i < inv_iters; i++) {                                      \
+                F##_inv(&x[0], &x[0]);                                                    \
+                F##_add(&x[0], &x[0], &y);                                                \
+            }                                                                             \
+            double t3 = zp_clock_now();                                                   \
+            for (size_t i = 0; i < inv_iters; i++) {                                      \
+                F##_inv_var(&x[0], &x[0]);                                                \
+                F##_add(&x[0], &x[0], &y);                                                \
+            }                                                                             \
+            double t4 = zp_clock_now();                                                   \
             /* keep the chains alive */                                                   \
             volatile uint64_t sink = *(const uint64_t *)&x[0];                            \
             (void)sink;                                                                   \
             mul[r] = (t1 - t0) * 1e9 / (double)(iters * CHAINS);                          \
             sqr[r] = (t2 - t1) * 1e9 / (double)(iters * CHAINS);                          \
+            inv[r] = (t3 - t2) * 1e9 / (double)inv_iters;                                 \
+            inv_var[r] = (t4 - t3) * 1e9 / (double)inv_iters;                             \
         }                                                                                 \
         report(NAME " mul", "1", "ns", mul, opt_runs, 0);                                 \
         t_mul_ns[ID] = results[n_results - 1].median;                                     \
         report(NAME " sqr", "1", "ns", sqr, opt_runs, 0);                                 \
+        report(NAME " inv", "1", "ns", inv, opt_runs, 0);                                 \
+        report(NAME " inv_var", "1", "ns", inv_var, opt_runs, 0);                         \
     }
 
 #define SEED_BASE(F) static void seed_##F(F *x) { F##_from_u64(x, rand64()); }
@@ -371,9 +388,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: zkpipe-bench-kernels [--runs N] [--threads N] [--min-log J] [--max-log K]\n"
             "                            [--only field|msm|ntt] [--json FILE]\n"
-            "Times field mul/sqr, MSM (G1, G2; 2^J..2^K points, every other power) and NTT\n"
-            "(likewise) and prints\n"
-            "median, min and max of N runs (default 5), with a lower bound from the measured\n"
+            "Times field mul/sqr/inv, MSM (G1, G2; 2^J..2^K points, every other power) and NTT\n"
+            "(likewise) and prints median, min and max of N runs (default 5), with a lower bound from the measured\n"
             "field-mul time and the efficiency bound/median (see bench/kernels.c for the model).\n"
             "J defaults to 16 (10..24), K to 20 (J..24); threads to one per CPU.\n");
 }

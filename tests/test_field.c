@@ -8,8 +8,10 @@
  * add/sub against their generic code, a few algebraic identities, and a
  * slow independent reference (schoolbook product, then reduction by
  * bit-by-bit shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) ==
- * x·y mod p and the same for sqr. In a ZP_VERIFY build, also that an
- * unreduced input aborts the operation it enters. */
+ * x·y mod p and the same for sqr. The safegcd inversion inv_var against
+ * the Fermat inv, and batch_inv_var against both, Fp2 included. In a
+ * ZP_VERIFY build, also that an unreduced input aborts the operation it
+ * enters. */
 #include <string.h>
 
 #include "field/field.h"
@@ -24,6 +26,7 @@ typedef struct {
     void (*mul)(uint64_t *r, const uint64_t *a, const uint64_t *b);
     void (*sqr)(uint64_t *r, const uint64_t *a);
     void (*inv)(uint64_t *r, const uint64_t *a);
+    void (*inv_var)(uint64_t *r, const uint64_t *a);
     void (*to_mont)(uint64_t *r, const uint64_t *a);
     void (*from_mont)(uint64_t *r, const uint64_t *a);
 } field_t;
@@ -48,6 +51,12 @@ typedef struct {
         F##_inv(&x, &x);                                                                               \
         memcpy(r, x.v, sizeof x);                                                                      \
     }                                                                                                  \
+    static void F##_w_inv_var(uint64_t *r, const uint64_t *a) {                                        \
+        F x;                                                                                           \
+        memcpy(x.v, a, sizeof x);                                                                      \
+        F##_inv_var(&x, &x); /* in place: r aliases a */                                               \
+        memcpy(r, x.v, sizeof x);                                                                      \
+    }                                                                                                  \
     static void F##_w_to_mont(uint64_t *r, const uint64_t *a) {                                        \
         F x;                                                                                           \
         memcpy(x.v, a, sizeof x);                                                                      \
@@ -68,7 +77,7 @@ FIELD_WRAPPERS(zp_bls12_fr)
 
 #define FIELD_ENTRY(F, UP, N)                                                                          \
     {#F, N, F##_modulus.v, F##_one_mont.v, F##_r2.v, UP##_N0, F##_w_mul, F##_w_sqr, F##_w_inv,         \
-     F##_w_to_mont, F##_w_from_mont}
+     F##_w_inv_var, F##_w_to_mont, F##_w_from_mont}
 
 static const field_t fields[] = {
     FIELD_ENTRY(zp_bn254_fp, ZP_BN254_FP, 4),
@@ -365,6 +374,129 @@ static void test_field(const field_t *f) {
            2 * iters, ne, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
 }
 
+/* inv_var(a) == inv(a) (Fermat, independent code) and a·inv_var(a) == 1;
+ * 0 -> 0. Returns 0 on a mismatch, printed. */
+static int check_inv(const field_t *f, const uint64_t *a, const char *what) {
+    uint64_t want[N_MAX], got[N_MAX], prod[N_MAX];
+    size_t n = f->n;
+    f->inv(want, a);
+    f->inv_var(got, a);
+    int ok = eq(got, want, n) && zp_limbs_lt_var(got, f->p, n);
+    if (zp_limbs_is_zero(a, n)) {
+        ok = ok && zp_limbs_is_zero(got, n);
+    } else {
+        f->mul(prod, a, got);
+        ok = ok && eq(prod, f->r1, n);
+    }
+    CHECK_MSG(ok, "%s: %s: inv_var differs from inv or a*a^-1 != 1", f->name, what);
+    if (!ok) {
+        print_limbs("a", a, n);
+        print_limbs("inv    ", want, n);
+        print_limbs("inv_var", got, n);
+    }
+    return ok;
+}
+
+/* inv_var against inv on the edge values, both as they are and as the
+ * plain values of elements (to_mont of them: the gcd works on the plain
+ * value), on small values and powers of two (long runs of zero bits in
+ * the divsteps), p minus those, and random elements. */
+static void test_inv(const field_t *f) {
+    size_t n = f->n;
+    size_t fails0 = (size_t)zp_test_failures;
+    uint64_t edges[EDGE_MAX][N_MAX], x[N_MAX], a[N_MAX];
+    size_t ne = edge_values(edges, f);
+    for (size_t i = 0; i < ne; i++) {
+        check_inv(f, edges[i], "edge");
+        f->to_mont(a, edges[i]);
+        check_inv(f, a, "edge, plain");
+    }
+    unsigned bits = 64 * (unsigned)(n - 1) + 64 - (unsigned)__builtin_clzll(f->p[n - 1]);
+    for (unsigned k = 0; k < bits + 100; k++) {
+        memset(x, 0, sizeof x);
+        if (k < 100) x[0] = k; /* 0 .. 99 */
+        else x[(k - 100) / 64] = (uint64_t)1 << ((k - 100) % 64); /* 2^0 .. 2^(bits-1) */
+        f->to_mont(a, x);
+        check_inv(f, a, "small or power of two, plain");
+        zp_mont_neg(a, a, f->p, n);
+        check_inv(f, a, "minus small or power of two, plain");
+    }
+    size_t iters = zp_test_iters(5000);
+    for (size_t it = 0; it < iters; it++) {
+        rand_below(a, f);
+        if (!check_inv(f, a, "random")) break;
+        rand_patterned(a, f);
+        if (!check_inv(f, a, "patterned")) break;
+    }
+    printf("%s: inv_var against inv: %zu edge values (twice), %u small and powers of two (and minus), %zu random: "
+           "%s\n",
+           f->name, ne, bits + 100, 2 * iters, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
+}
+
+/* batch_inv_var (Montgomery's trick, one inv_var for all) against inv of
+ * each element, zeros included, on the base fields and on Fp2. */
+#define BATCH_INV_TEST(T, RAND)                                                                        \
+    static void test_batch_inv_##T(void) {                                                             \
+        enum { COUNT = 67 };                                                                           \
+        T in[COUNT], out[COUNT], scratch[COUNT], want;                                                 \
+        for (size_t i = 0; i < COUNT; i++) {                                                           \
+            if (i % 11 == 3) T##_set_zero(&in[i]);                                                     \
+            else RAND(&in[i]);                                                                         \
+        }                                                                                              \
+        T##_batch_inv_var(out, in, COUNT, scratch);                                                    \
+        int ok = 1;                                                                                    \
+        for (size_t i = 0; i < COUNT; i++) {                                                           \
+            T##_inv(&want, &in[i]);                                                                    \
+            ok &= T##_eq_var(&out[i], &want);                                                          \
+            T##_inv_var(&want, &in[i]);                                                                \
+            ok &= T##_eq_var(&out[i], &want);                                                          \
+        }                                                                                              \
+        memcpy(out, in, sizeof in); /* in place */                                                     \
+        T##_batch_inv_var(out, out, COUNT, scratch);                                                   \
+        for (size_t i = 0; i < COUNT; i++) {                                                           \
+            T##_inv(&want, &in[i]);                                                                    \
+            ok &= T##_eq_var(&out[i], &want);                                                          \
+        }                                                                                              \
+        CHECK_MSG(ok, "%s: batch_inv_var differs from inv of each element", #T);                       \
+    }
+
+#define RAND_BASE(T)                                                                                   \
+    static void rand_##T(T *x) {                                                                       \
+        do {                                                                                           \
+            for (size_t i = 0; i < sizeof x->v / 8; i++) x->v[i] = zp_test_rand64();                   \
+            x->v[sizeof x->v / 8 - 1] >>= __builtin_clzll(T##_modulus.v[sizeof x->v / 8 - 1]);        \
+        } while (!T##_is_canonical_var(x));                                                            \
+    }
+#define RAND_EXT(T, B)                                                                                 \
+    static void rand_##T(T *x) {                                                                       \
+        rand_##B(&x->c0);                                                                              \
+        rand_##B(&x->c1);                                                                              \
+    }
+RAND_BASE(zp_bn254_fp)
+RAND_BASE(zp_bn254_fr)
+RAND_BASE(zp_bls12_fp)
+RAND_BASE(zp_bls12_fr)
+RAND_EXT(zp_bn254_fp2, zp_bn254_fp)
+RAND_EXT(zp_bls12_fp2, zp_bls12_fp)
+BATCH_INV_TEST(zp_bn254_fp, rand_zp_bn254_fp)
+BATCH_INV_TEST(zp_bn254_fr, rand_zp_bn254_fr)
+BATCH_INV_TEST(zp_bls12_fp, rand_zp_bls12_fp)
+BATCH_INV_TEST(zp_bls12_fr, rand_zp_bls12_fr)
+BATCH_INV_TEST(zp_bn254_fp2, rand_zp_bn254_fp2)
+BATCH_INV_TEST(zp_bls12_fp2, rand_zp_bls12_fp2)
+
+static void test_batch_inv(void) {
+    size_t fails0 = (size_t)zp_test_failures;
+    test_batch_inv_zp_bn254_fp();
+    test_batch_inv_zp_bn254_fr();
+    test_batch_inv_zp_bls12_fp();
+    test_batch_inv_zp_bls12_fr();
+    test_batch_inv_zp_bn254_fp2();
+    test_batch_inv_zp_bls12_fp2();
+    printf("batch_inv_var on Fp, Fr and Fp2 of both curves, zeros included: %s\n",
+           (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
+}
+
 #ifdef ZP_VERIFY
 #include <signal.h>
 #include <sys/wait.h>
@@ -408,6 +540,11 @@ static void bad_neg_bls12_fr(void) {
     zp_bls12_fr_neg(&r, &a);
     sink = (int)r.v[0];
 }
+static void bad_inv_var_bls12_fp(void) {
+    zp_bls12_fp a = zp_bls12_fp_modulus, r;
+    zp_bls12_fp_inv_var(&r, &a);
+    sink = (int)r.v[0];
+}
 static void bad_fp2_mul(void) {
     zp_bn254_fp2 a, r;
     zp_bn254_fp2_set_one(&a);
@@ -437,6 +574,7 @@ static void test_verify(void) {
     CHECK_MSG(aborts(bad_mul_bn254_fr), "VERIFY let zp_bn254_fr_mul take p + 1");
     CHECK_MSG(aborts(bad_sqr_bls12_fp), "VERIFY let zp_bls12_fp_sqr take p");
     CHECK_MSG(aborts(bad_neg_bls12_fr), "VERIFY let zp_bls12_fr_neg take p");
+    CHECK_MSG(aborts(bad_inv_var_bls12_fp), "VERIFY let zp_bls12_fp_inv_var take p");
     CHECK_MSG(aborts(bad_fp2_mul), "VERIFY let zp_bn254_fp2_mul take c1 = p");
     CHECK_MSG(aborts(bad_fp2_conj), "VERIFY let zp_bls12_fp2_conj take c0 = p");
 }
@@ -457,7 +595,11 @@ int main(void) {
         CHECK_MSG(on == use, "zp_field_adx_use(%d) returned %d", use, on);
         printf("path: %s\n", on ? "asm (MULX/ADCX/ADOX) for 4 and 6 limbs"
                                 : "portable (zp_mont_mul_portable; the squaring from 6 limbs)");
-        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_field(&fields[i]);
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+            test_field(&fields[i]);
+            test_inv(&fields[i]);
+        }
+        test_batch_inv();
     }
     zp_field_adx_use(saved);
 #ifdef ZP_VERIFY

@@ -5,10 +5,11 @@
  * Timing (libsecp256k1's convention): names ending in _var take time that
  * depends on the values (memcmp, early exits, skipped zeros): eq_var,
  * is_one_var, is_canonical_var, from_bytes_le_var, pow_var (its exponent's
- * bits), batch_inv_var, zp_limbs_lt_var. The rest is constant time: add,
- * sub, neg, dbl, mul, sqr (portable and ADX), to_mont, from_mont,
- * from_u64, is_zero, pow_window and inv (Fermat: a fixed chain with a
- * masked table scan; inv(0) = 0), zp_limbs_select. */
+ * bits), inv_var (safegcd, src/field/modinv.h), batch_inv_var,
+ * zp_limbs_lt_var. The rest is constant time: add, sub, neg, dbl, mul,
+ * sqr (portable and ADX), to_mont, from_mont, from_u64, is_zero,
+ * pow_window and inv (Fermat: a fixed chain with a masked table scan;
+ * inv(0) = 0), zp_limbs_select. */
 #ifndef ZP_FIELD_FIELD_H
 #define ZP_FIELD_FIELD_H
 

@@ -18,6 +18,7 @@
  * by the readers (src/io). Code that builds an element from limbs any
  * other way is the bug this cannot catch.
  */
+#include "field/modinv.h"
 #include "field/mont.h"
 #include "field/params.h"
 
@@ -166,6 +167,30 @@ static inline void F_(inv)(ZP_F *r, const ZP_F *a) {
     F_(pow_window)(r, a, e.v, ZP_F_N);
 }
 
+#ifdef ZP_VERIFY
+/* x·a = 1, or both are 0: x is a's inverse (for the checks of inv_var). */
+static inline int F_(is_inverse_var)(const ZP_F *x, const ZP_F *a) {
+    ZP_F prod;
+    if (F_(is_zero)(a)) return F_(is_zero)(x);
+    F_(mul)(&prod, x, a);
+    return F_(is_one_var)(&prod);
+}
+#endif
+
+/* r = a^-1 (safegcd, modinv.h), variable time: 5 to 9 times faster than
+ * inv, for values that are not secret; the inverse of 0 is 0. The gcd
+ * inverts the plain value: a·R leaves Montgomery form as a, comes back
+ * from the gcd as a^-1, and goes back in as a^-1·R. */
+static inline void F_(inv_var)(ZP_F *r, const ZP_F *a) {
+    ZP_F x;
+    F_VERIFY(a, "a");
+    F_(from_mont)(&x, a);
+    zp_modinv_var(x.v, x.v, F_(modulus).v, FC_(N0), ZP_F_N);
+    F_(to_mont)(&x, &x);
+    ZP_VERIFY_CHECK(F_(is_inverse_var)(&x, a), "the result times a is not 1");
+    *r = x;
+}
+
 /* out[i] = in[i]^-1 for all i with one inversion (Montgomery's trick);
  * zeros map to zero. scratch holds n elements; out may alias in. */
 static inline void F_(batch_inv_var)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *scratch) {
@@ -175,7 +200,7 @@ static inline void F_(batch_inv_var)(ZP_F *out, const ZP_F *in, size_t n, ZP_F *
         scratch[i] = acc;
         if (!F_(is_zero)(&in[i])) F_(mul)(&acc, &acc, &in[i]);
     }
-    F_(inv)(&acc, &acc);
+    F_(inv_var)(&acc, &acc);
     for (size_t i = n; i-- > 0;) {
         if (F_(is_zero)(&in[i])) {
             F_(set_zero)(&out[i]);

@@ -123,19 +123,23 @@ ZP_INLINE void E_(mul_by_xi)(ZP_F2 *r, const ZP_F2 *a) {
     r->c0 = c0;
     E_VERIFY(r, "the result");
 }
-/* 1/(a0 + a1u) = (a0 - a1u)/(a0² + a1²) */
-static inline void E_(inv)(ZP_F2 *r, const ZP_F2 *a) {
+/* 1/(a0 + a1u) = (a0 - a1u)/(a0² + a1²), the base field inversion given:
+ * inv (constant time) or inv_var. */
+ZP_INLINE void E_(inv_with)(ZP_F2 *r, const ZP_F2 *a, void (*base_inv)(BT *, const BT *)) {
     E_VERIFY(a, "a");
     BT t0, t1;
     B_(sqr)(&t0, &a->c0);
     B_(sqr)(&t1, &a->c1);
     B_(add)(&t0, &t0, &t1);
-    B_(inv)(&t0, &t0);
+    base_inv(&t0, &t0);
     B_(mul)(&r->c0, &a->c0, &t0);
     B_(mul)(&t1, &a->c1, &t0);
     B_(neg)(&r->c1, &t1);
     E_VERIFY(r, "the result");
 }
+static inline void E_(inv)(ZP_F2 *r, const ZP_F2 *a) { E_(inv_with)(r, a, B_(inv)); }
+/* Variable time (the base field's inv_var), for values that are not secret. */
+static inline void E_(inv_var)(ZP_F2 *r, const ZP_F2 *a) { E_(inv_with)(r, a, B_(inv_var)); }
 
 /* Montgomery's trick, as the base field's batch_inv_var; zeros map to zero. */
 static inline void E_(batch_inv_var)(ZP_F2 *out, const ZP_F2 *in, size_t n, ZP_F2 *scratch) {
@@ -146,7 +150,7 @@ static inline void E_(batch_inv_var)(ZP_F2 *out, const ZP_F2 *in, size_t n, ZP_F
         scratch[i] = acc;
         if (!E_(is_zero)(&in[i])) E_(mul)(&acc, &acc, &in[i]);
     }
-    E_(inv)(&acc, &acc);
+    E_(inv_var)(&acc, &acc);
     for (size_t i = n; i-- > 0;) {
         if (E_(is_zero)(&in[i])) {
             E_(set_zero)(&out[i]);
