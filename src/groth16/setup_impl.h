@@ -27,7 +27,10 @@ static void X_(random_fr)(FR *out, zp_error *err, zp_status *st) {
 }
 
 /* out[k] = L_{first + k·step}(τ) over the domain of size m = 2^log_m, for
- * k < count: (τ^m - 1)/m · ω^i / (τ - ω^i), with one batch inversion. */
+ * k < count: (τ^m - 1)/m · ω^i / (τ - ω^i), with one batch inversion.
+ * Variable time in τ (the inversion), as the fixed-base multiplications
+ * of values made from it are: this setup is for tests and benchmarks
+ * (`zkpipe setup` says so), not for keys whose waste must stay secret. */
 static void X_(lagrange)(FR *out, size_t count, size_t first, size_t step, unsigned log_m, const FR *tau,
                          FR *scratch) {
     FR w, wi, wstep, zt, minv, t;
