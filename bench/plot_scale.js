@@ -79,7 +79,7 @@ for (let e = y0; e <= y1; e++) {
     out.push(`<line x1="${L}" y1="${y}" x2="${W - R}" y2="${y}" stroke="#ddd"/>`);
     out.push(`<text x="${L - 6}" y="${y + 4}" text-anchor="end">${fmtTime(10 ** e)}</text>`);
 }
-out.push(`<text x="${(L + W - R) / 2}" y="${H - 12}" text-anchor="middle">constraints</text>`);
+out.push(`<text x="${(L + W - R) / 2}" y="${H - B + 34}" text-anchor="middle">constraints</text>`);
 let legendY = T + 10;
 for (const curve of [...new Set(doc.rows.map((r) => r.curve))]) {
     for (const [p, color] of PROVERS) {
@@ -93,6 +93,6 @@ for (const curve of [...new Set(doc.rows.map((r) => r.curve))]) {
         legendY += 18;
     }
 }
-out.push(`<text x="${L}" y="${H - 30 + 26}" font-size="10" fill="#666">${doc.machine}; ${doc.date}; zkpipe ${doc.commit}</text>`);
+out.push(`<text x="${L}" y="${H - 4}" font-size="10" fill="#666">${doc.machine}; ${doc.date}; zkpipe ${doc.commit}</text>`);
 out.push("</svg>");
 fs.writeFileSync(svgPath, out.join("\n") + "\n");
