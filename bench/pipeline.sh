@@ -39,10 +39,7 @@ WORK="$(cd "$WORK" && pwd)"
 bash "$ROOT/scripts/deps.sh" >&2
 # shellcheck source=../scripts/common.sh
 . "$ROOT/scripts/common.sh"
-CC_OPT=()
-command -v clang >/dev/null && CC_OPT=(-DCMAKE_C_COMPILER=clang)
-quiet cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${CC_OPT[@]}"
-quiet cmake --build "$BUILD" -j"$(nproc)" --target zkpipe zkpipe-bench-pipeline
+build_release "$ROOT" "$BUILD" zkpipe zkpipe-bench-pipeline
 
 # The workload: bench/prove_vs_snarkjs.sh compiles the circuit, computes its
 # witness and makes the key (each only when missing or out of date); with

@@ -31,10 +31,7 @@ bash "$ROOT/scripts/deps.sh" >&2
 # shellcheck source=../scripts/common.sh
 . "$ROOT/scripts/common.sh"
 BUILD="$ROOT/build"
-CC_OPT=()
-command -v clang >/dev/null && CC_OPT=(-DCMAKE_C_COMPILER=clang)
-quiet cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${CC_OPT[@]}"
-quiet cmake --build "$BUILD" -j"$(nproc)" --target zkpipe zkpipe-bench-kernels
+build_release "$ROOT" "$BUILD" zkpipe zkpipe-bench-kernels
 
 threads=()
 [ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")

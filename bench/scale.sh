@@ -52,10 +52,7 @@ bash "$ROOT/scripts/deps.sh" >&2
 # shellcheck source=timing.sh
 . "$HERE/timing.sh"
 BUILD="$ROOT/build"
-CC_OPT=()
-command -v clang >/dev/null && CC_OPT=(-DCMAKE_C_COMPILER=clang)
-quiet cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${CC_OPT[@]}"
-quiet cmake --build "$BUILD" -j"$(nproc)" --target zkpipe zkpipe-bench-circuit
+build_release "$ROOT" "$BUILD" zkpipe zkpipe-bench-circuit
 ZKPIPE="$BUILD/zkpipe"
 SNARKJS="$ROOT/node_modules/.bin/snarkjs"
 

@@ -12,3 +12,13 @@ quiet() {
     fi
     rm -f "$log"
 }
+
+# build_release ROOT BUILD TARGET...: the Release build the benchmarks time
+# (clang where there is one), only the targets named
+build_release() {
+    local root="$1" build="$2" cc=()
+    shift 2
+    command -v clang >/dev/null && cc=(-DCMAKE_C_COMPILER=clang)
+    quiet cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${cc[@]}" &&
+        quiet cmake --build "$build" -j"$(nproc)" --target "$@"
+}
