@@ -59,41 +59,27 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-typedef struct {
-    char name[64];
-    char size[16];
-    const char *unit; /* "ns" or "ms" */
-    double median, min, max, bound; /* in unit; bound 0 = none */
-    size_t runs;
-} result;
-
-static result results[128];
-static size_t n_results;
 static json_t *json_rows;
 
-static void report(const char *name, const char *size, const char *unit, double *samples, size_t runs,
-                   double bound) {
-    result *r = &results[n_results++];
+/* Prints one row (and adds it to the JSON) and returns its median:
+ * samples sorted, in unit ("ns" or "ms"); bound 0 = none. */
+static double report(const char *name, const char *size, const char *unit, double *samples, size_t runs,
+                     double bound) {
     qsort(samples, runs, sizeof *samples, cmp_double);
-    snprintf(r->name, sizeof r->name, "%s", name);
-    snprintf(r->size, sizeof r->size, "%s", size);
-    r->unit = unit;
-    r->runs = runs;
-    r->min = samples[0];
-    r->max = samples[runs - 1];
-    r->median = runs % 2 ? samples[runs / 2] : (samples[runs / 2 - 1] + samples[runs / 2]) / 2;
-    r->bound = bound;
-    printf("%-34s %-6s %10.3f %10.3f %10.3f %-3s", r->name, r->size, r->median, r->min, r->max, unit);
-    if (bound > 0) printf(" %10.3f %5.0f%%", bound, 100.0 * bound / r->median);
+    double min = samples[0], max = samples[runs - 1];
+    double median = runs % 2 ? samples[runs / 2] : (samples[runs / 2 - 1] + samples[runs / 2]) / 2;
+    printf("%-34s %-6s %10.3f %10.3f %10.3f %-3s", name, size, median, min, max, unit);
+    if (bound > 0) printf(" %10.3f %5.0f%%", bound, 100.0 * bound / median);
     printf("\n");
     fflush(stdout);
     json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I}", "name", name, "size", size, "unit", unit,
-                          "median", r->median, "min", r->min, "max", r->max, "runs", (json_int_t)runs);
+                          "median", median, "min", min, "max", max, "runs", (json_int_t)runs);
     if (bound > 0) {
         json_object_set_new(o, "lower_bound", json_real(bound));
-        json_object_set_new(o, "efficiency", json_real(bound / r->median));
+        json_object_set_new(o, "efficiency", json_real(bound / median));
     }
     json_array_append_new(json_rows, o);
+    return median;
 }
 
 /* xorshift, seeded from the clock: inputs differ every run */
@@ -180,8 +166,7 @@ static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds *
             inv[r] = (t3 - t2) * 1e9 / (double)inv_iters;                                 \
             inv_var[r] = (t4 - t3) * 1e9 / (double)inv_iters;                             \
         }                                                                                 \
-        report(NAME " mul", "1", "ns", mul, opt_runs, 0);                                 \
-        t_mul_ns[ID] = results[n_results - 1].median;                                     \
+        t_mul_ns[ID] = report(NAME " mul", "1", "ns", mul, opt_runs, 0);                  \
         report(NAME " sqr", "1", "ns", sqr, opt_runs, 0);                                 \
         report(NAME " inv", "1", "ns", inv, opt_runs, 0);                                 \
         report(NAME " inv_var", "1", "ns", inv_var, opt_runs, 0);                         \
@@ -224,8 +209,7 @@ static void bench_field_ifma(const uint64_t *modulus, size_t nw, void (*seed)(ui
         zp_ifma_mul_chains(&f, nw, vals, iters);
         mul[r] = (zp_clock_now() - t0) * 1e9 / (double)(iters * 8 * 8);
     }
-    report(name, "1", "ns", mul, opt_runs, 0);
-    t_mul_ns[id] = results[n_results - 1].median;
+    t_mul_ns[id] = report(name, "1", "ns", mul, opt_runs, 0);
 }
 static void seed_bn_fp_limbs(uint64_t *v) { seed_zp_bn254_fp((zp_bn254_fp *)v); }
 static void seed_bn_fr_limbs(uint64_t *v) { seed_zp_bn254_fr((zp_bn254_fr *)v); }
@@ -389,8 +373,9 @@ static void usage(FILE *f) {
             "usage: zkpipe-bench-kernels [--runs N] [--threads N] [--min-log J] [--max-log K]\n"
             "                            [--only field|msm|ntt] [--json FILE]\n"
             "Times field mul/sqr/inv, MSM (G1, G2; 2^J..2^K points, every other power) and NTT\n"
-            "(likewise) and prints median, min and max of N runs (default 5), with a lower bound from the measured\n"
-            "field-mul time and the efficiency bound/median (see bench/kernels.c for the model).\n"
+            "(likewise) and prints median, min and max of N runs (default 5), with a lower\n"
+            "bound from the measured field-mul time and the efficiency bound/median (see\n"
+            "bench/kernels.c for the model).\n"
             "J defaults to 16 (10..24), K to 20 (J..24); threads to one per CPU.\n");
 }
 
