@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "stats.h"
 #include "base/parallel.h"
 #include "engine/pool.h"
 #include "mem/large.h"
@@ -54,20 +55,13 @@ static unsigned opt_min_log = 16, opt_max_log = 20;
 static const char *opt_only = NULL, *opt_json = NULL;
 static int have_simd; /* the CPU has the NTT's IFMA path */
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static json_t *json_rows;
 
 /* Prints one row (and adds it to the JSON) and returns its median:
  * samples sorted, in unit ("ns" or "ms"); bound 0 = none. */
 static double report(const char *name, const char *size, const char *unit, double *samples, size_t runs,
                      double bound) {
-    qsort(samples, runs, sizeof *samples, cmp_double);
-    double min = samples[0], max = samples[runs - 1];
-    double median = runs % 2 ? samples[runs / 2] : (samples[runs / 2 - 1] + samples[runs / 2]) / 2;
+    double median = bench_median(samples, runs), min = samples[0], max = samples[runs - 1];
     printf("%-34s %-6s %10.3f %10.3f %10.3f %-3s", name, size, median, min, max, unit);
     if (bound > 0) printf(" %10.3f %5.0f%%", bound, 100.0 * bound / median);
     printf("\n");

@@ -68,6 +68,7 @@
 #include "base/error.h"
 #include "io/wtns.h"
 #include "zkpipe_engine.h"
+#include "stats.h"
 
 /* ---- options ---- */
 
@@ -113,17 +114,6 @@ static void sleep_s(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-    if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static double mb(uint64_t bytes) { return (double)bytes / 1e6; }
@@ -423,7 +413,7 @@ static int run_one(void) {
     static const char *names[6] = {"synth", "wait_prove", "prove", "wait_final", "final", "total"};
     json_t *times = json_object();
     for (int i = 0; i < 6; i++) {
-        json_object_set_new(times, names[i], json_real(median(tv[i], np)));
+        json_object_set_new(times, names[i], json_real(bench_median(tv[i], np)));
         free(tv[i]);
     }
     json_object_set_new(times, "max_wait_prove", json_real(max_wait_prove_s));
@@ -535,9 +525,9 @@ static int run_calibrate(void) {
     zp_engine_destroy(e);
     witnesses_close(&src);
     /* the first proof loads the key: the medians are of all four */
-    json_object_set_new(r, "synth_s", json_real(median(synth, N)));
-    json_object_set_new(r, "prove_s", json_real(median(prove, N)));
-    json_object_set_new(r, "final_s", json_real(median(fin, N)));
+    json_object_set_new(r, "synth_s", json_real(bench_median(synth, N)));
+    json_object_set_new(r, "prove_s", json_real(bench_median(prove, N)));
+    json_object_set_new(r, "final_s", json_real(bench_median(fin, N)));
     json_object_set_new(r, "key_bytes", json_integer((json_int_t)key_b));
     json_object_set_new(r, "matrices_bytes", json_integer((json_int_t)mat_b));
     json_object_set_new(r, "partition_bytes", json_integer((json_int_t)part_b));

@@ -11,18 +11,9 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "stats.h"
 #include "mem/large.h"
 #include "zkpipe.h"
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void usage(FILE *f) {
     fprintf(f, "usage: zkpipe-bench-prover [--runs N] [--threads N] [--no-verify] <circuit.zkey> <witness.wtns>\n"
@@ -98,8 +89,8 @@ int main(int argc, char **argv) {
         synth[r] = st.synth_s * 1e3;
     }
     t_all = zp_clock_now() - t_all;
-    printf("%s: %s, domain 2^%d, %zu threads, %zu proofs%s\n", pos[0],
-           zp_key_curve(key) == ZP_CURVE_BN254 ? "bn128" : "bls12381", __builtin_ctz(zp_key_domain_size(key)),
+    printf("%s: %s, domain 2^%d, %zu threads, %zu proofs%s\n", pos[0], zp_curve_name(zp_key_curve(key)),
+           __builtin_ctz(zp_key_domain_size(key)),
            zp_prover_threads(prover), runs, skip_verify ? ", not self-verified" : "");
     printf("  open key, witness, prover  %8.3f ms (once)\n", t_open * 1e3);
     printf("  first proof                %8.3f ms (builds the matrices; not counted)\n", t_first * 1e3);
@@ -108,11 +99,11 @@ int main(int argc, char **argv) {
         if (total[r] < mn) mn = total[r];
         if (total[r] > mx) mx = total[r];
     }
-    printf("  per proof                  %8.3f ms median (min %.3f, max %.3f)\n", median(total, runs), mn, mx);
-    printf("    synthesis                %8.3f ms\n", median(synth, runs));
-    printf("    prove_start              %8.3f ms (NTTs, G1 MSMs)\n", median(start, runs));
-    printf("    prove_finish             %8.3f ms (G2 MSM)\n", median(finish, runs));
-    printf("    self-verify              %8.3f ms\n", median(verify, runs));
+    printf("  per proof                  %8.3f ms median (min %.3f, max %.3f)\n", bench_median(total, runs), mn, mx);
+    printf("    synthesis                %8.3f ms\n", bench_median(synth, runs));
+    printf("    prove_start              %8.3f ms (NTTs, G1 MSMs)\n", bench_median(start, runs));
+    printf("    prove_finish             %8.3f ms (G2 MSM)\n", bench_median(finish, runs));
+    printf("    self-verify              %8.3f ms\n", bench_median(verify, runs));
     printf("  throughput                 %8.1f proofs/s\n", (double)runs / t_all);
     printf("  peak RSS                   %8.1f MiB\n", (double)zp_mem_peak_rss() / (1 << 20));
     free(total);
