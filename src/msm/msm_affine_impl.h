@@ -249,6 +249,15 @@ ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, 
     e->bucket = bucket;
 }
 
+/* push for a pair that no bucket flag follows (trees, reductions): a full
+ * batch is flushed first. Safe inside a round that works in place (pair j
+ * reads slots 2j, 2j+1 and writes slot j): a flushed pair j' < j has
+ * written only slots below those. */
+ZP_INLINE void M_(push_flush)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst) {
+    if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+    M_(push)(ws, p, neg_p, q, neg_q, dst, 0);
+}
+
 /* Sum of the points listed in ws->ones (all in [0, 2^31)), by a tree of
  * batched affine additions, in groups of 2·MSM_TREE_CAP; added into acc. */
 static void M_(sum_ones)(M_(affine_ws) *ws, MX *acc, const MA *points, size_t count) {
@@ -257,15 +266,13 @@ static void M_(sum_ones)(M_(affine_ws) *ws, MX *acc, const MA *points, size_t co
         const uint32_t *l = ws->ones + g;
         for (size_t j = 0; j < len; j += 2) {
             const MA *q = j + 1 < len ? &points[l[j + 1]] : NULL;
-            M_(push)(ws, &points[l[j]], 0, q, 0, &ws->tree[j / 2], 0);
-            if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+            M_(push_flush)(ws, &points[l[j]], 0, q, 0, &ws->tree[j / 2]);
         }
         M_(flush)(ws);
         for (len = (len + 1) / 2; len > 1; len = (len + 1) / 2) {
             for (size_t j = 0; j < len; j += 2) {
                 const MA *q = j + 1 < len ? &ws->tree[j + 1] : NULL;
-                M_(push)(ws, &ws->tree[j], 0, q, 0, &ws->tree[j / 2], 0);
-                if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+                M_(push_flush)(ws, &ws->tree[j], 0, q, 0, &ws->tree[j / 2]);
             }
             M_(flush)(ws);
         }
@@ -361,60 +368,74 @@ static void M_(gather)(M_(affine_ws) *ws, size_t nb, size_t nb_used) {
     M_(fold_sides)(ws, nb);
     for (size_t half = nb / 2; half >= nb_used; half /= 2) {
         for (size_t b = 0; b < half; b++) {
-            M_(push)(ws, &ws->bucket[b], 0, &ws->bucket[b + half], 0, &ws->bucket[b], 0);
-            if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+            M_(push_flush)(ws, &ws->bucket[b], 0, &ws->bucket[b + half], 0, &ws->bucket[b]);
         }
         M_(flush)(ws);
     }
 }
 
-/* *out = sum_b (b+1)·bucket[b] over nb buckets, each a point. The usual running sums from the top are one
+/* results[g] = sum_b (b+1)·buckets[g·nb + b] for each of nw windows of nb
+ * buckets, each a point. The usual running sums from the top are one
  * chain of dependent additions, 2 per bucket, in XYZZ for want of
  * independent ones to batch. Cut into S segments of L buckets, the
  * segments' chains are independent: step by step, each segment's total
- * takes its running sum and its running sum takes its next bucket, all 2S
- * pairs in one batch-affine flush (the lanes). With r_s, t_s the running
- * sum and total of segment s (local weights 1..L),
+ * takes its running sum and its running sum takes its next bucket, all
+ * windows' 2S pairs in batch-affine flushes (the lanes). With r_s, t_s
+ * the running sum and total of segment s (local weights 1..L),
  *   sum_b (b+1)·B_b = sum_s t_s + L·sum_s s·r_s,
- * which takes 3S XYZZ additions and log2 L doublings. S balances the
- * batches' inversions against those: about sqrt(16·nb). */
-static void M_(reduce)(M_(affine_ws) *ws, MX *out, size_t nb) {
-    size_t segs = 1;
-    while (segs * segs < 16 * nb && segs < MSM_BATCH / 2 && segs * 4 <= nb) segs *= 2;
-    size_t len = nb / segs; /* nb, segs: powers of 2 */
-    if (segs < 8) {
-        MX running;
-        M_(xyzz_set_inf)(&running);
-        M_(xyzz_set_inf)(out);
-        for (size_t b = nb; b-- > 0;) {
-            M_(xyzz_add_affine_var)(&running, &running, &ws->bucket[b]);
-            M_(xyzz_add_var)(out, out, &running);
-        }
-        return;
-    }
-    MA *run = ws->tree, *tot = ws->tree + segs;
-    memset(ws->tree, 0, 2 * segs * sizeof(MA));
+ * which takes 3S XYZZ additions and log2 L doublings per window. The
+ * caller picks S (a power of 2 dividing nb) to balance the L + 1 flushes
+ * against those, and gives 2·nw·S points of scratch in run. */
+static void M_(reduce_segments)(M_(affine_ws) *ws, MJ *results, const MA *buckets, size_t nw, size_t nb,
+                                size_t segs, MA *run) {
+    size_t len = nb / segs, lanes = nw * segs;
+    MA *tot = run + lanes;
+    memset(run, 0, 2 * lanes * sizeof(MA));
     /* step k (bucket j = len-1-k of each segment): tot += run (before this
      * step's bucket), run += bucket; a last step adds the full run */
     for (size_t k = 0; k <= len; k++) {
-        for (size_t s = 0; s < segs; s++) {
-            if (k > 0) M_(push)(ws, &tot[s], 0, &run[s], 0, &tot[s], 0);
-            if (k < len) M_(push)(ws, &run[s], 0, &ws->bucket[s * len + len - 1 - k], 0, &run[s], 0);
+        for (size_t q = 0; q < lanes; q++) {
+            if (k > 0) M_(push_flush)(ws, &tot[q], 0, &run[q], 0, &tot[q]);
+            if (k < len) M_(push_flush)(ws, &run[q], 0, &buckets[q * len + len - 1 - k], 0, &run[q]);
         }
         M_(flush)(ws);
     }
-    MX r, rs;
-    M_(xyzz_set_inf)(&r);
-    M_(xyzz_set_inf)(&rs);
-    M_(xyzz_set_inf)(out);
-    for (size_t s = segs; s-- > 0;) {
-        M_(xyzz_add_affine_var)(out, out, &tot[s]);
-        if (s == 0) break;
-        M_(xyzz_add_affine_var)(&r, &r, &run[s]);
-        M_(xyzz_add_var)(&rs, &rs, &r); /* rs = sum_s s·r_s */
+    for (size_t g = 0; g < nw; g++) {
+        const MA *rg = run + g * segs, *tg = tot + g * segs;
+        MX out, r, rs;
+        M_(xyzz_set_inf)(&out);
+        M_(xyzz_set_inf)(&r);
+        M_(xyzz_set_inf)(&rs);
+        for (size_t s = segs; s-- > 0;) {
+            M_(xyzz_add_affine_var)(&out, &out, &tg[s]);
+            if (s == 0) break;
+            M_(xyzz_add_affine_var)(&r, &r, &rg[s]);
+            M_(xyzz_add_var)(&rs, &rs, &r); /* rs = sum_s s·r_s */
+        }
+        for (size_t l = len; l > 1; l /= 2) M_(xyzz_dbl)(&rs, &rs);
+        M_(xyzz_add_var)(&out, &out, &rs);
+        M_(xyzz_to_j)(&results[g], &out);
     }
-    for (size_t l = len; l > 1; l /= 2) M_(xyzz_dbl)(&rs, &rs);
-    M_(xyzz_add_var)(out, out, &rs);
+}
+
+/* *result = sum_b (b+1)·bucket[b] over the tile's nb buckets: segmented
+ * (S about sqrt(16·nb), the tile's one window alone in its flushes), or
+ * for fewer than 8 segments the plain XYZZ chain. */
+static void M_(reduce)(M_(affine_ws) *ws, MJ *result, size_t nb) {
+    size_t segs = 1;
+    while (segs * segs < 16 * nb && segs < MSM_BATCH / 2 && segs * 4 <= nb) segs *= 2;
+    if (segs >= 8) {
+        M_(reduce_segments)(ws, result, ws->bucket, 1, nb, segs, ws->tree);
+        return;
+    }
+    MX running, out;
+    M_(xyzz_set_inf)(&running);
+    M_(xyzz_set_inf)(&out);
+    for (size_t b = nb; b-- > 0;) {
+        M_(xyzz_add_affine_var)(&running, &running, &ws->bucket[b]);
+        M_(xyzz_add_var)(&out, &out, &running);
+    }
+    M_(xyzz_to_j)(result, &out);
 }
 
 /* result = sum over the tile's points of digit_w(k_i)·P_i; bits: the
@@ -460,8 +481,6 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
         }
         M_(sum_ones)(ws, &ws->side[0], points, n_ones);
     }
-    MX total;
     M_(gather)(ws, nb, nb_used);
-    M_(reduce)(ws, &total, nb_used);
-    M_(xyzz_to_j)(result, &total);
+    M_(reduce)(ws, result, nb_used);
 }

@@ -77,16 +77,10 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
     }
 }
 
-ZP_INLINE void M_(sorted_push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst) {
-    if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
-    M_(push)(ws, p, neg_p, q, neg_q, dst, 0);
-}
-
 /* value[s] = the sum of slot s's list, for every slot. Round one pairs
  * the points of each list into nodes (start[s] becomes the list's first
  * node, count[s] its length); each later round adds node 2j and 2j+1 into
- * node j. A flush in the middle of a round is safe: pair j reads slots
- * 2j, 2j+1 > j' for every pair j' < j already written. */
+ * node j (push_flush: safe in place). */
 static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
     size_t used = 0, n_active = 0;
     for (size_t s = 0; s < slots; s++) {
@@ -104,7 +98,7 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
         }
         MA *nd = ws->node + used;
         for (size_t j = 0; j + 1 < m; j += 2) {
-            M_(sorted_push)(ws, &points[e[j] & 0x7fffffffu], (int)(e[j] >> 31), &points[e[j + 1] & 0x7fffffffu],
+            M_(push_flush)(ws, &points[e[j] & 0x7fffffffu], (int)(e[j] >> 31), &points[e[j + 1] & 0x7fffffffu],
                             (int)(e[j + 1] >> 31), &nd[j / 2]);
         }
         if (m & 1) M_(load)(&nd[m / 2], &points[e[m - 1] & 0x7fffffffu], (int)(e[m - 1] >> 31));
@@ -120,10 +114,10 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
             uint32_t s = ws->active[a];
             size_t m = ws->count[s];
             MA *nd = ws->node + ws->start[s];
-            for (size_t j = 0; j + 1 < m; j += 2) M_(sorted_push)(ws, &nd[j], 0, &nd[j + 1], 0, &nd[j / 2]);
+            for (size_t j = 0; j + 1 < m; j += 2) M_(push_flush)(ws, &nd[j], 0, &nd[j + 1], 0, &nd[j / 2]);
             /* the odd one out moves by a copy in the batch, after the
              * pairs that read the slot it goes to */
-            if (m & 1) M_(sorted_push)(ws, &nd[m - 1], 0, NULL, 0, &nd[m / 2]);
+            if (m & 1) M_(push_flush)(ws, &nd[m - 1], 0, NULL, 0, &nd[m / 2]);
             ws->count[s] = (uint32_t)((m + 1) / 2);
             if (ws->count[s] > 1) ws->active[still++] = s;
         }
@@ -135,42 +129,16 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
     }
 }
 
-/* results[g] = sum_b (b+1)·value[g·nb + b] for each of the nw windows: the
- * segmented running sums of reduce, every window's segments stepping in
- * the same batches. S segments cost len + 1 = nb/S + 1 flushes (an
- * inversion and the lanes' set-up, ~2 µs) for the group and 3S XYZZ
- * additions (~0.15 µs) per window to combine; S ≈ 2·sqrt(nb/nw) balances
- * them (at 2^11 points, 8 windows of 64 buckets: 4 segments, not 16). */
+/* results[g] = sum_b (b+1)·value[g·nb + b] for each of the nw windows:
+ * reduce_segments with every window's segments in the same flushes. S
+ * segments cost len + 1 = nb/S + 1 flushes (an inversion and the lanes'
+ * set-up, ~2 µs) for the group and 3S XYZZ additions (~0.15 µs) per
+ * window to combine; S ≈ 2·sqrt(nb/nw) balances them (at 2^11 points, 8
+ * windows of 64 buckets: 4 segments, not 16). */
 static void M_(sorted_reduce)(M_(affine_ws) *ws, MJ *results, size_t nw, size_t nb) {
     size_t segs = 1;
     while (2 * segs <= nb / 2 && 4 * segs * segs * nw <= 4 * nb) segs *= 2;
-    size_t len = nb / segs, lanes = nw * segs;
-    MA *run = ws->run, *tot = ws->run + lanes;
-    memset(run, 0, 2 * lanes * sizeof(MA));
-    for (size_t k = 0; k <= len; k++) {
-        for (size_t q = 0; q < lanes; q++) {
-            if (k > 0) M_(sorted_push)(ws, &tot[q], 0, &run[q], 0, &tot[q]);
-            if (k < len) M_(sorted_push)(ws, &run[q], 0, &ws->value[q * len + len - 1 - k], 0, &run[q]);
-        }
-        M_(flush)(ws);
-    }
-    /* per window: sum_s t_s + len·sum_s s·r_s */
-    for (size_t g = 0; g < nw; g++) {
-        const MA *rg = run + g * segs, *tg = tot + g * segs;
-        MX out, r, rs;
-        M_(xyzz_set_inf)(&out);
-        M_(xyzz_set_inf)(&r);
-        M_(xyzz_set_inf)(&rs);
-        for (size_t s = segs; s-- > 0;) {
-            M_(xyzz_add_affine_var)(&out, &out, &tg[s]);
-            if (s == 0) break;
-            M_(xyzz_add_affine_var)(&r, &r, &rg[s]);
-            M_(xyzz_add_var)(&rs, &rs, &r);
-        }
-        for (size_t l = len; l > 1; l /= 2) M_(xyzz_dbl)(&rs, &rs);
-        M_(xyzz_add_var)(&out, &out, &rs);
-        M_(xyzz_to_j)(&results[g], &out);
-    }
+    M_(reduce_segments)(ws, results, ws->value, nw, nb, segs, ws->run);
 }
 
 /* results[g] = sum_i digit_{w0+g}(k_i)·P_i for g < nw, over all n points. */
