@@ -35,8 +35,6 @@ echo "# $CURVE synthetic circuit, domain 2^$LOG; $JOBS jobs of one proof, $CLIEN
 echo
 echo "library prover context (zkpipe-bench-prover --runs $JOBS), the key loaded once:"
 "$BIN/zkpipe-bench-prover" --runs "$JOBS" "$W/keys/small.zkey" "$W/c.wtns" | sed 's/^/  /'
-lib_rate="$("$BIN/zkpipe-bench-prover" --runs "$JOBS" "$W/keys/small.zkey" "$W/c.wtns" | awk '/throughput/ {print $2}')"
-echo "  (a second run: $lib_rate proofs/s)"
 
 run() { # run NAME SYNTH_WORKERS: prints proofs/s
     local name="$1" sw="$2" t0 n c bad=0 clients=()
