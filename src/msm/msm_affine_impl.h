@@ -30,12 +30,7 @@ enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4, MSM_WAITING = 8 }; /* bucket
     p += (count) * sizeof(type)
 #endif
 
-typedef struct {
-    const MA *p, *q; /* q NULL: copy p */
-    MA *dst;
-    uint8_t neg_p, neg_q;
-    uint32_t bucket; /* streaming: whose pending flag to clear */
-} M_(pair);
+typedef zp_msm_pair M_(pair); /* msm_simd.h */
 
 typedef struct {
     uint32_t entry; /* point index | sign bit */
@@ -53,11 +48,14 @@ typedef struct {
     uint8_t *kind;   /* MSM_BATCH */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
     size_t n_batch, batch_cap, n_defer;
-    /* the pairs' operands, copied out by classify; and the lanes' work
+    /* the pairs' operands, copied out by classify (the scalar path; the
+     * lanes read the points and use px, py for their doublings); and the
+     * lanes' work
      * (msm_simd.h), laid out whether or not the CPU has IFMA, so that the
      * size does not depend on the machine */
     FT *num, *px, *py, *qx; /* MSM_BATCH + ZP_MSM_SIMD_ALIGN each */
     uint64_t **dst;         /* MSM_BATCH + ZP_MSM_SIMD_ALIGN */
+    uint32_t *dbl;          /* MSM_BATCH: the pairs the lanes left to double */
     void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
     int simd;
     zp_ifma_field fld;
@@ -80,6 +78,7 @@ static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, int simd, int 
     ws->lanes = (void *)((p + 63) & ~(uintptr_t)63);
     p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(dst, uint64_t *, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(dbl, uint32_t, MSM_BATCH);
     ws->simd = simd;
     if (ws->simd && init) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
     MSM_CARVE(batch, M_(pair), MSM_BATCH);
@@ -161,7 +160,7 @@ static void M_(classify)(M_(affine_ws) *ws) {
             ws->px[i] = p.x;
             ws->py[i] = p.y;
             ws->qx[i] = q.x;
-            ws->dst[i] = (uint64_t *)&e->dst->x;
+            ws->dst[i] = (uint64_t *)e->dst; /* x first */
         } else {
             if (k != MSM_INF) {
                 ws->px[i] = p.x;
@@ -191,41 +190,56 @@ static void M_(sums)(M_(affine_ws) *ws) {
     }
 }
 
-/* The same sums with their multiplications on eight lanes (msm_simd.h):
- * the batch padded with empty entries, the lanes' chain products
- * inverted here with one inversion. */
-static void M_(sums_lanes)(M_(affine_ws) *ws) {
-    size_t n = ws->n_batch, padded = (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
-    if (n == 0) return;
-    for (size_t i = n; i < padded; i++) {
-        K_(set_one)(&ws->den[i]);
-        ws->dst[i] = NULL;
+/* The doublings the lanes left (equal points, rare but for degenerate
+ * inputs): 2P for P = (px[j], py[j]) into pair dbl[j]'s dst, with one
+ * inversion: λ = 3x²/2y, x3 = λ² - 2x, y3 = λ(x - x3) - y. */
+static void M_(doublings)(M_(affine_ws) *ws, size_t m) {
+    for (size_t j = 0; j < m; j++) {
+        FT t;
+        K_(dbl)(&ws->den[j], &ws->py[j]);
+        K_(sqr)(&t, &ws->px[j]);
+        K_(dbl)(&ws->num[j], &t);
+        K_(add)(&ws->num[j], &ws->num[j], &t);
     }
-    zp_msm_simd_batch b = {&ws->fld,
-                           padded,
-                           (const uint64_t *)ws->num,
-                           (const uint64_t *)ws->den,
-                           (const uint64_t *)ws->px,
-                           (const uint64_t *)ws->py,
-                           (const uint64_t *)ws->qx,
-                           ws->dst,
-                           ws->lanes};
+    K_(batch_inv_var)(ws->den, ws->den, m, ws->pre);
+    for (size_t j = 0; j < m; j++) {
+        MA *r = ws->batch[ws->dbl[j]].dst;
+        FT lambda, t;
+        K_(mul)(&lambda, &ws->num[j], &ws->den[j]);
+        K_(sqr)(&t, &lambda);
+        K_(sub)(&t, &t, &ws->px[j]);
+        K_(sub)(&r->x, &t, &ws->px[j]);
+        K_(sub)(&t, &ws->px[j], &r->x);
+        K_(mul)(&t, &lambda, &t);
+        K_(sub)(&r->y, &t, &ws->py[j]);
+    }
+}
+
+/* The pending pairs on eight lanes (msm_simd.h), which read the points
+ * themselves; the lanes' chain products inverted here with one
+ * inversion. */
+static void M_(sums_lanes)(M_(affine_ws) *ws) {
+    if (ws->n_batch == 0) return;
+    zp_msm_simd_batch b = {&ws->fld,          ws->n_batch,      ws->batch, ws->lanes, ws->dbl,
+                           (uint64_t *)ws->px, (uint64_t *)ws->py, 0};
     FT prod[ZP_MSM_SIMD_PRODUCTS];
     _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
     ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
     K_(batch_inv_var)(prod, prod, ZP_MSM_SIMD_PRODUCTS, ws->pre);
     ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)prod);
+    if (b.n_dbl > 0) M_(doublings)(ws, b.n_dbl);
 }
 
-/* Runs the pending pairs: classify, the sums, then the copies and
- * cancellations. */
+/* Runs the pending pairs: on the lanes, or classify, the sums, then the
+ * copies and cancellations. */
 static void M_(flush)(M_(affine_ws) *ws) {
-    M_(classify)(ws);
     if (ws->simd) {
         M_(sums_lanes)(ws);
-    } else {
-        M_(sums)(ws);
+        ws->n_batch = 0;
+        return;
     }
+    M_(classify)(ws);
+    M_(sums)(ws);
     for (size_t i = 0; i < ws->n_batch; i++) {
         MA *r = ws->batch[i].dst;
         if (ws->kind[i] == MSM_INF) {

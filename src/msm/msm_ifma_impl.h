@@ -43,12 +43,40 @@ VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
 #endif
 }
 
-/* entries 8t .. 8t+7 of an array of coordinates into the lanes */
-static void MV_(load_group)(MV_(elem) *w, const uint64_t *a, size_t t) {
+VI void MV_(set_zero)(MV_(elem) *r) {
+    for (int i = 0; i < MSM_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_setzero_si512();
+}
+
+/* the lanes where a (canonical) is zero */
+VI unsigned MV_(zero_mask)(const MV_(elem) *a) {
+    __m512i o = _mm512_setzero_si512();
+    for (int i = 0; i < MSM_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) o = _mm512_or_si512(o, a->c[i].l[j]);
+    return (unsigned)_mm512_cmpeq_epi64_mask(o, _mm512_setzero_si512());
+}
+
+/* r = b in the lanes of mask, a elsewhere */
+VI void MV_(blend)(MV_(elem) *r, unsigned mask, const MV_(elem) *a, const MV_(elem) *b) {
+    for (int i = 0; i < MSM_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_mask_mov_epi64(a->c[i].l[j], (__mmask8)mask, b->c[i].l[j]);
+}
+
+/* -y in the lanes of mask */
+VI void MV_(neg_where)(MV_(elem) *y, unsigned mask, const BC *c) {
+    if (mask == 0) return;
+    MV_(elem) z, n;
+    MV_(set_zero)(&z);
+    MV_(sub)(&n, &z, y, c);
+    MV_(blend)(y, mask, y, &n);
+}
+
+/* one coordinate (off words into each point) of eight points */
+VI void MV_(gather)(MV_(elem) *w, const uint64_t *const e[8], size_t off) {
     for (int i = 0; i < MSM_EXT; i++) {
-        const uint64_t *e[8];
-        for (int k = 0; k < 8; k++) e[k] = a + (8 * t + (size_t)k) * MSM_W + (size_t)i * IFMA_NW;
-        B_(load8)(&w->c[i], e);
+        const uint64_t *d[8];
+        for (int k = 0; k < 8; k++) d[k] = e[k] + off + (size_t)i * IFMA_NW;
+        B_(load8)(&w->c[i], d);
     }
 }
 
@@ -61,8 +89,40 @@ static void MV_(store)(uint64_t *const e[8], size_t off, const MV_(elem) *w, uns
     }
 }
 
+/* the infinity that stands in for a missing second point and for the
+ * padding */
+static const uint64_t MV_(zero_point)[2 * MSM_W] = {0};
+
+/* group t: pairs 8t .. 8t+7 (padding past n) */
+typedef struct {
+    const uint64_t *p[8], *q[8];
+    uint64_t *dst[8];
+    unsigned active, neg_p, neg_q;
+} MV_(group);
+
+static void MV_(group_load)(MV_(group) *g, const zp_msm_simd_batch *b, size_t t) {
+    g->active = g->neg_p = g->neg_q = 0;
+    for (unsigned k = 0; k < 8; k++) {
+        size_t i = 8 * t + k;
+        if (i < b->n) {
+            const zp_msm_pair *e = &b->pairs[i];
+            g->p[k] = e->p;
+            g->q[k] = e->q != NULL ? e->q : MV_(zero_point);
+            g->dst[k] = e->dst;
+            g->active |= 1u << k;
+            g->neg_p |= (unsigned)(e->neg_p != 0) << k;
+            g->neg_q |= (unsigned)(e->neg_q != 0) << k;
+        } else {
+            g->p[k] = g->q[k] = MV_(zero_point);
+            g->dst[k] = NULL;
+        }
+    }
+}
+
+static size_t MV_(groups)(size_t n) { return (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_CHAINS; }
+
 /* work: D[t] (the denominators, lane-major) then P[t] (prefix products,
- * later the inverses), t < n/8. Groups of eight entries form
+ * later the inverses), t < groups. Groups of eight entries form
  * ZP_MSM_SIMD_CHAINS interleaved chains (group t in chain t mod CHAINS),
  * and every step below handles one group of each chain together: a
  * multiplication's latency is several times its throughput, and a single
@@ -71,9 +131,19 @@ static void MV_(store)(uint64_t *const e[8], size_t off, const MV_(elem) *w, uns
 void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *products) {
     BC c;
     B_(field_load)(&c, b->f);
-    size_t groups = b->n / 8;
-    MV_(elem) *D = b->work, *P = D + groups, acc[CH];
-    for (size_t t = 0; t < groups; t++) MV_(load_group)(&D[t], b->den, t);
+    size_t groups = MV_(groups)(b->n);
+    MV_(elem) *D = b->work, *P = D + groups, acc[CH], one;
+    MV_(set_zero)(&one);
+    one.c[0].l[0] = _mm512_set1_epi64(1); /* any nonzero value: an equal-x pair's slope is not this one */
+    for (size_t t = 0; t < groups; t++) {
+        MV_(group) g;
+        MV_(elem) px, qx;
+        MV_(group_load)(&g, b, t);
+        MV_(gather)(&px, g.p, 0);
+        MV_(gather)(&qx, g.q, 0);
+        MV_(sub)(&D[t], &qx, &px, &c);
+        MV_(blend)(&D[t], MV_(zero_mask)(&D[t]), &D[t], &one);
+    }
     for (int u = 0; u < CH; u++) acc[u] = D[u];
     for (size_t t = CH; t < groups; t += CH) {
         for (int u = 0; u < CH; u++) P[t + u] = acc[u];
@@ -86,12 +156,17 @@ void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *products) {
     }
 }
 
-void MV_(finish)(const zp_msm_simd_batch *b, const uint64_t *inv) {
+void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
     BC c;
     B_(field_load)(&c, b->f);
-    size_t groups = b->n / 8;
-    MV_(elem) *D = b->work, *P = D + groups, a[CH];
-    for (int u = 0; u < CH; u++) MV_(load_group)(&a[u], inv, (size_t)u);
+    size_t groups = MV_(groups)(b->n);
+    MV_(elem) *D = b->work, *P = D + groups, a[CH], zero;
+    MV_(set_zero)(&zero);
+    for (int u = 0; u < CH; u++) {
+        const uint64_t *e[8];
+        for (int k = 0; k < 8; k++) e[k] = inv + ((size_t)u * 8 + (size_t)k) * MSM_W;
+        MV_(gather)(&a[u], e, 0);
+    }
     /* a[u] = 1 / (the product of chain u's groups up to t) on entry to
      * step t: P[t] becomes 1 / D[t] */
     for (size_t t = groups - CH; t >= CH; t -= CH) {
@@ -99,24 +174,33 @@ void MV_(finish)(const zp_msm_simd_batch *b, const uint64_t *inv) {
         for (int u = 0; u < CH; u++) MV_(mul)(&a[u], &a[u], &D[t + u], &c);
     }
     for (int u = 0; u < CH; u++) P[u] = a[u];
+    b->n_dbl = 0;
     for (size_t t = 0; t < groups; t += CH) {
-        unsigned mask[CH], any = 0;
-        uint64_t *dst[CH][8];
+        MV_(group) g[CH];
+        unsigned any = 0;
         for (int u = 0; u < CH; u++) {
-            mask[u] = 0;
-            for (int k = 0; k < 8; k++) {
-                dst[u][k] = b->dst[8 * (t + (size_t)u) + (size_t)k];
-                mask[u] |= (unsigned)(dst[u][k] != NULL) << k;
-            }
-            any |= mask[u];
+            MV_(group_load)(&g[u], b, t + (size_t)u);
+            any |= g[u].active;
         }
-        if (any == 0) continue;
-        MV_(elem) num[CH], px[CH], py[CH], qx[CH], lambda[CH], t1[CH], x3[CH], y3[CH];
+        if (any == 0) break; /* the padding at the end */
+        MV_(elem) px[CH], py[CH], qx[CH], qy[CH], num[CH], lambda[CH], t1[CH], x3[CH], y3[CH];
+        unsigned inf_p[CH], inf_q[CH], eq_x[CH], eq_y[CH];
+        /* every group's points are read before any sum is written */
         for (int u = 0; u < CH; u++) {
-            MV_(load_group)(&num[u], b->num, t + (size_t)u);
-            MV_(load_group)(&px[u], b->px, t + (size_t)u);
-            MV_(load_group)(&py[u], b->py, t + (size_t)u);
-            MV_(load_group)(&qx[u], b->qx, t + (size_t)u);
+            MV_(gather)(&px[u], g[u].p, 0);
+            MV_(gather)(&py[u], g[u].p, MSM_W);
+            MV_(gather)(&qx[u], g[u].q, 0);
+            MV_(gather)(&qy[u], g[u].q, MSM_W);
+            inf_p[u] = MV_(zero_mask)(&px[u]) & MV_(zero_mask)(&py[u]);
+            inf_q[u] = MV_(zero_mask)(&qx[u]) & MV_(zero_mask)(&qy[u]);
+            MV_(neg_where)(&py[u], g[u].neg_p, &c);
+            MV_(neg_where)(&qy[u], g[u].neg_q, &c);
+        }
+        for (int u = 0; u < CH; u++) {
+            MV_(sub)(&t1[u], &qx[u], &px[u], &c);
+            eq_x[u] = MV_(zero_mask)(&t1[u]);
+            MV_(sub)(&num[u], &qy[u], &py[u], &c);
+            eq_y[u] = MV_(zero_mask)(&num[u]);
         }
         for (int u = 0; u < CH; u++) MV_(mul)(&lambda[u], &num[u], &P[t + u], &c);
         for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &lambda[u], &c);
@@ -126,9 +210,36 @@ void MV_(finish)(const zp_msm_simd_batch *b, const uint64_t *inv) {
         for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &t1[u], &c);
         for (int u = 0; u < CH; u++) MV_(sub)(&y3[u], &t1[u], &py[u], &c); /* y3 = λ(x1 - x3) - y1 */
         for (int u = 0; u < CH; u++) {
-            if (mask[u] == 0) continue;
-            MV_(store)(dst[u], 0, &x3[u], mask[u]);
-            MV_(store)(dst[u], MSM_W, &y3[u], mask[u]);
+            unsigned act = g[u].active;
+            if (act == 0) continue;
+            /* the special lanes: one point infinite (the other is the
+             * sum), both (infinity), equal x: opposite points (infinity)
+             * or equal ones, doubled by the caller */
+            unsigned both = inf_p[u] & inf_q[u], only_p = inf_q[u] & ~inf_p[u], only_q = inf_p[u] & ~inf_q[u];
+            unsigned same_x = eq_x[u] & ~(inf_p[u] | inf_q[u]);
+            unsigned dbl = same_x & eq_y[u] & ~MV_(zero_mask)(&py[u]) & act;
+            unsigned to_inf = both | (same_x & ~dbl);
+            MV_(blend)(&x3[u], only_p, &x3[u], &px[u]);
+            MV_(blend)(&y3[u], only_p, &y3[u], &py[u]);
+            MV_(blend)(&x3[u], only_q, &x3[u], &qx[u]);
+            MV_(blend)(&y3[u], only_q, &y3[u], &qy[u]);
+            MV_(blend)(&x3[u], to_inf, &x3[u], &zero);
+            MV_(blend)(&y3[u], to_inf, &y3[u], &zero);
+            unsigned out = act & ~dbl;
+            MV_(store)(g[u].dst, 0, &x3[u], out);
+            MV_(store)(g[u].dst, MSM_W, &y3[u], out);
+            if (dbl != 0) {
+                uint64_t *ex[8] = {NULL}, *ey[8] = {NULL};
+                for (unsigned k = 0; k < 8; k++) {
+                    if (!(dbl & (1u << k))) continue;
+                    size_t j = b->n_dbl++;
+                    b->dbl[j] = (uint32_t)(8 * (t + (size_t)u) + k);
+                    ex[k] = b->dbl_x + j * MSM_W;
+                    ey[k] = b->dbl_y + j * MSM_W;
+                }
+                MV_(store)(ex, 0, &px[u], dbl);
+                MV_(store)(ey, 0, &py[u], dbl);
+            }
         }
     }
 }

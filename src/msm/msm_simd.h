@@ -1,13 +1,15 @@
 /* The arithmetic of a batch of affine additions, eight at a time with
  * AVX-512 IFMA (field/ifma.h), for every group: coordinates in a field of
  * 4 words (BN254 G1), 6 words (BLS12-381 G1), or the quadratic extensions
- * of those (the G2s). msm_affine_impl.h classifies the batch, copies each
- * addition's operands into arrays, and hands the multiplications here:
- * Montgomery's trick runs as eight interleaved chains (entry i in lane
- * i mod 8), whose eight products the caller inverts with one scalar
- * inversion, then the slopes and the sums. Values are in the scalar
- * code's Montgomery form throughout, so the results are the scalar
- * path's, bit for bit. */
+ * of those (the G2s). msm_affine_impl.h hands its pending pairs here as
+ * they are: the lanes gather the points, negate, find the special cases
+ * (infinity, equal x) with masks, and run Montgomery's trick as eight
+ * interleaved chains (entry i in lane i mod 8), whose products the caller
+ * inverts with one scalar inversion, then the slopes and the sums.
+ * Copying and subtracting the operands one pair at a time in scalar code
+ * first was a quarter of a small MSM. Values are in the scalar code's
+ * Montgomery form throughout, so the results are the scalar path's, bit
+ * for bit. */
 #ifndef ZP_MSM_MSM_SIMD_H
 #define ZP_MSM_MSM_SIMD_H
 
@@ -16,21 +18,32 @@
 
 #include "field/ifma.h"
 
+/* One pending addition: dst = (±p) + (±q), the points affine (x, then y;
+ * all-zero: infinity), q NULL for p alone; bucket is the streaming path's
+ * (whose pending flag the flush clears). */
+typedef struct {
+    const void *p, *q;
+    void *dst;
+    uint8_t neg_p, neg_q;
+    uint32_t bucket;
+} zp_msm_pair;
+
 typedef struct {
     const zp_ifma_field *f; /* the base field */
-    size_t n;               /* entries, a multiple of 8 */
-    /* per entry, one coordinate-field element each (its words as the
-     * scalar code stores them): the slope's numerator and denominator (1
-     * for entries not computed), x and y of the first point, x of the
-     * second */
-    const uint64_t *num, *den, *px, *py, *qx;
-    uint64_t **dst; /* where the sum goes (x, then y); NULL: not computed */
-    void *work;     /* ZP_MSM_SIMD_WORK_BYTES(n), 64-byte aligned */
+    size_t n;               /* pairs */
+    const zp_msm_pair *pairs;
+    void *work; /* ZP_MSM_SIMD_WORK_BYTES(n rounded up to ZP_MSM_SIMD_ALIGN), 64-byte aligned */
+    /* out, from finish: the doublings (equal points), left to the caller
+     * with their second inversion: the pairs' indices, and each one's
+     * point (±p as asked) at dbl_x + W·j, dbl_y + W·j */
+    uint32_t *dbl;
+    uint64_t *dbl_x, *dbl_y;
+    size_t n_dbl;
 } zp_msm_simd_batch;
 
-/* Entries go to 8 lanes and ZP_MSM_SIMD_CHAINS interleaved chains: the
- * caller pads n to a multiple of ZP_MSM_SIMD_ALIGN (denominator 1, no
- * dst) and inverts 8·CHAINS products. */
+/* Entries go to 8 lanes and ZP_MSM_SIMD_CHAINS interleaved chains (the
+ * lanes pad the pairs to a multiple of ZP_MSM_SIMD_ALIGN with empty
+ * ones); the caller inverts 8·CHAINS products. */
 #define ZP_MSM_SIMD_CHAINS 4
 #define ZP_MSM_SIMD_ALIGN (8 * ZP_MSM_SIMD_CHAINS)
 #define ZP_MSM_SIMD_PRODUCTS (8 * ZP_MSM_SIMD_CHAINS)
@@ -39,16 +52,21 @@ typedef struct {
  * element being up to 2 (extension) x 8 limbs x 64 bytes */
 #define ZP_MSM_SIMD_WORK_BYTES(n) (2 * ((n) / 8) * 2 * 8 * 64)
 
-/* For coordinates of W words (4, 6, 8 = 4x2, 12 = 6x2):
- * zp_msm_simdW_prefix: products[8u + k] = the product of den[i] over
- *   the entries i = 8t + k with t = u mod CHAINS (ZP_MSM_SIMD_PRODUCTS
- *   elements);
- * zp_msm_simdW_finish: given inv = those products' inverses, for every
- *   entry with a dst, the slope λ = num/den and the sum x3 = λ² - px - qx,
- *   y3 = λ(px - x3) - py. */
+/* For coordinates of W words (4, 6, 8 = 4x2, 12 = 6x2), the lanes read
+ * the pairs' points themselves (no copies), in order, and write each
+ * result before reading a later pair's points, so a batch may read a
+ * slot that a later pair of it writes (the reduction's running sums),
+ * never one an earlier pair writes:
+ * zp_msm_simdW_prefix: the slopes' denominators x_q - x_p (1 where zero)
+ *   and products[8u + k] = the product of those of the entries
+ *   i = 8t + k with t = u mod CHAINS (ZP_MSM_SIMD_PRODUCTS elements);
+ * zp_msm_simdW_finish: given inv = those products' inverses, every pair's
+ *   dst: the sum x3 = λ² - x_p - x_q, y3 = λ(x_p - x3) - y_p with
+ *   λ = (y_q - y_p)/(x_q - x_p); one point where the other is infinity;
+ *   infinity for opposite points; equal points listed in b->dbl. */
 #define ZP_MSM_SIMD_DECLARE(W)                                                  \
     void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *products); \
-    void zp_msm_simd##W##_finish(const zp_msm_simd_batch *b, const uint64_t *inv);
+    void zp_msm_simd##W##_finish(zp_msm_simd_batch *b, const uint64_t *inv);
 ZP_MSM_SIMD_DECLARE(4)
 ZP_MSM_SIMD_DECLARE(6)
 ZP_MSM_SIMD_DECLARE(8)
