@@ -216,17 +216,16 @@ static void M_(doublings)(M_(affine_ws) *ws, size_t m) {
 }
 
 /* The pending pairs on eight lanes (msm_simd.h), which read the points
- * themselves; the lanes' chain products inverted here with one
- * inversion. */
+ * themselves; the product of their denominators inverted here. */
 static void M_(sums_lanes)(M_(affine_ws) *ws) {
     if (ws->n_batch == 0) return;
     zp_msm_simd_batch b = {&ws->fld,          ws->n_batch,      ws->batch, ws->lanes, ws->dbl,
                            (uint64_t *)ws->px, (uint64_t *)ws->py, 0};
-    FT prod[ZP_MSM_SIMD_PRODUCTS];
+    FT prod;
     _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
-    ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)prod);
-    K_(batch_inv_var)(prod, prod, ZP_MSM_SIMD_PRODUCTS, ws->pre);
-    ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)prod);
+    ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)&prod);
+    K_(inv_var)(&prod, &prod);
+    ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _finish)(&b, (const uint64_t *)&prod);
     if (b.n_dbl > 0) M_(doublings)(ws, b.n_dbl);
 }
 

@@ -62,6 +62,13 @@ VI void MV_(blend)(MV_(elem) *r, unsigned mask, const MV_(elem) *a, const MV_(el
         for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_mask_mov_epi64(a->c[i].l[j], (__mmask8)mask, b->c[i].l[j]);
 }
 
+/* r = a with lane k taken from lane k ^ d */
+VI void MV_(swap_lanes)(MV_(elem) *r, const MV_(elem) *a, int d) {
+    const __m512i idx = _mm512_xor_si512(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(d));
+    for (int i = 0; i < MSM_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_permutexvar_epi64(idx, a->c[i].l[j]);
+}
+
 /* -y in the lanes of mask */
 VI void MV_(neg_where)(MV_(elem) *y, unsigned mask, const BC *c) {
     if (mask == 0) return;
@@ -128,7 +135,7 @@ static size_t MV_(groups)(size_t n) { return (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MS
  * multiplication's latency is several times its throughput, and a single
  * chain (or one group's dependent steps) would leave the lanes idle. */
 #define CH ZP_MSM_SIMD_CHAINS
-void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *products) {
+void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
     BC c;
     B_(field_load)(&c, b->f);
     size_t groups = MV_(groups)(b->n);
@@ -149,11 +156,30 @@ void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *products) {
         for (int u = 0; u < CH; u++) P[t + u] = acc[u];
         for (int u = 0; u < CH; u++) MV_(mul)(&acc[u], &acc[u], &D[t + u], &c);
     }
-    for (int u = 0; u < CH; u++) {
-        uint64_t *e[8];
-        for (int k = 0; k < 8; k++) e[k] = products + ((size_t)u * 8 + (size_t)k) * MSM_W;
-        MV_(store)(e, 0, &acc[u], 0xff);
+    /* One product for the caller's one inversion. Per lane: the chains'
+     * product, and in P[u] (unused until finish sets it) the product of
+     * the chains other than u. Across the lanes, a butterfly: every lane
+     * ends with the product of all (all) and of the lanes other than
+     * itself (excl), which goes to D[0] (finish reads D[CH] up only). */
+    _Static_assert(CH == 4, "the chains' exclusive products below are written for 4 chains");
+    MV_(elem) p01, p23, all, excl, part;
+    MV_(mul)(&p01, &acc[0], &acc[1], &c);
+    MV_(mul)(&p23, &acc[2], &acc[3], &c);
+    MV_(mul)(&P[0], &acc[1], &p23, &c);
+    MV_(mul)(&P[1], &acc[0], &p23, &c);
+    MV_(mul)(&P[2], &p01, &acc[3], &c);
+    MV_(mul)(&P[3], &p01, &acc[2], &c);
+    MV_(mul)(&all, &p01, &p23, &c);
+    MV_(swap_lanes)(&excl, &all, 1);
+    MV_(mul)(&all, &all, &excl, &c);
+    for (int d = 2; d < 8; d *= 2) {
+        MV_(swap_lanes)(&part, &all, d);
+        MV_(mul)(&excl, &excl, &part, &c);
+        MV_(mul)(&all, &all, &part, &c);
     }
+    D[0] = excl;
+    uint64_t *e[8] = {product, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    MV_(store)(e, 0, &all, 1);
 }
 
 void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
@@ -162,10 +188,14 @@ void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
     size_t groups = MV_(groups)(b->n);
     MV_(elem) *D = b->work, *P = D + groups, a[CH], zero;
     MV_(set_zero)(&zero);
-    for (int u = 0; u < CH; u++) {
-        const uint64_t *e[8];
-        for (int k = 0; k < 8; k++) e[k] = inv + ((size_t)u * 8 + (size_t)k) * MSM_W;
-        MV_(gather)(&a[u], e, 0);
+    {
+        /* 1/(this lane's product) = 1/all · (the other lanes'), then
+         * 1/(chain u's) = that · (the other chains') */
+        const uint64_t *e[8] = {inv, inv, inv, inv, inv, inv, inv, inv};
+        MV_(elem) lane_inv;
+        MV_(gather)(&lane_inv, e, 0);
+        MV_(mul)(&lane_inv, &lane_inv, &D[0], &c);
+        for (int u = 0; u < CH; u++) MV_(mul)(&a[u], &lane_inv, &P[u], &c);
     }
     /* a[u] = 1 / (the product of chain u's groups up to t) on entry to
      * step t: P[t] becomes 1 / D[t] */

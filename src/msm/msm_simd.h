@@ -4,8 +4,11 @@
  * of those (the G2s). msm_affine_impl.h hands its pending pairs here as
  * they are: the lanes gather the points, negate, find the special cases
  * (infinity, equal x) with masks, and run Montgomery's trick as eight
- * interleaved chains (entry i in lane i mod 8), whose products the caller
- * inverts with one scalar inversion, then the slopes and the sums.
+ * interleaved chains (entry i in lane i mod 8), whose products the lanes
+ * multiply into one for the caller's one scalar inversion (a batch
+ * inversion of the 32 chain products, as before, cost more scalar
+ * multiplications than some batches have additions), then the slopes and
+ * the sums.
  * Copying and subtracting the operands one pair at a time in scalar code
  * first was a quarter of a small MSM. Values are in the scalar code's
  * Montgomery form throughout, so the results are the scalar path's, bit
@@ -43,10 +46,10 @@ typedef struct {
 
 /* Entries go to 8 lanes and ZP_MSM_SIMD_CHAINS interleaved chains (the
  * lanes pad the pairs to a multiple of ZP_MSM_SIMD_ALIGN with empty
- * ones); the caller inverts 8·CHAINS products. */
+ * ones); the chains' products are multiplied together in the lanes, so
+ * the caller inverts one element. */
 #define ZP_MSM_SIMD_CHAINS 4
 #define ZP_MSM_SIMD_ALIGN (8 * ZP_MSM_SIMD_CHAINS)
-#define ZP_MSM_SIMD_PRODUCTS (8 * ZP_MSM_SIMD_CHAINS)
 
 /* enough for every group: two elements of eight lanes per 8 entries, an
  * element being up to 2 (extension) x 8 limbs x 64 bytes */
@@ -58,14 +61,13 @@ typedef struct {
  * slot that a later pair of it writes (the reduction's running sums),
  * never one an earlier pair writes:
  * zp_msm_simdW_prefix: the slopes' denominators x_q - x_p (1 where zero)
- *   and products[8u + k] = the product of those of the entries
- *   i = 8t + k with t = u mod CHAINS (ZP_MSM_SIMD_PRODUCTS elements);
- * zp_msm_simdW_finish: given inv = those products' inverses, every pair's
+ *   and *product = the product of them all (one element);
+ * zp_msm_simdW_finish: given inv = that product's inverse, every pair's
  *   dst: the sum x3 = λ² - x_p - x_q, y3 = λ(x_p - x3) - y_p with
  *   λ = (y_q - y_p)/(x_q - x_p); one point where the other is infinity;
  *   infinity for opposite points; equal points listed in b->dbl. */
 #define ZP_MSM_SIMD_DECLARE(W)                                                  \
-    void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *products); \
+    void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *product); \
     void zp_msm_simd##W##_finish(zp_msm_simd_batch *b, const uint64_t *inv);
 ZP_MSM_SIMD_DECLARE(4)
 ZP_MSM_SIMD_DECLARE(6)
