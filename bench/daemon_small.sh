@@ -8,7 +8,11 @@
 #   2^LOG constraints, bench/synth_circuit.c, keyed by zkpipe setup),
 #   submitted by CLIENTS concurrent `zkpipe submit` processes, timed from
 #   the first submit until every job is awaited done; REPS rounds, median.
-#   The daemon has threads 2 (the cores) and synth_workers 1 and 2.
+#   The daemon runs one proof at a time on both cores (prove_workers and
+#   finalize_workers 1, threads 2; synth_workers 1 and 2), or two at once
+#   on one core each (prove_workers and finalize_workers 2, threads 1), as
+#   the library's contexts do with
+#   zkpipe-bench-prover --jobs 1 and 2.
 # Usage: bench/daemon_small.sh ZKPIPE WORKDIR
 #   env: LOG=11 JOBS=200 CLIENTS=8 REPS=3 CURVE=bn128
 set -uo pipefail
@@ -33,17 +37,21 @@ mkdir -p "$W/keys" "$W/out"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "# $CURVE synthetic circuit, domain 2^$LOG; $JOBS jobs of one proof, $CLIENTS concurrent clients; median of $REPS"
 echo
-echo "library prover context (zkpipe-bench-prover --runs $JOBS), the key loaded once:"
-"$BIN/zkpipe-bench-prover" --runs "$JOBS" "$W/keys/small.zkey" "$W/c.wtns" | sed 's/^/  /'
+for j in 1 2; do
+    echo "library prover contexts (zkpipe-bench-prover --runs $JOBS --jobs $j), the key loaded once:"
+    "$BIN/zkpipe-bench-prover" --runs "$JOBS" --jobs "$j" "$W/keys/small.zkey" "$W/c.wtns" | sed 's/^/  /'
+done
 
-run() { # run NAME SYNTH_WORKERS: prints proofs/s
-    local name="$1" sw="$2" t0 n c bad=0 clients=()
+run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS: prints proofs/s
+    local name="$1" sw="$2" pw="$3" th="$4" t0 n c bad=0 clients=()
     {
         echo "listen 127.0.0.1:0"
         echo "data_dir $W/$name"
         echo "keys_dir $W/keys"
         echo "budget 512M"
-        echo "threads 2"
+        echo "threads $th"
+        echo "prove_workers $pw"
+        echo "finalize_workers $pw"
         echo "synth_workers $sw"
     } >"$W/$name.conf"
     start_daemon "$name" "$W/$name.conf" || { echo "daemon $name does not start: see $W/$name.log" >&2; exit 1; }
@@ -68,11 +76,17 @@ run() { # run NAME SYNTH_WORKERS: prints proofs/s
     stop_daemon "$DPID"
 }
 echo
-printf "%-34s %s\n" "daemon (SQLite store)" "proofs/s, runs"
-for sw in 1 2; do
+printf "%-46s %s\n" "daemon (SQLite store)" "proofs/s, runs"
+last=
+for cfg in "1 1 2" "2 1 2" "2 2 1"; do
+    read -r sw pw th <<<"$cfg"
     rates=()
-    for ((r = 1; r <= REPS; r++)); do rates+=("$(run "d$sw-$r" "$sw")"); done
-    printf "%-34s %s  (%s)\n" "synth_workers $sw" "$(printf '%s\n' "${rates[@]}" | median)" "${rates[*]}"
+    for ((r = 1; r <= REPS; r++)); do
+        last="d$sw$pw$th-$r"
+        rates+=("$(run "$last" "$sw" "$pw" "$th")")
+    done
+    printf "%-46s %s  (%s)\n" "synth_workers $sw, prove_workers $pw, threads $th" \
+        "$(printf '%s\n' "${rates[@]}" | median)" "${rates[*]}"
 done
 echo
-echo "peak RSS of the last daemon: $(jget 'Math.round(j.peak_rss / 1e6)' "$W/d2-$REPS.status.json") MB"
+echo "peak RSS of the last daemon: $(jget 'Math.round(j.peak_rss / 1e6)' "$W/$last.status.json") MB"
