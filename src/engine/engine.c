@@ -401,7 +401,7 @@ zp_status engine_job_fits(const zp_engine *e, const engine_key *key, uint64_t wi
                         "the memory budget (%s) is too small for one partition of %s: it needs %s "
                         "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s%s%s)",
                         human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes),
-                        human(b3, key->file_bytes + key->copies_bytes), human(b4, key->matrices_bytes),
+                        human(b3, key->file_bytes), human(b4, key->matrices_bytes),
                         human(b5, key->footprint), witgen ? ", the witness calculator's memory " : "",
                         witgen ? human(b7, witgen) : "", base ? ", and the process's own " : "",
                         base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");

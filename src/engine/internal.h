@@ -32,16 +32,13 @@ typedef struct engine_key {
     char *path; /* as resolved by realpath */
     zp_curve curve;
     uint32_t n_vars, n_public, domain_size;
-    /* counted (page-rounded): the mapped file, the aligned copies the
-     * key makes of its unaligned point sections, the matrices */
-    uint64_t file_bytes, copies_bytes, matrices_bytes;
+    /* counted (page-rounded): the mapped file, whose point sections are
+     * used in place, and the matrices */
+    uint64_t file_bytes, matrices_bytes;
     /* One partition's buffers, counted, and their sum. */
     uint64_t witness_bytes, abc_bytes, msm_bytes, footprint;
     key_state state;
     zp_tracked file, matrices;
-    zp_tracked copies[8];
-    size_t n_copies;
-    struct zp_engine *engine; /* for the copies' allocator */
     zp_zkey *zkey;     /* over file.p while loaded */
     size_t active;     /* admitted partitions using the loaded key: it stays while > 0 */
     size_t jobs;       /* jobs referring to this entry */
@@ -227,7 +224,7 @@ typedef struct worker_arg {
 zp_status engine_key_get(engine_key **out, zp_engine *e, const char *path, zp_error *err);
 /* Drops a job's reference. Lock held. */
 void engine_key_put(zp_engine *e, engine_key *key);
-/* The key's own bytes: file, copies, matrices. */
+/* The key's own bytes: file, matrices. */
 uint64_t engine_key_bytes(const engine_key *key);
 /* Bytes a partition of this key needs admitted now (its footprint, plus
  * the key's own when not loaded). Lock held. */

@@ -37,9 +37,6 @@ static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
     k->abc_bytes = zp_track_round(sz.abc.bytes);
     k->msm_bytes = zp_track_round(sz.scratch.bytes);
     k->footprint = k->witness_bytes + k->abc_bytes + k->msm_bytes;
-    /* the file's mapping is page aligned like the engine's will be, so the
-     * same sections need copies */
-    k->copies_bytes = zp_zkey_copied_bytes(zkey, zp_track_round);
     zp_zkey_close(zkey);
     return ZP_OK;
 }
@@ -99,7 +96,7 @@ void engine_key_put(zp_engine *e, engine_key *key) {
 }
 
 uint64_t engine_key_bytes(const engine_key *key) {
-    return key->file_bytes + key->copies_bytes + key->matrices_bytes;
+    return key->file_bytes + key->matrices_bytes;
 }
 
 uint64_t engine_key_need(const engine_key *key) {
@@ -141,33 +138,6 @@ uint64_t engine_keys_evict(zp_engine *e, uint64_t bytes, const engine_key *keep)
     return freed;
 }
 
-/* The key's copies of unaligned point sections: tracked like the rest of
- * the key, and freed through the dealloc thread while the engine runs. */
-static void *copy_alloc(void *arg, size_t bytes) {
-    engine_key *k = arg;
-    zp_error err;
-    if (k->n_copies == sizeof k->copies / sizeof *k->copies) return NULL;
-    zp_tracked *t = &k->copies[k->n_copies];
-    if (zp_track_alloc(t, &k->engine->tracker, ZP_BUF_KEY, ZP_STAGE_KEYS, bytes, "a key section", &err) != ZP_OK) {
-        return NULL;
-    }
-    k->n_copies++;
-    return t->p;
-}
-
-/* Lock held (or, at teardown, no other thread left). */
-static void copy_release(void *arg, void *p, size_t bytes) {
-    engine_key *k = arg;
-    (void)bytes;
-    for (size_t i = 0; i < k->n_copies; i++) {
-        if (k->copies[i].p != p) continue;
-        if (k->engine->dealloc_stop) zp_track_free(&k->engine->tracker, &k->copies[i]);
-        else engine_dealloc(k->engine, &k->copies[i]);
-        k->copies[i] = k->copies[--k->n_copies];
-        return;
-    }
-}
-
 zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, zp_error *err) {
     zp_tracked file, matrices;
     memset(&matrices, 0, sizeof matrices);
@@ -178,14 +148,10 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         st = zp_error_set(err, ZP_ERR_IO, "%s: the key file changed since it was submitted (%zu bytes, not %llu)",
                           k->path, size, (unsigned long long)k->file_bytes);
     }
-    k->engine = e;
-    k->n_copies = 0;
-    zp_zkey_allocator copies = {copy_alloc, copy_release, k};
-    if (st == ZP_OK) st = zp_zkey_open_mem_alloc(&zkey, file.p, size, k->path, &copies, err);
+    if (st == ZP_OK) st = zp_zkey_open_mem(&zkey, file.p, size, k->path, err);
     const zp_groth16_pk *pk = zkey ? zp_zkey_pk(zkey) : NULL;
     if (st == ZP_OK && (pk->n_vars != k->n_vars || pk->domain_size != k->domain_size || pk->curve != k->curve ||
-                        zp_track_round(zp_groth16_matrices_size(pk)) != k->matrices_bytes ||
-                        zp_zkey_copied_bytes(zkey, zp_track_round) != k->copies_bytes)) {
+                        zp_track_round(zp_groth16_matrices_size(pk)) != k->matrices_bytes)) {
         st = zp_error_set(err, ZP_ERR_IO,
                           "%s: the key file changed since it was submitted (%u wires, domain %u, matrices %zu bytes; "
                           "it had %u, %u, %llu)",
@@ -207,8 +173,7 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         /* what was mapped goes back through the dealloc thread; what was
          * not, is returned now */
         uint64_t unused = engine_key_bytes(k);
-        for (size_t i = 0; i < k->n_copies; i++) unused -= k->copies[i].bytes;
-        zp_zkey_close(zkey); /* its copies go to the dealloc thread */
+        zp_zkey_close(zkey);
         if (file.p) unused -= file.bytes;
         if (matrices.p) unused -= matrices.bytes;
         engine_dealloc(e, &file);
@@ -297,7 +262,7 @@ static void describe(zp_engine_key_info *i, const engine_key *k) {
     i->loaded = k->state == KEY_LOADED;
     i->partitions_active = k->active;
     i->jobs = k->jobs;
-    i->key_bytes = k->file_bytes + k->copies_bytes;
+    i->key_bytes = k->file_bytes;
     i->matrices_bytes = k->matrices_bytes;
     i->partition_bytes = k->footprint;
 }

@@ -183,7 +183,9 @@ int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gr
     } else {
         G1_(j_set_inf)(&l);
     }
-    G1_(j_from_affine)(&ic0, &ic[0]);
+    G1 ic_0;
+    memcpy(&ic_0, &ic[0], sizeof ic_0); /* IC is read in place in the key: any alignment */
+    G1_(j_from_affine)(&ic0, &ic_0);
     G1_(j_add_var)(&l, &l, &ic0);
 
     G1 p[4];

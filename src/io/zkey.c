@@ -23,15 +23,11 @@ enum {
     S_CONTRIB = 10
 };
 enum { PROTOCOL_GROTH16 = 1, PROTOCOL_PLONK = 2, PROTOCOL_FFLONK = 10 };
-enum { N_OWNED = 6 };
 
 struct zp_zkey {
     zp_binfile bf;
     zp_groth16_pk pk;
     const uint8_t *circuit_hash;
-    void *owned[N_OWNED]; /* aligned copies of unaligned sections */
-    size_t owned_bytes[N_OWNED];
-    zp_zkey_allocator alloc; /* for the copies; malloc when alloc.alloc is NULL */
 };
 
 static const char *section_name(uint32_t id) {
@@ -196,11 +192,13 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
     return ZP_OK;
 }
 
-/* A bulk point section: its size must be exactly count points; the points
- * are used in place when 8-byte aligned, else copied once into aligned
- * memory (the arithmetic reads them as uint64_t limbs). */
-static zp_status read_points(zp_zkey *z, uint32_t id, uint64_t count, int g2, const void **out, int slot,
-                             zp_error *err) {
+/* A bulk point section: its size must be exactly count points. The
+ * points are used in place, at whatever alignment the file gives them
+ * (snarkjs's 12-byte section headers leave every other section 4 bytes
+ * off 8): the MSM and the verifier read them by memcpy and unaligned
+ * vector loads. Copying them to aligned memory, as zkpipe did, cost half
+ * the key again in fresh memory at every open. */
+static zp_status read_points(zp_zkey *z, uint32_t id, uint64_t count, int g2, const void **out, zp_error *err) {
     const uint8_t *p;
     uint64_t n;
     zp_status st = get(z, id, &p, &n, err);
@@ -212,31 +210,8 @@ static zp_status read_points(zp_zkey *z, uint32_t id, uint64_t count, int g2, co
                             z->bf.name, id, section_name(id), (unsigned long long)n, (unsigned long long)expected,
                             (unsigned long long)count, g2 ? "G2" : "G1");
     }
-    if (n == 0 || (uintptr_t)p % 8 == 0) {
-        zp_binfile_advise(&z->bf, p, (size_t)n, MADV_WILLNEED);
-        *out = p;
-        return ZP_OK;
-    }
-    void *copy = NULL;
-    if (z->alloc.alloc != NULL) {
-        copy = z->alloc.alloc(z->alloc.arg, (size_t)n);
-    } else {
-        /* 2 MiB alignment lets big copies sit on transparent huge pages. */
-        size_t align = n >= (4u << 20) ? (2u << 20) : 64;
-        if (posix_memalign(&copy, align, (size_t)n) != 0) copy = NULL;
-        if (copy != NULL && align > 64) (void)madvise(copy, (size_t)n, MADV_HUGEPAGE);
-    }
-    if (copy == NULL) {
-        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory copying section %u (%s, %llu bytes)", z->bf.name,
-                            id, section_name(id), (unsigned long long)n);
-    }
-    zp_binfile_advise(&z->bf, p, (size_t)n, MADV_SEQUENTIAL);
-    memcpy(copy, p, (size_t)n);
-    /* The mapped pages of this section are never read again. */
-    zp_binfile_advise(&z->bf, p, (size_t)n, MADV_DONTNEED);
-    z->owned[slot] = copy;
-    z->owned_bytes[slot] = (size_t)n;
-    *out = copy;
+    zp_binfile_advise(&z->bf, p, (size_t)n, MADV_WILLNEED);
+    *out = p;
     return ZP_OK;
 }
 
@@ -258,21 +233,21 @@ static zp_status check_ic(zp_zkey *z, zp_error *err) {
 
 static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *err) {
     (void)bf; /* it is z->bf: the key keeps its file */
+    (void)arg;
     zp_zkey *z = object;
-    if (arg != NULL) z->alloc = *(const zp_zkey_allocator *)arg;
     zp_status st;
     if ((st = read_protocol(z, err)) != ZP_OK) return st;
     if ((st = read_header(z, err)) != ZP_OK) return st;
     zp_groth16_pk *pk = &z->pk;
     uint64_t nv = pk->n_vars, npub = pk->n_public;
     if ((st = read_coefs(z, err)) != ZP_OK) return st;
-    if ((st = read_points(z, S_IC, npub + 1, 0, &pk->ic, 0, err)) != ZP_OK) return st;
+    if ((st = read_points(z, S_IC, npub + 1, 0, &pk->ic, err)) != ZP_OK) return st;
     if ((st = check_ic(z, err)) != ZP_OK) return st;
-    if ((st = read_points(z, S_A, nv, 0, &pk->a, 1, err)) != ZP_OK) return st;
-    if ((st = read_points(z, S_B1, nv, 0, &pk->b1, 2, err)) != ZP_OK) return st;
-    if ((st = read_points(z, S_B2, nv, 1, &pk->b2, 3, err)) != ZP_OK) return st;
-    if ((st = read_points(z, S_C, nv - npub - 1, 0, &pk->c, 4, err)) != ZP_OK) return st;
-    if ((st = read_points(z, S_H, pk->domain_size, 0, &pk->h, 5, err)) != ZP_OK) return st;
+    if ((st = read_points(z, S_A, nv, 0, &pk->a, err)) != ZP_OK) return st;
+    if ((st = read_points(z, S_B1, nv, 0, &pk->b1, err)) != ZP_OK) return st;
+    if ((st = read_points(z, S_B2, nv, 1, &pk->b2, err)) != ZP_OK) return st;
+    if ((st = read_points(z, S_C, nv - npub - 1, 0, &pk->c, err)) != ZP_OK) return st;
+    if ((st = read_points(z, S_H, pk->domain_size, 0, &pk->h, err)) != ZP_OK) return st;
     const uint8_t *p;
     uint64_t n;
     if ((st = zp_binfile_section(&z->bf, S_CONTRIB, "contributions", 0, &p, &n, err)) != ZP_OK) return st;
@@ -293,13 +268,8 @@ zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) {
 }
 
 zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const char *name, zp_error *err) {
-    return zp_zkey_open_mem_alloc(out, data, size, name, NULL, err);
-}
-
-zp_status zp_zkey_open_mem_alloc(zp_zkey **out, const void *data, size_t size, const char *name,
-                                 const zp_zkey_allocator *alloc, zp_error *err) {
     zp_binfile_input in = {.data = data, .size = size, .name = name};
-    return zp_binfile_read((void **)out, &zkey_format, &in, (void *)(uintptr_t)alloc, err);
+    return zp_binfile_read((void **)out, &zkey_format, &in, NULL, err);
 }
 
 const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey) { return &zkey->pk; }
@@ -308,11 +278,6 @@ const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey) { return zkey->circuit_
 
 void zp_zkey_close(zp_zkey *zkey) {
     if (zkey == NULL) return;
-    for (int i = 0; i < N_OWNED; i++) {
-        if (zkey->owned[i] == NULL) continue;
-        if (zkey->alloc.release != NULL) zkey->alloc.release(zkey->alloc.arg, zkey->owned[i], zkey->owned_bytes[i]);
-        else free(zkey->owned[i]);
-    }
     zp_binfile_close(&zkey->bf);
     free(zkey);
 }
@@ -401,12 +366,4 @@ zp_status zp_zkey_vk(zp_groth16_vk *vk, const zp_groth16_pk *pk, zp_error *err) 
     memcpy(vk->gamma2, pk->gamma2, g2);
     memcpy(vk->delta2, pk->delta2, g2);
     return ZP_OK;
-}
-
-size_t zp_zkey_copied_bytes(const zp_zkey *zkey, size_t (*round)(size_t)) {
-    size_t total = 0;
-    for (int i = 0; i < N_OWNED; i++) {
-        if (zkey->owned[i] != NULL) total += round ? round(zkey->owned_bytes[i]) : zkey->owned_bytes[i];
-    }
-    return total;
 }

@@ -20,22 +20,10 @@ typedef struct zp_zkey zp_zkey;
 
 zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) ZP_WARN_UNUSED;
 /* The same over a file already in memory; data is borrowed and must outlive
- * the handle (aligned sections are used in place). name is for messages. */
+ * the handle (the point sections are used in place, at any alignment).
+ * name is for messages. */
 zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const char *name,
                            zp_error *err) ZP_WARN_UNUSED;
-/* Where the copies of unaligned point sections go (the engine counts them
- * as the key's memory): alloc returns memory aligned to 64 bytes or NULL;
- * release gets back the pointer and the size asked for. */
-typedef struct zp_zkey_allocator {
-    void *(*alloc)(void *arg, size_t bytes);
-    void (*release)(void *arg, void *p, size_t bytes);
-    void *arg;
-} zp_zkey_allocator;
-zp_status zp_zkey_open_mem_alloc(zp_zkey **out, const void *data, size_t size, const char *name,
-                                 const zp_zkey_allocator *alloc, zp_error *err) ZP_WARN_UNUSED;
-/* Bytes of the aligned copies the key made (each rounded by round when
- * not NULL): 0 when every point section was used in place. */
-size_t zp_zkey_copied_bytes(const zp_zkey *zkey, size_t (*round)(size_t));
 /* The proving key view; valid until zp_zkey_close. */
 const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey);
 /* The 64-byte circuit hash of §10, or NULL when the key has no §10. */

@@ -111,13 +111,22 @@ static size_t M_(affine_ws_size)(size_t chunk_len, unsigned c) {
     return M_(affine_ws_layout)(&ws, 0, chunk_len, c, 0);
 }
 
+/* The input points may lie at any address (a key's sections are used in
+ * place in the file, where snarkjs's 12-byte section headers leave every
+ * other one 4 bytes off 8): they are read by memcpy, never through a
+ * member access. */
 ZP_INLINE void M_(load)(MA *r, const MA *p, int neg) {
-    r->x = p->x;
+    memcpy(r, p, sizeof *r);
     if (neg) {
-        K_(neg)(&r->y, &p->y);
-    } else {
-        r->y = p->y;
+        FT y = r->y;
+        K_(neg)(&r->y, &y);
     }
+}
+
+ZP_INLINE int M_(is_inf_at)(const MA *p) {
+    MA t;
+    memcpy(&t, p, sizeof t);
+    return M_(is_inf)(&t);
 }
 
 /* Classifies the pending pairs and copies out what their results need:
@@ -131,10 +140,10 @@ static void M_(classify)(M_(affine_ws) *ws) {
         const M_(pair) *e = &ws->batch[i];
         uint8_t k;
         MA p, q;
-        if (e->q == NULL || M_(is_inf)(e->q)) {
+        if (e->q == NULL || M_(is_inf_at)(e->q)) {
             k = MSM_COPY_P;
             M_(load)(&p, e->p, e->neg_p);
-        } else if (M_(is_inf)(e->p)) {
+        } else if (M_(is_inf_at)(e->p)) {
             k = MSM_COPY_Q;
             M_(load)(&p, e->q, e->neg_q);
         } else {
@@ -472,7 +481,7 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
     for (size_t i = begin; i < end; i++) {
         const uint64_t *k = scalars + 4 * i;
         int64_t d = zp_msm_booth_digit(k, w, c);
-        if (d == 0 || M_(is_inf)(&points[i])) continue;
+        if (d == 0 || M_(is_inf_at)(&points[i])) continue;
         if (w == 0 && k[0] == 1 && (k[1] | k[2] | k[3]) == 0) {
             ws->ones[n_ones++] = (uint32_t)i;
             continue;

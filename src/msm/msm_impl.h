@@ -53,13 +53,9 @@ static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint6
     for (size_t i = begin; i < end; i++) {
         int64_t d = zp_msm_booth_digit(scalars + 4 * i, w, c);
         if (d == 0) continue;
-        if (d > 0) {
-            M_(xyzz_add_affine_var)(&buckets[d - 1], &buckets[d - 1], &points[i]);
-        } else {
-            MA neg;
-            M_(neg)(&neg, &points[i]);
-            M_(xyzz_add_affine_var)(&buckets[-d - 1], &buckets[-d - 1], &neg);
-        }
+        MA p;
+        M_(load)(&p, &points[i], d < 0); /* any alignment */
+        M_(xyzz_add_affine_var)(&buckets[(d < 0 ? -d : d) - 1], &buckets[(d < 0 ? -d : d) - 1], &p);
     }
     /* sum_b (b+1)·bucket[b] = sum over b of the running sums from the top */
     MX running, total;

@@ -52,7 +52,7 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
     memset(cursor, 0, slots * sizeof *cursor);
     for (size_t i = 0; i < n; i++) {
         const uint64_t *k = scalars + 4 * i;
-        if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf)(&points[i])) continue;
+        if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf_at)(&points[i])) continue;
         for (size_t g = 0; g < nw; g++) {
             int64_t d = zp_msm_booth_digit(k, w0 + (unsigned)g, c);
             if (d != 0) cursor[g * nb + (size_t)(d < 0 ? -d : d) - 1]++;
@@ -67,7 +67,7 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
     start[slots] = sum;
     for (size_t i = 0; i < n; i++) {
         const uint64_t *k = scalars + 4 * i;
-        if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf)(&points[i])) continue;
+        if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf_at)(&points[i])) continue;
         for (size_t g = 0; g < nw; g++) {
             int64_t d = zp_msm_booth_digit(k, w0 + (unsigned)g, c);
             if (d == 0) continue;
