@@ -129,6 +129,15 @@ ZP_INLINE int M_(is_inf_at)(const MA *p) {
     return M_(is_inf)(&t);
 }
 
+/* A doubling's slope 3x²/2y as num and den. */
+ZP_INLINE void M_(dbl_slope)(FT *num, FT *den, const FT *x, const FT *y) {
+    FT t;
+    K_(dbl)(den, y);
+    K_(sqr)(&t, x);
+    K_(dbl)(num, &t);
+    K_(add)(num, num, &t);
+}
+
 /* Classifies the pending pairs and copies out what their results need:
  * for a sum (add or double) the slope's numerator and denominator and the
  * coordinates x1, y1, x2 (each point negated as asked), for a copy the
@@ -140,26 +149,21 @@ static void M_(classify)(M_(affine_ws) *ws) {
         const M_(pair) *e = &ws->batch[i];
         uint8_t k;
         MA p, q;
-        if (e->q == NULL || M_(is_inf_at)(e->q)) {
+        M_(load)(&p, e->p, e->neg_p);
+        if (e->q != NULL) M_(load)(&q, e->q, e->neg_q);
+        if (e->q == NULL || M_(is_inf)(&q)) {
             k = MSM_COPY_P;
-            M_(load)(&p, e->p, e->neg_p);
-        } else if (M_(is_inf_at)(e->p)) {
+        } else if (M_(is_inf)(&p)) {
             k = MSM_COPY_Q;
-            M_(load)(&p, e->q, e->neg_q);
+            p = q;
         } else {
-            M_(load)(&p, e->p, e->neg_p);
-            M_(load)(&q, e->q, e->neg_q);
             if (!K_(eq_var)(&p.x, &q.x)) {
                 k = MSM_ADD;
                 K_(sub)(&ws->den[i], &q.x, &p.x);
                 K_(sub)(&ws->num[i], &q.y, &p.y);
             } else if (K_(eq_var)(&p.y, &q.y) && !K_(is_zero)(&p.y)) {
-                k = MSM_DBL; /* 3x² / 2y */
-                FT t;
-                K_(dbl)(&ws->den[i], &p.y);
-                K_(sqr)(&t, &p.x);
-                K_(dbl)(&ws->num[i], &t);
-                K_(add)(&ws->num[i], &ws->num[i], &t);
+                k = MSM_DBL;
+                M_(dbl_slope)(&ws->num[i], &ws->den[i], &p.x, &p.y);
             } else {
                 k = MSM_INF; /* opposite points */
             }
@@ -181,13 +185,13 @@ static void M_(classify)(M_(affine_ws) *ws) {
     }
 }
 
-/* The sums, one inversion for all: λ = num/den, x3 = λ² - x1 - x2,
- * y3 = λ(x1 - x3) - y1. */
-static void M_(sums)(M_(affine_ws) *ws) {
-    K_(batch_inv_var)(ws->den, ws->den, ws->n_batch, ws->pre);
-    for (size_t i = 0; i < ws->n_batch; i++) {
+/* The first m sums, one inversion for all: λ = num/den, x3 = λ² - x1 -
+ * x2, y3 = λ(x1 - x3) - y1, into dst (none where NULL). */
+static void M_(sums)(M_(affine_ws) *ws, size_t m) {
+    K_(batch_inv_var)(ws->den, ws->den, m, ws->pre);
+    for (size_t i = 0; i < m; i++) {
         if (ws->dst[i] == NULL) continue;
-        MA *r = ws->batch[i].dst;
+        MA *r = (MA *)ws->dst[i];
         FT lambda, t;
         K_(mul)(&lambda, &ws->num[i], &ws->den[i]);
         K_(sqr)(&t, &lambda);
@@ -200,28 +204,15 @@ static void M_(sums)(M_(affine_ws) *ws) {
 }
 
 /* The doublings the lanes left (equal points, rare but for degenerate
- * inputs): 2P for P = (px[j], py[j]) into pair dbl[j]'s dst, with one
- * inversion: λ = 3x²/2y, x3 = λ² - 2x, y3 = λ(x - x3) - y. */
+ * inputs): 2P for P = (px[j], py[j]) into pair dbl[j]'s dst, as the
+ * scalar path's sums with x1 = x2 and the doubling's slope. */
 static void M_(doublings)(M_(affine_ws) *ws, size_t m) {
     for (size_t j = 0; j < m; j++) {
-        FT t;
-        K_(dbl)(&ws->den[j], &ws->py[j]);
-        K_(sqr)(&t, &ws->px[j]);
-        K_(dbl)(&ws->num[j], &t);
-        K_(add)(&ws->num[j], &ws->num[j], &t);
+        M_(dbl_slope)(&ws->num[j], &ws->den[j], &ws->px[j], &ws->py[j]);
+        ws->qx[j] = ws->px[j];
+        ws->dst[j] = (uint64_t *)ws->batch[ws->dbl[j]].dst;
     }
-    K_(batch_inv_var)(ws->den, ws->den, m, ws->pre);
-    for (size_t j = 0; j < m; j++) {
-        MA *r = ws->batch[ws->dbl[j]].dst;
-        FT lambda, t;
-        K_(mul)(&lambda, &ws->num[j], &ws->den[j]);
-        K_(sqr)(&t, &lambda);
-        K_(sub)(&t, &t, &ws->px[j]);
-        K_(sub)(&r->x, &t, &ws->px[j]);
-        K_(sub)(&t, &ws->px[j], &r->x);
-        K_(mul)(&t, &lambda, &t);
-        K_(sub)(&r->y, &t, &ws->py[j]);
-    }
+    M_(sums)(ws, m);
 }
 
 /* The pending pairs on eight lanes (msm_simd.h), which read the points
@@ -247,7 +238,7 @@ static void M_(flush)(M_(affine_ws) *ws) {
         return;
     }
     M_(classify)(ws);
-    M_(sums)(ws);
+    M_(sums)(ws, ws->n_batch);
     for (size_t i = 0; i < ws->n_batch; i++) {
         MA *r = ws->batch[i].dst;
         if (ws->kind[i] == MSM_INF) {
