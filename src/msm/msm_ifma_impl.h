@@ -59,7 +59,8 @@ VI unsigned MV_(zero_mask)(const MV_(elem) *a) {
 /* r = b in the lanes of mask, a elsewhere */
 VI void MV_(blend)(MV_(elem) *r, unsigned mask, const MV_(elem) *a, const MV_(elem) *b) {
     for (int i = 0; i < MSM_EXT; i++)
-        for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_mask_mov_epi64(a->c[i].l[j], (__mmask8)mask, b->c[i].l[j]);
+        for (int j = 0; j < IFMA_NL; j++)
+            r->c[i].l[j] = _mm512_mask_mov_epi64(a->c[i].l[j], (__mmask8)mask, b->c[i].l[j]);
 }
 
 /* r = a with lane k taken from lane k ^ d */
