@@ -42,6 +42,13 @@
 /* Seconds libpq waits for a server that does not answer a connection,
  * unless the URI says otherwise. */
 #define PG_CONNECT_TIMEOUT "10"
+/* The server ends a session left idle inside a transaction this long.
+ * zkpipe's transactions send their statements back to back, so only a
+ * stalled daemon (SIGSTOP, a VM paused, a network partition) waits there;
+ * its row locks would otherwise keep the others from taking over its
+ * claims and from ending its jobs for as long as it stalls, whatever the
+ * lease. An `options` in the URI replaces this one. */
+#define PG_SESSION_OPTIONS "-c idle_in_transaction_session_timeout=1000"
 /* Retries of a transaction the server rolled back (deadlock, serialization). */
 #define PG_CONFLICT_RETRIES 3
 
@@ -520,8 +527,8 @@ static zp_status pg_open(zp_store **out, const char *where, zp_error *err) {
      * about a minute, not the kernel's quarter of an hour, while a call
      * holds the store's mutex waiting for its answer. */
     const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
-                                "keepalives_count", "application_name", "dbname", NULL};
-    const char *const vals[] = {PG_CONNECT_TIMEOUT, "1", "30", "10", "3", "zkpipe", where, NULL};
+                                "keepalives_count", "application_name", "options", "dbname", NULL};
+    const char *const vals[] = {PG_CONNECT_TIMEOUT, "1", "30", "10", "3", "zkpipe", PG_SESSION_OPTIONS, where, NULL};
     s->conn = pq.connectdbParams(keys, vals, 1);
     if (s->conn == NULL) {
         pg_close(&s->base);
