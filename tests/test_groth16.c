@@ -30,6 +30,15 @@ static void prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64
     free(msm);
 }
 
+/* The plain and the prepared verifier's common answer; -2 when they
+ * disagree. */
+static int verify_both(const zp_groth16_pk *pk, const zp_groth16_pvk *pvk, const uint64_t *w,
+                       const zp_groth16_proof *proof) {
+    int plain = zp_groth16_verify_with_pk(pk, w, proof);
+    int prepared = zp_groth16_verify_prepared(pvk, zp_groth16_witness_public(w), proof);
+    return plain == prepared ? plain : -2;
+}
+
 static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_parallel *par) {
     chain_circuit c;
     zp_error err;
@@ -43,11 +52,16 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
     CHECK(zp_groth16_check_witness(pk, curve, nw, w, &err) == ZP_OK);
     CHECK(zp_groth16_check_witness(pk, curve, nw - 1, w, &err) == ZP_ERR_MISMATCH);
 
+    zp_groth16_vk vk;
+    zp_groth16_vk_of_pk(&vk, pk);
+    zp_groth16_pvk *pvk = zp_groth16_pvk_new(&vk);
+    CHECK(pvk != NULL);
+    if (pvk == NULL) return;
     zp_groth16_proof p1, p2;
     prove(&p1, pk, w, par);
     prove(&p2, pk, w, par);
-    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p1) == 1, "%s m=%u: proof verifies", zp_curve_name(curve), m);
-    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p2) == 1, "%s m=%u: second proof verifies", zp_curve_name(curve), m);
+    CHECK_MSG(verify_both(pk, pvk, w, &p1) == 1, "%s m=%u: proof verifies", zp_curve_name(curve), m);
+    CHECK_MSG(verify_both(pk, pvk, w, &p2) == 1, "%s m=%u: second proof verifies", zp_curve_name(curve), m);
     CHECK_MSG(memcmp(&p1, &p2, sizeof p1) != 0, "%s: two proofs of one witness differ", zp_curve_name(curve));
 
     /* the same key with its coefficient list shuffled: the matrices take
@@ -67,7 +81,7 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
         shuffled.coefs = coefs;
         zp_groth16_proof p4;
         prove(&p4, &shuffled, w, par);
-        CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p4) == 1, "%s m=%u: proof from a shuffled key verifies",
+        CHECK_MSG(verify_both(pk, pvk, w, &p4) == 1, "%s m=%u: proof from a shuffled key verifies",
                   zp_curve_name(curve), m);
         free(coefs);
     }
@@ -76,20 +90,25 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
     if (npub > 0) {
         uint64_t saved = w[4];
         w[4] ^= 1;
-        CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p1) == 0, "%s: wrong public value rejected", zp_curve_name(curve));
+        CHECK_MSG(verify_both(pk, pvk, w, &p1) == 0, "%s: wrong public value rejected", zp_curve_name(curve));
         w[4] = saved;
     }
     /* a tampered proof: A and C swapped */
     zp_groth16_proof bad = p1;
     memcpy(bad.a, p1.c, sizeof bad.a);
     memcpy(bad.c, p1.a, sizeof bad.c);
-    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &bad) == 0, "%s: tampered proof rejected", zp_curve_name(curve));
+    CHECK_MSG(verify_both(pk, pvk, w, &bad) == 0, "%s: tampered proof rejected", zp_curve_name(curve));
     /* a witness that does not satisfy the circuit: a private chain value off */
     w[4 * (nw - 2)] ^= 4;
     zp_groth16_proof p3;
     prove(&p3, pk, w, par);
-    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &p3) == 0, "%s: unsatisfying witness gives no valid proof",
+    CHECK_MSG(verify_both(pk, pvk, w, &p3) == 0, "%s: unsatisfying witness gives no valid proof",
               zp_curve_name(curve));
+    /* a proof of another curve: rejected, not misread */
+    zp_groth16_proof other = p1;
+    other.curve = curve == ZP_CURVE_BN254 ? ZP_CURVE_BLS12_381 : ZP_CURVE_BN254;
+    CHECK(verify_both(pk, pvk, w, &other) == 0);
+    zp_groth16_pvk_free(pvk);
     free(w);
     zp_groth16_setup_free(&key);
     chain_free(&c);

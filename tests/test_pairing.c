@@ -355,6 +355,94 @@ static void L_(test_pairing)(void) {
     }
 }
 
+/* Prepared lines: the Miller loop of general pairs and of points' lines
+ * together equals the plain loop over the same pairs after the final
+ * exponentiation, with infinities on either side among them; and the
+ * Groth16-shaped check e(-aG1, bG2)·e(cG1, dG2)·e(eG1, gG2) = 1 for
+ * ab = cd + eg holds through the lines of dG2 and gG2 and fails when a
+ * point is changed. */
+static void L_(test_lines)(void) {
+    const C_(g1) *g1 = &C_(g1_generator);
+    const C_(g2) *g2 = &C_(g2_generator);
+    for (int round = 0; round < 4; round++) {
+        enum { N = 3, M = 5 };
+        C_(g1) p[N + M];
+        C_(g2) q[N + M];
+        C_(g2_lines) *lines = malloc(M * sizeof *lines);
+        const C_(g2_lines) *lp[M];
+        CHECK(lines != NULL);
+        if (lines == NULL) return;
+        for (int i = 0; i < N + M; i++) {
+            uint64_t a[4], b[4];
+            L_(rand_scalar)(a);
+            L_(rand_scalar)(b);
+            L_(g1_mul)(&p[i], g1, a);
+            L_(g2_mul)(&q[i], g2, b);
+        }
+        if (round == 1) C_(g1_set_inf)(&p[N + 1]); /* a prepared pair with P at infinity */
+        if (round == 2) C_(g2_set_inf)(&q[N + 2]); /* lines of infinity */
+        if (round == 3) C_(g1_set_inf)(&p[0]);     /* a general pair at infinity */
+        for (int j = 0; j < M; j++) {
+            C_(g2_lines_make)(&lines[j], &q[N + j]);
+            lp[j] = &lines[j];
+        }
+        CHECK_MSG(lines[0].n <= sizeof lines[0].l / sizeof lines[0].l[0], CURVE_NAME " too many lines");
+        C_(fp12) x, y;
+        C_(miller_loop_var)(&x, p, q, N + M);
+        C_(final_exp)(&x, &x);
+        C_(miller_loop_lines_var)(&y, p, q, N, p + N, lp, M);
+        C_(final_exp)(&y, &y);
+        CHECK_MSG(memcmp(&x, &y, sizeof x) == 0, CURVE_NAME " lines round %d: differs from the plain loop", round);
+        C_(miller_loop_lines_var)(&y, p, q, 0, p + N, lp, M); /* lines alone */
+        C_(final_exp)(&y, &y);
+        C_(miller_loop_var)(&x, p + N, q + N, M);
+        C_(final_exp)(&x, &x);
+        CHECK_MSG(memcmp(&x, &y, sizeof x) == 0, CURVE_NAME " lines round %d: lines alone differ", round);
+        free(lines);
+    }
+    {
+        /* a·b = c·d + e·g: e(-aG1, bG2)·e(cG1, dG2)·e(eG1, gG2) = 1 */
+        C_(fr) k[6];
+        uint64_t raw[6][4];
+        for (int i = 0; i < 6; i++) {
+            if (i == 1) continue;
+            L_(rand_scalar)(raw[i]);
+            memcpy(k[i].v, raw[i], sizeof k[i].v);
+            C_(fr_to_mont)(&k[i], &k[i]);
+        }
+        C_(fr) cd, eg, ainv;
+        C_(fr_mul)(&cd, &k[2], &k[3]);
+        C_(fr_mul)(&eg, &k[4], &k[5]);
+        C_(fr_add)(&cd, &cd, &eg);
+        C_(fr_inv)(&ainv, &k[0]);
+        C_(fr_mul)(&k[1], &cd, &ainv); /* b = (cd + eg)/a */
+        C_(fr_from_mont)(&k[1], &k[1]);
+        memcpy(raw[1], k[1].v, sizeof raw[1]);
+        C_(g1) p1[3];
+        C_(g2) q1[3];
+        for (int i = 0; i < 3; i++) {
+            L_(g1_mul)(&p1[i], g1, raw[2 * i]);
+            L_(g2_mul)(&q1[i], g2, raw[2 * i + 1]);
+        }
+        C_(g1_neg)(&p1[0], &p1[0]);
+        C_(g2_lines) *lines = malloc(2 * sizeof *lines);
+        CHECK(lines != NULL);
+        if (lines == NULL) return;
+        C_(g2_lines_make)(&lines[0], &q1[1]);
+        C_(g2_lines_make)(&lines[1], &q1[2]);
+        const C_(g2_lines) *lp[2] = {&lines[0], &lines[1]};
+        C_(fp12) f;
+        C_(miller_loop_lines_var)(&f, p1, q1, 1, p1 + 1, lp, 2);
+        C_(final_exp)(&f, &f);
+        CHECK_MSG(C_(fp12_is_one_var)(&f), CURVE_NAME " Groth16-shaped check through lines != 1");
+        C_(g1_neg)(&p1[2], &p1[2]);
+        C_(miller_loop_lines_var)(&f, p1, q1, 1, p1 + 1, lp, 2);
+        C_(final_exp)(&f, &f);
+        CHECK_MSG(!C_(fp12_is_one_var)(&f), CURVE_NAME " Groth16-shaped check with a point changed = 1");
+        free(lines);
+    }
+}
+
 /* The known vector: ffjavascript's e(G1, G2), both ways through the
  * conversion. */
 static void L_(test_known)(void) {
@@ -406,6 +494,7 @@ static void L_(bench)(void) {
 static void L_(run)(void) {
     L_(test_tower)();
     L_(test_pairing)();
+    L_(test_lines)();
     L_(test_known)();
     L_(bench)();
 }

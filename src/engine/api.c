@@ -177,6 +177,9 @@ struct zp_prover {
     int one_shot;
     zp_tracked matrices, abc, scratch;
     uint64_t matrices_key; /* the serial of the key the matrices are for; 0: none */
+    /* its verification key prepared for the self-checks (a small heap
+     * block; not for one proof, which verifies once) */
+    zp_groth16_pvk *pvk;
 };
 
 zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err) {
@@ -206,6 +209,7 @@ void zp_prover_destroy(zp_prover *pr) {
     zp_track_free(&pr->tracker, &pr->matrices);
     zp_track_free(&pr->tracker, &pr->abc);
     zp_track_free(&pr->tracker, &pr->scratch);
+    zp_groth16_pvk_free(pr->pvk);
     zp_backend_ctx_destroy(pr->backend);
     zp_pool_destroy(pr->pool);
     free(pr);
@@ -232,6 +236,14 @@ static zp_status ensure_matrices(zp_prover *pr, const zp_key *key, double *secon
     zp_status st = ensure(pr, &pr->matrices, (zp_backend_buffer){bytes, ZP_MEM_HOST}, BUF_MATRICES,
                           "the constraint matrices", err);
     if (st == ZP_OK) st = zp_groth16_matrices_build(pr->matrices.p, bytes, pk, &pr->par, err);
+    zp_groth16_pvk_free(pr->pvk);
+    pr->pvk = NULL;
+    if (st == ZP_OK && !pr->one_shot && !pr->skip_verify) {
+        zp_groth16_vk vk;
+        zp_groth16_vk_of_pk(&vk, pk);
+        if ((pr->pvk = zp_groth16_pvk_new(&vk)) == NULL)
+            st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory preparing the verification key");
+    }
     if (st == ZP_OK) pr->matrices_key = key->serial;
     *seconds = zp_clock_now() - t0;
     return st;
@@ -309,7 +321,8 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     stat.start_s = t3 - t2;
     stat.finish_s = t4 - t3;
     if (!pr->skip_verify) {
-        int ok = zp_groth16_verify_with_pk(pk, w, &p);
+        int ok = pr->pvk != NULL ? zp_groth16_verify_prepared(pr->pvk, zp_groth16_witness_public(w), &p)
+                                 : zp_groth16_verify_with_pk(pk, w, &p);
         stat.verify_s = zp_clock_now() - t4;
         if (ok != 1) {
             return ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")

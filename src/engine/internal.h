@@ -40,6 +40,7 @@ typedef struct engine_key {
     key_state state;
     zp_tracked file, matrices;
     zp_zkey *zkey;     /* over file.p while loaded */
+    zp_groth16_pvk *pvk; /* while loaded, unless proofs are not verified: a small heap block */
     size_t active;     /* admitted partitions using the loaded key: it stays while > 0 */
     size_t jobs;       /* jobs referring to this entry */
     uint64_t last_use; /* for evicting the least recently used first */

@@ -106,6 +106,8 @@ uint64_t engine_key_need(const engine_key *key) {
 static void unload(zp_engine *e, engine_key *k) {
     zp_zkey_close(k->zkey);
     k->zkey = NULL;
+    zp_groth16_pvk_free(k->pvk);
+    k->pvk = NULL;
     engine_dealloc(e, &k->file);
     engine_dealloc(e, &k->matrices);
     k->state = KEY_UNLOADED;
@@ -163,16 +165,25 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
                             "the constraint matrices", err);
     }
     if (st == ZP_OK) st = zp_groth16_matrices_build(matrices.p, zp_groth16_matrices_size(pk), pk, par, err);
+    zp_groth16_pvk *pvk = NULL;
+    if (st == ZP_OK && !e->opt.skip_verify) {
+        zp_groth16_vk vk;
+        zp_groth16_vk_of_pk(&vk, pk);
+        if ((pvk = zp_groth16_pvk_new(&vk)) == NULL)
+            st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory preparing its verification key", k->path);
+    }
     pthread_mutex_lock(&e->lock);
     if (st == ZP_OK) {
         k->file = file;
         k->matrices = matrices;
         k->zkey = zkey;
+        k->pvk = pvk;
         k->state = KEY_LOADED;
     } else {
         /* what was mapped goes back through the dealloc thread; what was
          * not, is returned now */
         uint64_t unused = engine_key_bytes(k);
+        zp_groth16_pvk_free(pvk);
         zp_zkey_close(zkey);
         if (file.p) unused -= file.bytes;
         if (matrices.p) unused -= matrices.bytes;
@@ -191,6 +202,7 @@ void engine_keys_free_all(zp_engine *e) {
         engine_key *k = e->keys;
         e->keys = k->next;
         zp_zkey_close(k->zkey);
+        zp_groth16_pvk_free(k->pvk);
         zp_track_free(&e->tracker, &k->file);
         zp_track_free(&e->tracker, &k->matrices);
         free(k->path);

@@ -336,7 +336,9 @@ static zp_status final_work(stage_worker *w, engine_part *p, zp_error *err) {
     memset(&p->pending, 0, sizeof p->pending);
     if (st != ZP_OK) return st;
     if (!e->opt.skip_verify) {
-        int ok = zp_groth16_verify_with_pk(pk, wit, &p->proof);
+        const zp_groth16_pvk *pvk = p->job->key->pvk;
+        int ok = pvk != NULL ? zp_groth16_verify_prepared(pvk, zp_groth16_witness_public(wit), &p->proof)
+                             : zp_groth16_verify_with_pk(pk, wit, &p->proof);
         if (ok < 0) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof");
         if (ok == 0) {
             memset(&p->proof, 0, sizeof p->proof);

@@ -32,6 +32,9 @@ ZP_CURVE_LIST(ZP_GROTH16_ALPHABETA_)
         .prove_start = g##_groth16_prove_start,             \
         .prove_finish = g##_groth16_prove_finish,           \
         .verify = g##_groth16_verify,                       \
+        .pvk_size = g##_groth16_pvk_size,                   \
+        .pvk_make = g##_groth16_pvk_make,                   \
+        .verify_prepared = g##_groth16_verify_prepared,     \
         .setup = g##_groth16_setup,                         \
         .vk_alphabeta = g##_groth16_vk_alphabeta,           \
     },

@@ -3,7 +3,7 @@
  *
  * The curve's facts (names, moduli, sizes) are its zp_curve_desc, in the
  * curve layer; this second table holds what sits above the pairing: the
- * prover's sizes and steps, the verifier, the development setup and the
+ * prover's sizes and steps, the verifier (plain and prepared), the development setup and the
  * verification key's e(α, β) in snarkjs's form. Each entry is one
  * instantiation of prove_impl.h, synth_impl.h and setup_impl.h, named
  * <prefix>_groth16_<step>. groth16.h's zp_groth16_* functions dispatch
@@ -31,6 +31,12 @@ typedef struct zp_groth16_curve {
     void (*prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                          const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
     int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);
+    /* a prepared verifying key's curve part (zp_groth16_pvk): its size,
+     * making it from the vk, and verifying through it */
+    size_t (*pvk_size)(void);
+    void (*pvk_make)(void *data, const zp_groth16_vk *vk);
+    int (*verify_prepared)(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,
+                           const zp_groth16_proof *proof);
     /* log_n: the domain the constraint system needs, checked by the caller */
     zp_status (*setup)(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,
                        const zp_parallel *par, zp_error *err);
@@ -58,6 +64,10 @@ zp_status zp_groth16_curve_lookup(const zp_groth16_curve **out, zp_curve id, zp_
     void g##_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,     \
                                   const uint64_t *witness, void *msm_scratch, const zp_parallel *par);          \
     int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);                \
+    size_t g##_groth16_pvk_size(void);                                                                          \
+    void g##_groth16_pvk_make(void *data, const zp_groth16_vk *vk);                                             \
+    int g##_groth16_verify_prepared(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,             \
+                                    const zp_groth16_proof *proof);                                             \
     zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,      \
                                 const zp_parallel *par, zp_error *err);                                         \
     void g##_groth16_vk_alphabeta(uint64_t out[ZP_GROTH16_ALPHABETA_LIMBS], const uint64_t *alpha1,             \

@@ -92,9 +92,26 @@ void zp_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *
  * checks that). */
 int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);
 
+/* The verification key inside a proving key, as a view: its ic points
+ * into the key, which must outlive it (do not vk_free it). */
+void zp_groth16_vk_of_pk(zp_groth16_vk *vk, const zp_groth16_pk *pk);
+
 /* Verifies a proof against the verification key inside a proving key, with
  * the public values taken from the witness: the prover's self-check. */
 int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof);
+
+/* A verification key prepared for many proofs (a loaded key's self-checks):
+ * the Miller loop of (α, β) and the lines of γ and δ, made once (about one
+ * pairing's work), leave each verification one general pair, two line
+ * evaluations and the final exponentiation instead of four full pairs.
+ * pvk_new copies the vk but borrows its ic, which must outlive the pvk;
+ * NULL when out of memory or for a key of an unknown curve. The pvk is
+ * read only: any number of threads may verify through it at once. */
+typedef struct zp_groth16_pvk zp_groth16_pvk;
+zp_groth16_pvk *zp_groth16_pvk_new(const zp_groth16_vk *vk);
+void zp_groth16_pvk_free(zp_groth16_pvk *pvk);
+/* As zp_groth16_verify, through the prepared key. */
+int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof);
 
 /* A uniformly random scalar below the curve's group order, from the OS;
  * ZP_ERR_ARG for an unknown curve. */

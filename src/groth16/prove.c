@@ -115,14 +115,43 @@ int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gro
     return gc->verify(vk, pub, proof);
 }
 
+void zp_groth16_vk_of_pk(zp_groth16_vk *vk, const zp_groth16_pk *pk) {
+    memset(vk, 0, sizeof *vk);
+    vk->curve = pk->curve;
+    vk->n_public = pk->n_public;
+    memcpy(vk->alpha1, pk->alpha1, sizeof vk->alpha1);
+    memcpy(vk->beta2, pk->beta2, sizeof vk->beta2);
+    memcpy(vk->gamma2, pk->gamma2, sizeof vk->gamma2);
+    memcpy(vk->delta2, pk->delta2, sizeof vk->delta2);
+    vk->ic = (uint64_t *)(uintptr_t)pk->ic; /* read only: verify does not write it */
+}
+
 int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof) {
     zp_groth16_vk vk;
-    vk.curve = pk->curve;
-    vk.n_public = pk->n_public;
-    memcpy(vk.alpha1, pk->alpha1, sizeof vk.alpha1);
-    memcpy(vk.beta2, pk->beta2, sizeof vk.beta2);
-    memcpy(vk.gamma2, pk->gamma2, sizeof vk.gamma2);
-    memcpy(vk.delta2, pk->delta2, sizeof vk.delta2);
-    vk.ic = (uint64_t *)(uintptr_t)pk->ic; /* read only: verify does not write it */
+    zp_groth16_vk_of_pk(&vk, pk);
     return zp_groth16_verify(&vk, zp_groth16_witness_public(witness), proof);
+}
+
+struct zp_groth16_pvk {
+    zp_groth16_vk vk; /* ic borrowed */
+    const zp_groth16_curve *gc;
+    uint64_t data[]; /* the curve's part */
+};
+
+zp_groth16_pvk *zp_groth16_pvk_new(const zp_groth16_vk *vk) {
+    const zp_groth16_curve *gc = zp_groth16_curve_get(vk->curve);
+    if (gc == NULL) return NULL;
+    zp_groth16_pvk *pvk = malloc(sizeof *pvk + gc->pvk_size());
+    if (pvk == NULL) return NULL;
+    pvk->vk = *vk;
+    pvk->gc = gc;
+    gc->pvk_make(pvk->data, vk);
+    return pvk;
+}
+
+void zp_groth16_pvk_free(zp_groth16_pvk *pvk) { free(pvk); }
+
+int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof) {
+    if (proof->curve != pvk->vk.curve) return 0;
+    return pvk->gc->verify_prepared(pvk->data, &pvk->vk, pub, proof);
 }

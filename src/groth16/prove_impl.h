@@ -170,9 +170,8 @@ void X_(groth16_prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending 
     memcpy(proof->b, &affine, sizeof affine);
 }
 
-/* e(π_A, π_B) = e(α, β)·e(L, γ)·e(π_C, δ), L = IC_0 + Σ x_i IC_i, checked
- * as one product of four pairings with a shared final exponentiation. */
-int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
+/* L = IC_0 + Σ x_i IC_i, affine; 0, or -1 when out of memory. */
+static int X_(vk_l)(G1 *out, const zp_groth16_vk *vk, const uint64_t *pub) {
     const G1 *ic = (const G1 *)vk->ic;
     G1J l, ic0;
     if (vk->n_public > 0) {
@@ -187,18 +186,66 @@ int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gr
     memcpy(&ic_0, &ic[0], sizeof ic_0); /* IC is read in place in the key: any alignment */
     G1_(j_from_affine)(&ic0, &ic_0);
     G1_(j_add_var)(&l, &l, &ic0);
+    G1_(j_to_affine)(out, &l);
+    return 0;
+}
 
+/* e(π_A, π_B) = e(α, β)·e(L, γ)·e(π_C, δ), checked as one product of four
+ * pairings with a shared final exponentiation. */
+int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
     G1 p[4];
     G2 q[4];
+    if (X_(vk_l)(&p[2], vk, pub) < 0) return -1;
     G1_(neg)(&p[0], (const G1 *)proof->a);
     memcpy(&q[0], proof->b, sizeof(G2));
     memcpy(&p[1], vk->alpha1, sizeof(G1));
     memcpy(&q[1], vk->beta2, sizeof(G2));
-    G1_(j_to_affine)(&p[2], &l);
     memcpy(&q[2], vk->gamma2, sizeof(G2));
     memcpy(&p[3], proof->c, sizeof(G1));
     memcpy(&q[3], vk->delta2, sizeof(G2));
     return X_(pairing_product_is_one_var)(p, q, 4);
+}
+
+/* The prepared part of a verifying key (groth16.h, zp_groth16_pvk): the
+ * Miller loop of (α, β), which the final exponentiation of the product
+ * turns into e(α, β), and the lines of γ and δ. */
+typedef struct {
+    ZP_CAT(ZP_G, _fp12) alpha_beta;
+    ZP_CAT(ZP_G, _g2_lines) gamma, delta;
+} X_(pvk_data);
+
+size_t X_(groth16_pvk_size)(void) { return sizeof(X_(pvk_data)); }
+
+void X_(groth16_pvk_make)(void *data, const zp_groth16_vk *vk) {
+    X_(pvk_data) *d = data;
+    G1 alpha;
+    G2 beta, gamma, delta;
+    memcpy(&alpha, vk->alpha1, sizeof alpha);
+    memcpy(&beta, vk->beta2, sizeof beta);
+    memcpy(&gamma, vk->gamma2, sizeof gamma);
+    memcpy(&delta, vk->delta2, sizeof delta);
+    X_(miller_loop_var)(&d->alpha_beta, &alpha, &beta, 1);
+    X_(g2_lines_make)(&d->gamma, &gamma);
+    X_(g2_lines_make)(&d->delta, &delta);
+}
+
+/* The same check as groth16_verify: (π_A, π_B) through a general Miller
+ * loop, L and π_C through the lines of γ and δ, times the loop of (α, β). */
+int X_(groth16_verify_prepared)(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,
+                                const zp_groth16_proof *proof) {
+    const X_(pvk_data) *d = data;
+    G1 a, pl[2];
+    G2 b;
+    if (X_(vk_l)(&pl[0], vk, pub) < 0) return -1;
+    G1_(neg)(&a, (const G1 *)proof->a);
+    memcpy(&b, proof->b, sizeof b);
+    memcpy(&pl[1], proof->c, sizeof(G1));
+    const ZP_CAT(ZP_G, _g2_lines) *lines[2] = {&d->gamma, &d->delta};
+    ZP_CAT(ZP_G, _fp12) f;
+    X_(miller_loop_lines_var)(&f, &a, &b, 1, pl, lines, 2);
+    ZP_CAT(ZP_G, _fp12_mul)(&f, &f, &d->alpha_beta);
+    X_(final_exp)(&f, &f);
+    return ZP_CAT(ZP_G, _fp12_is_one_var)(&f);
 }
 
 #undef X_

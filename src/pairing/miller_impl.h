@@ -37,20 +37,18 @@
 #define TG1 ZP_CAT(ZP_T, _g1)
 #define TG2 ZP_CAT(ZP_T, _g2)
 #define TPROJ ZP_CAT(ZP_T, _g2proj)
-#define TLINE ZP_CAT(ZP_T, _line)
+#define TLINE ZP_CAT(ZP_T, _line) /* pairing.h */
+#define TLINES ZP_CAT(ZP_T, _g2_lines)
 
 /* Pairs whose Miller loops share one accumulator, f, on the stack. */
-#define ZP_PAIR_CHUNK 8
+#define ZP_PAIR_CHUNK ZP_PAIRING_LINES_MAX_PAIRS
 
 typedef struct {
     T2 x, y, z;
 } TPROJ;
-/* Line coefficients before evaluation at P: (c0, c1, c2) as arkworks
- * orders them; D-type: c0·yP, c1·xP, c2 at w^0, w^1, w^3; M-type: c0,
- * c1·xP, c2·yP at w^0, w^2, w^3. */
-typedef struct {
-    T2 c0, c1, c2;
-} TLINE;
+/* TLINE holds a line's coefficients before evaluation at P: (c0, c1, c2)
+ * as arkworks orders them; D-type: c0·yP, c1·xP, c2 at w^0, w^1, w^3;
+ * M-type: c0, c1·xP, c2·yP at w^0, w^2, w^3. */
 
 /* Doubling step, T ← 2T. With A = XY/2, B = Y², C = Z², E = 3b'·C, F = 3E,
  * G = (B + F)/2, H = (Y + Z)² - B - C = 2YZ, I = E - B, J = X²:
@@ -171,10 +169,23 @@ static inline void N_(g2_frobenius)(TG2 *r, const TG2 *q, int k) {
 }
 #endif
 
-/* One shared Miller loop over n <= ZP_PAIR_CHUNK pairs, none at infinity. */
-static void N_(miller_chunk)(T12 *f, const TG1 *P, const TG2 *Q, size_t n, const TF *two_inv, const T2 *b3) {
+/* The constants of the steps: 1/2 and 3b' (b' the twist's b). */
+static void N_(step_consts)(TF *two_inv, T2 *b3) {
+    F_(from_u64)(two_inv, 2);
+    F_(inv)(two_inv, two_inv);
+    E2_(dbl)(b3, &ZP_CAT(TG2, _b));
+    E2_(add)(b3, b3, &ZP_CAT(TG2, _b));
+}
+
+/* One shared Miller loop over n <= ZP_PAIR_CHUNK pairs (P[k], Q[k]) and m
+ * <= ZP_PAIR_CHUNK pairs (PL[k], the point whose lines are L[k]), none at
+ * infinity. Every point's loop has the same steps, so the k-th line of
+ * each L is the k-th step's. */
+static void N_(miller_chunk)(T12 *f, const TG1 *P, const TG2 *Q, size_t n, const TG1 *PL, const TLINES *const *L,
+                             size_t m, const TF *two_inv, const T2 *b3) {
     TPROJ t[ZP_PAIR_CHUNK];
     TLINE l;
+    size_t li = 0;
     for (size_t k = 0; k < n; k++) {
         t[k].x = Q[k].x;
         t[k].y = Q[k].y;
@@ -187,11 +198,15 @@ static void N_(miller_chunk)(T12 *f, const TG1 *P, const TG2 *Q, size_t n, const
             N_(dbl_step)(&l, &t[k], two_inv, b3);
             N_(ell)(f, &l, &P[k]);
         }
+        for (size_t k = 0; k < m; k++) N_(ell)(f, &L[k]->l[li], &PL[k]);
+        li++;
         if (ZP_PAIR_LOOP_BIT(i)) {
             for (size_t k = 0; k < n; k++) {
                 N_(add_step)(&l, &t[k], &Q[k]);
                 N_(ell)(f, &l, &P[k]);
             }
+            for (size_t k = 0; k < m; k++) N_(ell)(f, &L[k]->l[li], &PL[k]);
+            li++;
         }
     }
 #if ZP_PAIR_BN
@@ -206,6 +221,10 @@ static void N_(miller_chunk)(T12 *f, const TG1 *P, const TG2 *Q, size_t n, const
         N_(add_step)(&l, &t[k], &q2);
         N_(ell)(f, &l, &P[k]);
     }
+    for (size_t k = 0; k < m; k++) {
+        N_(ell)(f, &L[k]->l[li], &PL[k]);
+        N_(ell)(f, &L[k]->l[li + 1], &PL[k]);
+    }
 #endif
 #if ZP_PAIR_X_NEG
     /* f_{-|x|} = 1/(f_{|x|}·v) with v a vertical line that the final
@@ -219,10 +238,7 @@ void N_(miller_loop_var)(T12 *f, const TG1 *P, const TG2 *Q, size_t n) {
     TG2 q[ZP_PAIR_CHUNK];
     TF two_inv;
     T2 b3;
-    F_(from_u64)(&two_inv, 2);
-    F_(inv)(&two_inv, &two_inv);
-    E2_(dbl)(&b3, &ZP_CAT(TG2, _b));
-    E2_(add)(&b3, &b3, &ZP_CAT(TG2, _b));
+    N_(step_consts)(&two_inv, &b3);
     E12_(set_one)(f);
     size_t m = 0;
     for (size_t i = 0; i <= n; i++) {
@@ -233,11 +249,63 @@ void N_(miller_loop_var)(T12 *f, const TG1 *P, const TG2 *Q, size_t n) {
         }
         if (m == ZP_PAIR_CHUNK || (i == n && m > 0)) {
             T12 g;
-            N_(miller_chunk)(&g, p, q, m, &two_inv, &b3);
+            N_(miller_chunk)(&g, p, q, m, NULL, NULL, 0, &two_inv, &b3);
             E12_(mul)(f, f, &g);
             m = 0;
         }
     }
+}
+
+/* The steps of miller_chunk for Q alone, keeping the lines. */
+void N_(g2_lines_make)(TLINES *r, const TG2 *q) {
+    TF two_inv;
+    T2 b3;
+    TPROJ t;
+    memset(r, 0, sizeof *r);
+    r->inf = ZP_CAT(TG2, _is_inf)(q);
+    if (r->inf) return;
+    N_(step_consts)(&two_inv, &b3);
+    t.x = q->x;
+    t.y = q->y;
+    E2_(set_one)(&t.z);
+    for (int i = ZP_PAIR_LOOP_BITS - 2; i >= 0; i--) {
+        N_(dbl_step)(&r->l[r->n++], &t, &two_inv, &b3);
+        if (ZP_PAIR_LOOP_BIT(i)) N_(add_step)(&r->l[r->n++], &t, q);
+    }
+#if ZP_PAIR_BN
+    TG2 q1, q2;
+    N_(g2_frobenius)(&q1, q, 1);
+    N_(g2_frobenius)(&q2, q, 2);
+    E2_(neg)(&q2.y, &q2.y);
+    N_(add_step)(&r->l[r->n++], &t, &q1);
+    N_(add_step)(&r->l[r->n++], &t, &q2);
+#endif
+}
+
+void N_(miller_loop_lines_var)(T12 *f, const TG1 *P, const TG2 *Q, size_t n, const TG1 *PL, const TLINES *const *L,
+                               size_t m) {
+    TG1 p[ZP_PAIR_CHUNK], pl[ZP_PAIR_CHUNK];
+    TG2 q[ZP_PAIR_CHUNK];
+    const TLINES *ll[ZP_PAIR_CHUNK];
+    size_t np = 0, nl = 0;
+    for (size_t i = 0; i < n && i < ZP_PAIR_CHUNK; i++) {
+        if (ZP_CAT(TG1, _is_inf)(&P[i]) || ZP_CAT(TG2, _is_inf)(&Q[i])) continue;
+        p[np] = P[i];
+        q[np++] = Q[i];
+    }
+    for (size_t i = 0; i < m && i < ZP_PAIR_CHUNK; i++) {
+        if (ZP_CAT(TG1, _is_inf)(&PL[i]) || L[i]->inf) continue;
+        pl[nl] = PL[i];
+        ll[nl++] = L[i];
+    }
+    if (np + nl == 0) {
+        E12_(set_one)(f);
+        return;
+    }
+    TF two_inv;
+    T2 b3;
+    N_(step_consts)(&two_inv, &b3);
+    N_(miller_chunk)(f, p, q, np, pl, ll, nl, &two_inv, &b3);
 }
 
 void N_(final_exp_easy)(T12 *r, const T12 *f) {
@@ -300,6 +368,7 @@ int N_(pairing_product_is_one_var)(const TG1 *P, const TG2 *Q, size_t n) {
 #undef TG2
 #undef TPROJ
 #undef TLINE
+#undef TLINES
 #undef ZP_PAIR_CHUNK
 #undef ZP_T
 #undef ZP_T_UP

@@ -5,6 +5,8 @@
  * ffjavascript's and to the reference final_exp_hard_ref). */
 #include "pairing/pairing.h"
 
+#include <string.h>
+
 static void zp_bn254_final_exp_hard(zp_bn254_fp12 *r, const zp_bn254_fp12 *f);
 static void zp_bls12_final_exp_hard(zp_bls12_fp12 *r, const zp_bls12_fp12 *f);
 

@@ -24,6 +24,32 @@
 #define ZP_T_UP ZP_BLS12
 #include "pairing/fp12_impl.h"
 
+/* A G2 point's Miller loop lines, for a point paired with many others (a
+ * verifying key's γ and δ): made once, they leave each pairing only their
+ * evaluation at P. The line's coefficients are miller_impl.h's, before
+ * that evaluation; one per doubling and addition step, in loop order. */
+#define ZP_PAIRING_LINES_(g, G)                                                          \
+    typedef struct {                                                                      \
+        g##_fp2 c0, c1, c2;                                                               \
+    } g##_line;                                                                           \
+    typedef struct {                                                                      \
+        g##_line l[2 * G##_ATE_LOOP_BITS]; /* enough: a doubling and an addition a bit */ \
+        uint32_t n;                                                                       \
+        int inf; /* the point is infinity: its pairings are 1 */                          \
+    } g##_g2_lines;                                                                       \
+    void g##_g2_lines_make(g##_g2_lines *r, const g##_g2 *q);                              \
+    void g##_miller_loop_lines_var(g##_fp12 *f, const g##_g1 *P, const g##_g2 *Q, size_t n, const g##_g1 *PL, \
+                                   const g##_g2_lines *const *L, size_t m);
+ZP_PAIRING_LINES_(zp_bn254, ZP_BN254)
+ZP_PAIRING_LINES_(zp_bls12, ZP_BLS12)
+#undef ZP_PAIRING_LINES_
+/* miller_loop_lines_var: f = the product of the Miller loops of (P[i],
+ * Q[i]) for i < n and of (PL[j], the point of L[j]) for j < m, in one loop
+ * (n, m ≤ ZP_PAIRING_LINES_MAX_PAIRS each); pairs with a point at
+ * infinity contribute 1. Equal to miller_loop_var over the same pairs
+ * after final_exp. */
+#define ZP_PAIRING_LINES_MAX_PAIRS 8
+
 /* f = prod_i f_i, f_i the Miller loop of (P[i], Q[i]) (BN254: over 6x+2 with
  * the two Frobenius lines; BLS12-381: over x). Pairs with a point at
  * infinity contribute 1. The value is only meaningful after final_exp. */
