@@ -177,9 +177,10 @@ struct zp_prover {
     int one_shot;
     zp_tracked matrices, abc, scratch;
     uint64_t matrices_key; /* the serial of the key the matrices are for; 0: none */
-    /* its verification key prepared for the self-checks (a small heap
-     * block; not for one proof, which verifies once) */
+    /* that key's verification key prepared for the self-checks (a small
+     * heap block; not for one proof, which verifies once) */
     zp_groth16_pvk *pvk;
+    uint64_t pvk_key;
 };
 
 zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err) {
@@ -236,17 +237,20 @@ static zp_status ensure_matrices(zp_prover *pr, const zp_key *key, double *secon
     zp_status st = ensure(pr, &pr->matrices, (zp_backend_buffer){bytes, ZP_MEM_HOST}, BUF_MATRICES,
                           "the constraint matrices", err);
     if (st == ZP_OK) st = zp_groth16_matrices_build(pr->matrices.p, bytes, pk, &pr->par, err);
-    zp_groth16_pvk_free(pr->pvk);
-    pr->pvk = NULL;
-    if (st == ZP_OK && !pr->one_shot && !pr->skip_verify) {
-        zp_groth16_vk vk;
-        zp_groth16_vk_of_pk(&vk, pk);
-        if ((pr->pvk = zp_groth16_pvk_new(&vk)) == NULL)
-            st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory preparing the verification key");
-    }
     if (st == ZP_OK) pr->matrices_key = key->serial;
     *seconds = zp_clock_now() - t0;
     return st;
+}
+
+/* The key's prepared verification key, made unless the prover has it. */
+static zp_status ensure_pvk(zp_prover *pr, const zp_key *key, zp_error *err) {
+    if (pr->pvk != NULL && pr->pvk_key == key->serial) return ZP_OK;
+    zp_groth16_pvk_free(pr->pvk);
+    pr->pvk_key = 0;
+    if ((pr->pvk = zp_groth16_pvk_of_pk(zp_zkey_pk(key->zkey))) == NULL)
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory preparing the verification key");
+    pr->pvk_key = key->serial;
+    return ZP_OK;
 }
 
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -299,6 +303,7 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     }
     zp_prove_stats stat = {.threads = zp_prover_threads(pr)};
     st = ensure_matrices(pr, key, &stat.matrices_s, err);
+    if (st == ZP_OK && !pr->one_shot && !pr->skip_verify) st = ensure_pvk(pr, key, err);
     if (st != ZP_OK) return st;
     double t1 = zp_clock_now();
     zp_groth16_synthesize(abc, pk, pr->matrices.p, w, &pr->par);

@@ -166,12 +166,8 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
     }
     if (st == ZP_OK) st = zp_groth16_matrices_build(matrices.p, zp_groth16_matrices_size(pk), pk, par, err);
     zp_groth16_pvk *pvk = NULL;
-    if (st == ZP_OK && !e->opt.skip_verify) {
-        zp_groth16_vk vk;
-        zp_groth16_vk_of_pk(&vk, pk);
-        if ((pvk = zp_groth16_pvk_new(&vk)) == NULL)
-            st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory preparing its verification key", k->path);
-    }
+    if (st == ZP_OK && !e->opt.skip_verify && (pvk = zp_groth16_pvk_of_pk(pk)) == NULL)
+        st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory preparing its verification key", k->path);
     pthread_mutex_lock(&e->lock);
     if (st == ZP_OK) {
         k->file = file;

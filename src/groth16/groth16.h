@@ -109,6 +109,8 @@ int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, 
  * read only: any number of threads may verify through it at once. */
 typedef struct zp_groth16_pvk zp_groth16_pvk;
 zp_groth16_pvk *zp_groth16_pvk_new(const zp_groth16_vk *vk);
+/* The same for the vk inside a proving key, which must outlive the pvk. */
+zp_groth16_pvk *zp_groth16_pvk_of_pk(const zp_groth16_pk *pk);
 void zp_groth16_pvk_free(zp_groth16_pvk *pvk);
 /* As zp_groth16_verify, through the prepared key. */
 int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof);

@@ -149,6 +149,12 @@ zp_groth16_pvk *zp_groth16_pvk_new(const zp_groth16_vk *vk) {
     return pvk;
 }
 
+zp_groth16_pvk *zp_groth16_pvk_of_pk(const zp_groth16_pk *pk) {
+    zp_groth16_vk vk;
+    zp_groth16_vk_of_pk(&vk, pk);
+    return zp_groth16_pvk_new(&vk);
+}
+
 void zp_groth16_pvk_free(zp_groth16_pvk *pvk) { free(pvk); }
 
 int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof) {

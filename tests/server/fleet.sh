@@ -103,6 +103,18 @@ verify_dir() {
     done
 }
 metric() { curl -s "${URL_OF[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
+# six_jobs DAEMON TAG: six bn jobs of 8 partitions sent to DAEMON; prints their ids, comma-separated
+six_jobs() {
+    local ids=() n
+    for n in 1 2 3 4 5 6; do ids+=("$(submit "$1" bn 8 "$2-$n")"); done
+    (IFS=,; echo "${ids[*]}")
+}
+# await_running OWNER JOB_IDS: waits (60 s at most) until OWNER runs a partition of one of the jobs
+await_running() {
+    local deadline=$(($(date +%s) + 60))
+    while [ "$(sql "SELECT count(*) FROM partitions WHERE owner = '$1' AND state = 1 AND job_id IN ($2)")" = 0 ] &&
+        [ "$(date +%s)" -lt $deadline ]; do sleep 0.01; done
+}
 
 # ---- 1. jobs from concurrent clients, awaited on other daemons
 NAMES=(d1 d2 d3)
@@ -180,12 +192,9 @@ expect_eq "2: the $(wc -l <"$W/out/done_before_kill") partitions finished before
 if start d1; then pass "2: d1 starts again on its node id"; else fail "2: d1 starts again on its node id" "see $W/d1.log"; fi
 
 # ---- 3. SIGSTOP past the lease, then SIGCONT
-ids3=()
-for n in 1 2 3 4 5 6; do ids3+=("$(submit d3 bn 8 "r3-$n")"); done
-list3="$(IFS=,; echo "${ids3[*]}")"
-deadline=$(($(date +%s) + 60))
-while [ "$(sql "SELECT count(*) FROM partitions WHERE owner = 'd2' AND state = 1 AND job_id IN ($list3)")" = 0 ] &&
-    [ "$(date +%s)" -lt $deadline ]; do sleep 0.02; done
+list3="$(six_jobs d3 r3)"
+IFS=, read -r -a ids3 <<<"$list3"
+await_running d2 "$list3"
 kill -STOP "${DPID_OF[d2]}"
 sql "SELECT job_id, idx, fence FROM partitions WHERE owner = 'd2' AND state = 1 AND job_id IN ($list3)" >"$W/out/stalled"
 sleep $((LEASE + 2))
@@ -216,12 +225,9 @@ expect_eq "3: nothing duplicated (each of the $((6 * 8)) partitions done once)" 
 # server waiting for d2's next statement, holding its rows. The server
 # must end that session (idle_in_transaction_session_timeout) so that the
 # others take d2's claims over and end its jobs while it is stopped.
-ids3b=()
-for n in 1 2 3 4 5 6; do ids3b+=("$(submit d2 bn 8 "r3b-$n")"); done
-list3b="$(IFS=,; echo "${ids3b[*]}")"
-deadline=$(($(date +%s) + 60))
-while [ "$(sql "SELECT count(*) FROM partitions WHERE owner = 'd2' AND state = 1 AND job_id IN ($list3b)")" = 0 ] &&
-    [ "$(date +%s)" -lt $deadline ]; do sleep 0.02; done
+list3b="$(six_jobs d2 r3b)"
+IFS=, read -r -a ids3b <<<"$list3b"
+await_running d2 "$list3b"
 sql "BEGIN; LOCK TABLE partitions IN EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT" >/dev/null &
 locker=$!
 sleep 1 # d2 renews its claims every 0.3 s (lease / 3 at most): its renewal now waits
@@ -268,9 +274,7 @@ seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b 
 outcome=none
 for try in 1 2 3 4 5; do
     big="$(submit d1 bn 40 "r5-$try")"
-    deadline=$(($(date +%s) + 60))
-    while [ "$(sql "SELECT count(*) FROM partitions WHERE job_id = $big AND state = 1 AND owner = 'd3'")" = 0 ] &&
-        [ "$(date +%s)" -lt $deadline ]; do sleep 0.01; done
+    await_running d3 "$big"
     kill -STOP "${DPID_OF[d3]}"
     # a transaction d3 left open may hold the partition's row: the cancel
     # then waits for d3, so it is sent in the background
