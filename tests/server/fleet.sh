@@ -93,8 +93,8 @@ submit() {
     for ((i = 0; i < $3; i++)); do w+=("${pool[$((i % 2))]}"); done
     "$Z" submit --server "${URL_OF[$1]}" --key "$2" --request-id "$4" "${w[@]}"
 }
-# await NAME ID DIR: waits on daemon NAME, writes the proofs
-await_job() { "$Z" await "$2" --server "${URL_OF[$1]}" --out "$3" --timeout 180 >"$3.log" 2>&1; }
+# await_job NAME ID DIR [TIMEOUT]: waits on daemon NAME (180 s by default), writes the proofs
+await_job() { "$Z" await "$2" --server "${URL_OF[$1]}" --out "$3" --timeout "${4:-180}" >"$3.log" 2>&1; }
 # verify_dir KEY DIR PARTS: every partition's proof verifies
 verify_dir() {
     local i
@@ -237,7 +237,7 @@ sleep 0.3
 caught="$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'zkpipe' AND state = 'idle in transaction'")"
 bad=0
 for id in "${ids3b[@]}"; do
-    "$Z" await "$id" --server "${URL_OF[d3]}" --out "$W/out/j$id" --timeout $((LEASE + 8)) >"$W/out/j$id.log" 2>&1 &&
+    await_job d3 "$id" "$W/out/j$id" $((LEASE + 8)) &&
         verify_dir bn "$W/out/j$id" 8 || bad=$((bad + 1))
 done
 left="$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'zkpipe' AND state = 'idle in transaction' AND now() - state_change > interval '2 s'")"
