@@ -214,6 +214,9 @@ typedef struct zp_engine_stats {
     size_t max_partitions_in[ZP_STAGES];
     size_t admission_waiting; /* partitions not yet admitted */
     uint64_t rss, peak_rss, baseline_rss; /* baseline: at engine creation */
+    /* The tracked bytes when rss was sampled (tracked is now): RSS less
+     * the baseline and this is what no tracked buffer explains. */
+    uint64_t tracked_at_rss;
     /* At the sample with the highest RSS: the tracked bytes then. */
     uint64_t tracked_at_peak_rss, rss_at_peak;
     size_t keys_loaded;

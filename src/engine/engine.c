@@ -638,6 +638,7 @@ void zp_engine_stats_get(zp_engine_stats *s, zp_engine *e) {
     }
     s->tracked = atomic_load(&t->total);
     s->peak_tracked = atomic_load(&t->total_peak);
+    s->tracked_at_rss = atomic_load(&e->tracked_at_rss);
     s->rss = atomic_load(&e->rss);
     s->peak_rss = atomic_load(&e->peak_rss);
     s->rss_at_peak = atomic_load(&e->rss_at_peak);

@@ -116,8 +116,11 @@ void zp_engine_intake_free(zp_engine *e, zp_intake *b) {
     if (b == NULL) return;
     uint64_t bytes = b->mem.bytes;
     void *p = b->mem.p;
-    zp_track_free(&e->tracker, &b->mem); /* uncounts: the mapping is ours */
+    /* unmapped before it is uncounted, so that RSS never holds a body the
+     * tracker no longer counts (the daemon's status sets one against the
+     * other) */
     zp_mem_unmap(p, bytes);
+    zp_track_free(&e->tracker, &b->mem); /* uncounts: the mapping is ours */
     free(b);
     intake_release(e, bytes);
 }

@@ -177,7 +177,7 @@ struct zp_engine {
     double t0;
     uint64_t baseline_rss;
     uint64_t own_bytes; /* what the budget covers before any buffer (budget_covers_baseline); else 0 */
-    _Atomic uint64_t rss, peak_rss, rss_at_peak, tracked_at_peak;
+    _Atomic uint64_t rss, peak_rss, rss_at_peak, tracked_at_peak, tracked_at_rss;
     pthread_cond_t sampler_wake;
     int sampler_stop;
     FILE *trace;

@@ -79,8 +79,14 @@ void engine_log_transition(zp_engine *e, const engine_part *p, zp_stage from, zp
 /* ---- the sampler ------------------------------------------------------- */
 
 static void sample(zp_engine *e) {
+    /* tracked read on both sides of RSS: a buffer is counted before its
+     * pages are touched and uncounted after they are unmapped, so the
+     * larger of the two covers every tracked page in this RSS */
+    uint64_t before = atomic_load(&e->tracker.total);
     uint64_t rss = zp_mem_rss();
     uint64_t tracked = atomic_load(&e->tracker.total);
+    if (before > tracked) tracked = before;
+    atomic_store(&e->tracked_at_rss, tracked);
     atomic_store(&e->rss, rss);
     if (rss > atomic_load(&e->rss_at_peak)) {
         atomic_store(&e->rss_at_peak, rss);

@@ -54,13 +54,13 @@ void route_get_status(zp_server *s, zp_response *resp) {
                                       (json_int_t)st.by_stage[g].count, "bytes", (json_int_t)st.by_stage[g].bytes,
                                       "max_partitions", (json_int_t)st.max_partitions_in[g]));
     }
-    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
+    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
                           zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "buffer_budget",
                           (json_int_t)st.buffer_budget, "reserved",
                           (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
                           (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
                           (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",
-                          (json_int_t)st.baseline_rss);
+                          (json_int_t)st.baseline_rss, "tracked_at_rss", (json_int_t)st.tracked_at_rss);
     json_object_set_new(o, "classes", classes);
     json_object_set_new(o, "stages", stages);
     json_object_set_new(o, "admission_waiting", json_integer((json_int_t)st.admission_waiting));

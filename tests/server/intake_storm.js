@@ -21,7 +21,7 @@
 // sends the same body again (at most 60 tries). A chunked body refused in
 // its middle is a closed connection: counted, and sent again.
 // Writes OUT: {uploads: [{kind, chunked, code, tries, id}], codes, samples:
-// [{t, tracked, reserved, rss, budget, buffer_budget, intake}], rss_max,
+// [{t, tracked, reserved, rss, tracked_at_rss, budget, buffer_budget, intake}], rss_max,
 // rss_samples, errors}.
 "use strict";
 const fs = require("fs");
@@ -167,6 +167,7 @@ async function sampler() {
         const s = await status();
         if (s) {
             samples.push({ t: (Date.now() - t0) / 1000, tracked: s.tracked, reserved: s.reserved, rss: s.rss,
+                tracked_at_rss: s.tracked_at_rss,
                 budget: s.budget, buffer_budget: s.buffer_budget,
                 intake: s.classes && s.classes.intake ? s.classes.intake.bytes : null,
                 intake_peak: s.classes && s.classes.intake ? s.classes.intake.peak : null });
