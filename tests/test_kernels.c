@@ -135,6 +135,21 @@ MSM_TEST(zp_bn254_g2, zp_bn254_fr, "bn254 G2")
 MSM_TEST(zp_bls12_g1, zp_bls12_fr, "bls12-381 G1")
 MSM_TEST(zp_bls12_g2, zp_bls12_fr, "bls12-381 G2")
 
+/* Tiles of a G1 job and a G2 job in one loop, interleaved so both run
+ * at once on the workers. */
+static void shared_tile(void *arg, size_t t, size_t worker) {
+    zp_msm_job *jobs = arg; /* g1, then g2 */
+    size_t both = jobs[0].tiles < jobs[1].tiles ? jobs[0].tiles : jobs[1].tiles;
+    if (t < 2 * both) {
+        if (t % 2) zp_bn254_g2_msm_job_tile(&jobs[1], t / 2, worker);
+        else zp_bn254_g1_msm_job_tile(&jobs[0], t / 2, worker);
+    } else if (jobs[0].tiles > both) {
+        zp_bn254_g1_msm_job_tile(&jobs[0], t - both, worker);
+    } else {
+        zp_bn254_g2_msm_job_tile(&jobs[1], t - both, worker);
+    }
+}
+
 /* msm_many: several MSMs in one loop give what each gives alone (sizes
  * that take both paths, one all-zero). */
 static void test_msm_many(const zp_parallel *par) {
@@ -168,6 +183,67 @@ static void test_msm_many(const zp_parallel *par) {
         free(sc[k]);
     }
     free(scratch);
+}
+
+/* A G1 and a G2 job in one loop, sharing the workers' workspaces (as the
+ * prover runs a small key's MSMs): each gives what it gives alone. */
+static void test_msm_jobs_shared(const zp_parallel *par) {
+    size_t n1[2] = {700, 2000}, n2 = 500, threads = zp_parallel_threads(par);
+    zp_bn254_g1 *p1[2];
+    uint64_t *s1[2], *s2 = malloc(n2 * 32);
+    zp_bn254_g2 *p2 = malloc(n2 * sizeof *p2);
+    zp_bn254_g1j g1, acc1, got1[2], *out1[2] = {&got1[0], &got1[1]};
+    zp_bn254_g2j g2, acc2, got2, *out2 = &got2;
+    zp_bn254_g1_j_from_affine(&g1, &zp_bn254_g1_generator);
+    zp_bn254_g2_j_from_affine(&g2, &zp_bn254_g2_generator);
+    acc1 = g1;
+    acc2 = g2;
+    for (int k = 0; k < 2; k++) {
+        p1[k] = malloc(n1[k] * sizeof *p1[k]);
+        s1[k] = malloc(n1[k] * 32);
+        for (size_t i = 0; i < n1[k]; i++) {
+            zp_bn254_g1_j_add_var(&acc1, &acc1, &g1);
+            zp_bn254_g1_j_to_affine(&p1[k][i], &acc1);
+        }
+        fill_scalars(s1[k], n1[k], k == 0 ? S_MIXED : S_RANDOM, zp_bn254_fr_modulus.v);
+    }
+    for (size_t i = 0; i < n2; i++) {
+        zp_bn254_g2_j_add_var(&acc2, &acc2, &g2);
+        zp_bn254_g2_j_to_affine(&p2[i], &acc2);
+    }
+    fill_scalars(s2, n2, S_RANDOM, zp_bn254_fr_modulus.v);
+    size_t ws1 = zp_bn254_g1_msm_job_workspace_size(n1, 2, threads);
+    size_t ws2 = zp_bn254_g2_msm_job_workspace_size(&n2, 1, threads);
+    size_t ws = ws1 > ws2 ? ws1 : ws2, r1 = zp_bn254_g1_msm_job_results_size(2, threads);
+    char *mem = aligned_alloc(64, ws + r1 + zp_bn254_g2_msm_job_results_size(1, threads));
+    zp_msm_job jobs[2]; /* g1, g2: shared_tile */
+    zp_bn254_g1_msm_job_begin(&jobs[0], out1, (const zp_bn254_g1 *const *)p1, (const uint64_t *const *)s1, n1, 2,
+                              mem + ws, mem, par);
+    zp_bn254_g2_msm_job_begin(&jobs[1], &out2, (const zp_bn254_g2 *const *)&p2, (const uint64_t *const *)&s2, &n2,
+                              1, mem + ws + r1, mem, par);
+    zp_msm_jobs_share_workspace(&jobs[0], &jobs[1]);
+    size_t tiles = jobs[0].tiles + jobs[1].tiles;
+    CHECK(jobs[0].tiles > 0 && jobs[1].tiles > 0);
+    zp_parallel_for(par, tiles, shared_tile, jobs);
+    zp_bn254_g1_msm_job_end(&jobs[0]);
+    zp_bn254_g2_msm_job_end(&jobs[1]);
+    for (int k = 0; k < 2; k++) {
+        zp_bn254_g1 want_affine;
+        zp_bn254_g1j want;
+        zp_bn254_g1_ref_msm(&want_affine, p1[k], s1[k], n1[k]);
+        zp_bn254_g1_j_from_affine(&want, &want_affine);
+        CHECK_MSG(zp_bn254_g1_j_eq_var(&got1[k], &want), "shared jobs: G1 part %d", k);
+        free(p1[k]);
+        free(s1[k]);
+    }
+    zp_bn254_g2 want2_affine;
+    zp_bn254_g2j want2;
+    zp_bn254_g2_ref_msm(&want2_affine, p2, s2, n2);
+    zp_bn254_g2_j_from_affine(&want2, &want2_affine);
+    CHECK_MSG(zp_bn254_g2_j_eq_var(&got2, &want2), "shared jobs: G2");
+    free(p2);
+    free(s2);
+    free(mem);
 }
 
 static void test_booth(void) {
@@ -221,6 +297,7 @@ int main(void) {
         zp_parallel pool_par = par, serial = {NULL, NULL, 1, simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF};
         pool_par.simd = serial.simd;
         test_msm_many(&pool_par);
+        test_msm_jobs_shared(&pool_par);
         test_msm_zp_bn254_g1(&pool_par, zp_test_iters(100) >= 100 ? 9000 : 257);
         test_msm_zp_bn254_g1(&serial, 257);
         test_msm_degenerate_zp_bn254_g1(&pool_par, big);

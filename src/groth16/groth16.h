@@ -6,7 +6,8 @@
  *                            by zp_groth16_matrices_build);
  *   zp_groth16_prove_start   the NTTs and the G1 MSMs, from the a, b, c that
  *                            synthesis left in abc (it does not synthesize);
- *   zp_groth16_prove_finish  the G2 MSM and the assembly.
+ *   zp_groth16_prove_finish  the G2 MSM and the assembly (for a small key
+ *                            the G2 MSM runs in prove_start).
  *
  * Memory is the caller's, so the big buffers can go early:
  * - matrices (zp_groth16_matrices_size): per key, read only; they index the
@@ -27,11 +28,16 @@
 #include "zkpipe.h"
 
 /* What prove_start leaves for prove_finish: π_A and π_C done, and the
- * blinding s that π_B still needs. */
+ * blinding s that π_B still needs; for a key of at most this domain, when
+ * prove_start had more than one thread, also Σ w_i B_i (the G2 MSM ran in
+ * the same loop as the G1 ones; prove_finish then only assembles). */
+#define ZP_GROTH16_JOINT_MAX_DOMAIN ((uint32_t)1 << 13)
 typedef struct zp_groth16_pending {
     zp_curve curve;
     uint64_t s[4];
     uint64_t pi_a[12], pi_c[12];
+    int b2_done;
+    uint64_t b2_sum[36]; /* Jacobian G2 */
 } zp_groth16_pending;
 
 size_t zp_groth16_abc_size(const zp_groth16_pk *pk);

@@ -9,7 +9,8 @@
  *   π_A = α + Σ w_i A_i + r·δ
  *   π_B = β + Σ w_i B_i + s·δ          (G2; B_G1 likewise in G1)
  *   π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ
- * prove_start does everything but the G2 MSM; prove_finish does that. */
+ * prove_start does everything but the G2 MSM; prove_finish does that,
+ * unless the key is small enough that prove_start runs it too (joint). */
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define X_(name) ZP_CAT(ZP_G, _##name)
@@ -29,11 +30,37 @@ static unsigned X_(log2)(uint32_t n) {
 }
 
 /* The G1 MSMs (A, B1, C over the wires, H over the domain) run as one
- * loop; the G2 one reuses the same scratch. */
+ * loop; the G2 one reuses the same scratch, after them, in prove_finish,
+ * so the engine can overlap it with the next proof's G1 work. A small key
+ * (joint) runs all five in prove_start's one loop instead: one small MSM
+ * does not keep two workers busy (at 2^11 a G1 MSM of circom's mostly 0/1
+ * scalars runs only 1.36× faster on two threads than on one), five MSMs'
+ * tiles do. The two jobs share the workers' workspaces, so the scratch
+ * grows by the G2 job's results only. */
 static void X_(g1_sizes)(const zp_groth16_pk *pk, size_t n[4]) {
     n[0] = n[1] = pk->n_vars;
     n[2] = pk->n_vars - ((size_t)pk->n_public + 1);
     n[3] = pk->domain_size;
+}
+
+static int X_(joint)(const zp_groth16_pk *pk, size_t threads) {
+    return threads > 1 && pk->domain_size <= ZP_GROTH16_JOINT_MAX_DOMAIN;
+}
+
+/* The joint loop's scratch: the shared workspaces, then the G1 results,
+ * then the G2 ones. */
+typedef struct {
+    size_t workspace, g1_results, g2_results;
+} X_(joint_layout);
+
+static size_t X_(joint_scratch)(X_(joint_layout) *l, const zp_groth16_pk *pk, size_t threads) {
+    size_t n[4], n2 = pk->n_vars;
+    X_(g1_sizes)(pk, n);
+    size_t ws1 = G1_(msm_job_workspace_size)(n, 4, threads), ws2 = G2_(msm_job_workspace_size)(&n2, 1, threads);
+    l->workspace = 0;
+    l->g1_results = (ws1 > ws2 ? ws1 : ws2);
+    l->g2_results = l->g1_results + G1_(msm_job_results_size)(4, threads);
+    return l->g2_results + G2_(msm_job_results_size)(1, threads) + 64;
 }
 
 static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
@@ -43,8 +70,27 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
     size_t g2 = G2_(msm_scratch_size)(pk->n_vars, threads);
     /* the NTTs run before the MSMs, in the same scratch */
     size_t ntt = FR_(ntt_scratch_size)(X_(log2)(pk->domain_size), threads);
-    if (g2 > m) m = g2;
+    if (X_(joint)(pk, threads)) {
+        X_(joint_layout) l;
+        m = X_(joint_scratch)(&l, pk, threads);
+    } else if (g2 > m) {
+        m = g2;
+    }
     return ntt > m ? ntt : m;
+}
+
+typedef struct {
+    zp_msm_job g1, g2;
+} X_(joint_job);
+
+/* The G2 tiles first: they are the longest, so the loop ends balanced. */
+static void X_(joint_tile)(void *arg, size_t t, size_t worker) {
+    X_(joint_job) *job = arg;
+    if (t < job->g2.tiles) {
+        G2_(msm_job_tile)(&job->g2, t, worker);
+    } else {
+        G1_(msm_job_tile)(&job->g1, t - job->g2.tiles, worker);
+    }
 }
 
 size_t X_(groth16_abc_size)(const zp_groth16_pk *pk) { return 3 * (size_t)pk->domain_size * sizeof(FR); }
@@ -105,13 +151,32 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
 
     G1J pi_a, b1, pi_c, h, t, d;
     G1 affine;
+    G2J b2_sum;
+    int joint = X_(joint)(pk, zp_parallel_threads(par));
     {
         size_t first_private = (size_t)pk->n_public + 1, n[4];
         X_(g1_sizes)(pk, n);
         G1J *outs[4] = {&pi_a, &b1, &pi_c, &h};
         const G1 *points[4] = {pk->a, pk->b1, pk->c, pk->h};
         const uint64_t *scalars[4] = {witness, witness, witness + 4 * first_private, (const uint64_t *)a};
-        G1_(msm_many_var)(outs, points, scalars, n, 4, msm_scratch, par);
+        if (joint) {
+            X_(joint_job) job;
+            G2J *out2 = &b2_sum;
+            const G2 *points2 = pk->b2;
+            size_t n2 = pk->n_vars;
+            X_(joint_layout) l;
+            char *base = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
+            X_(joint_scratch)(&l, pk, zp_parallel_threads(par));
+            G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, 4, base + l.g1_results, base + l.workspace, par);
+            G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, 1, base + l.g2_results, base + l.workspace,
+                               par);
+            zp_msm_jobs_share_workspace(&job.g1, &job.g2);
+            zp_parallel_for(par, job.g2.tiles + job.g1.tiles, X_(joint_tile), &job);
+            G1_(msm_job_end)(&job.g1);
+            G2_(msm_job_end)(&job.g2);
+        } else {
+            G1_(msm_many_var)(outs, points, scalars, n, 4, msm_scratch, par);
+        }
     }
     /* From here on every operation that touches r or s, or a point that
      * depends on them, is constant time (curve/point_impl.h: j_mul, j_add,
@@ -144,6 +209,11 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
     memset(pend, 0, sizeof *pend);
     pend->curve = pk->curve;
     memcpy(pend->s, s, 32);
+    if (joint) {
+        _Static_assert(sizeof b2_sum <= sizeof pend->b2_sum, "pending's b2_sum holds a Jacobian G2 point");
+        memcpy(pend->b2_sum, &b2_sum, sizeof b2_sum);
+        pend->b2_done = 1;
+    }
     G1_(j_to_affine)(&affine, &pi_a);
     memcpy(pend->pi_a, &affine, sizeof affine);
     G1_(j_to_affine)(&affine, &pi_c);
@@ -156,7 +226,11 @@ void X_(groth16_prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending 
     G2J pi_b, t, d;
     G2 affine;
     /* π_B = β + Σ w_i B_i + s·δ */
-    G2_(msm_var)(&pi_b, pk->b2, witness, pk->n_vars, msm_scratch, par);
+    if (pend->b2_done) {
+        memcpy(&pi_b, pend->b2_sum, sizeof pi_b);
+    } else {
+        G2_(msm_var)(&pi_b, pk->b2, witness, pk->n_vars, msm_scratch, par);
+    }
     G2_(j_add_affine_var)(&pi_b, &pi_b, (const G2 *)pk->beta2);
     G2_(j_from_affine)(&d, (const G2 *)pk->delta2);
     G2_(j_mul)(&t, &d, pend->s, 4); /* constant time in s, as in prove_start */

@@ -25,21 +25,6 @@ typedef enum { ZP_MSM_AUTO, ZP_MSM_XYZZ, ZP_MSM_AFFINE, ZP_MSM_SORTED } zp_msm_p
  * most this many (and one window, whatever n). */
 #define ZP_MSM_SORTED_ENTRIES ((size_t)1 << 16)
 
-#define ZP_MSM_DECLARE(G)                                                                       \
-    size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
-    void G##_msm_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
-                 const zp_parallel *par);                                                       \
-    void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
-                      const zp_parallel *par, zp_msm_path path);                                  \
-    size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
-    void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
-                      const size_t *n, size_t count, void *scratch, const zp_parallel *par);
-
-ZP_MSM_DECLARE(zp_bn254_g1)
-ZP_MSM_DECLARE(zp_bn254_g2)
-ZP_MSM_DECLARE(zp_bls12_g1)
-ZP_MSM_DECLARE(zp_bls12_g2)
-
 /* The bits a scalar can have (both scalar fields are below 2^255). */
 #define ZP_MSM_SCALAR_BITS 255
 
@@ -55,6 +40,66 @@ typedef struct {
     size_t chunks, chunk_len;
     unsigned group;
 } zp_msm_plan;
+
+/* Several MSMs of one group as the tiles of a parallel loop that the
+ * caller runs (msm_job_begin, then msm_job_tile for every tile in
+ * [0, job.tiles) on any workers, then msm_job_end), so that MSMs of two
+ * groups can share one loop: the prover's G1 and G2 MSMs of a small key,
+ * where one MSM alone does not keep two workers busy. msm_many is
+ * begin, one zp_parallel_for, end. Group-neutral: the impl casts the
+ * pointers back.
+ *
+ * begin takes two 64-byte aligned buffers: results, of
+ * msm_job_results_size(count, threads) bytes, and workspace, of
+ * msm_job_workspace_size(n, count, threads), per worker. A worker runs
+ * one tile at a time, so jobs run in one loop may share a workspace of
+ * the larger size: zp_msm_jobs_share_workspace after both begins. */
+#define ZP_MSM_JOB_MAX 8
+typedef struct zp_msm_part {
+    void *out;          /* the group's Jacobian point */
+    const void *points; /* affine, any alignment */
+    const uint64_t *scalars;
+    size_t n;
+    zp_msm_plan plan;
+    size_t first_tile; /* in the job's tile numbering */
+    void *results;     /* per window and chunk: windows × chunks Jacobian points */
+} zp_msm_part;
+
+typedef struct zp_msm_job {
+    zp_msm_part parts[ZP_MSM_JOB_MAX];
+    size_t count, tiles;
+    char *workspace; /* per worker: ws_size bytes */
+    size_t ws_size;
+    int simd; /* the lanes, as the caller's zp_parallel says */
+} zp_msm_job;
+
+static inline void zp_msm_jobs_share_workspace(zp_msm_job *a, zp_msm_job *b) {
+    size_t ws = a->ws_size > b->ws_size ? a->ws_size : b->ws_size;
+    b->workspace = a->workspace;
+    a->ws_size = b->ws_size = ws;
+}
+
+#define ZP_MSM_DECLARE(G)                                                                       \
+    size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
+    void G##_msm_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
+                 const zp_parallel *par);                                                       \
+    void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
+                      const zp_parallel *par, zp_msm_path path);                                  \
+    size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
+    void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
+                      const size_t *n, size_t count, void *scratch, const zp_parallel *par);              \
+    size_t G##_msm_job_results_size(size_t count, size_t threads);                                    \
+    size_t G##_msm_job_workspace_size(const size_t *n, size_t count, size_t threads);                 \
+    void G##_msm_job_begin(zp_msm_job *job, G##j *const *out, const G *const *points,                    \
+                           const uint64_t *const *scalars, const size_t *n, size_t count, void *results,  \
+                           void *workspace, const zp_parallel *par);                                   \
+    void G##_msm_job_tile(void *job, size_t tile, size_t worker);                                      \
+    void G##_msm_job_end(const zp_msm_job *job);
+
+ZP_MSM_DECLARE(zp_bn254_g1)
+ZP_MSM_DECLARE(zp_bn254_g2)
+ZP_MSM_DECLARE(zp_bls12_g1)
+ZP_MSM_DECLARE(zp_bls12_g2)
 
 /* Tiles per chunk: the window groups. */
 static inline size_t zp_msm_plan_groups(const zp_msm_plan *plan) {

@@ -28,24 +28,6 @@
 #include "msm/msm_affine_impl.h"
 #include "msm/msm_sorted_impl.h"
 
-typedef struct {
-    MJ *out;
-    const MA *points;
-    const uint64_t *scalars;
-    size_t n;
-    zp_msm_plan plan;
-    size_t first_tile; /* in the combined tile numbering */
-    MJ *results;       /* per window and chunk: windows × chunks */
-} M_(msm_part);
-
-typedef struct {
-    M_(msm_part) *parts;
-    size_t count;
-    char *workspace; /* per worker: ws_size bytes */
-    size_t ws_size;
-    int simd; /* the lanes, as the caller's zp_parallel says */
-} M_(msm_job);
-
 static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint64_t *scalars, size_t begin,
                           size_t end, unsigned w, unsigned c) {
     size_t nb = (size_t)1 << (c - 1);
@@ -68,12 +50,14 @@ static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint6
     M_(xyzz_to_j)(result, &total);
 }
 
-static void M_(msm_tile)(void *arg, size_t tile, size_t worker) {
-    M_(msm_job) *job = arg;
+void M_(msm_job_tile)(void *arg, size_t tile, size_t worker) {
+    zp_msm_job *job = arg;
     size_t k = 0;
     while (k + 1 < job->count && tile >= job->parts[k + 1].first_tile) k++;
-    M_(msm_part) *part = &job->parts[k];
+    const zp_msm_part *part = &job->parts[k];
     const zp_msm_plan *pl = &part->plan;
+    const MA *points = part->points;
+    MJ *results = part->results;
     size_t t = tile - part->first_tile, groups = zp_msm_plan_groups(pl);
     unsigned w = (unsigned)(t % groups) * pl->group;
     size_t chunk = t / groups, r = chunk * pl->windows + w;
@@ -81,19 +65,19 @@ static void M_(msm_tile)(void *arg, size_t tile, size_t worker) {
     size_t end = begin + pl->chunk_len < part->n ? begin + pl->chunk_len : part->n;
     void *mem = job->workspace + worker * job->ws_size;
     if (begin >= end) {
-        M_(j_set_inf)(&part->results[r]);
+        M_(j_set_inf)(&results[r]);
     } else if (pl->path == ZP_MSM_SORTED) {
         /* one chunk: all the points */
         size_t nw = pl->windows - w < pl->group ? pl->windows - w : pl->group;
         M_(affine_ws) ws;
         M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, job->simd);
-        M_(sorted_tile)(&ws, &part->results[r], part->points, part->scalars, part->n, w, nw, pl->c);
+        M_(sorted_tile)(&ws, &results[r], points, part->scalars, part->n, w, nw, pl->c);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
         M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, job->simd);
-        M_(affine_tile)(&ws, &part->results[r], part->points, part->scalars, begin, end, w, pl->c, pl->bits);
+        M_(affine_tile)(&ws, &results[r], points, part->scalars, begin, end, w, pl->c, pl->bits);
     } else {
-        M_(xyzz_tile)(mem, &part->results[r], part->points, part->scalars, begin, end, w, pl->c);
+        M_(xyzz_tile)(mem, &results[r], points, part->scalars, begin, end, w, pl->c);
     }
 }
 
@@ -121,28 +105,41 @@ static size_t M_(max_ws)(size_t n, size_t threads) {
     return ws;
 }
 
-size_t M_(msm_many_scratch_size)(const size_t *n, size_t count, size_t threads) {
+size_t M_(msm_job_workspace_size)(const size_t *n, size_t count, size_t threads) {
     size_t ws = 0;
     for (size_t k = 0; k < count; k++) {
         size_t s = M_(max_ws)(n[k], threads);
         if (s > ws) ws = s;
     }
-    return threads * ws + count * M_(max_tiles)(threads) * sizeof(MJ) + 64;
+    return threads * ws;
+}
+
+size_t M_(msm_job_results_size)(size_t count, size_t threads) {
+    return (count * M_(max_tiles)(threads) * sizeof(MJ) + 63) & ~(size_t)63;
+}
+
+size_t M_(msm_many_scratch_size)(const size_t *n, size_t count, size_t threads) {
+    return M_(msm_job_workspace_size)(n, count, threads) + M_(msm_job_results_size)(count, threads) + 64;
 }
 
 size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_many_scratch_size)(&n, 1, threads); }
 
-/* Several MSMs of one group as one parallel loop over all their tiles, so
- * no worker idles at the end of each (the prover's A, B1, C and H). */
-static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const zp_parallel *par,
-                        zp_msm_path path) {
+/* Plans every part and lays out the workers' workspaces and the tiles'
+ * results. */
+static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const *points,
+                               const uint64_t *const *scalars, const size_t *n, size_t count, void *results_mem,
+                               void *workspace, const zp_parallel *par, zp_msm_path path) {
     size_t threads = zp_parallel_threads(par), tiles = 0, ws_size = 0;
-    char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    job->count = count;
     for (size_t k = 0; k < count; k++) {
-        M_(msm_part) *pt = &parts[k];
+        zp_msm_part *pt = &job->parts[k];
         unsigned bits = 0;
         size_t n_big = 0;
-        M_(j_set_inf)(pt->out);
+        pt->out = out[k];
+        pt->points = points[k];
+        pt->scalars = scalars[k];
+        pt->n = n[k];
+        M_(j_set_inf)(out[k]);
         zp_msm_scan_var(pt->scalars, pt->n, &bits, &n_big);
         if (bits == 0) pt->n = 0; /* all zero: no tiles */
         zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
@@ -152,53 +149,71 @@ static void M_(msm_run)(M_(msm_part) *parts, size_t count, void *scratch, const 
         size_t s = M_(ws_size)(&pt->plan);
         if (s > ws_size) ws_size = s;
     }
-    M_(msm_job) job = {parts, count, base, ws_size, zp_ifma_enabled(par)};
-    MJ *results = (MJ *)(base + threads * ws_size);
+    job->tiles = tiles;
+    job->workspace = workspace;
+    job->ws_size = ws_size;
+    job->simd = zp_ifma_enabled(par);
+    MJ *results = results_mem;
     for (size_t k = 0; k < count; k++) {
-        parts[k].results = results;
-        results += (size_t)parts[k].plan.windows * parts[k].plan.chunks;
+        job->parts[k].results = results;
+        results += (size_t)job->parts[k].plan.windows * job->parts[k].plan.chunks;
     }
-    zp_parallel_for(par, tiles, M_(msm_tile), &job);
+}
 
-    /* Horner over the windows, top first: acc = 2^c·acc + window sum */
-    for (size_t k = 0; k < count; k++) {
-        const M_(msm_part) *pt = &parts[k];
+/* msm_many's layout of its scratch: the workspaces, then the results. */
+static void M_(job_begin_in)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
+                             const size_t *n, size_t count, void *scratch, const zp_parallel *par, zp_msm_path path) {
+    char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    char *results = base + M_(msm_job_workspace_size)(n, count, zp_parallel_threads(par));
+    M_(job_begin_path)(job, out, points, scalars, n, count, results, base, par, path);
+}
+
+void M_(msm_job_begin)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
+                       const size_t *n, size_t count, void *results, void *workspace, const zp_parallel *par) {
+    M_(job_begin_path)(job, out, points, scalars, n, count, results, workspace, par, ZP_MSM_AUTO);
+}
+
+/* Horner over the windows, top first: acc = 2^c·acc + window sum */
+void M_(msm_job_end)(const zp_msm_job *job) {
+    for (size_t k = 0; k < job->count; k++) {
+        const zp_msm_part *pt = &job->parts[k];
+        const MJ *results = pt->results;
         MJ acc;
         M_(j_set_inf)(&acc);
         if (pt->plan.chunks == 0) continue;
         for (unsigned w = pt->plan.windows; w-- > 0;) {
             for (unsigned b = 0; b < pt->plan.c && !M_(j_is_inf)(&acc); b++) M_(j_dbl)(&acc, &acc);
             for (size_t ch = 0; ch < pt->plan.chunks; ch++) {
-                M_(j_add_var)(&acc, &acc, &pt->results[ch * pt->plan.windows + w]);
+                M_(j_add_var)(&acc, &acc, &results[ch * pt->plan.windows + w]);
             }
         }
-        *pt->out = acc;
+        *(MJ *)pt->out = acc;
     }
 }
 
+/* Several MSMs of one group as one parallel loop over all their tiles, so
+ * no worker idles at the end of each (the prover's A, B1, C and H). */
 void M_(msm_many_var)(MJ **out, const MA *const *points, const uint64_t *const *scalars, const size_t *n,
-                  size_t count, void *scratch, const zp_parallel *par) {
-    M_(msm_part) parts[8];
-    for (size_t done = 0; done < count; done += 8) {
-        size_t m = count - done < 8 ? count - done : 8;
-        for (size_t k = 0; k < m; k++) {
-            parts[k].out = out[done + k];
-            parts[k].points = points[done + k];
-            parts[k].scalars = scalars[done + k];
-            parts[k].n = n[done + k];
-        }
-        M_(msm_run)(parts, m, scratch, par, ZP_MSM_AUTO);
+                      size_t count, void *scratch, const zp_parallel *par) {
+    zp_msm_job job;
+    for (size_t done = 0; done < count; done += ZP_MSM_JOB_MAX) {
+        size_t m = count - done < ZP_MSM_JOB_MAX ? count - done : ZP_MSM_JOB_MAX;
+        M_(job_begin_in)(&job, out + done, points + done, scalars + done, n + done, m, scratch, par, ZP_MSM_AUTO);
+        zp_parallel_for(par, job.tiles, M_(msm_job_tile), &job);
+        M_(msm_job_end)(&job);
     }
 }
 
 void M_(msm_path_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
-                  const zp_parallel *par, zp_msm_path path) {
-    M_(msm_part) part = {out, points, scalars, n, {0}, 0, NULL};
-    M_(msm_run)(&part, 1, scratch, par, path);
+                      const zp_parallel *par, zp_msm_path path) {
+    zp_msm_job job;
+    M_(job_begin_in)(&job, &out, &points, &scalars, &n, 1, scratch, par, path);
+    zp_parallel_for(par, job.tiles, M_(msm_job_tile), &job);
+    M_(msm_job_end)(&job);
 }
 
 void M_(msm_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
-             const zp_parallel *par) {
+                 const zp_parallel *par) {
     M_(msm_path_var)(out, points, scalars, n, scratch, par, ZP_MSM_AUTO);
 }
 
