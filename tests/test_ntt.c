@@ -233,8 +233,53 @@ static int have_simd;
         }                                                                                                \
     }
 
+/* Every stored value at its largest, p - 1 (and alternating with 0): the
+ * lanes keep values in [0, 2p) between butterflies and leave out most
+ * reductions (field/ifma_impl.h's lazy forms), so inputs at the top of
+ * the range are where a wrong bound would overflow. The lanes' results
+ * must equal the scalar path's (itself checked against the reference). */
+#define EXTREMES_TEST(F, NAME)                                                                           \
+    static void test_extremes_##F(const zp_parallel *pool) {                                             \
+        for (unsigned log_n = 3; log_n <= 13; log_n += 5) {                                              \
+            size_t n = (size_t)1 << log_n, bytes = n * sizeof(F);                                        \
+            F *a = malloc(bytes), *lanes = malloc(bytes), *scalar = malloc(bytes), shift;                \
+            void *scratch = malloc(F##_ntt_scratch_size(log_n, 2));                                      \
+            zp_parallel on = *pool, off = *pool;                                                         \
+            on.simd = ZP_SIMD_IFMA;                                                                      \
+            off.simd = ZP_SIMD_OFF;                                                                      \
+            F##_root_of_unity(&shift, log_n + 1);                                                        \
+            for (int pattern = 0; pattern < 2; pattern++) {                                              \
+                for (size_t i = 0; i < n; i++) {                                                         \
+                    memcpy(a[i].v, F##_modulus.v, sizeof a[i].v);                                        \
+                    a[i].v[0] -= 1;                                                                      \
+                    if (pattern == 1 && (i & 1)) memset(a[i].v, 0, sizeof a[i].v);                       \
+                }                                                                                        \
+                for (int what = 0; what < 3; what++) {                                                   \
+                    memcpy(lanes, a, bytes);                                                             \
+                    memcpy(scalar, a, bytes);                                                            \
+                    if (what < 2) {                                                                      \
+                        CHECK(F##_ntt(lanes, log_n, what, scratch, &on));                                \
+                        CHECK(F##_ntt(scalar, log_n, what, scratch, &off));                              \
+                    } else {                                                                             \
+                        CHECK(F##_ntt_to_coset(lanes, log_n, &shift, scratch, &on));                     \
+                        CHECK(F##_ntt_to_coset(scalar, log_n, &shift, scratch, &off));                   \
+                    }                                                                                    \
+                    CHECK_MSG(memcmp(lanes, scalar, bytes) == 0, NAME " %s of %s, n=2^%u: lanes = scalar", \
+                              what == 0 ? "forward" : what == 1 ? "inverse" : "to_coset",                \
+                              pattern ? "p-1 and 0" : "all p-1", log_n);                                 \
+                }                                                                                        \
+            }                                                                                            \
+            free(a);                                                                                     \
+            free(lanes);                                                                                 \
+            free(scalar);                                                                                \
+            free(scratch);                                                                               \
+        }                                                                                                \
+    }
+
 NTT_TEST(zp_bn254_fr, "bn254")
 NTT_TEST(zp_bls12_fr, "bls12-381")
+EXTREMES_TEST(zp_bn254_fr, "bn254")
+EXTREMES_TEST(zp_bls12_fr, "bls12-381")
 
 int main(void) {
     zp_test_init("test_ntt");
@@ -270,6 +315,10 @@ int main(void) {
         test_misc_zp_bls12_fr(&ser);
     }
     test_misc_zp_bls12_fr(NULL); /* no context: serial, the CPU's default path */
+    if (have_simd) {
+        test_extremes_zp_bn254_fr(&par);
+        test_extremes_zp_bls12_fr(&serial);
+    }
     zp_pool_destroy(pool);
     return zp_test_done();
 }

@@ -78,11 +78,17 @@ typedef struct {
 } VT;
 
 typedef struct {
-    __m512i p[NL], n0, mask;
+    __m512i p[NL], p2[NL], n0, mask; /* p2: 2p, for the lazy forms */
 } VC;
 
 VI void V_(field_load)(VC *c, const zp_ifma_field *f) {
-    for (int j = 0; j < NL; j++) c->p[j] = _mm512_set1_epi64((long long)f->p[j]);
+    uint64_t carry = 0;
+    for (int j = 0; j < NL; j++) {
+        uint64_t d = 2 * f->p[j] + carry; /* limbs below 2^52: no overflow */
+        c->p[j] = _mm512_set1_epi64((long long)f->p[j]);
+        c->p2[j] = _mm512_set1_epi64((long long)(d & (((uint64_t)1 << 52) - 1)));
+        carry = d >> 52;
+    }
     c->n0 = _mm512_set1_epi64((long long)f->n0);
     c->mask = _mm512_set1_epi64((long long)(((uint64_t)1 << 52) - 1));
 }
@@ -120,14 +126,13 @@ VI void V_(sub)(VT *r, const VT *a, const VT *b, const VC *c) {
     *r = t;
 }
 
-/* r = a·b / 2^(52·NL) mod p, canonical, for b canonical and a below
- * 2^(52·NL - 64·NW)·p: operand scanning, NL rounds of t += a·b_i,
- * m = t_0·n0 mod 2^52, t = (t + m·p) / 2^52. The accumulators are 64-bit
- * lanes fed 52-bit halves, at most 4 per round, so they stay below
- * 2^52·4·NL < 2^57: no carry is propagated until the end. The sum is below
- * p + a·b/2^(52·NL) < p + p·p/2^(64·NW) < 2p, so one conditional
- * subtraction makes it canonical. */
-VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
+/* s = a·b / 2^(52·NL) mod p, below p + a·b/2^(52·NL), its limbs not yet
+ * normalized (mul and mul_lazy finish it): operand scanning, NL rounds of
+ * t += a·b_i, m = t_0·n0 mod 2^52, t = (t + m·p) / 2^52. The accumulators
+ * are 64-bit lanes fed 52-bit halves, at most 4 per round, so they stay
+ * below 2^52·4·NL < 2^57: no carry is propagated until the end. Both
+ * operands' limbs must be below 2^52 (IFMA reads 52 bits). */
+VI void V_(mont)(VT *s, const VT *a, const VT *b, const VC *c) {
     const __m512i zero = _mm512_setzero_si512();
     /* round i works on t[i .. i + NL]: the division by 2^52 is a move of
      * the window, not of the values (shifting an array of vectors made
@@ -150,12 +155,74 @@ VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
         /* t[i] is now 0 mod 2^52: its carry moves up */
         t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
-    VT s;
     ZP_V_UNROLL
-    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(t[NL + j], c->p[j]);
+    for (int j = 0; j < NL; j++) s->l[j] = t[NL + j];
+}
+
+/* r = a·b / 2^(52·NL) mod p, canonical, for b canonical and a below
+ * 2^(52·NL - 64·NW)·p: the sum is below p + a·b/2^(52·NL) < p +
+ * p·p/2^(64·NW) < 2p, so one conditional subtraction makes it canonical. */
+VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT s;
+    V_(mont)(&s, a, b, c);
+    ZP_V_UNROLL
+    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(s.l[j], c->p[j]);
     V_(norm)(&s, c);
     V_(fix_negative)(&s, c);
     *r = s;
+}
+
+/* Lazy forms, for the NTT's butterflies (Harvey's): values kept in
+ * [0, 2p) (or [0, 4p) on their way into a multiplication), limbs
+ * normalized, so most additions skip their reduction and products skip
+ * their final subtraction. Both moduli are below 2^255, so 4p fits the
+ * 260 bits of the limbs.
+ *
+ * mul_lazy: a·b / 2^(52·NL) mod p in [0, 2p), for a < 4p and b < p (the
+ * sum is below p + 4p·p/2^(52·NL) < 2p). */
+VI void V_(mul_lazy)(VT *r, const VT *a, const VT *b, const VC *c) {
+    V_(mont)(r, a, b, c);
+    V_(norm)(r, c);
+}
+
+/* [0, 2p) from a normalized x in (-2p, 2p) */
+VI void V_(fix_negative_2p)(VT *x, const VC *c) {
+    __mmask8 neg = _mm512_cmplt_epi64_mask(x->l[NL - 1], _mm512_setzero_si512());
+    for (int j = 0; j < NL; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], c->p2[j]);
+    V_(norm)(x, c);
+}
+
+/* a + b and a - b in [0, 2p), for a, b in [0, 2p) */
+VI void V_(add_2p)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT t;
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p2[j]);
+    V_(norm)(&t, c);
+    V_(fix_negative_2p)(&t, c);
+    *r = t;
+}
+VI void V_(sub_2p)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT t;
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
+    V_(norm)(&t, c);
+    V_(fix_negative_2p)(&t, c);
+    *r = t;
+}
+
+/* a + b and a - b + 2p in [0, 4p), unreduced: only as mul_lazy's a */
+VI void V_(add_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
+    for (int j = 0; j < NL; j++) r->l[j] = _mm512_add_epi64(a->l[j], b->l[j]);
+    V_(norm)(r, c);
+}
+VI void V_(sub_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
+    for (int j = 0; j < NL; j++) r->l[j] = _mm512_add_epi64(_mm512_sub_epi64(a->l[j], b->l[j]), c->p2[j]);
+    V_(norm)(r, c);
+}
+
+/* canonical from [0, 2p) */
+VI void V_(reduce_2p)(VT *x, const VC *c) {
+    for (int j = 0; j < NL; j++) x->l[j] = _mm512_sub_epi64(x->l[j], c->p[j]);
+    V_(norm)(x, c);
+    V_(fix_negative)(x, c);
 }
 
 /* r = a·b / 2^(64·NW) mod p (the scalar code's Montgomery product) for

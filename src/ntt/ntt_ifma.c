@@ -15,11 +15,18 @@
 typedef zp_v5 v5;
 typedef zp_v5_field vfield;
 #define vfield_load zp_v5_field_load
-#define vadd zp_v5_add
-#define vsub zp_v5_sub
 #define vmul zp_v5_mul
 #define vload8 zp_v5_load8
 #define vstore8 zp_v5_store8
+/* The block transforms keep values in [0, 2p) between butterflies
+ * (field/ifma_impl.h's lazy forms): a product's final subtraction and the
+ * reduction of every sum that goes straight into a product are left out,
+ * and scatter makes the values canonical again on their way out. */
+#define vmul_lazy zp_v5_mul_lazy
+#define vadd2 zp_v5_add_2p
+#define vsub2 zp_v5_sub_2p
+#define vadd4 zp_v5_add_4p
+#define vsub4 zp_v5_sub_4p
 
 /* a twiddle (the same in every lane) */
 VI void vbroadcast(v5 *r, const zp_ifma_limbs *t) {
@@ -35,33 +42,44 @@ void zp_ntt_simd_gather(void *work, const uint64_t *a, size_t m, size_t step, si
     }
 }
 
-void zp_ntt_simd_scatter(uint64_t *a, const void *work, size_t m, size_t step, size_t lane_step) {
+void zp_ntt_simd_scatter(const zp_ifma_field *f, uint64_t *a, const void *work, size_t m, size_t step,
+                         size_t lane_step) {
+    vfield c;
+    vfield_load(&c, f);
     const v5 *w = work;
     for (size_t i = 0; i < m; i++) {
         uint64_t *e[8];
+        v5 x = w[i];
+        zp_v5_reduce_2p(&x, &c); /* the transforms leave [0, 2p) */
         for (int k = 0; k < 8; k++) e[k] = a + 4 * (i * step + (size_t)k * lane_step);
-        vstore8(e, &w[i], 0xff);
+        vstore8(e, &x, 0xff);
     }
 }
 
 /* ---- the block transforms: ntt_kernels_impl.h's, lane-wide ---- */
 
+/* The butterflies on [0, 2p) values: what goes into a product is left in
+ * [0, 4p) (mul_lazy takes it), everything else is reduced to [0, 2p). */
 VI void dif4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4,
              const vfield *c) {
     v5 a, b, cc, d;
-    vadd(&a, x0, x2, c);
-    vsub(&b, x0, x2, c);
-    vadd(&cc, x1, x3, c);
-    vsub(&d, x1, x3, c);
-    vmul(&d, &d, w4, c);
-    vadd(x0, &a, &cc, c);
-    vsub(x1, &a, &cc, c);
-    vadd(x2, &b, &d, c);
-    vsub(x3, &b, &d, c);
+    vadd2(&a, x0, x2, c);
+    vsub2(&b, x0, x2, c);
+    vadd2(&cc, x1, x3, c);
+    vsub4(&d, x1, x3, c);
+    vmul_lazy(&d, &d, w4, c);
+    vadd2(x0, &a, &cc, c);
     if (w1 != NULL) {
-        vmul(x1, x1, w2, c);
-        vmul(x2, x2, w1, c);
-        vmul(x3, x3, w3, c);
+        vsub4(x1, &a, &cc, c);
+        vmul_lazy(x1, x1, w2, c);
+        vadd4(x2, &b, &d, c);
+        vmul_lazy(x2, x2, w1, c);
+        vsub4(x3, &b, &d, c);
+        vmul_lazy(x3, x3, w3, c);
+    } else {
+        vsub2(x1, &a, &cc, c);
+        vadd2(x2, &b, &d, c);
+        vsub2(x3, &b, &d, c);
     }
 }
 
@@ -69,19 +87,19 @@ VI void dit4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v
              const vfield *c) {
     v5 t1 = *x1, t2 = *x2, t3 = *x3, s0, s1, s2, s3;
     if (w1 != NULL) {
-        vmul(&t1, x1, w2, c);
-        vmul(&t2, x2, w1, c);
-        vmul(&t3, x3, w3, c);
+        vmul_lazy(&t1, x1, w2, c);
+        vmul_lazy(&t2, x2, w1, c);
+        vmul_lazy(&t3, x3, w3, c);
     }
-    vadd(&s0, x0, &t1, c);
-    vsub(&s1, x0, &t1, c);
-    vadd(&s2, &t2, &t3, c);
-    vsub(&s3, &t2, &t3, c);
-    vmul(&s3, &s3, w4, c);
-    vadd(x0, &s0, &s2, c);
-    vsub(x2, &s0, &s2, c);
-    vadd(x1, &s1, &s3, c);
-    vsub(x3, &s1, &s3, c);
+    vadd2(&s0, x0, &t1, c);
+    vsub2(&s1, x0, &t1, c);
+    vadd2(&s2, &t2, &t3, c);
+    vsub4(&s3, &t2, &t3, c);
+    vmul_lazy(&s3, &s3, w4, c);
+    vadd2(x0, &s0, &s2, c);
+    vsub2(x2, &s0, &s2, c);
+    vadd2(x1, &s1, &s3, c);
+    vsub2(x3, &s1, &s3, c);
 }
 
 static void stage2(v5 *x, size_t h, const zp_ifma_limbs *tw, size_t ts, int dit, const vfield *c) {
@@ -90,14 +108,17 @@ static void stage2(v5 *x, size_t h, const zp_ifma_limbs *tw, size_t ts, int dit,
         vbroadcast(&w, &tw[j * ts]);
         if (dit) {
             t = *p1;
-            if (j != 0) vmul(&t, p1, &w, c);
-            vsub(p1, p0, &t, c);
-            vadd(p0, p0, &t, c);
+            if (j != 0) vmul_lazy(&t, p1, &w, c);
+            vsub2(p1, p0, &t, c);
+            vadd2(p0, p0, &t, c);
+        } else if (j != 0) {
+            vsub4(&t, p0, p1, c);
+            vadd2(p0, p0, p1, c);
+            vmul_lazy(p1, &t, &w, c);
         } else {
-            vsub(&t, p0, p1, c);
-            vadd(p0, p0, p1, c);
+            vsub2(&t, p0, p1, c);
+            vadd2(p0, p0, p1, c);
             *p1 = t;
-            if (j != 0) vmul(p1, &t, &w, c);
         }
     }
 }
@@ -192,8 +213,9 @@ void zp_ntt_simd_gather(void *work, const uint64_t *a, size_t m, size_t step, si
     (void)work, (void)a, (void)m, (void)step, (void)lane_step;
     abort();
 }
-void zp_ntt_simd_scatter(uint64_t *a, const void *work, size_t m, size_t step, size_t lane_step) {
-    (void)work, (void)a, (void)m, (void)step, (void)lane_step;
+void zp_ntt_simd_scatter(const zp_ifma_field *f, uint64_t *a, const void *work, size_t m, size_t step,
+                         size_t lane_step) {
+    (void)f, (void)work, (void)a, (void)m, (void)step, (void)lane_step;
     abort();
 }
 void zp_ntt_simd_dif(const zp_ifma_field *f, void *work, unsigned log_m, const zp_ifma_limbs *tw, size_t ts) {

@@ -267,7 +267,7 @@ static void N_(col_dif_task)(void *arg, size_t t, size_t worker) {
         uint64_t *x = pl->a[t * pl->G].v;
         zp_ntt_simd_gather(w, x, pl->R, pl->B, 1);
         zp_ntt_simd_dif(&pl->fld, w, pl->log_r, pl->inverse ? pl->tab_i52 : pl->tab_f52, pl->B / pl->R);
-        zp_ntt_simd_scatter(x, w, pl->R, pl->B, 1);
+        zp_ntt_simd_scatter(&pl->fld, x, w, pl->R, pl->B, 1);
         return;
     }
     N_(dif)(pl->a + t * pl->G, pl->log_r, pl->B, pl->G, pl->inverse ? pl->tab_i : pl->tab_f, pl->B / pl->R);
@@ -279,7 +279,7 @@ static void N_(col_dit_task)(void *arg, size_t t, size_t worker) {
         uint64_t *x = pl->a[t * pl->G].v;
         zp_ntt_simd_gather(w, x, pl->R, pl->B, 1);
         zp_ntt_simd_dit(&pl->fld, w, pl->log_r, pl->tab_f52, pl->B / pl->R);
-        zp_ntt_simd_scatter(x, w, pl->R, pl->B, 1);
+        zp_ntt_simd_scatter(&pl->fld, x, w, pl->R, pl->B, 1);
         return;
     }
     N_(dit)(pl->a + t * pl->G, pl->log_r, pl->B, pl->G, pl->tab_f, pl->B / pl->R);
@@ -323,7 +323,7 @@ static void N_(row_simd)(const N_(plan) *pl, size_t t, size_t worker, int coset)
         zp_ntt_simd_twist(&pl->fld, w, pl->B, h, first);
         zp_ntt_simd_dif(&pl->fld, w, pl->log_b, pl->inverse ? pl->tab_i52 : pl->tab_f52, 1);
     }
-    zp_ntt_simd_scatter(x, w, pl->B, 1, pl->B);
+    zp_ntt_simd_scatter(&pl->fld, x, w, pl->B, 1, pl->B);
 }
 
 /* rows [t·rows, t·rows + rows): twist (with 1/n for the inverse), dif */
