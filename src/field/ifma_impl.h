@@ -225,17 +225,33 @@ VI void V_(reduce_2p)(VT *x, const VC *c) {
     V_(fix_negative)(x, c);
 }
 
-/* r = a·b / 2^(64·NW) mod p (the scalar code's Montgomery product) for
- * canonical a and b: mul of a·2^(52·NL - 64·NW), a shift across the limbs
- * (below 2^(52·NL), as p < 2^(64·NW - 1)). */
-VI void V_(mul_r)(VT *r, const VT *a, const VT *b, const VC *c) {
+/* a·2^(52·NL - 64·NW): a shift across the limbs, below 2^(52·NL) for
+ * a < 2^(64·NW) */
+VI void V_(shift_r)(VT *as, const VT *a, const VC *c) {
     enum { S = 52 * NL - 64 * NW };
-    VT as;
-    as.l[0] = _mm512_and_si512(_mm512_slli_epi64(a->l[0], S), c->mask);
+    as->l[0] = _mm512_and_si512(_mm512_slli_epi64(a->l[0], S), c->mask);
     for (int j = 1; j < NL; j++)
-        as.l[j] = _mm512_or_si512(_mm512_and_si512(_mm512_slli_epi64(a->l[j], S), c->mask),
-                                  _mm512_srli_epi64(a->l[j - 1], 52 - S));
+        as->l[j] = _mm512_or_si512(_mm512_and_si512(_mm512_slli_epi64(a->l[j], S), c->mask),
+                                   _mm512_srli_epi64(a->l[j - 1], 52 - S));
+}
+
+/* r = a·b / 2^(64·NW) mod p (the scalar code's Montgomery product),
+ * canonical: mul of a·2^(52·NL - 64·NW). Before the final subtraction the
+ * sum is below p + a·b/2^(64·NW); for a, b < 2p that is p·(1 +
+ * 4p/2^(64·NW)): 1.76p for BN254's Fp (p < 0.19·2^256), far less for
+ * BLS12-381's, so operands left in [0, 2p) by mul_r_lazy are fine. */
+VI void V_(mul_r)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT as;
+    V_(shift_r)(&as, a, c);
     V_(mul)(r, &as, b, c);
+}
+
+/* mul_r without the final subtraction: in [0, 2p), for a, b < 2p (the
+ * bound above) */
+VI void V_(mul_r_lazy)(VT *r, const VT *a, const VT *b, const VC *c) {
+    VT as;
+    V_(shift_r)(&as, a, c);
+    V_(mul_lazy)(r, &as, b, c);
 }
 
 /* 52-bit limbs from eight values' 64-bit words W[0..NW-1] (lane k: value

@@ -43,6 +43,28 @@ VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
 #endif
 }
 
+/* The running products of the inversion (the chains, the butterfly, the
+ * inverses and the slope) are left in [0, 2p) in the base field
+ * (mul_r_lazy): they only ever go into further products, where mul_r
+ * takes them. In the extension the Karatsuba sums want canonical
+ * operands, so there it is mul. */
+VI void MV_(mul_lazy)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
+#if MSM_EXT == 1
+    B_(mul_r_lazy)(&r->c[0], &a->c[0], &b->c[0], c);
+#else
+    MV_(mul)(r, a, b, c);
+#endif
+}
+
+/* canonical from [0, 2p) */
+VI void MV_(reduce)(MV_(elem) *r, const BC *c) {
+#if MSM_EXT == 1
+    B_(reduce_2p)(&r->c[0], c);
+#else
+    (void)r, (void)c; /* mul_lazy is mul there */
+#endif
+}
+
 VI void MV_(set_zero)(MV_(elem) *r) {
     for (int i = 0; i < MSM_EXT; i++)
         for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_setzero_si512();
@@ -155,7 +177,7 @@ void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
     for (int u = 0; u < CH; u++) acc[u] = D[u];
     for (size_t t = CH; t < groups; t += CH) {
         for (int u = 0; u < CH; u++) P[t + u] = acc[u];
-        for (int u = 0; u < CH; u++) MV_(mul)(&acc[u], &acc[u], &D[t + u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul_lazy)(&acc[u], &acc[u], &D[t + u], &c);
     }
     /* One product for the caller's one inversion. Per lane: the chains'
      * product, and in P[u] (unused until finish sets it) the product of
@@ -164,21 +186,22 @@ void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
      * itself (excl), which goes to D[0] (finish reads D[CH] up only). */
     _Static_assert(CH == 4, "the chains' exclusive products below are written for 4 chains");
     MV_(elem) p01, p23, all, excl, part;
-    MV_(mul)(&p01, &acc[0], &acc[1], &c);
-    MV_(mul)(&p23, &acc[2], &acc[3], &c);
-    MV_(mul)(&P[0], &acc[1], &p23, &c);
-    MV_(mul)(&P[1], &acc[0], &p23, &c);
-    MV_(mul)(&P[2], &p01, &acc[3], &c);
-    MV_(mul)(&P[3], &p01, &acc[2], &c);
-    MV_(mul)(&all, &p01, &p23, &c);
+    MV_(mul_lazy)(&p01, &acc[0], &acc[1], &c);
+    MV_(mul_lazy)(&p23, &acc[2], &acc[3], &c);
+    MV_(mul_lazy)(&P[0], &acc[1], &p23, &c);
+    MV_(mul_lazy)(&P[1], &acc[0], &p23, &c);
+    MV_(mul_lazy)(&P[2], &p01, &acc[3], &c);
+    MV_(mul_lazy)(&P[3], &p01, &acc[2], &c);
+    MV_(mul_lazy)(&all, &p01, &p23, &c);
     MV_(swap_lanes)(&excl, &all, 1);
-    MV_(mul)(&all, &all, &excl, &c);
+    MV_(mul_lazy)(&all, &all, &excl, &c);
     for (int d = 2; d < 8; d *= 2) {
         MV_(swap_lanes)(&part, &all, d);
-        MV_(mul)(&excl, &excl, &part, &c);
-        MV_(mul)(&all, &all, &part, &c);
+        MV_(mul_lazy)(&excl, &excl, &part, &c);
+        MV_(mul_lazy)(&all, &all, &part, &c);
     }
     D[0] = excl;
+    MV_(reduce)(&all, &c); /* the caller inverts it */
     uint64_t *e[8] = {product, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     MV_(store)(e, 0, &all, 1);
 }
@@ -195,14 +218,14 @@ void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
         const uint64_t *e[8] = {inv, inv, inv, inv, inv, inv, inv, inv};
         MV_(elem) lane_inv;
         MV_(gather)(&lane_inv, e, 0);
-        MV_(mul)(&lane_inv, &lane_inv, &D[0], &c);
-        for (int u = 0; u < CH; u++) MV_(mul)(&a[u], &lane_inv, &P[u], &c);
+        MV_(mul_lazy)(&lane_inv, &lane_inv, &D[0], &c);
+        for (int u = 0; u < CH; u++) MV_(mul_lazy)(&a[u], &lane_inv, &P[u], &c);
     }
     /* a[u] = 1 / (the product of chain u's groups up to t) on entry to
      * step t: P[t] becomes 1 / D[t] */
     for (size_t t = groups - CH; t >= CH; t -= CH) {
-        for (int u = 0; u < CH; u++) MV_(mul)(&P[t + u], &a[u], &P[t + u], &c);
-        for (int u = 0; u < CH; u++) MV_(mul)(&a[u], &a[u], &D[t + u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul_lazy)(&P[t + u], &a[u], &P[t + u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul_lazy)(&a[u], &a[u], &D[t + u], &c);
     }
     for (int u = 0; u < CH; u++) P[u] = a[u];
     b->n_dbl = 0;
@@ -233,8 +256,8 @@ void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
             MV_(sub)(&num[u], &qy[u], &py[u], &c);
             eq_y[u] = MV_(zero_mask)(&num[u]);
         }
-        for (int u = 0; u < CH; u++) MV_(mul)(&lambda[u], &num[u], &P[t + u], &c);
-        for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &lambda[u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul_lazy)(&lambda[u], &num[u], &P[t + u], &c);
+        for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &lambda[u], &c); /* canonical again */
         for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &t1[u], &px[u], &c);
         for (int u = 0; u < CH; u++) MV_(sub)(&x3[u], &t1[u], &qx[u], &c); /* x3 = λ² - x1 - x2 */
         for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &px[u], &x3[u], &c);
