@@ -103,28 +103,32 @@ VI void V_(norm)(VT *x, const VC *c) {
     }
 }
 
-/* x (normalized, in (-p, p)) + p where negative: canonical */
-VI void V_(fix_negative)(VT *x, const VC *c) {
+/* x (limbs not yet carried, value in (-m, m)) into [0, m): carried, then
+ * m added where negative. m is c->p (canonical results) or c->p2 (the lazy
+ * forms' [0, 2p)). */
+VI void V_(wrap)(VT *x, const __m512i m[NL], const VC *c) {
+    V_(norm)(x, c);
     __mmask8 neg = _mm512_cmplt_epi64_mask(x->l[NL - 1], _mm512_setzero_si512());
-    for (int j = 0; j < NL; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], c->p[j]);
+    for (int j = 0; j < NL; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], m[j]);
     V_(norm)(x, c);
 }
 
-VI void V_(add)(VT *r, const VT *a, const VT *b, const VC *c) {
+/* a + b and a - b in [0, m), for a, b in [0, m) */
+VI void V_(add_mod)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
     VT t;
-    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p[j]);
-    V_(norm)(&t, c);
-    V_(fix_negative)(&t, c);
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), m[j]);
+    V_(wrap)(&t, m, c);
+    *r = t;
+}
+VI void V_(sub_mod)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
+    VT t;
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
+    V_(wrap)(&t, m, c);
     *r = t;
 }
 
-VI void V_(sub)(VT *r, const VT *a, const VT *b, const VC *c) {
-    VT t;
-    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
-    V_(norm)(&t, c);
-    V_(fix_negative)(&t, c);
-    *r = t;
-}
+VI void V_(add)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod)(r, a, b, c->p, c); }
+VI void V_(sub)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod)(r, a, b, c->p, c); }
 
 /* s = a·b / 2^(52·NL) mod p, below p + a·b/2^(52·NL), its limbs not yet
  * normalized (mul and mul_lazy finish it): operand scanning, NL rounds of
@@ -167,8 +171,7 @@ VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
     V_(mont)(&s, a, b, c);
     ZP_V_UNROLL
     for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(s.l[j], c->p[j]);
-    V_(norm)(&s, c);
-    V_(fix_negative)(&s, c);
+    V_(wrap)(&s, c->p, c);
     *r = s;
 }
 
@@ -185,28 +188,9 @@ VI void V_(mul_lazy)(VT *r, const VT *a, const VT *b, const VC *c) {
     V_(norm)(r, c);
 }
 
-/* [0, 2p) from a normalized x in (-2p, 2p) */
-VI void V_(fix_negative_2p)(VT *x, const VC *c) {
-    __mmask8 neg = _mm512_cmplt_epi64_mask(x->l[NL - 1], _mm512_setzero_si512());
-    for (int j = 0; j < NL; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], c->p2[j]);
-    V_(norm)(x, c);
-}
-
 /* a + b and a - b in [0, 2p), for a, b in [0, 2p) */
-VI void V_(add_2p)(VT *r, const VT *a, const VT *b, const VC *c) {
-    VT t;
-    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p2[j]);
-    V_(norm)(&t, c);
-    V_(fix_negative_2p)(&t, c);
-    *r = t;
-}
-VI void V_(sub_2p)(VT *r, const VT *a, const VT *b, const VC *c) {
-    VT t;
-    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
-    V_(norm)(&t, c);
-    V_(fix_negative_2p)(&t, c);
-    *r = t;
-}
+VI void V_(add_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod)(r, a, b, c->p2, c); }
+VI void V_(sub_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod)(r, a, b, c->p2, c); }
 
 /* a + b and a - b + 2p in [0, 4p), unreduced: only as mul_lazy's a */
 VI void V_(add_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
@@ -221,8 +205,7 @@ VI void V_(sub_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
 /* canonical from [0, 2p) */
 VI void V_(reduce_2p)(VT *x, const VC *c) {
     for (int j = 0; j < NL; j++) x->l[j] = _mm512_sub_epi64(x->l[j], c->p[j]);
-    V_(norm)(x, c);
-    V_(fix_negative)(x, c);
+    V_(wrap)(x, c->p, c);
 }
 
 /* a·2^(52·NL - 64·NW): a shift across the limbs, below 2^(52·NL) for
