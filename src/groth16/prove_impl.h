@@ -47,20 +47,18 @@ static int X_(joint)(const zp_groth16_pk *pk, size_t threads) {
     return threads > 1 && pk->domain_size <= ZP_GROTH16_JOINT_MAX_DOMAIN;
 }
 
-/* The joint loop's scratch: the shared workspaces, then the G1 results,
- * then the G2 ones. */
-typedef struct {
-    size_t workspace, g1_results, g2_results;
-} X_(joint_layout);
+/* The joint loop's scratch (64-byte aligned): the G1 results, the G2
+ * ones from g2_results, the shared workspaces from the returned offset. */
+static size_t X_(joint_layout)(size_t *g2_results, size_t threads) {
+    *g2_results = G1_(msm_job_results_size)(4, threads);
+    return *g2_results + G2_(msm_job_results_size)(1, threads);
+}
 
-static size_t X_(joint_scratch)(X_(joint_layout) *l, const zp_groth16_pk *pk, size_t threads) {
-    size_t n[4], n2 = pk->n_vars;
+static size_t X_(joint_scratch)(const zp_groth16_pk *pk, size_t threads) {
+    size_t n[4], n2 = pk->n_vars, g2_results;
     X_(g1_sizes)(pk, n);
     size_t ws1 = G1_(msm_job_workspace_size)(n, 4, threads), ws2 = G2_(msm_job_workspace_size)(&n2, 1, threads);
-    l->workspace = 0;
-    l->g1_results = (ws1 > ws2 ? ws1 : ws2);
-    l->g2_results = l->g1_results + G1_(msm_job_results_size)(4, threads);
-    return l->g2_results + G2_(msm_job_results_size)(1, threads) + 64;
+    return X_(joint_layout)(&g2_results, threads) + (ws1 > ws2 ? ws1 : ws2) + 64;
 }
 
 static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
@@ -71,8 +69,7 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
     /* the NTTs run before the MSMs, in the same scratch */
     size_t ntt = FR_(ntt_scratch_size)(X_(log2)(pk->domain_size), threads);
     if (X_(joint)(pk, threads)) {
-        X_(joint_layout) l;
-        m = X_(joint_scratch)(&l, pk, threads);
+        m = X_(joint_scratch)(pk, threads);
     } else if (g2 > m) {
         m = g2;
     }
@@ -164,12 +161,10 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             G2J *out2 = &b2_sum;
             const G2 *points2 = pk->b2;
             size_t n2 = pk->n_vars;
-            X_(joint_layout) l;
             char *base = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
-            X_(joint_scratch)(&l, pk, zp_parallel_threads(par));
-            G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, 4, base + l.g1_results, base + l.workspace, par);
-            G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, 1, base + l.g2_results, base + l.workspace,
-                               par);
+            size_t g2_results, workspace = X_(joint_layout)(&g2_results, zp_parallel_threads(par));
+            G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, 4, base, base + workspace, par);
+            G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, 1, base + g2_results, base + workspace, par);
             zp_msm_jobs_share_workspace(&job.g1, &job.g2);
             zp_parallel_for(par, job.g2.tiles + job.g1.tiles, X_(joint_tile), &job);
             G1_(msm_job_end)(&job.g1);

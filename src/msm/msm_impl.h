@@ -160,12 +160,14 @@ static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const 
     }
 }
 
-/* msm_many's layout of its scratch: the workspaces, then the results. */
+/* msm_many's layout of its scratch: the results, then the workspaces
+ * (the results' size is a product; the workspaces' would take a plan per
+ * path and part on every call). */
 static void M_(job_begin_in)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
                              const size_t *n, size_t count, void *scratch, const zp_parallel *par, zp_msm_path path) {
     char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    char *results = base + M_(msm_job_workspace_size)(n, count, zp_parallel_threads(par));
-    M_(job_begin_path)(job, out, points, scalars, n, count, results, base, par, path);
+    char *workspace = base + M_(msm_job_results_size)(count, zp_parallel_threads(par));
+    M_(job_begin_path)(job, out, points, scalars, n, count, base, workspace, par, path);
 }
 
 void M_(msm_job_begin)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
