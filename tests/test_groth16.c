@@ -13,27 +13,11 @@
 #include "chain_circuit.h"
 #include "testutil.h"
 
-/* matrices, synthesis, prove_start, prove_finish: the steps of one proof */
-static void prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *w, const zp_parallel *par) {
-    zp_error err;
-    zp_groth16_pending pend;
-    size_t mat_bytes = zp_groth16_matrices_size(pk);
-    void *mat = aligned_alloc(64, (mat_bytes + 63) & ~(size_t)63);
-    void *abc = malloc(zp_groth16_abc_size(pk));
-    void *msm = malloc(zp_groth16_msm_scratch_size(pk, zp_parallel_threads(par)));
-    CHECK(zp_groth16_matrices_build(mat, mat_bytes, pk, par, &err) == ZP_OK);
-    zp_groth16_synthesize(abc, pk, mat, w, par);
-    free(mat);
-    CHECK(zp_groth16_prove_start(&pend, pk, w, abc, msm, par, &err) == ZP_OK);
-    free(abc);
-    zp_groth16_prove_finish(proof, &pend, pk, w, msm, par);
-    free(msm);
-}
-
-/* The same steps with given r and s, abc and msm scratch freshly filled
- * with garbage, so proofs through different pools can be compared. */
-static void prove_with(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *w, const uint64_t r[4],
-                       const uint64_t s[4], const zp_parallel *par) {
+/* matrices, synthesis, prove_start, prove_finish: the steps of one proof,
+ * with r and s from the OS (r == NULL) or given, so that proofs through
+ * different pools can be compared; the msm scratch starts as garbage */
+static void prove_with(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *w, const uint64_t *r,
+                       const uint64_t *s, const zp_parallel *par) {
     zp_error err;
     zp_groth16_pending pend;
     size_t mat_bytes = zp_groth16_matrices_size(pk), msm_bytes = zp_groth16_msm_scratch_size(pk, zp_parallel_threads(par));
@@ -44,10 +28,18 @@ static void prove_with(zp_groth16_proof *proof, const zp_groth16_pk *pk, const u
     CHECK(zp_groth16_matrices_build(mat, mat_bytes, pk, par, &err) == ZP_OK);
     zp_groth16_synthesize(abc, pk, mat, w, par);
     free(mat);
-    CHECK(zp_groth16_prove_start_with(&pend, pk, w, r, s, abc, msm, par, &err) == ZP_OK);
+    if (r == NULL) {
+        CHECK(zp_groth16_prove_start(&pend, pk, w, abc, msm, par, &err) == ZP_OK);
+    } else {
+        CHECK(zp_groth16_prove_start_with(&pend, pk, w, r, s, abc, msm, par, &err) == ZP_OK);
+    }
     free(abc);
     zp_groth16_prove_finish(proof, &pend, pk, w, msm, par);
     free(msm);
+}
+
+static void prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *w, const zp_parallel *par) {
+    prove_with(proof, pk, w, NULL, NULL, par);
 }
 
 /* A small key's proof runs the G2 MSM in prove_start's loop when the pool
