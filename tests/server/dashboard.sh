@@ -31,11 +31,21 @@ URL="http://127.0.0.1:$PORT"
 B64=$(base64 -w0 "$ROOT/examples/merkle/bn128/w1.wtns")
 body="{\"key\":\"merkle\",\"witnesses\":[$(for i in $(seq 1 24); do printf '{"data":"%s"}%s' "$B64" "$([ $i -lt 24 ] && echo ,)"; done)]}"
 printf '%s' "$body" >"$W/job.json"
-# a steady stream of jobs (24 partitions each, more than a quiet machine
-# proves between two posts) so the page has partitions in every stage
+# a steady stream of jobs so the page has partitions in every stage: the
+# feeder keeps three jobs of 24 partitions queued or running, whatever the
+# machine's speed (a fixed rate of posts left the daemon idle for most of the
+# test once proofs of this key took a few milliseconds)
+in_flight() {
+    curl -s -H "Authorization: Bearer $TOKEN" "$URL/v1/status" |
+        grep -o '"jobs": *{[^}]*}' | grep -oE '"(queued|running)": *[0-9]+' | grep -oE '[0-9]+$' |
+        awk '{ n += $1 } END { print n + 0 }'
+}
 ( while true; do
-      curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -X POST --data-binary @"$W/job.json" "$URL/v1/jobs"
-      sleep 0.7
+      if [ "$(in_flight)" -lt 3 ]; then
+          curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -X POST --data-binary @"$W/job.json" "$URL/v1/jobs"
+      else
+          sleep 0.1
+      fi
   done ) &
 feeder=$!
 sleep 3
