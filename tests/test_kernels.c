@@ -52,7 +52,6 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
 #define MSM_TEST(G, FR, NAME)                                                                          \
     static void check_paths_##G(const G *pts, const uint64_t *sc, size_t n, const zp_parallel *par,    \
                                 const char *what) {                                                    \
-        void *scratch = malloc(G##_msm_scratch_size(n, zp_parallel_threads(par)));                     \
         unsigned char *off = malloc(n * sizeof *pts + 4);                                              \
         memcpy(off + 4, pts, n * sizeof *pts);                                                         \
         G##j got, want;                                                                                \
@@ -60,13 +59,15 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
         G##_ref_msm(&want_affine, pts, sc, n);                                                         \
         G##_j_from_affine(&want, &want_affine);                                                        \
         for (int path = ZP_MSM_AUTO; path <= ZP_MSM_SORTED; path++) {                                  \
+            /* exactly the path's size, so that ASan sees an overrun */                                 \
+            void *scratch = malloc(G##_msm_path_scratch_size(n, zp_parallel_threads(par), (zp_msm_path)path)); \
             G##_msm_path_var(&got, pts, sc, n, scratch, par, (zp_msm_path)path);                           \
             CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d", n, what, path);                 \
             G##_msm_path_var(&got, (const G *)(const void *)(off + 4), sc, n, scratch, par, (zp_msm_path)path); \
             CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d, points 4 bytes off", n, what, path); \
+            free(scratch);                                                                             \
         }                                                                                              \
         free(off);                                                                                     \
-        free(scratch);                                                                                 \
     }                                                                                                  \
     /* equal points (doublings in a batch) and opposite ones (cancellations) */                       \
     static void test_msm_degenerate_##G(const zp_parallel *par, size_t n) {                            \
@@ -214,8 +215,8 @@ static void test_msm_jobs_shared(const zp_parallel *par) {
     fill_scalars(s2, n2, S_RANDOM, zp_bn254_fr_modulus.v);
     size_t ws1 = zp_bn254_g1_msm_job_workspace_size(n1, 2, threads);
     size_t ws2 = zp_bn254_g2_msm_job_workspace_size(&n2, 1, threads);
-    size_t ws = ws1 > ws2 ? ws1 : ws2, r1 = zp_bn254_g1_msm_job_results_size(2, threads);
-    char *mem = aligned_alloc(64, ws + r1 + zp_bn254_g2_msm_job_results_size(1, threads));
+    size_t ws = ws1 > ws2 ? ws1 : ws2, r1 = zp_bn254_g1_msm_job_results_size(n1, 2, threads);
+    char *mem = aligned_alloc(64, ws + r1 + zp_bn254_g2_msm_job_results_size(&n2, 1, threads));
     zp_msm_job jobs[2]; /* g1, g2: shared_tile */
     zp_bn254_g1_msm_job_begin(&jobs[0], out1, (const zp_bn254_g1 *const *)p1, (const uint64_t *const *)s1, n1, 2,
                               mem + ws, mem, par);

@@ -49,16 +49,18 @@ static int X_(joint)(const zp_groth16_pk *pk, size_t threads) {
 
 /* The joint loop's scratch (64-byte aligned): the G1 results, the G2
  * ones from g2_results, the shared workspaces from the returned offset. */
-static size_t X_(joint_layout)(size_t *g2_results, size_t threads) {
-    *g2_results = G1_(msm_job_results_size)(4, threads);
-    return *g2_results + G2_(msm_job_results_size)(1, threads);
+static size_t X_(joint_layout)(const zp_groth16_pk *pk, size_t *g2_results, size_t threads) {
+    size_t n[4], n2 = pk->n_vars;
+    X_(g1_sizes)(pk, n);
+    *g2_results = G1_(msm_job_results_size)(n, 4, threads);
+    return *g2_results + G2_(msm_job_results_size)(&n2, 1, threads);
 }
 
 static size_t X_(joint_scratch)(const zp_groth16_pk *pk, size_t threads) {
     size_t n[4], n2 = pk->n_vars, g2_results;
     X_(g1_sizes)(pk, n);
     size_t ws1 = G1_(msm_job_workspace_size)(n, 4, threads), ws2 = G2_(msm_job_workspace_size)(&n2, 1, threads);
-    return X_(joint_layout)(&g2_results, threads) + (ws1 > ws2 ? ws1 : ws2) + 64;
+    return X_(joint_layout)(pk, &g2_results, threads) + (ws1 > ws2 ? ws1 : ws2) + 64;
 }
 
 static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
@@ -162,7 +164,7 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             const G2 *points2 = pk->b2;
             size_t n2 = pk->n_vars;
             char *base = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
-            size_t g2_results, workspace = X_(joint_layout)(&g2_results, zp_parallel_threads(par));
+            size_t g2_results, workspace = X_(joint_layout)(pk, &g2_results, zp_parallel_threads(par));
             G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, 4, base, base + workspace, par);
             G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, 1, base + g2_results, base + workspace, par);
             zp_msm_jobs_share_workspace(&job.g1, &job.g2);

@@ -2,7 +2,8 @@
  * curves. Points are affine (infinity = all zero); scalars are plain
  * integers below the group order, 4 little-endian limbs each. The caller
  * provides scratch of msm_scratch_size(n, threads) bytes (8-byte aligned),
- * with threads = zp_parallel_threads(par). msm_many runs several MSMs of
+ * with threads = zp_parallel_threads(par); msm_path, which picks the path,
+ * msm_path_scratch_size(n, threads, path). msm_many runs several MSMs of
  * one group as one parallel loop (scratch: msm_many_scratch_size).
  * Variable time (_var): the buckets a point goes to are its scalars'
  * digits, and zeros, ones and equal points take shortcuts. The scratch
@@ -50,7 +51,7 @@ typedef struct {
  * pointers back.
  *
  * begin takes two 64-byte aligned buffers: results, of
- * msm_job_results_size(count, threads) bytes, and workspace, of
+ * msm_job_results_size(n, count, threads) bytes, and workspace, of
  * msm_job_workspace_size(n, count, threads), per worker. A worker runs
  * one tile at a time, so jobs run in one loop may share a workspace of
  * the larger size: zp_msm_jobs_share_workspace after both begins. */
@@ -83,12 +84,13 @@ static inline void zp_msm_jobs_share_workspace(zp_msm_job *a, zp_msm_job *b) {
     size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
     void G##_msm_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
                  const zp_parallel *par);                                                       \
+    size_t G##_msm_path_scratch_size(size_t n, size_t threads, zp_msm_path path);                   \
     void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
                       const zp_parallel *par, zp_msm_path path);                                  \
     size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
     void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
                       const size_t *n, size_t count, void *scratch, const zp_parallel *par);              \
-    size_t G##_msm_job_results_size(size_t count, size_t threads);                                    \
+    size_t G##_msm_job_results_size(const size_t *n, size_t count, size_t threads);                  \
     size_t G##_msm_job_workspace_size(const size_t *n, size_t count, size_t threads);                 \
     void G##_msm_job_begin(zp_msm_job *job, G##j *const *out, const G *const *points,                    \
                            const uint64_t *const *scalars, const size_t *n, size_t count, void *results,  \

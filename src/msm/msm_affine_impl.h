@@ -43,20 +43,19 @@ typedef struct {
     uint8_t *flags;  /* nb */
     uint32_t *ones;  /* chunk_len */
     MA *tree;        /* MSM_TREE_CAP */
-    M_(pair) *batch; /* MSM_BATCH */
+    M_(pair) *batch; /* batch_max */
     FT *den, *pre;   /* denominators; batch_inv_var's scratch */
-    uint8_t *kind;   /* MSM_BATCH */
+    uint8_t *kind;   /* batch_max */
     M_(waiting) *defer, *retry; /* MSM_DEFER each */
-    size_t n_batch, batch_cap, n_defer;
+    size_t n_batch, batch_max, batch_cap, n_defer; /* pending; room; the streaming path's flush target */
     /* the pairs' operands, copied out by classify (the scalar path; the
      * lanes read the points and use px, py for their doublings); and the
-     * lanes' work
-     * (msm_simd.h), laid out whether or not the CPU has IFMA, so that the
-     * size does not depend on the machine */
-    FT *num, *px, *py, *qx; /* MSM_BATCH + ZP_MSM_SIMD_ALIGN each */
-    uint64_t **dst;         /* MSM_BATCH + ZP_MSM_SIMD_ALIGN */
-    uint32_t *dbl;          /* MSM_BATCH: the pairs the lanes left to double */
-    void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
+     * lanes' work (msm_simd.h), laid out whether or not the CPU has IFMA,
+     * so that the size does not depend on the machine */
+    FT *num, *px, *py, *qx; /* batch_max + ZP_MSM_SIMD_ALIGN each */
+    uint64_t **dst;         /* batch_max + ZP_MSM_SIMD_ALIGN */
+    uint32_t *dbl;          /* batch_max: the pairs the lanes left to double */
+    void *lanes;            /* ZP_MSM_SIMD_WORK_BYTES(batch_max + ZP_MSM_SIMD_ALIGN), 64-byte aligned */
     int simd;
     zp_ifma_field fld;
     /* the sorted path's (msm_sorted_impl.h) */
@@ -64,27 +63,33 @@ typedef struct {
     uint32_t *entry, *start, *count, *active;
 } M_(affine_ws);
 
-/* Lays out, from p, what a flush needs (the pairs, their operands, the
- * lanes' work) and returns the end: the field elements first, where the
- * alignment is the buffer's. init: set the lanes' field up (a real
- * layout, not a measurement). */
-static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, int simd, int init) {
-    MSM_CARVE(den, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    MSM_CARVE(pre, FT, MSM_BATCH);
-    MSM_CARVE(num, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    MSM_CARVE(px, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    MSM_CARVE(py, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    MSM_CARVE(qx, FT, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    ws->lanes = (void *)((p + 63) & ~(uintptr_t)63);
-    p += 64 + ZP_MSM_SIMD_WORK_BYTES(MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    MSM_CARVE(dst, uint64_t *, MSM_BATCH + ZP_MSM_SIMD_ALIGN);
-    MSM_CARVE(dbl, uint32_t, MSM_BATCH);
+/* Lays out, from p (64-byte aligned, or 0 to measure), what a flush of up
+ * to cap pairs needs (the pairs, their operands, the lanes' work) and
+ * returns the end. The lanes' work shares its memory with the scalar
+ * path's den, pre, num and qx: the lanes never use those, and the
+ * doublings they leave run the scalar sums after they are done with
+ * their work. init: set the lanes' field up (a real layout, not a
+ * measurement). */
+static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, size_t cap, int simd, int init) {
+    p = (p + 63) & ~(uintptr_t)63;
+    uintptr_t shared = p + ZP_MSM_SIMD_WORK_BYTES(cap + ZP_MSM_SIMD_ALIGN);
+    ws->lanes = (void *)p;
+    MSM_CARVE(den, FT, cap + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(pre, FT, cap);
+    MSM_CARVE(num, FT, cap + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(qx, FT, cap + ZP_MSM_SIMD_ALIGN);
+    if (p < shared) p = shared;
+    MSM_CARVE(px, FT, cap + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(py, FT, cap + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(dst, uint64_t *, cap + ZP_MSM_SIMD_ALIGN);
+    MSM_CARVE(dbl, uint32_t, cap);
     ws->simd = simd;
     if (ws->simd && init) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
-    MSM_CARVE(batch, M_(pair), MSM_BATCH);
-    MSM_CARVE(kind, uint8_t, MSM_BATCH);
+    MSM_CARVE(batch, M_(pair), cap);
+    MSM_CARVE(kind, uint8_t, cap);
     ws->n_batch = 0;
-    return p;
+    ws->batch_max = cap;
+    return (p + 63) & ~(uintptr_t)63;
 }
 
 /* Lays the streaming path's workspace out from base and returns its size;
@@ -92,10 +97,10 @@ static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, int simd, int 
 static size_t M_(affine_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t chunk_len, unsigned c, int simd) {
     size_t nb = (size_t)1 << (c - 1);
     uintptr_t p = base;
+    p = M_(batch_layout)(ws, p, MSM_BATCH, simd, base != 0);
     MSM_CARVE(bucket, MA, nb);
     MSM_CARVE(side, MX, nb);
     MSM_CARVE(tree, MA, MSM_TREE_CAP);
-    p = M_(batch_layout)(ws, p, simd, base != 0);
     MSM_CARVE(defer, M_(waiting), MSM_DEFER);
     MSM_CARVE(retry, M_(waiting), MSM_DEFER);
     MSM_CARVE(ones, uint32_t, chunk_len);
@@ -267,7 +272,7 @@ ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, 
  * reads slots 2j, 2j+1 and writes slot j): a flushed pair j' < j has
  * written only slots below those. */
 ZP_INLINE void M_(push_flush)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst) {
-    if (ws->n_batch == MSM_BATCH) M_(flush)(ws);
+    if (ws->n_batch == ws->batch_max) M_(flush)(ws);
     M_(push)(ws, p, neg_p, q, neg_q, dst, 0);
 }
 

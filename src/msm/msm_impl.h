@@ -88,41 +88,62 @@ static size_t M_(ws_size)(const zp_msm_plan *pl) {
     return (s + 63) & ~(size_t)63;
 }
 
-/* The most tiles any plan can have (fewer windows mean more chunks). */
-static size_t M_(max_tiles)(size_t threads) { return (size_t)zp_msm_windows(1, ZP_MSM_SCALAR_BITS) * 4 * threads; }
-
-/* The largest per-worker workspace any plan for n points can need: the
- * plans of n full-size scalars have the widest windows and longest chunks,
- * and every other plan is clamped to them. */
-static size_t M_(max_ws)(size_t n, size_t threads) {
-    size_t ws = 0;
-    for (int p = ZP_MSM_XYZZ; p <= ZP_MSM_SORTED; p++) {
-        zp_msm_plan pl;
-        zp_msm_plan_make(&pl, (zp_msm_path)p, n, n, ZP_MSM_SCALAR_BITS, sizeof(MA), threads);
-        size_t s = M_(ws_size)(&pl);
-        if (s > ws) ws = s;
-    }
-    return ws;
+/* The plan of n full-size scalars on a path (AUTO: the one msm_var would
+ * take for n points). It sizes the scratch: every other plan for n points
+ * is clamped to its window, chunk and group (zp_msm_plan_make). */
+static void M_(full_plan)(zp_msm_plan *pl, size_t n, size_t threads, zp_msm_path path) {
+    zp_msm_plan_make(pl, path, n, n, ZP_MSM_SCALAR_BITS, sizeof(MA), threads);
 }
 
-size_t M_(msm_job_workspace_size)(const size_t *n, size_t count, size_t threads) {
+/* The most results (windows × chunks) a plan for n points can have.
+ * Windows are at most windows(1, 255); a sorted plan has one chunk; a
+ * streaming one doubles its chunks only while windows × chunks < 2·threads
+ * (so ends below 4·threads), or has the full plan's chunks. */
+static size_t M_(max_results)(size_t n, size_t threads, zp_msm_path path) {
+    zp_msm_plan full;
+    M_(full_plan)(&full, n, threads, path);
+    size_t most = (size_t)zp_msm_windows(1, ZP_MSM_SCALAR_BITS) * full.chunks;
+    return most > 4 * threads ? most : 4 * threads;
+}
+
+static size_t M_(max_ws)(size_t n, size_t threads, zp_msm_path path) {
+    zp_msm_plan full;
+    M_(full_plan)(&full, n, threads, path);
+    return M_(ws_size)(&full);
+}
+
+static size_t M_(workspace_size)(const size_t *n, size_t count, size_t threads, zp_msm_path path) {
     size_t ws = 0;
     for (size_t k = 0; k < count; k++) {
-        size_t s = M_(max_ws)(n[k], threads);
+        size_t s = M_(max_ws)(n[k], threads, path);
         if (s > ws) ws = s;
     }
     return threads * ws;
 }
 
-size_t M_(msm_job_results_size)(size_t count, size_t threads) {
-    return (count * M_(max_tiles)(threads) * sizeof(MJ) + 63) & ~(size_t)63;
+static size_t M_(results_size)(const size_t *n, size_t count, size_t threads, zp_msm_path path) {
+    size_t r = 0;
+    for (size_t k = 0; k < count; k++) r += M_(max_results)(n[k], threads, path);
+    return (r * sizeof(MJ) + 63) & ~(size_t)63;
+}
+
+size_t M_(msm_job_workspace_size)(const size_t *n, size_t count, size_t threads) {
+    return M_(workspace_size)(n, count, threads, ZP_MSM_AUTO);
+}
+
+size_t M_(msm_job_results_size)(const size_t *n, size_t count, size_t threads) {
+    return M_(results_size)(n, count, threads, ZP_MSM_AUTO);
 }
 
 size_t M_(msm_many_scratch_size)(const size_t *n, size_t count, size_t threads) {
-    return M_(msm_job_workspace_size)(n, count, threads) + M_(msm_job_results_size)(count, threads) + 64;
+    return M_(msm_job_workspace_size)(n, count, threads) + M_(msm_job_results_size)(n, count, threads) + 64;
 }
 
-size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_many_scratch_size)(&n, 1, threads); }
+size_t M_(msm_path_scratch_size)(size_t n, size_t threads, zp_msm_path path) {
+    return M_(workspace_size)(&n, 1, threads, path) + M_(results_size)(&n, 1, threads, path) + 64;
+}
+
+size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_path_scratch_size)(n, threads, ZP_MSM_AUTO); }
 
 /* Plans every part and lays out the workers' workspaces and the tiles'
  * results. */
@@ -166,7 +187,7 @@ static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const 
 static void M_(job_begin_in)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
                              const size_t *n, size_t count, void *scratch, const zp_parallel *par, zp_msm_path path) {
     char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    char *workspace = base + M_(msm_job_results_size)(count, zp_parallel_threads(par));
+    char *workspace = base + M_(results_size)(n, count, zp_parallel_threads(par), path);
     M_(job_begin_path)(job, out, points, scalars, n, count, base, workspace, par, path);
 }
 

@@ -19,18 +19,39 @@
  * run segmented (as reduce does) with all the group's segments in one
  * batch per step. */
 
+/* The reduction's segments per window for nw windows of nb buckets: S
+ * segments cost len + 1 = nb/S + 1 flushes (an inversion and the lanes'
+ * set-up, ~2 µs) for the group and 3S XYZZ additions (~0.15 µs) per
+ * window to combine; S ≈ 2·sqrt(nb/nw) balances them (at 2^11 points, 8
+ * windows of 64 buckets: 4 segments, not 16). */
+static size_t M_(sorted_segments)(size_t nw, size_t nb) {
+    size_t segs = 1;
+    while (2 * segs <= nb / 2 && 4 * segs * segs * nw <= 4 * nb) segs *= 2;
+    return segs;
+}
+
 /* Lays out the workspace of a tile of `group` windows over n points with
  * 2^(c-1) buckets per window and returns its size; with base 0 it only
- * measures. */
+ * measures. A flush holds at most a round of the tree sums (no more pairs
+ * than nodes) or a step of the reduction (two per segment and window), so
+ * a small MSM (the verifier's, over the public inputs) gets room for far
+ * fewer pairs than MSM_BATCH; more pairs would only cost another flush. */
 static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, unsigned c, size_t group,
                                    int simd) {
-    size_t slots = group << (c - 1);
+    size_t nb = (size_t)1 << (c - 1), slots = group * nb;
+    size_t nodes = (group * n + slots) / 2 + 1; /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
+    size_t steps = 0; /* a last group may be shorter, with more segments */
+    for (size_t nw = 1; nw <= group; nw++) {
+        size_t pairs = 2 * nw * M_(sorted_segments)(nw, nb);
+        if (pairs > steps) steps = pairs;
+    }
+    size_t cap = nodes > steps ? nodes : steps;
+    cap = cap < MSM_BATCH ? (cap + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN : MSM_BATCH;
     uintptr_t p = base;
-    /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
-    MSM_CARVE(node, MA, (group * n + slots) / 2 + 1);
+    MSM_CARVE(node, MA, nodes);
     MSM_CARVE(value, MA, slots);
     MSM_CARVE(run, MA, 2 * slots);
-    p = M_(batch_layout)(ws, p, simd, base != 0);
+    p = M_(batch_layout)(ws, p, cap, simd, base != 0);
     MSM_CARVE(entry, uint32_t, group * n);
     MSM_CARVE(start, uint32_t, slots + 1);
     MSM_CARVE(count, uint32_t, slots);
@@ -130,15 +151,9 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
 }
 
 /* results[g] = sum_b (b+1)·value[g·nb + b] for each of the nw windows:
- * reduce_segments with every window's segments in the same flushes. S
- * segments cost len + 1 = nb/S + 1 flushes (an inversion and the lanes'
- * set-up, ~2 µs) for the group and 3S XYZZ additions (~0.15 µs) per
- * window to combine; S ≈ 2·sqrt(nb/nw) balances them (at 2^11 points, 8
- * windows of 64 buckets: 4 segments, not 16). */
+ * reduce_segments with every window's segments in the same flushes. */
 static void M_(sorted_reduce)(M_(affine_ws) *ws, MJ *results, size_t nw, size_t nb) {
-    size_t segs = 1;
-    while (2 * segs <= nb / 2 && 4 * segs * segs * nw <= 4 * nb) segs *= 2;
-    M_(reduce_segments)(ws, results, ws->value, nw, nb, segs, ws->run);
+    M_(reduce_segments)(ws, results, ws->value, nw, nb, M_(sorted_segments)(nw, nb), ws->run);
 }
 
 /* results[g] = sum_i digit_{w0+g}(k_i)·P_i for g < nw, over all n points. */
