@@ -28,14 +28,15 @@
 #include "zkpipe.h"
 
 /* What prove_start leaves for prove_finish: π_A and π_C done, and the
- * blinding s that π_B still needs; for a key of at most this domain, when
- * prove_start had more than one thread, also Σ w_i B_i (the G2 MSM ran in
- * the same loop as the G1 ones; prove_finish then only assembles). */
+ * blinding term s·δ₂ that π_B still needs; for a key of at most this
+ * domain, when prove_start had more than one thread, also Σ w_i B_i (the
+ * G2 MSM ran in the same loop as the G1 ones; prove_finish then only
+ * assembles). */
 #define ZP_GROTH16_JOINT_MAX_DOMAIN ((uint32_t)1 << 13)
 typedef struct zp_groth16_pending {
     zp_curve curve;
-    uint64_t s[4];
     uint64_t pi_a[12], pi_c[12];
+    uint64_t s_delta2[36]; /* Jacobian G2 */
     int b2_done;
     uint64_t b2_sum[36]; /* Jacobian G2 */
 } zp_groth16_pending;

@@ -44,7 +44,8 @@ typedef struct {
 
 /* Several MSMs of one group as the tiles of a parallel loop that the
  * caller runs (msm_job_begin, then msm_job_tile for every tile in
- * [0, job.tiles) on any workers, then msm_job_end), so that MSMs of two
+ * [0, job.tiles) on any workers, then msm_job_end, or msm_job_end_part
+ * for every part k < job.count on any workers), so that MSMs of two
  * groups can share one loop: the prover's G1 and G2 MSMs of a small key,
  * where one MSM alone does not keep two workers busy. msm_many is
  * begin, one zp_parallel_for, end. Group-neutral: the impl casts the
@@ -96,7 +97,8 @@ static inline void zp_msm_jobs_share_workspace(zp_msm_job *a, zp_msm_job *b) {
                            const uint64_t *const *scalars, const size_t *n, size_t count, void *results,  \
                            void *workspace, const zp_parallel *par);                                   \
     void G##_msm_job_tile(void *job, size_t tile, size_t worker);                                      \
-    void G##_msm_job_end(const zp_msm_job *job);
+    void G##_msm_job_end(const zp_msm_job *job);                                                      \
+    void G##_msm_job_end_part(void *job, size_t k, size_t worker);
 
 ZP_MSM_DECLARE(zp_bn254_g1)
 ZP_MSM_DECLARE(zp_bn254_g2)

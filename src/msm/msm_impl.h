@@ -196,22 +196,28 @@ void M_(msm_job_begin)(zp_msm_job *job, MJ *const *out, const MA *const *points,
     M_(job_begin_path)(job, out, points, scalars, n, count, results, workspace, par, ZP_MSM_AUTO);
 }
 
-/* Horner over the windows, top first: acc = 2^c·acc + window sum */
-void M_(msm_job_end)(const zp_msm_job *job) {
-    for (size_t k = 0; k < job->count; k++) {
-        const zp_msm_part *pt = &job->parts[k];
-        const MJ *results = pt->results;
-        MJ acc;
-        M_(j_set_inf)(&acc);
-        if (pt->plan.chunks == 0) continue;
-        for (unsigned w = pt->plan.windows; w-- > 0;) {
-            for (unsigned b = 0; b < pt->plan.c && !M_(j_is_inf)(&acc); b++) M_(j_dbl)(&acc, &acc);
-            for (size_t ch = 0; ch < pt->plan.chunks; ch++) {
-                M_(j_add_var)(&acc, &acc, &results[ch * pt->plan.windows + w]);
-            }
+/* Part k's sum: Horner over the windows, top first, acc = 2^c·acc +
+ * window sum. A task function, so that a caller may run the parts'
+ * Horners in parallel. */
+void M_(msm_job_end_part)(void *arg, size_t k, size_t worker) {
+    (void)worker;
+    const zp_msm_job *job = arg;
+    const zp_msm_part *pt = &job->parts[k];
+    const MJ *results = pt->results;
+    MJ acc;
+    M_(j_set_inf)(&acc);
+    if (pt->plan.chunks == 0) return;
+    for (unsigned w = pt->plan.windows; w-- > 0;) {
+        for (unsigned b = 0; b < pt->plan.c && !M_(j_is_inf)(&acc); b++) M_(j_dbl)(&acc, &acc);
+        for (size_t ch = 0; ch < pt->plan.chunks; ch++) {
+            M_(j_add_var)(&acc, &acc, &results[ch * pt->plan.windows + w]);
         }
-        *(MJ *)pt->out = acc;
     }
+    *(MJ *)pt->out = acc;
+}
+
+void M_(msm_job_end)(const zp_msm_job *job) {
+    for (size_t k = 0; k < job->count; k++) M_(msm_job_end_part)((void *)job, k, 0);
 }
 
 /* Several MSMs of one group as one parallel loop over all their tiles, so
@@ -223,7 +229,7 @@ void M_(msm_many_var)(MJ **out, const MA *const *points, const uint64_t *const *
         size_t m = count - done < ZP_MSM_JOB_MAX ? count - done : ZP_MSM_JOB_MAX;
         M_(job_begin_in)(&job, out + done, points + done, scalars + done, n + done, m, scratch, par, ZP_MSM_AUTO);
         zp_parallel_for(par, job.tiles, M_(msm_job_tile), &job);
-        M_(msm_job_end)(&job);
+        zp_parallel_for(par, job.count, M_(msm_job_end_part), &job);
     }
 }
 

@@ -23,13 +23,20 @@
  *   forward, but without either bit-reversal pass and with the scalings
  *   folded into the transforms' twiddles. With shift the primitive 2n-th
  *   root (F_root_of_unity(log_n + 1)) these are the odd points of the
- *   2n-domain, as the Groth16 prover needs. */
+ *   2n-domain, as the Groth16 prover needs.
+ *
+ * Below 2^ZP_NTT_PARALLEL_MIN_LOG elements a transform runs serially
+ * whatever par: waking the workers would cost more than it gains. A caller
+ * with several such transforms can run them as tasks instead, each with a
+ * serial zp_parallel and its own scratch of F_ntt_scratch_size(log_n, 1). */
 #ifndef ZP_NTT_NTT_H
 #define ZP_NTT_NTT_H
 
 #include "field/field.h"
 #include "base/parallel.h"
 #include "zkpipe.h"
+
+#define ZP_NTT_PARALLEL_MIN_LOG 12
 
 #define ZP_NTT_DECLARE(F)                                                                           \
     int F##_root_of_unity(F *w, unsigned log_n);                                                    \

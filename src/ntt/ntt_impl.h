@@ -413,9 +413,9 @@ static void N_(bitrev_permute)(FT *a, unsigned log_n, const zp_parallel *par) {
 }
 
 /* Below 2^12 elements a transform takes well under a millisecond and
- * waking the workers costs more than it gains. */
+ * waking the workers costs more than it gains (ntt.h). */
 static const zp_parallel *N_(par_for)(unsigned log_n, const zp_parallel *par) {
-    return log_n < 12 ? NULL : par;
+    return log_n < ZP_NTT_PARALLEL_MIN_LOG ? NULL : par;
 }
 
 int N_(ntt)(FT *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par) {
