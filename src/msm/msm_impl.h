@@ -182,8 +182,7 @@ static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const 
 }
 
 /* msm_many's layout of its scratch: the results, then the workspaces
- * (the results' size is a product; the workspaces' would take a plan per
- * path and part on every call). */
+ * (placing them takes the results' size: one full plan per part). */
 static void M_(job_begin_in)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
                              const size_t *n, size_t count, void *scratch, const zp_parallel *par, zp_msm_path path) {
     char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
