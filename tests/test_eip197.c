@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve/subgroup.h"
 #include "pairing/pairing.h"
 #include "testutil.h"
 

@@ -21,6 +21,7 @@
 
 #include "base/bigint.h"
 #include "curve/curve.h"
+#include "curve/subgroup.h"
 #include "pairing/pairing.h"
 #include "testutil.h"
 

@@ -7,12 +7,18 @@
  * (random multiples of the generator, made by the reference) given with
  * random Z so that the formulas never see Z = 1; plus the laws (identity,
  * inverse, commutativity, associativity, doubling = adding to itself) and
- * the special cases P + P, P + (-P), P + O, O + P, O + O, order·G = O. */
+ * the special cases P + P, P + (-P), P + O, O + P, O + O, order·G = O.
+ * And the fast subgroup tests of curve/subgroup.h against r·P = O: on
+ * random points of the group, on infinity, and on points outside it
+ * (subgroup_vectors.h: a component of each prime of the cofactor, or a
+ * random point of the curve), alone and plus random points of the group. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.h"
+#include "curve/subgroup.h"
 #include "group_ref.h"
+#include "subgroup_vectors.h"
 #include "testutil.h"
 
 /* A uniformly random plain scalar below m (both orders are below 2^255). */
@@ -231,6 +237,76 @@ GROUP_TEST(zp_bn254_g2, zp_bn254_fp2, zp_bn254_fr, "bn254 G2")
 GROUP_TEST(zp_bls12_g1, zp_bls12_fp, zp_bls12_fr, "bls12-381 G1")
 GROUP_TEST(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, "bls12-381 G2")
 
+/* A plain hex string into a Montgomery-form element of n limbs. */
+static void limbs_from_hex(uint64_t *limbs, size_t n, const char *hex) {
+    memset(limbs, 0, n * sizeof *limbs);
+    size_t len = strlen(hex);
+    for (size_t i = 0; i < len; i++) {
+        char ch = hex[len - 1 - i];
+        uint64_t d = (uint64_t)(ch <= '9' ? ch - '0' : ch - 'a' + 10);
+        limbs[i / 16] |= d << (4 * (i % 16));
+    }
+}
+#define LOAD_G1(G, F)                                                                                  \
+    static void G##_from_hex(G *p, const char *const *v) {                                             \
+        limbs_from_hex(p->x.v, sizeof p->x.v / 8, v[0]);                                               \
+        limbs_from_hex(p->y.v, sizeof p->y.v / 8, v[1]);                                               \
+        F##_to_mont(&p->x, &p->x);                                                                     \
+        F##_to_mont(&p->y, &p->y);                                                                     \
+    }
+#define LOAD_G2(G, F)                                                                                  \
+    static void G##_from_hex(G *p, const char *const *v) {                                             \
+        F *c[4] = {&p->x.c0, &p->x.c1, &p->y.c0, &p->y.c1};                                             \
+        for (int i = 0; i < 4; i++) {                                                                  \
+            limbs_from_hex(c[i]->v, sizeof c[i]->v / 8, v[i]);                                         \
+            F##_to_mont(c[i], c[i]);                                                                   \
+        }                                                                                              \
+    }
+LOAD_G1(zp_bls12_g1, zp_bls12_fp)
+LOAD_G2(zp_bn254_g2, zp_bn254_fp)
+LOAD_G2(zp_bls12_g2, zp_bls12_fp)
+
+#define SUBGROUP_TEST(G, FR, NAME)                                                                     \
+    static void subgroup_in_##G(size_t iters) {                                                        \
+        G p;                                                                                           \
+        uint64_t k[4];                                                                                 \
+        memset(&p, 0, sizeof p);                                                                       \
+        CHECK_MSG(G##_is_in_subgroup_var(&p) && G##_is_in_subgroup_ref_var(&p), NAME ": O is in the group"); \
+        CHECK_MSG(G##_is_in_subgroup_var(&G##_generator), NAME ": the generator is in the group");     \
+        for (size_t i = 0; i < 8 * iters; i++) {                                                       \
+            rand_scalar(k, FR##_modulus.v);                                                            \
+            G##_ref_mul(&p, &G##_generator, k, 4);                                                     \
+            CHECK_MSG(G##_is_in_subgroup_var(&p) && G##_is_in_subgroup_ref_var(&p),                    \
+                      NAME ": a random point of the group passes");                                    \
+        }                                                                                              \
+    }
+#define SUBGROUP_OUT_TEST(G, FR, NAME, VEC)                                                            \
+    static void subgroup_out_##G(size_t iters) {                                                       \
+        G p, t, u;                                                                                     \
+        uint64_t k[4];                                                                                 \
+        for (size_t v = 0; v < sizeof VEC / sizeof VEC[0]; v++) {                                      \
+            G##_from_hex(&p, VEC[v]);                                                                  \
+            CHECK_MSG(G##_ref_on_curve(&p) && G##_is_on_curve_var(&p), NAME ": outside point %zu is on the curve", v); \
+            CHECK_MSG(!G##_is_in_subgroup_ref_var(&p), NAME ": outside point %zu: r·P != O", v);      \
+            CHECK_MSG(!G##_is_in_subgroup_var(&p), NAME ": outside point %zu is rejected", v);         \
+            G##_ref_neg(&u, &p);                                                                       \
+            CHECK_MSG(!G##_is_in_subgroup_var(&u), NAME ": -(outside point %zu) is rejected", v);      \
+            for (size_t i = 0; i < iters; i++) {                                                       \
+                rand_scalar(k, FR##_modulus.v);                                                        \
+                G##_ref_mul(&t, &G##_generator, k, 4);                                                 \
+                G##_ref_add(&u, &p, &t);                                                               \
+                CHECK_MSG(!G##_is_in_subgroup_var(&u), NAME ": outside point %zu plus a random point of the group is rejected", v); \
+            }                                                                                          \
+        }                                                                                              \
+    }
+SUBGROUP_TEST(zp_bn254_g1, zp_bn254_fr, "bn254 G1")
+SUBGROUP_TEST(zp_bn254_g2, zp_bn254_fr, "bn254 G2")
+SUBGROUP_TEST(zp_bls12_g1, zp_bls12_fr, "bls12-381 G1")
+SUBGROUP_TEST(zp_bls12_g2, zp_bls12_fr, "bls12-381 G2")
+SUBGROUP_OUT_TEST(zp_bn254_g2, zp_bn254_fr, "bn254 G2", bn254_g2_outside)
+SUBGROUP_OUT_TEST(zp_bls12_g1, zp_bls12_fr, "bls12-381 G1", bls12_g1_outside)
+SUBGROUP_OUT_TEST(zp_bls12_g2, zp_bls12_fr, "bls12-381 G2", bls12_g2_outside)
+
 int main(void) {
     zp_test_init("test_group");
     size_t iters = zp_test_iters(6);
@@ -238,5 +314,12 @@ int main(void) {
     test_zp_bn254_g2(iters);
     test_zp_bls12_g1(iters);
     test_zp_bls12_g2(iters);
+    subgroup_in_zp_bn254_g1(iters);
+    subgroup_in_zp_bn254_g2(iters);
+    subgroup_in_zp_bls12_g1(iters);
+    subgroup_in_zp_bls12_g2(iters);
+    subgroup_out_zp_bn254_g2(iters);
+    subgroup_out_zp_bls12_g1(iters);
+    subgroup_out_zp_bls12_g2(iters);
     return zp_test_done();
 }

@@ -189,6 +189,42 @@ def main():
         crv.append("#define %s_G2_GEN_INIT {{{%s}, {%s}}, {{%s}, {%s}}}" % (
             pre, c_limbs(mont(x0, p, n), n), c_limbs(mont(x1, p, n), n),
             c_limbs(mont(y0, p, n), n), c_limbs(mont(y1, p, n), n)))
+        # The subgroup tests (curve/subgroup.h) multiply by the curve
+        # parameter x and map points by endomorphisms whose eigenvalue on
+        # the group is a power of x; check each eigenvalue here.
+        xv = c["x"]
+        crv.append("#define %s_X_ABS 0x%xULL /* |x|, the curve parameter */" % (pre, abs(xv)))
+        crv.append("#define %s_X_IS_NEG %d" % (pre, 1 if xv < 0 else 0))
+        # psi, untwist-Frobenius-twist on G2: (conj(x)·cx, conj(y)·cy),
+        # which acts on G2 as [p mod r].
+        cx, cy = xi.pow((p - 1) // 3), xi.pow((p - 1) // 2)
+        if c["twist"] == "M":
+            cx, cy = cx.inv(), cy.inv()
+        conj = lambda e: Fp2(p, e.a, -e.b)
+        psi = lambda P: (conj(P[0]) * cx, conj(P[1]) * cy)
+        pg = psi(G2)
+        assert pg[1] * pg[1] == pg[0] * pg[0] * pg[0] + bt
+        assert pg == ec_mul(G2, p % r, Fp2(p, 0))
+        crv.append("#define %s_G2_PSI_X_INIT {{%s}, {%s}} /* psi(x, y) = (conj(x)·this, conj(y)·PSI_Y) */"
+                   % (pre, c_limbs(mont(cx.a, p, n), n), c_limbs(mont(cx.b, p, n), n)))
+        crv.append("#define %s_G2_PSI_Y_INIT {{%s}, {%s}}" % (pre, c_limbs(mont(cy.a, p, n), n), c_limbs(mont(cy.b, p, n), n)))
+        if cname == "bls12":
+            # phi(x, y) = (beta·x, y), beta the cube root of unity for
+            # which phi acts on G1 as [-x^2] (Scott 2021/1130's test).
+            g = 2
+            while pow(g, (p - 1) // 3, p) == 1:
+                g += 1
+            w = pow(g, (p - 1) // 3, p)
+            want = ec_mul(G1, (-xv * xv) % r, F(0))
+            beta = [b_ for b_ in (w, w * w % p) if (F(b_) * G1[0], G1[1]) == want]
+            assert len(beta) == 1
+            crv.append("#define %s_G1_BETA_INIT {%s} /* phi(x, y) = (beta·x, y) is [-x^2] on G1 */"
+                       % (pre, c_limbs(mont(beta[0], p, n), n)))
+        else:
+            # El Housni, Guillevic, Piellard 2022/348: for BN curves with
+            # x != 4 mod 13 and x != 92 mod 97, P is in G2 exactly when
+            # [x+1]P + psi([x]P) + psi^2([x]P) = psi^3([2x]P).
+            assert xv > 0 and xv % 13 != 4 and xv % 97 != 92
         crv.append("")
 
         # Pairing: the Frobenius coefficients gamma_{k,j} = xi^(j*(p^k-1)/6)
@@ -200,8 +236,6 @@ def main():
                 par.append("#define %s_FROB%d_%d_INIT {{%s}, {%s}}" % (pre, k, j, c_limbs(mont(g.a, p, n), n), c_limbs(mont(g.b, p, n), n)))
         xv = c["x"]
         loop = 6 * xv + 2 if cname == "bn254" else -xv
-        par.append("#define %s_X_ABS 0x%xULL /* |x|, the curve parameter */" % (pre, abs(xv)))
-        par.append("#define %s_X_IS_NEG %d" % (pre, 1 if xv < 0 else 0))
         if loop >= 1 << 64:
             par.append("#define %s_ATE_LOOP_HI 0x%xULL" % (pre, loop >> 64))
             par.append("#define %s_ATE_LOOP_LO 0x%016xULL /* 6x+2 */" % (pre, loop & ((1 << 64) - 1)))

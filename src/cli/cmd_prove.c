@@ -74,19 +74,19 @@ int zp_cmd_prove(int argc, char **argv) {
     if (verbose) {
         fprintf(stderr,
                 "proved: %s circuit, %u wires, %u public signals, domain 2^%d, %zu threads\n"
-                "  open key      %8.3f s\n"
-                "  read witness  %8.3f s\n"
-                "  matrices      %8.3f s  (the key's constraint matrices, compressed rows)\n"
-                "  synthesis     %8.3f s  (a = A·w, b = B·w, c = a∘b)\n"
-                "  prove_start   %8.3f s  (6 NTTs, A/B1/C/H MSMs)\n"
-                "  prove_finish  %8.3f s  (B2 MSM, assembly)\n"
-                "  self-verify   %8.3f s%s\n"
-                "  write         %8.3f s\n"
-                "  total         %8.3f s, peak RSS %.1f MiB\n",
+                "  open key      %9.2f ms\n"
+                "  read witness  %9.2f ms\n"
+                "  matrices      %9.2f ms  (the key's constraint matrices, compressed rows)\n"
+                "  synthesis     %9.2f ms  (a = A·w, b = B·w, c = a∘b)\n"
+                "  prove_start   %9.2f ms  (6 NTTs, A/B1/C/H MSMs)\n"
+                "  prove_finish  %9.2f ms  (B2 MSM, assembly)\n"
+                "  self-verify   %9.2f ms%s\n"
+                "  write         %9.2f ms\n"
+                "  total         %9.2f ms, peak RSS %.1f MiB\n",
                 zp_curve_name(zp_key_curve(key)), zp_key_wires(key), zp_key_public(key),
-                __builtin_ctz(zp_key_domain_size(key)), stats.threads, t_key - t0, t_wtns - t_key, stats.matrices_s,
-                stats.synth_s, stats.start_s,
-                stats.finish_s, stats.verify_s, verify ? "" : " (skipped)", t_write - t_prove, t_write - t0,
+                __builtin_ctz(zp_key_domain_size(key)), stats.threads, 1e3 * (t_key - t0), 1e3 * (t_wtns - t_key),
+                1e3 * stats.matrices_s, 1e3 * stats.synth_s, 1e3 * stats.start_s, 1e3 * stats.finish_s,
+                1e3 * stats.verify_s, verify ? "" : " (skipped)", 1e3 * (t_write - t_prove), 1e3 * (t_write - t0),
                 (double)zp_mem_peak_rss() / (1 << 20));
     }
     goto done;

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "curve/curve.h"
+#include "curve/subgroup.h"
 #include "field/params.h"
 
 /* The functions of one curve's descriptor, on bare limbs: the field and

@@ -354,10 +354,11 @@ static inline void P_(j_mul_var)(PJ *r, const PJ *p, const uint64_t *k, size_t k
     *r = acc;
 }
 
-/* The subgroup check: r·p == infinity, r the scalar field's modulus.
- * Needed for G2 (and BLS12-381 G1), whose curves have cofactors. Variable
- * time: for checking public points. */
-static inline int P_(is_in_subgroup_var)(const ZP_P *p) {
+/* Subgroup membership by its definition: r·p == infinity, r the scalar
+ * field's modulus. curve/subgroup.h has the fast tests that the readers
+ * use (is_in_subgroup_var); this is the reference they are tested
+ * against. Variable time: for public points. */
+static inline int P_(is_in_subgroup_ref_var)(const ZP_P *p) {
     PJ j, t;
     P_(j_from_affine)(&j, p);
     P_(j_mul_var)(&t, &j, ZP_CAT(ZP_P_SCALAR, _modulus).v, 4);
