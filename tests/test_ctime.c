@@ -144,7 +144,7 @@ static void ct_prover(zp_curve curve) {
     prove_with(&public_proof, pk, mat, w, r_pub, s_pub);
     CHECK_MSG(memcmp(&secret_proof, &public_proof, sizeof secret_proof) == 0,
               "%s: the proof with secret r, s is the proof for those r, s", zp_curve_name(curve));
-    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &secret_proof) == 1, "%s: the proof verifies",
+    CHECK_MSG(zp_groth16_verify_with_pk(pk, w, &secret_proof, NULL) == 1, "%s: the proof verifies",
               zp_curve_name(curve));
     free(mat);
     free(w);

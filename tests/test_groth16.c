@@ -58,19 +58,25 @@ static void check_joint_matches_serial(const zp_groth16_pk *pk, const uint64_t *
               zp_curve_name(pk->curve), pk->domain_size);
 }
 
-/* The plain and the prepared verifier's common answer; -2 when they
+/* The plain and the prepared verifier's common answer, each serial and
+ * with its Miller loops as two tasks on the test's pool; -2 when they
  * disagree. */
+static const zp_parallel *verify_par;
 static int verify_both(const zp_groth16_pk *pk, const zp_groth16_pvk *pvk, const uint64_t *w,
                        const zp_groth16_proof *proof) {
-    int plain = zp_groth16_verify_with_pk(pk, w, proof);
-    int prepared = zp_groth16_verify_prepared(pvk, zp_groth16_witness_public(w), proof);
-    return plain == prepared ? plain : -2;
+    const uint64_t *pub = zp_groth16_witness_public(w);
+    int plain = zp_groth16_verify_with_pk(pk, w, proof, NULL);
+    int prepared = zp_groth16_verify_prepared(pvk, pub, proof, NULL);
+    int plain_par = zp_groth16_verify_with_pk(pk, w, proof, verify_par);
+    int prepared_par = zp_groth16_verify_prepared(pvk, pub, proof, verify_par);
+    return plain == prepared && plain == plain_par && plain == prepared_par ? plain : -2;
 }
 
 static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_parallel *par) {
     chain_circuit c;
     zp_error err;
     chain_build(&c, curve, m, npub);
+    verify_par = par;
     zp_groth16_setup_key key;
     CHECK(zp_groth16_setup(&key, &c.cs, par, &err) == ZP_OK);
     const zp_groth16_pk *pk = &key.pk;

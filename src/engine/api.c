@@ -326,8 +326,8 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     stat.start_s = t3 - t2;
     stat.finish_s = t4 - t3;
     if (!pr->skip_verify) {
-        int ok = pr->pvk != NULL ? zp_groth16_verify_prepared(pr->pvk, zp_groth16_witness_public(w), &p)
-                                 : zp_groth16_verify_with_pk(pk, w, &p);
+        int ok = pr->pvk != NULL ? zp_groth16_verify_prepared(pr->pvk, zp_groth16_witness_public(w), &p, &pr->par)
+                                 : zp_groth16_verify_with_pk(pk, w, &p, &pr->par);
         stat.verify_s = zp_clock_now() - t4;
         if (ok != 1) {
             return ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")

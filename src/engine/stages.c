@@ -337,8 +337,8 @@ static zp_status final_work(stage_worker *w, engine_part *p, zp_error *err) {
     if (st != ZP_OK) return st;
     if (!e->opt.skip_verify) {
         const zp_groth16_pvk *pvk = p->job->key->pvk;
-        int ok = pvk != NULL ? zp_groth16_verify_prepared(pvk, zp_groth16_witness_public(wit), &p->proof)
-                             : zp_groth16_verify_with_pk(pk, wit, &p->proof);
+        int ok = pvk != NULL ? zp_groth16_verify_prepared(pvk, zp_groth16_witness_public(wit), &p->proof, &w->par)
+                             : zp_groth16_verify_with_pk(pk, wit, &p->proof, &w->par);
         if (ok < 0) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof");
         if (ok == 0) {
             memset(&p->proof, 0, sizeof p->proof);

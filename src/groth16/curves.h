@@ -30,13 +30,16 @@ typedef struct zp_groth16_curve {
                              const zp_parallel *par);
     void (*prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,
                          const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
-    int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);
+    /* par: the pool the two halves of the Miller loops may run on (NULL:
+     * serial) */
+    int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,
+                  const zp_parallel *par);
     /* a prepared verifying key's curve part (zp_groth16_pvk): its size,
      * making it from the vk, and verifying through it */
     size_t (*pvk_size)(void);
     void (*pvk_make)(void *data, const zp_groth16_vk *vk);
     int (*verify_prepared)(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,
-                           const zp_groth16_proof *proof);
+                           const zp_groth16_proof *proof, const zp_parallel *par);
     /* log_n: the domain the constraint system needs, checked by the caller */
     zp_status (*setup)(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,
                        const zp_parallel *par, zp_error *err);
@@ -63,11 +66,12 @@ zp_status zp_groth16_curve_lookup(const zp_groth16_curve **out, zp_curve id, zp_
                                       const zp_parallel *par);                                                  \
     void g##_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,     \
                                   const uint64_t *witness, void *msm_scratch, const zp_parallel *par);          \
-    int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof);                \
+    int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,                 \
+                           const zp_parallel *par);                                                             \
     size_t g##_groth16_pvk_size(void);                                                                          \
     void g##_groth16_pvk_make(void *data, const zp_groth16_vk *vk);                                             \
     int g##_groth16_verify_prepared(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,             \
-                                    const zp_groth16_proof *proof);                                             \
+                                    const zp_groth16_proof *proof, const zp_parallel *par);                     \
     zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,      \
                                 const zp_parallel *par, zp_error *err);                                         \
     void g##_groth16_vk_alphabeta(uint64_t out[ZP_GROTH16_ALPHABETA_LIMBS], const uint64_t *alpha1,             \

@@ -104,8 +104,10 @@ int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gro
 void zp_groth16_vk_of_pk(zp_groth16_vk *vk, const zp_groth16_pk *pk);
 
 /* Verifies a proof against the verification key inside a proving key, with
- * the public values taken from the witness: the prover's self-check. */
-int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof);
+ * the public values taken from the witness: the prover's self-check. Its
+ * Miller loops run as two tasks on par (NULL: serial). */
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof,
+                              const zp_parallel *par);
 
 /* A verification key prepared for many proofs (a loaded key's self-checks):
  * the Miller loop of (α, β) and the lines of γ and δ, made once (about one
@@ -119,8 +121,10 @@ zp_groth16_pvk *zp_groth16_pvk_new(const zp_groth16_vk *vk);
 /* The same for the vk inside a proving key, which must outlive the pvk. */
 zp_groth16_pvk *zp_groth16_pvk_of_pk(const zp_groth16_pk *pk);
 void zp_groth16_pvk_free(zp_groth16_pvk *pvk);
-/* As zp_groth16_verify, through the prepared key. */
-int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof);
+/* As zp_groth16_verify, through the prepared key; the Miller loops as two
+ * tasks on par (NULL: serial). */
+int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof,
+                               const zp_parallel *par);
 
 /* A uniformly random scalar below the curve's group order, from the OS;
  * ZP_ERR_ARG for an unknown curve. */

@@ -112,7 +112,7 @@ int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gro
     if (proof->curve != vk->curve) return 0;
     const zp_groth16_curve *gc = zp_groth16_curve_get(vk->curve);
     if (gc == NULL) return -1;
-    return gc->verify(vk, pub, proof);
+    return gc->verify(vk, pub, proof, NULL);
 }
 
 void zp_groth16_vk_of_pk(zp_groth16_vk *vk, const zp_groth16_pk *pk) {
@@ -126,10 +126,14 @@ void zp_groth16_vk_of_pk(zp_groth16_vk *vk, const zp_groth16_pk *pk) {
     vk->ic = (uint64_t *)(uintptr_t)pk->ic; /* read only: verify does not write it */
 }
 
-int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof) {
+int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, const zp_groth16_proof *proof,
+                              const zp_parallel *par) {
     zp_groth16_vk vk;
     zp_groth16_vk_of_pk(&vk, pk);
-    return zp_groth16_verify(&vk, zp_groth16_witness_public(witness), proof);
+    if (proof->curve != vk.curve) return 0;
+    const zp_groth16_curve *gc = zp_groth16_curve_get(vk.curve);
+    if (gc == NULL) return -1;
+    return gc->verify(&vk, zp_groth16_witness_public(witness), proof, par);
 }
 
 struct zp_groth16_pvk {
@@ -157,7 +161,8 @@ zp_groth16_pvk *zp_groth16_pvk_of_pk(const zp_groth16_pk *pk) {
 
 void zp_groth16_pvk_free(zp_groth16_pvk *pvk) { free(pvk); }
 
-int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof) {
+int zp_groth16_verify_prepared(const zp_groth16_pvk *pvk, const uint64_t *pub, const zp_groth16_proof *proof,
+                               const zp_parallel *par) {
     if (proof->curve != pvk->vk.curve) return 0;
-    return pvk->gc->verify_prepared(pvk->data, &pvk->vk, pub, proof);
+    return pvk->gc->verify_prepared(pvk->data, &pvk->vk, pub, proof, par);
 }

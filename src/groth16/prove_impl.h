@@ -347,9 +347,41 @@ static int X_(vk_l)(G1 *out, const zp_groth16_vk *vk, const uint64_t *pub) {
     return 0;
 }
 
+/* The verifier's Miller loops in two halves, one task each: with a pool
+ * (the prover's self-check) they run on two cores, and only the final
+ * exponentiation is serial. Half i is the loop over n[i] general pairs
+ * and m[i] pairs with prepared lines; the product of the halves is the
+ * loop over all the pairs, exactly. */
+typedef struct {
+    const G1 *p[2], *pl[2];
+    const G2 *q[2];
+    const ZP_CAT(ZP_G, _g2_lines) *const *lines[2];
+    size_t n[2], m[2];
+    ZP_CAT(ZP_G, _fp12) f[2];
+} X_(miller_halves);
+
+static void X_(miller_half_task)(void *arg, size_t i, size_t worker) {
+    (void)worker;
+    X_(miller_halves) *h = arg;
+    X_(miller_loop_lines_var)(&h->f[i], h->p[i], h->q[i], h->n[i], h->pl[i], h->lines[i], h->m[i]);
+}
+
+/* 1 when the product of the halves' loops, after the final
+ * exponentiation (times extra, when not NULL), is one. */
+static int X_(miller_halves_check)(X_(miller_halves) *h, const ZP_CAT(ZP_G, _fp12) *extra, const zp_parallel *par) {
+    ZP_CAT(ZP_G, _fp12) f;
+    zp_parallel_for(par, 2, X_(miller_half_task), h);
+    ZP_CAT(ZP_G, _fp12_mul)(&f, &h->f[0], &h->f[1]);
+    if (extra != NULL) ZP_CAT(ZP_G, _fp12_mul)(&f, &f, extra);
+    X_(final_exp)(&f, &f);
+    return ZP_CAT(ZP_G, _fp12_is_one_var)(&f);
+}
+
 /* e(π_A, π_B) = e(α, β)·e(L, γ)·e(π_C, δ), checked as one product of four
- * pairings with a shared final exponentiation. */
-int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
+ * pairings with a shared final exponentiation: (-π_A, π_B) and (α, β) in
+ * one half, (L, γ) and (π_C, δ) in the other. */
+int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,
+                       const zp_parallel *par) {
     G1 p[4];
     G2 q[4];
     if (X_(vk_l)(&p[2], vk, pub) < 0) return -1;
@@ -360,7 +392,8 @@ int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gr
     memcpy(&q[2], vk->gamma2, sizeof(G2));
     memcpy(&p[3], proof->c, sizeof(G1));
     memcpy(&q[3], vk->delta2, sizeof(G2));
-    return X_(pairing_product_is_one_var)(p, q, 4);
+    X_(miller_halves) h = {.p = {p, p + 2}, .q = {q, q + 2}, .n = {2, 2}};
+    return X_(miller_halves_check)(&h, NULL, par);
 }
 
 /* The prepared part of a verifying key (groth16.h, zp_groth16_pvk): the
@@ -387,9 +420,10 @@ void X_(groth16_pvk_make)(void *data, const zp_groth16_vk *vk) {
 }
 
 /* The same check as groth16_verify: (π_A, π_B) through a general Miller
- * loop, L and π_C through the lines of γ and δ, times the loop of (α, β). */
+ * loop in one half, L and π_C through the lines of γ and δ in the other,
+ * times the loop of (α, β). */
 int X_(groth16_verify_prepared)(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,
-                                const zp_groth16_proof *proof) {
+                                const zp_groth16_proof *proof, const zp_parallel *par) {
     const X_(pvk_data) *d = data;
     G1 a, pl[2];
     G2 b;
@@ -398,11 +432,9 @@ int X_(groth16_verify_prepared)(const void *data, const zp_groth16_vk *vk, const
     memcpy(&b, proof->b, sizeof b);
     memcpy(&pl[1], proof->c, sizeof(G1));
     const ZP_CAT(ZP_G, _g2_lines) *lines[2] = {&d->gamma, &d->delta};
-    ZP_CAT(ZP_G, _fp12) f;
-    X_(miller_loop_lines_var)(&f, &a, &b, 1, pl, lines, 2);
-    ZP_CAT(ZP_G, _fp12_mul)(&f, &f, &d->alpha_beta);
-    X_(final_exp)(&f, &f);
-    return ZP_CAT(ZP_G, _fp12_is_one_var)(&f);
+    X_(miller_halves) h = {.p = {&a, NULL}, .q = {&b, NULL}, .n = {1, 0}, .pl = {NULL, pl}, .lines = {NULL, lines},
+                           .m = {0, 2}};
+    return X_(miller_halves_check)(&h, &d->alpha_beta, par);
 }
 
 #undef X_
