@@ -39,6 +39,7 @@ case "$RUNS" in '' | *[!0-9]* | 0) echo "RUNS must be a number > 0" >&2; exit 2 
 "$ZKPIPE" fullprove --help >/dev/null 2>&1 || { echo "$ZKPIPE has no fullprove command" >&2; exit 2; }
 # shellcheck source=timing.sh
 . "$HERE/timing.sh"
+PROC_TIME="$(dirname "$ZKPIPE")/zkpipe-bench-proc" # timing.sh's timer, when built beside zkpipe
 
 # the circuits (and circom's compiles), as bench/witgen.sh makes them
 CURVES="${curves[*]}" RUNS=0 bash "$HERE/witgen.sh" - "$WORK" "${circuits[@]}" >&2

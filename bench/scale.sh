@@ -52,8 +52,9 @@ bash "$ROOT/scripts/deps.sh" >&2
 # shellcheck source=timing.sh
 . "$HERE/timing.sh"
 BUILD="$ROOT/build"
-build_release "$ROOT" "$BUILD" zkpipe zkpipe-bench-circuit
+build_release "$ROOT" "$BUILD" zkpipe zkpipe-bench-circuit zkpipe-bench-proc
 ZKPIPE="$BUILD/zkpipe"
+PROC_TIME="$BUILD/zkpipe-bench-proc" # timing.sh's timer
 SNARKJS="$ROOT/node_modules/.bin/snarkjs"
 
 # check NAME DIR PROOF PUBLIC: snarkjs groth16 verify, or stop

@@ -83,6 +83,7 @@ fi
 # timed OUTFILE CMD... and stats FILE (whole processes, wall time and peak RSS)
 # shellcheck source=timing.sh
 . "$HERE/timing.sh"
+[ "$ZKPIPE" = - ] || PROC_TIME="$(dirname "$ZKPIPE")/zkpipe-bench-proc" # timing.sh's timer, when built beside zkpipe
 # r1cs_constraints FILE: the header's constraint count
 r1cs_constraints() {
     node -e '
