@@ -60,6 +60,7 @@ typedef struct {
     zp_ifma_field fld;
     /* the sorted path's (msm_sorted_impl.h) */
     MA *node, *value, *run; /* tree nodes; each bucket's sum; the reduction's segments */
+    size_t node_cap;        /* the nodes: the slots' trees are summed in batches that fit */
     uint32_t *entry, *start, *count, *active;
 } M_(affine_ws);
 

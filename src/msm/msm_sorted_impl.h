@@ -41,6 +41,14 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
  * loop 7.6 instead of 8.3 MiB of peak RSS, in the same time. */
 #define MSM_SORTED_BATCH_MIN 512
 
+/* The tree nodes of a tile: the slots' trees are summed in batches whose
+ * round-one nodes fit this many bytes, or one list's (a slot's list holds
+ * at most n entries, one per point, so n/2 + 1 nodes always take one
+ * more slot). All the slots at once took group·n/2 nodes: 4.2 MB per
+ * worker for a 2^13-point BN254 G2 MSM, most of a small proof's memory;
+ * a batch of 1 MiB still fills several flushes per round. */
+#define MSM_SORTED_NODE_BYTES ((size_t)1 << 20)
+
 /* Lays out the workspace of a tile of `group` windows over n points with
  * 2^(c-1) buckets per window and returns its size; with base 0 it only
  * measures. A flush holds at most a round of the tree sums (no more pairs
@@ -52,6 +60,9 @@ static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, 
                                    int simd) {
     size_t nb = (size_t)1 << (c - 1), slots = group * nb;
     size_t nodes = (group * n + slots) / 2 + 1; /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
+    size_t node_cap = MSM_SORTED_NODE_BYTES / sizeof(MA);
+    if (node_cap < n / 2 + 1) node_cap = n / 2 + 1;
+    if (nodes > node_cap) nodes = node_cap;
     size_t steps = 0; /* a last group may be shorter, with more segments */
     for (size_t nw = 1; nw <= group; nw++) {
         size_t pairs = 2 * nw * M_(sorted_segments)(nw, nb);
@@ -63,6 +74,7 @@ static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, 
     cap = cap < most ? (cap + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN : most;
     uintptr_t p = base;
     MSM_CARVE(node, MA, nodes);
+    ws->node_cap = nodes;
     MSM_CARVE(value, MA, slots);
     MSM_CARVE(run, MA, 2 * slots);
     p = M_(batch_layout)(ws, p, cap, simd, base != 0);
@@ -112,55 +124,60 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
     }
 }
 
-/* value[s] = the sum of slot s's list, for every slot. Round one pairs
- * the points of each list into nodes (start[s] becomes the list's first
- * node, count[s] its length); each later round adds node 2j and 2j+1 into
- * node j (push_flush: safe in place). */
+/* value[s] = the sum of slot s's list, for every slot, in batches of
+ * slots whose round-one nodes fit node_cap. Round one pairs the points of
+ * each list into nodes (start[s] becomes the list's first node, count[s]
+ * its length); each later round adds node 2j and 2j+1 into node j
+ * (push_flush: safe in place); every round is one batch of additions. */
 static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
-    size_t used = 0, n_active = 0;
-    for (size_t s = 0; s < slots; s++) {
-        const uint32_t *e = ws->entry + ws->start[s];
-        size_t m = ws->start[s + 1] - ws->start[s];
-        if (m == 0) {
-            M_(set_inf)(&ws->value[s]);
-            ws->count[s] = 0;
-            continue;
-        }
-        if (m == 1) {
-            M_(load)(&ws->value[s], &points[e[0] & 0x7fffffffu], (int)(e[0] >> 31));
-            ws->count[s] = 0;
-            continue;
-        }
-        MA *nd = ws->node + used;
-        for (size_t j = 0; j + 1 < m; j += 2) {
-            M_(push_flush)(ws, &points[e[j] & 0x7fffffffu], (int)(e[j] >> 31), &points[e[j + 1] & 0x7fffffffu],
-                            (int)(e[j + 1] >> 31), &nd[j / 2]);
-        }
-        if (m & 1) M_(load)(&nd[m / 2], &points[e[m - 1] & 0x7fffffffu], (int)(e[m - 1] >> 31));
-        ws->start[s] = (uint32_t)used;
-        ws->count[s] = (uint32_t)((m + 1) / 2);
-        used += (m + 1) / 2;
-        if (ws->count[s] > 1) ws->active[n_active++] = (uint32_t)s;
-    }
-    M_(flush)(ws);
-    while (n_active > 0) {
-        size_t still = 0;
-        for (size_t a = 0; a < n_active; a++) {
-            uint32_t s = ws->active[a];
-            size_t m = ws->count[s];
-            MA *nd = ws->node + ws->start[s];
-            for (size_t j = 0; j + 1 < m; j += 2) M_(push_flush)(ws, &nd[j], 0, &nd[j + 1], 0, &nd[j / 2]);
-            /* the odd one out moves by a copy in the batch, after the
-             * pairs that read the slot it goes to */
-            if (m & 1) M_(push_flush)(ws, &nd[m - 1], 0, NULL, 0, &nd[m / 2]);
+    size_t s = 0;
+    while (s < slots) {
+        size_t first = s, used = 0, n_active = 0;
+        for (; s < slots; s++) {
+            const uint32_t *e = ws->entry + ws->start[s];
+            size_t m = ws->start[s + 1] - ws->start[s];
+            if (m >= 2 && used + (m + 1) / 2 > ws->node_cap) break; /* the next batch's (never the first slot) */
+            if (m == 0) {
+                M_(set_inf)(&ws->value[s]);
+                ws->count[s] = 0;
+                continue;
+            }
+            if (m == 1) {
+                M_(load)(&ws->value[s], &points[e[0] & 0x7fffffffu], (int)(e[0] >> 31));
+                ws->count[s] = 0;
+                continue;
+            }
+            MA *nd = ws->node + used;
+            for (size_t j = 0; j + 1 < m; j += 2) {
+                M_(push_flush)(ws, &points[e[j] & 0x7fffffffu], (int)(e[j] >> 31), &points[e[j + 1] & 0x7fffffffu],
+                                (int)(e[j + 1] >> 31), &nd[j / 2]);
+            }
+            if (m & 1) M_(load)(&nd[m / 2], &points[e[m - 1] & 0x7fffffffu], (int)(e[m - 1] >> 31));
+            ws->start[s] = (uint32_t)used;
             ws->count[s] = (uint32_t)((m + 1) / 2);
-            if (ws->count[s] > 1) ws->active[still++] = s;
+            used += (m + 1) / 2;
+            if (ws->count[s] > 1) ws->active[n_active++] = (uint32_t)s;
         }
         M_(flush)(ws);
-        n_active = still;
-    }
-    for (size_t s = 0; s < slots; s++) {
-        if (ws->count[s] > 0) ws->value[s] = ws->node[ws->start[s]];
+        while (n_active > 0) {
+            size_t still = 0;
+            for (size_t a = 0; a < n_active; a++) {
+                uint32_t t = ws->active[a];
+                size_t m = ws->count[t];
+                MA *nd = ws->node + ws->start[t];
+                for (size_t j = 0; j + 1 < m; j += 2) M_(push_flush)(ws, &nd[j], 0, &nd[j + 1], 0, &nd[j / 2]);
+                /* the odd one out moves by a copy in the batch, after the
+                 * pairs that read the slot it goes to */
+                if (m & 1) M_(push_flush)(ws, &nd[m - 1], 0, NULL, 0, &nd[m / 2]);
+                ws->count[t] = (uint32_t)((m + 1) / 2);
+                if (ws->count[t] > 1) ws->active[still++] = t;
+            }
+            M_(flush)(ws);
+            n_active = still;
+        }
+        for (size_t t = first; t < s; t++) {
+            if (ws->count[t] > 0) ws->value[t] = ws->node[ws->start[t]];
+        }
     }
 }
 
