@@ -1,11 +1,12 @@
 #include "field/ifma.h"
+#include "field/mont.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int zp_ifma_available(void) {
 #if defined(ZP_IFMA)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
+    return zp_cpu_has_ifma();
 #else
     return 0;
 #endif

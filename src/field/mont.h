@@ -263,6 +263,9 @@ ZP_INLINE void zp_mont_sqr_portable(uint64_t *r, const uint64_t *a, const uint64
  * it is on. For tests and benchmarks: call it while no other thread does
  * field arithmetic. */
 int zp_field_adx_use(int mode);
+/* Whether the CPU has AVX-512F and IFMA and the OS saves their state
+ * (asked by cpu.c's constructor; field/ifma.h decides what to do with it). */
+int zp_cpu_has_ifma(void);
 
 #if defined(ZP_FIELD_ADX) && defined(__x86_64__)
 #include "field/mont_x86_64.h"
