@@ -45,9 +45,11 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
  * round-one nodes fit this many bytes, or one list's (a slot's list holds
  * at most n entries, one per point, so n/2 + 1 nodes always take one
  * more slot). All the slots at once took group·n/2 nodes: 4.2 MB per
- * worker for a 2^13-point BN254 G2 MSM, most of a small proof's memory;
- * a batch of 1 MiB still fills several flushes per round. */
-#define MSM_SORTED_NODE_BYTES ((size_t)1 << 20)
+ * worker for a 2^13-point BN254 G2 MSM, most of a small proof's memory.
+ * A batch that fits in L2 is also faster: against 1 MiB, 256 KiB gave
+ * 2^13 proofs 5-15% faster in zkpipe-bench-prover, 2^11 within noise,
+ * and 128 KiB no better. */
+#define MSM_SORTED_NODE_BYTES ((size_t)256 << 10)
 
 /* Lays out the workspace of a tile of `group` windows over n points with
  * 2^(c-1) buckets per window and returns its size; with base 0 it only
