@@ -231,7 +231,12 @@ static void test_numbers(const modulus_case *bn) {
         {"1e30", "1000000000000000019884624838656"},
         {"123456789012345678901234567890", "123456789012345677877719597056"},
         {"1e-400", "0"},
+        {"4503599627370497", "4503599627370497"}, /* 2^52 + 1: the last bit of the mantissa */
+        {"1e100", "10000000000000000159028911097599180468360808563945281389781327557747838772170381060813469985856815104"},
+        {"-1e30", "-1000000000000000019884624838656"},
+        {"0.5", ""},
         {"1.5", ""},
+        {"4503599627370495.5", ""}, /* 2^52 - 0.5: the smallest fraction bit there is */
         {"5e-324", ""},
         {"1e400", ""}, /* Infinity: BigInt throws; jansson refuses */
     };
@@ -243,7 +248,7 @@ static void test_numbers(const modulus_case *bn) {
             CHECK_MSG(!ok, "%s should be refused", cases[i].json);
             continue;
         }
-        char quoted[80];
+        char quoted[160];
         snprintf(quoted, sizeof quoted, "\"%s\"", cases[i].decimal);
         CHECK(one_value(want, quoted, bn, &err));
         CHECK_MSG(ok && memcmp(got, want, 32) == 0, "%s: %s", cases[i].json, ok ? "wrong value" : err.message);

@@ -28,6 +28,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "base/dynlib.h"
 #include "base/error.h"
 #include "store/sqlite_internal.h"
 
@@ -108,8 +109,8 @@ static const char UPGRADE_3[] =
 /* The last SQLite error of the connection as a zp_status and a message
  * "<path>: <what>: <sqlite's message> (<errno text>)". */
 zp_status store_db_error(sq_store *s, zp_error *err, const char *what) {
-    int code = sqlite3_errcode(s->db), prim = code & 0xff;
-    int sys = sqlite3_system_errno(s->db);
+    int code = sq.errcode(s->db), prim = code & 0xff;
+    int sys = sq.system_errno(s->db);
     zp_status st = ZP_ERR_IO;
     if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB) st = ZP_ERR_FORMAT;
     else if (prim == SQLITE_NOMEM) st = ZP_ERR_NOMEM;
@@ -117,8 +118,8 @@ zp_status store_db_error(sq_store *s, zp_error *err, const char *what) {
     int os = prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN || prim == SQLITE_FULL || prim == SQLITE_READONLY ||
              prim == SQLITE_PERM;
     if (sys != 0 && os)
-        return zp_error_set(err, st, "%s: %s: %s (%s)", s->path, what, sqlite3_errmsg(s->db), strerror(sys));
-    return zp_error_set(err, st, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+        return zp_error_set(err, st, "%s: %s: %s (%s)", s->path, what, sq.errmsg(s->db), strerror(sys));
+    return zp_error_set(err, st, "%s: %s: %s", s->path, what, sq.errmsg(s->db));
 }
 
 zp_status store_no_job(sq_store *s, zp_error *err, int64_t id) {
@@ -128,7 +129,7 @@ zp_status store_no_job(sq_store *s, zp_error *err, int64_t id) {
 /* ---- statements ---- */
 
 zp_status store_prepare(sqlite3_stmt **st, sq_store *s, const char *sql, const char *what, zp_error *err) {
-    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+    if (sq.prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
         *st = NULL;
         return store_db_error(s, err, what);
     }
@@ -138,13 +139,13 @@ zp_status store_prepare(sqlite3_stmt **st, sq_store *s, const char *sql, const c
 /* sqlite3_step: SQLITE_ROW or SQLITE_DONE, or the error set and minus its
  * zp_status (err may be NULL). */
 int store_step(sqlite3_stmt *st, sq_store *s, const char *what, zp_error *err) {
-    int rc = sqlite3_step(st);
+    int rc = sq.step(st);
     if (rc == SQLITE_ROW || rc == SQLITE_DONE) return rc;
     return -(int)store_db_error(s, err, what);
 }
 
 zp_status store_exec(sq_store *s, const char *sql, const char *what, zp_error *err) {
-    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) return store_db_error(s, err, what);
+    if (sq.exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) return store_db_error(s, err, what);
     return ZP_OK;
 }
 
@@ -154,9 +155,9 @@ static zp_status pragma_int(int64_t *v, sq_store *s, const char *sql, const char
     zp_status rc = store_prepare(&st, s, sql, what, err);
     if (rc != ZP_OK) return rc;
     int r = store_step(st, s, what, err);
-    if (r == SQLITE_ROW) *v = sqlite3_column_int64(st, 0);
+    if (r == SQLITE_ROW) *v = sq.column_int64(st, 0);
     else if (r == SQLITE_DONE) *v = 0;
-    sqlite3_finalize(st);
+    sq.finalize(st);
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
@@ -171,12 +172,12 @@ zp_status store_commit(sq_store *s, const char *what, zp_error *err) {
 /* After a failure inside a transaction; some errors (disk full, I/O) roll
  * back by themselves, hence the check. */
 void store_rollback(sq_store *s) {
-    if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    if (!sq.get_autocommit(s->db)) sq.exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 void store_copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col) {
-    const unsigned char *t = sqlite3_column_text(st, col);
-    size_t n = t ? (size_t)sqlite3_column_bytes(st, col) : 0;
+    const unsigned char *t = sq.column_text(st, col);
+    size_t n = t ? (size_t)sq.column_bytes(st, col) : 0;
     if (n >= cap) n = cap - 1;
     if (n) memcpy(dst, t, n);
     dst[n] = '\0';
@@ -196,13 +197,13 @@ const char *store_state_name(zp_job_state state) {
 
 /* Appends a column's text (NO_STR for NULL); 0 when out of memory. */
 int store_pool_add(size_t *off, strpool *p, sqlite3_stmt *st, int col) {
-    if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+    if (sq.column_type(st, col) == SQLITE_NULL) {
         *off = NO_STR;
         return 1;
     }
-    const unsigned char *t = sqlite3_column_text(st, col);
+    const unsigned char *t = sq.column_text(st, col);
     if (t == NULL) return 0; /* text conversion failed: out of memory */
-    size_t n = (size_t)sqlite3_column_bytes(st, col);
+    size_t n = (size_t)sq.column_bytes(st, col);
     if (p->len + n + 1 > p->cap) {
         size_t cap = p->cap ? p->cap : 4096;
         while (cap < p->len + n + 1) cap *= 2;
@@ -316,14 +317,14 @@ static zp_status quick_check(sq_store *s, const char *sql, int rows_ok, zp_error
     if (rc != ZP_OK) return rc;
     int r = SQLITE_DONE;
     while (rc == ZP_OK && (r = store_step(st, s, "checking the file", err)) == SQLITE_ROW) {
-        const char *t = (const char *)sqlite3_column_text(st, 0);
+        const char *t = (const char *)sq.column_text(st, 0);
         if (t != NULL && (strcmp(t, "ok") == 0 || (rows_ok && row_level(t)))) continue;
         rc = zp_error_set(err, ZP_ERR_FORMAT, "%s: corrupt (quick_check): %s", s->path, t ? t : "no answer");
         for (char *c = err ? err->message : NULL; c && *c; c++) /* one line */
             if (*c == '\n') *c = ' ';
     }
     if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
-    sqlite3_finalize(st);
+    sq.finalize(st);
     return rc;
 }
 
@@ -331,13 +332,13 @@ static zp_status open_db(sq_store *s, zp_error *err) {
     zp_status rc = take_lock(s, err);
     if (rc != ZP_OK) return rc;
     /* NOMUTEX: s->lock already serializes every use of the connection. */
-    int orc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    int orc = sq.open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (s->db == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: opening the store: out of memory", s->path);
     if (orc != SQLITE_OK) return store_db_error(s, err, "opening the store");
-    if (sqlite3_db_readonly(s->db, "main") == 1)
+    if (sq.db_readonly(s->db, "main") == 1)
         return zp_error_set(err, ZP_ERR_IO, "%s: opening the store: the file is read-only", s->path);
-    sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, ZP_STORE_BUSY_MS);
+    sq.extended_result_codes(s->db, 1);
+    sq.busy_timeout(s->db, ZP_STORE_BUSY_MS);
 
     /* The first statement that reads the file: a stranger's file fails here
      * with "file is not a database". */
@@ -345,14 +346,14 @@ static zp_status open_db(sq_store *s, zp_error *err) {
     if ((rc = store_prepare(&st, s, "PRAGMA journal_mode=WAL", "opening the store", err)) != ZP_OK) return rc;
     int r = store_step(st, s, "opening the store", err);
     if (r == SQLITE_ROW) {
-        const char *mode = (const char *)sqlite3_column_text(st, 0);
+        const char *mode = (const char *)sq.column_text(st, 0);
         if (mode == NULL || strcmp(mode, "wal") != 0)
             rc = zp_error_set(err, ZP_ERR_IO, "%s: opening the store: cannot use WAL mode (journal mode %s)", s->path,
                               mode ? mode : "unknown");
     } else if (r < 0) {
         rc = (zp_status)-r;
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     if (rc != ZP_OK) return rc;
     /* secure_delete=FAST: Debian's default (ON) would rewrite every
      * expired proof's pages with zeros; proofs are no secret. */
@@ -368,9 +369,22 @@ static zp_status open_db(sq_store *s, zp_error *err) {
 
 static void sq_close(zp_store *base);
 
+sq_api sq;
+
+zp_status sq_load(zp_error *err) {
+    static int once;
+    static const char *const sonames[] = {"libsqlite3.so.0", "libsqlite3.so", NULL};
+#define SYM(f) {"sqlite3_" #f, (void **)&sq.f}
+    const zp_dynsym syms[] = {SYM(bind_double), SYM(bind_int), SYM(bind_int64), SYM(bind_null), SYM(bind_parameter_count), SYM(bind_text), SYM(busy_timeout), SYM(changes), SYM(close_v2), SYM(column_bytes), SYM(column_double), SYM(column_int), SYM(column_int64), SYM(column_text), SYM(column_type), SYM(db_readonly), SYM(errcode), SYM(errmsg), SYM(exec), SYM(extended_result_codes), SYM(finalize), SYM(get_autocommit), SYM(last_insert_rowid), SYM(open_v2), SYM(prepare_v2), SYM(reset), SYM(step), SYM(system_errno)};
+#undef SYM
+    return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libsqlite3-0", err);
+}
+
 static zp_status sq_open(zp_store **out, const char *path, zp_error *err) {
     *out = NULL;
     if (path == NULL || *path == '\0') return zp_error_set(err, ZP_ERR_ARG, "store: no database path");
+    zp_status loaded = sq_load(err);
+    if (loaded != ZP_OK) return loaded;
     size_t len = strlen(path);
     sq_store *s = calloc(1, sizeof *s + len + 1);
     if (s == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
@@ -402,7 +416,7 @@ static zp_status sq_check(zp_store *base, zp_error *err) {
 static void sq_close(zp_store *base) {
     sq_store *s = (sq_store *)base;
     if (s == NULL) return;
-    if (s->db != NULL) sqlite3_close_v2(s->db);
+    if (s->db != NULL) sq.close_v2(s->db);
     if (s->lock_fd >= 0) close(s->lock_fd); /* releases the flock */
     pthread_mutex_destroy(&s->lock);
     free(s);

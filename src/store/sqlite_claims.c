@@ -20,12 +20,12 @@ static zp_status run(int *changes, sq_store *s, const char *sql, int64_t a, cons
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s, sql, what, err);
     if (rc != ZP_OK) return rc;
-    if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, a);
-    if (sqlite3_bind_parameter_count(st) >= 2) sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+    if (sq.bind_parameter_count(st) >= 1) sq.bind_int64(st, 1, a);
+    if (sq.bind_parameter_count(st) >= 2) sq.bind_text(st, 2, b, -1, SQLITE_STATIC);
     int r = store_step(st, s, what, err);
     if (r < 0) rc = (zp_status)-r;
-    else if (changes) *changes = sqlite3_changes(s->db);
-    sqlite3_finalize(st);
+    else if (changes) *changes = sq.changes(s->db);
+    sq.finalize(st);
     return rc;
 }
 
@@ -35,9 +35,9 @@ static zp_status next_fence(uint64_t *fence, sq_store *s, const char *what, zp_e
     zp_status rc = store_prepare(&st, s, "UPDATE fences SET next = next + 1 RETURNING next - 1", what, err);
     if (rc != ZP_OK) return rc;
     int r = store_step(st, s, what, err);
-    if (r == SQLITE_ROW) *fence = (uint64_t)sqlite3_column_int64(st, 0);
+    if (r == SQLITE_ROW) *fence = (uint64_t)sq.column_int64(st, 0);
     else rc = r < 0 ? (zp_status)-r : zp_error_set(err, ZP_ERR_FORMAT, "%s: %s: no fence counter", s->path, what);
-    sqlite3_finalize(st);
+    sq.finalize(st);
     return rc;
 }
 
@@ -65,18 +65,18 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
                            " WHERE job_id = ?1 AND idx = ?2",
                            what, err);
     if (rc != ZP_OK) goto fail;
-    sqlite3_bind_double(pick, 1, now);
+    sq.bind_double(pick, 1, now);
     int r = SQLITE_DONE;
     while (*n < max && (r = store_step(pick, s, what, err)) == SQLITE_ROW) {
-        const char *key = (const char *)sqlite3_column_text(pick, 3);
-        const char *path = (const char *)sqlite3_column_text(pick, 4);
+        const char *key = (const char *)sq.column_text(pick, 3);
+        const char *path = (const char *)sq.column_text(pick, 4);
         int wanted = keys == NULL;
         for (size_t k = 0; !wanted && key && k < n_keys; k++) wanted = strcmp(keys[k], key) == 0;
         if (!wanted || key == NULL || path == NULL) continue;
         zp_store_claim *c = &out[*n];
-        c->job_id = sqlite3_column_int64(pick, 0);
-        c->idx = (uint32_t)sqlite3_column_int64(pick, 1);
-        c->priority = sqlite3_column_int(pick, 2);
+        c->job_id = sq.column_int64(pick, 0);
+        c->idx = (uint32_t)sq.column_int64(pick, 1);
+        c->priority = sq.column_int(pick, 2);
         snprintf(c->key_id, sizeof c->key_id, "%s", key);
         snprintf(c->path, sizeof c->path, "%s", path);
         (*n)++;
@@ -85,17 +85,17 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
         rc = (zp_status)-r;
         goto fail;
     }
-    sqlite3_finalize(pick);
+    sq.finalize(pick);
     pick = NULL;
     for (size_t i = 0; i < *n; i++) {
         zp_store_claim *c = &out[i];
         if ((rc = next_fence(&c->fence, s, what, err)) != ZP_OK) goto fail;
-        sqlite3_reset(take);
-        sqlite3_bind_int64(take, 1, c->job_id);
-        sqlite3_bind_int64(take, 2, c->idx);
-        sqlite3_bind_text(take, 3, node, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(take, 4, (int64_t)c->fence);
-        sqlite3_bind_double(take, 5, now + lease_s);
+        sq.reset(take);
+        sq.bind_int64(take, 1, c->job_id);
+        sq.bind_int64(take, 2, c->idx);
+        sq.bind_text(take, 3, node, -1, SQLITE_STATIC);
+        sq.bind_int64(take, 4, (int64_t)c->fence);
+        sq.bind_double(take, 5, now + lease_s);
         if ((r = store_step(take, s, what, err)) < 0) {
             rc = (zp_status)-r;
             goto fail;
@@ -104,13 +104,13 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
                       NULL, what, err)) != ZP_OK)
             goto fail;
     }
-    sqlite3_finalize(take);
+    sq.finalize(take);
     take = NULL;
     if ((rc = store_commit(s, what, err)) == ZP_OK) goto out;
 fail:
     *n = 0;
-    sqlite3_finalize(pick);
-    sqlite3_finalize(take);
+    sq.finalize(pick);
+    sq.finalize(take);
     store_rollback(s);
 out:
     pthread_mutex_unlock(&s->lock);
@@ -131,17 +131,17 @@ zp_status sq_renew(int *lost, zp_store *base, const char *node, const zp_store_h
                            what, err);
     double until = zp_clock_wall() + lease_s;
     for (size_t i = 0; rc == ZP_OK && i < n; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, held[i].job_id);
-        sqlite3_bind_int64(st, 2, held[i].idx);
-        sqlite3_bind_int64(st, 3, (int64_t)held[i].fence);
-        sqlite3_bind_double(st, 4, until);
-        sqlite3_bind_text(st, 5, node, -1, SQLITE_STATIC);
+        sq.reset(st);
+        sq.bind_int64(st, 1, held[i].job_id);
+        sq.bind_int64(st, 2, held[i].idx);
+        sq.bind_int64(st, 3, (int64_t)held[i].fence);
+        sq.bind_double(st, 4, until);
+        sq.bind_text(st, 5, node, -1, SQLITE_STATIC);
         int r = store_step(st, s, what, err);
         if (r < 0) rc = (zp_status)-r;
-        else lost[i] = sqlite3_changes(s->db) == 0;
+        else lost[i] = sq.changes(s->db) == 0;
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     if (rc == ZP_OK) rc = store_commit(s, what, err);
     if (rc != ZP_OK) {
         store_rollback(s);
@@ -168,15 +168,15 @@ zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held
                            " AND fence = ?3 AND owner = ?4 AND state = 'running'",
                            what, err);
         for (size_t i = 0; rc == ZP_OK && i < n; i++) {
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, held[i].job_id);
-            sqlite3_bind_int64(st, 2, held[i].idx);
-            sqlite3_bind_int64(st, 3, (int64_t)held[i].fence);
-            sqlite3_bind_text(st, 4, node, -1, SQLITE_STATIC);
+            sq.reset(st);
+            sq.bind_int64(st, 1, held[i].job_id);
+            sq.bind_int64(st, 2, held[i].idx);
+            sq.bind_int64(st, 3, (int64_t)held[i].fence);
+            sq.bind_text(st, 4, node, -1, SQLITE_STATIC);
             int r = store_step(st, s, what, err);
             if (r < 0) rc = (zp_status)-r;
         }
-        sqlite3_finalize(st);
+        sq.finalize(st);
     }
     if (rc == ZP_OK) rc = store_commit(s, what, err);
     if (rc != ZP_OK) store_rollback(s);
@@ -199,29 +199,29 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
                        " WHERE job_id = ?1 AND idx = ?2 AND fence = ?3 AND state = 'running'",
                        what, err);
     if (rc != ZP_OK) goto fail;
-    sqlite3_bind_int64(st, 1, h->job_id);
-    sqlite3_bind_int64(st, 2, h->idx);
-    sqlite3_bind_int64(st, 3, (int64_t)h->fence);
-    sqlite3_bind_text(st, 4, store_state_name(state), -1, SQLITE_STATIC);
-    if (result && result->proof_json) sqlite3_bind_text(st, 5, result->proof_json, -1, SQLITE_STATIC);
-    if (result && result->public_json) sqlite3_bind_text(st, 6, result->public_json, -1, SQLITE_STATIC);
+    sq.bind_int64(st, 1, h->job_id);
+    sq.bind_int64(st, 2, h->idx);
+    sq.bind_int64(st, 3, (int64_t)h->fence);
+    sq.bind_text(st, 4, store_state_name(state), -1, SQLITE_STATIC);
+    if (result && result->proof_json) sq.bind_text(st, 5, result->proof_json, -1, SQLITE_STATIC);
+    if (result && result->public_json) sq.bind_text(st, 6, result->public_json, -1, SQLITE_STATIC);
     if (result) {
         const zp_store_times *t = &result->times;
         const double tv[7] = {t->queued, t->synth, t->wait_prove, t->prove, t->wait_final, t->final, t->total};
-        for (int k = 0; k < 7; k++) sqlite3_bind_double(st, 7 + k, tv[k]);
+        for (int k = 0; k < 7; k++) sq.bind_double(st, 7 + k, tv[k]);
     }
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
     }
-    if (sqlite3_changes(s->db) == 0) {
+    if (sq.changes(s->db) == 0) {
         rc = zp_error_set(err, ZP_ERR_MISMATCH,
                           "%s: partition %u of job %lld: result refused: its claim (fence %llu) is not current (taken"
                           " over, or its job ended)",
                           s->path, h->idx, (long long)h->job_id, (unsigned long long)h->fence);
         goto fail;
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     st = NULL;
     int changed = 0;
     if (state == ZP_JOB_DONE) {
@@ -233,8 +233,8 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
                                 " 'running') AND NOT EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND state <> 'done')",
                                 what, err)) != ZP_OK)
             goto fail;
-        sqlite3_bind_int64(st, 1, h->job_id);
-        sqlite3_bind_double(st, 2, now);
+        sq.bind_int64(st, 1, h->job_id);
+        sq.bind_double(st, 2, now);
     } else {
         /* one failed: the job fails, naming it, and the rest is cancelled */
         char why[512];
@@ -244,16 +244,16 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
                                 " ('queued', 'running')",
                                 what, err)) != ZP_OK)
             goto fail;
-        sqlite3_bind_int64(st, 1, h->job_id);
-        sqlite3_bind_double(st, 2, now);
-        sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
+        sq.bind_int64(st, 1, h->job_id);
+        sq.bind_double(st, 2, now);
+        sq.bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
     }
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
     }
-    changed = sqlite3_changes(s->db);
-    sqlite3_finalize(st);
+    changed = sq.changes(s->db);
+    sq.finalize(st);
     st = NULL;
     if (changed && state != ZP_JOB_DONE &&
         (rc = run(NULL, s, "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
@@ -263,7 +263,7 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
     *job_ended = changed;
     goto out;
 fail:
-    sqlite3_finalize(st);
+    sq.finalize(st);
     store_rollback(s);
 out:
     pthread_mutex_unlock(&s->lock);
@@ -281,17 +281,17 @@ static zp_status write_node(sq_store *s, const zp_store_node *me, const char *wh
                                  " claimed = ?8, proofs = ?9",
                                  what, err);
     if (rc != ZP_OK) return rc;
-    sqlite3_bind_text(st, 1, me->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, me->host, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, me->pid);
-    sqlite3_bind_double(st, 4, me->started);
-    sqlite3_bind_double(st, 5, zp_clock_wall());
-    sqlite3_bind_int64(st, 6, (int64_t)me->budget);
-    sqlite3_bind_int64(st, 7, (int64_t)me->tracked);
-    sqlite3_bind_int64(st, 8, me->claimed);
-    sqlite3_bind_int64(st, 9, (int64_t)me->proofs);
+    sq.bind_text(st, 1, me->id, -1, SQLITE_STATIC);
+    sq.bind_text(st, 2, me->host, -1, SQLITE_STATIC);
+    sq.bind_int64(st, 3, me->pid);
+    sq.bind_double(st, 4, me->started);
+    sq.bind_double(st, 5, zp_clock_wall());
+    sq.bind_int64(st, 6, (int64_t)me->budget);
+    sq.bind_int64(st, 7, (int64_t)me->tracked);
+    sq.bind_int64(st, 8, me->claimed);
+    sq.bind_int64(st, 9, (int64_t)me->proofs);
     int r = store_step(st, s, what, err);
-    sqlite3_finalize(st);
+    sq.finalize(st);
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
@@ -302,10 +302,10 @@ zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_er
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_prepare(&st, s, "SELECT heartbeat FROM nodes WHERE id = ?1", what, err);
     if (rc == ZP_OK) {
-        sqlite3_bind_text(st, 1, me->id, -1, SQLITE_STATIC);
+        sq.bind_text(st, 1, me->id, -1, SQLITE_STATIC);
         int r = store_step(st, s, what, err);
-        double age = r == SQLITE_ROW ? zp_clock_wall() - sqlite3_column_double(st, 0) : -1;
-        sqlite3_finalize(st);
+        double age = r == SQLITE_ROW ? zp_clock_wall() - sq.column_double(st, 0) : -1;
+        sq.finalize(st);
         if (r < 0) rc = (zp_status)-r;
         else if (age >= 0 && age < lease_s)
             rc = zp_error_set(err, ZP_ERR_ARG,
@@ -355,17 +355,17 @@ zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err
             memset(o, 0, sizeof *o);
             store_copy_text(o->id, sizeof o->id, st, 0);
             store_copy_text(o->host, sizeof o->host, st, 1);
-            o->pid = sqlite3_column_int64(st, 2);
-            o->started = sqlite3_column_double(st, 3);
-            o->heartbeat_age = now - sqlite3_column_double(st, 4);
-            o->budget = (uint64_t)sqlite3_column_int64(st, 5);
-            o->tracked = (uint64_t)sqlite3_column_int64(st, 6);
-            o->claimed = (uint32_t)sqlite3_column_int64(st, 7);
-            o->proofs = (uint64_t)sqlite3_column_int64(st, 8);
+            o->pid = sq.column_int64(st, 2);
+            o->started = sq.column_double(st, 3);
+            o->heartbeat_age = now - sq.column_double(st, 4);
+            o->budget = (uint64_t)sq.column_int64(st, 5);
+            o->tracked = (uint64_t)sq.column_int64(st, 6);
+            o->claimed = (uint32_t)sq.column_int64(st, 7);
+            o->proofs = (uint64_t)sq.column_int64(st, 8);
         }
         if (r < 0) rc = (zp_status)-r;
         else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
-        sqlite3_finalize(st);
+        sq.finalize(st);
     }
     pthread_mutex_unlock(&s->lock);
     if (rc == ZP_OK && fn != NULL)

@@ -23,18 +23,18 @@
 
 int store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     memset(job, 0, sizeof *job);
-    job->id = sqlite3_column_int64(st, 0);
+    job->id = sq.column_int64(st, 0);
     store_copy_text(job->request_id, sizeof job->request_id, st, 1);
     store_copy_text(job->key_id, sizeof job->key_id, st, 2);
-    job->priority = sqlite3_column_int(st, 3);
-    job->partitions = (uint32_t)sqlite3_column_int64(st, 4);
-    job->done = (uint32_t)sqlite3_column_int64(st, 5);
-    const unsigned char *state = sqlite3_column_text(st, 6);
+    job->priority = sq.column_int(st, 3);
+    job->partitions = (uint32_t)sq.column_int64(st, 4);
+    job->done = (uint32_t)sq.column_int64(st, 5);
+    const unsigned char *state = sq.column_text(st, 6);
     int si = state ? store_state_index((const char *)state) : -1;
     job->state = si < 0 ? ZP_JOB_QUEUED : (zp_job_state)si;
     store_copy_text(job->error, sizeof job->error, st, 7);
-    job->submitted = sqlite3_column_double(st, 8);
-    job->finished = sqlite3_column_double(st, 9); /* NULL reads as 0 */
+    job->submitted = sq.column_double(st, 8);
+    job->finished = sq.column_double(st, 9); /* NULL reads as 0 */
     store_copy_text(job->request_digest, sizeof job->request_digest, st, 10);
     return si >= 0;
 }
@@ -45,10 +45,10 @@ static zp_status find_request(int64_t *id, sq_store *s, const char *request_id, 
     *id = 0;
     zp_status rc = store_prepare(&st, s, "SELECT id FROM jobs WHERE request_id = ?1", "looking up a request id", err);
     if (rc != ZP_OK) return rc;
-    sqlite3_bind_text(st, 1, request_id, -1, SQLITE_STATIC);
+    sq.bind_text(st, 1, request_id, -1, SQLITE_STATIC);
     int r = store_step(st, s, "looking up a request id", err);
-    if (r == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    if (r == SQLITE_ROW) *id = sq.column_int64(st, 0);
+    sq.finalize(st);
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
@@ -77,38 +77,38 @@ zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *req
                       " VALUES(?1, ?2, ?3, ?4, 'queued', ?5, ?6)",
                       what, err)) != ZP_OK)
         goto fail;
-    if (request_id != NULL) sqlite3_bind_text(st, 1, request_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, key_id, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, priority);
-    sqlite3_bind_int64(st, 4, partitions);
-    sqlite3_bind_double(st, 5, submitted);
-    if (request_digest != NULL) sqlite3_bind_text(st, 6, request_digest, -1, SQLITE_STATIC);
+    if (request_id != NULL) sq.bind_text(st, 1, request_id, -1, SQLITE_STATIC);
+    sq.bind_text(st, 2, key_id, -1, SQLITE_STATIC);
+    sq.bind_int(st, 3, priority);
+    sq.bind_int64(st, 4, partitions);
+    sq.bind_double(st, 5, submitted);
+    if (request_digest != NULL) sq.bind_text(st, 6, request_digest, -1, SQLITE_STATIC);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
     }
-    int64_t new_id = sqlite3_last_insert_rowid(s->db);
-    sqlite3_finalize(st);
+    int64_t new_id = sq.last_insert_rowid(s->db);
+    sq.finalize(st);
     if ((rc = store_prepare(&st, s, "INSERT INTO partitions(job_id, idx, witness, state, priority) VALUES(?1, ?2, ?3, 'queued', ?4)", what, err)) != ZP_OK)
         goto fail;
     for (uint32_t i = 0; i < partitions; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, new_id);
-        sqlite3_bind_int64(st, 2, i);
-        sqlite3_bind_text(st, 3, witness_paths[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 4, priority);
+        sq.reset(st);
+        sq.bind_int64(st, 1, new_id);
+        sq.bind_int64(st, 2, i);
+        sq.bind_text(st, 3, witness_paths[i], -1, SQLITE_STATIC);
+        sq.bind_int(st, 4, priority);
         if ((r = store_step(st, s, what, err)) < 0) {
             rc = (zp_status)-r;
             goto fail;
         }
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     st = NULL;
     if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
     *id = new_id;
     goto out;
 fail:
-    sqlite3_finalize(st);
+    sq.finalize(st);
     store_rollback(s);
 out:
     pthread_mutex_unlock(&s->lock);
@@ -120,10 +120,10 @@ zp_status store_get_job(zp_store_job *job, sq_store *s, int64_t id, zp_error *er
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1", "reading a job", err);
     if (rc != ZP_OK) return rc;
-    sqlite3_bind_int64(st, 1, id);
+    sq.bind_int64(st, 1, id);
     int r = store_step(st, s, "reading a job", err);
     if (r == SQLITE_ROW) store_read_job(job, st);
-    sqlite3_finalize(st);
+    sq.finalize(st);
     if (r < 0) return (zp_status)-r;
     return r == SQLITE_ROW ? ZP_OK : store_no_job(s, err, id);
 }
@@ -158,8 +158,8 @@ zp_status sq_list(zp_store *base, uint32_t limit, int state_filter, zp_store_job
                                  : "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?1",
                            what, err);
     if (rc != ZP_OK) goto out;
-    sqlite3_bind_int64(st, 1, limit ? (int64_t)limit : -1);
-    if (state) sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+    sq.bind_int64(st, 1, limit ? (int64_t)limit : -1);
+    if (state) sq.bind_text(st, 2, state, -1, SQLITE_STATIC);
     int r;
     while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
         if (!store_grow((void **)&jobs, &cap, n, sizeof *jobs)) break;
@@ -168,7 +168,7 @@ zp_status sq_list(zp_store *base, uint32_t limit, int state_filter, zp_store_job
     if (r < 0) rc = (zp_status)-r;
     else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
 out:
-    sqlite3_finalize(st);
+    sq.finalize(st);
     pthread_mutex_unlock(&s->lock);
     if (rc == ZP_OK && fn != NULL)
         for (size_t i = 0; i < n; i++) fn(arg, &jobs[i]);
@@ -192,7 +192,7 @@ static zp_status collect_paths(path_rows *p, sqlite3_stmt *st, sq_store *s, cons
             !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) || !store_pool_add(&p->off[p->n], &p->pool, st, 1))
             return store_oom(s, err, what);
         if (p->off[p->n] == NO_STR) continue; /* NOT NULL in the schema */
-        p->job[p->n++] = sqlite3_column_int64(st, 0);
+        p->job[p->n++] = sq.column_int64(st, 0);
     }
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
@@ -218,46 +218,46 @@ static zp_status job_paths(path_rows *p, char *damage, size_t cap, sq_store *s, 
     if (!state_ok) { /* named as it is stored */
         char raw[40] = "";
         if (store_prepare(&st, s, "SELECT state FROM jobs WHERE id = ?1", what, err) == ZP_OK) {
-            sqlite3_bind_int64(st, 1, job->id);
-            if (sqlite3_step(st) == SQLITE_ROW) store_copy_text(raw, sizeof raw, st, 0);
-            sqlite3_finalize(st);
+            sq.bind_int64(st, 1, job->id);
+            if (sq.step(st) == SQLITE_ROW) store_copy_text(raw, sizeof raw, st, 0);
+            sq.finalize(st);
         }
         snprintf(damage, cap, "state '%s' is none of queued, running, done, failed, cancelled", raw);
         return ZP_OK;
     }
     zp_status rc = store_prepare(&st, s, "SELECT idx, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err);
     if (rc != ZP_OK) return rc;
-    sqlite3_bind_int64(st, 1, job->id);
+    sq.bind_int64(st, 1, job->id);
     int r;
     while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
-        int64_t idx = sqlite3_column_int64(st, 0);
-        const unsigned char *w = sqlite3_column_text(st, 1);
+        int64_t idx = sq.column_int64(st, 0);
+        const unsigned char *w = sq.column_text(st, 1);
         if (idx != (int64_t)p->n || p->n >= job->partitions) {
             snprintf(damage, cap, "partition %lld where partition %zu of %u was expected", (long long)idx, p->n,
                      job->partitions);
             break;
         }
-        if (sqlite3_column_type(st, 1) != SQLITE_TEXT || w == NULL || *w == '\0' ||
-            strlen((const char *)w) != (size_t)sqlite3_column_bytes(st, 1)) {
+        if (sq.column_type(st, 1) != SQLITE_TEXT || w == NULL || *w == '\0' ||
+            strlen((const char *)w) != (size_t)sq.column_bytes(st, 1)) {
             snprintf(damage, cap, "partition %zu has no witness path", p->n);
             break;
         }
         if (!store_grow((void **)&p->job, &p->cap, p->n, sizeof *p->job) ||
             !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) || !store_pool_add(&p->off[p->n], &p->pool, st, 1)) {
-            sqlite3_finalize(st);
+            sq.finalize(st);
             return store_oom(s, err, what);
         }
         p->job[p->n++] = job->id;
     }
     if (r < 0) {
-        int code = sqlite3_errcode(s->db) & 0xff;
-        sqlite3_finalize(st);
+        int code = sq.errcode(s->db) & 0xff;
+        sq.finalize(st);
         if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB && code != SQLITE_FORMAT && code != SQLITE_MISMATCH)
             return (zp_status)-r;
         snprintf(damage, cap, "its partitions cannot be read: %.400s", err ? err->message : "corrupt");
         return ZP_OK;
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     if (*damage == '\0' && p->n != job->partitions)
         snprintf(damage, cap, "%zu of its %u partitions are in the store", p->n, job->partitions);
     return ZP_OK;
@@ -291,7 +291,7 @@ zp_status sq_unfinished(zp_store *base, zp_store_unfinished_fn fn, void *arg, zp
     }
     if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
     else if (rc == ZP_OK && r == SQLITE_ROW) rc = store_oom(s, err, what);
-    sqlite3_finalize(st);
+    sq.finalize(st);
     pthread_mutex_unlock(&s->lock);
 
     path_rows paths = {0};
@@ -341,10 +341,10 @@ zp_status sq_witness_paths(zp_store *base, int64_t id, zp_store_path_fn fn, void
     if ((rc = store_prepare(&st, s, "SELECT job_id, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err)) !=
         ZP_OK)
         goto out;
-    sqlite3_bind_int64(st, 1, id);
+    sq.bind_int64(st, 1, id);
     rc = collect_paths(&paths, st, s, what, err);
 out:
-    sqlite3_finalize(st);
+    sq.finalize(st);
     store_rollback(s);
     pthread_mutex_unlock(&s->lock);
     if (rc == ZP_OK && fn != NULL)
@@ -360,12 +360,12 @@ static zp_status count_by_state(uint64_t *counts, sq_store *s, const char *sql, 
     if (rc != ZP_OK) return rc;
     int r;
     while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
-        const char *state = (const char *)sqlite3_column_text(st, 0);
+        const char *state = (const char *)sq.column_text(st, 0);
         int i = state ? store_state_index(state) : -1;
-        if (i >= 0) counts[i] = (uint64_t)sqlite3_column_int64(st, 1);
+        if (i >= 0) counts[i] = (uint64_t)sq.column_int64(st, 1);
     }
     if (r < 0) rc = (zp_status)-r;
-    sqlite3_finalize(st);
+    sq.finalize(st);
     return rc;
 }
 
@@ -400,11 +400,11 @@ zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_e
                                  " p.state = 'queued' AND (p.priority > me.pr OR (p.priority = me.pr AND p.job_id < me.j))",
                                  what, err);
     if (rc == ZP_OK) {
-        sqlite3_bind_int64(st, 1, id);
+        sq.bind_int64(st, 1, id);
         int r = store_step(st, s, what, err);
-        if (r == SQLITE_ROW) *position = (uint64_t)sqlite3_column_int64(st, 0);
+        if (r == SQLITE_ROW) *position = (uint64_t)sq.column_int64(st, 0);
         else if (r < 0) rc = (zp_status)-r;
-        sqlite3_finalize(st);
+        sq.finalize(st);
     }
     pthread_mutex_unlock(&s->lock);
     return rc;
@@ -429,21 +429,21 @@ static zp_status expire_batch(uint64_t *count, path_rows *paths, sq_store *s, do
     if (rc != ZP_OK) return rc;
     for (int k = 0; k < 3; k++) {
         if ((rc = store_prepare(&st, s, sql[k], what, err)) != ZP_OK) goto fail;
-        sqlite3_bind_double(st, 1, before);
+        sq.bind_double(st, 1, before);
         if (k == 0) {
             if ((rc = collect_paths(paths, st, s, what, err)) != ZP_OK) goto fail;
         } else if ((r = store_step(st, s, what, err)) < 0) {
             rc = (zp_status)-r;
             goto fail;
         }
-        if (k == 2) *count = (uint64_t)sqlite3_changes(s->db);
-        sqlite3_finalize(st);
+        if (k == 2) *count = (uint64_t)sq.changes(s->db);
+        sq.finalize(st);
         st = NULL;
     }
     if ((rc = store_commit(s, what, err)) == ZP_OK) return ZP_OK;
 fail:
     *count = 0;
-    sqlite3_finalize(st);
+    sq.finalize(st);
     store_rollback(s);
     return rc;
 }
@@ -470,10 +470,10 @@ zp_status sq_expire(uint64_t *deleted, zp_store *base, double before, zp_store_p
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_prepare(&st, s, "DELETE FROM nodes WHERE heartbeat < ?1", "expiring daemons", err);
     if (rc == ZP_OK) {
-        sqlite3_bind_double(st, 1, before);
+        sq.bind_double(st, 1, before);
         int r = store_step(st, s, "expiring daemons", err);
         if (r < 0) rc = (zp_status)-r;
-        sqlite3_finalize(st);
+        sq.finalize(st);
     }
     pthread_mutex_unlock(&s->lock);
     return rc;

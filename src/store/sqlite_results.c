@@ -46,62 +46,62 @@ zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const ch
         for (uint32_t i = 0; i < n; i++) {
             const zp_store_result *res = &results[i];
             const zp_store_times *t = &res->times;
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, id);
-            sqlite3_bind_int64(st, 2, i);
-            if (res->proof_json) sqlite3_bind_text(st, 3, res->proof_json, -1, SQLITE_STATIC);
-            else sqlite3_bind_null(st, 3);
-            if (res->public_json) sqlite3_bind_text(st, 4, res->public_json, -1, SQLITE_STATIC);
-            else sqlite3_bind_null(st, 4);
+            sq.reset(st);
+            sq.bind_int64(st, 1, id);
+            sq.bind_int64(st, 2, i);
+            if (res->proof_json) sq.bind_text(st, 3, res->proof_json, -1, SQLITE_STATIC);
+            else sq.bind_null(st, 3);
+            if (res->public_json) sq.bind_text(st, 4, res->public_json, -1, SQLITE_STATIC);
+            else sq.bind_null(st, 4);
             const double tv[7] = {t->queued, t->synth, t->wait_prove, t->prove, t->wait_final, t->final, t->total};
-            for (int k = 0; k < 7; k++) sqlite3_bind_double(st, 5 + k, tv[k]);
+            for (int k = 0; k < 7; k++) sq.bind_double(st, 5 + k, tv[k]);
             if ((r = store_step(st, s, what, err)) < 0) {
                 rc = (zp_status)-r;
                 goto fail;
             }
-            if (sqlite3_changes(s->db) != 1) {
+            if (sq.changes(s->db) != 1) {
                 rc = zp_error_set(err, ZP_ERR_INTERNAL, "%s: %s: job %lld has no partition %u", s->path, what,
                                   (long long)id, i);
                 goto fail;
             }
             if (res->proof_json) done++;
         }
-        sqlite3_finalize(st);
+        sq.finalize(st);
         st = NULL;
     }
     if ((rc = store_prepare(&st, s, "UPDATE jobs SET state = ?2, error = ?3, finished = ?4, done = coalesce(?5, (SELECT count(*) FROM"
                             " partitions WHERE job_id = ?1 AND state = 'done')) WHERE id = ?1", what,
                       err)) != ZP_OK)
         goto fail;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, store_state_name(state), -1, SQLITE_STATIC);
-    if (error) sqlite3_bind_text(st, 3, error, -1, SQLITE_STATIC);
-    else sqlite3_bind_null(st, 3);
-    sqlite3_bind_double(st, 4, finished);
-    if (n != 0) sqlite3_bind_int64(st, 5, done); /* else: the partitions done before */
-    else sqlite3_bind_null(st, 5);
+    sq.bind_int64(st, 1, id);
+    sq.bind_text(st, 2, store_state_name(state), -1, SQLITE_STATIC);
+    if (error) sq.bind_text(st, 3, error, -1, SQLITE_STATIC);
+    else sq.bind_null(st, 3);
+    sq.bind_double(st, 4, finished);
+    if (n != 0) sq.bind_int64(st, 5, done); /* else: the partitions done before */
+    else sq.bind_null(st, 5);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     st = NULL;
     /* what has no proof is not worked on any more: the claims end with it */
     if ((rc = store_prepare(&st, s,
                             "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
                             what, err)) != ZP_OK)
         goto fail;
-    sqlite3_bind_int64(st, 1, id);
+    sq.bind_int64(st, 1, id);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
     }
-    sqlite3_finalize(st);
+    sq.finalize(st);
     st = NULL;
     if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
     goto out;
 fail:
-    sqlite3_finalize(st);
+    sq.finalize(st);
     store_rollback(s);
 out:
     pthread_mutex_unlock(&s->lock);
@@ -135,22 +135,22 @@ zp_status sq_results(zp_store *base, int64_t id, zp_store_result_fn fn, void *ar
                       " FROM partitions WHERE job_id = ?1 ORDER BY idx",
                       what, err)) != ZP_OK)
         goto out;
-    sqlite3_bind_int64(st, 1, id);
+    sq.bind_int64(st, 1, id);
     int r;
     while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
         if (!store_grow((void **)&rows, &cap, n, sizeof *rows)) break;
         result_row *row = &rows[n];
-        row->idx = (uint32_t)sqlite3_column_int64(st, 0);
+        row->idx = (uint32_t)sq.column_int64(st, 0);
         if (!store_pool_add(&row->proof, &pool, st, 1) || !store_pool_add(&row->pub, &pool, st, 2)) break;
         double *tv[7] = {&row->t.queued, &row->t.synth, &row->t.wait_prove, &row->t.prove,
                          &row->t.wait_final, &row->t.final, &row->t.total};
-        for (int k = 0; k < 7; k++) *tv[k] = sqlite3_column_double(st, 3 + k);
+        for (int k = 0; k < 7; k++) *tv[k] = sq.column_double(st, 3 + k);
         n++;
     }
     if (r < 0) rc = (zp_status)-r;
     else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
 out:
-    sqlite3_finalize(st);
+    sq.finalize(st);
     store_rollback(s); /* ends the read transaction */
     pthread_mutex_unlock(&s->lock);
     if (rc == ZP_OK && fn != NULL)

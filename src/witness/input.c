@@ -43,7 +43,6 @@
 #include "witness/input.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,23 +237,29 @@ static int string_to_value(const modulus *m, uint64_t *r, const char *str, size_
 }
 
 /* BigInt(number) mod p: the double's exact integer value; 0 when it is not
- * an integer (jansson has already refused infinities). */
+ * an integer (jansson has already refused infinities). Read from the IEEE
+ * 754 fields (value = mant · 2^shift), so exact at any magnitude, and
+ * without libm, which the prover would otherwise load for this alone. */
 static int double_to_value(const modulus *m, uint64_t *r, double x) {
-    if (!isfinite(x) || x != trunc(x)) return 0;
-    int negative = x < 0;
-    double a = fabs(x);
-    int exp = 0;
-    if (a >= 0x1p63) { /* a = mant · 2^exp with mant < 2^53, exact */
-        frexp(a, &exp);
-        exp -= 53;
-        a = ldexp(a, -exp);
-    }
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int negative = (int)(bits >> 63), biased = (int)((bits >> 52) & 0x7ff);
+    uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
     memset(r, 0, m->limbs * sizeof *r);
-    mod_mul_add(m, r, 1, (uint64_t)a);
-    while (exp > 0) {
-        int k = exp > 63 ? 63 : exp;
+    if (biased == 0x7ff) return 0; /* infinity or NaN */
+    if (biased == 0) return mant == 0; /* ±0, or a subnormal: not an integer */
+    mant |= (uint64_t)1 << 52;
+    int shift = biased - 1075;
+    if (shift < 0) {
+        if (shift < -52 || (mant & (((uint64_t)1 << -shift) - 1)) != 0) return 0; /* a fraction */
+        mant >>= -shift;
+        shift = 0;
+    }
+    mod_mul_add(m, r, 1, mant);
+    while (shift > 0) {
+        int k = shift > 63 ? 63 : shift;
         mod_mul_add(m, r, (uint64_t)1 << k, 0);
-        exp -= k;
+        shift -= k;
     }
     if (negative) mod_neg(m, r);
     return 1;
