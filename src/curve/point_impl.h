@@ -309,11 +309,23 @@ static inline void P_(j_batch_to_affine_var)(ZP_P *out, const PJ *in, size_t n, 
     }
 }
 
+/* p == q, with the Z's multiplied out instead of inverted: X1·Z2² =
+ * X2·Z1² and Y1·Z2³ = Y2·Z1³ (variable time: for public points; the
+ * subgroup tests compare this way). */
 static inline int P_(j_eq_var)(const PJ *p, const PJ *q) {
-    ZP_P a, b;
-    P_(j_to_affine)(&a, p);
-    P_(j_to_affine)(&b, q);
-    return K_(eq_var)(&a.x, &b.x) & K_(eq_var)(&a.y, &b.y);
+    int p_inf = P_(j_is_inf)(p), q_inf = P_(j_is_inf)(q);
+    if (p_inf || q_inf) return p_inf && q_inf;
+    FT pz2, qz2, a, b;
+    K_(sqr)(&pz2, &p->z);
+    K_(sqr)(&qz2, &q->z);
+    K_(mul)(&a, &p->x, &qz2);
+    K_(mul)(&b, &q->x, &pz2);
+    if (!K_(eq_var)(&a, &b)) return 0;
+    K_(mul)(&pz2, &pz2, &p->z);
+    K_(mul)(&qz2, &qz2, &q->z);
+    K_(mul)(&a, &p->y, &qz2);
+    K_(mul)(&b, &q->y, &pz2);
+    return K_(eq_var)(&a, &b);
 }
 
 /* r = k·p, k a plain integer of klen limbs, in constant time (the prover

@@ -32,24 +32,10 @@
         F2##_conj(&r->z, &p->z);                                                              \
         F2##_mul(&r->x, &r->x, &cx);                                                          \
         F2##_mul(&r->y, &r->y, &cy);                                                          \
-    }                                                                                         \
-    /* a = b, by a - b = O */                                                                 \
-    static inline int G##_j_equal_var(const G##j *a, const G##j *b) {                          \
-        G##j t;                                                                               \
-        G##_j_neg(&t, b);                                                                     \
-        G##_j_add_var(&t, &t, a);                                                             \
-        return G##_j_is_inf(&t);                                                              \
     }
 ZP_SUBGROUP_PSI_(zp_bn254_g2, zp_bn254_fp2, ZP_BN254)
 ZP_SUBGROUP_PSI_(zp_bls12_g2, zp_bls12_fp2, ZP_BLS12)
 #undef ZP_SUBGROUP_PSI_
-
-static inline int zp_bls12_g1_j_equal_var(const zp_bls12_g1j *a, const zp_bls12_g1j *b) {
-    zp_bls12_g1j t;
-    zp_bls12_g1_j_neg(&t, b);
-    zp_bls12_g1_j_add_var(&t, &t, a);
-    return zp_bls12_g1_j_is_inf(&t);
-}
 
 static inline int zp_bn254_g1_is_in_subgroup_var(const zp_bn254_g1 *p) {
     (void)p;
@@ -70,7 +56,7 @@ static inline int zp_bn254_g2_is_in_subgroup_var(const zp_bn254_g2 *p) {
     zp_bn254_g2_j_psi(&rhs, &rhs);
     zp_bn254_g2_j_psi(&rhs, &rhs);
     zp_bn254_g2_j_psi(&rhs, &rhs); /* ψ³([2x]P) */
-    return zp_bn254_g2_j_equal_var(&lhs, &rhs);
+    return zp_bn254_g2_j_eq_var(&lhs, &rhs);
 }
 
 /* x < 0: φ(P) = [-x²]P = -[|x|]([|x|]P). */
@@ -84,7 +70,7 @@ static inline int zp_bls12_g1_is_in_subgroup_var(const zp_bls12_g1 *p) {
     zp_bls12_g1_j_mul_var(&t, &P, x, 1);
     zp_bls12_g1_j_mul_var(&t, &t, x, 1);
     zp_bls12_g1_j_neg(&t, &t);
-    return zp_bls12_g1_j_equal_var(&phi, &t);
+    return zp_bls12_g1_j_eq_var(&phi, &t);
 }
 
 /* x < 0: ψ(P) = [x]P = -[|x|]P. */
@@ -95,7 +81,7 @@ static inline int zp_bls12_g2_is_in_subgroup_var(const zp_bls12_g2 *p) {
     zp_bls12_g2_j_psi(&psi, &P);
     zp_bls12_g2_j_mul_var(&t, &P, x, 1);
     zp_bls12_g2_j_neg(&t, &t);
-    return zp_bls12_g2_j_equal_var(&psi, &t);
+    return zp_bls12_g2_j_eq_var(&psi, &t);
 }
 
 #endif
