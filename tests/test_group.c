@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigint.h"
 #include "curve/curve.h"
 #include "curve/subgroup.h"
 #include "group_ref.h"
@@ -192,6 +193,12 @@ RAND_EXT(zp_bls12_fp2, zp_bls12_fp)
                 CHECK_MSG(G##_ref_eq(&n, &np), NAME ": neg");                                          \
                 G##_j_neg(&d, &pj);                                                                    \
                 CHECK_MSG(G##_j_is(&d, &np), NAME ": j_neg");                                          \
+                /* j_eq_var on representations with different Z */                                  \
+                G##j pj2 = G##_rj(&p), qj = G##_rj(&q), oj2 = G##_rj(&o);                                \
+                CHECK_MSG(G##_j_eq_var(&pj, &pj2) && !G##_j_eq_var(&pj, &qj) && !G##_j_eq_var(&pj, &d),  \
+                          NAME ": j_eq_var: P = P, P != Q, P != -P");                                   \
+                CHECK_MSG(G##_j_eq_var(&oj, &oj2) && !G##_j_eq_var(&pj, &oj) && !G##_j_eq_var(&oj, &pj), \
+                          NAME ": j_eq_var: O = O, P != O");                                            \
                 G##_neg(&n, &o);                                                                       \
                 CHECK_MSG(G##_ref_is_inf(&n), NAME ": neg(O) = O");                                    \
                 /* conversions */                                                                      \
@@ -237,28 +244,19 @@ GROUP_TEST(zp_bn254_g2, zp_bn254_fp2, zp_bn254_fr, "bn254 G2")
 GROUP_TEST(zp_bls12_g1, zp_bls12_fp, zp_bls12_fr, "bls12-381 G1")
 GROUP_TEST(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, "bls12-381 G2")
 
-/* A plain hex string into a Montgomery-form element of n limbs. */
-static void limbs_from_hex(uint64_t *limbs, size_t n, const char *hex) {
-    memset(limbs, 0, n * sizeof *limbs);
-    size_t len = strlen(hex);
-    for (size_t i = 0; i < len; i++) {
-        char ch = hex[len - 1 - i];
-        uint64_t d = (uint64_t)(ch <= '9' ? ch - '0' : ch - 'a' + 10);
-        limbs[i / 16] |= d << (4 * (i % 16));
-    }
-}
+/* The vectors' plain decimal coordinates into Montgomery form. */
 #define LOAD_G1(G, F)                                                                                  \
-    static void G##_from_hex(G *p, const char *const *v) {                                             \
-        limbs_from_hex(p->x.v, sizeof p->x.v / 8, v[0]);                                               \
-        limbs_from_hex(p->y.v, sizeof p->y.v / 8, v[1]);                                               \
+    static void G##_from_dec(G *p, const char *const *v) {                                             \
+        CHECK(zp_bigint_from_dec(p->x.v, sizeof p->x.v / 8, v[0]) &&                                   \
+              zp_bigint_from_dec(p->y.v, sizeof p->y.v / 8, v[1]));                                    \
         F##_to_mont(&p->x, &p->x);                                                                     \
         F##_to_mont(&p->y, &p->y);                                                                     \
     }
 #define LOAD_G2(G, F)                                                                                  \
-    static void G##_from_hex(G *p, const char *const *v) {                                             \
+    static void G##_from_dec(G *p, const char *const *v) {                                             \
         F *c[4] = {&p->x.c0, &p->x.c1, &p->y.c0, &p->y.c1};                                             \
         for (int i = 0; i < 4; i++) {                                                                  \
-            limbs_from_hex(c[i]->v, sizeof c[i]->v / 8, v[i]);                                         \
+            CHECK(zp_bigint_from_dec(c[i]->v, sizeof c[i]->v / 8, v[i]));                              \
             F##_to_mont(c[i], c[i]);                                                                   \
         }                                                                                              \
     }
@@ -285,7 +283,7 @@ LOAD_G2(zp_bls12_g2, zp_bls12_fp)
         G p, t, u;                                                                                     \
         uint64_t k[4];                                                                                 \
         for (size_t v = 0; v < sizeof VEC / sizeof VEC[0]; v++) {                                      \
-            G##_from_hex(&p, VEC[v]);                                                                  \
+            G##_from_dec(&p, VEC[v]);                                                                  \
             CHECK_MSG(G##_ref_on_curve(&p) && G##_is_on_curve_var(&p), NAME ": outside point %zu is on the curve", v); \
             CHECK_MSG(!G##_is_in_subgroup_ref_var(&p), NAME ": outside point %zu: r·P != O", v);      \
             CHECK_MSG(!G##_is_in_subgroup_var(&p), NAME ": outside point %zu is rejected", v);         \
