@@ -108,11 +108,16 @@ void zp_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *
     gc->prove_finish(proof, pend, pk, witness, msm_scratch, par);
 }
 
-int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
+static int verify_on(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,
+                     const zp_parallel *par) {
     if (proof->curve != vk->curve) return 0;
     const zp_groth16_curve *gc = zp_groth16_curve_get(vk->curve);
     if (gc == NULL) return -1;
-    return gc->verify(vk, pub, proof, NULL);
+    return gc->verify(vk, pub, proof, par);
+}
+
+int zp_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof) {
+    return verify_on(vk, pub, proof, NULL);
 }
 
 void zp_groth16_vk_of_pk(zp_groth16_vk *vk, const zp_groth16_pk *pk) {
@@ -130,10 +135,7 @@ int zp_groth16_verify_with_pk(const zp_groth16_pk *pk, const uint64_t *witness, 
                               const zp_parallel *par) {
     zp_groth16_vk vk;
     zp_groth16_vk_of_pk(&vk, pk);
-    if (proof->curve != vk.curve) return 0;
-    const zp_groth16_curve *gc = zp_groth16_curve_get(vk.curve);
-    if (gc == NULL) return -1;
-    return gc->verify(&vk, zp_groth16_witness_public(witness), proof, par);
+    return verify_on(&vk, zp_groth16_witness_public(witness), proof, par);
 }
 
 struct zp_groth16_pvk {

@@ -347,31 +347,40 @@ static int X_(vk_l)(G1 *out, const zp_groth16_vk *vk, const uint64_t *pub) {
     return 0;
 }
 
-/* The verifier's Miller loops in two halves, one task each: with a pool
- * (the prover's self-check) they run on two cores, and only the final
- * exponentiation is serial. Half i is the loop over n[i] general pairs
- * and m[i] pairs with prepared lines; the product of the halves is the
- * loop over all the pairs, exactly. */
+/* The verifier's pairs: n general ones (p[i], q[i]) and m with prepared
+ * lines (pl[j], lines[j]). With a pool of two or more workers (the
+ * prover's self-check) their Miller loops run in two halves, one task
+ * each: the first n0 general and m0 line pairs, then the rest; the
+ * product of the halves is the loop over all the pairs, exactly. Serial,
+ * they run as one loop, which shares its squarings across all the pairs.
+ * Only the final exponentiation is serial either way. */
 typedef struct {
-    const G1 *p[2], *pl[2];
-    const G2 *q[2];
-    const ZP_CAT(ZP_G, _g2_lines) *const *lines[2];
-    size_t n[2], m[2];
+    const G1 *p, *pl;
+    const G2 *q;
+    const ZP_CAT(ZP_G, _g2_lines) *const *lines;
+    size_t n, m, n0, m0;
     ZP_CAT(ZP_G, _fp12) f[2];
-} X_(miller_halves);
+} X_(miller_pairs);
 
 static void X_(miller_half_task)(void *arg, size_t i, size_t worker) {
     (void)worker;
-    X_(miller_halves) *h = arg;
-    X_(miller_loop_lines_var)(&h->f[i], h->p[i], h->q[i], h->n[i], h->pl[i], h->lines[i], h->m[i]);
+    X_(miller_pairs) *h = arg;
+    size_t n0 = i == 0 ? 0 : h->n0, n = i == 0 ? h->n0 : h->n - h->n0;
+    size_t m0 = i == 0 ? 0 : h->m0, m = i == 0 ? h->m0 : h->m - h->m0;
+    X_(miller_loop_lines_var)(&h->f[i], n ? h->p + n0 : NULL, n ? h->q + n0 : NULL, n, m ? h->pl + m0 : NULL,
+                              m ? h->lines + m0 : NULL, m);
 }
 
-/* 1 when the product of the halves' loops, after the final
- * exponentiation (times extra, when not NULL), is one. */
-static int X_(miller_halves_check)(X_(miller_halves) *h, const ZP_CAT(ZP_G, _fp12) *extra, const zp_parallel *par) {
+/* 1 when the pairs' product after the final exponentiation (times extra,
+ * a Miller loop value, when not NULL) is one. */
+static int X_(miller_pairs_check)(X_(miller_pairs) *h, const ZP_CAT(ZP_G, _fp12) *extra, const zp_parallel *par) {
     ZP_CAT(ZP_G, _fp12) f;
-    zp_parallel_for(par, 2, X_(miller_half_task), h);
-    ZP_CAT(ZP_G, _fp12_mul)(&f, &h->f[0], &h->f[1]);
+    if (zp_parallel_threads(par) >= 2) {
+        zp_parallel_for(par, 2, X_(miller_half_task), h);
+        ZP_CAT(ZP_G, _fp12_mul)(&f, &h->f[0], &h->f[1]);
+    } else {
+        X_(miller_loop_lines_var)(&f, h->p, h->q, h->n, h->pl, h->lines, h->m);
+    }
     if (extra != NULL) ZP_CAT(ZP_G, _fp12_mul)(&f, &f, extra);
     X_(final_exp)(&f, &f);
     return ZP_CAT(ZP_G, _fp12_is_one_var)(&f);
@@ -392,8 +401,8 @@ int X_(groth16_verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_gr
     memcpy(&q[2], vk->gamma2, sizeof(G2));
     memcpy(&p[3], proof->c, sizeof(G1));
     memcpy(&q[3], vk->delta2, sizeof(G2));
-    X_(miller_halves) h = {.p = {p, p + 2}, .q = {q, q + 2}, .n = {2, 2}};
-    return X_(miller_halves_check)(&h, NULL, par);
+    X_(miller_pairs) h = {.p = p, .q = q, .n = 4, .n0 = 2};
+    return X_(miller_pairs_check)(&h, NULL, par);
 }
 
 /* The prepared part of a verifying key (groth16.h, zp_groth16_pvk): the
@@ -432,9 +441,8 @@ int X_(groth16_verify_prepared)(const void *data, const zp_groth16_vk *vk, const
     memcpy(&b, proof->b, sizeof b);
     memcpy(&pl[1], proof->c, sizeof(G1));
     const ZP_CAT(ZP_G, _g2_lines) *lines[2] = {&d->gamma, &d->delta};
-    X_(miller_halves) h = {.p = {&a, NULL}, .q = {&b, NULL}, .n = {1, 0}, .pl = {NULL, pl}, .lines = {NULL, lines},
-                           .m = {0, 2}};
-    return X_(miller_halves_check)(&h, &d->alpha_beta, par);
+    X_(miller_pairs) h = {.p = &a, .q = &b, .n = 1, .n0 = 1, .pl = pl, .lines = lines, .m = 2, .m0 = 0};
+    return X_(miller_pairs_check)(&h, &d->alpha_beta, par);
 }
 
 #undef X_
