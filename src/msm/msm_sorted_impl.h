@@ -40,12 +40,12 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
  * proof takes 590-820 page faults instead of 920-990, and the library
  * loop 7.6 instead of 8.3 MiB of peak RSS, in the same time. */
 #define MSM_SORTED_BATCH_MIN 512
-/* G2 (coordinates in Fp2: ZP_M_IFMA is twice ZP_M_IFMA_NW) stops there:
- * its pair costs about three G1 pairs, so 512 carry a 1536-pair G1 flush's
- * work, and its arrays are twice as wide. One-shot peak RSS: 2^12 8.7 ->
- * 8.3 MB, 2^14 18.4 -> 17.7 MB; time within noise (-0.1 +- 0.3 ms at
- * 2^12, -0.6 +- 0.7 ms at 2^14, interleaved spawns). */
-#define MSM_SORTED_G2_BATCH_MAX 512
+/* G2 (coordinates in Fp2: ZP_M_IFMA is twice ZP_M_IFMA_NW) keeps the
+ * minimum at every n: its pair costs about three G1 pairs, so 512 carry a
+ * 1536-pair G1 flush's work, and its arrays are twice as wide. One-shot
+ * peak RSS: 2^12 8.7 -> 8.3 MB, 2^14 18.4 -> 17.7 MB; time within noise
+ * (-0.1 +- 0.3 ms at 2^12, -0.6 +- 0.7 ms at 2^14, interleaved spawns). */
+#define MSM_SORTED_IS_G2 (ZP_M_IFMA == 2 * ZP_M_IFMA_NW)
 
 /* The tree nodes of a tile: the slots' trees are summed in batches whose
  * round-one nodes fit this many bytes, or one list's (a slot's list holds
@@ -77,8 +77,8 @@ static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, 
         if (pairs > steps) steps = pairs;
     }
     size_t cap = nodes > steps ? nodes : steps;
-    size_t most = n / 4 < MSM_SORTED_BATCH_MIN ? MSM_SORTED_BATCH_MIN : n / 4 > MSM_BATCH ? MSM_BATCH : n / 4;
-    if (ZP_M_IFMA == 2 * ZP_M_IFMA_NW && most > MSM_SORTED_G2_BATCH_MAX) most = MSM_SORTED_G2_BATCH_MAX;
+    size_t most = n / 4 > MSM_BATCH ? MSM_BATCH : n / 4;
+    if (MSM_SORTED_IS_G2 || most < MSM_SORTED_BATCH_MIN) most = MSM_SORTED_BATCH_MIN;
     most = most / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
     cap = cap < most ? (cap + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN : most;
     uintptr_t p = base;
