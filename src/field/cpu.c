@@ -21,9 +21,11 @@ static int zp_field_adx = 0; /* read only through zp_field_adx_on */
  * this VM), so this replaces __builtin_cpu_supports, whose libgcc
  * constructor asks a dozen leaves in every process. */
 static struct {
-    int adx;    /* CPUID 7.0 EBX bit 8 (BMI2: MULX) and bit 19 (ADX: ADCX, ADOX) */
-    int ifma;   /* CPUID 7.0 EBX bit 16 (AVX512F) and bit 21 (AVX512IFMA), with */
-                /* the OS saving the opmask and ZMM state (XCR0 bits 1, 2, 5-7) */
+    /* CPUID 7.0 EBX bit 8 (BMI2: MULX) and bit 19 (ADX: ADCX, ADOX) */
+    int adx;
+    /* CPUID 7.0 EBX bit 16 (AVX512F) and bit 21 (AVX512IFMA), with the OS
+     * saving the opmask and ZMM state (XCR0 bits 1, 2 and 5-7) */
+    int ifma;
 } cpu;
 
 static void cpu_probe(void) {

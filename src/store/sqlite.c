@@ -371,11 +371,18 @@ static void sq_close(zp_store *base);
 
 sq_api sq;
 
-zp_status sq_load(zp_error *err) {
+/* SQLite's entry points into sq (sqlite_internal.h), once per process. */
+static zp_status sq_load(zp_error *err) {
     static int once;
     static const char *const sonames[] = {"libsqlite3.so.0", "libsqlite3.so", NULL};
 #define SYM(f) {"sqlite3_" #f, (void **)&sq.f}
-    const zp_dynsym syms[] = {SYM(bind_double), SYM(bind_int), SYM(bind_int64), SYM(bind_null), SYM(bind_parameter_count), SYM(bind_text), SYM(busy_timeout), SYM(changes), SYM(close_v2), SYM(column_bytes), SYM(column_double), SYM(column_int), SYM(column_int64), SYM(column_text), SYM(column_type), SYM(db_readonly), SYM(errcode), SYM(errmsg), SYM(exec), SYM(extended_result_codes), SYM(finalize), SYM(get_autocommit), SYM(last_insert_rowid), SYM(open_v2), SYM(prepare_v2), SYM(reset), SYM(step), SYM(system_errno)};
+    const zp_dynsym syms[] = {SYM(bind_double), SYM(bind_int), SYM(bind_int64), SYM(bind_null),
+                              SYM(bind_parameter_count), SYM(bind_text), SYM(busy_timeout), SYM(changes),
+                              SYM(close_v2), SYM(column_bytes), SYM(column_double), SYM(column_int),
+                              SYM(column_int64), SYM(column_text), SYM(column_type), SYM(db_readonly), SYM(errcode),
+                              SYM(errmsg), SYM(exec), SYM(extended_result_codes), SYM(finalize), SYM(get_autocommit),
+                              SYM(last_insert_rowid), SYM(open_v2), SYM(prepare_v2), SYM(reset), SYM(step),
+                              SYM(system_errno)};
 #undef SYM
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libsqlite3-0", err);
 }

@@ -12,7 +12,7 @@
 
 #include "store/store_impl.h"
 
-/* SQLite, loaded when a store is opened (sq_load, base/dynlib.h) rather
+/* SQLite, loaded when a store is opened (sqlite.c, base/dynlib.h) rather
  * than linked: a proof's process then maps neither it nor the libm it
  * needs, about 0.65 MiB of a 2^11 proof's 7 MiB peak RSS. Called through
  * these pointers (sq.step(...)), never by name. */
@@ -47,7 +47,6 @@ typedef struct sq_api {
     __typeof__(sqlite3_system_errno) *system_errno;
 } sq_api;
 extern sq_api sq;
-zp_status sq_load(zp_error *err);
 
 typedef struct sq_store {
     zp_store base;
