@@ -9,12 +9,15 @@
  * slow independent reference (schoolbook product, then reduction by
  * bit-by-bit shift-subtract) for from_mont(mul(to_mont(x), to_mont(y))) ==
  * x·y mod p and the same for sqr. The safegcd inversion inv_var against
- * the Fermat inv, and batch_inv_var against both, Fp2 included. In a
+ * the Fermat inv, and batch_inv_var against both, Fp2 included. Where
+ * the CPU has AVX-512 IFMA, its eight-lane product (field/ifma.h) against
+ * the portable one on the same edge and random operands. In a
  * ZP_VERIFY build, also that an unreduced input aborts the operation it
  * enters. */
 #include <string.h>
 
 #include "field/field.h"
+#include "field/ifma.h"
 #include "testutil.h"
 
 typedef struct {
@@ -248,6 +251,80 @@ static int check_sqr(const field_t *f, const uint64_t *a, const char *what) {
         print_limbs("in place", r4, n);
     }
     return ok;
+}
+
+/* ---- the eight-lane IFMA product (field/ifma_impl.h) ---- */
+
+/* x / 2 mod p */
+static void half_mod(uint64_t *x, const field_t *f) {
+    size_t n = f->n;
+    uint64_t top = 0;
+    if (x[0] & 1) top = zp_limbs_add(x, x, f->p, n);
+    for (size_t i = 0; i + 1 < n; i++) x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+    x[n - 1] = (x[n - 1] >> 1) | (top << 63);
+}
+
+/* Values whose 52-bit limbs are zero below some point (2^(52j)·r): they
+ * make a Montgomery round's low limb 0 mod 2^52, where the product's
+ * reduction carries nothing up. */
+static void rand_limb_aligned(uint64_t *x, const field_t *f) {
+    size_t bits = 64 * f->n;
+    unsigned j = (unsigned)(zp_test_rand64() % (bits / 52));
+    memset(x, 0, f->n * 8);
+    uint64_t r = zp_test_rand64() >> (zp_test_rand64() % 64);
+    size_t at = 52 * (size_t)j;
+    x[at / 64] |= r << (at % 64);
+    if (at % 64 != 0 && at / 64 + 1 < f->n) x[at / 64 + 1] |= r >> (64 - at % 64);
+    while (!zp_limbs_lt_var(x, f->p, f->n)) x[f->n - 1] >>= 1;
+}
+
+/* a·b·2^-(52·NL) mod p for lane products a·b, NL = 5 (4 words) or 8 (6):
+ * the portable Montgomery product (a·b·2^-(64·n)) halved 52·NL - 64·n
+ * times. 64 products per call: 8 chains of 8 lanes, one step each. */
+static void test_ifma_field(const field_t *f) {
+    size_t n = f->n, fails0 = (size_t)zp_test_failures;
+    unsigned extra = n == 4 ? 52 * 5 - 256 : 52 * 8 - 384;
+    zp_ifma_field fld;
+    zp_ifma_field_init(&fld, f->p, n);
+    uint64_t edges[EDGE_MAX][N_MAX];
+    size_t ne = edge_values(edges, f);
+    size_t rounds = zp_test_iters(4000);
+    for (size_t it = 0; it < rounds; it++) {
+        uint64_t vals[72 * N_MAX], a[64][N_MAX];
+        for (size_t i = 0; i < 72; i++) {
+            uint64_t *v = vals + i * n;
+            unsigned kind = (unsigned)(zp_test_rand64() % 4);
+            if (it < ne * ne / 64 + 1) {
+                /* every edge against every edge first */
+                size_t e = (it * 64 + (i < 64 ? i : i - 64)) % (ne * ne);
+                memcpy(v, edges[i < 64 ? e / ne : e % ne], n * 8);
+            } else if (kind == 0) {
+                memcpy(v, edges[zp_test_rand64() % ne], n * 8);
+            } else if (kind == 1) {
+                rand_limb_aligned(v, f);
+            } else if (kind == 2) {
+                rand_patterned(v, f);
+            } else {
+                rand_below(v, f);
+            }
+            if (i < 64) memcpy(a[i], v, n * 8);
+        }
+        zp_ifma_mul_chains(&fld, n, vals, 1);
+        for (size_t i = 0; i < 64; i++) {
+            uint64_t want[N_MAX];
+            zp_mont_mul_portable(want, a[i], vals + (64 + i % 8) * n, f->p, f->n0, n);
+            for (unsigned k = 0; k < extra; k++) half_mod(want, f);
+            if (!eq(vals + i * n, want, n)) {
+                CHECK_MSG(0, "%s: IFMA product %zu of round %zu differs from the portable one", f->name, i, it);
+                print_limbs("a", a[i], n);
+                print_limbs("b", vals + (64 + i % 8) * n, n);
+                print_limbs("ifma", vals + i * n, n);
+                print_limbs("want", want, n);
+                return;
+            }
+        }
+    }
+    if ((size_t)zp_test_failures == fails0) printf("%s: IFMA x8 product ok\n", f->name);
 }
 
 static void test_field(const field_t *f) {
@@ -602,6 +679,11 @@ int main(void) {
         test_batch_inv();
     }
     zp_field_adx_use(saved);
+    if (zp_ifma_available()) {
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_ifma_field(&fields[i]);
+    } else {
+        printf("IFMA: not in this build or CPU; its product is not checked here\n");
+    }
 #ifdef ZP_VERIFY
     test_verify();
 #endif

@@ -152,12 +152,14 @@ VI void V_(mont)(VT *s, const VT *a, const VT *b, const VC *c) {
         ZP_V_UNROLL
         for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[j], bi);
         __m512i m = _mm512_madd52lo_epu64(zero, t[i], c->n0);
+        /* m·p_0 would make t[i] 0 mod 2^52, adding 2^52 - (t[i] mod 2^52)
+         * unless that is 0: what moves up is t[i] / 2^52 rounded up, and
+         * that product is left out */
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(_mm512_add_epi64(t[i], c->mask), 52));
         ZP_V_UNROLL
-        for (int j = 0; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], c->p[j], m);
+        for (int j = 1; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], c->p[j], m);
         ZP_V_UNROLL
         for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], c->p[j], m);
-        /* t[i] is now 0 mod 2^52: its carry moves up */
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
     ZP_V_UNROLL
     for (int j = 0; j < NL; j++) s->l[j] = t[NL + j];
