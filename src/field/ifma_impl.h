@@ -106,10 +106,13 @@ VI void V_(norm)(VT *x, const VC *c) {
 /* x (limbs not yet carried, value in (-m, m)) into [0, m): carried, then
  * m added where negative. m is c->p (canonical results) or c->p2 (the lazy
  * forms' [0, 2p)). */
-VI void V_(wrap)(VT *x, const __m512i m[NL], const VC *c) {
+VI void V_(wrap_open)(VT *x, const __m512i m[NL], const VC *c) {
     V_(norm)(x, c);
     __mmask8 neg = _mm512_cmplt_epi64_mask(x->l[NL - 1], _mm512_setzero_si512());
     for (int j = 0; j < NL; j++) x->l[j] = _mm512_mask_add_epi64(x->l[j], neg, x->l[j], m[j]);
+}
+VI void V_(wrap)(VT *x, const __m512i m[NL], const VC *c) {
+    V_(wrap_open)(x, m, c);
     V_(norm)(x, c);
 }
 
@@ -193,6 +196,19 @@ VI void V_(mul_lazy)(VT *r, const VT *a, const VT *b, const VC *c) {
 /* a + b and a - b in [0, 2p), for a, b in [0, 2p) */
 VI void V_(add_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod)(r, a, b, c->p2, c); }
 VI void V_(sub_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod)(r, a, b, c->p2, c); }
+
+/* The same, "open": the value in [0, 2p) but its limbs not carried (each
+ * below 2^53), which saves the last carry pass where the result only goes
+ * into the sums and differences here (all of them carry their operands
+ * first), never into a product, a store or a comparison. */
+VI void V_(add_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) {
+    for (int j = 0; j < NL; j++) r->l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p2[j]);
+    V_(wrap_open)(r, c->p2, c);
+}
+VI void V_(sub_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) {
+    for (int j = 0; j < NL; j++) r->l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
+    V_(wrap_open)(r, c->p2, c);
+}
 
 /* a + b and a - b + 2p in [0, 4p), unreduced: only as mul_lazy's a */
 VI void V_(add_4p)(VT *r, const VT *a, const VT *b, const VC *c) {

@@ -27,6 +27,9 @@ typedef zp_v5_field vfield;
 #define vsub2 zp_v5_sub_2p
 #define vadd4 zp_v5_add_4p
 #define vsub4 zp_v5_sub_4p
+/* for the butterflies' inner sums, which go only into further sums */
+#define vadd2o zp_v5_add_2p_open
+#define vsub2o zp_v5_sub_2p_open
 
 /* a twiddle (the same in every lane) */
 VI void vbroadcast(v5 *r, const zp_ifma_limbs *t) {
@@ -63,9 +66,9 @@ void zp_ntt_simd_scatter(const zp_ifma_field *f, uint64_t *a, const void *work, 
 VI void dif4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4,
              const vfield *c) {
     v5 a, b, cc, d;
-    vadd2(&a, x0, x2, c);
-    vsub2(&b, x0, x2, c);
-    vadd2(&cc, x1, x3, c);
+    vadd2o(&a, x0, x2, c);
+    vsub2o(&b, x0, x2, c);
+    vadd2o(&cc, x1, x3, c);
     vsub4(&d, x1, x3, c);
     vmul_lazy(&d, &d, w4, c);
     vadd2(x0, &a, &cc, c);
@@ -91,9 +94,9 @@ VI void dit4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v
         vmul_lazy(&t2, x2, w1, c);
         vmul_lazy(&t3, x3, w3, c);
     }
-    vadd2(&s0, x0, &t1, c);
-    vsub2(&s1, x0, &t1, c);
-    vadd2(&s2, &t2, &t3, c);
+    vadd2o(&s0, x0, &t1, c);
+    vsub2o(&s1, x0, &t1, c);
+    vadd2o(&s2, &t2, &t3, c);
     vsub4(&s3, &t2, &t3, c);
     vmul_lazy(&s3, &s3, w4, c);
     vadd2(x0, &s0, &s2, c);
