@@ -26,7 +26,9 @@ VI void MV_(sub)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
 }
 
 /* the scalar code's Montgomery product; in the extension by Karatsuba
- * (u² = -1): c0 = a0·b0 - a1·b1, c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 */
+ * (u² = -1): c0 = a0·b0 - a1·b1, c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1.
+ * The sums a0 + a1 and b0 + b1 stay below 2p unreduced, which mul_r
+ * takes. */
 VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
 #if MSM_EXT == 1
     B_(mul_r)(&r->c[0], &a->c[0], &b->c[0], c);
@@ -34,8 +36,8 @@ VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
     BT v0, v1, sa, sb, s;
     B_(mul_r)(&v0, &a->c[0], &b->c[0], c);
     B_(mul_r)(&v1, &a->c[1], &b->c[1], c);
-    B_(add)(&sa, &a->c[0], &a->c[1], c);
-    B_(add)(&sb, &b->c[0], &b->c[1], c);
+    B_(add_4p)(&sa, &a->c[0], &a->c[1], c);
+    B_(add_4p)(&sb, &b->c[0], &b->c[1], c);
     B_(mul_r)(&s, &sa, &sb, c);
     B_(sub)(&r->c[0], &v0, &v1, c);
     B_(sub)(&s, &s, &v0, c);
