@@ -78,7 +78,7 @@ ZP_INLINE void E_(conj)(ZP_F2 *r, const ZP_F2 *a) {
 }
 
 /* Karatsuba: (a0 + a1u)(b0 + b1u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1)u */
-ZP_INLINE void E_(mul)(ZP_F2 *r, const ZP_F2 *a, const ZP_F2 *b) {
+ZP_OUTLINE void E_(mul)(ZP_F2 *r, const ZP_F2 *a, const ZP_F2 *b) {
     E_VERIFY(a, "a");
     E_VERIFY(b, "b");
     BT t0, t1, s0, s1;
@@ -93,7 +93,7 @@ ZP_INLINE void E_(mul)(ZP_F2 *r, const ZP_F2 *a, const ZP_F2 *b) {
     E_VERIFY(r, "the result");
 }
 /* Complex squaring: (a0 + a1u)² = (a0+a1)(a0-a1) + 2a0a1·u */
-ZP_INLINE void E_(sqr)(ZP_F2 *r, const ZP_F2 *a) {
+ZP_OUTLINE void E_(sqr)(ZP_F2 *r, const ZP_F2 *a) {
     E_VERIFY(a, "a");
     BT s, d, m;
     B_(add)(&s, &a->c0, &a->c1);
