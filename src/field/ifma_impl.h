@@ -116,17 +116,33 @@ VI void V_(wrap)(VT *x, const __m512i m[NL], const VC *c) {
     V_(norm)(x, c);
 }
 
-/* a + b and a - b in [0, m), for a, b in [0, m) */
-VI void V_(add_mod)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
+/* a + b and a - b in [0, m), for a, b in [0, m) (their limbs carried or
+ * not); "open": the result's limbs left uncarried, each below 2^53, for a
+ * value that only goes into further sums and differences (all of which
+ * carry their operands first), never into a product, a store or a
+ * comparison; the plain forms carry it. */
+VI void V_(add_mod_open)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
     VT t;
     for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), m[j]);
-    V_(wrap)(&t, m, c);
+    V_(wrap_open)(&t, m, c);
+    *r = t;
+}
+VI void V_(sub_mod_open)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
+    VT t;
+    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
+    V_(wrap_open)(&t, m, c);
+    *r = t;
+}
+VI void V_(add_mod)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
+    VT t; /* carried in a local: r may be in memory that c could alias */
+    V_(add_mod_open)(&t, a, b, m, c);
+    V_(norm)(&t, c);
     *r = t;
 }
 VI void V_(sub_mod)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const VC *c) {
     VT t;
-    for (int j = 0; j < NL; j++) t.l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
-    V_(wrap)(&t, m, c);
+    V_(sub_mod_open)(&t, a, b, m, c);
+    V_(norm)(&t, c);
     *r = t;
 }
 
@@ -197,18 +213,8 @@ VI void V_(mul_lazy)(VT *r, const VT *a, const VT *b, const VC *c) {
 VI void V_(add_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod)(r, a, b, c->p2, c); }
 VI void V_(sub_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod)(r, a, b, c->p2, c); }
 
-/* The same, "open": the value in [0, 2p) but its limbs not carried (each
- * below 2^53), which saves the last carry pass where the result only goes
- * into the sums and differences here (all of them carry their operands
- * first), never into a product, a store or a comparison. */
-VI void V_(add_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) {
-    for (int j = 0; j < NL; j++) r->l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c->p2[j]);
-    V_(wrap_open)(r, c->p2, c);
-}
-VI void V_(sub_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) {
-    for (int j = 0; j < NL; j++) r->l[j] = _mm512_sub_epi64(a->l[j], b->l[j]);
-    V_(wrap_open)(r, c->p2, c);
-}
+VI void V_(add_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod_open)(r, a, b, c->p2, c); }
+VI void V_(sub_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod_open)(r, a, b, c->p2, c); }
 
 /* a + b and a - b + 2p in [0, 4p), unreduced: only as mul_lazy's a */
 VI void V_(add_4p)(VT *r, const VT *a, const VT *b, const VC *c) {

@@ -62,7 +62,8 @@ void zp_ntt_simd_scatter(const zp_ifma_field *f, uint64_t *a, const void *work, 
 /* ---- the block transforms: ntt_kernels_impl.h's, lane-wide ---- */
 
 /* The butterflies on [0, 2p) values: what goes into a product is left in
- * [0, 4p) (mul_lazy takes it), everything else is reduced to [0, 2p). */
+ * [0, 4p) (mul_lazy takes it), everything else is reduced to [0, 2p); the
+ * first sums and differences, which only go into the second, uncarried. */
 VI void dif4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4,
              const vfield *c) {
     v5 a, b, cc, d;
