@@ -280,24 +280,27 @@ static void rand_limb_aligned(uint64_t *x, const field_t *f) {
 
 /* a·b·2^-(52·NL) mod p for lane products a·b, NL = 5 (4 words) or 8 (6):
  * the portable Montgomery product (a·b·2^-(64·n)) halved 52·NL - 64·n
- * times. 64 products per call: 8 chains of 8 lanes, one step each. */
+ * times. 64 products per call: 8 chains of 8 lanes, one step each, value
+ * i = 8·chain + lane times factor 64 + lane (a lane's factor is the same
+ * in every chain). The first rounds pair every edge value with every
+ * other: round r takes the 8 factors from edge 8·(r / g) on and the 8
+ * chains' values from edge 8·(r mod g) on, g = ceil(edges / 8). */
 static void test_ifma_field(const field_t *f) {
     size_t n = f->n, fails0 = (size_t)zp_test_failures;
     unsigned extra = n == 4 ? 52 * 5 - 256 : 52 * 8 - 384;
     zp_ifma_field fld;
     zp_ifma_field_init(&fld, f->p, n);
     uint64_t edges[EDGE_MAX][N_MAX];
-    size_t ne = edge_values(edges, f);
-    size_t rounds = zp_test_iters(4000);
+    size_t ne = edge_values(edges, f), g = (ne + 7) / 8;
+    size_t rounds = g * g + zp_test_iters(4000);
     for (size_t it = 0; it < rounds; it++) {
         uint64_t vals[72 * N_MAX], a[64][N_MAX];
         for (size_t i = 0; i < 72; i++) {
             uint64_t *v = vals + i * n;
             unsigned kind = (unsigned)(zp_test_rand64() % 4);
-            if (it < ne * ne / 64 + 1) {
-                /* every edge against every edge first */
-                size_t e = (it * 64 + (i < 64 ? i : i - 64)) % (ne * ne);
-                memcpy(v, edges[i < 64 ? e / ne : e % ne], n * 8);
+            if (it < g * g) {
+                size_t e = i < 64 ? 8 * (it % g) + i / 8 : 8 * (it / g) + (i - 64);
+                memcpy(v, edges[e % ne], n * 8);
             } else if (kind == 0) {
                 memcpy(v, edges[zp_test_rand64() % ne], n * 8);
             } else if (kind == 1) {
