@@ -216,7 +216,8 @@ VI void V_(sub_2p)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod)(r
 VI void V_(add_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod_open)(r, a, b, c->p2, c); }
 VI void V_(sub_2p_open)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod_open)(r, a, b, c->p2, c); }
 
-/* a + b and a - b + 2p in [0, 4p), unreduced: only as mul_lazy's a */
+/* a + b and a - b + 2p in [0, 4p), unreduced: only as mul_lazy's a, or
+ * (a + b of canonical a, b: below 2p) as an operand of mul_r */
 VI void V_(add_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
     for (int j = 0; j < NL; j++) r->l[j] = _mm512_add_epi64(a->l[j], b->l[j]);
     V_(norm)(r, c);
