@@ -174,6 +174,9 @@ static void test_prover(void) {
         int key_changed = i == 0 || order[i] != order[i - 1];
         CHECK_MSG(key_changed ? st.matrices_s > 0 : st.matrices_s == 0, "%s proof %zu: matrices %s", c->name, i,
                   key_changed ? "built" : "kept");
+        /* the examples' keys are small: the point tables too */
+        CHECK_MSG(key_changed ? st.tables_s > 0 : st.tables_s == 0, "%s proof %zu: point tables %s", c->name, i,
+                  key_changed ? "built" : "kept");
         char what[32];
         snprintf(what, sizeof what, "proof %zu", i);
         check_proof(&proof, c, which, what);
@@ -215,6 +218,27 @@ static void test_prover(void) {
     bad.fp_bytes = 48;
     CHECK(zp_proof_write("/dev/null", NULL, &bad, cf[0].key, cf[0].wit[0], &err) == ZP_ERR_ARG);
     CHECK(zp_proof_write("/dev/null", NULL, &proof, cf[1].key, cf[1].wit[0], &err) == ZP_ERR_MISMATCH);
+    /* one thread with tables (the five MSMs as one loop on one worker);
+     * none kept where the limit is below them */
+    for (int k = 0; k < 2; k++) {
+        zp_prover_options one = {.threads = 1}, none_kept = {.threads = 2, .table_bytes = 1};
+        zp_prover *p1 = NULL, *p2 = NULL;
+        zp_prove_stats st;
+        CHECK(zp_prover_create(&p1, &one, &err) == ZP_OK && zp_prover_create(&p2, &none_kept, &err) == ZP_OK);
+        if (p1 == NULL || p2 == NULL) break;
+        for (int round = 0; round < 2; round++) {
+            CHECK_MSG(zp_prover_prove(p1, &proof, &st, cf[k].key, cf[k].wit[round], &err) == ZP_OK, "%s: %s",
+                      cf[k].name, err.message);
+            CHECK(round == 0 ? st.tables_s > 0 : st.tables_s == 0);
+            check_proof(&proof, &cf[k], round, "one thread, tables");
+            CHECK_MSG(zp_prover_prove(p2, &proof, &st, cf[k].key, cf[k].wit[round], &err) == ZP_OK, "%s: %s",
+                      cf[k].name, err.message);
+            CHECK(st.tables_s == 0);
+            check_proof(&proof, &cf[k], round, "no tables");
+        }
+        zp_prover_destroy(p1);
+        zp_prover_destroy(p2);
+    }
 done:
     zp_prover_destroy(pr);
     /* an unknown backend is an error, naming it */

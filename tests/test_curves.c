@@ -175,8 +175,8 @@ static void test_lookups(void) {
         const zp_groth16_curve *gc = zp_groth16_curve_get(d->id);
         CHECK(gc != NULL && gc->desc == d);
         if (gc != NULL) {
-            CHECK(gc->abc_size && gc->msm_scratch_size && gc->synthesize && gc->prove_start && gc->prove_finish &&
-                  gc->verify && gc->setup && gc->vk_alphabeta);
+            CHECK(gc->abc_size && gc->msm_scratch_size && gc->tables_size && gc->tables_build && gc->synthesize &&
+                  gc->prove_start && gc->prove_finish && gc->verify && gc->setup && gc->vk_alphabeta);
         }
     }
     CHECK(zp_curve_find_fp((const uint8_t *)SECP_P, 32) == NULL);
@@ -209,12 +209,15 @@ static void test_unknown_ids(void) {
               zp_io_g2_check(c, zero, 1) == ZP_IO_POINT_UNKNOWN_CURVE);
 
         /* The prover: no sizes, an error from prove_start, no proof. */
+        static _Alignas(64) unsigned char k_mem[4096];
         zp_groth16_pk pk;
         memset(&pk, 0, sizeof pk);
         pk.curve = c;
         pk.n_vars = 2;
         pk.domain_size = 4;
-        CHECK(zp_groth16_abc_size(&pk) == 0 && zp_groth16_msm_scratch_size(&pk, 4) == 0);
+        CHECK(zp_groth16_abc_size(&pk) == 0 && zp_groth16_msm_scratch_size(&pk, 4) == 0 &&
+              zp_groth16_tables_size(&pk, 4) == 0);
+        CHECK(zp_groth16_tables_build(k_mem, sizeof k_mem, &pk, 2, NULL, &err) == ZP_ERR_ARG);
         uint64_t k[4] = {1}, w[8] = {1};
         zp_groth16_pending pend;
         memset(&err, 0, sizeof err);

@@ -566,7 +566,7 @@ static void test_backend_names(void) {
     /* the IFMA choice is the context's: off when asked, and never on a CPU
      * without it */
     zp_backend_ctx *ctx;
-    zp_backend_config off = {2, ZP_SIMD_OFF, NULL}, on = {2, ZP_SIMD_IFMA, NULL};
+    zp_backend_config off = {2, ZP_SIMD_OFF, NULL, 0, 0}, on = {2, ZP_SIMD_IFMA, NULL, 0, 0};
     CHECK(zp_backend_ctx_create(&ctx, "cpu", &off, &err) == ZP_OK && !zp_backend_cpu_uses_ifma(ctx));
     zp_backend_ctx_destroy(ctx);
     CHECK(zp_backend_ctx_create(&ctx, "cpu", &on, &err) == ZP_OK);

@@ -48,8 +48,43 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
 
 /* Every accumulation path (the automatic choice, XYZZ, batch-affine)
  * against the naive sum, on the points aligned and 4 bytes off 8, as a
- * key's sections lie in the file (the prover reads them there). */
+ * key's sections lie in the file (the prover reads them there); and the
+ * tabled MSM (a prover's point tables, msm.h: zp_msm_table) built from
+ * the unaligned copy: with the width a prover picks and a narrow one
+ * (more copies), as the cost model chooses and forced, in exactly the
+ * scratch the job asks for. */
 #define MSM_TEST(G, FR, NAME)                                                                          \
+    static void check_tabled_##G(const G *pts, const G *unaligned, const uint64_t *sc, size_t n,      \
+                                 const G##j *want, const zp_parallel *par, const char *what) {        \
+        size_t threads = zp_parallel_threads(par);                                                     \
+        unsigned widths[2] = {zp_msm_table_c(n, threads), 5};                                          \
+        (void)pts;                                                                                     \
+        for (int wi = 0; wi < (n <= 300 ? 2 : 1); wi++) {                                              \
+            zp_msm_table table;                                                                        \
+            G *mem = malloc(G##_msm_table_bytes(n, widths[wi]) + 1);                                   \
+            G##_msm_table_build(&table, mem, unaligned, n, widths[wi], par);                            \
+            CHECK(table.points == mem && table.n == n && table.c == widths[wi]);                       \
+            for (int force = 0; force <= 1; force++) {                                                 \
+                const zp_msm_table *tabs[1] = {&table};                                               \
+                table.force = force;                                                                   \
+                size_t ws = G##_msm_job_workspace_size(&n, tabs, 1, threads);                          \
+                size_t rs = G##_msm_job_results_size(&n, 1, threads);                                  \
+                char *results = aligned_alloc(64, (rs + 63) / 64 * 64);                                \
+                char *work = aligned_alloc(64, (ws + 63) / 64 * 64);                                   \
+                zp_msm_job job;                                                                        \
+                G##j got, *out = &got;                                                                 \
+                G##_msm_job_begin(&job, &out, &unaligned, &sc, &n, tabs, 1, results, work, par);       \
+                CHECK(!force || n == 0 || job.parts[0].plan.tabled || job.tiles == 0);                 \
+                zp_parallel_for(par, job.tiles, G##_msm_job_tile, &job);                               \
+                G##_msm_job_end(&job);                                                                 \
+                CHECK_MSG(G##_j_eq_var(&got, want), NAME " n=%zu %s tabled c=%u force=%d", n, what,    \
+                          widths[wi], force);                                                          \
+                free(results);                                                                         \
+                free(work);                                                                            \
+            }                                                                                          \
+            free(mem);                                                                                 \
+        }                                                                                              \
+    }                                                                                                  \
     static void check_paths_##G(const G *pts, const uint64_t *sc, size_t n, const zp_parallel *par,    \
                                 const char *what) {                                                    \
         unsigned char *off = malloc(n * sizeof *pts + 4);                                              \
@@ -67,6 +102,7 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
             CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d, points 4 bytes off", n, what, path); \
             free(scratch);                                                                             \
         }                                                                                              \
+        if (n <= 4096) check_tabled_##G(pts, (const G *)(const void *)(off + 4), sc, n, &want, par, what); \
         free(off);                                                                                     \
     }                                                                                                  \
     /* equal points (doublings in a batch) and opposite ones (cancellations) */                       \
@@ -213,15 +249,15 @@ static void test_msm_jobs_shared(const zp_parallel *par) {
         zp_bn254_g2_j_to_affine(&p2[i], &acc2);
     }
     fill_scalars(s2, n2, S_RANDOM, zp_bn254_fr_modulus.v);
-    size_t ws1 = zp_bn254_g1_msm_job_workspace_size(n1, 2, threads);
-    size_t ws2 = zp_bn254_g2_msm_job_workspace_size(&n2, 1, threads);
+    size_t ws1 = zp_bn254_g1_msm_job_workspace_size(n1, NULL, 2, threads);
+    size_t ws2 = zp_bn254_g2_msm_job_workspace_size(&n2, NULL, 1, threads);
     size_t ws = ws1 > ws2 ? ws1 : ws2, r1 = zp_bn254_g1_msm_job_results_size(n1, 2, threads);
     char *mem = aligned_alloc(64, ws + r1 + zp_bn254_g2_msm_job_results_size(&n2, 1, threads));
     zp_msm_job jobs[2]; /* g1, g2: shared_tile */
-    zp_bn254_g1_msm_job_begin(&jobs[0], out1, (const zp_bn254_g1 *const *)p1, (const uint64_t *const *)s1, n1, 2,
-                              mem + ws, mem, par);
+    zp_bn254_g1_msm_job_begin(&jobs[0], out1, (const zp_bn254_g1 *const *)p1, (const uint64_t *const *)s1, n1, NULL,
+                              2, mem + ws, mem, par);
     zp_bn254_g2_msm_job_begin(&jobs[1], &out2, (const zp_bn254_g2 *const *)&p2, (const uint64_t *const *)&s2, &n2,
-                              1, mem + ws + r1, mem, par);
+                              NULL, 1, mem + ws + r1, mem, par);
     zp_msm_jobs_share_workspace(&jobs[0], &jobs[1]);
     size_t tiles = jobs[0].tiles + jobs[1].tiles;
     CHECK(jobs[0].tiles > 0 && jobs[1].tiles > 0);

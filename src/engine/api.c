@@ -164,7 +164,11 @@ static zp_status proof_decode(zp_groth16_proof *out, const zp_proof *in, zp_erro
 /* Tracked classes and stage of the prover's buffers (its own tracker:
  * the counts are there for a debugger, and the allocator hook is what a
  * device backend's memory goes through). */
-enum { BUF_MATRICES = 0, BUF_ABC, BUF_SCRATCH };
+enum { BUF_MATRICES = 0, BUF_ABC, BUF_SCRATCH, BUF_TABLES };
+
+/* zp_prover_options.table_bytes's default: a 2^13 BN254 key's tables
+ * (about 60 MB) fit. */
+#define PROVER_TABLE_BYTES ((size_t)64 << 20)
 
 struct zp_prover {
     zp_pool *pool;
@@ -181,11 +185,12 @@ struct zp_prover {
      * heap block; not for one proof, which verifies once) */
     zp_groth16_pvk *pvk;
     uint64_t pvk_key;
+    uint64_t tables_key; /* the key the backend last prepared (its point tables) */
 };
 
 zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err) {
     *out = NULL;
-    zp_prover_options opt = {0, 0, NULL};
+    zp_prover_options opt = {0, 0, NULL, 0};
     if (options != NULL) opt = *options;
     zp_prover *pr = calloc(1, sizeof *pr);
     if (pr == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating a prover");
@@ -194,7 +199,8 @@ zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp
     zp_status st = zp_pool_create(&pr->pool, opt.threads, err);
     if (st == ZP_OK) {
         pr->par = zp_pool_parallel(pr->pool);
-        zp_backend_config cfg = {zp_pool_threads(pr->pool), ZP_SIMD_AUTO, &pr->tracker};
+        zp_backend_config cfg = {zp_pool_threads(pr->pool), ZP_SIMD_AUTO, &pr->tracker,
+                                 opt.table_bytes ? opt.table_bytes : PROVER_TABLE_BYTES, BUF_TABLES};
         st = zp_backend_ctx_create(&pr->backend, opt.backend, &cfg, err);
     }
     if (st != ZP_OK) {
@@ -261,7 +267,7 @@ static size_t scratch_bytes_for(const zp_backend_sizes *sz) {
 
 size_t zp_prove_scratch_size(const zp_key *key, size_t threads) {
     zp_backend_ctx *ctx;
-    zp_backend_config cfg = {threads ? threads : zp_pool_default_threads(), ZP_SIMD_AUTO, NULL};
+    zp_backend_config cfg = {threads ? threads : zp_pool_default_threads(), ZP_SIMD_AUTO, NULL, 0, 0};
     if (zp_backend_ctx_create(&ctx, NULL, &cfg, NULL) != ZP_OK) return 0;
     zp_backend_sizes sz;
     zp_backend_sizes_get(&sz, ctx, zp_zkey_pk(key->zkey));
@@ -278,6 +284,15 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     memset(proof, 0, sizeof *proof);
     zp_status st = zp_groth16_check_witness(pk, zp_wtns_curve(witness->wtns), zp_wtns_count(witness->wtns), w, err);
     if (st != ZP_OK) return st;
+    /* what the backend keeps for the key (the point tables) first: it
+     * changes the sizes; the caller's scratch was sized without it */
+    double t0 = zp_clock_now();
+    size_t kept;
+    int fresh = mem == NULL && pr->tables_key != key->serial;
+    st = zp_backend_prepare(pr->backend, mem != NULL ? NULL : pk, key->serial, &pr->par, &kept, err);
+    if (st != ZP_OK) return st;
+    double tables_s = fresh && kept > 0 ? zp_clock_now() - t0 : 0;
+    if (mem == NULL) pr->tables_key = key->serial;
     zp_backend_sizes sz;
     zp_backend_sizes_get(&sz, pr->backend, pk);
     void *abc, *scratch;
@@ -301,7 +316,7 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
         abc = pr->abc.p;
         scratch = pr->scratch.p;
     }
-    zp_prove_stats stat = {.threads = zp_prover_threads(pr)};
+    zp_prove_stats stat = {.threads = zp_prover_threads(pr), .tables_s = tables_s};
     st = ensure_matrices(pr, key, &stat.matrices_s, err);
     if (st == ZP_OK && !pr->one_shot && !pr->skip_verify) st = ensure_pvk(pr, key, err);
     if (st != ZP_OK) return st;
@@ -358,11 +373,12 @@ zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, co
                    const zp_prove_options *options, zp_error *err) {
     zp_prover *pr;
     memset(proof, 0, sizeof *proof);
-    zp_prover_options opt = {0, 0, NULL};
+    zp_prover_options opt = {0, 0, NULL, 0};
     if (options != NULL) {
         opt.threads = options->threads;
         opt.skip_verify = options->skip_verify;
     }
+    opt.table_bytes = 1; /* one proof: building tables costs more than they save */
     zp_status st = zp_prover_create(&pr, &opt, err);
     if (st != ZP_OK) return st;
     pr->one_shot = 1;

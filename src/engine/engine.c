@@ -297,7 +297,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     queue_init(&e->to_final, e->opt.queue_capacity);
     e->t0 = zp_clock_now();
 
-    zp_backend_config bcfg = {e->opt.prove_threads, ZP_SIMD_AUTO, &e->tracker};
+    zp_backend_config bcfg = {e->opt.prove_threads, ZP_SIMD_AUTO, &e->tracker, 0, 0};
     zp_status st = zp_backend_ctx_create(&e->backend, e->opt.backend, &bcfg, err);
     if (st == ZP_OK) st = engine_trace_open(e, err);
     size_t workers = e->n_synth + e->n_prove + e->n_final;

@@ -21,8 +21,11 @@
  *            as prove_start returns;
  *   scratch  the backend's working memory from prove_start to prove_finish.
  * What a context keeps across proofs (a GPU's device buffers, a key's
- * bases uploaded once) it allocates itself through config.tracker, so it
- * is counted as well.
+ * bases uploaded once, the CPU's precomputed multiples of a small key's
+ * points) it allocates itself through config.tracker, so it is counted as
+ * well, and only where config.keep_bytes allows: prepare makes it for a
+ * key, and prove_start and prove_finish use it for that pk until the
+ * next prepare.
  *
  * Synthesis (a = A·w, b = B·w, c = a∘b over the key's precompiled
  * matrices) is not behind the seam: it is sparse, memory-bound CPU work
@@ -44,9 +47,12 @@ typedef struct zp_backend_config {
     /* The vector path; AUTO: the backend's default (for the CPU: what the
      * CPU has, unless ZKPIPE_SIMD=0). */
     zp_simd simd;
-    /* For the memory the context keeps; may be NULL when it keeps none
-     * (the CPU backend). */
+    /* For the memory the context keeps; may be NULL when it keeps none. */
     zp_tracker *tracker;
+    /* The most it may keep for a key (prepare; 0: nothing), counted in
+     * tracker as class keep_class. */
+    size_t keep_bytes;
+    unsigned keep_class;
 } zp_backend_config;
 
 typedef struct zp_backend_buffer {
@@ -71,6 +77,18 @@ struct zp_backend {
     const char *name; /* "cpu" */
     zp_status (*create)(zp_backend_ctx **out, const zp_backend_config *config, zp_error *err);
     void (*destroy)(zp_backend_ctx *ctx);
+    /* What the context keeps for a key across proofs, made once per
+     * key_id (a number no other key shares; the caller's key serial) and
+     * used for pk from then on, until the next prepare: call it before
+     * every proof that should use it, with the pk that proof passes.
+     * Nothing is kept past keep_bytes, and a key that needs more, or
+     * memory that runs out, proves without (ZP_OK). *kept: the bytes it
+     * keeps for this key (0: none). pk NULL: proofs
+     * until the next prepare use nothing kept (it stays for its key).
+     * NULL: the backend keeps nothing. The CPU backend keeps point tables (groth16.h,
+     * zp_groth16_tables), which change its sizes. */
+    zp_status (*prepare)(zp_backend_ctx *ctx, const zp_groth16_pk *pk, uint64_t key_id, const zp_parallel *par,
+                         size_t *kept, zp_error *err);
     /* The per-proof buffers for this key (exact; the engine reserves
      * exactly this much). */
     void (*sizes)(zp_backend_sizes *out, const zp_backend_ctx *ctx, const zp_groth16_pk *pk);
@@ -105,6 +123,11 @@ static inline void zp_backend_ctx_destroy(zp_backend_ctx *ctx) {
 static inline const char *zp_backend_ctx_name(const zp_backend_ctx *ctx) { return ctx->type->name; }
 static inline void zp_backend_sizes_get(zp_backend_sizes *out, const zp_backend_ctx *ctx, const zp_groth16_pk *pk) {
     ctx->type->sizes(out, ctx, pk);
+}
+static inline zp_status zp_backend_prepare(zp_backend_ctx *ctx, const zp_groth16_pk *pk, uint64_t key_id,
+                                           const zp_parallel *par, size_t *kept, zp_error *err) {
+    *kept = 0;
+    return ctx->type->prepare != NULL ? ctx->type->prepare(ctx, pk, key_id, par, kept, err) : ZP_OK;
 }
 static inline zp_status zp_backend_prove_start(const zp_backend_ctx *ctx, zp_groth16_pending *pend,
                                                const zp_groth16_pk *pk, const uint64_t *witness, void *abc,

@@ -28,6 +28,8 @@ ZP_CURVE_LIST(ZP_GROTH16_ALPHABETA_)
         .desc = &g##_curve_desc,                            \
         .abc_size = g##_groth16_abc_size,                   \
         .msm_scratch_size = g##_groth16_msm_scratch_size,   \
+        .tables_size = g##_groth16_tables_size,             \
+        .tables_build = g##_groth16_tables_build,           \
         .synthesize = g##_groth16_synthesize,               \
         .prove_start = g##_groth16_prove_start,             \
         .prove_finish = g##_groth16_prove_finish,           \

@@ -23,6 +23,9 @@ typedef struct zp_groth16_curve {
     const zp_curve_desc *desc;
     size_t (*abc_size)(const zp_groth16_pk *pk);
     size_t (*msm_scratch_size)(const zp_groth16_pk *pk, size_t threads);
+    size_t (*tables_size)(const zp_groth16_pk *pk, size_t threads);
+    zp_status (*tables_build)(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,
+                              const zp_parallel *par, zp_error *err);
     void (*synthesize)(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
                        const zp_parallel *par);
     zp_status (*prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
@@ -59,6 +62,9 @@ zp_status zp_groth16_curve_lookup(const zp_groth16_curve **out, zp_curve id, zp_
 #define ZP_GROTH16_DECLARE_(cid, g, G)                                                                          \
     size_t g##_groth16_abc_size(const zp_groth16_pk *pk);                                                       \
     size_t g##_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);                               \
+    size_t g##_groth16_tables_size(const zp_groth16_pk *pk, size_t threads);                                    \
+    zp_status g##_groth16_tables_build(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,        \
+                                       const zp_parallel *par, zp_error *err);                                  \
     void g##_groth16_synthesize(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness, \
                                 const zp_parallel *par);                                                        \
     zp_status g##_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness, \

@@ -45,6 +45,10 @@ typedef struct zp_groth16_pk {
      * Possibly unaligned: read with memcpy. */
     const uint8_t *coefs;
     size_t n_coefs;
+    /* Precomputed multiples of the bulk points (groth16.h,
+     * zp_groth16_tables), or NULL: a key as read or made has none; a
+     * prover that keeps them attaches them to its own copy of the key. */
+    const struct zp_groth16_tables *tables;
 } zp_groth16_pk;
 
 typedef struct zp_groth16_vk {

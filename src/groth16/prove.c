@@ -34,6 +34,19 @@ size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads) {
     return gc != NULL ? gc->msm_scratch_size(pk, threads) : 0;
 }
 
+size_t zp_groth16_tables_size(const zp_groth16_pk *pk, size_t threads) {
+    const zp_groth16_curve *gc = zp_groth16_curve_get(pk->curve);
+    return gc != NULL ? gc->tables_size(pk, threads) : 0;
+}
+
+zp_status zp_groth16_tables_build(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,
+                                  const zp_parallel *par, zp_error *err) {
+    const zp_groth16_curve *gc;
+    zp_status st = zp_groth16_curve_lookup(&gc, pk->curve, err);
+    if (st != ZP_OK) return st;
+    return gc->tables_build(mem, bytes, pk, threads, par, err);
+}
+
 zp_status zp_groth16_random_scalar(uint64_t out[4], zp_curve curve, zp_error *err) {
     const zp_curve_desc *d;
     zp_status st = zp_curve_lookup(&d, curve, err);

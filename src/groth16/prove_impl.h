@@ -43,8 +43,27 @@ static void X_(g1_sizes)(const zp_groth16_pk *pk, size_t n[4]) {
     n[3] = pk->domain_size;
 }
 
+/* The key's tables (groth16.h), when they are for it: NULL otherwise,
+ * which proves without them. */
+static const zp_groth16_tables *X_(tables_of)(const zp_groth16_pk *pk) {
+    const zp_groth16_tables *t = pk->tables;
+    if (t == NULL || t->curve != pk->curve || t->n_vars != pk->n_vars || t->domain_size != pk->domain_size)
+        return NULL;
+    return t;
+}
+
+/* The MSMs' tables as msm_job_begin takes them: G1's four, G2's one;
+ * NULLs without tables. */
+static void X_(table_lists)(const zp_groth16_pk *pk, const zp_msm_table *g1[4], const zp_msm_table **g2) {
+    const zp_groth16_tables *t = X_(tables_of)(pk);
+    for (int k = 0; k < 4; k++) g1[k] = t != NULL ? &t->g1[k] : NULL;
+    *g2 = t != NULL ? &t->g2 : NULL;
+}
+
+/* One thread runs the five MSMs as one loop too when the key has tables:
+ * only the joint path takes them. */
 static int X_(joint)(const zp_groth16_pk *pk, size_t threads) {
-    return threads > 1 && pk->domain_size <= ZP_GROTH16_JOINT_MAX_DOMAIN;
+    return (threads > 1 || X_(tables_of)(pk) != NULL) && pk->domain_size <= ZP_GROTH16_JOINT_MAX_DOMAIN;
 }
 
 /* The joint loop's scratch (64-byte aligned): the G1 results, the G2
@@ -58,9 +77,61 @@ static size_t X_(joint_layout)(const zp_groth16_pk *pk, size_t *g2_results, size
 
 static size_t X_(joint_scratch)(const zp_groth16_pk *pk, size_t threads) {
     size_t n[4], n2 = pk->n_vars, g2_results;
+    const zp_msm_table *t1[4], *t2;
     X_(g1_sizes)(pk, n);
-    size_t ws1 = G1_(msm_job_workspace_size)(n, 4, threads), ws2 = G2_(msm_job_workspace_size)(&n2, 1, threads);
+    X_(table_lists)(pk, t1, &t2);
+    size_t ws1 = G1_(msm_job_workspace_size)(n, t1, 4, threads), ws2 = G2_(msm_job_workspace_size)(&n2, &t2, 1, threads);
     return X_(joint_layout)(pk, &g2_results, threads) + (ws1 > ws2 ? ws1 : ws2) + 64;
+}
+
+/* The tables' layout from mem (64-byte aligned): the struct, then A, B1,
+ * C, H and B2's copies, each at a 64-byte boundary; returns the size. */
+static size_t X_(tables_layout)(zp_groth16_tables *t, char *mem, const zp_groth16_pk *pk, size_t threads,
+                                char **at) {
+    size_t n[4], off = (sizeof *t + 63) & ~(size_t)63;
+    X_(g1_sizes)(pk, n);
+    for (int k = 0; k < 4; k++) {
+        unsigned c = zp_msm_table_c(n[k], threads);
+        t->g1[k] = (zp_msm_table){NULL, n[k], c, zp_msm_table_copies(c), 0};
+        at[k] = mem + off;
+        off += (G1_(msm_table_bytes)(n[k], c) + 63) & ~(size_t)63;
+    }
+    unsigned c2 = zp_msm_table_c(pk->n_vars, threads);
+    t->g2 = (zp_msm_table){NULL, pk->n_vars, c2, zp_msm_table_copies(c2), 0};
+    at[4] = mem + off;
+    off += (G2_(msm_table_bytes)(pk->n_vars, c2) + 63) & ~(size_t)63;
+    return off;
+}
+
+size_t X_(groth16_tables_size)(const zp_groth16_pk *pk, size_t threads) {
+    if (pk->domain_size > ZP_GROTH16_JOINT_MAX_DOMAIN) return 0;
+    zp_groth16_tables t;
+    char *at[5];
+    return X_(tables_layout)(&t, NULL, pk, threads, at);
+}
+
+zp_status X_(groth16_tables_build)(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,
+                                   const zp_parallel *par, zp_error *err) {
+    size_t need = X_(groth16_tables_size)(pk, threads);
+    if (need == 0) {
+        return zp_error_set(err, ZP_ERR_ARG, "a key of domain %u has no point tables (at most %u)", pk->domain_size,
+                            ZP_GROTH16_JOINT_MAX_DOMAIN);
+    }
+    if (bytes < need || ((uintptr_t)mem & 63) != 0) {
+        return zp_error_set(err, ZP_ERR_ARG, "the point tables need %zu bytes, 64-byte aligned: got %zu at %p", need,
+                            bytes, mem);
+    }
+    zp_groth16_tables *t = mem;
+    char *at[5];
+    X_(tables_layout)(t, mem, pk, threads, at);
+    t->curve = pk->curve;
+    t->n_vars = pk->n_vars;
+    t->domain_size = pk->domain_size;
+    const void *points[4] = {pk->a, pk->b1, pk->c, pk->h};
+    for (int k = 0; k < 4; k++)
+        G1_(msm_table_build)(&t->g1[k], (G1 *)at[k], points[k], t->g1[k].n, t->g1[k].c, par);
+    G2_(msm_table_build)(&t->g2, (G2 *)at[4], pk->b2, t->g2.n, t->g2.c, par);
+    return ZP_OK;
 }
 
 /* Transforms too small to use the workers (ntt.h) run as three tasks,
@@ -255,8 +326,11 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             size_t n2 = pk->n_vars;
             char *base = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
             size_t g2_results, workspace = X_(joint_layout)(pk, &g2_results, zp_parallel_threads(par));
-            G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, 4, base, base + workspace, par);
-            G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, 1, base + g2_results, base + workspace, par);
+            const zp_msm_table *t1[4], *t2;
+            X_(table_lists)(pk, t1, &t2);
+            G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, t1, 4, base, base + workspace, par);
+            G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, &t2, 1, base + g2_results, base + workspace,
+                               par);
             zp_msm_jobs_share_workspace(&job.g1, &job.g2);
             zp_parallel_for(par, job.g2.tiles + job.g1.tiles, X_(joint_tile), &job);
             zp_parallel_for(par, job.g2.count + job.g1.count, X_(joint_end), &job);

@@ -39,7 +39,59 @@ void zp_msm_scan_var(const uint64_t *scalars, size_t n, unsigned *bits, size_t *
  * memory effects; measured). Sorted: the same additions in full batches,
  * and the reduction batched too (2 per bucket). XYZZ accumulation costs
  * ~10 multiplications per point (units of that: 2.4 per bucket).
- * point_bytes: the size of one affine point. */
+ * point_bytes: the size of one affine point; pts: the points with a
+ * scalar above 1, plus one. */
+static double window_cost(zp_msm_path path, unsigned c, double pts, size_t point_bytes) {
+    double nb = (double)((size_t)1 << (c - 1)), cost;
+    if (path == ZP_MSM_AFFINE) {
+        double batch = nb / 4 < 1024 ? (nb / 4 > 128 ? nb / 4 : 128) : 1024;
+        cost = pts * (1.0 + 55.0 / batch) + 3.0 * nb;
+        /* G1 additions are cheap enough that buckets spilling out of
+         * a 2 MiB share of the cache show: BLS12-381 G1 at 2^20 points
+         * runs 6% faster with c = 15 (1.5 MiB of buckets) than with 16
+         * (3 MiB), BN254 G1 best at 16 (2 MiB). G2 measured
+         * compute-bound. */
+        if (point_bytes < 128 && nb * (double)point_bytes > 2.0 * 1024 * 1024) cost += 0.1 * pts;
+    } else if (path == ZP_MSM_SORTED) {
+        cost = pts + 2.0 * nb;
+    } else {
+        cost = pts + 2.4 * nb;
+    }
+    return cost;
+}
+
+/* A tabled MSM's cost in the same units: every window's points into one
+ * set of buckets per tile, each tile reducing all of them; a reduction's
+ * steps are small flushes, which make its additions cost about 2.5
+ * units per bucket (at 2^11 points on two workers c = 11 measured
+ * faster than 12, which this model ties without it). */
+static double tabled_cost(unsigned c, unsigned windows, size_t tiles, double pts) {
+    double nb = (double)((size_t)1 << (c - 1));
+    return pts * windows + 2.5 * nb * (double)tiles;
+}
+
+/* Tiles of a tabled MSM: one per worker, no more than windows. */
+static size_t tabled_tiles(unsigned windows, size_t threads) {
+    size_t t = threads > 0 ? threads : 1;
+    return t < windows ? t : windows;
+}
+
+unsigned zp_msm_table_copies(unsigned c) { return zp_msm_windows(c, ZP_MSM_SCALAR_BITS); }
+
+unsigned zp_msm_table_c(size_t n, size_t threads) {
+    unsigned best = 4;
+    double best_cost = 0;
+    for (unsigned c = 4; c <= 16; c++) {
+        unsigned w = zp_msm_table_copies(c);
+        double cost = tabled_cost(c, w, tabled_tiles(w, threads), (double)n + 1.0);
+        if (c == 4 || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
                       size_t point_bytes, size_t threads) {
     if (path == ZP_MSM_AUTO) path = n <= ZP_MSM_SORTED_MAX_N ? ZP_MSM_SORTED : ZP_MSM_AFFINE;
@@ -48,27 +100,13 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= 20; c++) {
-        double nb = (double)((size_t)1 << (c - 1)), cost;
-        if (path == ZP_MSM_AFFINE) {
-            double batch = nb / 4 < 1024 ? (nb / 4 > 128 ? nb / 4 : 128) : 1024;
-            cost = pts * (1.0 + 55.0 / batch) + 3.0 * nb;
-            /* G1 additions are cheap enough that buckets spilling out of
-             * a 2 MiB share of the cache show: BLS12-381 G1 at 2^20 points
-             * runs 6% faster with c = 15 (1.5 MiB of buckets) than with 16
-             * (3 MiB), BN254 G1 best at 16 (2 MiB). G2 measured
-             * compute-bound. */
-            if (point_bytes < 128 && nb * (double)point_bytes > 2.0 * 1024 * 1024) cost += 0.1 * pts;
-        } else if (path == ZP_MSM_SORTED) {
-            cost = pts + 2.0 * nb;
-        } else {
-            cost = pts + 2.4 * nb;
-        }
-        cost *= (double)zp_msm_windows(c, bits);
+        double cost = window_cost(path, c, pts, point_bytes) * (double)zp_msm_windows(c, bits);
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
         }
     }
+    plan->tabled = 0;
     plan->path = path;
     plan->bits = bits;
     plan->c = best;
@@ -100,6 +138,26 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
         }
         if (plan->group > full.group) plan->group = full.group;
     }
+}
+
+void zp_msm_plan_tabled(zp_msm_plan *plan, size_t n, size_t n_big, unsigned bits, unsigned c, size_t point_bytes,
+                        size_t threads, int force) {
+    zp_msm_plan_make(plan, ZP_MSM_AUTO, n, n_big, bits, point_bytes, threads);
+    if (n == 0 || bits == 0) return;
+    if ((uint64_t)zp_msm_table_copies(c) * n >= ((uint64_t)1 << 31)) return; /* 31-bit entries */
+    double pts = (double)n_big + 1.0;
+    double plain = window_cost(plan->path, plan->c, pts, point_bytes) * (double)plan->windows;
+    unsigned windows = zp_msm_windows(c, bits);
+    size_t tiles = tabled_tiles(windows, threads);
+    if (!force && tabled_cost(c, windows, tiles, pts) >= plain) return;
+    plan->path = ZP_MSM_SORTED;
+    plan->tabled = 1;
+    plan->bits = bits;
+    plan->c = c;
+    plan->windows = windows;
+    plan->chunks = 1;
+    plan->chunk_len = n;
+    plan->group = (unsigned)((windows + tiles - 1) / tiles);
 }
 
 /* ZP_M_IFMA: the words of a coordinate, naming the eight-lane batch

@@ -40,7 +40,31 @@ typedef struct {
     unsigned bits; /* of the largest scalar */
     size_t chunks, chunk_len;
     unsigned group;
+    /* 1: the points are a table's (zp_msm_table): window w's digits
+     * multiply copy w, so every window of a tile sums into one set of
+     * buckets, and the tiles' results add up without doublings */
+    int tabled;
 } zp_msm_plan;
+
+/* Precomputed multiples of an MSM's points, for a key that proves many
+ * times (the prover context keeps them): copy j of the n points is
+ * 2^(c·j)·P, j < copies = zp_msm_windows(c, ZP_MSM_SCALAR_BITS), affine,
+ * copy 0 being the points themselves, at table[j·n]. With them window w's
+ * digit d adds d·(copy w of P) to one shared set of buckets: an MSM of
+ * n full-size scalars costs n·W additions and one bucket reduction per
+ * tile instead of W (at 2^11 points, c = 11: 49K additions instead of
+ * 74K), for W copies of the points' memory. */
+typedef struct zp_msm_table {
+    const void *points; /* copies·n affine points, copy j from j·n */
+    size_t n;
+    unsigned c, copies;
+    int force; /* 1: use it whatever the cost (tests); build sets 0 */
+} zp_msm_table;
+
+/* The window width of a table for n points whose MSMs run on `threads`
+ * workers, and its copies. */
+unsigned zp_msm_table_c(size_t n, size_t threads);
+unsigned zp_msm_table_copies(unsigned c);
 
 /* Several MSMs of one group as the tiles of a parallel loop that the
  * caller runs (msm_job_begin, then msm_job_tile for every tile in
@@ -53,7 +77,10 @@ typedef struct {
  *
  * begin takes two 64-byte aligned buffers: results, of
  * msm_job_results_size(n, count, threads) bytes, and workspace, of
- * msm_job_workspace_size(n, count, threads), per worker. A worker runs
+ * msm_job_workspace_size(n, tables, count, threads), per worker. tables
+ * (NULL: none; else one per part, NULL where a part has none) are the
+ * parts' zp_msm_table, built for the part's points (n equal): a part
+ * uses its table where that costs less than the plain plan. A worker runs
  * one tile at a time, so jobs run in one loop may share a workspace of
  * the larger size: zp_msm_jobs_share_workspace after both begins. */
 #define ZP_MSM_JOB_MAX 8
@@ -92,10 +119,16 @@ static inline void zp_msm_jobs_share_workspace(zp_msm_job *a, zp_msm_job *b) {
     void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
                       const size_t *n, size_t count, void *scratch, const zp_parallel *par);              \
     size_t G##_msm_job_results_size(const size_t *n, size_t count, size_t threads);                  \
-    size_t G##_msm_job_workspace_size(const size_t *n, size_t count, size_t threads);                 \
+    size_t G##_msm_job_workspace_size(const size_t *n, const zp_msm_table *const *tables, size_t count,  \
+                                      size_t threads);                                                 \
     void G##_msm_job_begin(zp_msm_job *job, G##j *const *out, const G *const *points,                    \
-                           const uint64_t *const *scalars, const size_t *n, size_t count, void *results,  \
-                           void *workspace, const zp_parallel *par);                                   \
+                           const uint64_t *const *scalars, const size_t *n, const zp_msm_table *const *tables, \
+                           size_t count, void *results, void *workspace, const zp_parallel *par);      \
+    /* the table of n points (zp_msm_table) in table_bytes(n, c) bytes, any                            \
+     * alignment of points; parallel over the points */                                              \
+    size_t G##_msm_table_bytes(size_t n, unsigned c);                                                  \
+    void G##_msm_table_build(zp_msm_table *table, G *mem, const G *points, size_t n, unsigned c,          \
+                             const zp_parallel *par);                                                  \
     void G##_msm_job_tile(void *job, size_t tile, size_t worker);                                      \
     void G##_msm_job_end(const zp_msm_job *job);                                                      \
     void G##_msm_job_end_part(void *job, size_t k, size_t worker);
@@ -116,6 +149,10 @@ static inline size_t zp_msm_plan_groups(const zp_msm_plan *plan) {
  * plan for n full-size scalars, which sizes the scratch. */
 void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
                       size_t point_bytes, size_t threads);
+/* The plan over a table of window width c when that costs less than
+ * plan_make's AUTO plan (or force), which it is otherwise. */
+void zp_msm_plan_tabled(zp_msm_plan *plan, size_t n, size_t n_big, unsigned bits, unsigned c, size_t point_bytes,
+                        size_t threads, int force);
 /* Window count for c-bit windows over scalars of `bits` bits. */
 unsigned zp_msm_windows(unsigned c, unsigned bits);
 /* The scan the plan needs: bit length of the largest scalar and the count

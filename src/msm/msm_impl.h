@@ -70,8 +70,8 @@ void M_(msm_job_tile)(void *arg, size_t tile, size_t worker) {
         /* one chunk: all the points */
         size_t nw = pl->windows - w < pl->group ? pl->windows - w : pl->group;
         M_(affine_ws) ws;
-        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, job->simd);
-        M_(sorted_tile)(&ws, &results[r], points, part->scalars, part->n, w, nw, pl->c);
+        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, pl->tabled, job->simd);
+        M_(sorted_tile)(&ws, &results[r], points, part->scalars, part->n, w, nw, pl->c, pl->tabled);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
         M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, job->simd);
@@ -82,7 +82,7 @@ void M_(msm_job_tile)(void *arg, size_t tile, size_t worker) {
 }
 
 static size_t M_(ws_size)(const zp_msm_plan *pl) {
-    size_t s = pl->path == ZP_MSM_SORTED   ? M_(sorted_ws_size)(pl->chunk_len, pl->c, pl->group)
+    size_t s = pl->path == ZP_MSM_SORTED   ? M_(sorted_ws_size)(pl->chunk_len, pl->c, pl->group, pl->tabled)
                : pl->path == ZP_MSM_AFFINE ? M_(affine_ws_size)(pl->chunk_len, pl->c)
                                            : ((size_t)1 << (pl->c - 1)) * sizeof(MX);
     return (s + 63) & ~(size_t)63;
@@ -112,11 +112,25 @@ static size_t M_(max_ws)(size_t n, size_t threads, zp_msm_path path) {
     return M_(ws_size)(&full);
 }
 
-static size_t M_(workspace_size)(const size_t *n, size_t count, size_t threads, zp_msm_path path) {
+/* The plan of n full-size scalars over a table (tabled when that costs
+ * less); it sizes the workspace of a part with a table, with the plain
+ * one: a witness's scalars may take either. */
+static void M_(full_tabled_plan)(zp_msm_plan *pl, size_t n, const zp_msm_table *table, size_t threads) {
+    zp_msm_plan_tabled(pl, n, n, ZP_MSM_SCALAR_BITS, table->c, sizeof(MA), threads, 1);
+}
+
+static size_t M_(workspace_size)(const size_t *n, const zp_msm_table *const *tables, size_t count, size_t threads,
+                                 zp_msm_path path) {
     size_t ws = 0;
     for (size_t k = 0; k < count; k++) {
         size_t s = M_(max_ws)(n[k], threads, path);
         if (s > ws) ws = s;
+        if (tables != NULL && tables[k] != NULL) {
+            zp_msm_plan full;
+            M_(full_tabled_plan)(&full, n[k], tables[k], threads);
+            s = M_(ws_size)(&full);
+            if (s > ws) ws = s;
+        }
     }
     return threads * ws;
 }
@@ -127,8 +141,9 @@ static size_t M_(results_size)(const size_t *n, size_t count, size_t threads, zp
     return (r * sizeof(MJ) + 63) & ~(size_t)63;
 }
 
-size_t M_(msm_job_workspace_size)(const size_t *n, size_t count, size_t threads) {
-    return M_(workspace_size)(n, count, threads, ZP_MSM_AUTO);
+size_t M_(msm_job_workspace_size)(const size_t *n, const zp_msm_table *const *tables, size_t count,
+                                  size_t threads) {
+    return M_(workspace_size)(n, tables, count, threads, ZP_MSM_AUTO);
 }
 
 size_t M_(msm_job_results_size)(const size_t *n, size_t count, size_t threads) {
@@ -136,11 +151,11 @@ size_t M_(msm_job_results_size)(const size_t *n, size_t count, size_t threads) {
 }
 
 size_t M_(msm_many_scratch_size)(const size_t *n, size_t count, size_t threads) {
-    return M_(msm_job_workspace_size)(n, count, threads) + M_(msm_job_results_size)(n, count, threads) + 64;
+    return M_(msm_job_workspace_size)(n, NULL, count, threads) + M_(msm_job_results_size)(n, count, threads) + 64;
 }
 
 size_t M_(msm_path_scratch_size)(size_t n, size_t threads, zp_msm_path path) {
-    return M_(workspace_size)(&n, 1, threads, path) + M_(results_size)(&n, 1, threads, path) + 64;
+    return M_(workspace_size)(&n, NULL, 1, threads, path) + M_(results_size)(&n, 1, threads, path) + 64;
 }
 
 size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_path_scratch_size)(n, threads, ZP_MSM_AUTO); }
@@ -148,8 +163,9 @@ size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_path_scrat
 /* Plans every part and lays out the workers' workspaces and the tiles'
  * results. */
 static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const *points,
-                               const uint64_t *const *scalars, const size_t *n, size_t count, void *results_mem,
-                               void *workspace, const zp_parallel *par, zp_msm_path path) {
+                               const uint64_t *const *scalars, const size_t *n, const zp_msm_table *const *tables,
+                               size_t count, void *results_mem, void *workspace, const zp_parallel *par,
+                               zp_msm_path path) {
     size_t threads = zp_parallel_threads(par), tiles = 0, ws_size = 0;
     job->count = count;
     for (size_t k = 0; k < count; k++) {
@@ -163,7 +179,13 @@ static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const 
         M_(j_set_inf)(out[k]);
         zp_msm_scan_var(pt->scalars, pt->n, &bits, &n_big);
         if (bits == 0) pt->n = 0; /* all zero: no tiles */
-        zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
+        const zp_msm_table *table = tables != NULL ? tables[k] : NULL;
+        if (table != NULL && path == ZP_MSM_AUTO && table->n == pt->n) {
+            zp_msm_plan_tabled(&pt->plan, pt->n, n_big, bits, table->c, sizeof(MA), threads, table->force);
+            if (pt->plan.tabled) pt->points = table->points;
+        } else {
+            zp_msm_plan_make(&pt->plan, path, pt->n, n_big, bits, sizeof(MA), threads);
+        }
         if (pt->n == 0) pt->plan.chunks = 0;
         pt->first_tile = tiles;
         tiles += zp_msm_plan_groups(&pt->plan) * pt->plan.chunks;
@@ -187,17 +209,18 @@ static void M_(job_begin_in)(zp_msm_job *job, MJ *const *out, const MA *const *p
                              const size_t *n, size_t count, void *scratch, const zp_parallel *par, zp_msm_path path) {
     char *base = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     char *workspace = base + M_(results_size)(n, count, zp_parallel_threads(par), path);
-    M_(job_begin_path)(job, out, points, scalars, n, count, base, workspace, par, path);
+    M_(job_begin_path)(job, out, points, scalars, n, NULL, count, base, workspace, par, path);
 }
 
 void M_(msm_job_begin)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
-                       const size_t *n, size_t count, void *results, void *workspace, const zp_parallel *par) {
-    M_(job_begin_path)(job, out, points, scalars, n, count, results, workspace, par, ZP_MSM_AUTO);
+                       const size_t *n, const zp_msm_table *const *tables, size_t count, void *results,
+                       void *workspace, const zp_parallel *par) {
+    M_(job_begin_path)(job, out, points, scalars, n, tables, count, results, workspace, par, ZP_MSM_AUTO);
 }
 
 /* Part k's sum: Horner over the windows, top first, acc = 2^c·acc +
- * window sum. A task function, so that a caller may run the parts'
- * Horners in parallel. */
+ * window sum; tabled, the sum of the tiles' results. A task function, so
+ * that a caller may run the parts' Horners in parallel. */
 void M_(msm_job_end_part)(void *arg, size_t k, size_t worker) {
     (void)worker;
     const zp_msm_job *job = arg;
@@ -206,6 +229,11 @@ void M_(msm_job_end_part)(void *arg, size_t k, size_t worker) {
     MJ acc;
     M_(j_set_inf)(&acc);
     if (pt->plan.chunks == 0) return;
+    if (pt->plan.tabled) {
+        for (unsigned w = 0; w < pt->plan.windows; w += pt->plan.group) M_(j_add_var)(&acc, &acc, &results[w]);
+        *(MJ *)pt->out = acc;
+        return;
+    }
     for (unsigned w = pt->plan.windows; w-- > 0;) {
         for (unsigned b = 0; b < pt->plan.c && !M_(j_is_inf)(&acc); b++) M_(j_dbl)(&acc, &acc);
         for (size_t ch = 0; ch < pt->plan.chunks; ch++) {
@@ -217,6 +245,53 @@ void M_(msm_job_end_part)(void *arg, size_t k, size_t worker) {
 
 void M_(msm_job_end)(const zp_msm_job *job) {
     for (size_t k = 0; k < job->count; k++) M_(msm_job_end_part)((void *)job, k, 0);
+}
+
+size_t M_(msm_table_bytes)(size_t n, unsigned c) { return (size_t)zp_msm_table_copies(c) * n * sizeof(MA); }
+
+/* A table's points in chunks of ZP_MSM_TABLE_CHUNK, one task each: c
+ * doublings (Jacobian) from one copy to the next, every copy of the chunk
+ * made affine with one inversion. */
+#ifndef ZP_MSM_TABLE_CHUNK
+#define ZP_MSM_TABLE_CHUNK 64
+#endif
+typedef struct {
+    MA *mem;
+    const MA *points;
+    size_t n;
+    unsigned c, copies;
+} M_(table_job);
+
+static void M_(table_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const M_(table_job) *job = arg;
+    size_t begin = t * ZP_MSM_TABLE_CHUNK;
+    size_t len = job->n - begin < ZP_MSM_TABLE_CHUNK ? job->n - begin : ZP_MSM_TABLE_CHUNK;
+    MJ cur[ZP_MSM_TABLE_CHUNK];
+    FT tmp[2 * ZP_MSM_TABLE_CHUNK];
+    for (size_t i = 0; i < len; i++) {
+        MA p;
+        memcpy(&p, &job->points[begin + i], sizeof p); /* any alignment */
+        job->mem[begin + i] = p;
+        M_(j_from_affine)(&cur[i], &p);
+    }
+    for (unsigned j = 1; j < job->copies; j++) {
+        for (size_t i = 0; i < len; i++) {
+            for (unsigned b = 0; b < job->c; b++) M_(j_dbl)(&cur[i], &cur[i]);
+        }
+        M_(j_batch_to_affine_var)(job->mem + (size_t)j * job->n + begin, cur, len, tmp);
+    }
+}
+
+void M_(msm_table_build)(zp_msm_table *table, MA *mem, const MA *points, size_t n, unsigned c,
+                         const zp_parallel *par) {
+    M_(table_job) job = {mem, points, n, c, zp_msm_table_copies(c)};
+    zp_parallel_for(par, (n + ZP_MSM_TABLE_CHUNK - 1) / ZP_MSM_TABLE_CHUNK, M_(table_task), &job);
+    table->points = mem;
+    table->n = n;
+    table->c = c;
+    table->copies = job.copies;
+    table->force = 0;
 }
 
 /* Several MSMs of one group as one parallel loop over all their tiles, so

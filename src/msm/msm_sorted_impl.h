@@ -59,51 +59,56 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
 
 /* Lays out the workspace of a tile of `group` windows over n points with
  * 2^(c-1) buckets per window and returns its size; with base 0 it only
- * measures. A flush holds at most a round of the tree sums (no more pairs
- * than nodes) or a step of the reduction (two per segment and window), so
- * a small MSM (the verifier's, over the public inputs) gets room for far
- * fewer pairs than MSM_BATCH; more pairs would only cost another
- * flush. */
+ * measures. Tabled (msm.h, zp_msm_table), the group's windows share one
+ * window's buckets, and a bucket's list may hold group·n entries. A flush
+ * holds at most a round of the tree sums (no more pairs than nodes) or a
+ * step of the reduction (two per segment and window), so a small MSM (the
+ * verifier's, over the public inputs) gets room for far fewer pairs than
+ * MSM_BATCH; more pairs would only cost another flush. */
 static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, unsigned c, size_t group,
-                                   int simd) {
-    size_t nb = (size_t)1 << (c - 1), slots = group * nb;
-    size_t nodes = (group * n + slots) / 2 + 1; /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
-    size_t node_cap = MSM_SORTED_NODE_BYTES / sizeof(MA);
-    if (node_cap < n / 2 + 1) node_cap = n / 2 + 1;
-    if (nodes > node_cap) nodes = node_cap;
+                                   int tabled, int simd) {
+    size_t nb = (size_t)1 << (c - 1), slot_windows = tabled ? 1 : group, slots = slot_windows * nb;
+    size_t entries = group * n, longest = tabled ? entries : n;
+    size_t nodes = (entries + slots) / 2 + 1; /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
+    size_t target = MSM_SORTED_NODE_BYTES / sizeof(MA);
+    if (!tabled && target < n / 2 + 1) target = n / 2 + 1;
+    size_t len = target > longest / 2 + 1 ? target : longest / 2 + 1; /* the first slot of a batch always fits */
+    if (nodes > len) nodes = len;
     size_t steps = 0; /* a last group may be shorter, with more segments */
-    for (size_t nw = 1; nw <= group; nw++) {
+    for (size_t nw = 1; nw <= slot_windows; nw++) {
         size_t pairs = 2 * nw * M_(sorted_segments)(nw, nb);
         if (pairs > steps) steps = pairs;
     }
     size_t cap = nodes > steps ? nodes : steps;
-    size_t most = n / 4 > MSM_BATCH ? MSM_BATCH : n / 4;
+    size_t most = entries / 4 > MSM_BATCH ? MSM_BATCH : entries / 4;
     if (MSM_SORTED_IS_G2 || most < MSM_SORTED_BATCH_MIN) most = MSM_SORTED_BATCH_MIN;
     most = most / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
     cap = cap < most ? (cap + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN : most;
     uintptr_t p = base;
     MSM_CARVE(node, MA, nodes);
-    ws->node_cap = nodes;
+    ws->node_cap = nodes < target ? nodes : target;
     MSM_CARVE(value, MA, slots);
     MSM_CARVE(run, MA, 2 * slots);
     p = M_(batch_layout)(ws, p, cap, simd, base != 0);
-    MSM_CARVE(entry, uint32_t, group * n);
+    MSM_CARVE(entry, uint32_t, entries);
     MSM_CARVE(start, uint32_t, slots + 1);
     MSM_CARVE(count, uint32_t, slots);
     MSM_CARVE(active, uint32_t, slots);
     return (size_t)(p - base);
 }
 
-static size_t M_(sorted_ws_size)(size_t n, unsigned c, size_t group) {
+static size_t M_(sorted_ws_size)(size_t n, unsigned c, size_t group, int tabled) {
     M_(affine_ws) ws;
-    return M_(sorted_ws_layout)(&ws, 0, n, c, group, 0);
+    return M_(sorted_ws_layout)(&ws, 0, n, c, group, tabled, 0);
 }
 
 /* The entries (point index | sign bit) of windows w0 .. w0+nw-1 sorted by
- * slot (window-in-group · nb + bucket): start[s] .. start[s+1]. */
+ * slot (window-in-group · nb + bucket): start[s] .. start[s+1]. Tabled,
+ * the slot is the bucket and the point is window w's copy of point i,
+ * index w·n + i. */
 static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t *scalars, size_t n, unsigned w0,
-                            size_t nw, unsigned c) {
-    size_t nb = (size_t)1 << (c - 1), slots = nw * nb;
+                            size_t nw, unsigned c, int tabled) {
+    size_t nb = (size_t)1 << (c - 1), slots = (tabled ? 1 : nw) * nb, window_slots = tabled ? 0 : nb;
     uint32_t *start = ws->start, *cursor = ws->count;
     memset(cursor, 0, slots * sizeof *cursor);
     for (size_t i = 0; i < n; i++) {
@@ -111,7 +116,7 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
         if ((k[0] | k[1] | k[2] | k[3]) == 0 || M_(is_inf_at)(&points[i])) continue;
         for (size_t g = 0; g < nw; g++) {
             int64_t d = zp_msm_booth_digit(k, w0 + (unsigned)g, c);
-            if (d != 0) cursor[g * nb + (size_t)(d < 0 ? -d : d) - 1]++;
+            if (d != 0) cursor[g * window_slots + (size_t)(d < 0 ? -d : d) - 1]++;
         }
     }
     uint32_t sum = 0;
@@ -127,8 +132,9 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
         for (size_t g = 0; g < nw; g++) {
             int64_t d = zp_msm_booth_digit(k, w0 + (unsigned)g, c);
             if (d == 0) continue;
-            size_t s = g * nb + (size_t)(d < 0 ? -d : d) - 1;
-            ws->entry[cursor[s]++] = (uint32_t)i | (d < 0 ? 0x80000000u : 0);
+            size_t s = g * window_slots + (size_t)(d < 0 ? -d : d) - 1;
+            size_t point = tabled ? (w0 + g) * n + i : i;
+            ws->entry[cursor[s]++] = (uint32_t)point | (d < 0 ? 0x80000000u : 0);
         }
     }
 }
@@ -145,7 +151,7 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots) {
         for (; s < slots; s++) {
             const uint32_t *e = ws->entry + ws->start[s];
             size_t m = ws->start[s + 1] - ws->start[s];
-            if (m >= 2 && used + (m + 1) / 2 > ws->node_cap) break; /* the next batch's (never the first slot) */
+            if (m >= 2 && used > 0 && used + (m + 1) / 2 > ws->node_cap) break; /* the next batch's */
             if (m == 0) {
                 M_(set_inf)(&ws->value[s]);
                 ws->count[s] = 0;
@@ -196,11 +202,13 @@ static void M_(sorted_reduce)(M_(affine_ws) *ws, MJ *results, size_t nw, size_t 
     M_(reduce_segments)(ws, results, ws->value, nw, nb, M_(sorted_segments)(nw, nb), ws->run);
 }
 
-/* results[g] = sum_i digit_{w0+g}(k_i)·P_i for g < nw, over all n points. */
+/* results[g] = sum_i digit_{w0+g}(k_i)·P_i for g < nw, over all n points;
+ * tabled (points: the table), results[0] = the sum of those over g of
+ * digit_{w0+g}(k_i)·(copy w0+g of P_i). */
 static void M_(sorted_tile)(M_(affine_ws) *ws, MJ *results, const MA *points, const uint64_t *scalars, size_t n,
-                            unsigned w0, size_t nw, unsigned c) {
-    size_t nb = (size_t)1 << (c - 1);
-    M_(sorted_sort)(ws, points, scalars, n, w0, nw, c);
-    M_(sorted_sums)(ws, points, nw * nb);
-    M_(sorted_reduce)(ws, results, nw, nb);
+                            unsigned w0, size_t nw, unsigned c, int tabled) {
+    size_t nb = (size_t)1 << (c - 1), slot_windows = tabled ? 1 : nw;
+    M_(sorted_sort)(ws, points, scalars, n, w0, nw, c, tabled);
+    M_(sorted_sums)(ws, points, slot_windows * nb);
+    M_(sorted_reduce)(ws, results, slot_windows, nb);
 }
