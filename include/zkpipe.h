@@ -101,6 +101,7 @@ typedef struct zp_prove_stats {
     double matrices_s; /* precompiling the key's constraint matrices; 0 when a prover had them */
     double synth_s;    /* synthesis: a = A·w, b = B·w, c = a∘b */
     double tables_s;   /* precomputing the key's point tables (prover); 0 when it had them or makes none */
+    size_t tables_bytes; /* the point tables the proof used; 0: none */
 } zp_prove_stats;
 
 /* One proof of the witness for the key's circuit (options and stats may be
@@ -124,10 +125,11 @@ ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const 
  * about 24 precomputed multiples of each of the key's points, which make
  * its MSMs about a third cheaper (a 2^11 proof ~25% faster on two
  * threads) for memory: 19 MB at 2^11 on BN254, 28 on BLS12-381, about
- * twice as much per doubling of the domain. The first proof with the key
- * builds them (~0.3 s at 2^11). A key whose tables need more than
- * table_bytes proves without; proofs in the caller's scratch
- * (zp_prover_prove_scratch) never use them. */
+ * twice as much per doubling of the domain. Building them takes about 50
+ * proofs' time (~0.3 s at 2^11), so a prover builds them once it has
+ * made 192 proofs of one key in a row, or when zp_prover_prepare asks.
+ * A key whose tables need more than table_bytes proves without; proofs
+ * in the caller's scratch (zp_prover_prove_scratch) never use them. */
 typedef struct zp_prover zp_prover;
 
 typedef struct zp_prover_options {
@@ -141,6 +143,12 @@ ZP_WARN_UNUSED zp_status zp_prover_create(zp_prover **out, const zp_prover_optio
 void zp_prover_destroy(zp_prover *prover);
 /* The threads its pool really has (options.threads, or the CPU count). */
 size_t zp_prover_threads(const zp_prover *prover);
+
+/* Makes what the prover keeps for the key now (its matrices, the
+ * prepared verification key, the point tables), so that no later proof
+ * pays for them: a service that keeps a key calls it before its first
+ * proof. */
+ZP_WARN_UNUSED zp_status zp_prover_prepare(zp_prover *prover, const zp_key *key, zp_error *err);
 
 /* As zp_prove, through the prover's pool, memory and matrices. */
 ZP_WARN_UNUSED zp_status zp_prover_prove(zp_prover *prover, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
