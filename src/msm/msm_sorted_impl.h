@@ -80,7 +80,8 @@ static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, 
         if (pairs > steps) steps = pairs;
     }
     size_t cap = nodes > steps ? nodes : steps;
-    size_t most = entries / 4 > MSM_BATCH ? MSM_BATCH : entries / 4;
+    size_t basis = tabled ? entries : n; /* a tabled tile's lists hold all its windows' entries */
+    size_t most = basis / 4 > MSM_BATCH ? MSM_BATCH : basis / 4;
     if (MSM_SORTED_IS_G2 || most < MSM_SORTED_BATCH_MIN) most = MSM_SORTED_BATCH_MIN;
     most = most / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
     cap = cap < most ? (cap + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN : most;
