@@ -194,15 +194,17 @@ if start d1; then pass "2: d1 starts again on its node id"; else fail "2: d1 sta
 # ---- 3. SIGSTOP past the lease, then SIGCONT
 list3="$(six_jobs d3 r3)"
 IFS=, read -r -a ids3 <<<"$list3"
-# d2 may finish the partition it was seen running between the look and
-# the stop: then it holds nothing, and waking up would prove nothing;
-# let it go on and stop it again (the jobs hold 48 partitions)
-for try in 1 2 3 4; do
-    await_running d2 "$list3"
+# Stop d2 while it holds a claim. A small partition's claim lives a few
+# ms, less than a look at the store takes, so d2 seen running may hold
+# nothing by the time it is stopped: stop it first, then look, and let it
+# go on and try again while it holds nothing (the jobs hold 48 partitions).
+await_running d2 "$list3"
+for try in $(seq 1 200); do
     kill -STOP "${DPID_OF[d2]}"
     sql "SELECT job_id, idx, fence FROM partitions WHERE owner = 'd2' AND state = 1 AND job_id IN ($list3)" >"$W/out/stalled"
     [ -s "$W/out/stalled" ] && break
     kill -CONT "${DPID_OF[d2]}"
+    sleep 0.01
 done
 sleep $((LEASE + 2))
 bad=0
