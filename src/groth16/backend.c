@@ -77,6 +77,15 @@ static void cpu_destroy(zp_backend_ctx *ctx) {
     free(ctx);
 }
 
+/* The caller's pool with this context's vector path: the kernels read it
+ * from there. */
+static zp_parallel cpu_par(const cpu_ctx *c, const zp_parallel *par) {
+    zp_parallel p = {NULL, NULL, 1, ZP_SIMD_AUTO};
+    if (par != NULL) p = *par;
+    p.simd = c->simd;
+    return p;
+}
+
 /* The point tables, for the key prepared last; none when a key needs more
  * than keep_bytes (the copies would cost more memory than the caller
  * gave), or when they cannot be allocated. */
@@ -84,7 +93,6 @@ static zp_status cpu_prepare(zp_backend_ctx *ctx, const zp_groth16_pk *pk, uint6
                              size_t *kept, zp_error *err) {
     (void)err;
     cpu_ctx *c = (cpu_ctx *)ctx;
-    *kept = 0;
     if (c->keep_bytes == 0 || pk == NULL) {
         c->tables_pk = NULL; /* what is kept stays for its key */
         return ZP_OK;
@@ -102,9 +110,7 @@ static zp_status cpu_prepare(zp_backend_ctx *ctx, const zp_groth16_pk *pk, uint6
     zp_error ignored;
     if (zp_track_alloc(&c->tables, c->tracker, c->keep_class, 0, bytes, "the point tables", &ignored) != ZP_OK)
         return ZP_OK;
-    zp_parallel p = {NULL, NULL, 1, ZP_SIMD_AUTO};
-    if (par != NULL) p = *par;
-    p.simd = c->simd;
+    zp_parallel p = cpu_par(c, par);
     if (zp_groth16_tables_build(c->tables.p, bytes, pk, c->threads, &p, &ignored) != ZP_OK)
         zp_track_free(c->tracker, &c->tables);
     *kept = c->tables.p != NULL ? c->tables.bytes : 0;
@@ -126,15 +132,6 @@ static void cpu_sizes(zp_backend_sizes *out, const zp_backend_ctx *ctx, const zp
     pk = cpu_key(c, pk, &copy);
     out->abc = (zp_backend_buffer){zp_groth16_abc_size(pk), ZP_MEM_HOST};
     out->scratch = (zp_backend_buffer){zp_groth16_msm_scratch_size(pk, c->threads), ZP_MEM_HOST};
-}
-
-/* The caller's pool with this context's vector path: the kernels read it
- * from there. */
-static zp_parallel cpu_par(const cpu_ctx *c, const zp_parallel *par) {
-    zp_parallel p = {NULL, NULL, 1, ZP_SIMD_AUTO};
-    if (par != NULL) p = *par;
-    p.simd = c->simd;
-    return p;
 }
 
 static zp_status cpu_prove_start(const zp_backend_ctx *ctx, zp_groth16_pending *pend, const zp_groth16_pk *pk,

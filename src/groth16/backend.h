@@ -83,10 +83,11 @@ struct zp_backend {
      * every proof that should use it, with the pk that proof passes.
      * Nothing is kept past keep_bytes, and a key that needs more, or
      * memory that runs out, proves without (ZP_OK). *kept: the bytes it
-     * keeps for this key (0: none). pk NULL: proofs
-     * until the next prepare use nothing kept (it stays for its key).
-     * NULL: the backend keeps nothing. The CPU backend keeps point tables (groth16.h,
-     * zp_groth16_tables), which change its sizes. */
+     * keeps for this key (0: none; zp_backend_prepare zeroes it first).
+     * pk NULL: proofs until the next prepare use nothing kept (it stays
+     * for its key). NULL op: the backend keeps nothing. The CPU backend
+     * keeps point tables (groth16.h, zp_groth16_tables), which change
+     * its sizes. */
     zp_status (*prepare)(zp_backend_ctx *ctx, const zp_groth16_pk *pk, uint64_t key_id, const zp_parallel *par,
                          size_t *kept, zp_error *err);
     /* The per-proof buffers for this key (exact; the engine reserves

@@ -92,12 +92,12 @@ static size_t X_(tables_layout)(zp_groth16_tables *t, char *mem, const zp_groth1
     X_(g1_sizes)(pk, n);
     for (int k = 0; k < 4; k++) {
         unsigned c = zp_msm_table_c(n[k], threads);
-        t->g1[k] = (zp_msm_table){NULL, n[k], c, zp_msm_table_copies(c), 0};
+        t->g1[k] = (zp_msm_table){NULL, n[k], c, 0};
         at[k] = mem + off;
         off += (G1_(msm_table_bytes)(n[k], c) + 63) & ~(size_t)63;
     }
     unsigned c2 = zp_msm_table_c(pk->n_vars, threads);
-    t->g2 = (zp_msm_table){NULL, pk->n_vars, c2, zp_msm_table_copies(c2), 0};
+    t->g2 = (zp_msm_table){NULL, pk->n_vars, c2, 0};
     at[4] = mem + off;
     off += (G2_(msm_table_bytes)(pk->n_vars, c2) + 63) & ~(size_t)63;
     return off;

@@ -57,7 +57,7 @@ typedef struct {
 typedef struct zp_msm_table {
     const void *points; /* copies·n affine points, copy j from j·n */
     size_t n;
-    unsigned c, copies;
+    unsigned c;      /* copies: zp_msm_table_copies(c) */
     int force; /* 1: use it whatever the cost (tests); build sets 0 */
 } zp_msm_table;
 

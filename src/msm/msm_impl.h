@@ -112,13 +112,6 @@ static size_t M_(max_ws)(size_t n, size_t threads, zp_msm_path path) {
     return M_(ws_size)(&full);
 }
 
-/* The plan of n full-size scalars over a table (tabled when that costs
- * less); it sizes the workspace of a part with a table, with the plain
- * one: a witness's scalars may take either. */
-static void M_(full_tabled_plan)(zp_msm_plan *pl, size_t n, const zp_msm_table *table, size_t threads) {
-    zp_msm_plan_tabled(pl, n, n, ZP_MSM_SCALAR_BITS, table->c, sizeof(MA), threads, 1);
-}
-
 static size_t M_(workspace_size)(const size_t *n, const zp_msm_table *const *tables, size_t count, size_t threads,
                                  zp_msm_path path) {
     size_t ws = 0;
@@ -126,8 +119,11 @@ static size_t M_(workspace_size)(const size_t *n, const zp_msm_table *const *tab
         size_t s = M_(max_ws)(n[k], threads, path);
         if (s > ws) ws = s;
         if (tables != NULL && tables[k] != NULL) {
+            /* a part with a table: its plan of n full-size scalars over
+             * the table as well as the plain one (a witness's scalars may
+             * take either) */
             zp_msm_plan full;
-            M_(full_tabled_plan)(&full, n[k], tables[k], threads);
+            zp_msm_plan_tabled(&full, n[k], n[k], ZP_MSM_SCALAR_BITS, tables[k]->c, sizeof(MA), threads, 1);
             s = M_(ws_size)(&full);
             if (s > ws) ws = s;
         }
@@ -290,7 +286,6 @@ void M_(msm_table_build)(zp_msm_table *table, MA *mem, const MA *points, size_t 
     table->points = mem;
     table->n = n;
     table->c = c;
-    table->copies = job.copies;
     table->force = 0;
 }
 
