@@ -84,7 +84,7 @@ typedef struct {
     zp_ifma_field fld;
     const zp_ifma_limbs *tab_f52, *tab_i52, *coset_c52;
     unsigned char *work;
-    size_t work_bytes;
+    size_t work_stride; /* from one worker's block to the next */
 } N_(plan);
 
 static size_t N_(bitrev)(size_t x, unsigned bits) {
@@ -107,7 +107,7 @@ static void N_(split)(unsigned log_n, unsigned *log_r, unsigned *log_b) {
  * (tab_f, tab_i, coset_c in twiddle form) and its work blocks, 64-byte
  * aligned. These are counted whether or not the CPU has IFMA, so that the
  * size does not depend on the machine (about 8 % of the vector at 2^16,
- * 2 % at 2^20, with two threads). */
+ * 2 % at 2^20, with two threads, before the spread below). */
 static size_t N_(table_elems)(unsigned log_n) {
     unsigned log_r, log_b;
     N_(split)(log_n, &log_r, &log_b);
@@ -120,6 +120,23 @@ static size_t N_(work_bytes)(unsigned log_n) {
     return ZP_IFMA_ELEM_BYTES << (log_b > log_r ? log_b : log_r);
 }
 
+/* The workers' blocks lie ZP_NTT_WORK_SPREAD block lengths apart. Two
+ * workers whose blocks were adjacent ran the passes a fifth slower than
+ * alone, on the 2-core EPYC (Zen 5) VM this was measured on, although two
+ * one-thread processes ran side by side at full speed: to_coset, bn254,
+ * two threads, medians, by the distance from one block's start to the
+ * next (a block is 80 KiB at 2^16, 320 KiB at 2^20, 1.3 MB at 2^24):
+ *   2^16: 1 block 2.62 ms, 2 blocks 2.24, 4 blocks 2.22
+ *   2^20: 1 block 52.4 ms, 2 blocks 47.6, 3.2 blocks 42.4, 4.9 blocks 42.3
+ *   2^22: 1 block 224 ms, 2.4 blocks 202, 4.8 blocks 192, 9.6 blocks 192
+ *   2^24: 1 block 1051 ms, 2 blocks 942, 4 blocks 848, 8 blocks 849
+ * Why nearness costs is not known (the blocks share no cache line); the
+ * spread costs address space and budget, not resident memory, as the
+ * gaps are never touched. */
+#define ZP_NTT_WORK_SPREAD 4
+
+static size_t N_(work_stride)(unsigned log_n) { return ZP_NTT_WORK_SPREAD * N_(work_bytes)(log_n); }
+
 size_t N_(ntt_scratch_size)(unsigned log_n, size_t threads) {
     if (log_n > NC_(FR_TWO_ADICITY)) return 0;
     size_t bytes = N_(table_elems)(log_n) * sizeof(FT);
@@ -127,7 +144,8 @@ size_t N_(ntt_scratch_size)(unsigned log_n, size_t threads) {
         unsigned log_r, log_b;
         N_(split)(log_n, &log_r, &log_b);
         if (threads == 0) threads = 1;
-        bytes += 3 * ((size_t)1 << log_b) * sizeof(zp_ifma_limbs) + 64 + threads * N_(work_bytes)(log_n);
+        bytes += 3 * ((size_t)1 << log_b) * sizeof(zp_ifma_limbs) + 64 + (threads - 1) * N_(work_stride)(log_n) +
+                 N_(work_bytes)(log_n);
     }
     return bytes;
 }
@@ -164,7 +182,7 @@ static void N_(plan_simd)(N_(plan) *pl, void *mem, int coset) {
     pl->coset_c52 = cc;
     uintptr_t w = (uintptr_t)(cc + pl->B);
     pl->work = (unsigned char *)((w + 63) & ~(uintptr_t)63);
-    pl->work_bytes = N_(work_bytes)(pl->log_n);
+    pl->work_stride = N_(work_stride)(pl->log_n);
     pl->G = 8;
     pl->rows = 8;
 }
@@ -257,7 +275,7 @@ static void N_(twist)(FT *x, size_t len, const FT *h, const FT *first) {
 
 /* The IFMA path's tasks work on eight columns or eight rows at a time in
  * the worker's work block: gather, transform, scatter. */
-static void *N_(work)(const N_(plan) *pl, size_t worker) { return pl->work + worker * pl->work_bytes; }
+static void *N_(work)(const N_(plan) *pl, size_t worker) { return pl->work + worker * pl->work_stride; }
 
 /* columns [t·G, t·G + G) */
 static void N_(col_dif_task)(void *arg, size_t t, size_t worker) {
