@@ -127,7 +127,7 @@ static size_t N_(work_bytes)(unsigned log_n) {
  * two threads, medians, by the distance from one block's start to the
  * next (a block is 80 KiB at 2^16, 320 KiB at 2^20, 1.3 MB at 2^24):
  *   2^16: 1 block 2.62 ms, 2 blocks 2.24, 4 blocks 2.22
- *   2^20: 1 block 52.4 ms, 2 blocks 47.6, 3.2 blocks 42.4, 4.9 blocks 42.3
+ *   2^20: 1 block 52.4 ms, 2 blocks 47.6, 3.2 blocks 42.4, 4.8 blocks 42.3
  *   2^22: 1 block 224 ms, 2.4 blocks 202, 4.8 blocks 192, 9.6 blocks 192
  *   2^24: 1 block 1051 ms, 2 blocks 942, 4 blocks 848, 8 blocks 849
  * Why nearness costs is not known (the blocks share no cache line); the
