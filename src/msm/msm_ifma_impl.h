@@ -45,6 +45,21 @@ VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
 #endif
 }
 
+/* r = a², canonical, for a canonical; in the extension (a0 + a1)(a0 - a1)
+ * + 2·a0·a1·u: two products instead of Karatsuba's three. */
+VI void MV_(sqr)(MV_(elem) *r, const MV_(elem) *a, const BC *c) {
+#if MSM_EXT == 1
+    B_(mul_r)(&r->c[0], &a->c[0], &a->c[0], c);
+#else
+    BT s, d, a2;
+    B_(add_4p)(&s, &a->c[0], &a->c[1], c);  /* below 2p: mul_r takes it */
+    B_(sub)(&d, &a->c[0], &a->c[1], c);
+    B_(add_4p)(&a2, &a->c[0], &a->c[0], c); /* likewise */
+    B_(mul_r)(&r->c[0], &s, &d, c);
+    B_(mul_r)(&r->c[1], &a2, &a->c[1], c);
+#endif
+}
+
 /* The running products of the inversion (the chains, the butterfly, the
  * inverses and the slope) are left in [0, 2p) in the base field
  * (mul_r_lazy): they only ever go into further products, where mul_r
@@ -259,7 +274,7 @@ void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
             eq_y[u] = MV_(zero_mask)(&num[u]);
         }
         for (int u = 0; u < CH; u++) MV_(mul_lazy)(&lambda[u], &num[u], &P[t + u], &c);
-        for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &lambda[u], &c); /* canonical again */
+        for (int u = 0; u < CH; u++) MV_(sqr)(&t1[u], &lambda[u], &c); /* canonical again */
         for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &t1[u], &px[u], &c);
         for (int u = 0; u < CH; u++) MV_(sub)(&x3[u], &t1[u], &qx[u], &c); /* x3 = λ² - x1 - x2 */
         for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &px[u], &x3[u], &c);
