@@ -25,28 +25,30 @@ VI void MV_(sub)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
     for (int i = 0; i < MSM_EXT; i++) B_(sub)(&r->c[i], &a->c[i], &b->c[i], c);
 }
 
-/* the scalar code's Montgomery product; in the extension by Karatsuba
- * (u² = -1): c0 = a0·b0 - a1·b1, c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1.
- * The sums a0 + a1 and b0 + b1 stay below 2p unreduced, which mul_r
- * takes. */
+/* the scalar code's Montgomery product, for canonical operands; in the
+ * extension (u² = -1) c0 = a0·b0 + a1·(p - b1), c1 = a0·b1 + a1·b0, each
+ * a pair of products under one reduction (mul2_r): as many IFMA
+ * products as Karatsuba's three, but two reductions and final
+ * subtractions instead of three, and one negation instead of its five
+ * additions and subtractions. */
 VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
 #if MSM_EXT == 1
     B_(mul_r)(&r->c[0], &a->c[0], &b->c[0], c);
 #else
-    BT v0, v1, sa, sb, s;
-    B_(mul_r)(&v0, &a->c[0], &b->c[0], c);
-    B_(mul_r)(&v1, &a->c[1], &b->c[1], c);
-    B_(add_4p)(&sa, &a->c[0], &a->c[1], c);
-    B_(add_4p)(&sb, &b->c[0], &b->c[1], c);
-    B_(mul_r)(&s, &sa, &sb, c);
-    B_(sub)(&r->c[0], &v0, &v1, c);
-    B_(sub)(&s, &s, &v0, c);
-    B_(sub)(&r->c[1], &s, &v1, c);
+    BT as0, as1, nb1, zero, c0, c1;
+    for (int j = 0; j < IFMA_NL; j++) zero.l[j] = _mm512_setzero_si512();
+    B_(shift_r)(&as0, &a->c[0], c);
+    B_(shift_r)(&as1, &a->c[1], c);
+    B_(sub)(&nb1, &zero, &b->c[1], c);
+    B_(mul2_r)(&c0, &as0, &b->c[0], &as1, &nb1, c);
+    B_(mul2_r)(&c1, &as0, &b->c[1], &as1, &b->c[0], c);
+    r->c[0] = c0;
+    r->c[1] = c1;
 #endif
 }
 
 /* r = a², canonical, for a canonical; in the extension (a0 + a1)(a0 - a1)
- * + 2·a0·a1·u: two products instead of Karatsuba's three. */
+ * + 2·a0·a1·u: two products, against mul's four (in two pairs). */
 VI void MV_(sqr)(MV_(elem) *r, const MV_(elem) *a, const BC *c) {
 #if MSM_EXT == 1
     B_(mul_r)(&r->c[0], &a->c[0], &a->c[0], c);
@@ -63,8 +65,8 @@ VI void MV_(sqr)(MV_(elem) *r, const MV_(elem) *a, const BC *c) {
 /* The running products of the inversion (the chains, the butterfly, the
  * inverses and the slope) are left in [0, 2p) in the base field
  * (mul_r_lazy): they only ever go into further products, where mul_r
- * takes them. In the extension the Karatsuba sums want canonical
- * operands, so there it is mul. */
+ * takes them. In the extension mul wants canonical operands (mul2_r's
+ * bound, the negation of b1), so there it is mul. */
 VI void MV_(mul_lazy)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
 #if MSM_EXT == 1
     B_(mul_r_lazy)(&r->c[0], &a->c[0], &b->c[0], c);
