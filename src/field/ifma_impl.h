@@ -149,13 +149,16 @@ VI void V_(sub_mod)(VT *r, const VT *a, const VT *b, const __m512i m[NL], const 
 VI void V_(add)(VT *r, const VT *a, const VT *b, const VC *c) { V_(add_mod)(r, a, b, c->p, c); }
 VI void V_(sub)(VT *r, const VT *a, const VT *b, const VC *c) { V_(sub_mod)(r, a, b, c->p, c); }
 
-/* s = a·b / 2^(52·NL) mod p, below p + a·b/2^(52·NL), its limbs not yet
- * normalized (mul and mul_lazy finish it): operand scanning, NL rounds of
- * t += a·b_i, m = t_0·n0 mod 2^52, t = (t + m·p) / 2^52. The accumulators
- * are 64-bit lanes fed 52-bit halves, at most 4 per round, so they stay
- * below 2^52·4·NL < 2^57: no carry is propagated until the end. Both
- * operands' limbs must be below 2^52 (IFMA reads 52 bits). */
-VI void V_(mont)(VT *s, const VT *a, const VT *b, const VC *c) {
+/* s = (a[0]·b[0] + ... + a[k-1]·b[k-1]) / 2^(52·NL) mod p, below p plus
+ * that sum over 2^(52·NL), its limbs not yet normalized (mul and mul_lazy
+ * finish it): operand scanning, NL rounds of t += sum_m a[m]·b[m]_i,
+ * m = t_0·n0 mod 2^52, t = (t + m·p) / 2^52, one reduction for all k
+ * products (k = 2: an extension field's coefficient). The accumulators
+ * are 64-bit lanes fed 52-bit halves, at most 2k + 2 per round, so they
+ * stay below 2^52·(2k + 2)·NL < 2^58 for k <= 2: no carry is propagated
+ * until the end. Every operand's limbs must be below 2^52 (IFMA reads 52
+ * bits). k is a constant where this is inlined, so its loops unroll. */
+VI void V_(mont_sum)(VT *s, const VT *const a[], const VT *const b[], int k, const VC *c) {
     const __m512i zero = _mm512_setzero_si512();
     /* round i works on t[i .. i + NL]: the division by 2^52 is a move of
      * the window, not of the values (shifting an array of vectors made
@@ -165,11 +168,18 @@ VI void V_(mont)(VT *s, const VT *a, const VT *b, const VC *c) {
     for (int j = 0; j <= 2 * NL; j++) t[j] = zero;
     ZP_V_UNROLL
     for (int i = 0; i < NL; i++) {
-        __m512i bi = b->l[i];
         ZP_V_UNROLL
-        for (int j = 0; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[j], bi);
+        for (int m = 0; m < k; m++) {
+            __m512i bi = b[m]->l[i];
+            ZP_V_UNROLL
+            for (int j = 0; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], a[m]->l[j], bi);
+        }
         ZP_V_UNROLL
-        for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[j], bi);
+        for (int m = 0; m < k; m++) {
+            __m512i bi = b[m]->l[i];
+            ZP_V_UNROLL
+            for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a[m]->l[j], bi);
+        }
         __m512i m = _mm512_madd52lo_epu64(zero, t[i], c->n0);
         /* m·p_0 would make t[i] 0 mod 2^52, adding 2^52 - (t[i] mod 2^52)
          * unless that is 0: what moves up is t[i] / 2^52 rounded up, and
@@ -184,37 +194,16 @@ VI void V_(mont)(VT *s, const VT *a, const VT *b, const VC *c) {
     for (int j = 0; j < NL; j++) s->l[j] = t[NL + j];
 }
 
-/* s = (a·b + a2·b2) / 2^(52·NL) mod p as mont leaves it: one reduction
- * for two products (an extension field's coefficient), each round
- * feeding both products' halves, at most 6 terms per accumulator a
- * round, so below 2^52·6·NL < 2^58. */
-VI void V_(mont2)(VT *s, const VT *a, const VT *b, const VT *a2, const VT *b2, const VC *c) {
-    const __m512i zero = _mm512_setzero_si512();
-    __m512i t[2 * NL + 1];
-    ZP_V_UNROLL
-    for (int j = 0; j <= 2 * NL; j++) t[j] = zero;
-    ZP_V_UNROLL
-    for (int i = 0; i < NL; i++) {
-        __m512i bi = b->l[i], ci = b2->l[i];
-        ZP_V_UNROLL
-        for (int j = 0; j < NL; j++) {
-            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[j], bi);
-            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a2->l[j], ci);
-        }
-        ZP_V_UNROLL
-        for (int j = 0; j < NL; j++) {
-            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[j], bi);
-            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a2->l[j], ci);
-        }
-        __m512i m = _mm512_madd52lo_epu64(zero, t[i], c->n0);
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(_mm512_add_epi64(t[i], c->mask), 52));
-        ZP_V_UNROLL
-        for (int j = 1; j < NL; j++) t[i + j] = _mm512_madd52lo_epu64(t[i + j], c->p[j], m);
-        ZP_V_UNROLL
-        for (int j = 0; j < NL; j++) t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], c->p[j], m);
-    }
-    ZP_V_UNROLL
-    for (int j = 0; j < NL; j++) s->l[j] = t[NL + j];
+/* s = a·b / 2^(52·NL) mod p, as mont_sum leaves it */
+VI void V_(mont)(VT *s, const VT *a, const VT *b, const VC *c) {
+    const VT *const as[1] = {a}, *const bs[1] = {b};
+    V_(mont_sum)(s, as, bs, 1, c);
+}
+
+/* canonical from [0, 2p), its limbs carried or not */
+VI void V_(reduce_2p)(VT *x, const VC *c) {
+    for (int j = 0; j < NL; j++) x->l[j] = _mm512_sub_epi64(x->l[j], c->p[j]);
+    V_(wrap)(x, c->p, c);
 }
 
 /* r = a·b / 2^(52·NL) mod p, canonical, for b canonical and a below
@@ -223,9 +212,7 @@ VI void V_(mont2)(VT *s, const VT *a, const VT *b, const VT *a2, const VT *b2, c
 VI void V_(mul)(VT *r, const VT *a, const VT *b, const VC *c) {
     VT s;
     V_(mont)(&s, a, b, c);
-    ZP_V_UNROLL
-    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(s.l[j], c->p[j]);
-    V_(wrap)(&s, c->p, c);
+    V_(reduce_2p)(&s, c);
     *r = s;
 }
 
@@ -260,12 +247,6 @@ VI void V_(sub_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
     V_(norm)(r, c);
 }
 
-/* canonical from [0, 2p) */
-VI void V_(reduce_2p)(VT *x, const VC *c) {
-    for (int j = 0; j < NL; j++) x->l[j] = _mm512_sub_epi64(x->l[j], c->p[j]);
-    V_(wrap)(x, c->p, c);
-}
-
 /* a·2^(52·NL - 64·NW): a shift across the limbs, below 2^(52·NL) for
  * a < 2^(64·NW) */
 VI void V_(shift_r)(VT *as, const VT *a, const VC *c) {
@@ -293,11 +274,10 @@ VI void V_(mul_r)(VT *r, const VT *a, const VT *b, const VC *c) {
  * below 0.19·2^256, BLS12-381's below 2^-3·2^384). Two products for one
  * reduction and one subtraction. */
 VI void V_(mul2_r)(VT *r, const VT *as, const VT *b, const VT *as2, const VT *b2, const VC *c) {
+    const VT *const a[2] = {as, as2}, *const bs[2] = {b, b2};
     VT s;
-    V_(mont2)(&s, as, b, as2, b2, c);
-    ZP_V_UNROLL
-    for (int j = 0; j < NL; j++) s.l[j] = _mm512_sub_epi64(s.l[j], c->p[j]);
-    V_(wrap)(&s, c->p, c);
+    V_(mont_sum)(&s, a, bs, 2, c);
+    V_(reduce_2p)(&s, c);
     *r = s;
 }
 

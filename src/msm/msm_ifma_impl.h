@@ -51,7 +51,7 @@ VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
  * + 2·a0·a1·u: two products, against mul's four (in two pairs). */
 VI void MV_(sqr)(MV_(elem) *r, const MV_(elem) *a, const BC *c) {
 #if MSM_EXT == 1
-    B_(mul_r)(&r->c[0], &a->c[0], &a->c[0], c);
+    MV_(mul)(r, a, a, c);
 #else
     BT s, d, a2;
     B_(add_4p)(&s, &a->c[0], &a->c[1], c);  /* below 2p: mul_r takes it */
