@@ -313,54 +313,54 @@ VI void V_(to_words)(__m512i W[NW], const VT *w) {
     }
 }
 
-/* eight values at e[0..7] into the lanes: 4 words by transposition, 6 by
- * gathers */
+/* eight values at e[0..7] into the lanes by transposition: words 0-3 as
+ * above, and for 6 words, words 4-5 of four values to a vector, two
+ * permutes. (Gathers, one per word, took a fifth of BLS12-381's MSM
+ * lanes on Zen 5; the permutes cost a few cycles.) */
 VI void V_(load8)(VT *w, const uint64_t *const e[8]) {
-    __m512i W[NW];
-#if NW == 4
-    __m512i z[4];
+    _Static_assert(NW == 4 || NW == 6, "load8 moves 4 or 6 words");
+    __m512i W[NW], z[4];
     for (int k = 0; k < 4; k++) {
         __m256i x0 = _mm256_loadu_si256((const __m256i *)e[2 * k]);
         __m256i x1 = _mm256_loadu_si256((const __m256i *)e[2 * k + 1]);
         z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(x0), x1, 1);
     }
     transpose(W, z);
-#else
-    const char *base = (const char *)e[0];
-    __m512i idx = _mm512_set_epi64((const char *)e[7] - base, (const char *)e[6] - base,
-                                   (const char *)e[5] - base, (const char *)e[4] - base,
-                                   (const char *)e[3] - base, (const char *)e[2] - base,
-                                   (const char *)e[1] - base, 0);
-    for (int wi = 0; wi < NW; wi++) W[wi] = _mm512_i64gather_epi64(idx, base + 8 * wi, 1);
+#if NW == 6
+    __m512i h[2]; /* words 4, 5 of values 4k .. 4k+3, value by value */
+    for (int k = 0; k < 2; k++) {
+        __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(e[4 * k] + 4)));
+        v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(e[4 * k + 1] + 4)), 1);
+        v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(e[4 * k + 2] + 4)), 2);
+        h[k] = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(e[4 * k + 3] + 4)), 3);
+    }
+    W[4] = _mm512_permutex2var_epi64(h[0], idx8(0, 2, 4, 6, 8, 10, 12, 14), h[1]);
+    W[5] = _mm512_permutex2var_epi64(h[0], idx8(1, 3, 5, 7, 9, 11, 13, 15), h[1]);
 #endif
     V_(from_words)(w, W);
 }
 
-/* the lanes out to e[k], for the lanes k in mask (the others may be NULL) */
+/* the lanes out to e[k], for the lanes k in mask (the others may be NULL):
+ * load8's moves backwards */
 VI void V_(store8)(uint64_t *const e[8], const VT *w, unsigned mask) {
-    __m512i W[NW];
+    __m512i W[NW], z[4];
     V_(to_words)(W, w);
-#if NW == 4
-    __m512i z[4];
     untranspose(z, W);
     for (int k = 0; k < 4; k++) {
         if (mask & (1u << (2 * k))) _mm256_storeu_si256((__m256i *)e[2 * k], _mm512_castsi512_si256(z[k]));
         if (mask & (2u << (2 * k)))
             _mm256_storeu_si256((__m256i *)e[2 * k + 1], _mm512_extracti64x4_epi64(z[k], 1));
     }
-#else
-    long long off[8];
-    char *base = NULL;
-    for (int k = 0; k < 8; k++) {
-        if (!(mask & (1u << k))) continue;
-        if (base == NULL) base = (char *)e[k];
-        off[k] = (char *)e[k] - base;
+#if NW == 6
+    for (int k = 0; k < 2; k++) {
+        __m512i h = _mm512_permutex2var_epi64(W[4], k == 0 ? idx8(0, 8, 1, 9, 2, 10, 3, 11) : idx8(4, 12, 5, 13, 6, 14, 7, 15),
+                                              W[5]);
+        unsigned m = mask >> (4 * k);
+        if (m & 1) _mm_storeu_si128((__m128i *)(e[4 * k] + 4), _mm512_castsi512_si128(h));
+        if (m & 2) _mm_storeu_si128((__m128i *)(e[4 * k + 1] + 4), _mm512_extracti32x4_epi32(h, 1));
+        if (m & 4) _mm_storeu_si128((__m128i *)(e[4 * k + 2] + 4), _mm512_extracti32x4_epi32(h, 2));
+        if (m & 8) _mm_storeu_si128((__m128i *)(e[4 * k + 3] + 4), _mm512_extracti32x4_epi32(h, 3));
     }
-    if (base == NULL) return;
-    for (int k = 0; k < 8; k++)
-        if (!(mask & (1u << k))) off[k] = 0;
-    __m512i idx = _mm512_loadu_si512(off);
-    for (int wi = 0; wi < NW; wi++) _mm512_mask_i64scatter_epi64(base + 8 * wi, (__mmask8)mask, idx, W[wi], 1);
 #endif
 }
 
