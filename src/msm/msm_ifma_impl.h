@@ -75,6 +75,19 @@ VI void MV_(mul_lazy)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, cons
 #endif
 }
 
+/* a - b for a product's operand: in the base field a - b + p in (0, 2p),
+ * one carry pass (mul_r and mul_r_lazy take [0, 2p)); in the extension,
+ * where mul wants canonical operands, sub */
+VI void MV_(sub_lazy)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
+#if MSM_EXT == 1
+    for (int j = 0; j < IFMA_NL; j++)
+        r->c[0].l[j] = _mm512_add_epi64(_mm512_sub_epi64(a->c[0].l[j], b->c[0].l[j]), c->p[j]);
+    B_(norm)(&r->c[0], c);
+#else
+    MV_(sub)(r, a, b, c);
+#endif
+}
+
 /* canonical from [0, 2p) */
 VI void MV_(reduce)(MV_(elem) *r, const BC *c) {
 #if MSM_EXT == 1
@@ -95,6 +108,14 @@ VI unsigned MV_(zero_mask)(const MV_(elem) *a) {
     for (int i = 0; i < MSM_EXT; i++)
         for (int j = 0; j < IFMA_NL; j++) o = _mm512_or_si512(o, a->c[i].l[j]);
     return (unsigned)_mm512_cmpeq_epi64_mask(o, _mm512_setzero_si512());
+}
+
+/* the lanes where a = b (both canonical, limbs carried) */
+VI unsigned MV_(eq_mask)(const MV_(elem) *a, const MV_(elem) *b) {
+    __mmask8 m = 0xff;
+    for (int i = 0; i < MSM_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) m = _mm512_mask_cmpeq_epi64_mask(m, a->c[i].l[j], b->c[i].l[j]);
+    return m;
 }
 
 /* r = b in the lanes of mask, a elsewhere */
@@ -118,6 +139,24 @@ VI void MV_(neg_where)(MV_(elem) *y, unsigned mask, const BC *c) {
     MV_(set_zero)(&z);
     MV_(sub)(&n, &z, y, c);
     MV_(blend)(y, mask, y, &n);
+}
+
+/* (q negated in the lanes of neg_q) - p, for a product's operand, as
+ * sub_lazy: in the base field q - p + p or 2p - q - p, one carry pass
+ * for both */
+VI void MV_(sub_signed_lazy)(MV_(elem) *r, const MV_(elem) *q, unsigned neg_q, const MV_(elem) *p, const BC *c) {
+#if MSM_EXT == 1
+    for (int j = 0; j < IFMA_NL; j++) {
+        __m512i d = _mm512_add_epi64(_mm512_sub_epi64(q->c[0].l[j], p->c[0].l[j]), c->p[j]);
+        __m512i s = _mm512_sub_epi64(_mm512_sub_epi64(c->p2[j], q->c[0].l[j]), p->c[0].l[j]);
+        r->c[0].l[j] = _mm512_mask_mov_epi64(d, (__mmask8)neg_q, s);
+    }
+    B_(norm)(&r->c[0], c);
+#else
+    MV_(elem) n = *q;
+    MV_(neg_where)(&n, neg_q, c);
+    MV_(sub)(r, &n, p, c);
+#endif
 }
 
 /* one coordinate (off words into each point) of eight points */
@@ -190,8 +229,8 @@ void MV_(prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
         MV_(group_load)(&g, b, t);
         MV_(gather)(&px, g.p, 0);
         MV_(gather)(&qx, g.q, 0);
-        MV_(sub)(&D[t], &qx, &px, &c);
-        MV_(blend)(&D[t], MV_(zero_mask)(&D[t]), &D[t], &one);
+        MV_(sub_lazy)(&D[t], &qx, &px, &c);
+        MV_(blend)(&D[t], MV_(eq_mask)(&px, &qx), &D[t], &one);
     }
     for (int u = 0; u < CH; u++) acc[u] = D[u];
     for (size_t t = CH; t < groups; t += CH) {
@@ -257,7 +296,7 @@ void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
         }
         if (any == 0) break; /* the padding at the end */
         MV_(elem) px[CH], py[CH], qx[CH], qy[CH], num[CH], lambda[CH], t1[CH], x3[CH], y3[CH];
-        unsigned inf_p[CH], inf_q[CH], eq_x[CH], eq_y[CH];
+        unsigned inf_p[CH], inf_q[CH], eq_x[CH], special = 0;
         /* every group's points are read before any sum is written */
         for (int u = 0; u < CH; u++) {
             MV_(gather)(&px[u], g[u].p, 0);
@@ -267,37 +306,39 @@ void MV_(finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
             inf_p[u] = MV_(zero_mask)(&px[u]) & MV_(zero_mask)(&py[u]);
             inf_q[u] = MV_(zero_mask)(&qx[u]) & MV_(zero_mask)(&qy[u]);
             MV_(neg_where)(&py[u], g[u].neg_p, &c);
-            MV_(neg_where)(&qy[u], g[u].neg_q, &c);
+            eq_x[u] = MV_(eq_mask)(&px[u], &qx[u]);
+            special |= (inf_p[u] | inf_q[u] | eq_x[u]) & g[u].active;
         }
-        for (int u = 0; u < CH; u++) {
-            MV_(sub)(&t1[u], &qx[u], &px[u], &c);
-            eq_x[u] = MV_(zero_mask)(&t1[u]);
-            MV_(sub)(&num[u], &qy[u], &py[u], &c);
-            eq_y[u] = MV_(zero_mask)(&num[u]);
-        }
+        /* q's sign (half the bucket pass's points) is folded into num;
+         * qy is negated only for the special lanes below */
+        for (int u = 0; u < CH; u++) MV_(sub_signed_lazy)(&num[u], &qy[u], g[u].neg_q, &py[u], &c);
         for (int u = 0; u < CH; u++) MV_(mul_lazy)(&lambda[u], &num[u], &P[t + u], &c);
         for (int u = 0; u < CH; u++) MV_(sqr)(&t1[u], &lambda[u], &c); /* canonical again */
         for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &t1[u], &px[u], &c);
         for (int u = 0; u < CH; u++) MV_(sub)(&x3[u], &t1[u], &qx[u], &c); /* x3 = λ² - x1 - x2 */
-        for (int u = 0; u < CH; u++) MV_(sub)(&t1[u], &px[u], &x3[u], &c);
+        for (int u = 0; u < CH; u++) MV_(sub_lazy)(&t1[u], &px[u], &x3[u], &c);
         for (int u = 0; u < CH; u++) MV_(mul)(&t1[u], &lambda[u], &t1[u], &c);
         for (int u = 0; u < CH; u++) MV_(sub)(&y3[u], &t1[u], &py[u], &c); /* y3 = λ(x1 - x3) - y1 */
         for (int u = 0; u < CH; u++) {
-            unsigned act = g[u].active;
+            unsigned act = g[u].active, dbl = 0;
             if (act == 0) continue;
-            /* the special lanes: one point infinite (the other is the
-             * sum), both (infinity), equal x: opposite points (infinity)
-             * or equal ones, doubled by the caller */
-            unsigned both = inf_p[u] & inf_q[u], only_p = inf_q[u] & ~inf_p[u], only_q = inf_p[u] & ~inf_q[u];
-            unsigned same_x = eq_x[u] & ~(inf_p[u] | inf_q[u]);
-            unsigned dbl = same_x & eq_y[u] & ~MV_(zero_mask)(&py[u]) & act;
-            unsigned to_inf = both | (same_x & ~dbl);
-            MV_(blend)(&x3[u], only_p, &x3[u], &px[u]);
-            MV_(blend)(&y3[u], only_p, &y3[u], &py[u]);
-            MV_(blend)(&x3[u], only_q, &x3[u], &qx[u]);
-            MV_(blend)(&y3[u], only_q, &y3[u], &qy[u]);
-            MV_(blend)(&x3[u], to_inf, &x3[u], &zero);
-            MV_(blend)(&y3[u], to_inf, &y3[u], &zero);
+            if (special != 0) {
+                /* the special lanes, rare, so their masks and blends
+                 * wait for one: one point infinite (the other is the
+                 * sum), both (infinity), equal x: opposite points
+                 * (infinity) or equal ones, doubled by the caller */
+                MV_(neg_where)(&qy[u], g[u].neg_q, &c);
+                unsigned both = inf_p[u] & inf_q[u], only_p = inf_q[u] & ~inf_p[u], only_q = inf_p[u] & ~inf_q[u];
+                unsigned same_x = eq_x[u] & ~(inf_p[u] | inf_q[u]);
+                dbl = same_x & MV_(eq_mask)(&py[u], &qy[u]) & ~MV_(zero_mask)(&py[u]) & act;
+                unsigned to_inf = both | (same_x & ~dbl);
+                MV_(blend)(&x3[u], only_p, &x3[u], &px[u]);
+                MV_(blend)(&y3[u], only_p, &y3[u], &py[u]);
+                MV_(blend)(&x3[u], only_q, &x3[u], &qx[u]);
+                MV_(blend)(&y3[u], only_q, &y3[u], &qy[u]);
+                MV_(blend)(&x3[u], to_inf, &x3[u], &zero);
+                MV_(blend)(&y3[u], to_inf, &y3[u], &zero);
+            }
             unsigned out = act & ~dbl;
             MV_(store)(g[u].dst, 0, &x3[u], out);
             MV_(store)(g[u].dst, MSM_W, &y3[u], out);
