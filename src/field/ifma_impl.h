@@ -269,7 +269,7 @@ VI void V_(mul_r)(VT *r, const VT *a, const VT *b, const VC *c) {
 }
 
 /* r = (a·b + a2·b2) / 2^(64·NW) mod p, canonical, for as, as2 the
- * shift_r of canonical a, a2 and b, b2 canonical: before the final
+ * shift_r of canonical a, a2 and b, b2 at most p: before the final
  * subtraction the sum is below p + 2p·p/2^(64·NW) < 1.4p (BN254's Fp is
  * below 0.19·2^256, BLS12-381's below 2^-3·2^384). Two products for one
  * reduction and one subtraction. */

@@ -30,16 +30,17 @@ VI void MV_(sub)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
  * a pair of products under one reduction (mul2_r): as many IFMA
  * products as Karatsuba's three, but two reductions and final
  * subtractions instead of three, and one negation instead of its five
- * additions and subtractions. */
+ * additions and subtractions. p - b1 is left in (0, p] (p for b1 = 0),
+ * which mul2_r's bound allows: one carry pass. */
 VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
 #if MSM_EXT == 1
     B_(mul_r)(&r->c[0], &a->c[0], &b->c[0], c);
 #else
-    BT as0, as1, nb1, zero, c0, c1;
-    for (int j = 0; j < IFMA_NL; j++) zero.l[j] = _mm512_setzero_si512();
+    BT as0, as1, nb1, c0, c1;
     B_(shift_r)(&as0, &a->c[0], c);
     B_(shift_r)(&as1, &a->c[1], c);
-    B_(sub)(&nb1, &zero, &b->c[1], c);
+    for (int j = 0; j < IFMA_NL; j++) nb1.l[j] = _mm512_sub_epi64(c->p[j], b->c[1].l[j]);
+    B_(norm)(&nb1, c);
     B_(mul2_r)(&c0, &as0, &b->c[0], &as1, &nb1, c);
     B_(mul2_r)(&c1, &as0, &b->c[1], &as1, &b->c[0], c);
     r->c[0] = c0;
