@@ -23,6 +23,7 @@
 #define MSM_BATCH 2048    /* additions sharing one inversion, at most */
 #define MSM_DEFER 128     /* points waiting for their bucket's pending addition */
 #define MSM_PREFETCH 16   /* points ahead that the bucket pass prefetches */
+#define MSM_BLOCK 64      /* points whose digits the bucket pass takes at once */
 enum { MSM_ADD, MSM_DBL, MSM_COPY_P, MSM_COPY_Q, MSM_INF };
 enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4, MSM_WAITING = 8 }; /* bucket flags */
 /* Carves count elements of type for ws->field at p (a uintptr_t). */
@@ -476,25 +477,40 @@ static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, con
     size_t nb_used = room < c - 1 ? (size_t)1 << room : nb;
     size_t replica_mask = nb / nb_used - 1;
     memset(ws->flags, 0, nb);
-    for (size_t i = begin; i < end; i++) {
-        const uint64_t *k = scalars + 4 * i;
-        /* the points and scalars stream through once per window; the
-         * loads below stalled on them (a tenth of the bucket pass) */
-        __builtin_prefetch(&points[i + MSM_PREFETCH]);
-        __builtin_prefetch(k + 4 * MSM_PREFETCH);
-        int64_t d = zp_msm_booth_digit(k, w, c);
-        if (d == 0 || M_(is_inf_at)(&points[i])) continue;
-        if (w == 0 && k[0] == 1 && (k[1] | k[2] | k[3]) == 0) {
-            ws->ones[n_ones++] = (uint32_t)i;
-            continue;
+    /* in blocks: the digits first, with their buckets' flags and points
+     * prefetched, then the points into the buckets (a flag's load
+     * stalled the pass otherwise: the flags of c = 16 do not fit in L1) */
+    uint32_t entry[MSM_BLOCK], bucket[MSM_BLOCK];
+    for (size_t i0 = begin; i0 < end; i0 += MSM_BLOCK) {
+        size_t i1 = end - i0 < MSM_BLOCK ? end : i0 + MSM_BLOCK, m = 0;
+        for (size_t i = i0; i < i1; i++) {
+            const uint64_t *k = scalars + 4 * i;
+            /* the points and scalars stream through once per window; the
+             * loads below stalled on them too */
+            __builtin_prefetch(&points[i + MSM_PREFETCH]);
+            __builtin_prefetch(k + 4 * MSM_PREFETCH);
+            int64_t d = zp_msm_booth_digit(k, w, c);
+            if (d == 0 || M_(is_inf_at)(&points[i])) continue;
+            if (w == 0 && k[0] == 1 && (k[1] | k[2] | k[3]) == 0) {
+                ws->ones[n_ones++] = (uint32_t)i;
+                continue;
+            }
+            uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1 + (uint32_t)(nb_used * (i & replica_mask));
+            __builtin_prefetch(&ws->flags[b]);
+            __builtin_prefetch(&ws->bucket[b], 1, 3);
+            entry[m] = (uint32_t)i | (d < 0 ? 0x80000000u : 0);
+            bucket[m++] = b;
         }
-        uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1 + (uint32_t)(nb_used * (i & replica_mask));
-        M_(stream_point)(ws, points, (uint32_t)i | (d < 0 ? 0x80000000u : 0), b);
-        /* a full queue (one point per bucket: as many pending pairs at
-         * least) flushes too once the batch is worth an inversion; until
-         * then further conflicts go to the side sums */
-        if (ws->n_batch >= ws->batch_cap - MSM_DEFER || (ws->n_defer == MSM_DEFER && ws->n_batch >= ws->batch_cap / 4))
-            M_(flush_stream)(ws, points);
+        for (size_t j = 0; j < m; j++) {
+            M_(stream_point)(ws, points, entry[j], bucket[j]);
+            /* a full queue (one point per bucket: as many pending pairs
+             * at least) flushes too once the batch is worth an
+             * inversion; until then further conflicts go to the side
+             * sums */
+            if (ws->n_batch >= ws->batch_cap - MSM_DEFER ||
+                (ws->n_defer == MSM_DEFER && ws->n_batch >= ws->batch_cap / 4))
+                M_(flush_stream)(ws, points);
+        }
     }
     while (ws->n_batch > 0 || ws->n_defer > 0) M_(flush_stream)(ws, points);
 
