@@ -22,7 +22,7 @@
 #define MSM_TREE_CAP 4096 /* affine points in the tree buffer */
 #define MSM_BATCH 2048    /* additions sharing one inversion, at most */
 #define MSM_DEFER 128     /* points waiting for their bucket's pending addition */
-#define MSM_PREFETCH 16   /* points ahead that the bucket pass prefetches */
+#define MSM_PREFETCH 48   /* points ahead that the bucket pass prefetches */
 #define MSM_BLOCK 64      /* points whose digits the bucket pass takes at once */
 enum { MSM_ADD, MSM_DBL, MSM_COPY_P, MSM_COPY_Q, MSM_INF };
 enum { MSM_PENDING = 1, MSM_FULL = 2, MSM_SIDE = 4, MSM_WAITING = 8 }; /* bucket flags */
