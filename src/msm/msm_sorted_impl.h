@@ -53,9 +53,12 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
  * more slot). All the slots at once took group·n/2 nodes: 4.2 MB per
  * worker for a 2^13-point BN254 G2 MSM, most of a small proof's memory.
  * A batch that fits in L2 is also faster: against 1 MiB, 256 KiB gave
- * 2^13 proofs 5-15% faster in zkpipe-bench-prover, 2^11 within noise,
- * and 128 KiB no better. */
-#define MSM_SORTED_NODE_BYTES ((size_t)256 << 10)
+ * 2^13 proofs 5-15% faster in zkpipe-bench-prover, 2^11 within noise.
+ * 128 KiB took the same time again (one-shot 2^11-2^14 and the library
+ * at 2^11 and 2^13, alternating, within 1-3%) and fewer pages: one-shot
+ * peak RSS 2^11 5.6-5.7 -> 5.5 MB, 2^12 7.6-7.7 -> 7.3-7.5 MB, 2^14
+ * 17.1 -> 17.0 MB; a fresh page cost this VM 10-15 µs that day. */
+#define MSM_SORTED_NODE_BYTES ((size_t)128 << 10)
 
 /* Lays out the workspace of a tile of `group` windows over n points with
  * 2^(c-1) buckets per window and returns its size; with base 0 it only
