@@ -247,6 +247,14 @@ VI void V_(sub_4p)(VT *r, const VT *a, const VT *b, const VC *c) {
     V_(norm)(r, c);
 }
 
+/* a - b + p, carried: in (0, 2p) for a, b in [0, p] (a's limbs carried
+ * or not), an operand mul_r takes; one carry pass where sub needs two, a
+ * compare and a masked add. With a = 0, p - b in (0, p]. */
+VI void V_(sub_p)(VT *r, const VT *a, const VT *b, const VC *c) {
+    for (int j = 0; j < NL; j++) r->l[j] = _mm512_add_epi64(_mm512_sub_epi64(a->l[j], b->l[j]), c->p[j]);
+    V_(norm)(r, c);
+}
+
 /* a·2^(52·NL - 64·NW): a shift across the limbs, below 2^(52·NL) for
  * a < 2^(64·NW) */
 VI void V_(shift_r)(VT *as, const VT *a, const VC *c) {

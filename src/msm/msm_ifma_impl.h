@@ -36,11 +36,11 @@ VI void MV_(mul)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC 
 #if MSM_EXT == 1
     B_(mul_r)(&r->c[0], &a->c[0], &b->c[0], c);
 #else
-    BT as0, as1, nb1, c0, c1;
+    BT as0, as1, nb1, zero, c0, c1;
+    for (int j = 0; j < IFMA_NL; j++) zero.l[j] = _mm512_setzero_si512();
     B_(shift_r)(&as0, &a->c[0], c);
     B_(shift_r)(&as1, &a->c[1], c);
-    for (int j = 0; j < IFMA_NL; j++) nb1.l[j] = _mm512_sub_epi64(c->p[j], b->c[1].l[j]);
-    B_(norm)(&nb1, c);
+    B_(sub_p)(&nb1, &zero, &b->c[1], c);
     B_(mul2_r)(&c0, &as0, &b->c[0], &as1, &nb1, c);
     B_(mul2_r)(&c1, &as0, &b->c[1], &as1, &b->c[0], c);
     r->c[0] = c0;
@@ -76,14 +76,12 @@ VI void MV_(mul_lazy)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, cons
 #endif
 }
 
-/* a - b for a product's operand: in the base field a - b + p in (0, 2p),
- * one carry pass (mul_r and mul_r_lazy take [0, 2p)); in the extension,
- * where mul wants canonical operands, sub */
+/* a - b for a product's operand: in the base field sub_p's a - b + p in
+ * (0, 2p) (mul_r and mul_r_lazy take [0, 2p)); in the extension, where
+ * mul wants canonical operands, sub */
 VI void MV_(sub_lazy)(MV_(elem) *r, const MV_(elem) *a, const MV_(elem) *b, const BC *c) {
 #if MSM_EXT == 1
-    for (int j = 0; j < IFMA_NL; j++)
-        r->c[0].l[j] = _mm512_add_epi64(_mm512_sub_epi64(a->c[0].l[j], b->c[0].l[j]), c->p[j]);
-    B_(norm)(&r->c[0], c);
+    B_(sub_p)(&r->c[0], &a->c[0], &b->c[0], c);
 #else
     MV_(sub)(r, a, b, c);
 #endif
@@ -143,16 +141,14 @@ VI void MV_(neg_where)(MV_(elem) *y, unsigned mask, const BC *c) {
 }
 
 /* (q negated in the lanes of neg_q) - p, for a product's operand, as
- * sub_lazy: in the base field q - p + p or 2p - q - p, one carry pass
- * for both */
+ * sub_lazy: in the base field p - q left uncarried where negated, then
+ * sub_lazy's one carry pass for both */
 VI void MV_(sub_signed_lazy)(MV_(elem) *r, const MV_(elem) *q, unsigned neg_q, const MV_(elem) *p, const BC *c) {
 #if MSM_EXT == 1
-    for (int j = 0; j < IFMA_NL; j++) {
-        __m512i d = _mm512_add_epi64(_mm512_sub_epi64(q->c[0].l[j], p->c[0].l[j]), c->p[j]);
-        __m512i s = _mm512_sub_epi64(_mm512_sub_epi64(c->p2[j], q->c[0].l[j]), p->c[0].l[j]);
-        r->c[0].l[j] = _mm512_mask_mov_epi64(d, (__mmask8)neg_q, s);
-    }
-    B_(norm)(&r->c[0], c);
+    MV_(elem) s;
+    for (int j = 0; j < IFMA_NL; j++)
+        s.c[0].l[j] = _mm512_mask_sub_epi64(q->c[0].l[j], (__mmask8)neg_q, c->p[j], q->c[0].l[j]);
+    MV_(sub_lazy)(r, &s, p, c);
 #else
     MV_(elem) n = *q;
     MV_(neg_where)(&n, neg_q, c);
