@@ -315,7 +315,10 @@ static void M_(flush_stream)(M_(affine_ws) *ws, const MA *points) {
     ws->defer = t;
     ws->n_defer = 0;
     for (size_t i = 0; i < n; i++) ws->flags[ws->retry[i].bucket] &= (uint8_t)~MSM_WAITING;
-    for (size_t i = 0; i < n; i++) M_(stream_point)(ws, points, ws->retry[i].entry, ws->retry[i].bucket);
+    for (size_t i = 0; i < n; i++) {
+        __builtin_prefetch(&ws->bucket[ws->retry[i].bucket], 1, 3); /* for the lanes, as affine_tile's */
+        M_(stream_point)(ws, points, ws->retry[i].entry, ws->retry[i].bucket);
+    }
 }
 
 /* One point into bucket b: stored if the bucket is empty, added to the
@@ -346,7 +349,6 @@ ZP_INLINE void M_(stream_point)(M_(affine_ws) *ws, const MA *points, uint32_t en
         M_(load)(&p, pt, neg);
         M_(xyzz_add_affine_var)(&ws->side[b], &ws->side[b], &p);
     } else {
-        __builtin_prefetch(&ws->bucket[b], 1, 3);
         M_(push)(ws, &ws->bucket[b], 0, pt, neg, &ws->bucket[b], b);
         ws->flags[b] = f | MSM_PENDING;
     }
