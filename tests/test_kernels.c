@@ -128,6 +128,33 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
         free(pts);                                                                                     \
         free(sc);                                                                                      \
     }                                                                                                  \
+    /* one bucket's list longer than the sorted path's tree nodes, summed in                          \
+     * pieces: distinct points, one point (doublings), P and -P (every                                  \
+     * piece sums to infinity) */                                                                     \
+    static void test_msm_long_list_##G(const zp_parallel *par, size_t n) {                             \
+        G *pts = malloc(n * sizeof *pts);                                                              \
+        uint64_t *sc = calloc(n, 32);                                                                  \
+        G##j cur, step;                                                                                \
+        uint64_t k0[4];                                                                                \
+        rand_scalar(k0, FR##_modulus.v);                                                               \
+        G##_j_from_affine(&step, &G##_generator);                                                      \
+        G##_j_mul(&cur, &step, k0, 4);                                                                 \
+        for (size_t i = 0; i < n; i++) {                                                               \
+            G##_j_to_affine(&pts[i], &cur);                                                            \
+            G##_j_add_var(&cur, &cur, &step);                                                          \
+            sc[4 * i] = 1;                                                                             \
+        }                                                                                              \
+        check_paths_##G(pts, sc, n, par, "long list: ones, distinct points");                          \
+        sc[4 * (n / 3)] = 3; /* a second list, and the long one cut elsewhere */                       \
+        check_paths_##G(pts, sc, n, par, "long list: ones and a three");                               \
+        for (size_t i = 1; i < n; i++) pts[i] = pts[0];                                                \
+        check_paths_##G(pts, sc, n, par, "long list: one point");                                      \
+        for (size_t i = 1; i < n; i += 2) G##_neg(&pts[i], &pts[0]);                                   \
+        sc[4 * (n / 3)] = 1;                                                                           \
+        check_paths_##G(pts, sc, n, par, "long list: P, -P");                                          \
+        free(pts);                                                                                     \
+        free(sc);                                                                                      \
+    }                                                                                                  \
     static void test_msm_##G(const zp_parallel *par, size_t max_n) {                                   \
         size_t sizes[] = {1, 2, 3, 31, 257, 2100, 9000};                                                     \
         G *pts = malloc(max_n * sizeof *pts);                                                          \
@@ -344,6 +371,11 @@ int main(void) {
         test_msm_degenerate_zp_bls12_g1(&pool_par, 600);
         test_msm_degenerate_zp_bn254_g2(&pool_par, 600);
         test_msm_degenerate_zp_bls12_g2(&pool_par, 600);
+        /* past 2·128 KiB of nodes: 4096, 2048, 2730 and 1364 entries */
+        test_msm_long_list_zp_bn254_g1(&pool_par, 4500);
+        test_msm_long_list_zp_bn254_g2(&pool_par, 2500);
+        test_msm_long_list_zp_bls12_g1(&pool_par, 3000);
+        test_msm_long_list_zp_bls12_g2(&pool_par, 1500);
     }
     /* no context at all: serial, the CPU's default path */
     test_msm_zp_bn254_g1(NULL, 257);

@@ -48,16 +48,18 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
 #define MSM_SORTED_IS_G2 (ZP_M_IFMA == 2 * ZP_M_IFMA_NW)
 
 /* The tree nodes of a tile: the slots' trees are summed in batches whose
- * round-one nodes fit this many bytes, or one list's (a slot's list holds
- * at most n entries, one per point, so n/2 + 1 nodes always take one
- * more slot). All the slots at once took group·n/2 nodes: 4.2 MB per
+ * round-one nodes fit this many bytes; a longer list, in pieces that do
+ * (until then n/2 + 1 nodes were kept for the longest list, as many as
+ * one point each). All the slots at once took group·n/2 nodes: 4.2 MB per
  * worker for a 2^13-point BN254 G2 MSM, most of a small proof's memory.
  * A batch that fits in L2 is also faster: against 1 MiB, 256 KiB gave
  * 2^13 proofs 5-15% faster in zkpipe-bench-prover, 2^11 within noise.
  * 128 KiB took the same time again (one-shot 2^11-2^14 and the library
  * at 2^11 and 2^13, alternating, within 1-3%) and fewer pages: one-shot
  * peak RSS 2^11 5.6-5.7 -> 5.5 MB, 2^12 7.6-7.7 -> 7.3-7.5 MB, 2^14
- * 17.1 -> 17.0 MB; a fresh page cost this VM 10-15 µs that day. */
+ * 17.1 -> 17.0 MB; a fresh page cost this VM 10-15 µs that day. 64 KiB
+ * (with the lists in pieces) faulted 30-130 pages fewer at 2^11-2^14
+ * but took the library 2-5% longer a proof (2^11, 2^13, 2^14). */
 #define MSM_SORTED_NODE_BYTES ((size_t)128 << 10)
 
 /* Lays out the workspace of a tile of `group` windows over n points with
@@ -71,12 +73,10 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
 static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, unsigned c, size_t group,
                                    int tabled, int simd) {
     size_t nb = (size_t)1 << (c - 1), slot_windows = tabled ? 1 : group, slots = slot_windows * nb;
-    size_t entries = group * n, longest = tabled ? entries : n;
+    size_t entries = group * n;
     size_t nodes = (entries + slots) / 2 + 1; /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */
-    size_t target = MSM_SORTED_NODE_BYTES / sizeof(MA);
-    if (!tabled && target < n / 2 + 1) target = n / 2 + 1;
-    size_t len = target > longest / 2 + 1 ? target : longest / 2 + 1; /* the first slot of a batch always fits */
-    if (nodes > len) nodes = len;
+    size_t target = MSM_SORTED_NODE_BYTES / sizeof(MA); /* longer lists are summed in pieces (sorted_sums) */
+    if (nodes > target) nodes = target;
     size_t steps = 0; /* a last group may be shorter, with more segments */
     for (size_t nw = 1; nw <= slot_windows; nw++) {
         size_t pairs = 2 * nw * M_(sorted_segments)(nw, nb);
@@ -88,16 +88,23 @@ static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, 
     if (MSM_SORTED_IS_G2 || most < MSM_SORTED_BATCH_MIN) most = MSM_SORTED_BATCH_MIN;
     most = most / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN;
     cap = cap < most ? (cap + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * ZP_MSM_SIMD_ALIGN : most;
+    /* In the order of the size's dependence on the group: a G1 and a G2
+     * MSM of one proof share a worker's scratch, and with the same n and
+     * c the lists, the nodes (MSM_SORTED_NODE_BYTES) and the batch's
+     * pairs then lie at the same offsets, so their pages are touched once
+     * (with the long lists in pieces: one-shot 2^11 about 510 -> 470
+     * page faults, 2^13 1180 -> 1030, 2^14 1830 -> 1440). */
     uintptr_t p = base;
-    MSM_CARVE(node, MA, nodes);
-    ws->node_cap = nodes < target ? nodes : target;
-    MSM_CARVE(value, MA, slots);
-    MSM_CARVE(run, MA, 2 * slots);
-    p = M_(batch_layout)(ws, p, cap, simd, base != 0);
     MSM_CARVE(entry, uint32_t, entries);
     MSM_CARVE(start, uint32_t, slots + 1);
     MSM_CARVE(count, uint32_t, slots);
     MSM_CARVE(active, uint32_t, slots);
+    p = (p + 63) & ~(uintptr_t)63;
+    MSM_CARVE(node, MA, nodes);
+    ws->node_cap = nodes;
+    p = M_(batch_layout)(ws, p, cap, simd, base != 0);
+    MSM_CARVE(value, MA, slots);
+    MSM_CARVE(run, MA, 2 * slots);
     return (size_t)(p - base);
 }
 
@@ -148,6 +155,11 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
  * each list into nodes (start[s] becomes the list's first node, count[s]
  * its length); each later round adds node 2j and 2j+1 into node j
  * (push_flush: safe in place); every round is one batch of additions.
+ * A list longer than the nodes (circom's ones in window 0 hold most of
+ * the points) is summed in pieces of 2·node_cap entries, one batch each,
+ * the sum so far riding along as one more node of the next piece: so the
+ * nodes need not hold n/2 of them, which was 512 KiB per worker for a
+ * 2^13-point BN254 G2 MSM.
  * prefetch: the points are a table, several MB that the buckets' lists
  * read at random: each pair's points are asked for as it joins the
  * batch, which the flush runs after up to MSM_BATCH more (at most 256
@@ -157,22 +169,29 @@ static void M_(sorted_sort)(M_(affine_ws) *ws, const MA *points, const uint64_t 
  * 10.2/10.5 -> 9.3/9.1; without tables (the points fit L2) it made no
  * difference. */
 static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots, int prefetch) {
-    size_t s = 0;
+    size_t s = 0, resume = 0; /* resume: where slot s goes on, when carry */
+    int carry = 0;            /* slot s was cut: its sum so far is in value[s] */
     while (s < slots) {
         size_t first = s, used = 0, n_active = 0;
+        int cut = 0;
         for (; s < slots; s++) {
-            const uint32_t *e = ws->entry + ws->start[s];
-            size_t m = ws->start[s + 1] - ws->start[s];
-            if (m >= 2 && used > 0 && used + (m + 1) / 2 > ws->node_cap) break; /* the next batch's */
+            size_t e0 = carry ? resume : ws->start[s];
+            const uint32_t *e = ws->entry + e0;
+            size_t m = ws->start[s + 1] - e0, need = (m + 1) / 2 + (size_t)carry;
+            if (m + (size_t)carry >= 2 && used > 0 && used + need > ws->node_cap) break; /* the next batch's */
             if (m == 0) {
                 M_(set_inf)(&ws->value[s]);
                 ws->count[s] = 0;
                 continue;
             }
-            if (m == 1) {
+            if (m == 1 && !carry) {
                 M_(load)(&ws->value[s], &points[e[0] & 0x7fffffffu], (int)(e[0] >> 31));
                 ws->count[s] = 0;
                 continue;
+            }
+            if (need > ws->node_cap) { /* alone in the batch, and still too long */
+                m = 2 * (ws->node_cap - (size_t)carry);
+                cut = 1;
             }
             MA *nd = ws->node + used;
             for (size_t j = 0; j + 1 < m; j += 2) {
@@ -184,10 +203,16 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots, i
                 M_(push_flush)(ws, p, (int)(e[j] >> 31), q, (int)(e[j + 1] >> 31), &nd[j / 2]);
             }
             if (m & 1) M_(load)(&nd[m / 2], &points[e[m - 1] & 0x7fffffffu], (int)(e[m - 1] >> 31));
+            if (carry) nd[(m + 1) / 2] = ws->value[s];
             ws->start[s] = (uint32_t)used;
-            ws->count[s] = (uint32_t)((m + 1) / 2);
-            used += (m + 1) / 2;
+            ws->count[s] = (uint32_t)((m + 1) / 2 + (size_t)carry);
+            used += ws->count[s];
             if (ws->count[s] > 1) ws->active[n_active++] = (uint32_t)s;
+            if (cut) {
+                resume = e0 + m;
+                break;
+            }
+            carry = 0;
         }
         M_(flush)(ws);
         while (n_active > 0) {
@@ -206,9 +231,11 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots, i
             M_(flush)(ws);
             n_active = still;
         }
-        for (size_t t = first; t < s; t++) {
+        size_t last = s + (size_t)cut; /* a cut slot's sum so far, too */
+        for (size_t t = first; t < last && t < slots; t++) {
             if (ws->count[t] > 0) ws->value[t] = ws->node[ws->start[t]];
         }
+        carry = cut;
     }
 }
 
