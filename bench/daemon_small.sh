@@ -7,7 +7,10 @@
 #   JOBS jobs of one partition each (a synthetic circom-like circuit of
 #   2^LOG constraints, bench/synth_circuit.c, keyed by zkpipe setup),
 #   submitted by CLIENTS concurrent `zkpipe submit` processes, timed from
-#   the first submit until every job is awaited done; REPS rounds, median.
+#   the first submit until every job is awaited done (`zkpipe await`, a
+#   process per job); then again from one HTTP client (bench/http_load.js:
+#   node, CLIENTS requests at a time on kept-alive connections), which
+#   leaves out the processes' start-up; REPS rounds, median.
 #   The daemon runs one proof at a time on both cores (prove_workers and
 #   finalize_workers 1, threads 2; synth_workers 1 and 2), or two at once
 #   on one core each (prove_workers and finalize_workers 2, threads 1), as
@@ -42,8 +45,8 @@ for j in 1 2; do
     "$BIN/zkpipe-bench-prover" --runs "$JOBS" --jobs "$j" "$W/keys/small.zkey" "$W/c.wtns" | sed 's/^/  /'
 done
 
-run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS: prints proofs/s
-    local name="$1" sw="$2" pw="$3" th="$4" t0 n c bad=0 clients=()
+run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS CLIENT: prints proofs/s
+    local name="$1" sw="$2" pw="$3" th="$4" how="$5" t0 n c bad=0 clients=()
     {
         echo "listen 127.0.0.1:0"
         echo "data_dir $W/$name"
@@ -55,6 +58,14 @@ run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS: prints proofs/s
         echo "synth_workers $sw"
     } >"$W/$name.conf"
     start_daemon "$name" "$W/$name.conf" || { echo "daemon $name does not start: see $W/$name.log" >&2; exit 1; }
+    if [ "$how" = http ]; then
+        TOKEN="$TOKEN" node "$HTTP_LOAD" "$URL" small "$W/c.wtns" "$JOBS" "$CLIENTS" >"$W/$name.rate" 2>"$W/$name.err" ||
+            echo "  $name: $(cat "$W/$name.err")" >&2
+        awk '{ print $1 }' "$W/$name.rate"
+        curl -s -o "$W/$name.status.json" "$URL/v1/status"
+        stop_daemon "$DPID"
+        return
+    fi
     t0=$(now)
     for ((c = 0; c < CLIENTS; c++)); do
         (
@@ -75,18 +86,24 @@ run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS: prints proofs/s
     curl -s -o "$W/$name.status.json" "$URL/v1/status"
     stop_daemon "$DPID"
 }
-echo
-printf "%-46s %s\n" "daemon (SQLite store)" "proofs/s, runs"
-last=
-for cfg in "1 1 2" "2 1 2" "2 2 1"; do
-    read -r sw pw th <<<"$cfg"
-    rates=()
-    for ((r = 1; r <= REPS; r++)); do
-        last="d$sw$pw$th-$r"
-        rates+=("$(run "$last" "$sw" "$pw" "$th")")
+HTTP_LOAD="$(dirname "${BASH_SOURCE[0]}")/http_load.js"
+for how in procs http; do
+    echo
+    case "$how" in
+    procs) printf "%-46s %s\n" "daemon (SQLite store), zkpipe submit + await" "proofs/s, runs" ;;
+    http) printf "%-46s %s\n" "daemon (SQLite store), one HTTP client" "proofs/s, runs" ;;
+    esac
+    last=
+    for cfg in "1 1 2" "2 1 2" "2 2 1"; do
+        read -r sw pw th <<<"$cfg"
+        rates=()
+        for ((r = 1; r <= REPS; r++)); do
+            last="d$sw$pw$th-$how-$r"
+            rates+=("$(run "$last" "$sw" "$pw" "$th" "$how")")
+        done
+        printf "%-46s %s  (%s)\n" "synth_workers $sw, prove_workers $pw, threads $th" \
+            "$(printf '%s\n' "${rates[@]}" | median)" "${rates[*]}"
     done
-    printf "%-46s %s  (%s)\n" "synth_workers $sw, prove_workers $pw, threads $th" \
-        "$(printf '%s\n' "${rates[@]}" | median)" "${rates[*]}"
 done
 echo
 echo "peak RSS of the last daemon: $(jget 'Math.round(j.peak_rss / 1e6)' "$W/$last.status.json") MB"
