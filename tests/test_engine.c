@@ -21,6 +21,7 @@
 #include "field/ifma.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "mem/reuse.h"
 #include "mem/track.h"
 #include "testutil.h"
 #include "zkpipe_engine.h"
@@ -556,6 +557,41 @@ static void test_tracker_kinds(void) {
     CHECK(strcmp(zp_mem_kind_name(ZP_MEM_DEVICE), "device") == 0);
 }
 
+/* Released buffers come back for the same size, zero-filled, and the
+ * cache keeps no more than its cap; the tracker counts them as any. */
+static void test_reuse(void) {
+    zp_tracker t;
+    zp_reuse r;
+    zp_error err;
+    size_t page = zp_track_round(1);
+    zp_tracker_init(&t);
+    zp_reuse_init(&r, 8 * page);
+    zp_tracker_set_allocator(&t, ZP_MEM_HOST, &r.allocator);
+    zp_tracked a, b, c;
+    CHECK(zp_track_alloc(&a, &t, 1, 0, 3 * page, "a", &err) == ZP_OK);
+    unsigned char *pa = a.p;
+    memset(pa, 0xa5, page);         /* first page dirty, */
+    pa[2 * page + 7] = 1;           /* the third too; the second never touched */
+    zp_track_free(&t, &a);
+    CHECK(r.n == 1 && r.bytes == 3 * page && atomic_load(&t.total) == 0);
+    CHECK(zp_track_alloc(&b, &t, 1, 0, 2 * page, "b", &err) == ZP_OK); /* another size: fresh */
+    CHECK(b.p != pa && r.n == 1);
+    CHECK(zp_track_alloc(&c, &t, 2, 1, 3 * page - 100, "c", &err) == ZP_OK); /* the same pages: reused */
+    CHECK(c.p == pa && r.n == 0 && r.bytes == 0 && atomic_load(&t.total) == 5 * page);
+    int zero = 1;
+    for (size_t i = 0; i < 3 * page; i++) zero &= pa[i] == 0;
+    CHECK_MSG(zero, "a reused buffer is zero-filled");
+    zp_track_free(&t, &c);
+    zp_track_free(&t, &b);
+    CHECK(r.n == 2 && r.bytes == 5 * page);
+    zp_tracked big;
+    CHECK(zp_track_alloc(&big, &t, 1, 0, 4 * page, "big", &err) == ZP_OK);
+    zp_track_free(&t, &big); /* 5 + 4 pages > 8: unmapped, not kept */
+    CHECK(r.n == 2 && r.bytes == 5 * page && atomic_load(&t.total) == 0);
+    zp_reuse_destroy(&r);
+    CHECK(r.n == 0 && r.bytes == 0);
+}
+
 static void test_backend_names(void) {
     zp_error err;
     const zp_backend *be = NULL;
@@ -617,6 +653,7 @@ int main(void) {
     fixture_make(&bls, ZP_CURVE_BLS12_381, 100, 1, "bls");
     fixture_make(&bn_big, ZP_CURVE_BN254, 700, 3, "bn_big");
     test_tracker_kinds();
+    test_reuse();
     test_backend_names();
     test_budget_covers_baseline();
     test_basic(&bn);

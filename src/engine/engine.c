@@ -265,6 +265,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     }
     e->budget = e->opt.budget;
     e->baseline_rss = zp_mem_rss();
+    size_t reuse_cap = 0;
     if (e->opt.budget_covers_baseline && e->budget != ZP_BUDGET_UNLIMITED) {
         /* The process's own memory: its RSS now, zkpipe's code not yet
          * paged in (the prover's and the pairing's pages come in when
@@ -273,6 +274,10 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
         size_t threads = e->n_synth + e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
                          (e->n_prove + e->n_final) * (e->opt.prove_threads - 1);
         e->own_bytes = e->baseline_rss + zp_mem_image_unloaded() + (uint64_t)threads * ZP_ENGINE_THREAD_BYTES;
+        /* room for the released buffers kept mapped (mem/reuse.h): a
+         * sixteenth of the budget, at most ENGINE_REUSE_MAX */
+        reuse_cap = e->budget / 16 < ENGINE_REUSE_MAX ? (size_t)(e->budget / 16) : ENGINE_REUSE_MAX;
+        e->own_bytes += reuse_cap;
         if (e->budget <= e->own_bytes) {
             char b1[32], b2[32];
             uint64_t budget = e->budget, own = e->own_bytes;
@@ -286,6 +291,8 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     }
     e->next_job_id = 1;
     zp_tracker_init(&e->tracker);
+    zp_reuse_init(&e->reuse, reuse_cap);
+    if (reuse_cap > 0) zp_tracker_set_allocator(&e->tracker, ZP_MEM_HOST, &e->reuse.allocator);
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->admit, NULL);
     pthread_cond_init(&e->changed, NULL);
@@ -375,6 +382,7 @@ void zp_engine_destroy(zp_engine *e) {
     }
     engine_trace_close(e);
     zp_backend_ctx_destroy(e->backend);
+    zp_reuse_destroy(&e->reuse); /* every tracked buffer is back by now */
     free(e->pools);
     free(e->threads);
     free(e->ended);

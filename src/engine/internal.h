@@ -15,6 +15,7 @@
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
 #include "io/zkey.h"
+#include "mem/reuse.h"
 #include "mem/track.h"
 #include "witness/calc.h"
 #include "zkpipe_engine.h"
@@ -23,6 +24,11 @@
  * stack's touched pages, its malloc arena), for a budget that covers the
  * whole process; measured here at 100-130 KiB, rounded up. */
 #define ZP_ENGINE_THREAD_BYTES (192u << 10)
+/* The most the engine keeps of released buffers (mem/reuse.h): a small
+ * partition's witness, a/b/c and MSM scratch (2^11: under 3 MB, 2^14:
+ * about 12); a buffer of 16 MiB or more takes huge pages, whose faults
+ * are few. */
+#define ENGINE_REUSE_MAX ((size_t)16 << 20)
 
 typedef enum { KEY_UNLOADED = 0, KEY_LOADING, KEY_LOADED } key_state;
 
@@ -147,6 +153,7 @@ struct zp_engine {
     pthread_cond_t admit;   /* budget freed, work queued, a key loaded */
     pthread_cond_t changed; /* a job ended, or the engine went quiet */
     zp_tracker tracker;
+    zp_reuse reuse; /* the tracker's host allocator: released buffers kept for the next partition */
     zp_backend_ctx *backend; /* opt.backend's context: prove_start, prove_finish */
     uint64_t budget, reserved, peak_reserved;
     engine_key *keys;
