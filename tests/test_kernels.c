@@ -131,19 +131,24 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
     /* one bucket's list longer than the sorted path's tree nodes, summed in                          \
      * pieces: distinct points, one point (doublings), P and -P (every                                  \
      * piece sums to infinity) */                                                                     \
+    /* pts[i] = (k0 + i)·G for a random k0; *step = G */                                               \
+    static void chain_##G(G *pts, size_t n, G##j *step) {                                              \
+        G##j cur;                                                                                      \
+        uint64_t k0[4];                                                                                \
+        rand_scalar(k0, FR##_modulus.v);                                                               \
+        G##_j_from_affine(step, &G##_generator);                                                       \
+        G##_j_mul(&cur, step, k0, 4);                                                                  \
+        for (size_t i = 0; i < n; i++) {                                                               \
+            G##_j_to_affine(&pts[i], &cur);                                                            \
+            G##_j_add_var(&cur, &cur, step);                                                           \
+        }                                                                                              \
+    }                                                                                                  \
     static void test_msm_long_list_##G(const zp_parallel *par, size_t n) {                             \
         G *pts = malloc(n * sizeof *pts);                                                              \
         uint64_t *sc = calloc(n, 32);                                                                  \
-        G##j cur, step;                                                                                \
-        uint64_t k0[4];                                                                                \
-        rand_scalar(k0, FR##_modulus.v);                                                               \
-        G##_j_from_affine(&step, &G##_generator);                                                      \
-        G##_j_mul(&cur, &step, k0, 4);                                                                 \
-        for (size_t i = 0; i < n; i++) {                                                               \
-            G##_j_to_affine(&pts[i], &cur);                                                            \
-            G##_j_add_var(&cur, &cur, &step);                                                          \
-            sc[4 * i] = 1;                                                                             \
-        }                                                                                              \
+        G##j step;                                                                                     \
+        chain_##G(pts, n, &step);                                                                      \
+        for (size_t i = 0; i < n; i++) sc[4 * i] = 1;                                                  \
         check_paths_##G(pts, sc, n, par, "long list: ones, distinct points");                          \
         sc[4 * (n / 3)] = 3; /* a second list, and the long one cut elsewhere */                       \
         check_paths_##G(pts, sc, n, par, "long list: ones and a three");                               \
@@ -159,15 +164,8 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
         size_t sizes[] = {1, 2, 3, 31, 257, 2100, 9000};                                                     \
         G *pts = malloc(max_n * sizeof *pts);                                                          \
         uint64_t *sc = malloc(max_n * 32);                                                             \
-        G##j cur, step;                                                                                \
-        uint64_t k0[4];                                                                                \
-        rand_scalar(k0, FR##_modulus.v);                                                               \
-        G##_j_from_affine(&step, &G##_generator);                                                      \
-        G##_j_mul(&cur, &step, k0, 4);                                                                 \
-        for (size_t i = 0; i < max_n; i++) {                                                           \
-            G##_j_to_affine(&pts[i], &cur);                                                            \
-            G##_j_add_var(&cur, &cur, &step);                                                              \
-        }                                                                                              \
+        G##j step;                                                                                     \
+        chain_##G(pts, max_n, &step);                                                                  \
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes && sizes[si] <= max_n; si++) {           \
             size_t n = sizes[si];                                                                      \
             for (int kind = 0; kind <= S_MAX; kind++) {                                                \
