@@ -46,7 +46,7 @@ for j in 1 2; do
 done
 
 run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS CLIENT: prints proofs/s
-    local name="$1" sw="$2" pw="$3" th="$4" how="$5" t0 n c bad=0 clients=()
+    local name="$1" sw="$2" pw="$3" th="$4" how="$5"
     {
         echo "listen 127.0.0.1:0"
         echo "data_dir $W/$name"
@@ -62,10 +62,14 @@ run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS CLIENT: prints proofs/s
         TOKEN="$TOKEN" node "$HTTP_LOAD" "$URL" small "$W/c.wtns" "$JOBS" "$CLIENTS" >"$W/$name.rate" 2>"$W/$name.err" ||
             echo "  $name: $(cat "$W/$name.err")" >&2
         awk '{ print $1 }' "$W/$name.rate"
-        curl -s -o "$W/$name.status.json" "$URL/v1/status"
-        stop_daemon "$DPID"
-        return
+    else
+        run_procs "$name"
     fi
+    curl -s -o "$W/$name.status.json" "$URL/v1/status"
+    stop_daemon "$DPID"
+}
+run_procs() { # run_procs NAME: zkpipe submit and await processes; prints proofs/s
+    local name="$1" t0 n c id bad=0 clients=()
     t0=$(now)
     for ((c = 0; c < CLIENTS; c++)); do
         (
@@ -83,8 +87,6 @@ run() { # run NAME SYNTH_WORKERS PROVE_WORKERS THREADS CLIENT: prints proofs/s
     done
     awk -v a="$t0" -v b="$(now)" -v j="$JOBS" 'BEGIN { printf "%.1f\n", j / (b - a) }'
     [ $bad -eq 0 ] || echo "  $name: $bad jobs NOT done (see $W/out)" >&2
-    curl -s -o "$W/$name.status.json" "$URL/v1/status"
-    stop_daemon "$DPID"
 }
 HTTP_LOAD="$(dirname "${BASH_SOURCE[0]}")/http_load.js"
 for how in procs http; do

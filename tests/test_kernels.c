@@ -128,9 +128,6 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
         free(pts);                                                                                     \
         free(sc);                                                                                      \
     }                                                                                                  \
-    /* one bucket's list longer than the sorted path's tree nodes, summed in                          \
-     * pieces: distinct points, one point (doublings), P and -P (every                                  \
-     * piece sums to infinity) */                                                                     \
     /* pts[i] = (k0 + i)·G for a random k0; *step = G */                                               \
     static void chain_##G(G *pts, size_t n, G##j *step) {                                              \
         G##j cur;                                                                                      \
@@ -143,6 +140,9 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
             G##_j_add_var(&cur, &cur, step);                                                           \
         }                                                                                              \
     }                                                                                                  \
+    /* one bucket's list longer than the sorted path's tree nodes, summed in                          \
+     * pieces: distinct points, one point (doublings), P and -P (every                                  \
+     * piece sums to infinity) */                                                                     \
     static void test_msm_long_list_##G(const zp_parallel *par, size_t n) {                             \
         G *pts = malloc(n * sizeof *pts);                                                              \
         uint64_t *sc = calloc(n, 32);                                                                  \

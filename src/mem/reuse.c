@@ -2,13 +2,12 @@
 
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 /* Zero what a previous owner may have written: the resident pages, in
  * runs. Pages never touched read as zero already, and touching them
  * here would only make them resident. */
 static void clear_resident(void *p, size_t bytes) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = zp_track_round(1);
     unsigned char vec[1024];
     char *base = p;
     for (size_t off = 0; off < bytes; off += sizeof vec * page) {
@@ -77,7 +76,8 @@ void zp_reuse_init(zp_reuse *r, size_t cap) {
 }
 
 void zp_reuse_destroy(zp_reuse *r) {
-    for (size_t i = 0; i < r->n; i++) zp_allocator_mmap.free(zp_allocator_mmap.arg, r->slot[i].p, r->slot[i].bytes, ZP_MEM_HOST);
+    for (size_t i = 0; i < r->n; i++)
+        zp_allocator_mmap.free(zp_allocator_mmap.arg, r->slot[i].p, r->slot[i].bytes, ZP_MEM_HOST);
     r->n = 0;
     r->bytes = 0;
     pthread_mutex_destroy(&r->lock);

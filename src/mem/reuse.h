@@ -6,9 +6,10 @@
  * A fresh page costs a page fault at its first touch, and the munmap of
  * a buffer flushes every core's TLB; on the 2-core test VM a fresh page
  * cost 11 µs, and a 2^11 daemon job took 362 faults (4 ms against a
- * 4.8 ms proof); 55 with the engine's 16 MiB of this. A reused buffer comes back zero-filled, as the hook
- * promises: its resident pages are cleared (mincore says which), its
- * others are still the kernel's zero pages.
+ * 4.8 ms proof); 55 with the engine's 16 MiB of this. A reused buffer
+ * comes back zero-filled, as the hook promises: its resident pages are
+ * cleared (mincore says which), its others are still the kernel's zero
+ * pages.
  *
  * The cache holds at most `cap` bytes, in at most ZP_REUSE_SLOTS
  * buffers; a buffer that does not fit goes back to the kernel at once.

@@ -231,8 +231,8 @@ static void M_(sorted_sums)(M_(affine_ws) *ws, const MA *points, size_t slots, i
             M_(flush)(ws);
             n_active = still;
         }
-        size_t last = s + (size_t)cut; /* a cut slot's sum so far, too */
-        for (size_t t = first; t < last && t < slots; t++) {
+        size_t last = s + (size_t)cut; /* a cut slot's sum so far, too (a cut leaves s < slots) */
+        for (size_t t = first; t < last; t++) {
             if (ws->count[t] > 0) ws->value[t] = ws->node[ws->start[t]];
         }
         carry = cut;
