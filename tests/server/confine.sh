@@ -138,6 +138,12 @@ if ! start_daemon d2 "$W/d2.conf"; then
     exit 1
 fi
 export ZKPIPE_SERVER="$URL"
+# a blocker first, from witness_dir (nothing spooled) and ahead by
+# priority: the uploads queue behind it, so the kill finds them unproved
+# however fast a proof is (12 jobs of 8 could all end before the kill)
+block="$(for i in $(seq 1 200); do printf '%s{"path":"ok.wtns"}' "$([ "$i" = 1 ] || echo ,)"; done)"
+code="$(http POST /v1/jobs "${CT[@]}" --data-binary "{\"key\": \"merkle\", \"priority\": 10, \"witnesses\": [$block]}")"
+expect_eq "a 200-partition blocker from witness_dir: 201" "$code" 201
 jobs_body "$W/eight.json" merkle "" -- "$BN/w1.wtns" "$BN/w1.wtns" "$BN/w1.wtns" "$BN/w1.wtns" \
     "$BN/w1.wtns" "$BN/w1.wtns" "$BN/w1.wtns" "$BN/w1.wtns"
 ids=()
