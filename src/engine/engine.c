@@ -274,9 +274,12 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
         size_t threads = e->n_synth + e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
                          (e->n_prove + e->n_final) * (e->opt.prove_threads - 1);
         e->own_bytes = e->baseline_rss + zp_mem_image_unloaded() + (uint64_t)threads * ZP_ENGINE_THREAD_BYTES;
-        /* room for the released buffers kept mapped (mem/reuse.h): a
-         * sixteenth of the budget, at most ENGINE_REUSE_MAX */
-        reuse_cap = e->budget / 16 < ENGINE_REUSE_MAX ? (size_t)(e->budget / 16) : ENGINE_REUSE_MAX;
+        /* room for the released buffers kept mapped (mem/reuse.h), from
+         * a budget of 16 such rooms: a fixed amount, so that the memory a
+         * partition needs does not move with the budget (a cap that grew
+         * with it made `zkpipe run --budget` refuse the budget it had just
+         * said a partition needs); smaller budgets keep nothing */
+        reuse_cap = e->budget >= 16 * (uint64_t)ENGINE_REUSE_MAX ? ENGINE_REUSE_MAX : 0;
         e->own_bytes += reuse_cap;
         if (e->budget <= e->own_bytes) {
             char b1[32], b2[32];
