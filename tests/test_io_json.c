@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/bigint.h"
+#include "base/file.h"
 #include "groth16/keys.h"
 #include "io/json.h"
 #include "test_io_common.h"
@@ -321,6 +322,29 @@ static void test_vk(zp_curve c) {
     free(vk.ic);
 }
 
+/* A file written over another is the new text exactly: written in
+ * place and cut (base/file.h), a longer old file leaves no tail. */
+static void test_text_write(void) {
+    zp_error err = {0};
+    const char *path = io_path("text.json");
+    const char *texts[] = {"[\"a longer first text\"]", "[1]", "", "[\"longer again, past the first one\"]"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        CHECK_MSG(zp_json_text_write(path, strdup(texts[i]), &err) == ZP_OK, "%s", err.message);
+        char *back;
+        size_t len;
+        CHECK_MSG(zp_file_read_all(&back, &len, path, 1 << 10, "a text", &err) == ZP_OK, "%s", err.message);
+        CHECK_MSG(len == strlen(texts[i]) + 1 && memcmp(back, texts[i], len - 1) == 0 && back[len - 1] == '\n',
+                  "text %zu read back as written (%zu bytes)", i, len);
+        free(back);
+    }
+    /* a directory is no file to write: named in the error */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    CHECK(zp_json_text_write(dir, strdup("[]"), &err) == ZP_ERR_IO);
+    CHECK_MSG(strstr(err.message, dir) != NULL && strstr(err.message, "cannot create") != NULL, "%s", err.message);
+}
+
 int main(void) {
     zp_test_init("test_io_json");
     io_tmp_init();
@@ -330,6 +354,7 @@ int main(void) {
         test_public(c);
         test_vk(c);
     }
+    test_text_write();
     io_tmp_cleanup();
     return zp_test_done();
 }

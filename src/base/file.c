@@ -118,3 +118,24 @@ zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t ma
     *len = n;
     return ZP_OK;
 }
+
+zp_status zp_file_write_all(const char *path, const void *data, size_t len, zp_error *err) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    struct stat sb;
+    int regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode), e = 0;
+    const char *p = data;
+    for (size_t done = 0; done < len && e == 0;) {
+        ssize_t w = write(fd, p + done, len - done);
+        if (w > 0) done += (size_t)w;
+        else if (w < 0 && errno != EINTR) e = errno;
+        else if (w == 0) e = EIO;
+    }
+    if (e == 0 && regular && (uint64_t)sb.st_size > len && ftruncate(fd, (off_t)len) != 0) e = errno;
+    if (close(fd) != 0 && e == 0 && errno != EINTR) e = errno;
+    if (e != 0) {
+        if (regular) (void)unlink(path);
+        return zp_error_set(err, ZP_ERR_IO, "%s: write error: %s", path, strerror(e));
+    }
+    return ZP_OK;
+}

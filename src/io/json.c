@@ -437,20 +437,16 @@ static zp_status write_text(const char *path, char *text, zp_status st, zp_error
 }
 
 zp_status zp_json_text_write(const char *path, char *text, zp_error *err) {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        free(text);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    }
     size_t len = strlen(text);
-    int bad = fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF;
-    bad |= fclose(f) != 0;
-    free(text);
-    if (bad) {
-        (void)remove(path);
-        return zp_error_set(err, ZP_ERR_IO, "%s: write error", path);
+    char *line = realloc(text, len + 2); /* the text and its newline in one write */
+    if (line == NULL) {
+        free(text);
+        return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
     }
-    return ZP_OK;
+    line[len] = '\n';
+    zp_status st = zp_file_write_all(path, line, len + 1, err);
+    free(line);
+    return st;
 }
 
 zp_status zp_json_proof_write(const char *path, const zp_groth16_proof *proof, zp_error *err) {

@@ -49,7 +49,8 @@ zp_status zp_json_vk_dump(char **out, const zp_groth16_vk *vk, const uint64_t *a
 zp_status zp_json_vk_write(const char *path, const zp_groth16_vk *vk, const uint64_t *alphabeta,
                            zp_error *err) ZP_WARN_UNUSED;
 
-/* Writes text and a newline to path, frees text; a partial file is
+/* Writes text and a newline to path (zp_file_write_all: an existing
+ * file is written over in place), frees text; a partial file is
  * removed. */
 zp_status zp_json_text_write(const char *path, char *text, zp_error *err) ZP_WARN_UNUSED;
 
