@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "chain_circuit.h"
@@ -21,6 +22,7 @@
 #include "field/ifma.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "mem/large.h"
 #include "mem/reuse.h"
 #include "mem/track.h"
 #include "testutil.h"
@@ -557,6 +559,25 @@ static void test_tracker_kinds(void) {
     CHECK(strcmp(zp_mem_kind_name(ZP_MEM_DEVICE), "device") == 0);
 }
 
+/* zp_mem_prefault maps the pages wholly inside its range and no others,
+ * and the memory stays zero-filled (mincore says which are resident). */
+static void test_prefault(void) {
+    zp_error err;
+    size_t page = zp_track_round(1), pages = 8;
+    unsigned char *p = zp_mem_map(pages * page, "prefault test", &err), in[8];
+    CHECK(p != NULL);
+    if (p == NULL) return;
+    zp_mem_prefault(p + page / 2, 5 * page); /* wholly inside: pages 1 to 4 */
+    CHECK(mincore(p, pages * page, in) == 0);
+    int want[8] = {0, 1, 1, 1, 1, 0, 0, 0}, zero = 1;
+    for (size_t i = 0; i < pages; i++) CHECK_MSG((in[i] & 1) == want[i], "page %zu resident: %d", i, in[i] & 1);
+    for (size_t i = 0; i < pages * page; i++) zero &= p[i] == 0;
+    CHECK(zero);
+    zp_mem_prefault(p + 3, 0); /* nothing inside: nothing to do */
+    zp_mem_prefault(NULL, page);
+    zp_mem_unmap(p, pages * page);
+}
+
 /* Released buffers come back for the same size, zero-filled, and the
  * cache keeps no more than its cap; the tracker counts them as any. */
 static void test_reuse(void) {
@@ -654,6 +675,7 @@ int main(void) {
     fixture_make(&bn_big, ZP_CURVE_BN254, 700, 3, "bn_big");
     test_tracker_kinds();
     test_reuse();
+    test_prefault();
     test_backend_names();
     test_budget_covers_baseline();
     test_basic(&bn);

@@ -19,6 +19,7 @@
 #include "io/json.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "mem/large.h"
 #include "mem/track.h"
 #include "zkpipe.h"
 
@@ -241,7 +242,11 @@ static zp_status ensure(zp_prover *pr, zp_tracked *buf, zp_backend_buffer need, 
                         zp_error *err) {
     if (buf->p != NULL && buf->bytes >= need.bytes && buf->kind == need.kind) return ZP_OK;
     zp_track_free(&pr->tracker, buf);
-    return zp_track_alloc_kind(buf, &pr->tracker, need.kind, cls, 0, need.bytes, what, err);
+    zp_status st = zp_track_alloc_kind(buf, &pr->tracker, need.kind, cls, 0, need.bytes, what, err);
+    /* the matrices and a, b, c are written whole next; the MSM scratch
+     * only in part, and prove_start maps what its plans use */
+    if (st == ZP_OK && need.kind == ZP_MEM_HOST && cls != BUF_SCRATCH) zp_mem_prefault(buf->p, need.bytes);
+    return st;
 }
 
 /* The key's matrices, built unless the prover has them for this key. */
@@ -351,9 +356,10 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     if (st != ZP_OK) return st;
     double t1 = zp_clock_now();
     zp_groth16_synthesize(abc, pk, pr->matrices.p, w, &pr->par);
-    if (pr->one_shot) { /* one proof needs them once */
+    if (pr->one_shot) { /* one proof needs them once, and the key's coefficients with them */
         zp_track_free(&pr->tracker, &pr->matrices);
         pr->matrices_key = 0;
+        zp_zkey_release_coefs(key->zkey);
     }
     double t2 = zp_clock_now();
     zp_groth16_pending pend;

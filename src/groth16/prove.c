@@ -6,6 +6,7 @@
 #include "base/random.h"
 #include "groth16/curves.h"
 #include "groth16/groth16.h"
+#include "mem/large.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "pairing/pairing.h"

@@ -332,6 +332,11 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, &t2, 1, base + g2_results, base + workspace,
                                par);
             zp_msm_jobs_share_workspace(&job.g1, &job.g2);
+            /* the results and each worker's workspace, as these plans lay
+             * them out, mapped in one call rather than a fault a page: in
+             * a one-shot proof they are fresh (zkpipe prove at 2^11: ~200
+             * of its ~450 faults); kept scratch costs a walk */
+            zp_mem_prefault(base, workspace + zp_parallel_threads(par) * job.g1.ws_size);
             zp_parallel_for(par, job.g2.tiles + job.g1.tiles, X_(joint_tile), &job);
             zp_parallel_for(par, job.g2.count + job.g1.count, X_(joint_end), &job);
         } else {

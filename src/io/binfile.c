@@ -197,6 +197,14 @@ void zp_binfile_advise(const zp_binfile *bf, const void *p, size_t len, int advi
     (void)madvise((void *)lo, hi - lo, advice);
 }
 
+void zp_binfile_release(const zp_binfile *bf, const void *p, size_t len) {
+    if (!bf->mapped || len == 0) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + len) & ~(page - 1);
+    if (lo < (uintptr_t)bf->data || hi > (uintptr_t)bf->data + bf->size || lo >= hi) return;
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* ---- writer ---- */
 
 static void writer_fail(zp_binwriter *w, zp_status st, const char *what) {

@@ -90,6 +90,12 @@ zp_status zp_binfile_section(const zp_binfile *bf, uint32_t id, const char *what
  * out to pages); a no-op for borrowed memory. Advice only: never fails. */
 void zp_binfile_advise(const zp_binfile *bf, const void *p, size_t len, int advice);
 
+/* Lets go of the pages wholly inside [p, p + len) of a mapped file
+ * (MADV_DONTNEED: they leave the resident set, and a later read maps them
+ * again from the page cache, the same bytes); a no-op for borrowed
+ * memory, where it would zero the caller's. */
+void zp_binfile_release(const zp_binfile *bf, const void *p, size_t len);
+
 /* Writing. Errors are sticky: after the first failure every call does
  * nothing and zp_binwriter_close reports it (and removes the file), so a
  * writer can be driven without checking each call. */

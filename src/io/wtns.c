@@ -107,6 +107,7 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
      * most of the read. */
     void *mem = zp_mem_map((size_t)count * N8, "the witness values", err);
     if (mem == NULL) return zp_error_prefix(err, "%s: ", bf->name);
+    zp_mem_prefault(mem, (size_t)count * N8); /* written whole next */
     w->values = mem;
     w->count = count;
     return copy_values(w->values, p, count, w->curve, bf->name, err);

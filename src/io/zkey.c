@@ -276,6 +276,10 @@ const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey) { return &zkey->pk; }
 
 const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey) { return zkey->circuit_hash; }
 
+void zp_zkey_release_coefs(const zp_zkey *zkey) {
+    zp_binfile_release(&zkey->bf, zkey->pk.coefs, (size_t)zkey->pk.n_coefs * ZP_ZKEY_COEF_BYTES);
+}
+
 void zp_zkey_close(zp_zkey *zkey) {
     if (zkey == NULL) return;
     zp_binfile_close(&zkey->bf);

@@ -104,7 +104,7 @@ static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, 
     ws->node_cap = nodes;
     p = M_(batch_layout)(ws, p, cap, simd, base != 0);
     MSM_CARVE(value, MA, slots);
-    MSM_CARVE(run, MA, 2 * slots);
+    MSM_CARVE(run, MA, steps); /* the reduction's running sums: two per segment and window */
     return (size_t)(p - base);
 }
 
