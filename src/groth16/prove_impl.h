@@ -301,6 +301,9 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
         blind.v[2] = c;
         blind.ntt_scratch = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
         blind.ntt_each = X_(ntt_task_scratch)(log_n);
+        /* the three transforms' tables and work, in one call (as the
+         * MSMs' part below): the MSMs reuse these pages */
+        zp_mem_prefault(blind.ntt_scratch, 3 * blind.ntt_each);
     } else {
         X_(to_odd_points)(a, log_n, &blind.shift, msm_scratch, par);
         X_(to_odd_points)(b, log_n, &blind.shift, msm_scratch, par);
