@@ -135,7 +135,17 @@ else
         fail "an unknown signal is refused naming it" "HTTP $code $(head -c 300 "$W/body")"
 fi
 
-# kill -9 with input jobs accepted and queued: after a restart all are done
+# kill -9 with input jobs accepted and queued: after a restart all are done.
+# A 1000-partition blocker goes first (priority 10), so the six queue
+# behind it and the kill finds them unproved however fast a proof is (one
+# of 200 partitions had ended before the six were posted). Without it all
+# six were done at the kill, and the restart tested nothing.
+blk=(); for p in $(seq 1 1000); do blk+=("$((p + 7000))"); done
+inputs_body "$W/blk.json" nt "" -- "${blk[@]}"
+sed -i 's/^{/{"priority":10,/' "$W/blk.json"
+code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/blk.json")"
+expect_eq "a 1000-partition blocker ahead by priority: 201" "$code" 201
+blocker="$(jget j.id)"
 ids=(); xs=()
 for j in 1 2 3 4 5 6; do
     xj=(); for p in 1 2 3 4; do xj+=("$((j * 100 + p))"); done
@@ -143,10 +153,20 @@ for j in 1 2 3 4 5 6; do
     code="$(http POST /v1/jobs "${CT[@]}" --data-binary "@$W/k$j.json")"
     [ "$code" = 201 ] && { ids+=("$(jget j.id)"); xs+=("${xj[*]}"); }
 done
+unproved=0
+for id in "${ids[@]}"; do
+    http GET "/v1/jobs/$id" >/dev/null
+    [ "$(jget j.state)" = done ] || unproved=$((unproved + 1))
+done
 stop_daemon "$DPID" KILL
 expect_eq "6 input jobs accepted, then kill -9" "${#ids[@]}" 6
+[ "$unproved" -gt 0 ] && pass "kill -9 with $unproved of the 6 jobs not done" ||
+    fail "kill -9 with input jobs unproved" "all 6 were done before the kill: the restart proves nothing"
 if start_daemon d2 "$W/d.conf"; then
     export ZKPIPE_SERVER="$URL"
+    "$Z" await "$blocker" --out "$W/out/blocker" --timeout 300 >/dev/null 2>"$W/logs/await_blocker.err" &&
+        pass "after kill -9 and restart: the blocker done" ||
+        fail "after kill -9 and restart: the blocker done" "$(cat "$W/logs/await_blocker.err")"
     for k in "${!ids[@]}"; do
         # shellcheck disable=SC2086
         await_check "after kill -9 and restart" "${ids[$k]}" ${xs[$k]}
