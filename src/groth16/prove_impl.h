@@ -303,7 +303,7 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
         blind.ntt_each = X_(ntt_task_scratch)(log_n);
         /* the three transforms' tables and work, in one call (as the
          * MSMs' part below): the MSMs reuse these pages */
-        zp_mem_prefault(blind.ntt_scratch, 3 * blind.ntt_each);
+        zp_mem_prefault(blind.ntt_scratch, blind.n_ntt * blind.ntt_each);
     } else {
         X_(to_odd_points)(a, log_n, &blind.shift, msm_scratch, par);
         X_(to_odd_points)(b, log_n, &blind.shift, msm_scratch, par);

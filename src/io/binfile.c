@@ -186,23 +186,26 @@ zp_status zp_binfile_section(const zp_binfile *bf, uint32_t id, const char *what
     return ZP_OK;
 }
 
-void zp_binfile_advise(const zp_binfile *bf, const void *p, size_t len, int advice) {
+/* madvise over the pages of [p, p + len) in the mapping, rounded out to
+ * whole pages (advice that reads ahead) or in (advice that lets pages go,
+ * which must not take a neighbouring section's with them). */
+static void advise_pages(const zp_binfile *bf, const void *p, size_t len, int inward, int advice) {
     if (!bf->mapped || len == 0) return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = (uintptr_t)p & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), up = inward ? page - 1 : 0;
+    uintptr_t lo = ((uintptr_t)p + up) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + len + (page - 1 - up)) & ~(page - 1);
     uintptr_t map_hi = ((uintptr_t)bf->data + bf->size + page - 1) & ~(page - 1);
     if (hi > map_hi) hi = map_hi;
     if (lo >= hi) return;
     (void)madvise((void *)lo, hi - lo, advice);
 }
 
+void zp_binfile_advise(const zp_binfile *bf, const void *p, size_t len, int advice) {
+    advise_pages(bf, p, len, 0, advice);
+}
+
 void zp_binfile_release(const zp_binfile *bf, const void *p, size_t len) {
-    if (!bf->mapped || len == 0) return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + len) & ~(page - 1);
-    if (lo < (uintptr_t)bf->data || hi > (uintptr_t)bf->data + bf->size || lo >= hi) return;
-    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    advise_pages(bf, p, len, 1, MADV_DONTNEED);
 }
 
 /* ---- writer ---- */

@@ -438,7 +438,7 @@ static zp_status write_text(const char *path, char *text, zp_status st, zp_error
 
 zp_status zp_json_text_write(const char *path, char *text, zp_error *err) {
     size_t len = strlen(text);
-    char *line = realloc(text, len + 2); /* the text and its newline in one write */
+    char *line = realloc(text, len + 1); /* the text and its newline in one write */
     if (line == NULL) {
         free(text);
         return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
