@@ -102,7 +102,7 @@ fi
 
 echo "== TSan build, the threaded tests (the pool, MSM, NTT, prover)"
 if build build-tsan -DCMAKE_BUILD_TYPE=Debug -DZP_TSAN=ON -DCMAKE_C_COMPILER=gcc; then
-    ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-tsan -R 'test_kernels|test_ntt|test_groth16|test_engine|test_server|test_store|test_witness$'
+    ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-tsan -R 'test_kernels|test_ntt|test_pool|test_groth16|test_engine|test_server|test_store|test_witness$'
     # the daemon's threads (HTTP, collector with its commit retries,
     # sampler) against real clients; a report makes the daemon's exit
     # status 66, which the scripts check at every stop
