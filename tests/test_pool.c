@@ -2,7 +2,8 @@
  * on any thread count; a worker starts on a CPU other than its creator's
  * when the process may use more than one (Linux left a new worker behind
  * its busy creator for milliseconds: a small proof's first loops ran on
- * one core), and is not left pinned there. */
+ * one core), and is not left pinned there. threads = 0 means one per CPU
+ * the process may run on (taskset, a cpuset), not per CPU online. */
 #define _GNU_SOURCE /* sched_getcpu, pthread_getaffinity_np */
 #include <pthread.h>
 #include <sched.h>
@@ -96,9 +97,36 @@ static void test_worker_placement(void) {
     CHECK_MSG(pinned == 0, "a worker kept the one-CPU affinity it started with");
 }
 
+static void test_default_threads(void) {
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    CHECK(zp_pool_default_threads() == (size_t)CPU_COUNT(&allowed));
+    if (CPU_COUNT(&allowed) < 2) return;
+    int cpu = 0;
+    while (!CPU_ISSET(cpu, &allowed)) cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return;
+    CHECK(zp_pool_default_threads() == 1);
+    /* two threads on one allowed CPU: no placement, every index still once */
+    zp_pool *pool;
+    zp_error err = {0};
+    CHECK(zp_pool_create(&pool, 2, &err) == ZP_OK);
+    static atomic_uint hits[64];
+    count_loop c = {hits, {0}};
+    zp_parallel par = zp_pool_parallel(pool);
+    par.run(par.pool, 64, count_task, &c);
+    size_t wrong = 0;
+    for (size_t i = 0; i < 64; i++) wrong += atomic_load(&hits[i]) != 1;
+    CHECK_MSG(wrong == 0, "one allowed CPU: %zu tasks run other than once", wrong);
+    zp_pool_destroy(pool);
+    sched_setaffinity(0, sizeof allowed, &allowed);
+}
+
 int main(void) {
     zp_test_init("test_pool");
     test_every_index_once();
     test_worker_placement();
+    test_default_threads();
     return zp_test_done();
 }

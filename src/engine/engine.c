@@ -25,11 +25,6 @@ const char *zp_job_state_name(zp_job_state state) {
     return state <= ZP_JOB_CANCELLED ? state_names[state] : "?";
 }
 
-static size_t cpu_count(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (size_t)n : 1;
-}
-
 /* ---- partitions and jobs (lock held) ---------------------------------- */
 
 int engine_job_cancelled(const engine_job *job) {
@@ -240,7 +235,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     zp_engine *e = calloc(1, sizeof *e);
     if (e == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating the engine");
     if (options) e->opt = *options;
-    size_t cpus = cpu_count();
+    size_t cpus = zp_pool_default_threads();
     e->n_synth = e->opt.synth_workers ? e->opt.synth_workers : cpus;
     e->n_prove = e->opt.prove_workers ? e->opt.prove_workers : 1;
     e->n_final = e->opt.finalize_workers ? e->opt.finalize_workers : 1;

@@ -139,8 +139,35 @@ static void pool_run(void *p, size_t n, zp_task_fn fn, void *arg) {
 }
 
 size_t zp_pool_default_threads(void) {
+    /* the CPUs this process may run on (taskset, a container's cpuset),
+     * not all the machine's */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+        return (size_t)CPU_COUNT(&allowed);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (size_t)n : 1;
+}
+
+/* Starts worker index, on CPU cpu when cpu >= 0 (or anywhere, when
+ * that is refused); 1 when it runs. */
+static int start_worker(zp_pool *pool, size_t index, int cpu) {
+    struct worker_arg *wa = malloc(sizeof *wa);
+    if (wa == NULL) return 0;
+    wa->pool = pool;
+    wa->index = index;
+    pthread_attr_t attr;
+    int placed = cpu >= 0 && pthread_attr_init(&attr) == 0;
+    if (placed) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    }
+    int rc = pthread_create(&pool->workers[index], placed ? &attr : NULL, worker_main, wa);
+    if (rc != 0 && placed) rc = pthread_create(&pool->workers[index], NULL, worker_main, wa);
+    if (placed) pthread_attr_destroy(&attr);
+    if (rc != 0) free(wa);
+    return rc == 0;
 }
 
 zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err) {
@@ -162,31 +189,15 @@ zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err) {
      * the other core idled: a one-shot 2^11 proof's first loops ran on one
      * core. So each worker starts on the next allowed CPU after the
      * creator's, and takes the whole set back once it runs. */
-    int here = sched_getcpu();
-    pool->placed = here >= 0 && sched_getaffinity(0, sizeof pool->allowed, &pool->allowed) == 0 &&
-                   CPU_COUNT(&pool->allowed) > 1 && CPU_ISSET(here, &pool->allowed);
-    int cpu = here;
+    int cpu = sched_getcpu();
+    pool->placed = cpu >= 0 && sched_getaffinity(0, sizeof pool->allowed, &pool->allowed) == 0 &&
+                   CPU_COUNT(&pool->allowed) > 1 && CPU_ISSET(cpu, &pool->allowed);
     for (size_t i = 1; i < threads; i++) {
-        struct worker_arg *wa = malloc(sizeof *wa);
-        if (wa != NULL) {
-            wa->pool = pool;
-            wa->index = i;
-        }
-        pthread_attr_t attr, *attrp = NULL;
-        if (pool->placed && pthread_attr_init(&attr) == 0) {
-            attrp = &attr;
+        if (pool->placed) {
             do cpu = (cpu + 1) % CPU_SETSIZE;
             while (!CPU_ISSET(cpu, &pool->allowed));
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpu, &one);
-            pthread_attr_setaffinity_np(&attr, sizeof one, &one);
         }
-        int rc = wa == NULL ? -1 : pthread_create(&pool->workers[i], attrp, worker_main, wa);
-        if (rc != 0 && rc != -1 && attrp != NULL) rc = pthread_create(&pool->workers[i], NULL, worker_main, wa);
-        if (attrp != NULL) pthread_attr_destroy(attrp);
-        if (rc != 0) {
-            free(wa);
+        if (!start_worker(pool, i, pool->placed ? cpu : -1)) {
             pool->threads = i;
             zp_pool_destroy(pool);
             return zp_error_set(err, ZP_ERR_INTERNAL, "could not start worker thread %zu", i);

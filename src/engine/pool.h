@@ -10,9 +10,10 @@
 
 typedef struct zp_pool zp_pool;
 
-/* The online CPUs: what threads = 0 means. */
+/* The CPUs the process may run on (its affinity mask: taskset, a
+ * container's cpuset): what threads = 0 means. */
 size_t zp_pool_default_threads(void);
-/* threads = 0 means one per online CPU. */
+/* threads = 0 means one per CPU the process may run on. */
 zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err);
 void zp_pool_destroy(zp_pool *pool);
 /* A zp_parallel that runs loops on this pool. */
