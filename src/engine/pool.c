@@ -138,12 +138,16 @@ static void pool_run(void *p, size_t n, zp_task_fn fn, void *arg) {
     pthread_mutex_unlock(&pool->run_lock);
 }
 
+/* The CPUs the calling thread may run on (taskset, a container's
+ * cpuset), not all the machine's, into set; their count, 0 when unknown. */
+static int allowed_cpus(cpu_set_t *set) {
+    return sched_getaffinity(0, sizeof *set, set) == 0 ? CPU_COUNT(set) : 0;
+}
+
 size_t zp_pool_default_threads(void) {
-    /* the CPUs this process may run on (taskset, a container's cpuset),
-     * not all the machine's */
     cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
-        return (size_t)CPU_COUNT(&allowed);
+    int n_allowed = allowed_cpus(&allowed);
+    if (n_allowed > 0) return (size_t)n_allowed;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (size_t)n : 1;
 }
@@ -190,8 +194,7 @@ zp_status zp_pool_create(zp_pool **out, size_t threads, zp_error *err) {
      * core. So each worker starts on the next allowed CPU after the
      * creator's, and takes the whole set back once it runs. */
     int cpu = sched_getcpu();
-    pool->placed = cpu >= 0 && sched_getaffinity(0, sizeof pool->allowed, &pool->allowed) == 0 &&
-                   CPU_COUNT(&pool->allowed) > 1 && CPU_ISSET(cpu, &pool->allowed);
+    pool->placed = cpu >= 0 && allowed_cpus(&pool->allowed) > 1 && CPU_ISSET(cpu, &pool->allowed);
     for (size_t i = 1; i < threads; i++) {
         if (pool->placed) {
             do cpu = (cpu + 1) % CPU_SETSIZE;
