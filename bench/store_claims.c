@@ -51,7 +51,9 @@ static const char *opt_store;
 static size_t opt_daemons[MAX_D] = {1, 2, 3}, n_daemons = 3;
 static size_t opt_partitions = 2000, opt_job_size = 10, opt_batch = 1, opt_runs = 1, opt_big = 0, opt_claims = 200;
 static int opt_any;
-static const char *const KEYS[] = {"k"};
+/* The jobs' pin and the daemon's key, as a daemon claims (store.h zp_store_key). */
+#define BENCH_DIGEST "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+static const zp_store_key KEYS[] = {{"k", BENCH_DIGEST, NULL}};
 
 static void die(const char *what, const zp_error *err) {
     if (err) fprintf(stderr, "zkpipe-bench-store: %s: %s\n", what, err->message);
@@ -94,8 +96,8 @@ static int64_t fill(zp_store *s, size_t n_jobs, size_t per_job) {
         int64_t id = 0;
         int existing = 0;
         zp_error err = {0};
-        if (zp_store_add_job(&id, &existing, s, NULL, NULL, "k", 0, (uint32_t)per_job, paths, zp_clock_wall(), &err) !=
-            ZP_OK)
+        if (zp_store_add_job(&id, &existing, s, NULL, NULL, "k", BENCH_DIGEST, NULL, 0, (uint32_t)per_job, paths,
+                             &err) != ZP_OK)
             die("adding a job", &err);
         if (j == 0) first = id;
     }
@@ -124,7 +126,7 @@ static void *work(void *arg) {
     zp_store *s = w->shared ? w->shared : open_store();
     zp_store_claim *c = malloc(opt_batch * sizeof *c);
     if (c == NULL) die("out of memory", NULL);
-    const zp_store_result res = {.proof_json = "{}", .public_json = "[]"};
+    const zp_store_result res = {.proof_json = "{}", .public_json = "[]", .key_digest = BENCH_DIGEST};
     pthread_barrier_wait(&start_line);
     w->t_start = zp_clock_now();
     for (;;) {
@@ -144,7 +146,7 @@ static void *work(void *arg) {
             w->claimed[2 * w->n_claimed + 1] = c[i].idx;
             w->n_claimed++;
             t0 = zp_clock_now();
-            if (zp_store_finish_part(&ended, s, &h, ZP_JOB_DONE, NULL, &res, zp_clock_wall(), &err) != ZP_OK)
+            if (zp_store_finish_part(&ended, s, &h, ZP_JOB_DONE, NULL, &res, &err) != ZP_OK)
                 die("finishing a partition", &err);
             w->finish_ms[w->n_finish++] = (zp_clock_now() - t0) * 1e3;
             w->ended += (size_t)ended;
@@ -330,16 +332,17 @@ static int psql(const char *script) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void explain(const char *name, const char *sql, const char *keys_literal) {
+/* args: the EXECUTE's arguments after the node and the count. */
+static void explain(const char *name, const char *sql, const char *args) {
     size_t cap = strlen(sql) + 1024;
     char *script = malloc(cap);
     if (script == NULL) die("out of memory", NULL);
     snprintf(script, cap,
              "BEGIN;\n"
              "PREPARE claim AS %s;\n"
-             "EXPLAIN (ANALYZE, BUFFERS, TIMING) EXECUTE claim('bench-explain', 1, %s, 30);\n"
+             "EXPLAIN (ANALYZE, BUFFERS, TIMING) EXECUTE claim('bench-explain', 1, %s);\n"
              "ROLLBACK;\n",
-             sql, keys_literal);
+             sql, args);
     printf("\n# EXPLAIN (ANALYZE, BUFFERS) of %s (one claim, rolled back)\n", name);
     if (psql(script) != 0) printf("# psql failed (PG_BIN=%s)\n", getenv("PG_BIN") ? getenv("PG_BIN") : "");
     fflush(stdout);
@@ -372,7 +375,7 @@ static int big(void) {
 
     double *cl = malloc(opt_claims * sizeof(double)), *fi = malloc(opt_claims * sizeof(double));
     if (!cl || !fi) die("out of memory", NULL);
-    const zp_store_result res = {.proof_json = "{}", .public_json = "[]"};
+    const zp_store_result res = {.proof_json = "{}", .public_json = "[]", .key_digest = BENCH_DIGEST};
     size_t n = 0;
     for (size_t i = 0; i < opt_claims; i++) {
         zp_store_claim cw;
@@ -385,7 +388,7 @@ static int big(void) {
         if (got == 0) break;
         zp_store_held h = {cw.job_id, cw.idx, cw.fence};
         int ended = 0;
-        if (zp_store_finish_part(&ended, s, &h, ZP_JOB_DONE, NULL, &res, zp_clock_wall(), &err) != ZP_OK)
+        if (zp_store_finish_part(&ended, s, &h, ZP_JOB_DONE, NULL, &res, &err) != ZP_OK)
             die("finishing a partition", &err);
         cl[n] = (b - a) * 1e3;
         fi[n++] = (zp_clock_now() - b) * 1e3;
@@ -398,8 +401,10 @@ static int big(void) {
     free(cl);
     free(fi);
     if (zp_store_shared(s)) {
-        explain("zp_pg_claim_keys (the daemon's: keys {k})", zp_pg_claim_keys, "'{k}'");
-        explain("zp_pg_claim_any (no key filter)", zp_pg_claim_any, "NULL");
+        /* the daemon's pins for key k: its digest, and no pins (jobs from before pins) */
+        explain("zp_pg_claim_keys (the daemon's: key k, pinned)", zp_pg_claim_keys,
+                "'{k,k}', 30, '{" BENCH_DIGEST ",\"\"}', '{\"\",\"\"}'");
+        explain("zp_pg_claim_any (no key filter)", zp_pg_claim_any, "NULL, 30");
     }
     zp_store_close(s);
     return 0;

@@ -102,6 +102,11 @@ typedef struct zp_engine_options {
     zp_fault_fn fault;
     void *fault_arg;
     int report_ended; /* 1: keep the ended jobs for zp_engine_next_ended */
+    /* 1: each key's SHA-256 is computed from the bytes loaded, when they
+     * are loaded (zp_engine_key_info.digest, zp_job_info.key_digest): what
+     * a proof was made with, for a caller that must say so (the daemon's
+     * pinned jobs). A second of CPU per ~1.5 GB of key; 0: none. */
+    int key_digests;
     /* The prover backend, by name (src/groth16/backend.h, docs/backend.md);
      * NULL: "cpu". An unknown name fails zp_engine_create. */
     const char *backend;
@@ -175,6 +180,10 @@ typedef struct zp_job_info {
     size_t partitions, done;
     int priority;
     zp_error error; /* why it failed (names the partition) */
+    /* With options.key_digests: the SHA-256 (hex) of the key bytes every
+     * done partition was proved and verified with; "" when none is done,
+     * they differ (the key was loaded again between them), or not asked. */
+    char key_digest[65];
 } zp_job_info;
 
 /* The job's state now; with wait_s > 0, waits up to that long for it to
@@ -245,6 +254,7 @@ typedef struct zp_engine_key_info {
     size_t partitions_active; /* partitions using it now */
     size_t jobs;              /* jobs referring to it */
     uint64_t key_bytes, matrices_bytes, partition_bytes;
+    char digest[65]; /* options.key_digests: SHA-256 hex of the bytes loaded; "" when not loaded */
 } zp_engine_key_info;
 
 /* Fills up to max entries (the keys the engine knows); returns how many

@@ -488,7 +488,7 @@ static void test_damaged_rows(void) {
         const char *w[3] = {p[0], p[1], p[2]};
         for (int i = 0; i < 3; i++) snprintf(p[i], sizeof p[i], "%s/held/w%d.wtns", dir, 3 * j + i);
         int existing;
-        CHECK(zp_store_add_job(&ids[j], &existing, st, NULL, NULL, "bn", 0, 3, w, 1, &err) == ZP_OK);
+        CHECK(zp_store_add_job(&ids[j], &existing, st, NULL, NULL, "bn", NULL, NULL, 0, 3, w, &err) == ZP_OK);
     }
     zp_store_close(st);
     sqlite3 *h;

@@ -57,7 +57,7 @@ static zp_store *open_ok(const char *path) {
     return s;
 }
 
-static int64_t add(zp_store *s, const char *rid, const char *key, int prio, uint32_t n, double submitted) {
+static int64_t add(zp_store *s, const char *rid, const char *key, int prio, uint32_t n) {
     const char **paths = malloc(n * sizeof *paths);
     char(*buf)[64] = malloc(n * sizeof *buf);
     for (uint32_t i = 0; i < n; i++) {
@@ -67,7 +67,7 @@ static int64_t add(zp_store *s, const char *rid, const char *key, int prio, uint
     int64_t id = 0;
     int existing = -1;
     zp_error err = {0};
-    zp_status st = zp_store_add_job(&id, &existing, s, rid, NULL, key, prio, n, paths, submitted, &err);
+    zp_status st = zp_store_add_job(&id, &existing, s, rid, NULL, key, NULL, NULL, prio, n, paths, &err);
     CHECK_MSG(st == ZP_OK && id > 0 && existing == 0, "%s", err.message);
     free(paths);
     free(buf);
@@ -95,10 +95,19 @@ static void mark_running(const char *path, const int64_t *ids, size_t n) {
     sqlite3_close(db);
 }
 
-static void finish(zp_store *s, int64_t id, zp_job_state state, double t) {
+static void finish(zp_store *s, int64_t id, zp_job_state state) {
     zp_error err = {0};
-    zp_status st = zp_store_finish_job(s, id, state, NULL, t, NULL, 0, &err);
+    zp_status st = zp_store_finish_job(s, id, state, NULL, NULL, 0, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
+}
+
+/* Whether a time is the store's clock's, now or a little before. */
+static int recent(zp_store *s, double t) {
+    double now = 0;
+    zp_error err = {0};
+    zp_status st = zp_store_clock(&now, s, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    return t > now - 120 && t <= now + 0.001;
 }
 
 static zp_store_job get(zp_store *s, int64_t id) {
@@ -156,15 +165,15 @@ static void test_basic(void) {
     zp_store *s = open_ok(path);
     zp_error err = {0};
 
-    int64_t a = add(s, NULL, "merkle", 0, 2, 1000.5);
-    int64_t b = add(s, "req-b", "sha", 7, 3, 1001.25);
-    int64_t c = add(s, NULL, "merkle", -3, 1, 1002.0);
+    int64_t a = add(s, NULL, "merkle", 0, 2);
+    int64_t b = add(s, "req-b", "sha", 7, 3);
+    int64_t c = add(s, NULL, "merkle", -3, 1);
     CHECK(a >= 1 && b > a && c > b);
 
     zp_store_job j = get(s, b);
     CHECK(j.id == b && !strcmp(j.request_id, "req-b") && !strcmp(j.key_id, "sha") && j.priority == 7);
     CHECK(j.partitions == 3 && j.done == 0 && j.state == ZP_JOB_QUEUED && j.error[0] == '\0');
-    CHECK(j.submitted == 1001.25 && j.finished == 0);
+    CHECK(recent(s, j.submitted) && j.finished == 0);
     j = get(s, a);
     CHECK(j.request_id[0] == '\0' && j.priority == 0 && j.partitions == 2);
     CHECK(get(s, c).priority == -3);
@@ -187,33 +196,33 @@ static void test_basic(void) {
     counts(n, s);
     CHECK(n[0] == 3 && n[1] == 0 && n[2] == 0 && n[3] == 0 && n[4] == 0);
 
-    finish(s, a, ZP_JOB_DONE, 1010);
-    finish(s, c, ZP_JOB_CANCELLED, 1011);
+    finish(s, a, ZP_JOB_DONE);
+    finish(s, c, ZP_JOB_CANCELLED);
     CHECK(get(s, a).state == ZP_JOB_DONE);
     counts(n, s);
     CHECK(n[0] == 1 && n[1] == 0 && n[2] == 1 && n[3] == 0 && n[4] == 1);
     j = get(s, a);
-    CHECK(j.finished == 1010 && j.done == 0); /* no results given */
+    CHECK(recent(s, j.finished) && j.finished >= j.submitted && j.done == 0); /* no results given */
 
     /* Bad arguments. */
     int64_t id;
     int existing;
     const char *w[2] = {"/x", NULL};
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "k", 0, 0, w, 1, &err) == ZP_ERR_ARG);
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "k", 0, 2, w, 1, &err) == ZP_ERR_ARG &&
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "k", NULL, NULL, 0, 0, w, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_ERR_ARG &&
           strstr(err.message, "partition 1"));
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "", 0, 1, w, 1, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "", NULL, NULL, 0, 1, w, &err) == ZP_ERR_ARG);
     char longkey[200];
     memset(longkey, 'k', sizeof longkey - 1);
     longkey[sizeof longkey - 1] = '\0';
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, longkey, 0, 1, w, 1, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, longkey, NULL, NULL, 0, 1, w, &err) == ZP_ERR_ARG);
     longkey[127] = '\0'; /* 127 bytes: the most a key id may have */
-    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, longkey, 0, 1, w, 1, &err) == ZP_OK);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, longkey, NULL, NULL, 0, 1, w, &err) == ZP_OK);
     CHECK(!strcmp(get(s, id).key_id, longkey));
     CHECK(zp_store_list(s, 10, 7, list_cb, l, &err) == ZP_ERR_ARG && strstr(err.message, "no state 7"));
-    CHECK(zp_store_finish_job(s, b, ZP_JOB_RUNNING, NULL, 1, NULL, 0, &err) == ZP_ERR_ARG);
-    CHECK(zp_store_finish_job(s, b, (zp_job_state)9, NULL, 1, NULL, 0, &err) == ZP_ERR_ARG);
-    CHECK(zp_store_finish_job(s, 777777, ZP_JOB_DONE, NULL, 1, NULL, 0, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_finish_job(s, b, ZP_JOB_RUNNING, NULL, NULL, 0, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_finish_job(s, b, (zp_job_state)9, NULL, NULL, 0, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_finish_job(s, 777777, ZP_JOB_DONE, NULL, NULL, 0, &err) == ZP_ERR_ARG);
     CHECK(get(s, b).state == ZP_JOB_QUEUED);
     free(l);
     zp_store_close(s);
@@ -238,12 +247,12 @@ static void test_request_digest(void) {
     char longer[80];
     memset(longer, 'd', 65);
     longer[65] = '\0';
-    CHECK(zp_store_add_job(&id1, &existing, s, "r", longer, "k", 0, 1, w, 1, &err) == ZP_ERR_ARG);
-    CHECK(zp_store_add_job(&id1, &existing, s, "r", d1, "k", 0, 1, w, 1, &err) == ZP_OK && !existing);
-    CHECK(zp_store_add_job(&id2, &existing, s, "r", "other", "k", 0, 1, w, 2, &err) == ZP_OK && existing &&
+    CHECK(zp_store_add_job(&id1, &existing, s, "r", longer, "k", NULL, NULL, 0, 1, w, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id1, &existing, s, "r", d1, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && !existing);
+    CHECK(zp_store_add_job(&id2, &existing, s, "r", "other", "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing &&
           id2 == id1);
     CHECK(!strcmp(get(s, id1).request_digest, d1)); /* the first one's, untouched */
-    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", 0, 1, w, 3, &err) == ZP_OK &&
+    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK &&
           get(s, id2).request_digest[0] == '\0');
     zp_store_close(s);
 
@@ -266,7 +275,7 @@ static void test_request_digest(void) {
     s = open_ok(path);
     zp_store_job j = get(s, 1);
     CHECK(!strcmp(j.request_id, "old") && j.request_digest[0] == '\0' && j.state == ZP_JOB_QUEUED);
-    CHECK(zp_store_add_job(&id2, &existing, s, "new", d1, "k", 0, 1, w, 2, &err) == ZP_OK && !existing &&
+    CHECK(zp_store_add_job(&id2, &existing, s, "new", d1, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && !existing &&
           !strcmp(get(s, id2).request_digest, d1));
     zp_store_close(s);
     s = open_ok(path); /* and it stays upgraded */
@@ -283,20 +292,20 @@ static void test_request_ids(void) {
     int64_t id1, id2, found;
     int existing;
 
-    CHECK(zp_store_add_job(&id1, &existing, s, "client-1", NULL, "k", 0, 2, w, 5, &err) == ZP_OK && existing == 0);
-    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "other", 3, 3, w, 6, &err) == ZP_OK);
+    CHECK(zp_store_add_job(&id1, &existing, s, "client-1", NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_OK && existing == 0);
+    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "other", NULL, NULL, 3, 3, w, &err) == ZP_OK);
     CHECK(existing == 1 && id2 == id1);
     zp_store_job j = get(s, id1); /* the first one, untouched */
-    CHECK(!strcmp(j.key_id, "k") && j.partitions == 2 && j.submitted == 5);
+    CHECK(!strcmp(j.key_id, "k") && j.partitions == 2 && recent(s, j.submitted));
     CHECK(zp_store_find_request(&found, s, "client-1", &err) == ZP_OK && found == id1);
     CHECK(zp_store_find_request(&found, s, "client-2", &err) == ZP_OK && found == 0);
     CHECK(zp_store_find_request(&found, s, "", &err) == ZP_OK && found == 0);
     CHECK(zp_store_find_request(&found, s, NULL, &err) == ZP_OK && found == 0);
 
     /* No request id: each add is a new job. */
-    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0 && id2 > id1);
+    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0 && id2 > id1);
     int64_t id3;
-    CHECK(zp_store_add_job(&id3, &existing, s, "", NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0 && id3 > id2);
+    CHECK(zp_store_add_job(&id3, &existing, s, "", NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0 && id3 > id2);
     uint64_t n[5];
     counts(n, s);
     CHECK(n[0] == 3);
@@ -305,14 +314,14 @@ static void test_request_ids(void) {
     char rid[130];
     memset(rid, 'r', 129);
     rid[129] = '\0';
-    CHECK(zp_store_add_job(&id2, &existing, s, rid, NULL, "k", 0, 1, w, 7, &err) == ZP_ERR_ARG &&
+    CHECK(zp_store_add_job(&id2, &existing, s, rid, NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_ERR_ARG &&
           strstr(err.message, "128"));
     rid[128] = '\0';
-    CHECK(zp_store_add_job(&id2, &existing, s, rid, NULL, "k", 0, 1, w, 7, &err) == ZP_OK && existing == 0);
+    CHECK(zp_store_add_job(&id2, &existing, s, rid, NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0);
     CHECK(!strcmp(get(s, id2).request_id, rid));
     /* Still found after the job ended. */
-    finish(s, id1, ZP_JOB_DONE, 9);
-    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "k", 0, 2, w, 5, &err) == ZP_OK && existing == 1 &&
+    finish(s, id1, ZP_JOB_DONE);
+    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_OK && existing == 1 &&
           id2 == id1);
     zp_store_close(s);
 }
@@ -363,7 +372,7 @@ static void test_results(void) {
     size_t rounds = zp_test_iters(6);
     for (size_t round = 0; round < rounds; round++) {
         uint32_t n = 1 + (uint32_t)(zp_test_rand64() % 12);
-        int64_t id = add(s, NULL, "k", 0, n, 1);
+        int64_t id = add(s, NULL, "k", 0, n);
         zp_store_result *r = calloc(n, sizeof *r);
         uint32_t with_proof = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -382,21 +391,20 @@ static void test_results(void) {
         expect e = {zero, n, 0, 0};
         CHECK(zp_store_results(s, id, result_cb, &e, &err) == ZP_OK && e.seen == n && e.bad == 0);
 
-        CHECK(zp_store_finish_job(s, id, ZP_JOB_DONE, NULL, 1, r, n + 1, &err) == ZP_ERR_ARG &&
+        CHECK(zp_store_finish_job(s, id, ZP_JOB_DONE, NULL, r, n + 1, &err) == ZP_ERR_ARG &&
               strstr(err.message, "partitions"));
-        double fin = 1764540000.0 + rand_time();
-        zp_status st = zp_store_finish_job(s, id, ZP_JOB_DONE, NULL, fin, r, n, &err);
+        zp_status st = zp_store_finish_job(s, id, ZP_JOB_DONE, NULL, r, n, &err);
         CHECK_MSG(st == ZP_OK, "%s", err.message);
         e = (expect){r, n, 0, 0};
         st = zp_store_results(s, id, result_cb, &e, &err);
         CHECK_MSG(st == ZP_OK && e.seen == n && e.bad == 0, "%s seen %u bad %d", err.message, e.seen, e.bad);
         zp_store_job j = get(s, id);
-        CHECK(j.state == ZP_JOB_DONE && j.done == with_proof && j.finished == fin);
+        CHECK(j.state == ZP_JOB_DONE && j.done == with_proof && recent(s, j.finished));
 
         /* A job ends once. */
         zp_store_result other[12];
         memset(other, 0, sizeof other);
-        st = zp_store_finish_job(s, id, ZP_JOB_FAILED, "late", fin + 1, other, n, &err);
+        st = zp_store_finish_job(s, id, ZP_JOB_FAILED, "late", other, n, &err);
         CHECK(st == ZP_ERR_ARG && strstr(err.message, "already ended"));
         e = (expect){r, n, 0, 0};
         CHECK(zp_store_results(s, id, result_cb, &e, &err) == ZP_OK && e.seen == n && e.bad == 0);
@@ -409,13 +417,13 @@ static void test_results(void) {
     }
 
     /* Failed, with an error and no results; a long error is cut, not overrun. */
-    int64_t id = add(s, NULL, "k", 0, 2, 1);
+    int64_t id = add(s, NULL, "k", 0, 2);
     char msg[2000];
     memset(msg, 'e', sizeof msg - 1);
     msg[sizeof msg - 1] = '\0';
     const char *head = "partition 1: witness.wtns: truncated";
     memcpy(msg, head, strlen(head));
-    CHECK(zp_store_finish_job(s, id, ZP_JOB_FAILED, msg, 50, NULL, 0, &err) == ZP_OK);
+    CHECK(zp_store_finish_job(s, id, ZP_JOB_FAILED, msg, NULL, 0, &err) == ZP_OK);
     zp_store_job j = get(s, id);
     CHECK(j.state == ZP_JOB_FAILED && strlen(j.error) == sizeof j.error - 1 && !strncmp(j.error, msg, strlen(head)));
     zp_store_result zero[2];
@@ -472,11 +480,14 @@ static void test_reopen_expire(void) {
     for (int i = 0; i < 12; i++) {
         char rid[16];
         snprintf(rid, sizeof rid, "r%d", i);
-        ids[i] = add(s, rid, "k", i % 3, 1 + i % 4, 100 + i);
+        ids[i] = add(s, rid, "k", i % 3, 1 + i % 4);
     }
     /* 0-3 queued, 4-5 running (as a store written by an older daemon
-     * holds them), 6-11 ended at 200+i */
-    for (int i = 6; i < 12; i++) finish(s, ids[i], i % 2 ? ZP_JOB_FAILED : ZP_JOB_DONE, 200 + i);
+     * holds them), 6-8 ended 2 s before 9-11 (the store's clock) */
+    for (int i = 6; i < 12; i++) {
+        if (i == 9) usleep(2000 * 1000);
+        finish(s, ids[i], i % 2 ? ZP_JOB_FAILED : ZP_JOB_DONE);
+    }
     zp_store_close(s);
     mark_running(path, ids + 4, 2);
 
@@ -487,14 +498,14 @@ static void test_reopen_expire(void) {
     CHECK(u.n == 6 && u.bad == 0);
     for (int i = 0; i < 6 && i < (int)u.n; i++) CHECK(u.ids[i] == ids[i] && u.parts[i] == (uint32_t)(1 + i % 4));
     zp_store_job j = get(s, ids[5]);
-    CHECK(j.state == ZP_JOB_RUNNING && !strcmp(j.request_id, "r5") && j.priority == 2 && j.submitted == 105);
+    CHECK(j.state == ZP_JOB_RUNNING && !strcmp(j.request_id, "r5") && j.priority == 2 && recent(s, j.submitted));
     j = get(s, ids[7]);
-    CHECK(j.state == ZP_JOB_FAILED && j.finished == 207);
+    CHECK(j.state == ZP_JOB_FAILED && recent(s, j.finished));
 
-    /* Expire: only ended jobs finished before 209 (6, 7, 8). */
+    /* Expire: only ended jobs finished more than 1.2 s ago (6, 7, 8). */
     paths p = {0};
     uint64_t deleted = 99;
-    st = zp_store_expire(&deleted, s, 209, path_cb, &p, &err);
+    st = zp_store_expire(&deleted, s, 1.2, path_cb, &p, &err);
     CHECK_MSG(st == ZP_OK && deleted == 3, "%s (%llu)", err.message, (unsigned long long)deleted);
     CHECK(p.n == (size_t)(1 + 6 % 4) + (1 + 7 % 4) + (1 + 8 % 4));
     CHECK(!strcmp(p.p[0], "/spool/r6-0.wtns"));
@@ -503,22 +514,22 @@ static void test_reopen_expire(void) {
     /* Expired request ids are free again. */
     int64_t found;
     CHECK(zp_store_find_request(&found, s, "r6", &err) == ZP_OK && found == 0);
-    /* Far in the future: every ended job, never a queued or running one. */
-    st = zp_store_expire(&deleted, s, 1e12, NULL, NULL, &err);
+    /* A ttl of 0: every ended job, never a queued or running one. */
+    st = zp_store_expire(&deleted, s, 0, NULL, NULL, &err);
     CHECK(st == ZP_OK && deleted == 3);
     uint64_t n[5];
     counts(n, s);
     CHECK(n[0] == 4 && n[1] == 2 && n[2] == 0 && n[3] == 0 && n[4] == 0);
     /* Ids are never reused, even when the highest was deleted. */
-    int64_t id = add(s, NULL, "k", 0, 1, 300);
+    int64_t id = add(s, NULL, "k", 0, 1);
     CHECK(id > ids[11]);
-    finish(s, id, ZP_JOB_DONE, 301);
-    CHECK(zp_store_expire(&deleted, s, 1e12, NULL, NULL, &err) == ZP_OK && deleted == 1);
+    finish(s, id, ZP_JOB_DONE);
+    CHECK(zp_store_expire(&deleted, s, 0, NULL, NULL, &err) == ZP_OK && deleted == 1);
     zp_store_close(s);
     s = open_ok(path);
-    int64_t id2 = add(s, NULL, "k", 0, 1, 302);
+    int64_t id2 = add(s, NULL, "k", 0, 1);
     CHECK(id2 > id);
-    CHECK(zp_store_expire(&deleted, s, 1e12, NULL, NULL, &err) == ZP_OK && deleted == 0);
+    CHECK(zp_store_expire(&deleted, s, 0, NULL, NULL, &err) == ZP_OK && deleted == 0);
     zp_store_close(s);
 }
 
@@ -532,9 +543,9 @@ static void test_list(void) {
     int64_t ids[N];
     int state[N];
     for (int i = 0; i < N; i++) {
-        ids[i] = add(s, NULL, "k", 0, 1, i);
+        ids[i] = add(s, NULL, "k", 0, 1);
         state[i] = (int)(zp_test_rand64() % 5);
-        if (state[i] >= 2) finish(s, ids[i], (zp_job_state)state[i], 1000 + i);
+        if (state[i] >= 2) finish(s, ids[i], (zp_job_state)state[i]);
     }
     /* "running" rows come only from stores of older daemons (see
      * mark_running): write them behind the store's back, then reopen */
@@ -593,18 +604,18 @@ static void *worker_run(void *arg) {
         int existing;
         snprintf(rid, sizeof rid, "t%d-%d", w->t, i);
         uint32_t n = 1 + (uint32_t)((w->t + i) % 3);
-        if (zp_store_add_job(&id, &existing, w->s, rid, NULL, "k", i, n, paths, i, &err) != ZP_OK || existing) goto fail;
+        if (zp_store_add_job(&id, &existing, w->s, rid, NULL, "k", NULL, NULL, i, n, paths, &err) != ZP_OK || existing) goto fail;
         /* Every thread also tries the same shared request ids. */
         if (i < SHARED) {
             snprintf(rid, sizeof rid, "shared-%d", (i + w->t) % SHARED);
-            if (zp_store_add_job(&w->shared_ids[(i + w->t) % SHARED], &existing, w->s, rid, NULL, "k", 0, 1, paths, i,
+            if (zp_store_add_job(&w->shared_ids[(i + w->t) % SHARED], &existing, w->s, rid, NULL, "k", NULL, NULL, 0, 1, paths,
                                  &err) != ZP_OK)
                 goto fail;
         }
         zp_store_result r[3] = {{.proof_json = "{\"pi_a\":[]}", .public_json = "[\"1\"]", .times = {.total = i}},
                                 {.proof_json = "{}", .public_json = "[]"},
                                 {.proof_json = NULL}};
-        if (zp_store_finish_job(w->s, id, ZP_JOB_DONE, NULL, i, r, n, &err) != ZP_OK) goto fail;
+        if (zp_store_finish_job(w->s, id, ZP_JOB_DONE, NULL, r, n, &err) != ZP_OK) goto fail;
         if (i % 16 == 0) {
             zp_store_counts c;
             if (zp_store_count(&c, w->s, &err) != ZP_OK) goto fail;
@@ -703,11 +714,11 @@ static void crash_child(const char *path, int fd) {
         }
         int64_t id;
         int existing;
-        if (zp_store_add_job(&id, &existing, s, rid, NULL, "k", 0, n, paths, seq, &err) != ZP_OK || existing) _exit(3);
+        if (zp_store_add_job(&id, &existing, s, rid, NULL, "k", NULL, NULL, 0, n, paths, &err) != ZP_OK || existing) _exit(3);
         added a = {id, n, seq};
         if (write(fd, &a, sizeof a) != (ssize_t)sizeof a) _exit(4);
         /* Some jobs end too, so that the kill can land in a finish. */
-        if (seq % 3 == 0 && zp_store_finish_job(s, id, ZP_JOB_DONE, NULL, seq, NULL, 0, &err) != ZP_OK) _exit(5);
+        if (seq % 3 == 0 && zp_store_finish_job(s, id, ZP_JOB_DONE, NULL, NULL, 0, &err) != ZP_OK) _exit(5);
     }
 }
 
@@ -779,7 +790,7 @@ static void test_crash(void) {
         int64_t id;
         int existing;
         const char *w[1] = {"/after"};
-        CHECK(zp_store_add_job(&id, &existing, s, "after-crash", NULL, "k", 0, 1, w, 1, &err) == ZP_OK && existing == 0);
+        CHECK(zp_store_add_job(&id, &existing, s, "after-crash", NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0);
         zp_store_close(s);
         free(got);
         reported += n;
@@ -815,6 +826,87 @@ static void raw_exec(const char *path, const char *sql) {
     sqlite3_close(db);
 }
 
+
+/* Rows that keep a job running for ever, written by hand: a claim by a
+ * node that is no daemon with an infinite lease, one of a live daemon with
+ * a lease of ten years, one without a lease, a partition done without a
+ * proof. zp_store_repair queues each again, says why, and the job ends
+ * done once they are proved. A claim of the live daemon under a lease it
+ * could have is left alone. */
+static void test_repair_rows(void) {
+    char path[128];
+    new_path(path, sizeof path);
+    zp_store *s = open_ok(path);
+    zp_error err = {0};
+    zp_store_node me;
+    memset(&me, 0, sizeof me);
+    snprintf(me.id, sizeof me.id, "live");
+    CHECK(zp_store_join(s, &me, 0, &err) == ZP_OK);
+    int64_t id = add(s, "dmg", "k", 0, 5);
+    size_t n = 0;
+    zp_store_claim c[5];
+    CHECK(zp_store_claim_work(c, 5, &n, s, "live", NULL, 0, 60, &err) == ZP_OK && n == 5);
+    zp_store_close(s);
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "UPDATE partitions SET owner = 'ghost', lease_until = 9e999 WHERE job_id = %lld AND idx = 0;"
+             "UPDATE partitions SET lease_until = lease_until + 315360000 WHERE job_id = %lld AND idx = 1;"
+             "UPDATE partitions SET lease_until = NULL WHERE job_id = %lld AND idx = 2;"
+             "UPDATE partitions SET state = 'done', proof = NULL, lease_until = NULL WHERE job_id = %lld AND idx = 3;",
+             (long long)id, (long long)id, (long long)id, (long long)id);
+    raw_exec(path, sql);
+    s = open_ok(path);
+    size_t repaired = 0;
+    CHECK(zp_store_repair(&repaired, s, NULL, NULL, &err) == ZP_OK && repaired == 4);
+    CHECK(zp_store_repair(&repaired, s, NULL, NULL, &err) == ZP_OK && repaired == 0);
+    zp_store_counts pc;
+    CHECK(zp_store_count(&pc, s, &err) == ZP_OK && pc.parts_queued == 4 && pc.parts_running == 1);
+    /* proved again by the live daemon: the job ends done with 5 proofs */
+    zp_store_claim again[5];
+    CHECK(zp_store_claim_work(again, 5, &n, s, "live", NULL, 0, 60, &err) == ZP_OK && n == 4);
+    zp_store_result res = {.proof_json = "{}", .public_json = "[]"};
+    int ended = 0, ends = 0;
+    for (size_t i = 0; i < n; i++) {
+        zp_store_held h = {again[i].job_id, again[i].idx, again[i].fence};
+        CHECK(zp_store_finish_part(&ended, s, &h, ZP_JOB_DONE, NULL, &res, &err) == ZP_OK);
+        ends += ended;
+    }
+    zp_store_held h4 = {c[4].job_id, c[4].idx, c[4].fence};
+    CHECK(zp_store_finish_part(&ended, s, &h4, ZP_JOB_DONE, NULL, &res, &err) == ZP_OK);
+    ends += ended;
+    zp_store_job j = get(s, id);
+    CHECK_MSG(ends == 1 && j.state == ZP_JOB_DONE && j.done == 5, "ends %d state %d done %u", ends, (int)j.state,
+              j.done);
+    zp_store_close(s);
+}
+
+/* The SQLite store's clock: the wall clock, but never behind the latest
+ * time the file holds (a clock set back since it was written), unless that
+ * time is absurd (a damaged row); job times are its. */
+static void test_store_clock(void) {
+    char path[128];
+    new_path(path, sizeof path);
+    zp_store *s = open_ok(path);
+    zp_error err = {0};
+    double now = 0, wall = (double)time(NULL);
+    CHECK(zp_store_clock(&now, s, &err) == ZP_OK && now > wall - 2 && now < wall + 2);
+    int64_t id = add(s, NULL, "k", 0, 1);
+    finish(s, id, ZP_JOB_DONE);
+    zp_store_close(s);
+    /* the file says a job finished a day from now: the clock went back */
+    raw_exec(path, "UPDATE jobs SET finished = finished + 86400");
+    s = open_ok(path);
+    CHECK(zp_store_clock(&now, s, &err) == ZP_OK && now > wall + 86390 && now < wall + 86410);
+    uint64_t deleted = 9;
+    CHECK(zp_store_expire(&deleted, s, 60, NULL, NULL, &err) == ZP_OK && deleted == 0); /* not old */
+    zp_store_close(s);
+    /* ... or a damaged row: an absurd time is not a clock */
+    raw_exec(path, "UPDATE jobs SET finished = 1e300");
+    s = open_ok(path);
+    CHECK(zp_store_clock(&now, s, &err) == ZP_OK && now > wall - 2 && now < wall + 2);
+    zp_store_close(s);
+}
+
 /* Rows damaged by hand (or by a bug): each fails its own job in the
  * unfinished listing, with a reason; the others resume; the store opens
  * although a row breaks a CHECK constraint. */
@@ -826,7 +918,7 @@ static void test_damaged_rows(void) {
     for (int i = 0; i < 8; i++) {
         char rid[16];
         snprintf(rid, sizeof rid, "d%d", i);
-        ids[i] = add(s, rid, "k", 0, 3, 10 + i);
+        ids[i] = add(s, rid, "k", 0, 3);
     }
     zp_store_close(s);
     char sql[1024];
@@ -857,7 +949,7 @@ static void test_damaged_rows(void) {
     }
     /* each can be failed, which ends it */
     for (int i = 1; i < 7; i++)
-        CHECK_MSG(zp_store_finish_job(s, ids[i], ZP_JOB_FAILED, "damaged", 50, NULL, 0, &err) == ZP_OK, "%s", err.message);
+        CHECK_MSG(zp_store_finish_job(s, ids[i], ZP_JOB_FAILED, "damaged", NULL, 0, &err) == ZP_OK, "%s", err.message);
     u = (unfinished){0};
     CHECK(zp_store_unfinished(s, unfinished_cb, &u, &err) == ZP_OK && u.n == 2 && u.n_damaged == 0);
     CHECK(get(s, ids[6]).state == ZP_JOB_FAILED);
@@ -880,7 +972,7 @@ static void test_bad_files(void) {
     /* A real store, then damaged: pages overwritten, or cut short. */
     new_path(path, sizeof path);
     zp_store *s = open_ok(path);
-    for (int i = 0; i < 200; i++) add(s, NULL, "k", 0, 8, i);
+    for (int i = 0; i < 200; i++) add(s, NULL, "k", 0, 8);
     zp_store_close(s); /* checkpoints the WAL into the file */
     struct stat sb;
     CHECK(stat(path, &sb) == 0 && sb.st_size > 8 * 4096);
@@ -911,14 +1003,14 @@ static void test_bad_files(void) {
      * ZP_ERR_FORMAT naming the file; the rest still works. */
     new_path(path, sizeof path);
     s = open_ok(path);
-    int64_t small = add(s, NULL, "k", 0, 1, 1), big = add(s, NULL, "k", 0, 1, 2);
+    int64_t small = add(s, NULL, "k", 0, 1), big = add(s, NULL, "k", 0, 1);
     size_t plen = 300000;
     char *proof = malloc(plen + 1);
     memset(proof, 'P', plen);
     proof[plen] = '\0';
     zp_store_result res = {.proof_json = proof, .public_json = "[]"};
     zp_error err = {0};
-    CHECK(zp_store_finish_job(s, big, ZP_JOB_DONE, NULL, 3, &res, 1, &err) == ZP_OK);
+    CHECK(zp_store_finish_job(s, big, ZP_JOB_DONE, NULL, &res, 1, &err) == ZP_OK);
     zp_store_close(s);
     {
         FILE *f = fopen(path, "r+b");
@@ -1014,6 +1106,8 @@ int main(void) {
     RUN(test_request_ids);
     RUN(test_request_digest);
     RUN(test_damaged_rows);
+    RUN(test_repair_rows);
+    RUN(test_store_clock);
     RUN(test_results);
     RUN(test_reopen_expire);
     RUN(test_list);

@@ -17,7 +17,13 @@
  *   - the last partition done ends the job done (*job_ended once); a
  *     failed one fails the job and cancels the rest;
  *   - join refuses a live id and frees a dead one's claims; nodes, leave;
- *   - expire deletes ended jobs only, and silent daemons.
+ *   - expire deletes ended jobs only, and silent daemons;
+ *   - pins: a daemon claims a pinned job's partitions only with the same
+ *     key (and circuit) digests, jobs without pins with any; a proof made
+ *     with other bytes is refused and its partition queued again; the
+ *     jobs a daemon cannot take are listed (zp_store_mismatches);
+ *   - repair frees a claim of a node that is no daemon of the store; the
+ *     store's clock; a daemon's keys and clock skew in its row.
  * With ZP_STORE_RESTART set to a command, it is run after the first part
  * (tests/store/pg.sh restarts the server) and the rest must go on; with
  * ZP_STORE_STOP and ZP_STORE_START, the server is stopped after the race
@@ -61,14 +67,14 @@ static int64_t add(zp_store *s, const char *name, const char *key, int prio, uin
     int64_t id = 0;
     int existing = -1;
     zp_error err = {0};
-    zp_status st = zp_store_add_job(&id, &existing, s, NULL, NULL, key, prio, n, paths, 1000.0, &err);
+    zp_status st = zp_store_add_job(&id, &existing, s, NULL, NULL, key, NULL, NULL, prio, n, paths, &err);
     CHECK_MSG(st == ZP_OK && id > 0 && existing == 0, "adding %s: %s", name, err.message);
     free(paths);
     free(buf);
     return id;
 }
 
-static size_t claim(zp_store_claim *out, size_t max, zp_store *s, const char *node, const char *const *keys,
+static size_t claim(zp_store_claim *out, size_t max, zp_store *s, const char *node, const zp_store_key *keys,
                     size_t n_keys, double lease_s) {
     size_t n = 99;
     zp_error err = {0};
@@ -84,9 +90,18 @@ static zp_store_held held_of(const zp_store_claim *c) {
 
 /* finish_part DONE with a proof naming who proved it. */
 static zp_status done(int *ended, zp_store *s, const zp_store_held *h, const char *proof, zp_error *err) {
-    zp_store_result r = {proof, "[\"1\"]", {.prove = 0.5, .total = 1.5}};
+    zp_store_result r = {proof, "[\"1\"]", {.prove = 0.5, .total = 1.5}, NULL, NULL};
     *ended = -1;
-    return zp_store_finish_part(ended, s, h, ZP_JOB_DONE, NULL, &r, 2000.0, err);
+    return zp_store_finish_part(ended, s, h, ZP_JOB_DONE, NULL, &r, err);
+}
+
+/* Whether a time is the store's clock's, now or a little before. */
+static int recent(zp_store *s, double t) {
+    double now = 0;
+    zp_error err = {0};
+    zp_status st = zp_store_clock(&now, s, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    return t > now - 120 && t <= now + 0.001;
 }
 
 static zp_store_job get(zp_store *s, int64_t id) {
@@ -162,11 +177,11 @@ static void empty_store(zp_store *s) {
     zp_status st = zp_store_unfinished(s, unfinished_cb, &l, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
     for (size_t i = 0; i < l.n; i++) {
-        st = zp_store_finish_job(s, l.id[i], ZP_JOB_CANCELLED, "emptied by test_store_claims", 1.0, NULL, 0, &err);
+        st = zp_store_finish_job(s, l.id[i], ZP_JOB_CANCELLED, "emptied by test_store_claims", NULL, 0, &err);
         CHECK_MSG(st == ZP_OK, "%s", err.message);
     }
     uint64_t deleted;
-    st = zp_store_expire(&deleted, s, 1e12, NULL, NULL, &err);
+    st = zp_store_expire(&deleted, s, 0, NULL, NULL, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
     zp_store_counts c = counts(s);
     CHECK(c.jobs[0] + c.jobs[1] + c.jobs[2] + c.jobs[3] + c.jobs[4] == 0);
@@ -215,7 +230,7 @@ static void test_order(zp_store *s) {
     CHECK(position(s, a) == 1); /* C1 */
 
     /* the key filter: k2 has nothing left; k1 the rest, in order */
-    const char *k2[] = {"k2"}, *k1[] = {"k1"}, *none[] = {"zz"};
+    const zp_store_key k2[] = {{"k2", NULL, NULL}}, k1[] = {{"k1", NULL, NULL}}, none[] = {{"zz", NULL, NULL}};
     CHECK(claim(cl + 3, 5, s, "n1", k2, 1, 60) == 0);
     CHECK(claim(cl + 3, 5, s, "n1", none, 1, 60) == 0);
     CHECK(claim(cl + 3, 5, s, "n1", k1, 0, 60) == 0); /* no key fits */
@@ -245,7 +260,7 @@ static void test_order(zp_store *s) {
     const int64_t jobs[4] = {a, b, c, d};
     for (int i = 0; i < 4; i++) {
         zp_store_job j = get(s, jobs[i]);
-        CHECK(j.state == ZP_JOB_DONE && j.done == j.partitions && j.finished == 2000.0);
+        CHECK(j.state == ZP_JOB_DONE && j.done == j.partitions && recent(s, j.finished));
         proofs p = results(s, jobs[i]);
         CHECK(p.n == j.partitions);
         for (uint32_t k = 0; k < p.n && k < 16; k++) CHECK(p.has[k] && strcmp(p.proof[k], "{\"n1\":1}") == 0);
@@ -358,7 +373,7 @@ static void test_race(zp_store *s) {
     CHECK(n.parts_running == 0 && n.parts_queued == RACE_JOBS * RACE_PARTS);
     for (int j = 0; j < RACE_JOBS; j++) {
         zp_error err = {0};
-        zp_status st = zp_store_finish_job(s, r.first_job + j, ZP_JOB_CANCELLED, NULL, 1500.0, NULL, 0, &err);
+        zp_status st = zp_store_finish_job(s, r.first_job + j, ZP_JOB_CANCELLED, NULL, NULL, 0, &err);
         CHECK_MSG(st == ZP_OK, "%s", err.message);
     }
     n = counts(s);
@@ -370,14 +385,6 @@ static void test_race(zp_store *s) {
 
 #define WORK_JOBS 40
 #define WORK_PARTS 6
-
-/* Jobs of the workers' that fail (finished at 4000), and that end done
- * (at 2000). */
-static int work_failed(void) {
-    int n = 0;
-    for (int j = 0; j < WORK_JOBS; j++) n += j % 7 == 3;
-    return n;
-}
 
 typedef struct work {
     zp_store *shared;
@@ -424,7 +431,7 @@ static void *work_thread(void *arg) {
             int64_t j = cl[i].job_id - w->first_job;
             int ended = 0;
             if ((j % 7) == 3 && cl[i].idx == 3)
-                st = zp_store_finish_part(&ended, s, &h, ZP_JOB_FAILED, "no luck", NULL, 4000.0, &err);
+                st = zp_store_finish_part(&ended, s, &h, ZP_JOB_FAILED, "no luck", NULL, &err);
             else
                 st = done(&ended, s, &h, "{\"w\":1}", &err);
             pthread_mutex_lock(&w->lock);
@@ -474,7 +481,7 @@ static void test_workers(zp_store *s) {
                       (int)job.state);
             /* the proofs recorded before the failure still count */
             CHECK_MSG(job.done == (uint32_t)w.proved[j], "job %d: done %u, %d proved", j, job.done, w.proved[j]);
-            CHECK(job.finished == 4000.0);
+            CHECK(recent(s, job.finished));
         } else {
             CHECK_MSG(job.state == ZP_JOB_DONE && job.done == WORK_PARTS && w.proved[j] == WORK_PARTS,
                       "job %d: state %d done %u proved %d", j, (int)job.state, job.done, w.proved[j]);
@@ -537,7 +544,8 @@ static void test_leases(zp_store *s) {
     st = zp_store_join(s, &nb, 1, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
     int64_t ji = add(s, "I", "kI", 0, 2);
-    const char *kI[] = {"kI"}, *kE[] = {"kE"}, *kF[] = {"kF"}, *kG[] = {"kG"}, *kH[] = {"kH"};
+    const zp_store_key kI[] = {{"kI", NULL, NULL}}, kE[] = {{"kE", NULL, NULL}}, kF[] = {{"kF", NULL, NULL}},
+                       kG[] = {{"kG", NULL, NULL}}, kH[] = {{"kH", NULL, NULL}};
     zp_store_claim ci[2];
     CHECK(claim(ci, 2, s, "node-b", kI, 1, 60) == 2);
 
@@ -581,7 +589,7 @@ static void test_leases(zp_store *s) {
     CHECK(j.state == ZP_JOB_DONE && j.done == 1);
 
     /* E cancelled as a whole: "new" loses its claim, its result refused */
-    st = zp_store_finish_job(s, je, ZP_JOB_CANCELLED, "cancelled by the test", 2500.0, NULL, 0, &err);
+    st = zp_store_finish_job(s, je, ZP_JOB_CANCELLED, "cancelled by the test", NULL, 0, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
     st = zp_store_renew(lost, s, "new", &hc[1], 1, 30, &err);
     CHECK_MSG(st == ZP_OK && lost[0] == 1, "%s", err.message);
@@ -591,7 +599,7 @@ static void test_leases(zp_store *s) {
     CHECK(j.state == ZP_JOB_CANCELLED && j.done == 1 && strcmp(j.error, "cancelled by the test") == 0);
     p = results(s, je);
     CHECK(p.has[0] && strcmp(p.proof[0], "{\"new\":1}") == 0 && !p.has[1]);
-    st = zp_store_finish_job(s, je, ZP_JOB_CANCELLED, NULL, 2600.0, NULL, 0, &err);
+    st = zp_store_finish_job(s, je, ZP_JOB_CANCELLED, NULL, NULL, 0, &err);
     CHECK(st == ZP_ERR_ARG); /* ended once */
 
     /* release: G1 given back is claimed again with a new fence; the rest
@@ -626,10 +634,10 @@ static void test_leases(zp_store *s) {
     zp_store_claim ch[3];
     CHECK(claim(ch, 3, s, "f", kH, 1, 60) == 3);
     zp_store_held hh[3] = {held_of(&ch[0]), held_of(&ch[1]), held_of(&ch[2])};
-    st = zp_store_finish_part(&ended, s, &hh[1], ZP_JOB_FAILED, "boom", NULL, 2700.0, &err);
+    st = zp_store_finish_part(&ended, s, &hh[1], ZP_JOB_FAILED, "boom", NULL, &err);
     CHECK_MSG(st == ZP_OK && ended == 1, "%s", err.message);
     j = get(s, jh);
-    CHECK_MSG(j.state == ZP_JOB_FAILED && strstr(j.error, "boom") && j.done == 0 && j.finished == 2700.0, "%d '%s'",
+    CHECK_MSG(j.state == ZP_JOB_FAILED && strstr(j.error, "boom") && j.done == 0 && recent(s, j.finished), "%d '%s'",
               (int)j.state, j.error);
     st = done(&ended, s, &hh[0], "{\"f\":1}", &err);
     CHECK(st == ZP_ERR_MISMATCH);
@@ -679,38 +687,247 @@ static void test_leases(zp_store *s) {
     l = nodes(s);
     CHECK(l.count == 1 && strcmp(l.n[0].id, "node-b") == 0);
 
-    /* expire: the ended jobs that finished before the time, never an
-     * unended one (I is running, J queued); ids are never handed out again */
+    /* expire: the ended jobs that finished more than ttl ago (the
+     * store's clock), never an unended one (I is running, J queued); ids
+     * are never handed out again; daemons silent that long are forgotten */
     int64_t jj = add(s, "J", "kJ", 0, 1);
+    usleep(1200 * 1000);
+    int64_t jl = add(s, "L", "kL", 0, 1);
+    st = zp_store_finish_job(s, jl, ZP_JOB_CANCELLED, NULL, NULL, 0, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    st = zp_store_heartbeat(s, &nb, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
     size_t paths = 0;
     uint64_t deleted = 0;
-    /* F, G and the earlier jobs (2000, the race's 1500) and E (2500) go;
-     * H (2700) and the workers' failed ones (4000) stay */
-    st = zp_store_expire(&deleted, s, 2600.0, count_path, &paths, &err);
+    /* every job ended before the pause goes; L (just now) stays */
+    st = zp_store_expire(&deleted, s, 0.8, count_path, &paths, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
-    const int wdone = WORK_JOBS - work_failed();
-    CHECK_MSG(deleted == (uint64_t)(4 + RACE_JOBS + wdone + 3) &&
-                  paths == (size_t)(8 + RACE_JOBS * RACE_PARTS + wdone * WORK_PARTS + 2 + 1 + 3),
+    CHECK_MSG(deleted == (uint64_t)(4 + RACE_JOBS + WORK_JOBS + 3 + 1) &&
+                  paths == (size_t)(8 + RACE_JOBS * RACE_PARTS + WORK_JOBS * WORK_PARTS + 2 + 1 + 3 + 3),
               "deleted %llu jobs, %zu paths", (unsigned long long)deleted, paths);
     zp_store_job gone;
     st = zp_store_get_job(&gone, s, je, &err);
     CHECK(st == ZP_ERR_ARG && strstr(err.message, "no job"));
-    CHECK(get(s, jh).state == ZP_JOB_FAILED);
+    st = zp_store_get_job(&gone, s, jh, &err);
+    CHECK(st == ZP_ERR_ARG);
+    CHECK(get(s, jl).state == ZP_JOB_CANCELLED);
     CHECK(get(s, ji).state == ZP_JOB_RUNNING);
     CHECK(get(s, jj).state == ZP_JOB_QUEUED);
-    CHECK(nodes(s).count == 1); /* node-b's heartbeat is after 2600 */
+    CHECK(nodes(s).count == 1); /* node-b's heartbeat is younger than that */
     paths = 0;
-    st = zp_store_expire(&deleted, s, (double)time(NULL) + 3600, count_path, &paths, &err);
-    CHECK_MSG(st == ZP_OK && deleted == (uint64_t)(1 + work_failed()) &&
-                  paths == (size_t)(3 + work_failed() * WORK_PARTS),
-              "%s: %llu %zu", err.message, (unsigned long long)deleted, paths);
-    CHECK(nodes(s).count == 0); /* silent since before then */
+    usleep(20 * 1000);
+    st = zp_store_expire(&deleted, s, 0, count_path, &paths, &err);
+    CHECK_MSG(st == ZP_OK && deleted == 1 && paths == 1, "%s: %llu %zu", err.message, (unsigned long long)deleted,
+              paths);
+    CHECK(nodes(s).count == 0); /* silent since before now */
     CHECK(get(s, ji).state == ZP_JOB_RUNNING && get(s, jj).state == ZP_JOB_QUEUED);
-    CHECK(add(s, "K", "kK", 0, 1) > jj);
+    CHECK(add(s, "K", "kK", 0, 1) > jl);
     n = counts(s);
     CHECK(n.jobs[ZP_JOB_QUEUED] == 2 && n.jobs[ZP_JOB_RUNNING] == 1 && n.jobs[ZP_JOB_DONE] == 0);
     CHECK(n.parts_queued == 4 && n.parts_running == 0); /* I's partitions queued again, J's and K's */
     (void)kH;
+}
+
+
+/* ---- pins: a daemon claims and records only its own bytes' jobs ---- */
+
+#define DA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define DB "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define WA "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define WB "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+
+typedef struct mismatch_list {
+    char key[8][128], kd[8][65], wd[8][65];
+    uint64_t jobs[8];
+    size_t n;
+} mismatch_list;
+
+static void mismatch_cb(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest,
+                        uint64_t jobs) {
+    mismatch_list *l = arg;
+    if (l->n == 8) return;
+    snprintf(l->key[l->n], sizeof l->key[0], "%s", key_id);
+    snprintf(l->kd[l->n], sizeof l->kd[0], "%s", key_digest);
+    snprintf(l->wd[l->n], sizeof l->wd[0], "%s", wasm_digest);
+    l->jobs[l->n++] = jobs;
+}
+
+static int64_t add_pinned(zp_store *s, const char *key, const char *kd, const char *wd, uint32_t n) {
+    const char *paths[4] = {"/spool/pin-0.json", "/spool/pin-1.json", "/spool/pin-2.json", "/spool/pin-3.json"};
+    int64_t id = 0;
+    int existing = -1;
+    zp_error err = {0};
+    zp_status st = zp_store_add_job(&id, &existing, s, NULL, NULL, key, kd, wd, 0, n, paths, &err);
+    CHECK_MSG(st == ZP_OK && id > 0 && existing == 0, "%s", err.message);
+    return id;
+}
+
+static zp_status done_with(int *ended, zp_store *s, const zp_store_claim *c, const char *kd, const char *wd,
+                           zp_error *err) {
+    zp_store_held h = held_of(c);
+    zp_store_result r = {"{\"pinned\":1}", "[\"1\"]", {.total = 1}, kd, wd};
+    return zp_store_finish_part(ended, s, &h, ZP_JOB_DONE, NULL, &r, err);
+}
+
+static void test_pins(zp_store *s) {
+    zp_error err = {0};
+    zp_status st;
+    int ended, existing;
+    int64_t id;
+    const char *w[1] = {"/spool/x.wtns"};
+    /* a pin is a digest, and a circuit's only with a key's */
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "kP", "xyz", NULL, 0, 1, w, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "kP", DA "0", NULL, 0, 1, w, &err) == ZP_ERR_ARG);
+    CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "kP", NULL, WA, 0, 1, w, &err) == ZP_ERR_ARG);
+
+    int64_t jp = add_pinned(s, "kP", DA, NULL, 2); /* witnesses, key A */
+    int64_t jq = add_pinned(s, "kP", DA, WA, 1);   /* inputs, key A and circuit A */
+    int64_t jl = add_pinned(s, "kP", NULL, NULL, 1); /* from before pins */
+    zp_store_job j = get(s, jq);
+    CHECK(!strcmp(j.key_digest, DA) && !strcmp(j.wasm_digest, WA));
+    CHECK(get(s, jl).key_digest[0] == '\0' && get(s, jp).wasm_digest[0] == '\0');
+    const zp_store_key bad[] = {{"kP", "nothex", NULL}};
+    size_t n = 9;
+    zp_store_claim c[4];
+    CHECK(zp_store_claim_work(c, 4, &n, s, "pin-b", bad, 1, 60, &err) == ZP_ERR_ARG && n == 0);
+
+    /* daemon B, another file under kP: only the job without pins */
+    const zp_store_key kb[] = {{"kP", DB, WB}};
+    CHECK(claim(c, 4, s, "pin-b", kb, 1, 60) == 1 && c[0].job_id == jl);
+    zp_store_claim cl = c[0];
+    /* daemon A without its circuit: the witnesses' job, not the inputs' */
+    const zp_store_key ka_bare[] = {{"kP", DA, NULL}};
+    CHECK(claim(c, 4, s, "pin-a", ka_bare, 1, 60) == 2 && c[0].job_id == jp && c[1].job_id == jp);
+    /* what B cannot take: the inputs job waits pinned to A (jp runs) */
+    mismatch_list m;
+    memset(&m, 0, sizeof m);
+    st = zp_store_mismatches(s, kb, 1, mismatch_cb, &m, &err);
+    CHECK_MSG(st == ZP_OK && m.n == 1, "%s: %zu", err.message, m.n);
+    CHECK(m.n == 1 && !strcmp(m.key[0], "kP") && !strcmp(m.kd[0], DA) && !strcmp(m.wd[0], WA) && m.jobs[0] == 1);
+    memset(&m, 0, sizeof m);
+    const zp_store_key ka[] = {{"kP", DA, WA}};
+    CHECK(zp_store_mismatches(s, ka, 1, mismatch_cb, &m, &err) == ZP_OK && m.n == 0);
+
+    /* a proof of jp made with B's key, or of no known key, is refused and
+     * the partition queued again; A's is recorded */
+    uint64_t queued = counts(s).parts_queued;
+    st = done_with(&ended, s, &c[0], DB, NULL, &err);
+    CHECK_MSG(st == ZP_ERR_MISMATCH && strstr(err.message, "pinned") && strstr(err.message, "queue"), "%d %s", st,
+              err.message);
+    CHECK(counts(s).parts_queued == queued + 1);
+    CHECK(get(s, jp).done == 0);
+    st = done_with(&ended, s, &c[1], NULL, NULL, &err);
+    CHECK(st == ZP_ERR_MISMATCH);
+    CHECK(counts(s).parts_queued == queued + 2);
+    CHECK(claim(c, 4, s, "pin-a", ka_bare, 1, 60) == 2 && c[0].job_id == jp);
+    st = done_with(&ended, s, &c[0], DA, NULL, &err);
+    CHECK_MSG(st == ZP_OK && ended == 0, "%s", err.message);
+    st = done_with(&ended, s, &c[1], DA, NULL, &err);
+    CHECK_MSG(st == ZP_OK && ended == 1, "%s", err.message);
+    CHECK(get(s, jp).state == ZP_JOB_DONE && get(s, jp).done == 2);
+
+    /* the inputs job: A with its circuit; a witness from another circuit refused */
+    CHECK(claim(c, 4, s, "pin-a", ka, 1, 60) == 1 && c[0].job_id == jq);
+    CHECK(done_with(&ended, s, &c[0], DA, WB, &err) == ZP_ERR_MISMATCH);
+    CHECK(claim(c, 4, s, "pin-a", ka, 1, 60) == 1 && c[0].job_id == jq);
+    st = done_with(&ended, s, &c[0], DA, WA, &err);
+    CHECK_MSG(st == ZP_OK && ended == 1, "%s", err.message);
+
+    /* the job from before pins: any key's proof */
+    st = done_with(&ended, s, &cl, DB, NULL, &err);
+    CHECK_MSG(st == ZP_OK && ended == 1, "%s", err.message);
+
+    /* a job ended whole with results: a proof not of its pins refused */
+    int64_t jr = add_pinned(s, "kP", DA, NULL, 1);
+    zp_store_result r = {"{}", "[]", {0}, DB, NULL};
+    CHECK(zp_store_finish_job(s, jr, ZP_JOB_DONE, NULL, &r, 1, &err) == ZP_ERR_MISMATCH);
+    CHECK(get(s, jr).state == ZP_JOB_QUEUED);
+    r.key_digest = DA;
+    CHECK(zp_store_finish_job(s, jr, ZP_JOB_DONE, NULL, &r, 1, &err) == ZP_OK && get(s, jr).done == 1);
+}
+
+/* ---- damaged claims, the clock, the daemons' keys and skew ---- */
+
+typedef struct repair_list {
+    int64_t job[8];
+    uint32_t idx[8];
+    char what[8][320];
+    size_t n;
+} repair_list;
+
+static void repair_cb(void *arg, int64_t job_id, uint32_t idx, const char *what) {
+    repair_list *l = arg;
+    if (l->n == 8) return;
+    l->job[l->n] = job_id;
+    l->idx[l->n] = idx;
+    snprintf(l->what[l->n++], sizeof l->what[0], "%s", what);
+}
+
+static void test_repair(zp_store *s) {
+    zp_error err = {0};
+    zp_status st;
+    /* a daemon of the store, with its keys and clock; and a claim by a
+     * node no daemon of the store is */
+    zp_store_node live = node_row("rep-live", 300);
+    live.clock_skew = -259200.5;
+    live.keys = "{\"kR\":{\"zkey\":\"" DA "\"}}";
+    st = zp_store_join(s, &live, 0, &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    node_list l = nodes(s);
+    CHECK(l.count == 1 && l.n[0].clock_skew == -259200.5);
+    int64_t jr = add(s, "R", "kR", 0, 2);
+    const zp_store_key kr[] = {{"kR", NULL, NULL}};
+    zp_store_claim c[2];
+    CHECK(claim(c, 1, s, "rep-ghost", kr, 1, 600) == 1 && c[0].job_id == jr && c[0].idx == 0);
+    CHECK(claim(c + 1, 1, s, "rep-live", kr, 1, 600) == 1 && c[1].idx == 1);
+    repair_list r;
+    memset(&r, 0, sizeof r);
+    size_t repaired = 99;
+    uint64_t queued = counts(s).parts_queued;
+    st = zp_store_repair(&repaired, s, repair_cb, &r, &err);
+    CHECK_MSG(st == ZP_OK && repaired == 1 && r.n == 1, "%s: %zu", err.message, repaired);
+    CHECK_MSG(r.job[0] == jr && r.idx[0] == 0 && strstr(r.what[0], "rep-ghost") && strstr(r.what[0], "no daemon"),
+              "%s", r.what[0]);
+    CHECK(counts(s).parts_queued == queued + 1); /* the ghost's; the live daemon keeps its own */
+    int lost = 9;
+    zp_store_held h = held_of(&c[1]);
+    CHECK(zp_store_renew(&lost, s, "rep-live", &h, 1, 60, &err) == ZP_OK && lost == 0);
+    h = held_of(&c[0]);
+    CHECK(zp_store_renew(&lost, s, "rep-ghost", &h, 1, 60, &err) == ZP_OK && lost == 1);
+    CHECK(zp_store_repair(&repaired, s, NULL, NULL, &err) == ZP_OK && repaired == 0);
+    zp_store_claim c2;
+    CHECK(claim(&c2, 1, s, "rep-live", kr, 1, 60) == 1 && c2.idx == 0 && c2.fence > c[1].fence);
+    int ended;
+    CHECK(done(&ended, s, &h, "{\"ghost\":1}", &err) == ZP_ERR_MISMATCH);
+    h = held_of(&c2);
+    CHECK(done(&ended, s, &h, "{\"live\":1}", &err) == ZP_OK && ended == 0);
+    h = held_of(&c[1]);
+    CHECK(done(&ended, s, &h, "{\"live\":2}", &err) == ZP_OK && ended == 1);
+
+    /* the store's clock: this host's, give or take (pg.sh's server runs here) */
+    double now = 0, wall = (double)time(NULL);
+    st = zp_store_clock(&now, s, &err);
+    CHECK_MSG(st == ZP_OK && now > wall - 5 && now < wall + 5, "%s: %f vs %f", err.message, now, wall);
+    /* a daemon's keys and clock skew, as it wrote them */
+    l = nodes(s);
+    CHECK(l.count == 1 && l.n[0].clock_skew == -259200.5);
+    st = zp_store_leave(s, "rep-live", &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+}
+
+static void keys_cb(void *arg, const zp_store_node *node) {
+    int *ok = arg;
+    *ok = node->keys != NULL && strstr(node->keys, DA) != NULL;
+}
+
+static void test_node_keys(zp_store *s) {
+    zp_error err = {0};
+    zp_store_node me = node_row("keys-node", 1);
+    me.keys = "{\"kR\":{\"zkey\":\"" DA "\"}}";
+    CHECK(zp_store_heartbeat(s, &me, &err) == ZP_OK);
+    int ok = 0;
+    CHECK(zp_store_nodes(s, keys_cb, &ok, &err) == ZP_OK && ok == 1);
+    CHECK(zp_store_leave(s, "keys-node", &err) == ZP_OK);
 }
 
 /* ---- the server away for a while (tests/store/pg.sh) ---- */
@@ -786,6 +1003,9 @@ int main(int argc, char **argv) {
     if (stop != NULL && *stop && start != NULL && *start) test_outage(s, stop, start);
     test_workers(s);
     test_leases(s);
+    test_pins(s);
+    test_repair(s);
+    test_node_keys(s);
     zp_store_close(s);
     if (argc <= 1) remove_tmp();
     return zp_test_done();

@@ -293,9 +293,9 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     if (reuse_cap > 0) zp_tracker_set_allocator(&e->tracker, ZP_MEM_HOST, &e->reuse.allocator);
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->admit, NULL);
-    pthread_cond_init(&e->changed, NULL);
+    zp_clock_cond_init(&e->changed); /* waited on with deadlines */
     pthread_cond_init(&e->dealloc_wake, NULL);
-    pthread_cond_init(&e->sampler_wake, NULL);
+    zp_clock_cond_init(&e->sampler_wake);
     pthread_cond_init(&e->circuits_wake, NULL);
     pthread_mutex_init(&e->trace_lock, NULL);
     queue_init(&e->to_prove, e->opt.queue_capacity);
@@ -565,6 +565,16 @@ zp_status zp_engine_job(zp_job_info *info, zp_engine *e, uint64_t job_id, double
     info->done = job->done;
     info->priority = job->priority;
     info->error = job->error;
+    /* one digest for every done partition, or none */
+    int mixed = 0, any = 0;
+    for (size_t i = 0; i < job->n && !mixed; i++) {
+        const engine_part *p = &job->parts[i];
+        if (p->state != PART_DONE) continue;
+        if (!any) memcpy(info->key_digest, p->key_digest, sizeof info->key_digest);
+        else mixed = strcmp(info->key_digest, p->key_digest) != 0;
+        any = 1;
+    }
+    if (mixed) info->key_digest[0] = '\0';
     pthread_mutex_unlock(&e->lock);
     return ZP_OK;
 }

@@ -47,6 +47,7 @@ typedef struct engine_key {
     zp_tracked file, matrices;
     zp_zkey *zkey;     /* over file.p while loaded */
     zp_groth16_pvk *pvk; /* while loaded, unless proofs are not verified: a small heap block */
+    char digest[65];   /* options.key_digests: SHA-256 hex of the bytes loaded; "" while not loaded */
     size_t active;     /* admitted partitions using the loaded key: it stays while > 0 */
     size_t jobs;       /* jobs referring to this entry */
     uint64_t last_use; /* for evicting the least recently used first */
@@ -110,6 +111,7 @@ typedef struct engine_part {
     /* Monotonic seconds: submission, and the start of each stage. */
     double t_submit, t_stage[ZP_STAGES], t_end;
     zp_partition_times times;
+    char key_digest[65]; /* the key it was proved with (options.key_digests), once done */
     struct engine_part *next; /* in a stage queue */
 } engine_part;
 

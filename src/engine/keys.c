@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/digest.h"
 #include "base/error.h"
 #include "engine/internal.h"
 
@@ -108,6 +109,7 @@ static void unload(zp_engine *e, engine_key *k) {
     k->zkey = NULL;
     zp_groth16_pvk_free(k->pvk);
     k->pvk = NULL;
+    k->digest[0] = '\0';
     engine_dealloc(e, &k->file);
     engine_dealloc(e, &k->matrices);
     k->state = KEY_UNLOADED;
@@ -150,6 +152,14 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         st = zp_error_set(err, ZP_ERR_IO, "%s: the key file changed since it was submitted (%zu bytes, not %llu)",
                           k->path, size, (unsigned long long)k->file_bytes);
     }
+    /* what proofs are made with from now on, by digest: the bytes mapped,
+     * not the file as it may be later */
+    char digest[ZP_SHA256_HEX] = "";
+    if (st == ZP_OK && e->opt.key_digests) {
+        uint8_t d[ZP_SHA256_BYTES];
+        st = zp_sha256_bytes(d, file.p, size, err);
+        if (st == ZP_OK) zp_sha256_hex(digest, d);
+    }
     if (st == ZP_OK) st = zp_zkey_open_mem(&zkey, file.p, size, k->path, err);
     const zp_groth16_pk *pk = zkey ? zp_zkey_pk(zkey) : NULL;
     if (st == ZP_OK && (pk->n_vars != k->n_vars || pk->domain_size != k->domain_size || pk->curve != k->curve ||
@@ -174,6 +184,7 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         k->matrices = matrices;
         k->zkey = zkey;
         k->pvk = pvk;
+        memcpy(k->digest, digest, sizeof k->digest);
         k->state = KEY_LOADED;
     } else {
         /* what was mapped goes back through the dealloc thread; what was
@@ -273,6 +284,7 @@ static void describe(zp_engine_key_info *i, const engine_key *k) {
     i->key_bytes = k->file_bytes;
     i->matrices_bytes = k->matrices_bytes;
     i->partition_bytes = k->footprint;
+    if (k->state == KEY_LOADED) memcpy(i->digest, k->digest, sizeof i->digest);
 }
 
 size_t zp_engine_keys(zp_engine_key_info *out, size_t max, zp_engine *e) {

@@ -348,6 +348,9 @@ static zp_status final_work(stage_worker *w, engine_part *p, zp_error *err) {
                                 p->job->key->path);
         }
     }
+    /* the key stays loaded while this partition is active: its digest is
+     * the bytes this proof was made and verified with */
+    memcpy(p->key_digest, p->job->key->digest, sizeof p->key_digest);
     size_t np = pk->n_public;
     p->public_values = malloc((np ? np : 1) * ZP_SCALAR_BYTES);
     if (p->public_values == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");

@@ -34,8 +34,10 @@ struct pending_commit {
     char why[512];      /* the failure's reason, "" otherwise */
     zp_store_result result;
     char *texts[2]; /* proof and public JSON */
+    char digests[2][65]; /* the key and circuit it was proved with (result.key_digest, .wasm_digest) */
     unsigned attempts;
-    double next_try;
+    double next_try, first_failed; /* monotonic seconds */
+    char error[512];              /* the last try's */
 };
 
 static void pending_free(pending_commit *pc) {
@@ -78,6 +80,11 @@ static pending_commit *build_record(zp_server *s, const active_part *part, const
     }
     pc->result.proof_json = pc->texts[0];
     pc->result.public_json = pc->texts[1];
+    /* what it was made with: the store records it only for a job pinned to these */
+    snprintf(pc->digests[0], sizeof pc->digests[0], "%s", info->key_digest);
+    snprintf(pc->digests[1], sizeof pc->digests[1], "%s", part->wasm_digest);
+    pc->result.key_digest = pc->digests[0];
+    pc->result.wasm_digest = pc->digests[1];
     return pc;
 }
 
@@ -134,8 +141,7 @@ static int try_commit(zp_server *s, pending_commit *pc, int last_chance) {
     zp_error err;
     int ended = 0;
     pc->attempts++;
-    zp_status st = zp_store_finish_part(&ended, s->store, &pc->claim, pc->state, pc->why, &pc->result, zp_clock_wall(),
-                                        &err);
+    zp_status st = zp_store_finish_part(&ended, s->store, &pc->claim, pc->state, pc->why, &pc->result, &err);
     if (st == ZP_OK) {
         settle(s, pc, 1, ended, NULL);
         return 1;
@@ -146,8 +152,10 @@ static int try_commit(zp_server *s, pending_commit *pc, int last_chance) {
     }
     double wait = RETRY_FIRST_S;
     for (unsigned i = 1; i < pc->attempts && wait < RETRY_MAX_S; i++) wait *= 2;
-    pc->next_try = zp_clock_wall() + (wait < RETRY_MAX_S ? wait : RETRY_MAX_S);
+    pc->next_try = zp_clock_now() + (wait < RETRY_MAX_S ? wait : RETRY_MAX_S);
     pthread_mutex_lock(&s->lock);
+    if (pc->first_failed == 0) pc->first_failed = zp_clock_now();
+    snprintf(pc->error, sizeof pc->error, "%s", err.message);
     s->commit_failures++;
     snprintf(s->commit_error, sizeof s->commit_error, "job %lld partition %u: %s", (long long)pc->claim.job_id,
              pc->claim.idx, err.message);
@@ -194,7 +202,7 @@ static pending_commit *pending_take_due(zp_server *s, double now) {
 }
 
 static void retry_due(zp_server *s) {
-    double now = zp_clock_wall();
+    double now = zp_clock_now();
     pending_commit *pc, *again[64];
     size_t n_again = 0;
     while (n_again < 64 && (pc = pending_take_due(s, now)) != NULL) {
@@ -233,6 +241,16 @@ int server_pending_job(zp_server *s, zp_store_job *job, zp_store_result_fn fn, v
         else if (job->done >= job->partitions) job->state = ZP_JOB_DONE;
     }
     return found;
+}
+
+double server_pending_oldest(zp_server *s, char *why, size_t cap) {
+    const pending_commit *oldest = NULL;
+    for (size_t i = 0; i < s->n_pending; i++)
+        if (s->pending[i]->first_failed > 0 && (oldest == NULL || s->pending[i]->first_failed < oldest->first_failed))
+            oldest = s->pending[i];
+    if (oldest == NULL) return 0;
+    snprintf(why, cap, "job %lld partition %u: %s", (long long)oldest->claim.job_id, oldest->claim.idx, oldest->error);
+    return zp_clock_now() - oldest->first_failed;
 }
 
 size_t server_pending_jobs(zp_server *s) {

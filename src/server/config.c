@@ -52,6 +52,8 @@ static const zp_option options[] = {
     {"result_ttl", 0, ZP_OPT_UINT, OFF(result_ttl), 60, 315360000, "86400", "S", "seconds finished jobs are kept", NULL},
     {"spool_max", 0, ZP_OPT_BYTES, OFF(spool_max), 0, UINT64_MAX, "0", "SIZE", "spool limit in bytes (0: the disk's)", NULL},
     {"shutdown_grace", 0, ZP_OPT_UINT, OFF(shutdown_grace), 0, 3600, "30", "S", "seconds running partitions may finish on SIGTERM", NULL},
+    {"degraded_after", 0, ZP_OPT_UINT, OFF(degraded_after), 1, 86400, "60", "S",
+     "seconds a result may wait to be recorded, or the store fail, before /v1/status says degraded", NULL},
     {"trace", 0, STR, OFF(trace), 0, 0, NULL, "FILE", "the engine's Chrome trace file", NULL},
     {"log_level", 0, ZP_OPT_CUSTOM, OFF(log_level), 0, 0, "info", "LEVEL", "error, info or debug", set_level},
 };

@@ -17,6 +17,7 @@
  * with room. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,9 @@
 #define HEARTBEAT_S 1.0
 #define KEYS_EVERY_S 5.0   /* keys_dir is read again */
 #define CLAIM_BATCH 1      /* one at a time: each is judged against the room left */
+#define CLOCK_EVERY_S 10.0 /* the daemon's clock is compared with the store's */
+#define REPAIR_EVERY_S 5.0 /* damaged rows (zp_store_repair) are looked for */
+#define MISMATCH_EVERY_S 2.0 /* jobs pinned to other bytes than this daemon's are counted */
 
 /* Partitions the pipeline holds at once: what is worth having in hand. */
 static size_t pipeline_depth(const zp_engine_stats *st) {
@@ -80,6 +84,10 @@ static void list_keys(zp_server *s, double now) {
         if (!add_key_id(s, id, &cap)) break;
     }
     if (d != NULL) closedir(d);
+    for (size_t i = 0; i < s->n_dkeys; i++) {
+        zp_error err; /* a key that cannot be read has no pins: it is claimed by none */
+        (void)server_key_pins(s->dkeys[i].digest, s->dkeys[i].wasm_digest, s, s->dkeys[i].id, &err);
+    }
 }
 
 /* The bytes of the keys loaded and used by no partition: the engine
@@ -113,22 +121,38 @@ static int circuit_settled(zp_server *s, const char *key_id, const char *key_pat
     return state == ZP_CIRCUIT_READY || state == ZP_CIRCUIT_FAILED;
 }
 
-/* The ids of the keys one partition of which fits in free bytes now. */
-static size_t keys_that_fit(const char **ids, zp_server *s, uint64_t free_bytes) {
+/* A key the engine has loaded from bytes its file no longer holds (the
+ * file was replaced): its proofs would be refused (the digest of what was
+ * loaded is not the jobs' pin), so it is evicted before any more of its
+ * work is claimed; 1 while it cannot be (partitions use it). */
+static int stale_key(zp_server *s, const dispatch_key *k, const char *path, const zp_engine_key_info *info) {
+    if (!info->loaded || info->digest[0] == '\0' || strcmp(info->digest, k->digest) == 0) return 0;
+    zp_error err;
+    if (zp_engine_key_evict(s->engine, path, &err) != ZP_OK) return 1;
+    server_log(s, 1, "key '%s': %s changed since it was loaded (loaded %.16s, now %.16s): unloaded, to be loaded again",
+               k->id, path, info->digest, k->digest);
+    return 0;
+}
+
+/* The keys one partition of which fits in free bytes now, with their
+ * pins (read again: a file replaced is a new digest). */
+static size_t keys_that_fit(zp_store_key *ids, zp_server *s, uint64_t free_bytes) {
     size_t n = 0;
     for (size_t i = 0; i < s->n_dkeys; i++) {
         dispatch_key *k = &s->dkeys[i];
         zp_error err;
+        if (server_key_pins(k->digest, k->wasm_digest, s, k->id, &err) != ZP_OK) continue;
         char *path = server_key_path(s, k->id, &err);
         zp_engine_key_info info;
         if (path == NULL || zp_engine_key_describe(&info, s->engine, path, &err) != ZP_OK ||
-            !circuit_settled(s, k->id, path)) {
+            !circuit_settled(s, k->id, path) || stale_key(s, k, path, &info)) {
             free(path);
             continue; /* a key that cannot be read is left to daemons that can */
         }
         free(path);
         uint64_t need = info.partition_bytes + (info.loaded ? 0 : info.key_bytes + info.matrices_bytes);
-        if (need <= free_bytes) ids[n++] = k->id;
+        if (need > free_bytes) continue;
+        ids[n++] = (zp_store_key){k->id, k->digest, k->wasm_digest[0] ? k->wasm_digest : NULL};
     }
     return n;
 }
@@ -140,6 +164,7 @@ static size_t keys_that_fit(const char **ids, zp_server *s, uint64_t free_bytes)
 static void note_error(zp_server *s, const zp_error *err) {
     pthread_mutex_lock(&s->lock);
     int fresh = s->fleet_error[0] == '\0';
+    if (fresh) s->fleet_error_since = zp_clock_now();
     snprintf(s->fleet_error, sizeof s->fleet_error, "%s", err->message);
     pthread_mutex_unlock(&s->lock);
     if (fresh) server_log(s, 0, "%s (retrying until it answers)", err->message);
@@ -156,13 +181,14 @@ static void clear_error(zp_server *s) {
     pthread_mutex_lock(&s->lock);
     if (s->fleet_error[0]) server_log(s, 1, "the store answers again");
     s->fleet_error[0] = '\0';
+    s->fleet_error_since = 0;
     pthread_mutex_unlock(&s->lock);
 }
 
 /* A claimed partition into the engine; one the engine refuses (its key or
  * circuit broke, its file is gone) fails its job, recorded under its
- * claim. */
-static void start_claim(zp_server *s, const zp_store_claim *c) {
+ * claim. wasm_digest: the circuit of its key, when it has one. */
+static void start_claim(zp_server *s, const zp_store_claim *c, const char *wasm_digest) {
     zp_store_held held = {c->job_id, c->idx, c->fence};
     uint64_t engine_id = 0;
     zp_error err;
@@ -172,13 +198,19 @@ static void start_claim(zp_server *s, const zp_store_claim *c) {
         zp_engine_forget(s->engine, engine_id);
         st = zp_error_set(&err, ZP_ERR_NOMEM, "out of memory");
     }
-    if (st == ZP_OK) s->claims++;
+    if (st == ZP_OK) {
+        s->claims++;
+        /* its witness is computed by the circuit this daemon named the
+         * engine, whose digest goes with its result */
+        if (server_spooled_inputs(c->path) && wasm_digest != NULL)
+            snprintf(s->active[s->n_active - 1].wasm_digest, sizeof s->active->wasm_digest, "%s", wasm_digest);
+    }
     pthread_mutex_unlock(&s->lock);
     if (st == ZP_OK) return;
     int ended = 0;
     zp_error e2;
     server_log(s, 0, "job %lld partition %u: %s", (long long)c->job_id, c->idx, err.message);
-    if (zp_store_finish_part(&ended, s->store, &held, ZP_JOB_FAILED, err.message, NULL, zp_clock_wall(), &e2) != ZP_OK)
+    if (zp_store_finish_part(&ended, s->store, &held, ZP_JOB_FAILED, err.message, NULL, &e2) != ZP_OK)
         server_log(s, 0, "%s", e2.message);
     else if (ended && zp_store_witness_paths(s->store, c->job_id, server_spool_remove, s, &e2) != ZP_OK)
         server_log(s, 0, "%s", e2.message);
@@ -187,7 +219,7 @@ static void start_claim(zp_server *s, const zp_store_claim *c) {
 /* Claims while there is room. */
 static void claim_work(zp_server *s, double now) {
     list_keys(s, now);
-    const char **ids = s->n_dkeys ? malloc(s->n_dkeys * sizeof *ids) : NULL;
+    zp_store_key *ids = s->n_dkeys ? malloc(s->n_dkeys * sizeof *ids) : NULL;
     if (ids == NULL) return;
     for (;;) {
         zp_engine_stats st;
@@ -213,9 +245,150 @@ static void claim_work(zp_server *s, double now) {
             break;
         }
         if (got == 0) break;
-        start_claim(s, &claim);
+        const char *wasm = NULL;
+        for (size_t i = 0; i < n_ids; i++)
+            if (strcmp(ids[i].id, claim.key_id) == 0) wasm = ids[i].wasm_digest;
+        start_claim(s, &claim, wasm);
     }
     free(ids);
+}
+
+/* ---- the store's health: its clock, damaged rows, pins ----------------- */
+
+/* The daemon's clock less the store's, from one read of the store's clock
+ * between two of its own (the read's round trip is the error bar);
+ * logged when it passes CLOCK_SKEW_WARN_S, and when it is back. */
+static void check_clock(zp_server *s) {
+    double before = zp_clock_wall(), store_now = 0;
+    zp_error err;
+    if (zp_store_clock(&store_now, s->store, &err) != ZP_OK) {
+        note_error(s, &err);
+        return;
+    }
+    double after = zp_clock_wall();
+    double skew = (before + after) / 2 - store_now, slack = (after - before) / 2;
+    if (fabs(skew) <= slack) skew = 0;
+    pthread_mutex_lock(&s->lock);
+    int was_off = fabs(s->clock_skew) > CLOCK_SKEW_WARN_S, first = s->clock_checked == 0;
+    s->clock_skew = skew;
+    s->clock_checked = zp_clock_now();
+    pthread_mutex_unlock(&s->lock);
+    int off = fabs(skew) > CLOCK_SKEW_WARN_S;
+    if (off && (first || !was_off))
+        server_log(s, 0,
+                   "this daemon's clock is %.1f s %s the store's (%s): leases and job times are the store's, but "
+                   "times this daemon shows are its own; set its clock right (NTP)",
+                   fabs(skew), skew > 0 ? "ahead of" : "behind", zp_store_name(s->store));
+    else if (!off && was_off)
+        server_log(s, 1, "this daemon's clock is within %.1f s of the store's again", fabs(skew));
+}
+
+static void repaired_row(void *arg, int64_t job_id, uint32_t idx, const char *what) {
+    zp_server *s = arg;
+    server_log(s, 0, "job %lld partition %u: a damaged row in the store: %s", (long long)job_id, idx, what);
+}
+
+/* Rows that would keep a job unfinished for ever (zp_store_repair). */
+static void repair_rows(zp_server *s) {
+    size_t n = 0;
+    zp_error err;
+    if (zp_store_repair(&n, s->store, repaired_row, s, &err) != ZP_OK) {
+        note_error(s, &err);
+        return;
+    }
+    pthread_mutex_lock(&s->lock);
+    s->repairs += n;
+    pthread_mutex_unlock(&s->lock);
+    if (n) server_wake_dispatch(s);
+}
+
+typedef struct mismatch_ctx {
+    zp_server *s;
+    key_mismatch found[MAX_MISMATCHES];
+    size_t n;
+} mismatch_ctx;
+
+static void mismatch_cb(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest,
+                        uint64_t jobs) {
+    mismatch_ctx *m = arg;
+    if (m->n == MAX_MISMATCHES || key_id == NULL) return;
+    key_mismatch *o = &m->found[m->n++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->key_id, sizeof o->key_id, "%s", key_id);
+    snprintf(o->pinned, sizeof o->pinned, "%s", key_digest ? key_digest : "");
+    snprintf(o->pinned_wasm, sizeof o->pinned_wasm, "%s", wasm_digest ? wasm_digest : "");
+    o->jobs = jobs;
+    for (size_t i = 0; i < m->s->n_dkeys; i++) {
+        if (strcmp(m->s->dkeys[i].id, key_id) != 0) continue;
+        memcpy(o->digest, m->s->dkeys[i].digest, sizeof o->digest);
+        memcpy(o->wasm_digest, m->s->dkeys[i].wasm_digest, sizeof o->wasm_digest);
+    }
+}
+
+/* The jobs waiting for one of this daemon's key ids that it cannot take:
+ * kept for /v1/fleet and /metrics, and logged when they first appear. */
+static void count_mismatches(zp_server *s) {
+    list_keys(s, zp_clock_now());
+    zp_store_key *keys = s->n_dkeys ? malloc(s->n_dkeys * sizeof *keys) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; keys != NULL && i < s->n_dkeys; i++) {
+        dispatch_key *k = &s->dkeys[i];
+        zp_error err;
+        if (server_key_pins(k->digest, k->wasm_digest, s, k->id, &err) != ZP_OK) continue;
+        keys[n++] = (zp_store_key){k->id, k->digest[0] ? k->digest : NULL, k->wasm_digest[0] ? k->wasm_digest : NULL};
+    }
+    mismatch_ctx *m = calloc(1, sizeof *m);
+    zp_error err;
+    int counted = m != NULL;
+    if (m != NULL && n > 0) {
+        m->s = s;
+        if (zp_store_mismatches(s->store, keys, n, mismatch_cb, m, &err) != ZP_OK) {
+            note_error(s, &err);
+            counted = 0;
+        }
+    }
+    if (counted) {
+        for (size_t i = 0; i < m->n; i++) {
+            const key_mismatch *f = &m->found[i];
+            int known = 0;
+            pthread_mutex_lock(&s->lock);
+            for (size_t k = 0; k < s->n_mismatches && !known; k++)
+                known = strcmp(s->mismatches[k].key_id, f->key_id) == 0 && strcmp(s->mismatches[k].pinned, f->pinned) == 0 &&
+                        strcmp(s->mismatches[k].pinned_wasm, f->pinned_wasm) == 0;
+            pthread_mutex_unlock(&s->lock);
+            if (!known)
+                server_log(s, 0,
+                           "key '%s': %llu jobs wait pinned to key %.16s%s%.16s, and this daemon has %.16s%s%.16s "
+                           "under that id: it leaves them to a daemon with their key",
+                           f->key_id, (unsigned long long)f->jobs, f->pinned, f->pinned_wasm[0] ? " circuit " : "",
+                           f->pinned_wasm, f->digest[0] ? f->digest : "no readable key",
+                           f->wasm_digest[0] ? " circuit " : "", f->wasm_digest);
+        }
+        pthread_mutex_lock(&s->lock);
+        memcpy(s->mismatches, m->found, m->n * sizeof *m->found);
+        s->n_mismatches = m->n;
+        pthread_mutex_unlock(&s->lock);
+    }
+    free(m);
+    free(keys);
+}
+
+size_t server_degraded(zp_server *s, char (*lines)[512], size_t max) {
+    size_t n = 0;
+    char why[512];
+    pthread_mutex_lock(&s->lock);
+    double limit = (double)s->cfg.degraded_after, now = zp_clock_now();
+    double waited = server_pending_oldest(s, why, sizeof why);
+    if (n < max && waited > limit)
+        snprintf(lines[n++], sizeof *lines, "a result has waited %.0f s to be recorded in the store: %s", waited, why);
+    if (n < max && s->fleet_error_since > 0 && now - s->fleet_error_since > limit)
+        snprintf(lines[n++], sizeof *lines, "the store has failed for %.0f s: %.400s", now - s->fleet_error_since,
+                 s->fleet_error);
+    if (n < max && fabs(s->clock_skew) > CLOCK_SKEW_WARN_S)
+        snprintf(lines[n++], sizeof *lines, "this daemon's clock is %.1f s %s the store's", fabs(s->clock_skew),
+                 s->clock_skew > 0 ? "ahead of" : "behind");
+    pthread_mutex_unlock(&s->lock);
+    return n;
 }
 
 static void heartbeat(zp_server *s);
@@ -268,6 +441,21 @@ static void renew_leases(zp_server *s) {
     free(lost);
 }
 
+/* The keys and their digests as the daemon claims by them, for its row. */
+static char *keys_json(zp_server *s) {
+    json_t *o = json_object();
+    for (size_t i = 0; o != NULL && i < s->n_dkeys; i++) {
+        const dispatch_key *k = &s->dkeys[i];
+        if (k->digest[0] == '\0') continue;
+        json_t *d = json_pack("{s:s}", "zkey", k->digest);
+        if (d != NULL && k->wasm_digest[0]) json_object_set_new(d, "wasm", json_string(k->wasm_digest));
+        if (d != NULL) json_object_set_new(o, k->id, d);
+    }
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    return text;
+}
+
 static void fill_node(zp_store_node *me, zp_server *s) {
     memset(me, 0, sizeof *me);
     zp_engine_stats st;
@@ -281,23 +469,35 @@ static void fill_node(zp_store_node *me, zp_server *s) {
     pthread_mutex_lock(&s->lock);
     me->claimed = (uint32_t)s->n_active;
     me->proofs = s->proofs;
+    me->clock_skew = s->clock_skew;
     pthread_mutex_unlock(&s->lock);
 }
 
 static void heartbeat(zp_server *s) {
     zp_store_node me;
     fill_node(&me, s);
+    char *keys = keys_json(s);
+    me.keys = keys;
     zp_error err;
     if (zp_store_heartbeat(s->store, &me, &err) != ZP_OK) note_error(s, &err);
     else clear_error(s);
+    free(keys);
 }
 
 void *server_dispatch_main(void *arg) {
     zp_server *s = arg;
     double renew_every = (double)s->cfg.lease / 3;
     if (renew_every > RENEW_EVERY_S) renew_every = RENEW_EVERY_S;
+    /* at start, before the first claim: the store's clock, and damage
+     * an earlier run (or a hand) left */
+    check_clock(s);
+    repair_rows(s);
+    double t0 = zp_clock_now();
+    s->last_repair = s->last_mismatch = s->clock_checked ? s->clock_checked : t0;
     for (;;) {
-        double now = zp_clock_wall();
+        /* intervals on the monotonic clock: a wall clock set back must not
+         * stop the renewals */
+        double now = zp_clock_now();
         /* after a failure the leases come first: a claim whose lease ran
          * out meanwhile must be renewed, not claimed again as new */
         int failing = store_failing(s);
@@ -308,6 +508,15 @@ void *server_dispatch_main(void *arg) {
         if (now - s->last_heartbeat >= HEARTBEAT_S) {
             s->last_heartbeat = now;
             heartbeat(s);
+        }
+        if (now - s->clock_checked >= CLOCK_EVERY_S) check_clock(s);
+        if (now - s->last_repair >= REPAIR_EVERY_S) {
+            s->last_repair = now;
+            repair_rows(s);
+        }
+        if (now - s->last_mismatch >= MISMATCH_EVERY_S) {
+            s->last_mismatch = now;
+            count_mismatches(s);
         }
         if (!store_failing(s)) claim_work(s, now);
         pthread_mutex_lock(&s->lock);

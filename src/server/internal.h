@@ -21,15 +21,30 @@ typedef struct active_part {
     zp_store_held claim;
     uint64_t engine_id;
     int lost; /* the store took it back (taken over, its job ended): cancelled here */
+    char wasm_digest[65]; /* the circuit its witness is computed with (a job given inputs); "" otherwise */
 } active_part;
 
 /* dispatch.c: a key this daemon serves (configured, or in keys_dir). */
 typedef struct dispatch_key {
     char id[128];
+    char digest[65], wasm_digest[65]; /* its pins as last read (pins.c); digest "": none (cannot be read) */
 } dispatch_key;
 
 /* collector.c: an ended job whose record waits for the store. */
 typedef struct pending_commit pending_commit;
+
+/* pins.c: one file's digest as last computed. */
+struct pin_file;
+
+/* dispatch.c: jobs waiting for one of this daemon's key ids that it
+ * cannot claim, their pins being other bytes (zp_store_mismatches). */
+typedef struct key_mismatch {
+    char key_id[128];
+    char digest[65], wasm_digest[65]; /* this daemon's */
+    char pinned[65], pinned_wasm[65]; /* the jobs' */
+    uint64_t jobs;
+} key_mismatch;
+#define MAX_MISMATCHES 64
 
 #define HISTORY 600
 typedef struct history_sample {
@@ -68,6 +83,16 @@ struct zp_server {
     uint64_t claims, renewals, leases_lost, results_refused; /* since start */
     double last_heartbeat, last_renew;
     char fleet_error[640]; /* the last failure talking to the store from the dispatcher; "" when none */
+    double fleet_error_since; /* monotonic seconds: since when it fails (0: it answers) */
+    double clock_skew;        /* this daemon's wall clock less the store's, seconds, as measured last */
+    double clock_checked;     /* monotonic seconds of that measure (0: not yet) */
+    double last_repair, last_mismatch; /* monotonic seconds of the last repair pass and mismatch count */
+    uint64_t repairs;         /* damaged rows repaired since start */
+    key_mismatch mismatches[MAX_MISMATCHES];
+    size_t n_mismatches;
+    pthread_mutex_t pins_lock; /* the file digests below */
+    struct pin_file *pin_files;
+    size_t n_pin_files, cap_pin_files;
     int shutting_down, stop_threads;
     uint64_t spool_bytes, spool_seq;
     uint64_t outcomes[3]; /* done failed cancelled, since start */
@@ -200,6 +225,26 @@ void *server_dispatch_main(void *arg);
 /* At stop: gives back the claims not finished, and leaves the store. */
 void server_dispatch_stop(zp_server *s);
 
+/* pins.c: the digests of the files this daemon proves with. */
+/* The SHA-256 hex of a file, computed again only when it changed (device,
+ * inode, size, times), or never again when frozen (a circuit: the engine
+ * keeps what it compiled). */
+zp_status server_file_digest(char hex[65], zp_server *s, const char *path, int frozen, zp_error *err);
+/* A key id's pins as this daemon has them now: its key file's digest, and
+ * its circuit's ("" when it has none). ZP_ERR_ARG: no such key. */
+zp_status server_key_pins(char key_digest[65], char wasm_digest[65], zp_server *s, const char *key_id,
+                          zp_error *err);
+void server_pins_free(zp_server *s);
+
+/* dispatch.c: why the daemon needs looking after, one line each
+ * (/v1/status "degraded", /metrics zkpipe_degraded): records not written
+ * for longer than degraded_after, the store failing that long, the clock
+ * far from the store's. Returns how many (at most max); lines of 512
+ * bytes. Takes the lock. */
+size_t server_degraded(zp_server *s, char (*lines)[512], size_t max);
+/* How far this daemon's clock may be from the store's before it says so. */
+#define CLOCK_SKEW_WARN_S 5.0
+
 /* circuits.c: the thread that hands every key's circuit to the engine at start and logs how its compile ended. */
 void *server_circuits_main(void *arg);
 
@@ -213,6 +258,9 @@ void *server_collector_main(void *arg);
 int server_pending_job(zp_server *s, zp_store_job *job, zp_store_result_fn fn, void *arg);
 /* Jobs with partitions whose record waits. Lock held. */
 size_t server_pending_jobs(zp_server *s);
+/* The record that has waited longest: how long (monotonic seconds; 0 when
+ * none waits) and its last error, into why (512 bytes). Lock held. */
+double server_pending_oldest(zp_server *s, char *why, size_t cap);
 
 /* jobbody.c: a POST /v1/jobs body whose witnesses (witnesses[i].data,
  * base64) are decoded in place, in the buffer the body arrived in, and

@@ -86,6 +86,25 @@ void server_metrics(zp_server *s, zp_response *resp) {
     header(&t, "zkpipe_results_refused_total", "counter",
            "Partition results the store refused because their claim was no longer current (fencing).");
     put(&t, "zkpipe_results_refused_total %llu\n", (unsigned long long)s->results_refused);
+    header(&t, "zkpipe_key_mismatch_jobs", "gauge",
+           "Jobs waiting for one of this daemon's key ids that it cannot take: pinned to another key file's (or "
+           "circuit's) digest than its own.");
+    for (size_t i = 0; i < s->n_mismatches; i++) {
+        uint64_t jobs = 0;
+        int seen = 0;
+        for (size_t k = 0; k < s->n_mismatches; k++) {
+            if (strcmp(s->mismatches[k].key_id, s->mismatches[i].key_id) != 0) continue;
+            seen |= k < i;
+            jobs += s->mismatches[k].jobs;
+        }
+        if (!seen) put(&t, "zkpipe_key_mismatch_jobs{key=\"%s\"} %llu\n", s->mismatches[i].key_id, (unsigned long long)jobs);
+    }
+    header(&t, "zkpipe_store_clock_skew_seconds", "gauge",
+           "This daemon's wall clock less the store's (leases and job times are the store's).");
+    put(&t, "zkpipe_store_clock_skew_seconds %.3f\n", s->clock_skew);
+    header(&t, "zkpipe_store_repairs_total", "counter",
+           "Damaged store rows repaired since start (claims of no daemon or with absurd leases, done without a proof).");
+    put(&t, "zkpipe_store_repairs_total %llu\n", (unsigned long long)s->repairs);
     header(&t, "zkpipe_store_commit_pending", "gauge",
            "Jobs with ended partitions whose record could not be written to the store yet (disk full, I/O errors); retried.");
     put(&t, "zkpipe_store_commit_pending %llu\n", (unsigned long long)n_pending);
@@ -120,8 +139,11 @@ void server_metrics(zp_server *s, zp_response *resp) {
             }
         }
     }
-    double uptime = zp_clock_wall() - s->started;
     pthread_mutex_unlock(&s->lock);
+    double uptime = st.uptime;
+    char degraded[4][512];
+    header(&t, "zkpipe_degraded", "gauge", "1 when /v1/status says degraded (see its reasons), else 0.");
+    put(&t, "zkpipe_degraded %d\n", server_degraded(s, degraded, 4) > 0);
 
     static const struct {
         const char *name, *help;

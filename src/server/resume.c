@@ -58,7 +58,7 @@ static void resume_job(void *arg, const zp_store_job *job, const char *const *pa
     zp_error err, e2;
     zp_error_set(&err, ZP_ERR_FORMAT, "cannot be resumed: its rows in the store are damaged: %s", damage);
     server_log(s, 0, "job %lld: %s", (long long)job->id, err.message);
-    if (zp_store_finish_job(s->store, job->id, ZP_JOB_FAILED, err.message, zp_clock_wall(), NULL, 0, &e2) != ZP_OK)
+    if (zp_store_finish_job(s->store, job->id, ZP_JOB_FAILED, err.message, NULL, 0, &e2) != ZP_OK)
         server_log(s, 0, "job %lld: %s", (long long)job->id, e2.message);
 }
 

@@ -613,7 +613,7 @@ void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respons
     }
     zp_store_job job;
     zp_error err;
-    double deadline = zp_clock_wall() + wait;
+    double deadline = zp_clock_now() + wait;
     /* A job may end on another daemon of the store: the store is read
      * again every 0.25 s, and at once when a partition ends here. */
     for (;;) {
@@ -624,13 +624,12 @@ void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_respons
         server_pending_job(s, &job, NULL, NULL);
         if (ended(&job)) break;
         pthread_mutex_lock(&s->lock);
-        double now = zp_clock_wall();
+        double now = zp_clock_now();
         if (now >= deadline || s->shutting_down) {
             pthread_mutex_unlock(&s->lock);
             break;
         }
-        double until = deadline < now + 0.25 ? deadline : now + 0.25;
-        struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+        struct timespec ts = zp_clock_deadline(deadline - now < 0.25 ? deadline - now : 0.25);
         pthread_cond_timedwait(&s->ended, &s->lock, &ts);
         pthread_mutex_unlock(&s->lock);
     }
@@ -666,7 +665,7 @@ void route_delete_job(zp_server *s, int64_t id, zp_response *resp) {
         return;
     }
     if (job.state < ZP_JOB_DONE) {
-        zp_status st = zp_store_finish_job(s->store, id, ZP_JOB_CANCELLED, NULL, zp_clock_wall(), NULL, 0, &err);
+        zp_status st = zp_store_finish_job(s->store, id, ZP_JOB_CANCELLED, NULL, NULL, 0, &err);
         if (st == ZP_OK) {
             server_cancel_local(s, id);
             server_log(s, 1, "job %lld cancelled", (long long)id);

@@ -42,7 +42,11 @@ void route_get_status(zp_server *s, zp_response *resp) {
     uint64_t claimed = s->n_active, claims = s->claims, lost = s->leases_lost, refused = s->results_refused;
     char fleet_error[sizeof s->fleet_error];
     memcpy(fleet_error, s->fleet_error, sizeof fleet_error);
+    double clock_skew = s->clock_skew;
+    uint64_t repairs = s->repairs;
     pthread_mutex_unlock(&s->lock);
+    char degraded[4][512];
+    size_t n_degraded = server_degraded(s, degraded, 4);
 
     json_t *classes = json_object(), *stages = json_object();
     for (int c = 0; c < ZP_BUF_CLASSES; c++) {
@@ -55,12 +59,19 @@ void route_get_status(zp_server *s, zp_response *resp) {
                                       "max_partitions", (json_int_t)st.max_partitions_in[g]));
     }
     json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
-                          zp_clock_wall() - s->started, "budget", (json_int_t)st.budget, "buffer_budget",
+                          st.uptime, "budget", (json_int_t)st.budget, "buffer_budget",
                           (json_int_t)st.buffer_budget, "reserved",
                           (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
                           (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
                           (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",
                           (json_int_t)st.baseline_rss, "tracked_at_rss", (json_int_t)st.tracked_at_rss);
+    /* ok, or degraded with why: what an operator must look at */
+    json_object_set_new(o, "status", json_string(n_degraded ? "degraded" : "ok"));
+    if (n_degraded) {
+        json_t *why = json_array();
+        for (size_t i = 0; i < n_degraded; i++) json_array_append_new(why, json_string(degraded[i]));
+        json_object_set_new(o, "degraded", why);
+    }
     json_object_set_new(o, "classes", classes);
     json_object_set_new(o, "stages", stages);
     json_object_set_new(o, "admission_waiting", json_integer((json_int_t)st.admission_waiting));
@@ -91,6 +102,8 @@ void route_get_status(zp_server *s, zp_response *resp) {
     json_object_set_new(store, "claims", json_integer((json_int_t)claims));
     json_object_set_new(store, "leases_lost", json_integer((json_int_t)lost));
     json_object_set_new(store, "results_refused", json_integer((json_int_t)refused));
+    json_object_set_new(store, "clock_skew", json_real(clock_skew));
+    json_object_set_new(store, "repairs", json_integer((json_int_t)repairs));
     if (!counted) json_object_set_new(store, "error", json_string(err.message));
     else if (fleet_error[0]) json_object_set_new(store, "error", json_string(fleet_error));
     json_object_set_new(o, "store", store);
@@ -230,11 +243,15 @@ void route_key_action(zp_server *s, const char *method, const char *id, zp_respo
 
 static void node_cb(void *arg, const zp_store_node *n) {
     json_t *arr = arg;
-    json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I}", "id", n->id, "host", n->host, "pid",
-                                         (json_int_t)n->pid, "started", n->started, "heartbeat_age",
-                                         n->heartbeat_age, "budget", (json_int_t)n->budget, "tracked",
-                                         (json_int_t)n->tracked, "claimed", (json_int_t)n->claimed, "proofs",
-                                         (json_int_t)n->proofs));
+    json_t *o = json_pack("{s:s,s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:f}", "id", n->id, "host", n->host, "pid",
+                          (json_int_t)n->pid, "started", n->started, "heartbeat_age", n->heartbeat_age, "budget",
+                          (json_int_t)n->budget, "tracked", (json_int_t)n->tracked, "claimed", (json_int_t)n->claimed,
+                          "proofs", (json_int_t)n->proofs, "clock_skew", n->clock_skew);
+    /* the keys it claims by: another daemon's row, read as data */
+    json_t *keys = n->keys ? json_loads(n->keys, 0, NULL) : NULL;
+    json_object_set_new(o, "keys", json_is_object(keys) ? keys : json_object());
+    if (keys != NULL && !json_is_object(keys)) json_decref(keys);
+    json_array_append_new(arr, o);
 }
 
 void route_get_fleet(zp_server *s, zp_response *resp) {
@@ -252,5 +269,27 @@ void route_get_fleet(zp_server *s, zp_response *resp) {
                                               "running_partitions", (json_int_t)c.parts_running, "queued_jobs",
                                               (json_int_t)c.jobs[ZP_JOB_QUEUED], "running_jobs",
                                               (json_int_t)c.jobs[ZP_JOB_RUNNING]));
+    /* jobs waiting for this daemon's key ids that it cannot take: pinned
+     * to other bytes than it has under those ids, one entry per key */
+    json_t *mism = json_array();
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n_mismatches; i++) {
+        const key_mismatch *m = &s->mismatches[i];
+        json_t *e = NULL;
+        for (size_t k = 0; k < json_array_size(mism) && e == NULL; k++) {
+            json_t *x = json_array_get(mism, k);
+            if (strcmp(json_string_value(json_object_get(x, "key")), m->key_id) == 0) e = x;
+        }
+        if (e == NULL) {
+            e = json_pack("{s:s,s:s,s:s,s:[],s:[],s:I}", "key", m->key_id, "digest", m->digest, "wasm_digest",
+                          m->wasm_digest, "pinned", "pinned_wasm", "jobs", (json_int_t)0);
+            json_array_append_new(mism, e);
+        }
+        json_array_append_new(json_object_get(e, "pinned"), json_string(m->pinned));
+        json_array_append_new(json_object_get(e, "pinned_wasm"), json_string(m->pinned_wasm));
+        json_object_set_new(e, "jobs", json_integer(json_integer_value(json_object_get(e, "jobs")) + (json_int_t)m->jobs));
+    }
+    pthread_mutex_unlock(&s->lock);
+    json_object_set_new(o, "key_mismatch", mism);
     server_respond_json(resp, 200, o);
 }

@@ -41,14 +41,16 @@ static void *sampler_main(void *arg) {
          * malloc arenas, which glibc keeps: hand that memory back, so RSS
          * follows the tracked buffers */
         malloc_trim(0);
-        int expire = h.t - s->last_expire > 3600;
-        if (expire) {
+        /* at start, then hourly (the monotonic clock's); what is old is
+         * the store's clock's to say, never this daemon's */
+        double now = zp_clock_now();
+        if (s->last_expire == 0 || now - s->last_expire > 3600) {
             uint64_t deleted = 0;
             zp_error err;
-            if (zp_store_expire(&deleted, s->store, h.t - (double)s->cfg.result_ttl, server_spool_remove, s, &err) != ZP_OK) {
+            if (zp_store_expire(&deleted, s->store, (double)s->cfg.result_ttl, server_spool_remove, s, &err) != ZP_OK) {
                 server_log(s, 0, "%s", err.message);
             }
-            s->last_expire = h.t;
+            s->last_expire = now;
         }
         pthread_mutex_lock(&s->lock);
         s->history[(s->history_head + s->history_len) % HISTORY] = h;
@@ -124,8 +126,9 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     s->started = zp_clock_wall();
     s->last_expire = 0;
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->ended, NULL);
-    pthread_cond_init(&s->wake_dispatch, NULL);
+    pthread_mutex_init(&s->pins_lock, NULL);
+    zp_clock_cond_init(&s->ended); /* both waited on with deadlines */
+    zp_clock_cond_init(&s->wake_dispatch);
 
     zp_status st = ZP_OK;
     if (mkdir(s->cfg.data_dir, 0700) != 0 && errno != EEXIST) {
@@ -178,6 +181,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         opt.queue_capacity = s->cfg.queue;
         opt.trace_path = s->cfg.trace;
         opt.report_ended = 1;
+        opt.key_digests = 1; /* what each proof was made with: pinned jobs (docs/fleet.md) */
         opt.witness_cache_dir = s->witness_cache;
         if (s->cfg.log_level >= 2) opt.log = engine_log;
         st = zp_engine_create(&s->engine, &opt, err);
@@ -223,7 +227,7 @@ void zp_server_stop(zp_server *s) {
     if (s->engine) {
         /* no new partitions; those running may finish within the grace */
         zp_engine_pause(s->engine, 1);
-        double deadline = zp_clock_wall() + (double)s->cfg.shutdown_grace;
+        double deadline = zp_clock_now() + (double)s->cfg.shutdown_grace;
         for (;;) {
             zp_engine_stats st;
             zp_engine_stats_get(&st, s->engine);
@@ -232,7 +236,7 @@ void zp_server_stop(zp_server *s) {
             pthread_mutex_lock(&s->lock);
             size_t active = s->n_active;
             pthread_mutex_unlock(&s->lock);
-            if (in_flight == 0 || active == 0 || zp_clock_wall() >= deadline) break;
+            if (in_flight == 0 || active == 0 || zp_clock_now() >= deadline) break;
             usleep(50000);
         }
         usleep(300000); /* the collector records what just ended */
@@ -263,6 +267,8 @@ void zp_server_stop(zp_server *s) {
     free(s->witness_cache);
     free(s->active);
     zp_server_config_free(&s->cfg);
+    server_pins_free(s);
+    pthread_mutex_destroy(&s->pins_lock);
     pthread_cond_destroy(&s->ended);
     pthread_cond_destroy(&s->wake_dispatch);
     pthread_mutex_destroy(&s->lock);

@@ -32,7 +32,7 @@ int server_add_active(zp_server *s, const zp_store_held *claim, uint64_t engine_
         s->active = grown;
         s->cap_active = cap;
     }
-    s->active[s->n_active++] = (active_part){*claim, engine_id, 0};
+    s->active[s->n_active++] = (active_part){*claim, engine_id, 0, ""};
     return 1;
 }
 
@@ -233,9 +233,18 @@ static zp_status accept_spooled(int64_t *id, int *existing, size_t *queue_positi
         st = zp_error_set(err, ZP_ERR_ARG, "the daemon is shutting down");
         *http_status = 503;
     }
+    /* the job is pinned to this daemon's bytes for its key (and circuit,
+     * for inputs): no daemon with other bytes under that id proves it */
+    char pins[2][65];
+    if (st == ZP_OK && (st = server_key_pins(pins[0], pins[1], s, key_id, err)) != ZP_OK) *http_status = 500;
+    if (st == ZP_OK && server_spooled_inputs(paths[0]) && pins[1][0] == '\0') {
+        st = zp_error_set(err, ZP_ERR_IO, "key '%s': its circuit cannot be read for its digest", key_id);
+        *http_status = 500;
+    }
     if (st == ZP_OK) {
-        st = zp_store_add_job(id, existing, s->store, request_id, request_digest, key_id, priority, (uint32_t)n,
-                              (const char *const *)paths, zp_clock_wall(), err);
+        st = zp_store_add_job(id, existing, s->store, request_id, request_digest, key_id, pins[0],
+                              server_spooled_inputs(paths[0]) ? pins[1] : NULL, priority, (uint32_t)n,
+                              (const char *const *)paths, err);
         if (st != ZP_OK) *http_status = 500;
     }
     if (st != ZP_OK || *existing) { /* nothing new was accepted: the spool goes */

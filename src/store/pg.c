@@ -35,8 +35,11 @@
 #include "base/error.h"
 #include "store/pg_internal.h"
 
-/* The schema version this build writes and reads (zkpipe_meta.version). */
-#define PG_SCHEMA_VERSION 1
+/* The schema version this build writes and reads (zkpipe_meta.version).
+ * 2: the jobs' pins (key and circuit digests, kept with their partitions
+ * for the claim's index), the daemons' keys and clock skew, an index of
+ * the partitions done without a proof. */
+#define PG_SCHEMA_VERSION 2
 /* pg_advisory_xact_lock key while creating the schema: "zkpp". */
 #define PG_SCHEMA_LOCK 0x7a6b7070
 /* Seconds libpq waits for a server that does not answer a connection,
@@ -405,6 +408,8 @@ static const char *const SCHEMA[] = {
     " request_id text UNIQUE,"
     " request_digest text,"
     " key_id text NOT NULL,"
+    " key_digest text NOT NULL DEFAULT '',"
+    " wasm_digest text NOT NULL DEFAULT '',"
     " priority int NOT NULL,"
     " partitions int NOT NULL CHECK (partitions > 0),"
     " done int NOT NULL DEFAULT 0,"
@@ -421,6 +426,8 @@ static const char *const SCHEMA[] = {
     " idx int NOT NULL,"
     " path text NOT NULL,"
     " key_id text NOT NULL,"
+    " key_digest text NOT NULL DEFAULT '',"
+    " wasm_digest text NOT NULL DEFAULT '',"
     " priority int NOT NULL,"
     " state smallint NOT NULL DEFAULT 0 CHECK (state BETWEEN 0 AND 4),"
     " owner text,"
@@ -431,8 +438,11 @@ static const char *const SCHEMA[] = {
     " wait_final double precision, final double precision, total double precision,"
     " PRIMARY KEY (job_id, idx))",
     "CREATE INDEX partitions_queue ON partitions(priority DESC, job_id, idx) WHERE state = 0",
-    /* a claim for some keys only: each key's queue in claim order */
-    "CREATE INDEX partitions_queue_key ON partitions(key_id, priority DESC, job_id, idx) WHERE state = 0",
+    /* a claim for some keys only: each key's (and pins') queue in claim order */
+    "CREATE INDEX partitions_queue_key ON partitions(key_id, key_digest, wasm_digest, priority DESC, job_id, idx)"
+    " WHERE state = 0",
+    /* the repair pass: partitions done without a proof (damage: empty) */
+    "CREATE INDEX partitions_unproved ON partitions(job_id, idx) WHERE state = 2 AND proof IS NULL",
     /* takeover: the expired leases among the running ones */
     "CREATE INDEX partitions_leases ON partitions(lease_until) WHERE state = 1",
     /* renew, release, join: a daemon's running claims */
@@ -446,7 +456,24 @@ static const char *const SCHEMA[] = {
     " budget bigint NOT NULL DEFAULT 0,"
     " tracked bigint NOT NULL DEFAULT 0,"
     " claimed int NOT NULL DEFAULT 0,"
-    " proofs bigint NOT NULL DEFAULT 0)",
+    " proofs bigint NOT NULL DEFAULT 0,"
+    " clock_skew double precision NOT NULL DEFAULT 0,"
+    " keys text)",
+};
+
+/* Version 1 to 2. Jobs accepted before have no pins (""): any daemon with
+ * the key id claims them, as before. */
+static const char *const UPGRADE_2[] = {
+    "ALTER TABLE jobs ADD COLUMN key_digest text NOT NULL DEFAULT '',"
+    " ADD COLUMN wasm_digest text NOT NULL DEFAULT ''",
+    "ALTER TABLE partitions ADD COLUMN key_digest text NOT NULL DEFAULT '',"
+    " ADD COLUMN wasm_digest text NOT NULL DEFAULT ''",
+    "DROP INDEX partitions_queue_key",
+    "CREATE INDEX partitions_queue_key ON partitions(key_id, key_digest, wasm_digest, priority DESC, job_id, idx)"
+    " WHERE state = 0",
+    "CREATE INDEX partitions_unproved ON partitions(job_id, idx) WHERE state = 2 AND proof IS NULL",
+    "ALTER TABLE nodes ADD COLUMN clock_skew double precision NOT NULL DEFAULT 0, ADD COLUMN keys text",
+    "UPDATE zkpipe_meta SET version = 2",
 };
 
 static zp_status schema_body(pg_tx *tx, void *ctx) {
@@ -485,6 +512,8 @@ static zp_status schema_body(pg_tx *tx, void *ctx) {
         return zp_error_set(tx->err, ZP_ERR_UNSUPPORTED,
                             "%s: store schema version %lld is newer than this zkpipe's (%d): run a newer zkpipe",
                             tx->s->name, (long long)ver, PG_SCHEMA_VERSION);
+    for (size_t i = 0; ver < 2 && i < sizeof UPGRADE_2 / sizeof *UPGRADE_2; i++)
+        if ((rc = pg_exec(tx, UPGRADE_2[i], NULL, NULL)) != ZP_OK) return rc;
     return ZP_OK;
 }
 
@@ -588,7 +617,10 @@ const zp_store_ops zp_store_pg_ops = {
     .witness_paths = pg_witness_paths,
     .count = pg_count,
     .expire = pg_expire,
+    .clock = pg_clock,
+    .repair = pg_repair,
     .claim = pg_claim,
+    .mismatches = pg_mismatches,
     .renew = pg_renew,
     .release = pg_release,
     .finish_part = pg_finish_part,

@@ -91,42 +91,48 @@ zp_status pg_no_job(pg_tx *tx, int64_t id);
 zp_status pg_oom(pg_tx *tx);
 
 /* The jobs table's columns as pg_read_job reads them. */
-#define PG_JOB_COLUMNS \
-    "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished, request_digest"
+#define PG_JOB_COLUMNS                                                                                       \
+    "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished, request_digest," \
+    " key_digest, wasm_digest"
 void pg_read_job(zp_store_job *job, const PGresult *r, int row);
 /* One job in a transaction (ZP_ERR_ARG "no job N" when absent). */
 zp_status pg_get_job(zp_store_job *job, pg_tx *tx, int64_t id);
 
 /* pg_jobs.c and pg_claims.c: the operations of zp_store_pg_ops. */
 zp_status pg_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *request_digest,
-                     const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths,
-                     double submitted, zp_error *err);
+                     const char *key_id, const char *key_digest, const char *wasm_digest, int priority,
+                     uint32_t partitions, const char *const *witness_paths, zp_error *err);
 zp_status pg_get_job_op(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
 zp_status pg_find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err);
 zp_status pg_queue_position(uint64_t *position, zp_store *s, int64_t id, zp_error *err);
-zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error, double finished,
+zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error,
                         const zp_store_result *results, uint32_t n, zp_error *err);
 zp_status pg_results(zp_store *s, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err);
 zp_status pg_list(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err);
 zp_status pg_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
 zp_status pg_witness_paths(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
 zp_status pg_count(zp_store_counts *counts, zp_store *s, zp_error *err);
-zp_status pg_expire(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn, void *arg, zp_error *err);
+zp_status pg_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg, zp_error *err);
+zp_status pg_clock(double *now, zp_store *s, zp_error *err);
+zp_status pg_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *arg, zp_error *err);
 
 zp_status pg_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
-                   const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
+                   const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err);
+zp_status pg_mismatches(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn, void *arg,
+                        zp_error *err);
 zp_status pg_renew(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n, double lease_s,
                    zp_error *err);
 zp_status pg_release(zp_store *s, const char *node, const zp_store_held *held, size_t n, zp_error *err);
 zp_status pg_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, double now, zp_error *err);
+                         const char *error, const zp_store_result *result, zp_error *err);
 zp_status pg_join(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
 zp_status pg_heartbeat(zp_store *s, const zp_store_node *me, zp_error *err);
 zp_status pg_leave(zp_store *s, const char *node, zp_error *err);
 zp_status pg_nodes(zp_store *s, zp_store_node_fn fn, void *arg, zp_error *err);
 
-/* pg_claims.c's claim queries ($1 node, $2 max, $3 keys array or NULL, $4
- * lease seconds): all keys, or the given keys' queues merged. Shared with
+/* pg_claims.c's claim queries ($1 node, $2 max, $3 NULL or the pins' key
+ * ids, $4 lease seconds; with keys, $5 and $6 the pins' key and circuit
+ * digests): all keys, or the given pins' queues merged. Shared with
  * bench/store_claims.c, whose EXPLAIN must show the query the store runs. */
 extern const char zp_pg_claim_any[];
 extern const char zp_pg_claim_keys[];

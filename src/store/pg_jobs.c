@@ -28,6 +28,8 @@ void pg_read_job(zp_store_job *job, const PGresult *r, int row) {
     job->submitted = pg_f64(r, row, 8);
     job->finished = pg_f64(r, row, 9); /* NULL reads as 0 */
     pg_copy_text(job->request_digest, sizeof job->request_digest, r, row, 10);
+    pg_copy_text(job->key_digest, sizeof job->key_digest, r, row, 11);
+    pg_copy_text(job->wasm_digest, sizeof job->wasm_digest, r, row, 12);
 }
 
 zp_status pg_get_job(zp_store_job *job, pg_tx *tx, int64_t id) {
@@ -45,10 +47,9 @@ zp_status pg_get_job(zp_store_job *job, pg_tx *tx, int64_t id) {
 /* ---- adding ---- */
 
 typedef struct add_ctx {
-    const char *request_id, *request_digest, *key_id, *paths;
+    const char *request_id, *request_digest, *key_id, *key_digest, *wasm_digest, *paths;
     int priority;
     uint32_t partitions;
-    double submitted;
     int64_t id;
     int existing;
 } add_ctx;
@@ -64,13 +65,14 @@ static zp_status add_body(pg_tx *tx, void *arg) {
     pg_arg_str(&a, c->key_id);
     pg_arg_i64(&a, c->priority);
     pg_arg_i64(&a, c->partitions);
-    pg_arg_f64(&a, c->submitted);
+    pg_arg_str(&a, c->key_digest);
+    pg_arg_str(&a, c->wasm_digest);
     /* A request id already there (even one committed by another daemon
      * this instant: ON CONFLICT waits for it) inserts nothing. */
     zp_status rc = pg_exec(tx,
                            "INSERT INTO jobs(request_id, request_digest, key_id, priority, partitions, state,"
-                           " submitted) VALUES ($1, $2, $3, $4, $5, 0, $6)"
-                           " ON CONFLICT (request_id) DO NOTHING RETURNING id",
+                           " submitted, key_digest, wasm_digest) VALUES ($1, $2, $3, $4, $5, 0,"
+                           " extract(epoch FROM now()), $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id",
                            &a, &r);
     if (rc != ZP_OK) return rc;
     if (pg_rows(r) == 1) c->id = pg_i64(r, 0, 0);
@@ -94,9 +96,12 @@ static zp_status add_body(pg_tx *tx, void *arg) {
     pg_arg_str(&p, c->key_id);
     pg_arg_i64(&p, c->priority);
     pg_arg_str(&p, c->paths);
+    pg_arg_str(&p, c->key_digest);
+    pg_arg_str(&p, c->wasm_digest);
     if ((rc = pg_exec(tx,
-                      "INSERT INTO partitions(job_id, idx, path, key_id, priority, state)"
-                      " SELECT $1, t.i - 1, t.path, $2, $3, 0 FROM unnest($4::text[]) WITH ORDINALITY AS t(path, i)",
+                      "INSERT INTO partitions(job_id, idx, path, key_id, priority, state, key_digest, wasm_digest)"
+                      " SELECT $1, t.i - 1, t.path, $2, $3, 0, $5, $6 FROM unnest($4::text[]) WITH ORDINALITY"
+                      " AS t(path, i)",
                       &p, &r)) != ZP_OK)
         return rc;
     uint64_t added = pg_changed(r);
@@ -108,8 +113,8 @@ static zp_status add_body(pg_tx *tx, void *arg) {
 }
 
 zp_status pg_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *request_digest,
-                     const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths,
-                     double submitted, zp_error *err) {
+                     const char *key_id, const char *key_digest, const char *wasm_digest, int priority,
+                     uint32_t partitions, const char *const *witness_paths, zp_error *err) {
     static const char what[] = "adding a job";
     *id = 0;
     *existing = 0;
@@ -127,8 +132,8 @@ zp_status pg_add_job(int64_t *id, int *existing, zp_store *s, const char *reques
         pg_array_str(&paths, witness_paths[i]);
     }
     add_ctx c = {.request_id = request_id, .request_digest = request_digest, .key_id = key_id,
-                 .paths = pg_array_end(&paths), .priority = priority, .partitions = partitions,
-                 .submitted = submitted};
+                 .key_digest = key_digest ? key_digest : "", .wasm_digest = wasm_digest ? wasm_digest : "",
+                 .paths = pg_array_end(&paths), .priority = priority, .partitions = partitions};
     zp_status rc = c.paths == NULL ? zp_error_set(err, ZP_ERR_NOMEM, "%s: %s: out of memory", s->name, what)
                                    : pg_run((pg_store *)s, PG_WRITE, what, add_body, &c, err);
     pg_array_free(&paths);
@@ -235,8 +240,8 @@ typedef struct end_ctx {
     int64_t id;
     zp_job_state state;
     const char *error;
-    double finished;
     uint32_t n;
+    const zp_store_result *results;
     /* with n results: array literals of proofs, publics and the 7 times */
     const char *arrays[9];
 } end_ctx;
@@ -258,6 +263,13 @@ static zp_status end_body(pg_tx *tx, void *arg) {
     if (c->n != 0 && c->n != job.partitions)
         return zp_error_set(tx->err, ZP_ERR_ARG, "%s: %s: job %lld has %u partitions, %u results given",
                             tx->s->name, tx->what, (long long)c->id, job.partitions, c->n);
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->results[i].proof_json != NULL &&
+            !zp_store_result_matches(&c->results[i], job.key_digest, job.wasm_digest))
+            return zp_error_set(tx->err, ZP_ERR_MISMATCH,
+                                "%s: %s: job %lld partition %u: result refused: not proved with the key the job is"
+                                " pinned to (%.16s)",
+                                tx->s->name, tx->what, (long long)c->id, i, job.key_digest);
     if (c->n != 0) {
         PGresult *r;
         pg_args u = {0};
@@ -288,14 +300,13 @@ static zp_status end_body(pg_tx *tx, void *arg) {
     pg_arg_i64(&j, c->id);
     pg_arg_i64(&j, c->state);
     pg_arg_str(&j, c->error);
-    pg_arg_f64(&j, c->finished);
     return pg_exec(tx,
-                   "UPDATE jobs SET state = $2, error = $3, finished = $4,"
+                   "UPDATE jobs SET state = $2, error = $3, finished = extract(epoch FROM now()),"
                    " done = (SELECT count(*) FROM partitions WHERE job_id = $1 AND proof IS NOT NULL) WHERE id = $1",
                    &j, NULL);
 }
 
-zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error, double finished,
+zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error,
                         const zp_store_result *results, uint32_t n, zp_error *err) {
     static const char what[] = "recording a job's end";
     if (state != ZP_JOB_DONE && state != ZP_JOB_FAILED && state != ZP_JOB_CANCELLED)
@@ -303,7 +314,7 @@ zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char 
                             s->name, what, (int)state);
     if (n != 0 && results == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no results", s->name, what);
     if (error != NULL && *error == '\0') error = NULL;
-    end_ctx c = {.id = id, .state = state, .error = error, .finished = finished, .n = n};
+    end_ctx c = {.id = id, .state = state, .error = error, .n = n, .results = results};
     pg_array arr[9];
     for (int k = 0; k < 9; k++) pg_array_begin(&arr[k]);
     int oom = 0;
@@ -518,7 +529,7 @@ zp_status pg_count(zp_store_counts *counts, zp_store *s, zp_error *err) {
 }
 
 typedef struct expire_ctx {
-    double before;
+    double ttl_s;
     uint64_t count;
     PGresult *paths;
 } expire_ctx;
@@ -532,11 +543,11 @@ static zp_status expire_body(pg_tx *tx, void *arg) {
     c->paths = NULL;
     c->count = 0;
     pg_args a = {0};
-    pg_arg_f64(&a, c->before);
+    pg_arg_f64(&a, c->ttl_s);
     pg_arg_i64(&a, PG_EXPIRE_BATCH);
     zp_status rc = pg_exec(tx,
-                           "SELECT id FROM jobs WHERE state >= 2 AND finished < $1 ORDER BY id LIMIT $2"
-                           " FOR UPDATE SKIP LOCKED",
+                           "SELECT id FROM jobs WHERE state >= 2 AND finished < extract(epoch FROM now()) - $1"
+                           " ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
                            &a, &r);
     if (rc != ZP_OK) return rc;
     pg_array ids;
@@ -563,13 +574,13 @@ static zp_status expire_body(pg_tx *tx, void *arg) {
 static zp_status forget_body(pg_tx *tx, void *arg) {
     pg_args a = {0};
     pg_arg_f64(&a, *(const double *)arg);
-    return pg_exec(tx, "DELETE FROM nodes WHERE extract(epoch FROM heartbeat) < $1", &a, NULL);
+    return pg_exec(tx, "DELETE FROM nodes WHERE heartbeat < now() - make_interval(secs => $1)", &a, NULL);
 }
 
-zp_status pg_expire(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn, void *arg, zp_error *err) {
+zp_status pg_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg, zp_error *err) {
     *deleted = 0;
     for (;;) {
-        expire_ctx c = {.before = before};
+        expire_ctx c = {.ttl_s = ttl_s};
         zp_status rc = pg_run((pg_store *)s, PG_WRITE, "expiring jobs", expire_body, &c, err);
         for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.paths); i++) fn(arg, pg_text(c.paths, i, 0));
         pg_free(c.paths);
@@ -577,5 +588,18 @@ zp_status pg_expire(uint64_t *deleted, zp_store *s, double before, zp_store_path
         *deleted += c.count;
         if (c.count < PG_EXPIRE_BATCH) break;
     }
-    return pg_run((pg_store *)s, PG_WRITE, "forgetting silent daemons", forget_body, &before, err);
+    return pg_run((pg_store *)s, PG_WRITE, "forgetting silent daemons", forget_body, &ttl_s, err);
+}
+
+static zp_status clock_body(pg_tx *tx, void *arg) {
+    PGresult *r;
+    zp_status rc = pg_exec(tx, "SELECT extract(epoch FROM clock_timestamp())", NULL, &r);
+    if (rc != ZP_OK) return rc;
+    *(double *)arg = pg_f64(r, 0, 0);
+    pg_free(r);
+    return ZP_OK;
+}
+
+zp_status pg_clock(double *now, zp_store *s, zp_error *err) {
+    return pg_run((pg_store *)s, PG_READ, "reading the server's clock", clock_body, now, err);
 }

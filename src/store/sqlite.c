@@ -28,6 +28,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/dynlib.h"
 #include "base/error.h"
 #include "store/sqlite_internal.h"
@@ -49,8 +50,14 @@ static const char *const state_names[ZP_STORE_STATES] = {"queued", "running", "d
 
 /* The schema this build writes (PRAGMA user_version); older ones are
  * upgraded at open, newer ones refused. 2: jobs.request_digest; 3: the
- * partitions' own state and claims (owner, fence, lease), the daemons. */
-#define SQ_SCHEMA_VERSION 3
+ * partitions' own state and claims (owner, fence, lease), the daemons;
+ * 4: the jobs' pins (key and circuit digests), the daemons' keys and
+ * clock skew, and an index of the partitions done without a proof. */
+#define SQ_SCHEMA_VERSION 4
+
+/* How far back a clock that went back since the store last wrote is not
+ * believed (sq_now): a time further ahead is a damaged row, not a clock. */
+#define SQ_CLOCK_FLOOR_S (30 * 86400.0)
 
 /* Version 3's additions to version 2, for a new store and an upgrade
  * alike. A partition keeps its job's priority, so the claim reads one
@@ -90,6 +97,17 @@ static const char SCHEMA[] =
     " state TEXT NOT NULL DEFAULT 'queued', priority INTEGER NOT NULL DEFAULT 0," /* version 3 */
     " owner TEXT, fence INTEGER NOT NULL DEFAULT 0, lease_until REAL,"
     " PRIMARY KEY(job_id, idx));";
+
+/* Version 4's additions to version 3, for a new store and an upgrade
+ * alike. Jobs made before have no pins ("": any daemon with the key id
+ * claims them). partitions_unproved holds only damaged rows (a proof is
+ * written with its state), so the repair pass reads an empty index. */
+static const char SCHEMA_4[] =
+    "ALTER TABLE jobs ADD COLUMN key_digest TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN wasm_digest TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE nodes ADD COLUMN keys TEXT;"
+    "ALTER TABLE nodes ADD COLUMN clock_skew REAL NOT NULL DEFAULT 0;"
+    "CREATE INDEX parts_unproved ON partitions(job_id, idx) WHERE state = 'done' AND proof IS NULL;";
 
 /* Version 2 to 3: the partitions learn their state from their job's (and
  * their proof), and their job's priority. */
@@ -269,7 +287,8 @@ static zp_status check_schema(sq_store *s, zp_error *err) {
     if (app == 0 && ver == 0 && tables == 0) {
         char sql[128];
         if ((rc = store_exec(s, SCHEMA, "creating the schema", err)) != ZP_OK ||
-            (rc = store_exec(s, SCHEMA_3, "creating the schema", err)) != ZP_OK)
+            (rc = store_exec(s, SCHEMA_3, "creating the schema", err)) != ZP_OK ||
+            (rc = store_exec(s, SCHEMA_4, "creating the schema", err)) != ZP_OK)
             goto fail;
         snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d", ZP_STORE_APP_ID,
                  SQ_SCHEMA_VERSION);
@@ -289,11 +308,15 @@ static zp_status check_schema(sq_store *s, zp_error *err) {
             goto fail;
     }
     if (ver >= 1 && ver < 3) {
+        if ((rc = store_exec(s, UPGRADE_3, "upgrading the schema to version 3", err)) != ZP_OK ||
+            (rc = store_exec(s, SCHEMA_3, "upgrading the schema to version 3", err)) != ZP_OK)
+            goto fail;
+    }
+    if (ver >= 1 && ver < 4) {
         char sql[64];
         snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SQ_SCHEMA_VERSION);
-        if ((rc = store_exec(s, UPGRADE_3, "upgrading the schema to version 3", err)) != ZP_OK ||
-            (rc = store_exec(s, SCHEMA_3, "upgrading the schema to version 3", err)) != ZP_OK ||
-            (rc = store_exec(s, sql, "upgrading the schema to version 3", err)) != ZP_OK)
+        if ((rc = store_exec(s, SCHEMA_4, "upgrading the schema to version 4", err)) != ZP_OK ||
+            (rc = store_exec(s, sql, "upgrading the schema to version 4", err)) != ZP_OK)
             goto fail;
     }
     return store_commit(s, "creating the schema", err);
@@ -326,6 +349,46 @@ static zp_status quick_check(sq_store *s, const char *sql, int rows_ok, zp_error
     if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
     sq.finalize(st);
     return rc;
+}
+
+/* ---- the store's clock ---- */
+
+double sq_now(const sq_store *s) { return s->wall0 + (zp_clock_now() - s->mono0); }
+
+static void sql_now(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+    (void)argc;
+    (void)argv;
+    sq.result_double(ctx, sq_now(sq.user_data(ctx)));
+}
+
+/* The clock starts at the wall clock, or at the latest time the store
+ * holds when that is later (the clock went back since): times in the
+ * store never run backwards, so nothing finished looks older than it is. */
+static zp_status start_clock(sq_store *s, zp_error *err) {
+    s->mono0 = zp_clock_now();
+    s->wall0 = zp_clock_wall();
+    double latest = 0;
+    sqlite3_stmt *st;
+    zp_status rc = store_prepare(&st, s,
+                                 "SELECT max(coalesce((SELECT max(finished) FROM jobs), 0),"
+                                 " coalesce((SELECT submitted FROM jobs ORDER BY id DESC LIMIT 1), 0),"
+                                 " coalesce((SELECT max(heartbeat) FROM nodes), 0))",
+                                 "reading the store's clock", err);
+    if (rc != ZP_OK) return rc;
+    int r = store_step(st, s, "reading the store's clock", err);
+    if (r == SQLITE_ROW) latest = sq.column_double(st, 0);
+    sq.finalize(st);
+    if (r < 0) return (zp_status)-r;
+    if (latest > s->wall0 && latest < s->wall0 + SQ_CLOCK_FLOOR_S) s->wall0 = latest;
+    if (sq.create_function_v2(s->db, "zp_now", 0, SQLITE_UTF8, s, sql_now, NULL, NULL, NULL) != SQLITE_OK)
+        return store_db_error(s, err, "opening the store");
+    return ZP_OK;
+}
+
+zp_status sq_clock(double *now, zp_store *base, zp_error *err) {
+    (void)err;
+    *now = sq_now((sq_store *)base);
+    return ZP_OK;
 }
 
 static zp_status open_db(sq_store *s, zp_error *err) {
@@ -363,6 +426,7 @@ static zp_status open_db(sq_store *s, zp_error *err) {
              ZP_STORE_WAL_LIMIT);
     if ((rc = store_exec(s, sql, "opening the store", err)) != ZP_OK) return rc;
     if ((rc = check_schema(s, err)) != ZP_OK) return rc;
+    if ((rc = start_clock(s, err)) != ZP_OK) return rc;
     /* The jobs table is small (no proofs) and is what a restart needs. */
     return quick_check(s, "PRAGMA quick_check('jobs')", 1, err);
 }
@@ -379,10 +443,11 @@ static zp_status sq_load(zp_error *err) {
     const zp_dynsym syms[] = {SYM(bind_double), SYM(bind_int), SYM(bind_int64), SYM(bind_null),
                               SYM(bind_parameter_count), SYM(bind_text), SYM(busy_timeout), SYM(changes),
                               SYM(close_v2), SYM(column_bytes), SYM(column_double), SYM(column_int),
-                              SYM(column_int64), SYM(column_text), SYM(column_type), SYM(db_readonly), SYM(errcode),
-                              SYM(errmsg), SYM(exec), SYM(extended_result_codes), SYM(finalize), SYM(get_autocommit),
-                              SYM(last_insert_rowid), SYM(open_v2), SYM(prepare_v2), SYM(reset), SYM(step),
-                              SYM(system_errno)};
+                              SYM(column_int64), SYM(column_text), SYM(column_type), SYM(create_function_v2),
+                              SYM(db_readonly), SYM(errcode), SYM(errmsg), SYM(exec), SYM(extended_result_codes),
+                              SYM(finalize), SYM(get_autocommit), SYM(last_insert_rowid), SYM(open_v2),
+                              SYM(prepare_v2), SYM(reset), SYM(result_double), SYM(step), SYM(system_errno),
+                              SYM(user_data)};
 #undef SYM
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libsqlite3-0", err);
 }
@@ -450,7 +515,10 @@ const zp_store_ops zp_store_sqlite_ops = {
     .witness_paths = sq_witness_paths,
     .count = sq_count,
     .expire = sq_expire,
+    .clock = sq_clock,
+    .repair = sq_repair,
     .claim = sq_claim,
+    .mismatches = sq_mismatches,
     .renew = sq_renew,
     .release = sq_release,
     .finish_part = sq_finish_part,

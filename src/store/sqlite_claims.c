@@ -1,7 +1,8 @@
 /* The SQLite job store's claims (store.h "claims", "daemons"): one daemon
  * on one host claims its own queue, partition by partition, under the
- * same leases and fences as a fleet on PostgreSQL, so the daemon has one
- * way of working whichever store it has. Times are this host's clock. */
+ * same leases, fences and pins as a fleet on PostgreSQL, so the daemon has
+ * one way of working whichever store it has. Times are the store's clock
+ * (zp_now(), sqlite.c), as PostgreSQL's are its server's now(). */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -42,10 +43,9 @@ static zp_status next_fence(uint64_t *fence, sq_store *s, const char *what, zp_e
 }
 
 zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, const char *node,
-                   const char *const *keys, size_t n_keys, double lease_s, zp_error *err) {
+                   const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err) {
     sq_store *s = (sq_store *)base;
     static const char what[] = "claiming work";
-    double now = zp_clock_wall();
     sqlite3_stmt *pick = NULL, *take = NULL;
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_begin(s, what, err);
@@ -53,25 +53,26 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
     /* queued ones in claim order (the partial index), then those whose
      * lease ran out (their daemon died or stalled) */
     rc = store_prepare(&pick, s,
-                       "SELECT job_id, idx, priority, key_id, witness FROM (SELECT p.job_id, p.idx, p.priority,"
-                       " j.key_id, p.witness FROM partitions p JOIN jobs j ON j.id = p.job_id WHERE p.state = 'queued'"
-                       " UNION ALL SELECT p.job_id, p.idx, p.priority, j.key_id, p.witness FROM partitions p JOIN"
-                       " jobs j ON j.id = p.job_id WHERE p.state = 'running' AND p.lease_until < ?1)"
+                       "SELECT job_id, idx, priority, key_id, witness, key_digest, wasm_digest FROM (SELECT p.job_id,"
+                       " p.idx, p.priority, j.key_id, p.witness, j.key_digest, j.wasm_digest FROM partitions p JOIN"
+                       " jobs j ON j.id = p.job_id WHERE p.state = 'queued' UNION ALL SELECT p.job_id, p.idx,"
+                       " p.priority, j.key_id, p.witness, j.key_digest, j.wasm_digest FROM partitions p JOIN jobs j"
+                       " ON j.id = p.job_id WHERE p.state = 'running' AND p.lease_until < zp_now())"
                        " ORDER BY priority DESC, job_id, idx",
                        what, err);
     if (rc == ZP_OK)
         rc = store_prepare(&take, s,
-                           "UPDATE partitions SET state = 'running', owner = ?3, fence = ?4, lease_until = ?5"
+                           "UPDATE partitions SET state = 'running', owner = ?3, fence = ?4, lease_until = zp_now() + ?5"
                            " WHERE job_id = ?1 AND idx = ?2",
                            what, err);
     if (rc != ZP_OK) goto fail;
-    sq.bind_double(pick, 1, now);
     int r = SQLITE_DONE;
     while (*n < max && (r = store_step(pick, s, what, err)) == SQLITE_ROW) {
         const char *key = (const char *)sq.column_text(pick, 3);
         const char *path = (const char *)sq.column_text(pick, 4);
+        const char *kd = (const char *)sq.column_text(pick, 5), *wd = (const char *)sq.column_text(pick, 6);
         int wanted = keys == NULL;
-        for (size_t k = 0; !wanted && key && k < n_keys; k++) wanted = strcmp(keys[k], key) == 0;
+        for (size_t k = 0; !wanted && key && k < n_keys; k++) wanted = zp_store_key_matches(&keys[k], key, kd, wd);
         if (!wanted || key == NULL || path == NULL) continue;
         zp_store_claim *c = &out[*n];
         c->job_id = sq.column_int64(pick, 0);
@@ -95,7 +96,7 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
         sq.bind_int64(take, 2, c->idx);
         sq.bind_text(take, 3, node, -1, SQLITE_STATIC);
         sq.bind_int64(take, 4, (int64_t)c->fence);
-        sq.bind_double(take, 5, now + lease_s);
+        sq.bind_double(take, 5, lease_s);
         if ((r = store_step(take, s, what, err)) < 0) {
             rc = (zp_status)-r;
             goto fail;
@@ -126,16 +127,15 @@ zp_status sq_renew(int *lost, zp_store *base, const char *node, const zp_store_h
     zp_status rc = store_begin(s, what, err);
     if (rc == ZP_OK)
         rc = store_prepare(&st, s,
-                           "UPDATE partitions SET lease_until = ?4 WHERE job_id = ?1 AND idx = ?2 AND fence = ?3"
-                           " AND owner = ?5 AND state = 'running'",
+                           "UPDATE partitions SET lease_until = zp_now() + ?4 WHERE job_id = ?1 AND idx = ?2"
+                           " AND fence = ?3 AND owner = ?5 AND state = 'running'",
                            what, err);
-    double until = zp_clock_wall() + lease_s;
     for (size_t i = 0; rc == ZP_OK && i < n; i++) {
         sq.reset(st);
         sq.bind_int64(st, 1, held[i].job_id);
         sq.bind_int64(st, 2, held[i].idx);
         sq.bind_int64(st, 3, (int64_t)held[i].fence);
-        sq.bind_double(st, 4, until);
+        sq.bind_double(st, 4, lease_s);
         sq.bind_text(st, 5, node, -1, SQLITE_STATIC);
         int r = store_step(st, s, what, err);
         if (r < 0) rc = (zp_status)-r;
@@ -184,8 +184,32 @@ zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held
     return rc;
 }
 
+/* Under the lock, in a transaction: whether a done partition's proof
+ * may be recorded (its digests are its job's pins, store.h). One that
+ * may not goes back to the queue, claim and all, for a daemon with the
+ * job's key (*refuse = 1; *job is its job). */
+static zp_status pins_check(int *refuse, zp_store_job *job, sq_store *s, const zp_store_held *h,
+                            const zp_store_result *result, const char *what, zp_error *err) {
+    *refuse = 0;
+    zp_status rc = store_get_job(job, s, h->job_id, err);
+    if (rc != ZP_OK || zp_store_result_matches(result, job->key_digest, job->wasm_digest)) return rc;
+    *refuse = 1;
+    sqlite3_stmt *st;
+    if ((rc = store_prepare(&st, s,
+                            "UPDATE partitions SET state = 'queued', owner = NULL, lease_until = NULL WHERE job_id = ?1"
+                            " AND idx = ?2 AND fence = ?3 AND state = 'running'",
+                            what, err)) != ZP_OK)
+        return rc;
+    sq.bind_int64(st, 1, h->job_id);
+    sq.bind_int64(st, 2, h->idx);
+    sq.bind_int64(st, 3, (int64_t)h->fence);
+    int r = store_step(st, s, what, err);
+    sq.finalize(st);
+    return r < 0 ? (zp_status)-r : ZP_OK;
+}
+
 zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, double now, zp_error *err) {
+                         const char *error, const zp_store_result *result, zp_error *err) {
     sq_store *s = (sq_store *)base;
     static const char what[] = "recording a partition's end";
     sqlite3_stmt *st = NULL;
@@ -193,6 +217,21 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_begin(s, what, err);
     if (rc != ZP_OK) goto out;
+    if (state == ZP_JOB_DONE) {
+        int refuse;
+        zp_store_job job;
+        if ((rc = pins_check(&refuse, &job, s, h, result, what, err)) != ZP_OK) goto fail;
+        if (refuse) {
+            if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
+            rc = zp_error_set(err, ZP_ERR_MISMATCH,
+                              "%s: partition %u of job %lld: result refused: proved with key %.16s, the job is pinned"
+                              " to key %.16s%s%.16s: the partition goes back to the queue",
+                              s->path, h->idx, (long long)h->job_id,
+                              result->key_digest && *result->key_digest ? result->key_digest : "(unknown)",
+                              job.key_digest, job.wasm_digest[0] ? " and circuit " : "", job.wasm_digest);
+            goto out;
+        }
+    }
     rc = store_prepare(&st, s,
                        "UPDATE partitions SET state = ?4, proof = ?5, public = ?6, queued = ?7, synth = ?8,"
                        " wait_prove = ?9, prove = ?10, wait_final = ?11, final = ?12, total = ?13, lease_until = NULL"
@@ -229,23 +268,22 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
             goto fail;
         /* the last one ends the job */
         if ((rc = store_prepare(&st, s,
-                                "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1 AND state IN ('queued',"
-                                " 'running') AND NOT EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND state <> 'done')",
+                                "UPDATE jobs SET state = 'done', finished = zp_now() WHERE id = ?1 AND state IN ('queued',"
+                                " 'running') AND NOT EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND"
+                                " (state <> 'done' OR proof IS NULL))",
                                 what, err)) != ZP_OK)
             goto fail;
         sq.bind_int64(st, 1, h->job_id);
-        sq.bind_double(st, 2, now);
     } else {
         /* one failed: the job fails, naming it, and the rest is cancelled */
         char why[512];
         snprintf(why, sizeof why, "partition %u: %s", h->idx, error ? error : "failed");
         if ((rc = store_prepare(&st, s,
-                                "UPDATE jobs SET state = 'failed', finished = ?2, error = ?3 WHERE id = ?1 AND state IN"
-                                " ('queued', 'running')",
+                                "UPDATE jobs SET state = 'failed', finished = zp_now(), error = ?3 WHERE id = ?1 AND"
+                                " state IN ('queued', 'running')",
                                 what, err)) != ZP_OK)
             goto fail;
         sq.bind_int64(st, 1, h->job_id);
-        sq.bind_double(st, 2, now);
         sq.bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
     }
     if ((r = store_step(st, s, what, err)) < 0) {
@@ -275,21 +313,22 @@ out:
 static zp_status write_node(sq_store *s, const zp_store_node *me, const char *what, zp_error *err) {
     sqlite3_stmt *st;
     zp_status rc = store_prepare(&st, s,
-                                 "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs)"
-                                 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(id) DO UPDATE SET"
-                                 " host = ?2, pid = ?3, started = ?4, heartbeat = ?5, budget = ?6, tracked = ?7,"
-                                 " claimed = ?8, proofs = ?9",
+                                 "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs,"
+                                 " clock_skew, keys) VALUES(?1, ?2, ?3, ?4, zp_now(), ?6, ?7, ?8, ?9, ?10, ?11)"
+                                 " ON CONFLICT(id) DO UPDATE SET host = ?2, pid = ?3, started = ?4, heartbeat = zp_now(),"
+                                 " budget = ?6, tracked = ?7, claimed = ?8, proofs = ?9, clock_skew = ?10, keys = ?11",
                                  what, err);
     if (rc != ZP_OK) return rc;
     sq.bind_text(st, 1, me->id, -1, SQLITE_STATIC);
     sq.bind_text(st, 2, me->host, -1, SQLITE_STATIC);
     sq.bind_int64(st, 3, me->pid);
     sq.bind_double(st, 4, me->started);
-    sq.bind_double(st, 5, zp_clock_wall());
     sq.bind_int64(st, 6, (int64_t)me->budget);
     sq.bind_int64(st, 7, (int64_t)me->tracked);
     sq.bind_int64(st, 8, me->claimed);
     sq.bind_int64(st, 9, (int64_t)me->proofs);
+    sq.bind_double(st, 10, me->clock_skew);
+    if (me->keys != NULL) sq.bind_text(st, 11, me->keys, -1, SQLITE_STATIC);
     int r = store_step(st, s, what, err);
     sq.finalize(st);
     return r < 0 ? (zp_status)-r : ZP_OK;
@@ -304,7 +343,7 @@ zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_er
     if (rc == ZP_OK) {
         sq.bind_text(st, 1, me->id, -1, SQLITE_STATIC);
         int r = store_step(st, s, what, err);
-        double age = r == SQLITE_ROW ? zp_clock_wall() - sq.column_double(st, 0) : -1;
+        double age = r == SQLITE_ROW ? sq_now(s) - sq.column_double(st, 0) : -1;
         sq.finalize(st);
         if (r < 0) rc = (zp_status)-r;
         else if (age >= 0 && age < lease_s)
@@ -339,18 +378,21 @@ zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err
     sq_store *s = (sq_store *)base;
     static const char what[] = "listing daemons";
     zp_store_node *rows = NULL;
-    size_t n = 0, cap = 0;
+    size_t *keys = NULL, n = 0, cap = 0, cap_keys = 0;
+    strpool pool = {0};
     sqlite3_stmt *st;
-    double now = zp_clock_wall();
     pthread_mutex_lock(&s->lock);
+    double now = sq_now(s);
     zp_status rc = store_prepare(&st, s,
-                                 "SELECT id, host, pid, started, heartbeat, budget, tracked, claimed, proofs FROM nodes"
-                                 " ORDER BY id",
+                                 "SELECT id, host, pid, started, heartbeat, budget, tracked, claimed, proofs, clock_skew,"
+                                 " keys FROM nodes ORDER BY id",
                                  what, err);
     if (rc == ZP_OK) {
         int r;
         while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
-            if (!store_grow((void **)&rows, &cap, n, sizeof *rows)) break;
+            if (!store_grow((void **)&rows, &cap, n, sizeof *rows) ||
+                !store_grow((void **)&keys, &cap_keys, n, sizeof *keys) || !store_pool_add(&keys[n], &pool, st, 10))
+                break;
             zp_store_node *o = &rows[n++];
             memset(o, 0, sizeof *o);
             store_copy_text(o->id, sizeof o->id, st, 0);
@@ -362,14 +404,149 @@ zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err
             o->tracked = (uint64_t)sq.column_int64(st, 6);
             o->claimed = (uint32_t)sq.column_int64(st, 7);
             o->proofs = (uint64_t)sq.column_int64(st, 8);
+            o->clock_skew = sq.column_double(st, 9);
         }
         if (r < 0) rc = (zp_status)-r;
         else if (r == SQLITE_ROW) rc = store_oom(s, err, what);
         sq.finalize(st);
     }
     pthread_mutex_unlock(&s->lock);
-    if (rc == ZP_OK && fn != NULL)
-        for (size_t i = 0; i < n; i++) fn(arg, &rows[i]);
+    for (size_t i = 0; rc == ZP_OK && fn != NULL && i < n; i++) {
+        rows[i].keys = store_pool_str(&pool, keys[i]);
+        fn(arg, &rows[i]);
+    }
+    free(rows);
+    free(keys);
+    free(pool.buf);
+    return rc;
+}
+
+/* ---- pins, repairs ---- */
+
+zp_status sq_mismatches(zp_store *base, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn, void *arg,
+                        zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "finding jobs pinned to other keys";
+    typedef struct row {
+        char key[128], kd[65], wd[65];
+        uint64_t jobs;
+    } row;
+    row rows[64];
+    size_t n = 0;
+    sqlite3_stmt *st;
+    pthread_mutex_lock(&s->lock);
+    /* the unfinished pinned jobs with a partition waiting to be claimed */
+    zp_status rc = store_prepare(&st, s,
+                                 "SELECT key_id, key_digest, wasm_digest, count(*) FROM jobs j WHERE state IN ('queued',"
+                                 " 'running') AND key_digest <> '' AND EXISTS(SELECT 1 FROM partitions p WHERE"
+                                 " p.job_id = j.id AND (p.state = 'queued' OR (p.state = 'running' AND"
+                                 " p.lease_until < zp_now()))) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+                                 what, err);
+    if (rc == ZP_OK) {
+        int r;
+        while ((r = store_step(st, s, what, err)) == SQLITE_ROW && n < 64) {
+            const char *key = (const char *)sq.column_text(st, 0);
+            const char *kd = (const char *)sq.column_text(st, 1), *wd = (const char *)sq.column_text(st, 2);
+            int mine = 0, known = 0;
+            for (size_t k = 0; key && k < n_keys; k++) {
+                known |= strcmp(keys[k].id, key) == 0;
+                mine |= zp_store_key_matches(&keys[k], key, kd, wd);
+            }
+            if (!known || mine) continue;
+            row *o = &rows[n++];
+            store_copy_text(o->key, sizeof o->key, st, 0);
+            store_copy_text(o->kd, sizeof o->kd, st, 1);
+            store_copy_text(o->wd, sizeof o->wd, st, 2);
+            o->jobs = (uint64_t)sq.column_int64(st, 3);
+        }
+        if (r < 0) rc = (zp_status)-r;
+        sq.finalize(st);
+    }
+    pthread_mutex_unlock(&s->lock);
+    for (size_t i = 0; rc == ZP_OK && fn != NULL && i < n; i++) fn(arg, rows[i].key, rows[i].kd, rows[i].wd, rows[i].jobs);
+    return rc;
+}
+
+/* The two kinds of damage zp_store_repair mends, each a query of the rows
+ * (job, idx, owner, lease) and the change made to each. */
+#define BAD_CLAIMS                                                                                                \
+    "SELECT job_id, idx, coalesce(owner, ''), lease_until FROM partitions p WHERE state = 'running' AND"           \
+    " (owner IS NULL OR lease_until IS NULL OR lease_until > zp_now() + ?1 OR NOT EXISTS(SELECT 1 FROM nodes n"    \
+    " WHERE n.id = p.owner))"
+#define UNPROVED                                                                                                  \
+    "SELECT job_id, idx, '', NULL FROM partitions p WHERE state = 'done' AND proof IS NULL AND EXISTS(SELECT 1"    \
+    " FROM jobs j WHERE j.id = p.job_id AND j.state IN ('queued', 'running'))"
+
+zp_status sq_repair(size_t *repaired, zp_store *base, zp_store_repair_fn fn, void *arg, zp_error *err) {
+    sq_store *s = (sq_store *)base;
+    static const char what[] = "repairing damaged rows";
+    typedef struct row {
+        int64_t job;
+        uint32_t idx;
+        char line[320];
+    } row;
+    row *rows = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *st = NULL, *fix = NULL;
+    *repaired = 0;
+    pthread_mutex_lock(&s->lock);
+    zp_status rc = store_begin(s, what, err);
+    for (int kind = 0; rc == ZP_OK && kind < 2; kind++) {
+        if ((rc = store_prepare(&st, s, kind == 0 ? BAD_CLAIMS : UNPROVED, what, err)) != ZP_OK) break;
+        sq.bind_double(st, 1, ZP_STORE_MAX_LEASE_S + ZP_STORE_LEASE_SLACK_S);
+        double now = sq_now(s);
+        int r;
+        while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
+            if (!store_grow((void **)&rows, &cap, n, sizeof *rows)) {
+                rc = store_oom(s, err, what);
+                break;
+            }
+            row *o = &rows[n++];
+            o->job = sq.column_int64(st, 0);
+            o->idx = (uint32_t)sq.column_int64(st, 1);
+            char owner[128];
+            store_copy_text(owner, sizeof owner, st, 2);
+            double until = sq.column_double(st, 3);
+            if (kind == 1)
+                snprintf(o->line, sizeof o->line, "marked done without a proof: queued again, to be proved");
+            else if (sq.column_type(st, 3) == SQLITE_NULL)
+                snprintf(o->line, sizeof o->line, "claimed by '%s' without a lease: queued again", owner);
+            else if (until > now + ZP_STORE_MAX_LEASE_S + ZP_STORE_LEASE_SLACK_S)
+                snprintf(o->line, sizeof o->line, "claimed by '%s' with a lease %s: queued again", owner,
+                         until > 1e300 ? "that never ends" : "past any daemon's (a day)");
+            else
+                snprintf(o->line, sizeof o->line, "claimed by '%s', no daemon of the store: queued again", owner);
+        }
+        if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
+        sq.finalize(st);
+        st = NULL;
+    }
+    if (rc == ZP_OK && n > 0)
+        rc = store_prepare(&fix, s,
+                           "UPDATE partitions SET state = 'queued', owner = NULL, lease_until = NULL WHERE job_id = ?1"
+                           " AND idx = ?2",
+                           what, err);
+    for (size_t i = 0; rc == ZP_OK && i < n; i++) {
+        sq.reset(fix);
+        sq.bind_int64(fix, 1, rows[i].job);
+        sq.bind_int64(fix, 2, rows[i].idx);
+        int r = store_step(fix, s, what, err);
+        if (r < 0) rc = (zp_status)-r;
+        /* a job's count of done partitions follows its proofs */
+        if (rc == ZP_OK)
+            rc = run(NULL, s,
+                     "UPDATE jobs SET done = (SELECT count(*) FROM partitions WHERE job_id = ?1 AND state = 'done'"
+                     " AND proof IS NOT NULL) WHERE id = ?1",
+                     rows[i].job, NULL, what, err);
+    }
+    sq.finalize(fix);
+    if (rc == ZP_OK) rc = store_commit(s, what, err);
+    if (rc != ZP_OK) store_rollback(s);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == ZP_OK) {
+        *repaired = n;
+        for (size_t i = 0; fn != NULL && i < n; i++) fn(arg, rows[i].job, rows[i].idx, rows[i].line);
+    }
     free(rows);
     return rc;
 }

@@ -32,6 +32,7 @@ typedef struct sq_api {
     __typeof__(sqlite3_column_int64) *column_int64;
     __typeof__(sqlite3_column_text) *column_text;
     __typeof__(sqlite3_column_type) *column_type;
+    __typeof__(sqlite3_create_function_v2) *create_function_v2;
     __typeof__(sqlite3_db_readonly) *db_readonly;
     __typeof__(sqlite3_errcode) *errcode;
     __typeof__(sqlite3_errmsg) *errmsg;
@@ -43,8 +44,10 @@ typedef struct sq_api {
     __typeof__(sqlite3_open_v2) *open_v2;
     __typeof__(sqlite3_prepare_v2) *prepare_v2;
     __typeof__(sqlite3_reset) *reset;
+    __typeof__(sqlite3_result_double) *result_double;
     __typeof__(sqlite3_step) *step;
     __typeof__(sqlite3_system_errno) *system_errno;
+    __typeof__(sqlite3_user_data) *user_data;
 } sq_api;
 extern sq_api sq;
 
@@ -53,11 +56,18 @@ typedef struct sq_store {
     sqlite3 *db;
     pthread_mutex_t lock;
     int lock_fd;
+    /* the store's clock (store.h zp_store_clock): wall0 at the monotonic
+     * time mono0, advanced by the monotonic clock */
+    double wall0, mono0;
     char path[];
 } sq_store;
 
-#define JOB_COLUMNS \
-    "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished, request_digest"
+/* The store's clock now, Unix seconds; SQL reads it as zp_now(). */
+double sq_now(const sq_store *s);
+
+#define JOB_COLUMNS                                                                                          \
+    "id, request_id, key_id, priority, partitions, done, state, error, submitted, finished, request_digest," \
+    " key_digest, wasm_digest"
 
 /* SQLite's error as a zp_status (ZP_ERR_FORMAT, ZP_ERR_IO, ...). */
 zp_status store_db_error(sq_store *s, zp_error *err, const char *what);
@@ -101,8 +111,8 @@ zp_status store_get_job(zp_store_job *job, sq_store *s, int64_t id, zp_error *er
 
 /* The operations of store_impl.h, by file. */
 zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *request_id, const char *request_digest,
-                     const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths,
-                     double submitted, zp_error *err);
+                     const char *key_id, const char *key_digest, const char *wasm_digest, int priority,
+                     uint32_t partitions, const char *const *witness_paths, zp_error *err);
 zp_status sq_get_job(zp_store_job *job, zp_store *base, int64_t id, zp_error *err);
 zp_status sq_find_request(int64_t *id, zp_store *base, const char *request_id, zp_error *err);
 zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_error *err);
@@ -110,18 +120,22 @@ zp_status sq_list(zp_store *base, uint32_t limit, int state, zp_store_job_fn fn,
 zp_status sq_unfinished(zp_store *base, zp_store_unfinished_fn fn, void *arg, zp_error *err);
 zp_status sq_witness_paths(zp_store *base, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
 zp_status sq_count(zp_store_counts *counts, zp_store *base, zp_error *err);
-zp_status sq_expire(uint64_t *deleted, zp_store *base, double before, zp_store_path_fn fn, void *arg, zp_error *err);
-zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const char *error, double finished,
+zp_status sq_expire(uint64_t *deleted, zp_store *base, double ttl_s, zp_store_path_fn fn, void *arg, zp_error *err);
+zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const char *error,
                         const zp_store_result *results, uint32_t n, zp_error *err);
 zp_status sq_results(zp_store *base, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err);
 /* sqlite_claims.c */
 zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, const char *node,
-                   const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
+                   const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err);
+zp_status sq_mismatches(zp_store *base, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn, void *arg,
+                        zp_error *err);
+zp_status sq_repair(size_t *repaired, zp_store *base, zp_store_repair_fn fn, void *arg, zp_error *err);
+zp_status sq_clock(double *now, zp_store *base, zp_error *err);
 zp_status sq_renew(int *lost, zp_store *base, const char *node, const zp_store_held *held, size_t n, double lease_s,
                    zp_error *err);
 zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held, size_t n, zp_error *err);
 zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, double now, zp_error *err);
+                         const char *error, const zp_store_result *result, zp_error *err);
 zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_error *err);
 zp_status sq_heartbeat(zp_store *base, const zp_store_node *me, zp_error *err);
 zp_status sq_leave(zp_store *base, const char *node, zp_error *err);

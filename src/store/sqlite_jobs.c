@@ -36,6 +36,8 @@ int store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     job->submitted = sq.column_double(st, 8);
     job->finished = sq.column_double(st, 9); /* NULL reads as 0 */
     store_copy_text(job->request_digest, sizeof job->request_digest, st, 10);
+    store_copy_text(job->key_digest, sizeof job->key_digest, st, 11);
+    store_copy_text(job->wasm_digest, sizeof job->wasm_digest, st, 12);
     return si >= 0;
 }
 
@@ -52,9 +54,9 @@ static zp_status find_request(int64_t *id, sq_store *s, const char *request_id, 
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
-zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *request_id,
-                           const char *request_digest, const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths, double submitted,
-                           zp_error *err) {
+zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *request_id, const char *request_digest,
+                     const char *key_id, const char *key_digest, const char *wasm_digest, int priority,
+                     uint32_t partitions, const char *const *witness_paths, zp_error *err) {
     sq_store *s = (sq_store *)base;
     static const char what[] = "adding a job";
     pthread_mutex_lock(&s->lock);
@@ -73,16 +75,17 @@ zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *req
         }
     }
     if ((rc = store_prepare(&st, s,
-                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted, request_digest)"
-                      " VALUES(?1, ?2, ?3, ?4, 'queued', ?5, ?6)",
+                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted, request_digest,"
+                      " key_digest, wasm_digest) VALUES(?1, ?2, ?3, ?4, 'queued', zp_now(), ?6, ?7, ?8)",
                       what, err)) != ZP_OK)
         goto fail;
     if (request_id != NULL) sq.bind_text(st, 1, request_id, -1, SQLITE_STATIC);
     sq.bind_text(st, 2, key_id, -1, SQLITE_STATIC);
     sq.bind_int(st, 3, priority);
     sq.bind_int64(st, 4, partitions);
-    sq.bind_double(st, 5, submitted);
     if (request_digest != NULL) sq.bind_text(st, 6, request_digest, -1, SQLITE_STATIC);
+    sq.bind_text(st, 7, key_digest, -1, SQLITE_STATIC);
+    sq.bind_text(st, 8, wasm_digest, -1, SQLITE_STATIC);
     if ((r = store_step(st, s, what, err)) < 0) {
         rc = (zp_status)-r;
         goto fail;
@@ -411,10 +414,10 @@ zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_e
 }
 
 /* One batch of expire, under the lock: at most ZP_STORE_EXPIRE_BATCH jobs. */
-static zp_status expire_batch(uint64_t *count, path_rows *paths, sq_store *s, double before, zp_error *err) {
+static zp_status expire_batch(uint64_t *count, path_rows *paths, sq_store *s, double ttl_s, zp_error *err) {
     static const char what[] = "expiring jobs";
-#define EXPIRED                                                                                       \
-    "SELECT id FROM jobs WHERE finished < ?1 AND state IN ('done', 'failed', 'cancelled') ORDER BY id" \
+#define EXPIRED                                                                                                  \
+    "SELECT id FROM jobs WHERE finished < zp_now() - ?1 AND state IN ('done', 'failed', 'cancelled') ORDER BY id" \
     " LIMIT " ZP_STR(ZP_STORE_EXPIRE_BATCH)
     static const char *const sql[3] = {
         "SELECT job_id, witness FROM partitions WHERE job_id IN (" EXPIRED ") ORDER BY job_id, idx",
@@ -429,7 +432,7 @@ static zp_status expire_batch(uint64_t *count, path_rows *paths, sq_store *s, do
     if (rc != ZP_OK) return rc;
     for (int k = 0; k < 3; k++) {
         if ((rc = store_prepare(&st, s, sql[k], what, err)) != ZP_OK) goto fail;
-        sq.bind_double(st, 1, before);
+        sq.bind_double(st, 1, ttl_s);
         if (k == 0) {
             if ((rc = collect_paths(paths, st, s, what, err)) != ZP_OK) goto fail;
         } else if ((r = store_step(st, s, what, err)) < 0) {
@@ -448,15 +451,15 @@ fail:
     return rc;
 }
 
-zp_status sq_expire(uint64_t *deleted, zp_store *base, double before, zp_store_path_fn fn, void *arg,
-                          zp_error *err) {
+zp_status sq_expire(uint64_t *deleted, zp_store *base, double ttl_s, zp_store_path_fn fn, void *arg,
+                    zp_error *err) {
     sq_store *s = (sq_store *)base;
     *deleted = 0;
     for (;;) {
         path_rows paths = {0};
         uint64_t count;
         pthread_mutex_lock(&s->lock);
-        zp_status rc = expire_batch(&count, &paths, s, before, err);
+        zp_status rc = expire_batch(&count, &paths, s, ttl_s, err);
         pthread_mutex_unlock(&s->lock);
         if (rc == ZP_OK && fn != NULL)
             for (size_t i = 0; i < paths.n; i++) fn(arg, store_pool_str(&paths.pool, paths.off[i]));
@@ -465,12 +468,12 @@ zp_status sq_expire(uint64_t *deleted, zp_store *base, double before, zp_store_p
         *deleted += count;
         if (count < ZP_STORE_EXPIRE_BATCH) break;
     }
-    /* daemons silent since before: long gone */
+    /* daemons silent that long: long gone */
     sqlite3_stmt *st;
     pthread_mutex_lock(&s->lock);
-    zp_status rc = store_prepare(&st, s, "DELETE FROM nodes WHERE heartbeat < ?1", "expiring daemons", err);
+    zp_status rc = store_prepare(&st, s, "DELETE FROM nodes WHERE heartbeat < zp_now() - ?1", "expiring daemons", err);
     if (rc == ZP_OK) {
-        sq.bind_double(st, 1, before);
+        sq.bind_double(st, 1, ttl_s);
         int r = store_step(st, s, "expiring daemons", err);
         if (r < 0) rc = (zp_status)-r;
         sq.finalize(st);

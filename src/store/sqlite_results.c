@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "store/sqlite_internal.h"
 
-zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const char *error, double finished,
+zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const char *error,
                         const zp_store_result *results, uint32_t n, zp_error *err) {
     sq_store *s = (sq_store *)base;
     static const char what[] = "recording a job's end";
@@ -32,6 +32,15 @@ zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const ch
     if (n != 0 && n != job.partitions) {
         rc = zp_error_set(err, ZP_ERR_ARG, "%s: %s: job %lld has %u partitions, %u results given", s->path, what,
                           (long long)id, job.partitions, n);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (results[i].proof_json == NULL || zp_store_result_matches(&results[i], job.key_digest, job.wasm_digest))
+            continue;
+        rc = zp_error_set(err, ZP_ERR_MISMATCH,
+                          "%s: %s: job %lld partition %u: result refused: not proved with the key the job is pinned to"
+                          " (%.16s)",
+                          s->path, what, (long long)id, i, job.key_digest);
         goto fail;
     }
     uint32_t done = 0;
@@ -69,15 +78,16 @@ zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const ch
         sq.finalize(st);
         st = NULL;
     }
-    if ((rc = store_prepare(&st, s, "UPDATE jobs SET state = ?2, error = ?3, finished = ?4, done = coalesce(?5, (SELECT count(*) FROM"
-                            " partitions WHERE job_id = ?1 AND state = 'done')) WHERE id = ?1", what,
-                      err)) != ZP_OK)
+    if ((rc = store_prepare(&st, s,
+                            "UPDATE jobs SET state = ?2, error = ?3, finished = zp_now(), done = coalesce(?5, (SELECT"
+                            " count(*) FROM partitions WHERE job_id = ?1 AND state = 'done' AND proof IS NOT NULL))"
+                            " WHERE id = ?1",
+                            what, err)) != ZP_OK)
         goto fail;
     sq.bind_int64(st, 1, id);
     sq.bind_text(st, 2, store_state_name(state), -1, SQLITE_STATIC);
     if (error) sq.bind_text(st, 3, error, -1, SQLITE_STATIC);
     else sq.bind_null(st, 3);
-    sq.bind_double(st, 4, finished);
     if (n != 0) sq.bind_int64(st, 5, done); /* else: the partitions done before */
     else sq.bind_null(st, 5);
     if ((r = store_step(st, s, what, err)) < 0) {

@@ -17,8 +17,20 @@
  * larger than any the partition had before: a result is recorded only
  * with the fence of the partition's current claim (zp_store_finish_part),
  * so a daemon that stalled past its lease cannot overwrite or duplicate
- * what the daemon that took its work over recorded. Lease times are the
- * database's clock (PostgreSQL's now()), never the daemons'.
+ * what the daemon that took its work over recorded.
+ *
+ * Every time the store writes or compares (leases, heartbeats, when a job
+ * was submitted and finished, what expires) is the store's own clock
+ * (zp_store_clock), never a caller's: a daemon whose clock is wrong
+ * neither expires fresh results nor keeps stale claims alive.
+ *
+ * Jobs are pinned (docs/fleet.md "Keys are pinned"): each carries the
+ * SHA-256 of the key file, and for a job given inputs of the circuit,
+ * that the accepting daemon has under the job's key id. A partition is
+ * claimed only by a daemon with the same digests, and a proof is recorded
+ * only with the digest of the key it was made with. Jobs made before
+ * pins existed (an upgraded store) have none: any daemon with the key id
+ * claims them, as before.
  *
  * Callbacks run after the store's lock is released, on the calling thread,
  * with copies of the rows: they may be slow and may call the store again.
@@ -73,31 +85,35 @@ typedef struct zp_store_job {
     char request_id[129];    /* "" when none */
     char request_digest[65]; /* SHA-256 hex of the whole request; "" when none */
     char key_id[128];
+    char key_digest[65];  /* SHA-256 hex of the key file it is pinned to; "" when none */
+    char wasm_digest[65]; /* of the circuit, for a job given inputs; "" when none */
     int priority;
     uint32_t partitions;
     uint32_t done; /* partitions with a proof */
     zp_job_state state;
     char error[512];  /* "" unless failed or cancelled with a reason */
-    double submitted; /* Unix seconds */
-    double finished;  /* Unix seconds; 0 while not ended */
+    double submitted; /* Unix seconds, the store's clock */
+    double finished;  /* Unix seconds, the store's clock; 0 while not ended */
 } zp_store_job;
 
 /* Per-partition stage seconds: the engine's own struct, stored as is. */
 typedef zp_partition_times zp_store_times;
 
 /* Inserts a job and its partitions (their spooled witness or input
- * paths, fsynced by the caller before) in one transaction, all queued; *id
- * is the new id. request_id NULL or "" is none; otherwise at most 128
- * bytes, and when a job with that request_id exists nothing is inserted:
- * *existing = 1 and *id is that job's id (the caller compares the
- * request's digest, kept with the job, to answer 200 or 409, and removes
- * the files it spooled for nothing). request_digest: NULL or "", or up to
- * 64 characters. key_id: 1..127 bytes; partitions >= 1, witness_paths has
- * that many (each 1..4095 bytes). */
+ * paths, fsynced by the caller before) in one transaction, all queued,
+ * submitted now (the store's clock); *id is the new id. request_id NULL or
+ * "" is none; otherwise at most 128 bytes, and when a job with that
+ * request_id exists nothing is inserted: *existing = 1 and *id is that
+ * job's id (the caller compares the request's digest, kept with the job,
+ * to answer 200 or 409, and removes the files it spooled for nothing).
+ * request_digest: NULL or "", or up to 64 characters. key_id: 1..127
+ * bytes; key_digest and wasm_digest: the job's pins, NULL or "" (none) or
+ * 64 lower-case hex digits (a wasm digest only with a key digest);
+ * partitions >= 1, witness_paths has that many (each 1..4095 bytes). */
 ZP_WARN_UNUSED zp_status zp_store_add_job(int64_t *id, int *existing, zp_store *s, const char *request_id,
-                                          const char *request_digest, const char *key_id, int priority,
-                                          uint32_t partitions, const char *const *witness_paths, double submitted,
-                                          zp_error *err);
+                                          const char *request_digest, const char *key_id, const char *key_digest,
+                                          const char *wasm_digest, int priority, uint32_t partitions,
+                                          const char *const *witness_paths, zp_error *err);
 /* One job. ZP_ERR_ARG "no job N" when absent. */
 ZP_WARN_UNUSED zp_status zp_store_get_job(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
 /* The job made for request_id: *id = 0 when there is none. */
@@ -108,22 +124,27 @@ ZP_WARN_UNUSED zp_status zp_store_find_request(int64_t *id, zp_store *s, const c
 ZP_WARN_UNUSED zp_status zp_store_queue_position(uint64_t *position, zp_store *s, int64_t id, zp_error *err);
 
 /* One partition's outcome: proof and public signals as JSON text (NULL
- * when the partition has none: failed, cancelled, not reached). */
+ * when the partition has none: failed, cancelled, not reached), and what
+ * the proof was made with: the SHA-256 hex of the key's bytes and of the
+ * circuit that computed the witness (NULL or "": unknown, or no circuit).
+ * A proof of a pinned job is recorded only when they are its pins. */
 typedef struct zp_store_result {
     const char *proof_json, *public_json;
     zp_store_times times;
+    const char *key_digest, *wasm_digest;
 } zp_store_result;
 
 /* Ends a job as a whole, in ONE transaction: state (ZP_JOB_DONE,
- * _FAILED or _CANCELLED), error (NULL or ""), finished time, and with n =
- * partitions the result of each partition in order (n = 0: no results;
- * partitions without a proof are cancelled, and their claims with them);
- * done becomes the number with a proof. A job ends once: ending an ended
- * job is ZP_ERR_ARG and changes nothing, so is an absent one. Remove the
- * job's files (zp_store_witness_paths) only after this returned ZP_OK. */
+ * _FAILED or _CANCELLED), error (NULL or ""), finished now (the store's
+ * clock), and with n = partitions the result of each partition in order
+ * (n = 0: no results; partitions without a proof are cancelled, and
+ * their claims with them); done becomes the number with a proof. A job
+ * ends once: ending an ended job is ZP_ERR_ARG and changes nothing, so is
+ * an absent one; a proof whose digests are not the job's pins is
+ * ZP_ERR_MISMATCH and changes nothing. Remove the job's files
+ * (zp_store_witness_paths) only after this returned ZP_OK. */
 ZP_WARN_UNUSED zp_status zp_store_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error,
-                                             double finished, const zp_store_result *results, uint32_t n,
-                                             zp_error *err);
+                                             const zp_store_result *results, uint32_t n, zp_error *err);
 
 /* Per-partition results, in partition order: fn gets (arg, idx, proof
  * JSON or NULL, public JSON or NULL, times; zero before it ended), for
@@ -162,17 +183,52 @@ typedef struct zp_store_counts {
 } zp_store_counts;
 ZP_WARN_UNUSED zp_status zp_store_count(zp_store_counts *counts, zp_store *s, zp_error *err);
 
-/* Deletes the ended jobs that finished before `before` (Unix seconds), and
- * their partitions; *deleted is how many jobs. Works in transactions of
- * 128 jobs (each job goes whole or not at all; on an error, *deleted
- * counts the batches done). After each batch fn (may be NULL) gets its
- * jobs' file paths: normally removed already when the job ended, so fn
- * must accept paths that no longer exist. Unended jobs are never deleted.
- * Daemons silent for longer than that are forgotten too. */
-ZP_WARN_UNUSED zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn,
+/* Deletes the ended jobs that finished more than ttl_s seconds ago (the
+ * store's clock), and their partitions; *deleted is how many jobs. Works
+ * in transactions of 128 jobs (each job goes whole or not at all; on an
+ * error, *deleted counts the batches done). After each batch fn (may be
+ * NULL) gets its jobs' file paths: normally removed already when the job
+ * ended, so fn must accept paths that no longer exist. Unended jobs are
+ * never deleted. Daemons silent for longer than that are forgotten too.
+ * ttl_s >= 0. */
+ZP_WARN_UNUSED zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn,
                                          void *arg, zp_error *err);
 
+/* The store's clock now, Unix seconds: the one every time in the store is
+ * written and compared by. PostgreSQL: the server's clock_timestamp().
+ * SQLite: the host's wall clock when the store was opened (or the latest
+ * time the store holds, when the clock went back since, by less than 30
+ * days), advanced by the monotonic clock: a jump of the wall clock while
+ * the daemon runs moves nothing in the store. A daemon compares it with
+ * its own clock to say when that is wrong. */
+ZP_WARN_UNUSED zp_status zp_store_clock(double *now, zp_store *s, zp_error *err);
+
+/* Rows that would keep a job unfinished for ever, repaired (docs/fleet.md
+ * "Damaged rows"): a claim (a running partition) whose owner is not a
+ * daemon of the store (no nodes row), or has none, or whose lease is none
+ * or ends more than a day and a minute from now (no daemon's lease is
+ * longer than a day), goes back to the queue; a partition of an unfinished
+ * job marked done without a proof goes back to the queue too (its file is
+ * still in the spool: it is proved again), and its job's count of done
+ * partitions is counted again. fn (may be NULL) gets each repaired
+ * partition and a line saying what was wrong; *repaired counts them. Rows
+ * another transaction holds are left for the next pass. */
+typedef void (*zp_store_repair_fn)(void *arg, int64_t job_id, uint32_t idx, const char *what);
+ZP_WARN_UNUSED zp_status zp_store_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *arg,
+                                         zp_error *err);
+
 /* ---- claims ---- */
+
+/* A key a daemon has, as it claims by it: its id, the SHA-256 hex of its
+ * file, and of its circuit (wasm) when it has one (NULL or "": none). A
+ * partition is this key's when its job's key id is id and its job's pins
+ * are these digests (a job given witnesses has no circuit pin), or it has
+ * no pins (a job from before pins). */
+typedef struct zp_store_key {
+    const char *id;
+    const char *digest;
+    const char *wasm_digest;
+} zp_store_key;
 
 /* A partition claimed by a daemon. */
 typedef struct zp_store_claim {
@@ -187,14 +243,25 @@ typedef struct zp_store_claim {
 /* Claims up to max queued partitions for daemon node, highest priority
  * first, then oldest job, then partition order; partitions running under
  * a lease that has expired count as queued (their daemon is gone or
- * stalled). Only partitions of keys in keys[0..n_keys) when keys is not
- * NULL (the keys that fit the daemon's engine now). Each claimed partition
+ * stalled). Only partitions of the keys in keys[0..n_keys) when keys is
+ * not NULL (the keys that fit the daemon's engine now, with its digests:
+ * zp_store_key); keys NULL, any partition, pins or not (for tools and
+ * tests, never a daemon). Each claimed partition
  * is running, owned by node, with a new fence and a lease of lease_s
  * seconds; its job is running. *n: how many (0: nothing to claim). Many
  * daemons claiming at once never claim one partition twice, nor wait for
  * each other's rows (PostgreSQL: FOR UPDATE SKIP LOCKED). */
-ZP_WARN_UNUSED zp_status zp_store_claim_work(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
-                                        const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_store_claim_work(zp_store_claim *out, size_t max, size_t *n, zp_store *s,
+                                             const char *node, const zp_store_key *keys, size_t n_keys,
+                                             double lease_s, zp_error *err);
+
+/* The unfinished jobs waiting for a key of keys[0..n_keys) that a daemon
+ * with these digests cannot claim: their pins are other digests. fn gets
+ * one call per key id and pins, with how many jobs (at most 64 calls). */
+typedef void (*zp_store_mismatch_fn)(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest,
+                                     uint64_t jobs);
+ZP_WARN_UNUSED zp_status zp_store_mismatches(zp_store *s, const zp_store_key *keys, size_t n_keys,
+                                             zp_store_mismatch_fn fn, void *arg, zp_error *err);
 
 /* A claim as the daemon holds it. */
 typedef struct zp_store_held {
@@ -221,13 +288,16 @@ ZP_WARN_UNUSED zp_status zp_store_release(zp_store *s, const char *node, const z
  * ZP_JOB_DONE with its result (proof and public signals) or ZP_JOB_FAILED
  * with error. A partition done makes its job done when it was the last;
  * one failed fails its job (error names the partition) and cancels the
- * rest. ZP_ERR_MISMATCH, and nothing written, when h's fence is not the
- * partition's current one or the partition is not running any more (taken
- * over, cancelled): the result is refused. *job_ended = 1 when this ended
- * the job (the caller removes its files). */
+ * rest; the job's end time is the store's clock. ZP_ERR_MISMATCH, and
+ * nothing written, when h's fence is not the partition's current one or
+ * the partition is not running any more (taken over, cancelled): the
+ * result is refused. ZP_ERR_MISMATCH too for a proof whose digests
+ * (result->key_digest, ->wasm_digest) are not its job's pins: nothing of
+ * it is written, and the partition goes back to the queue at once, for a
+ * daemon with the job's key. *job_ended = 1 when this ended the job (the
+ * caller removes its files). */
 ZP_WARN_UNUSED zp_status zp_store_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
-                                              const char *error, const zp_store_result *result, double now,
-                                              zp_error *err);
+                                              const char *error, const zp_store_result *result, zp_error *err);
 
 /* ---- daemons ---- */
 
@@ -240,6 +310,11 @@ typedef struct zp_store_node {
     uint64_t budget, tracked;
     uint32_t claimed; /* partitions it holds now */
     uint64_t proofs;  /* partitions it proved since it started */
+    double clock_skew; /* its clock less the store's, seconds, as it measured last */
+    /* its keys and their digests, JSON text ({"ID": {"zkey": HEX, "wasm":
+     * HEX}, ...}), as it wrote them; NULL: none. Read back, valid during
+     * the callback only. */
+    const char *keys;
 } zp_store_node;
 
 /* A daemon joins: ZP_ERR_ARG when a daemon of that id sent a heartbeat
@@ -248,8 +323,8 @@ typedef struct zp_store_node {
  * own); else its row is written and the claims an earlier run of it left
  * are released (zp_store_release). */
 ZP_WARN_UNUSED zp_status zp_store_join(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
-/* A daemon's heartbeat: its row (budget, tracked, claimed, proofs) and
- * the time now. */
+/* A daemon's heartbeat: its row (budget, tracked, claimed, proofs, clock
+ * skew, keys) and the time now (the store's clock). */
 ZP_WARN_UNUSED zp_status zp_store_heartbeat(zp_store *s, const zp_store_node *me, zp_error *err);
 /* A daemon leaves (a clean stop): its row goes. */
 ZP_WARN_UNUSED zp_status zp_store_leave(zp_store *s, const char *node, zp_error *err);

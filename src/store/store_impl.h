@@ -19,28 +19,32 @@ typedef struct zp_store_ops {
     zp_status (*check)(zp_store *s, zp_error *err);
 
     zp_status (*add_job)(int64_t *id, int *existing, zp_store *s, const char *request_id, const char *request_digest,
-                         const char *key_id, int priority, uint32_t partitions, const char *const *witness_paths,
-                         double submitted, zp_error *err);
+                         const char *key_id, const char *key_digest, const char *wasm_digest, int priority,
+                         uint32_t partitions, const char *const *witness_paths, zp_error *err);
     zp_status (*get_job)(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
     zp_status (*find_request)(int64_t *id, zp_store *s, const char *request_id, zp_error *err);
     zp_status (*queue_position)(uint64_t *position, zp_store *s, int64_t id, zp_error *err);
-    zp_status (*finish_job)(zp_store *s, int64_t id, zp_job_state state, const char *error, double finished,
+    zp_status (*finish_job)(zp_store *s, int64_t id, zp_job_state state, const char *error,
                             const zp_store_result *results, uint32_t n, zp_error *err);
     zp_status (*results)(zp_store *s, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err);
     zp_status (*list)(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err);
     zp_status (*unfinished)(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
     zp_status (*witness_paths)(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
     zp_status (*count)(zp_store_counts *counts, zp_store *s, zp_error *err);
-    zp_status (*expire)(uint64_t *deleted, zp_store *s, double before, zp_store_path_fn fn, void *arg,
+    zp_status (*expire)(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg,
                         zp_error *err);
+    zp_status (*clock)(double *now, zp_store *s, zp_error *err);
+    zp_status (*repair)(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *arg, zp_error *err);
 
     zp_status (*claim)(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
-                       const char *const *keys, size_t n_keys, double lease_s, zp_error *err);
+                       const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err);
+    zp_status (*mismatches)(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn,
+                            void *arg, zp_error *err);
     zp_status (*renew)(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n, double lease_s,
                        zp_error *err);
     zp_status (*release)(zp_store *s, const char *node, const zp_store_held *held, size_t n, zp_error *err);
     zp_status (*finish_part)(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
-                             const char *error, const zp_store_result *result, double now, zp_error *err);
+                             const char *error, const zp_store_result *result, zp_error *err);
 
     zp_status (*join)(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
     zp_status (*heartbeat)(zp_store *s, const zp_store_node *me, zp_error *err);
@@ -58,5 +62,17 @@ extern const zp_store_ops zp_store_pg_ops;
 
 /* The state names as the stores keep them (the engine's names). */
 #define ZP_STORE_STATES 5
+
+/* The longest lease a daemon takes (the lease option's bound), and the
+ * slack past it after which a claim's lease is absurd (zp_store_repair). */
+#define ZP_STORE_MAX_LEASE_S 86400.0
+#define ZP_STORE_LEASE_SLACK_S 60.0
+
+/* Whether a claim of key k may take a partition of a job with these pins
+ * ("" for none): the same digests, or a job without pins. */
+int zp_store_key_matches(const zp_store_key *k, const char *key_id, const char *key_digest, const char *wasm_digest);
+/* Whether a proof with these digests may be recorded for a job with these
+ * pins (store.h zp_store_finish_part). */
+int zp_store_result_matches(const zp_store_result *r, const char *key_digest, const char *wasm_digest);
 
 #endif
