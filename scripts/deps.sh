@@ -2,7 +2,7 @@
 # Installs what zkpipe's build and tests need, when it is missing: Debian
 # packages (compilers, cmake, jansson, libssl for SHA-256, libmicrohttpd,
 # SQLite, libcurl, libpq and PostgreSQL for the shared job store and its
-# tests, wabt for wasm2c, clang for the fuzzers, node and npm if absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
+# tests, faketime for a daemon with a wrong clock, wabt for wasm2c, clang for the fuzzers, node and npm if absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
 # circomlib, ffjavascript). Safe to run again: it only installs what is absent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +27,7 @@ command -v npm >/dev/null || need+=(npm)
 command -v chromium >/dev/null || need+=(chromium)
 command -v valgrind >/dev/null && [ -f /usr/include/valgrind/memcheck.h ] || need+=(valgrind)
 [ -x /usr/bin/time ] || need+=(time)
+command -v faketime >/dev/null || need+=(faketime) # tests/server/fleet_clock.sh: a daemon's clock days off
 if [ ${#need[@]} -gt 0 ]; then
     echo "deps: installing ${need[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive

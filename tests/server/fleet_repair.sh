@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Rows that would keep a job running for ever, and records that cannot be
+# written (issue 31, item 9; docs/fleet.md "Damaged rows"), on a real
+# PostgreSQL store:
+#   1. with the daemon stopped, a queued partition of a job is given a
+#      claim by a daemon that does not exist with an infinite lease, and
+#      another is marked done without a proof: at its start the daemon
+#      repairs both and the job is done, every proof verified;
+#   2. the same while the daemon runs (and a claim of its own node with a
+#      lease of ten years): its repair pass finds them within seconds;
+#   3. a job whose records the database refuses (a trigger): after
+#      degraded_after seconds /v1/status says "degraded", naming the job;
+#      once the records go through, "ok" again and the job is done.
+# Usage: tests/server/fleet_repair.sh ZKPIPE WORKDIR
+# Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$ROOT/tests/lib/pg.sh"
+test_setup "$@"
+on_exit() {
+    cleanup_daemons
+    pg_cleanup
+}
+trap on_exit EXIT
+if ! pg_available; then
+    fail "PostgreSQL is available" "$PG_WHY"
+    finish
+    exit 1
+fi
+if ! pg_start "$W/pg" >"$W/logs/pg_start.log" 2>&1; then
+    fail "a PostgreSQL cluster starts" "$(tail -3 "$W/logs/pg_start.log" | tr '\n' ' ')"
+    finish
+    exit 1
+fi
+sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
+
+mkdir -p "$W/keys" "$W/spool" "$W/out"
+chmod 777 "$W/spool"
+ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
+VK="$EX/bn128/vk.json"
+cat >"$W/d.conf" <<EOF
+listen 127.0.0.1:0
+data_dir $W/d
+store $PG_URI
+spool_dir $W/spool
+node d
+lease 1
+keys_dir $W/keys
+budget 512M
+synth_workers 1
+threads 1
+queue 1
+shutdown_grace 0
+EOF
+cp "$W/d.conf" "$W/d3.conf"
+echo "degraded_after 2" >>"$W/d3.conf"
+start() { # start CONFIG
+    if start_daemon d "$1"; then return 0; fi
+    fail "the daemon starts" "see $W/d.log"
+    finish
+    exit 1
+}
+submit() { # submit PARTS RID
+    local w=() i
+    for ((i = 0; i < $1; i++)); do w+=("$EX/bn128/w$((i % 2 + 1)).wtns"); done
+    "$Z" submit --server "$URL" --key bn --request-id "$2" "${w[@]}"
+}
+await_job() { "$Z" await "$1" --server "$URL" --out "$2" --timeout "${3:-20}" >"$2.log" 2>&1; }
+verify_dir() {
+    local i
+    for ((i = 0; i < $2; i++)); do
+        "$Z" verify "$VK" "$1/public_$i.json" "$1/proof_$i.json" >/dev/null 2>&1 || return 1
+    done
+}
+# damage JOB WHAT: one queued partition of JOB (the last) becomes WHAT:
+#   ghost: claimed by node 'ghost' (no such daemon), lease infinite
+#   unproved: done without a proof
+#   decade: claimed by node d (this daemon, which does not hold it) for ten years
+# prints its index, or nothing when none was queued
+damage() {
+    local set
+    case $2 in
+    ghost) set="state = 1, owner = 'ghost', lease_until = 'infinity', fence = nextval('zkpipe_fence')" ;;
+    unproved) set="state = 2, proof = NULL, public = NULL" ;;
+    decade) set="state = 1, owner = 'd', lease_until = now() + interval '10 years', fence = nextval('zkpipe_fence')" ;;
+    esac
+    sql "UPDATE partitions SET $set WHERE (job_id, idx) = (SELECT job_id, idx FROM partitions WHERE job_id = $1
+         AND state = 0 ORDER BY idx DESC LIMIT 1 FOR UPDATE) RETURNING idx"
+}
+
+# ---- 1. damaged while the daemon is stopped: repaired at its start
+start "$W/d.conf"
+P=40
+j1="$(submit $P r1)"
+stop_daemon "$DPID" # shutdown_grace 0: what it held goes back to the queue
+g1="$(damage "$j1" ghost)"
+u1="$(damage "$j1" unproved)"
+if [ -z "$g1" ] || [ -z "$u1" ]; then
+    fail "1: two queued partitions of job $j1 to damage" "the daemon finished $P partitions before it stopped"
+else
+    pass "1: job $j1: partition $g1 claimed by a ghost with an infinite lease, $u1 done without a proof"
+fi
+T0=$(date +%s.%N)
+start "$W/d.conf"
+if await_job "$j1" "$W/out/j1" 20 && verify_dir "$W/out/j1" $P; then
+    pass "1: the daemon started repairs the rows; the job is done in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, every proof verified"
+else
+    fail "1: the job is done within 20 s of the daemon's start" "$(URL=$URL http GET "/v1/jobs/$j1") $(head -c 300 "$W/body")"
+fi
+[ -n "$g1" ] && check "1: snarkjs accepts the proof of the partition the ghost held" snarkjs_ok "$VK" \
+    "$W/out/j1/public_$g1.json" "$W/out/j1/proof_$g1.json"
+grep -q "ghost" "$W/d.log" && pass "1: the log names the repaired claim's node" ||
+    fail "1: the log names the repaired claim's node" "$(tail -3 "$W/d.log")"
+
+# ---- 2. damaged while it runs: its repair pass
+j2="$(submit 60 r2)"
+sleep 0.3
+g2="$(damage "$j2" ghost)"
+u2="$(damage "$j2" unproved)"
+y2="$(damage "$j2" decade)"
+T0=$(date +%s.%N)
+if await_job "$j2" "$W/out/j2" 30 && verify_dir "$W/out/j2" 60; then
+    pass "2: rows damaged under a running daemon (ghost $g2, unproved $u2, ten-year lease $y2) repaired: done in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, verified"
+else
+    fail "2: the job is done within 30 s" "$(URL=$URL http GET "/v1/jobs/$j2") $(head -c 300 "$W/body")"
+fi
+expect_eq "2: no claim left with a lease past a day" \
+    "$(sql "SELECT count(*) FROM partitions WHERE state = 1 AND lease_until > now() + interval '1 day'")" "0"
+stop_daemon "$DPID"
+
+# ---- 3. records refused for longer than degraded_after
+start "$W/d3.conf"
+code="$(http GET /v1/status)"
+expect_eq "3: /v1/status says ok" "$code $(jget j.status)" "200 ok"
+sql "CREATE FUNCTION refuse_proofs() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+     IF NEW.proof IS NOT NULL THEN RAISE EXCEPTION 'injected: the disk is full'; END IF; RETURN NEW; END \$\$;
+     CREATE TRIGGER refuse_proofs BEFORE UPDATE ON partitions FOR EACH ROW EXECUTE FUNCTION refuse_proofs()"
+j3="$(submit 2 r3)"
+sleep 4
+code="$(http GET /v1/status)"
+expect_eq "3: records refused for 2 s and more: /v1/status says degraded, naming job $j3" \
+    "$code $(jget "[j.status, (j.degraded || []).some(r => r.includes('job $j3') && /injected/.test(r))].join()")" \
+    "200 degraded,true"
+sql "DROP TRIGGER refuse_proofs ON partitions"
+if await_job "$j3" "$W/out/j3" 40 && verify_dir "$W/out/j3" 2; then pass "3: the records go through: job done"
+else fail "3: the records go through: job done" "$(http GET "/v1/jobs/$j3")"; fi
+deadline=$(($(date +%s) + 40))
+while [ "$(http GET /v1/status) $(jget j.status)" != "200 ok" ] && [ "$(date +%s)" -lt $deadline ]; do sleep 0.2; done
+expect_eq "3: /v1/status says ok again" "$(http GET /v1/status) $(jget j.status)" "200 ok"
+expect_eq "3: the job is recorded done in the store" "$(sql "SELECT state, done FROM jobs WHERE id = $j3")" "2|2"
+stop_daemon "$DPID"
+expect_eq "the daemon exits 0 on SIGTERM" "$STOP_RC" "0"
+finish
