@@ -36,7 +36,7 @@
 #define CLAIM_BATCH 1      /* one at a time: each is judged against the room left */
 #define CLOCK_EVERY_S 10.0 /* the daemon's clock is compared with the store's */
 #define REPAIR_EVERY_S 5.0 /* damaged rows (zp_store_repair) are looked for */
-#define MISMATCH_EVERY_S 2.0 /* jobs pinned to other bytes than this daemon's are counted */
+#define MISMATCH_EVERY_S 5.0 /* jobs pinned to other bytes than this daemon's are counted (a read of its keys' queue) */
 
 /* Partitions the pipeline holds at once: what is worth having in hand. */
 static size_t pipeline_depth(const zp_engine_stats *st) {

@@ -537,14 +537,19 @@ static zp_status mismatch_body(pg_tx *tx, void *arg) {
     c->rows = NULL;
     pg_args a = {0};
     for (int k = 0; k < 3; k++) pg_arg_str(&a, c->pins->v[k]);
+    /* two partial indexes, never the finished history: each key's
+     * queue (partitions_queue_key) and the expired leases */
     return pg_exec(tx,
                    "WITH mine AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS k(key_id, kd, wd)),"
-                   " ids AS (SELECT DISTINCT key_id FROM mine)"
-                   " SELECT p.key_id, p.key_digest, p.wasm_digest, count(DISTINCT p.job_id) FROM ids"
-                   " JOIN partitions p ON p.key_id = ids.key_id"
-                   " WHERE (p.state = 0 OR (p.state = 1 AND p.lease_until < now())) AND p.key_digest <> ''"
-                   " AND NOT EXISTS(SELECT 1 FROM mine m WHERE m.key_id = p.key_id AND m.kd = p.key_digest"
-                   " AND m.wd = p.wasm_digest)"
+                   " ids AS (SELECT DISTINCT key_id FROM mine),"
+                   " waiting AS (SELECT p.job_id, p.key_id, p.key_digest, p.wasm_digest FROM ids"
+                   "  JOIN partitions p ON p.key_id = ids.key_id AND p.state = 0 AND p.key_digest <> ''"
+                   "  UNION ALL SELECT p.job_id, p.key_id, p.key_digest, p.wasm_digest FROM partitions p"
+                   "  WHERE p.state = 1 AND p.lease_until < now() AND p.key_digest <> ''"
+                   "  AND p.key_id IN (SELECT key_id FROM ids))"
+                   " SELECT key_id, key_digest, wasm_digest, count(DISTINCT job_id) FROM waiting w"
+                   " WHERE NOT EXISTS(SELECT 1 FROM mine m WHERE m.key_id = w.key_id AND m.kd = w.key_digest"
+                   " AND m.wd = w.wasm_digest)"
                    " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LIMIT 64",
                    &a, &c->rows);
 }
