@@ -839,7 +839,7 @@ static void test_pins(zp_store *s) {
 
     /* a job ended whole with results: a proof not of its pins refused */
     int64_t jr = add_pinned(s, "kP", DA, NULL, 1);
-    zp_store_result r = {"{}", "[]", {0}, DB, NULL};
+    zp_store_result r = {.proof_json = "{}", .public_json = "[]", .key_digest = DB};
     CHECK(zp_store_finish_job(s, jr, ZP_JOB_DONE, NULL, &r, 1, &err) == ZP_ERR_MISMATCH);
     CHECK(get(s, jr).state == ZP_JOB_QUEUED);
     r.key_digest = DA;

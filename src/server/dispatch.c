@@ -380,7 +380,7 @@ size_t server_degraded(zp_server *s, char (*lines)[512], size_t max) {
     double limit = (double)s->cfg.degraded_after, now = zp_clock_now();
     double waited = server_pending_oldest(s, why, sizeof why);
     if (n < max && waited > limit)
-        snprintf(lines[n++], sizeof *lines, "a result has waited %.0f s to be recorded in the store: %s", waited, why);
+        snprintf(lines[n++], sizeof *lines, "a result has waited %.0f s to be recorded in the store: %.400s", waited, why);
     if (n < max && s->fleet_error_since > 0 && now - s->fleet_error_since > limit)
         snprintf(lines[n++], sizeof *lines, "the store has failed for %.0f s: %.400s", now - s->fleet_error_since,
                  s->fleet_error);
