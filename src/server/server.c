@@ -127,10 +127,10 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     pthread_cond_init(&s->ended, NULL);
     pthread_cond_init(&s->wake_dispatch, NULL);
 
+    s->spool_fd = -1;
+    s->submit_fd = -1;
+
     zp_status st = ZP_OK;
-    if (mkdir(s->cfg.data_dir, 0700) != 0 && errno != EEXIST) {
-        st = zp_error_set(err, ZP_ERR_IO, "data_dir %s: %s", s->cfg.data_dir, strerror(errno));
-    }
     size_t len = strlen(s->cfg.data_dir) + 32;
     char *db = malloc(len);
     s->spool_dir = malloc(len);
@@ -148,10 +148,8 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     }
     if (st == ZP_OK) {
         snprintf(s->witness_cache, len, "%s/witness-cache", s->cfg.data_dir);
-        if (mkdir(s->spool_dir, 0700) != 0 && errno != EEXIST) {
-            st = zp_error_set(err, ZP_ERR_IO, "%s: %s", s->spool_dir, strerror(errno));
-        }
-        s->spool_bytes = server_spool_bytes(s->spool_dir);
+        /* data_dir and the spool: made 0700, refused when not this user's own */
+        st = server_spool_open_dirs(s, err);
     }
     if (st == ZP_OK) st = zp_store_open(&s->store, s->cfg.store ? s->cfg.store : db, err);
     free(db);
@@ -260,8 +258,17 @@ void zp_server_stop(zp_server *s) {
     zp_engine_destroy(s->engine);
     zp_store_close(s->store);
     free(s->spool_dir);
+    free(s->spool_real);
+    if (s->spool_fd >= 0) close(s->spool_fd);
     free(s->witness_cache);
+    for (size_t i = 0; i < s->n_active; i++) {
+        if (s->active[i].fd >= 0) close(s->active[i].fd);
+        free(s->active[i].file);
+    }
     free(s->active);
+    if (s->submit_fd >= 0) close(s->submit_fd);
+    free(s->submit_file);
+    server_verify_free(s);
     zp_server_config_free(&s->cfg);
     pthread_cond_destroy(&s->ended);
     pthread_cond_destroy(&s->wake_dispatch);
