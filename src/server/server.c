@@ -107,11 +107,30 @@ static zp_status server_identify(zp_server *s, zp_error *err) {
         return ZP_OK;
     }
     /* the port is the listen option's; port 0 (any) is the data_dir's, to
-     * stay the same across restarts of one daemon */
+     * stay the same across restarts of one daemon: its last component, to
+     * read, and a digest of its whole real path, so that two data_dirs
+     * are two ids however long the prefix they share */
     const char *colon = s->cfg.listen ? strrchr(s->cfg.listen, ':') : NULL;
-    if (colon && strcmp(colon + 1, "0") != 0) snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, colon + 1);
-    else snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, s->cfg.data_dir);
-    return ZP_OK;
+    if (colon && strcmp(colon + 1, "0") != 0) {
+        snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, colon + 1);
+        return ZP_OK;
+    }
+    char *real = realpath(s->cfg.data_dir, NULL);
+    const char *dir = real ? real : s->cfg.data_dir;
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') len--;
+    size_t base = len;
+    while (base > 0 && dir[base - 1] != '/') base--;
+    uint8_t d[ZP_SHA256_BYTES];
+    char hex[ZP_SHA256_HEX];
+    zp_status st = zp_sha256_bytes(d, dir, len, err);
+    if (st == ZP_OK) {
+        zp_sha256_hex(hex, d);
+        snprintf(s->node, sizeof s->node, "%.80s:%.*s-%.8s", host, (int)(len - base > 24 ? 24 : len - base), dir + base,
+                 hex);
+    }
+    free(real);
+    return st;
 }
 
 zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error *err) {
@@ -159,12 +178,12 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         st = zp_error_set(err, ZP_ERR_ARG,
                           "the store %s is shared by a fleet: set spool_dir to a directory every daemon of it mounts",
                           zp_store_name(s->store));
-    if (st == ZP_OK) st = server_identify(s, err);
     /* The libraries loaded on demand (base/dynlib.h) that the daemon will
      * need, loaded before the engine measures the process's own memory,
      * which the budget covers: HTTP and the requests' digests. */
     if (st == ZP_OK) st = server_http_load(err);
     if (st == ZP_OK) st = zp_sha256_load(err);
+    if (st == ZP_OK) st = server_identify(s, err);
     if (st == ZP_OK) {
         zp_engine_options opt = {0};
         opt.budget = s->cfg.budget;
