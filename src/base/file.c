@@ -148,8 +148,12 @@ zp_status zp_file_write_all(const char *path, const void *data, size_t len, zp_e
 /* The walk for kernels without openat2 (before 5.6) or where a seccomp
  * filter refuses it: one component at a time from dir_fd, each opened
  * O_NOFOLLOW (a symlink fails: ELOOP, or ENOTDIR where a directory was
- * expected, turned into ELOOP), ".." refused (EXDEV). */
-static int open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode) {
+ * expected, turned into ELOOP), any ".." refused (EXDEV). */
+int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode) {
+    if (rel == NULL || rel[0] == '\0') {
+        errno = ENOENT;
+        return -1;
+    }
     if (rel[0] == '/') {
         errno = EXDEV;
         return -1;
@@ -221,7 +225,7 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode) 
     int fd = (int)syscall(SYS_openat2, dir_fd, rel, &how, sizeof how);
     if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd; /* EPERM: a seccomp filter */
 #endif
-    return open_beneath_walk(dir_fd, rel, flags, mode);
+    return zp_file_open_beneath_walk(dir_fd, rel, flags, mode);
 }
 
 zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) {

@@ -54,6 +54,9 @@ zp_status zp_file_write_all(const char *path, const void *data, size_t len, zp_e
  * leads outside, or is absolute), ENOENT (rel NULL or empty too), EISDIR
  * (rel names dir_fd itself), or open(2)'s. */
 int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode);
+/* The fallback alone, whatever the kernel (for the tests): the same
+ * answers, but any ".." is refused, even one that would stay beneath. */
+int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode);
 
 /* Whether the directory open at fd may be trusted with what is read from
  * it, as sshd's StrictModes and PostgreSQL judge theirs: owned by this
