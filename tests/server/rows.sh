@@ -205,7 +205,7 @@ refused_start() {
     pid=$!
     for i in $(seq 1 100); do
         kill -0 "$pid" 2>/dev/null || break
-        grep -qE '127\.0\.0\.1:[1-9]' "$log" && break # it started: listening
+        grep -q 'listening on' "$log" && break # it started
         sleep 0.1
     done
     if kill -0 "$pid" 2>/dev/null; then
