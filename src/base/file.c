@@ -232,7 +232,8 @@ zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, 
     struct stat sb;
     if (fstat(fd, &sb) != 0) return zp_error_set(err, ZP_ERR_IO, "%s %s: cannot stat: %s", what, path, strerror(errno));
     if (!S_ISDIR(sb.st_mode))
-        return zp_error_set(err, ZP_ERR_ARG, "%s %s: not a directory (%s)", what, path, zp_file_kind((unsigned)sb.st_mode));
+        return zp_error_set(err, ZP_ERR_ARG, "%s %s: not a directory (%s)", what, path,
+                            zp_file_kind((unsigned)sb.st_mode));
     if (sb.st_uid != geteuid())
         return zp_error_set(err, ZP_ERR_ARG,
                             "%s %s: owned by uid %u, not by this process's user (uid %u): whoever owns it can change "

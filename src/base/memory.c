@@ -66,7 +66,8 @@ uint64_t zp_memory_limit(char *what, size_t cap) {
         *c2 = '\0';
         char at[1300];
         uint64_t v = 0;
-        if (strcmp(line, "0") == 0 && c1[1] == '\0') v = cgroup_limit("/sys/fs/cgroup", c2 + 1, "memory.max", at, sizeof at);
+        if (strcmp(line, "0") == 0 && c1[1] == '\0')
+            v = cgroup_limit("/sys/fs/cgroup", c2 + 1, "memory.max", at, sizeof at);
         else if (strstr(c1 + 1, "memory") != NULL)
             v = cgroup_limit("/sys/fs/cgroup/memory", c2 + 1, "memory.limit_in_bytes", at, sizeof at);
         if (v != 0 && (total == 0 || v < total)) {

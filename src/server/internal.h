@@ -35,7 +35,9 @@ typedef struct verified_job {
     uint64_t *sizes;
     uint8_t (*digests)[32];
 } verified_job;
-#define VERIFIED_JOBS 32 /* jobs of more than one partition in flight at once; past it, the oldest is hashed whole again */
+/* jobs of more than one partition in flight at once; past it, the oldest
+ * is hashed whole again */
+#define VERIFIED_JOBS 32
 
 /* dispatch.c: a key this daemon serves (configured, or in keys_dir). */
 typedef struct dispatch_key {

@@ -120,8 +120,8 @@ zp_status server_spool_rel(char rel[SPOOL_PATH_MAX], const zp_server *s, const c
 static zp_status beneath_error(zp_error *err, const zp_server *s, const char *path, int e) {
     if (e == ELOOP)
         return zp_error_set(err, ZP_ERR_ARG,
-                            "'%.1024s' goes through a symbolic link in the spool %s: a store row names it; refused", path,
-                            s->spool_dir);
+                            "'%.1024s' goes through a symbolic link in the spool %s: a store row names it; refused",
+                            path, s->spool_dir);
     if (e == EXDEV)
         return zp_error_set(err, ZP_ERR_ARG, "'%.1024s' is not beneath the spool %s: a store row names it; refused",
                             path, s->spool_dir);
