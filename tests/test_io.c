@@ -1,5 +1,7 @@
 /* The binary formats of src/io: .zkey, .wtns, .r1cs. Round trips on both
  * curves, then every kind of bad input (test_io_json.c does the JSON). */
+#define _GNU_SOURCE /* O_PATH */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -9,6 +11,7 @@
 
 #include "base/digest.h"
 #include "base/file.h"
+#include "base/memory.h"
 #include "base/options.h"
 #include "groth16/keys.h"
 #include "io/binfile.h"
@@ -657,6 +660,125 @@ static void test_special_files(void) {
     unlink(big);
 }
 
+/* Opening beneath a directory (what a store row or a request names):
+ * openat2 where the kernel has it, and the O_NOFOLLOW walk alone (the
+ * fallback before 5.6), with the same answers. A private directory. */
+static int beneath_file_is(const char *path, const char *want) {
+    char buf[64] = {0};
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    return n >= 0 && strcmp(buf, want) == 0;
+}
+
+static void test_beneath(void) {
+    char root[600], out[600], p[700], abs_secret[700];
+    snprintf(root, sizeof root, "%s/beneath", io_tmpdir);
+    snprintf(out, sizeof out, "%s/out", io_tmpdir);
+    snprintf(abs_secret, sizeof abs_secret, "%s/secret", out);
+    CHECK(mkdir(root, 0700) == 0 && mkdir(out, 0700) == 0);
+    snprintf(p, sizeof p, "%s/a", root);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/a/b", root);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/a/b/f", root);
+    io_spit(p, "ok", 2);
+    io_spit(abs_secret, "secret", 6);
+    snprintf(p, sizeof p, "%s/link", root);
+    CHECK(symlink(out, p) == 0); /* a directory link to outside */
+    snprintf(p, sizeof p, "%s/a/lf", root);
+    CHECK(symlink(abs_secret, p) == 0); /* a file link to outside */
+    snprintf(p, sizeof p, "%s/a/fifo", root);
+    CHECK(mkfifo(p, 0600) == 0);
+    int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    CHECK(dfd >= 0);
+    signal(SIGALRM, on_alarm);
+    alarm(10);
+    for (int walk = 0; walk < 2; walk++) {
+        int (*op)(int, const char *, int, unsigned) = walk ? zp_file_open_beneath_walk : zp_file_open_beneath;
+        const char *how = walk ? "walk" : "openat2";
+        char buf[8] = {0};
+        int fd = op(dfd, "a/b/f", O_RDONLY | O_CLOEXEC, 0);
+        CHECK_MSG(fd >= 0 && read(fd, buf, sizeof buf) == 2 && !strcmp(buf, "ok"), "%s: a/b/f", how);
+        if (fd >= 0) close(fd);
+        fd = op(dfd, "./a//b/f", O_RDONLY | O_CLOEXEC, 0);
+        CHECK_MSG(fd >= 0, "%s: ./a//b/f", how);
+        if (fd >= 0) close(fd);
+        static const struct {
+            const char *rel;
+            int flags, err;
+        } refused[] = {
+            {"link/secret", O_RDONLY, ELOOP},      {"a/lf", O_RDONLY, ELOOP},
+            {"a/lf", O_PATH, ELOOP},               {"../out/secret", O_RDONLY, EXDEV},
+            {"a/../../out/secret", O_RDONLY, EXDEV}, {"link/new", O_WRONLY | O_CREAT | O_EXCL, ELOOP},
+            {"", O_RDONLY, ENOENT},                {"a/nothing", O_RDONLY, ENOENT},
+        };
+        for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+            errno = 0;
+            fd = op(dfd, refused[i].rel, refused[i].flags | O_CLOEXEC, 0600);
+            CHECK_MSG(fd < 0 && errno == refused[i].err, "%s: '%s' gave %d, errno %d (%s), wanted %d", how,
+                      refused[i].rel, fd, errno, strerror(errno), refused[i].err);
+            if (fd >= 0) close(fd);
+        }
+        errno = 0;
+        fd = op(dfd, abs_secret, O_RDONLY | O_CLOEXEC, 0);
+        CHECK_MSG(fd < 0 && errno == EXDEV, "%s: an absolute path gave %d, errno %d", how, fd, errno);
+        /* a file link is never written through, created over or followed */
+        fd = op(dfd, "a/lf", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        CHECK_MSG(fd < 0 && (errno == EEXIST || errno == ELOOP), "%s: O_CREAT over a link: %d", how, fd);
+        if (fd >= 0) close(fd);
+        /* a FIFO opens at once with O_NONBLOCK (the caller's fstat refuses it) */
+        fd = op(dfd, "a/fifo", O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+        struct stat sb;
+        CHECK_MSG(fd >= 0 && fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode), "%s: a/fifo", how);
+        if (fd >= 0) close(fd);
+        /* creating beneath: a new file, then not over it */
+        fd = op(dfd, "a/new", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        CHECK_MSG(fd >= 0 && fstat(fd, &sb) == 0 && (sb.st_mode & 0777) == 0600, "%s: a/new", how);
+        if (fd >= 0) close(fd);
+        errno = 0;
+        CHECK_MSG(op(dfd, "a/new", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) < 0 && errno == EEXIST, "%s", how);
+        snprintf(p, sizeof p, "%s/a/new", root);
+        unlink(p);
+    }
+    alarm(0);
+    CHECK(beneath_file_is(abs_secret, "secret"));
+    snprintf(p, sizeof p, "%s/new", out);
+    CHECK(access(p, F_OK) != 0);
+    close(dfd);
+
+    /* a private directory: this user's, writable by nobody else */
+    zp_error err = {0};
+    int d = open(out, O_RDONLY | O_DIRECTORY);
+    CHECK(d >= 0 && zp_file_check_private_dir(d, "spool_dir", out, &err) == ZP_OK);
+    CHECK(chmod(out, 0755) == 0 && zp_file_check_private_dir(d, "spool_dir", out, &err) == ZP_OK);
+    CHECK(chmod(out, 0770) == 0);
+    CHECK_MSG(zp_file_check_private_dir(d, "spool_dir", out, &err) == ZP_ERR_ARG && strstr(err.message, out) &&
+                  strstr(err.message, "writable by its group (mode 0770)"),
+              "%s", err.message);
+    CHECK(chmod(out, 01777) == 0);
+    CHECK_MSG(zp_file_check_private_dir(d, "data_dir", out, &err) == ZP_ERR_ARG &&
+                  strstr(err.message, "data_dir") && strstr(err.message, "its group and others (mode 1777)"),
+              "%s", err.message);
+    CHECK(chmod(out, 0700) == 0);
+    if (geteuid() == 0) {
+        CHECK(chown(out, 65534, (gid_t)-1) == 0);
+        CHECK_MSG(zp_file_check_private_dir(d, "spool_dir", out, &err) == ZP_ERR_ARG &&
+                      strstr(err.message, "owned by uid 65534"),
+                  "%s", err.message);
+        CHECK(chown(out, 0, (gid_t)-1) == 0);
+    }
+    if (d >= 0) close(d);
+    d = open(abs_secret, O_RDONLY);
+    CHECK(d >= 0 && zp_file_check_private_dir(d, "spool_dir", abs_secret, &err) == ZP_ERR_ARG &&
+          strstr(err.message, "not a directory"));
+    if (d >= 0) close(d);
+
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, out);
+    CHECK(system(cmd) == 0);
+}
+
 /* Sizes and numbers are read strictly: no nan, inf, sign, exponent, hex,
  * spaces or overflow (strtod once read "nan" as 8 EiB). */
 static void test_sizes(void) {
@@ -700,6 +822,22 @@ static void test_sizes(void) {
               "%s", err.message);
     CHECK(zp_options_set(&d, &t[0], "--budget", "1.5G", NULL, &err) == ZP_OK && d.bytes == 3ULL << 29);
     CHECK(zp_options_set(&d, &t[0], "--budget", "0", NULL, &err) == ZP_ERR_ARG); /* below min */
+    /* a memory budget: at most what the machine (or its cgroup) has */
+    static const zp_option mem = {"budget", 0, ZP_OPT_MEMORY, offsetof(__typeof__(d), bytes), 1, UINT64_MAX,
+                                  NULL, NULL, "", NULL};
+    char what[300];
+    uint64_t have = zp_memory_limit(what, sizeof what);
+    CHECK_MSG(have >= (16u << 20), "the machine's memory: %llu (%s)", (unsigned long long)have, what);
+    CHECK(zp_options_set(&d, &mem, "--budget", "16M", NULL, &err) == ZP_OK && d.bytes == 16u << 20);
+    CHECK_MSG(zp_options_set(&d, &mem, "--budget", "18446744073709551615", NULL, &err) == ZP_ERR_ARG &&
+                  strstr(err.message, "--budget 18446744073709551615 (16.0 EiB) is more than this machine's memory"),
+              "%s", err.message);
+    char just_over[32];
+    snprintf(just_over, sizeof just_over, "%llu", (unsigned long long)have + 1);
+    CHECK(zp_options_set(&d, &mem, "--budget", just_over, "file:3", &err) == ZP_ERR_ARG &&
+          strstr(err.message, "file:3: --budget"));
+    snprintf(just_over, sizeof just_over, "%llu", (unsigned long long)have);
+    CHECK(zp_options_set(&d, &mem, "--budget", just_over, NULL, &err) == ZP_OK && d.bytes == have);
     static const char *bad_whole[] = {" 5", "+5", "-1", " -1", "5 ", "0x10", "1e3", "5.0", "",
                                       "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad_whole / sizeof *bad_whole; i++) {
@@ -758,6 +896,7 @@ int main(void) {
     io_tmp_init();
     test_binfile();
     test_special_files();
+    test_beneath();
     test_sizes();
     for (int i = 0; i < 2; i++) {
         test_zkey(CURVES[i]);

@@ -476,7 +476,10 @@ static void test_damaged_rows(void) {
     zp_error err;
     char db[300], cmd[1200];
     snprintf(db, sizeof db, "%s/data/zkpipe.db", dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p %s/held && for i in 0 1 2 3 4 5 6 7 8; do cp examples/merkle/bn128/w1.wtns %s/held/w$i.wtns; done",
+    /* in the spool: a row naming a file anywhere else is refused (issue 31) */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/data/spool/held && for i in 0 1 2 3 4 5 6 7 8; do cp examples/merkle/bn128/w1.wtns "
+             "%s/data/spool/held/w$i.wtns; done",
              dir, dir);
     CHECK(system(cmd) == 0);
     zp_store *st = NULL;
@@ -486,7 +489,7 @@ static void test_damaged_rows(void) {
     for (int j = 0; j < 3; j++) {
         char p[3][320];
         const char *w[3] = {p[0], p[1], p[2]};
-        for (int i = 0; i < 3; i++) snprintf(p[i], sizeof p[i], "%s/held/w%d.wtns", dir, 3 * j + i);
+        for (int i = 0; i < 3; i++) snprintf(p[i], sizeof p[i], "%s/data/spool/held/w%d.wtns", dir, 3 * j + i);
         int existing;
         CHECK(zp_store_add_job(&ids[j], &existing, st, NULL, NULL, "bn", NULL, NULL, 0, 3, w, &err) == ZP_OK);
     }

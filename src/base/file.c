@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* O_PATH */
 #include "base/file.h"
 
 #include <errno.h>
@@ -5,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -137,5 +140,113 @@ zp_status zp_file_write_all(const char *path, const void *data, size_t len, zp_e
         if (regular) (void)unlink(path);
         return zp_error_set(err, ZP_ERR_IO, "%s: write error: %s", path, strerror(e));
     }
+    return ZP_OK;
+}
+
+/* ---- beneath a directory ------------------------------------------------ */
+
+/* The walk for kernels without openat2 (before 5.6) or where a seccomp
+ * filter refuses it: one component at a time from dir_fd, each opened
+ * O_NOFOLLOW (a symlink fails: ELOOP, or ENOTDIR where a directory was
+ * expected, turned into ELOOP), any ".." refused (EXDEV). */
+int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode) {
+    if (rel == NULL || rel[0] == '\0') {
+        errno = ENOENT;
+        return -1;
+    }
+    if (rel[0] == '/') {
+        errno = EXDEV;
+        return -1;
+    }
+    char *copy = strdup(rel);
+    if (copy == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int cur = dir_fd, fd = -1;
+    char *save = NULL;
+    char *comp = strtok_r(copy, "/", &save);
+    while (comp != NULL) {
+        char *next = strtok_r(NULL, "/", &save);
+        if (strcmp(comp, ".") == 0) {
+            comp = next;
+            continue;
+        }
+        if (strcmp(comp, "..") == 0) {
+            errno = EXDEV;
+            break;
+        }
+        int nfd = next ? openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                       : openat(cur, comp, flags | O_NOFOLLOW, (mode_t)mode);
+        if (nfd < 0 && errno == ENOTDIR) { /* a symlink where a directory was expected */
+            struct stat sb;
+            if (fstatat(cur, comp, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode)) errno = ELOOP;
+            else errno = ENOTDIR;
+        }
+        if (cur != dir_fd) {
+            int e = errno;
+            close(cur);
+            errno = e;
+        }
+        cur = dir_fd;
+        if (nfd < 0) break;
+        if (next == NULL) {
+            struct stat sb; /* O_PATH | O_NOFOLLOW opens a symlink itself: refused as openat2 does */
+            if ((flags & O_PATH) && fstat(nfd, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+                close(nfd);
+                errno = ELOOP;
+                break;
+            }
+            fd = nfd;
+            break;
+        }
+        cur = nfd;
+        comp = next;
+    }
+    if (fd < 0 && cur != dir_fd) close(cur);
+    if (fd < 0 && comp == NULL) errno = EISDIR; /* nothing but "." and "/": the directory itself */
+    int e = errno;
+    free(copy);
+    errno = e;
+    return fd;
+}
+
+int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode) {
+    if (rel == NULL || rel[0] == '\0') {
+        errno = ENOENT;
+        return -1;
+    }
+#ifdef SYS_openat2
+    struct open_how how = {
+        .flags = (uint64_t)(unsigned)flags,
+        .mode = (flags & O_CREAT) ? mode : 0,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    int fd = (int)syscall(SYS_openat2, dir_fd, rel, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd; /* EPERM: a seccomp filter */
+#endif
+    return zp_file_open_beneath_walk(dir_fd, rel, flags, mode);
+}
+
+zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) {
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) return zp_error_set(err, ZP_ERR_IO, "%s %s: cannot stat: %s", what, path, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return zp_error_set(err, ZP_ERR_ARG, "%s %s: not a directory (%s)", what, path,
+                            zp_file_kind((unsigned)sb.st_mode));
+    if (sb.st_uid != geteuid())
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "%s %s: owned by uid %u, not by this process's user (uid %u): whoever owns it can change "
+                            "what is read from it; chown it, or choose another directory",
+                            what, path, (unsigned)sb.st_uid, (unsigned)geteuid());
+    if (sb.st_mode & (S_IWGRP | S_IWOTH))
+        return zp_error_set(err, ZP_ERR_ARG,
+                            "%s %s: writable by %s (mode %04o): another user could change what is read from it; "
+                            "chmod go-w it (0700), or choose another directory",
+                            what, path,
+                            (sb.st_mode & S_IWGRP) && (sb.st_mode & S_IWOTH) ? "its group and others"
+                            : (sb.st_mode & S_IWGRP)                         ? "its group"
+                                                                             : "others",
+                            (unsigned)(sb.st_mode & 07777));
     return ZP_OK;
 }

@@ -43,6 +43,30 @@ zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t ma
  * "PATH: cannot create: ..." when it cannot be opened. */
 zp_status zp_file_write_all(const char *path, const void *data, size_t len, zp_error *err) ZP_WARN_UNUSED;
 
+/* Opens rel beneath the directory dir_fd, the kernel keeping it there:
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+ * or on kernels without it an O_NOFOLLOW walk one component at a time.
+ * No symlink is followed (the last component's neither), no ".." leads
+ * out, an absolute rel is refused: a path resolved first and opened after
+ * could be redirected in between by a directory swapped for a symlink.
+ * flags and mode are open(2)'s (mode only with O_CREAT). Returns the
+ * descriptor, or -1 with errno: ELOOP (a symlink on the way), EXDEV (it
+ * leads outside, or is absolute), ENOENT (rel NULL or empty too), EISDIR
+ * (rel names dir_fd itself), or open(2)'s. */
+int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode);
+/* The fallback alone, whatever the kernel (for the tests): the same
+ * answers, but any ".." is refused, even one that would stay beneath. */
+int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode);
+
+/* Whether the directory open at fd may be trusted with what is read from
+ * it, as sshd's StrictModes and PostgreSQL judge theirs: owned by this
+ * process's effective user, writable by nobody else (group and others'
+ * write bits clear). what and path name it in the message: "spool_dir
+ * /x: writable by others (mode 0777): ..." (ZP_ERR_ARG); "... owned by
+ * uid 1000, not by this process's user (uid 0)" (ZP_ERR_ARG); not a
+ * directory (ZP_ERR_ARG); fstat failing (ZP_ERR_IO). */
+zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) ZP_WARN_UNUSED;
+
 /* What kind of file a stat mode is, for messages: "a FIFO", "a directory",
  * "a character device", ... */
 const char *zp_file_kind(unsigned mode);

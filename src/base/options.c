@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/memory.h"
 
 /* Numbers are read by hand, not with strtod/strtoul: those take "nan",
  * "inf", hex, exponents, leading spaces and signs ("-1" wraps to 2^64-1),
@@ -118,6 +119,20 @@ const zp_option *zp_options_find(const zp_option *options, size_t n, const char 
 #define ZP_OPT_ERROR(err, where, spelled, fmt, ...)                                                           \
     zp_error_set(err, ZP_ERR_ARG, "%s%s%s " fmt, where ? where : "", where ? ": " : "", spelled, __VA_ARGS__)
 
+/* "23.5 GiB", "16.0 EiB": a size for a message. */
+static const char *human_size(char buf[32], uint64_t bytes) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0) snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+    else snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
+}
+
 static int in_bounds(const zp_option *o, uint64_t v) { return (o->min == 0 && o->max == 0) || (v >= o->min && v <= o->max); }
 
 zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, const char *value, const char *where,
@@ -159,9 +174,10 @@ zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, con
     }
     case ZP_OPT_UINT:
     case ZP_OPT_COUNT:
-    case ZP_OPT_BYTES: {
+    case ZP_OPT_BYTES:
+    case ZP_OPT_MEMORY: {
         uint64_t v;
-        if (o->type == ZP_OPT_BYTES) {
+        if (o->type == ZP_OPT_BYTES || o->type == ZP_OPT_MEMORY) {
             if (!zp_size_parse(&v, value)) {
                 return ZP_OPT_ERROR(err, where, spelled, "needs a size such as 8G or 512M, not '%s'", value);
             }
@@ -171,6 +187,18 @@ zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, con
         if (!in_bounds(o, v)) {
             return ZP_OPT_ERROR(err, where, spelled, "must be between %llu and %llu, not %s", (unsigned long long)o->min,
                                 (unsigned long long)o->max, value);
+        }
+        if (o->type == ZP_OPT_MEMORY) {
+            /* 2^64 - 1 would be taken for "unlimited", 16 EiB on a 24 GiB
+             * machine: a budget the kernel's OOM killer, not the engine,
+             * would end */
+            char what[1300], b1[32], b2[32];
+            uint64_t have = zp_memory_limit(what, sizeof what);
+            if (have != 0 && v > have) {
+                return ZP_OPT_ERROR(err, where, spelled,
+                                    "%s (%s) is more than this machine's memory: %s (%s); give at most that", value,
+                                    human_size(b1, v), human_size(b2, have), what);
+            }
         }
         if (o->type == ZP_OPT_COUNT) {
             *(size_t *)field = (size_t)v;
@@ -249,7 +277,8 @@ zp_status zp_options_parse(const zp_option_table *tables, size_t n_tables, int a
 
 static const char *type_word(zp_option_type t) {
     switch (t) {
-    case ZP_OPT_BYTES: return "size";
+    case ZP_OPT_BYTES:
+    case ZP_OPT_MEMORY: return "size";
     case ZP_OPT_UINT:
     case ZP_OPT_COUNT:
     case ZP_OPT_INT: return "int";

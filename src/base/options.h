@@ -23,6 +23,8 @@ typedef enum zp_option_type {
     ZP_OPT_UINT,    /* uint64_t, a whole number within [min, max] */
     ZP_OPT_COUNT,   /* size_t, a whole number within [min, max] */
     ZP_OPT_BYTES,   /* uint64_t, a size as zp_size_parse reads it, within [min, max] */
+    ZP_OPT_MEMORY,  /* uint64_t, a size as ZP_OPT_BYTES, and at most the memory this machine (its RAM, or its
+                       cgroup's limit: base/memory.h) can give the process: a memory budget */
     ZP_OPT_INT,     /* long long, a decimal integer: digits with an optional '-' */
     ZP_OPT_SECONDS, /* double, digits with an optional fraction, >= min and, unless max is 0, <= max */
     ZP_OPT_LIST,    /* zp_option_list: every following argument up to one that starts with '-' */

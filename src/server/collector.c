@@ -38,6 +38,8 @@ struct pending_commit {
     unsigned attempts;
     double next_try, first_failed; /* monotonic seconds */
     char error[512];              /* the last try's */
+    int fd;       /* the spooled file the engine read (its active entry's): checked before a proof is recorded */
+    int verified; /* its bytes matched the job's request digest: the proof may be recorded and served */
 };
 
 static void pending_free(pending_commit *pc) {
@@ -45,6 +47,26 @@ static void pending_free(pending_commit *pc) {
     free(pc->texts[0]);
     free(pc->texts[1]);
     free(pc);
+}
+
+/* The engine names the file it was given, /proc/self/fd/N: messages name
+ * it as the spool does instead. */
+static void name_spooled(char *msg, size_t cap, const zp_server *s, const active_part *part) {
+    if (!s->spool_proc || part->fd < 0 || part->file == NULL) return;
+    char name[40], out[sizeof ((pending_commit *)0)->why];
+    int n = snprintf(name, sizeof name, "/proc/self/fd/%d", part->fd);
+    size_t o = 0;
+    const char *p = msg, *hit;
+    while ((hit = strstr(p, name)) != NULL && o < sizeof out) {
+        size_t keep = (size_t)(hit - p);
+        int whole = hit[n] < '0' || hit[n] > '9'; /* not /proc/self/fd/12 for /proc/self/fd/1 */
+        o += (size_t)snprintf(out + o, sizeof out - o, "%.*s%s%s", (int)keep, p, whole ? "spooled file " : name,
+                              whole ? part->file : "");
+        p = hit + n;
+    }
+    if (p == msg || o >= sizeof out) return;
+    snprintf(out + o, sizeof out - o, "%s", p);
+    snprintf(msg, cap, "%s", out);
 }
 
 /* The record of an ended engine job (one partition): its proof as JSON,
@@ -59,7 +81,11 @@ static pending_commit *build_record(zp_server *s, const active_part *part, const
     pc->claim = part->claim;
     pc->engine_id = part->engine_id;
     pc->state = info->state;
-    if (info->state != ZP_JOB_DONE) snprintf(pc->why, sizeof pc->why, "%s", info->error.message);
+    pc->fd = part->fd;
+    if (info->state != ZP_JOB_DONE) {
+        snprintf(pc->why, sizeof pc->why, "%s", info->error.message);
+        name_spooled(pc->why, sizeof pc->why, s, part);
+    }
     zp_error terr;
     if (zp_engine_partition_times(&pc->result.times, s->engine, part->engine_id, 0, &terr) != ZP_OK)
         memset(&pc->result.times, 0, sizeof pc->result.times);
@@ -104,6 +130,7 @@ static void job_ended(zp_server *s, int64_t id) {
     }
     if (zp_store_witness_paths(s->store, id, server_spool_remove, s, &err) != ZP_OK)
         server_log(s, 0, "%s", err.message);
+    server_verify_forget(s, id);
     server_log(s, 1, "job %lld %s%s%s", (long long)id, zp_job_state_name(job.state),
                job.state == ZP_JOB_FAILED ? ": " : "", job.state == ZP_JOB_FAILED ? job.error : "");
     pthread_mutex_lock(&s->lock);
@@ -135,13 +162,37 @@ static void settle(zp_server *s, pending_commit *pc, int recorded, int ended, co
     pending_free(pc);
 }
 
+/* A proof is recorded only of the bytes accepted (verify.c): a file
+ * that does not match its job's request digest fails the partition, with
+ * the reason, instead. ZP_OK when the record may go on (as it is, or as a
+ * failure); ZP_ERR_IO, ZP_ERR_NOMEM when the check must be tried again
+ * (the store unreachable, a read error), the proof held back meanwhile. */
+static zp_status check_proved_bytes(zp_server *s, pending_commit *pc, zp_error *err) {
+    if (pc->state != ZP_JOB_DONE || pc->verified) return ZP_OK;
+    zp_status st = server_verify_part(s, &pc->claim, pc->fd, err);
+    if (st == ZP_OK) {
+        pc->verified = 1;
+        return ZP_OK;
+    }
+    if (worth_retrying(st)) {
+        zp_error_prefix(err, "checking the bytes proved against the job's request: ");
+        return st;
+    }
+    server_log(s, 0, "job %lld partition %u: %s", (long long)pc->claim.job_id, pc->claim.idx, err->message);
+    pc->state = ZP_JOB_FAILED;
+    snprintf(pc->why, sizeof pc->why, "%s", err->message);
+    pc->result.proof_json = pc->result.public_json = NULL;
+    return ZP_OK;
+}
+
 /* One try at writing the record. 1: settled (recorded, refused or given
  * up), 0: kept for another try. */
 static int try_commit(zp_server *s, pending_commit *pc, int last_chance) {
     zp_error err;
     int ended = 0;
     pc->attempts++;
-    zp_status st = zp_store_finish_part(&ended, s->store, &pc->claim, pc->state, pc->why, &pc->result, &err);
+    zp_status st = check_proved_bytes(s, pc, &err);
+    if (st == ZP_OK) st = zp_store_finish_part(&ended, s->store, &pc->claim, pc->state, pc->why, &pc->result, &err);
     if (st == ZP_OK) {
         settle(s, pc, 1, ended, NULL);
         return 1;
@@ -230,7 +281,7 @@ int server_pending_job(zp_server *s, zp_store_job *job, zp_store_result_fn fn, v
             state = ZP_JOB_FAILED;
             snprintf(job->error, sizeof job->error, "partition %u: %.480s", pc->claim.idx, pc->why);
         }
-        if (pc->state != ZP_JOB_DONE) continue;
+        if (pc->state != ZP_JOB_DONE || !pc->verified) continue; /* a proof not checked yet is not served */
         done++;
         if (fn) fn(arg, pc->claim.idx, pc->result.proof_json, pc->result.public_json, &pc->result.times);
     }
@@ -319,5 +370,6 @@ void *server_collector_main(void *arg) {
     free(s->pending);
     s->pending = NULL;
     s->n_pending = s->cap_pending = 0;
+    server_verify_free(s);
     return NULL;
 }

@@ -36,7 +36,7 @@ static const zp_option options[] = {
     {"token_file", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "FILE", "read the token from this file", set_token_file},
     {"allowed_hosts", 0, STR, OFF(allowed_hosts), 0, 0, NULL, "NAMES", "more Host names than localhost and IP literals (comma-separated)", NULL},
     {"allowed_origins", 0, STR, OFF(allowed_origins), 0, 0, NULL, "ORIGINS", "more Origins than the daemon's own (comma-separated)", NULL},
-    {"budget", 0, ZP_OPT_BYTES, OFF(budget), 1 << 20, UINT64_MAX, NULL, "SIZE", "memory budget of the whole daemon: its own memory at start, then every tracked buffer (default: available memory - 10%)", NULL},
+    {"budget", 0, ZP_OPT_MEMORY, OFF(budget), 1 << 20, UINT64_MAX, NULL, "SIZE", "memory budget of the whole daemon: its own memory at start, then every tracked buffer (default: available memory - 10%)", NULL},
     {"synth_workers", 0, ZP_OPT_UINT, OFF(synth_workers), 1, 256, NULL, "N", "synthesis workers (default: CPUs)", NULL},
     {"prove_workers", 0, ZP_OPT_UINT, OFF(prove_workers), 1, 64, "1", "N", "prove workers", NULL},
     {"finalize_workers", 0, ZP_OPT_UINT, OFF(finalize_workers), 1, 64, "1", "N", "finalize workers", NULL},

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "server/config.h"
 #include "server/server.h"
@@ -21,8 +22,23 @@ typedef struct active_part {
     zp_store_held claim;
     uint64_t engine_id;
     int lost; /* the store took it back (taken over, its job ended): cancelled here */
+    int fd;     /* its spooled file, opened beneath the spool: what the engine reads; -1: none */
+    char *file; /* that file, relative to the spool (for messages); malloc'd */
     char wasm_digest[65]; /* the circuit its witness is computed with (a job given inputs); "" otherwise */
 } active_part;
+
+/* verify.c: a job whose spooled files matched its request digest, each
+ * file's size and SHA-256, so that each partition after the first is
+ * checked against its own file alone. The collector's thread only. */
+typedef struct verified_job {
+    int64_t job_id; /* 0: an empty slot */
+    uint32_t n;
+    uint64_t *sizes;
+    uint8_t (*digests)[32];
+} verified_job;
+/* jobs of more than one partition in flight at once; past it, the oldest
+ * is hashed whole again */
+#define VERIFIED_JOBS 32
 
 /* dispatch.c: a key this daemon serves (configured, or in keys_dir). */
 typedef struct dispatch_key {
@@ -67,6 +83,9 @@ struct zp_server {
     uint64_t unix_dev, unix_ino; /* the socket file we made: only that one is removed at stop */
     int port;
     char *spool_dir;
+    int spool_fd;     /* the spool, opened at start: every spooled file is reached beneath it */
+    char *spool_real; /* its real path (realpath), for rows spelt with it; NULL when unknown */
+    int spool_proc;   /* /proc/self/fd names descriptors: the engine is given those names */
     char *witness_cache; /* data_dir/witness-cache: the compiled circuits */
     double started;
 
@@ -111,6 +130,12 @@ struct zp_server {
     size_t history_head, history_len;
     double last_expire;
 
+    /* server_engine_submit's file, for the server_add_active that follows it */
+    int submit_fd;
+    char *submit_file;
+    verified_job verified[VERIFIED_JOBS]; /* the collector's (verify.c) */
+    unsigned verified_next;
+
     pthread_t collector, sampler, circuits, dispatcher;
     int threads_started, circuits_started, dispatcher_started;
 };
@@ -124,7 +149,10 @@ void server_log(const zp_server *s, int level, const char *fmt, ...) __attribute
 /* The claimed partition an engine job works on: 1 and *out filled (may be
  * NULL), 0 when none; remove: forget it. Lock held. */
 int server_find_active(zp_server *s, uint64_t engine_id, active_part *out, int remove);
-/* Maps a claim to its engine job; 0 when out of memory. Lock held. */
+/* Maps a claim to its engine job, with the spooled file the
+ * server_engine_submit just before opened for it (the entry owns it from
+ * here, and server_find_active's remove closes it); 0 when out of memory
+ * (the file closed). Lock held. */
 int server_add_active(zp_server *s, const zp_store_held *claim, uint64_t engine_id);
 /* Cancels, in the engine, every partition of job id this daemon works
  * on (the job was cancelled); how many. Takes the lock. */
@@ -139,7 +167,10 @@ char *server_key_path(zp_server *s, const char *id, zp_error *err);
  * Returns malloc'd. */
 char *server_key_wasm(zp_server *s, const char *id);
 /* Submits a claimed partition to the engine: its spooled witness, or its
- * inputs (N.json) with the key's circuit. */
+ * inputs (N.json) with the key's circuit. The file the claim's row names
+ * is opened beneath the spool (a row naming anything else is an error,
+ * and nothing is read), and the engine reads that very file through the
+ * descriptor's name; server_add_active takes the descriptor. Lock held. */
 zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const zp_store_claim *claim, zp_error *err);
 /* Whether a spooled file is a partition's inputs (N.json), not a witness. */
 int server_spooled_inputs(const char *path);
@@ -185,25 +216,83 @@ void server_upload_feed(server_upload *u, const void *data, size_t len);
 void server_upload_finish(server_upload *u, zp_response *resp);
 /* The connection ended first: the files go; u is freed. NULL is ignored. */
 void server_upload_abort(server_upload *u);
-/* The digest a request_id stands for, of witnesses in files: the same
- * encoding as route_post_job's for the same bytes (routes_jobs.c). */
-zp_status server_request_digest_files(char *hex, const char *key, int priority, char *const *paths, size_t n,
-                                      zp_error *err);
 
-/* spool.c */
-/* A fresh directory in the spool for one job's files (dir: 4096 bytes). */
+/* verify.c: the request digest, and the bytes proved checked against it */
+/* What a request_id stands for: the SHA-256 of everything that decides
+ * the job's proofs (key, priority, each partition's file, inputs or
+ * witnesses), in hex. */
+zp_status server_request_digest(char hex[65], const char *key, int priority, int inputs, const job_witness *w,
+                                size_t n, zp_error *err);
+/* The same of spooled files (paths: as the store names them), each read
+ * beneath the spool, in 64 KiB pieces. */
+zp_status server_request_digest_files(char hex[65], zp_server *s, const char *key, int priority, char *const *paths,
+                                      size_t n, zp_error *err);
+/* After a partition was proved: the bytes of its file (fd, the very file
+ * the engine read) against its job's stored request digest, with the
+ * job's other files the first time a job is seen (then each file's own
+ * digest is kept). ZP_OK when they match, or the job has no digest (kept
+ * since store version 2); ZP_ERR_MISMATCH naming the job when they do
+ * not (a file changed after acceptance); ZP_ERR_ARG for a file that
+ * cannot be opened beneath the spool; ZP_ERR_IO, ZP_ERR_NOMEM for what
+ * may pass (the store unreachable, a read error). Collector thread. */
+zp_status server_verify_part(zp_server *s, const zp_store_held *claim, int fd, zp_error *err);
+/* The job ended: its kept digests go. */
+void server_verify_forget(zp_server *s, int64_t job_id);
+/* At stop: everything kept. */
+void server_verify_free(zp_server *s);
+
+/* spool.c: every file a store row names is reached beneath the spool's
+ * descriptor, never by the name as given. Paths the daemon makes and
+ * stores are relative to the spool ("<dir>/<N>.wtns"). */
+#define SPOOL_PATH_MAX 4096
+#define SPOOL_DIR_MAX 64
+/* At start: data_dir and the spool made (0700) when missing, refused when
+ * another user owns or may write either (naming it), the spool opened
+ * (s->spool_fd) and its bytes counted. */
+zp_status server_spool_open_dirs(zp_server *s, zp_error *err);
+/* A row's path, relative to the spool, in rel: as it is when relative;
+ * without the spool's prefix (as configured, or its real path) when an
+ * earlier version wrote it absolute. Anything else absolute, a ".."
+ * component, an empty path: ZP_ERR_ARG "'PATH' is not beneath the spool
+ * DIR: a store row names it; refused". Nothing is touched. */
+zp_status server_spool_rel(char rel[SPOOL_PATH_MAX], const zp_server *s, const char *path, zp_error *err);
+/* Opens a row's file for reading beneath the spool (server_spool_rel,
+ * then zp_file_open_beneath: no symlink followed): *fd a blocking
+ * descriptor of a regular file, rel its path beneath the spool.
+ * ZP_ERR_ARG for a path refused (server_spool_rel) or a symlink on the
+ * way ("... goes through a symbolic link in the spool ..."); ZP_ERR_FORMAT
+ * for a file that is missing or not regular; ZP_ERR_IO otherwise. */
+zp_status server_spool_open(int *fd, char rel[SPOOL_PATH_MAX], const zp_server *s, const char *path, zp_error *err);
+/* The same for a stat (without following a symlink at the end either). */
+zp_status server_spool_stat(struct stat *sb, const zp_server *s, const char *path, zp_error *err);
+/* The name under which the engine opens the file at fd (rel beneath the
+ * spool): /proc/self/fd/FD, or the spool's real path and rel where there
+ * is no /proc. 0 when it does not fit cap. */
+int server_spool_engine_name(char *name, size_t cap, const zp_server *s, int fd, const char *rel);
+/* A fresh directory in the spool for one job's files: its name in dir
+ * (SPOOL_DIR_MAX bytes), relative to the spool. */
 zp_status server_spool_mkdir(char *dir, zp_server *s, zp_error *err);
+/* Creates rel (a new file, 0600) beneath the spool for writing. */
+zp_status server_spool_create(int *fd, const zp_server *s, const char *rel, zp_error *err);
+/* fsyncs a directory of the spool (dir relative; "" none) and the spool. */
+void server_spool_sync(const zp_server *s, const char *dir);
+/* Removes files the daemon just made (paths relative to the spool, NULL
+ * ones skipped) and then dir (NULL: none) when it is empty; no count. */
+void server_spool_discard(const zp_server *s, const char *dir, char *const *paths, size_t n);
 /* Writes and fsyncs the witnesses into a fresh directory of the spool:
- * paths[i] (malloc'd) for w[i], named N.<suffix> ("wtns", or "json" for a
- * job's inputs); *http_status says what to answer when it fails (507 when
- * they do not fit spool_max). */
+ * paths[i] (malloc'd, relative to the spool) for w[i], named N.<suffix>
+ * ("wtns", or "json" for a job's inputs); *http_status says what to
+ * answer when it fails (507 when they do not fit spool_max). */
 zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix,
                        int *http_status, zp_error *err);
-/* Removes one spooled witness and takes its bytes off the count (arg: the
- * server); a path that is gone already is no error (zp_store_path_fn). */
+/* Removes the spooled file a row names, beneath the spool, and takes its
+ * bytes off the count (arg: the server), then its directory once empty;
+ * a file gone already is no error (zp_store_path_fn). A path refused by
+ * server_spool_rel, a symlink on the way or a file that is not regular is
+ * logged and left alone. */
 void server_spool_remove(void *arg, const char *path);
-/* The bytes of the files in a directory (the spool at start). */
-uint64_t server_spool_bytes(const char *path);
+/* The bytes of the spool's regular files (at start). */
+uint64_t server_spool_bytes(const zp_server *s);
 /* At start, before any request: removes every file of the spool that is not
  * one of keep (the live jobs' witnesses, by device and inode; sorted here),
  * and empty directories; recounts spool_bytes. A kill -9 between a job's

@@ -25,10 +25,13 @@ typedef struct resume_ctx {
     int keep_failed;     /* out of memory: sweep nothing */
 } resume_ctx;
 
+/* Each of a job's files, by device and inode, beneath the spool (a path
+ * a row names is never stat'ed as given). */
 static void keep_files(resume_ctx *r, const char *const *paths, size_t n) {
     for (size_t i = 0; i < n && !r->keep_failed; i++) {
         struct stat sb;
-        if (paths[i] == NULL || stat(paths[i], &sb) != 0) continue;
+        zp_error ignored;
+        if (paths[i] == NULL || server_spool_stat(&sb, r->s, paths[i], &ignored) != ZP_OK) continue;
         if (r->n_keep == r->cap_keep) {
             size_t cap = r->cap_keep ? 2 * r->cap_keep : 64;
             spool_file_id *grown = realloc(r->keep, cap * sizeof *grown);
@@ -49,6 +52,17 @@ static void keep_files(resume_ctx *r, const char *const *paths, size_t n) {
 static void resume_job(void *arg, const zp_store_job *job, const char *const *paths, const char *damage) {
     resume_ctx *r = arg;
     zp_server *s = r->s;
+    /* a row naming a file that is not beneath the spool (or is reached
+     * through a symlink) fails its job now, and nothing of it is touched */
+    zp_error refused;
+    char why[600];
+    for (size_t i = 0; damage == NULL && paths != NULL && i < job->partitions; i++) {
+        struct stat sb;
+        if (server_spool_stat(&sb, s, paths[i], &refused) == ZP_ERR_ARG) {
+            snprintf(why, sizeof why, "partition %zu: %s", i, refused.message);
+            damage = why;
+        }
+    }
     if (damage == NULL) {
         r->resumed++;
         keep_files(r, paths, job->partitions);

@@ -8,15 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "server/internal.h"
 
 static json_t *num_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }
@@ -91,71 +90,10 @@ static zp_status job_results(zp_server *s, zp_store_job *job, zp_store_result_fn
  * check before the use, keeps it there: a path resolved first (realpath)
  * and opened after can be redirected in between by swapping a directory
  * for a symlink. So the file is opened from a descriptor of witness_dir
- * with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), or, on kernels
- * without it (before 5.6), by an O_NOFOLLOW walk one component at a time;
- * either way no symlink is followed below witness_dir, and the witness is
- * then read through that descriptor only. O_NONBLOCK: a FIFO must not
- * block the open; fstat then refuses anything but a regular file. */
-static int open_beneath_walk(int root, const char *rel) {
-    char *copy = strdup(rel);
-    if (copy == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    int cur = root, fd = -1;
-    char *save = NULL;
-    char *comp = strtok_r(copy, "/", &save);
-    while (comp != NULL) {
-        char *next = strtok_r(NULL, "/", &save);
-        if (strcmp(comp, ".") == 0) {
-            comp = next;
-            continue;
-        }
-        if (strcmp(comp, "..") == 0) {
-            errno = EXDEV;
-            break;
-        }
-        int flags = next ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
-        int nfd = openat(cur, comp, flags);
-        if (nfd < 0 && errno == ENOTDIR) { /* a symlink where a directory was expected */
-            struct stat sb;
-            if (fstatat(cur, comp, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode)) errno = ELOOP;
-            else errno = ENOTDIR;
-        }
-        if (cur != root) {
-            int e = errno;
-            close(cur);
-            errno = e;
-        }
-        cur = root;
-        if (nfd < 0) break;
-        if (next == NULL) {
-            fd = nfd;
-            break;
-        }
-        cur = nfd;
-        comp = next;
-    }
-    if (fd < 0 && cur != root) close(cur);
-    if (fd < 0 && comp == NULL) errno = EISDIR; /* only "." components: witness_dir itself */
-    int e = errno;
-    free(copy);
-    errno = e;
-    return fd;
-}
-
-static int open_beneath(int root, const char *rel) {
-#ifdef SYS_openat2
-    struct open_how how = {
-        .flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-    };
-    int fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
-    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd; /* EPERM: a seccomp filter */
-#endif
-    return open_beneath_walk(root, rel);
-}
-
+ * (zp_file_open_beneath: no symlink followed, no ".." out), and the
+ * witness is then read through that descriptor only. O_NONBLOCK: a FIFO
+ * must not block the open; fstat then refuses anything but a regular
+ * file. */
 /* A server-side witness path: relative to witness_dir (or absolute and
  * inside it, spelt with witness_dir's own prefix), no "..", no symlinks. */
 static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, int *status, zp_error *err) {
@@ -182,7 +120,7 @@ static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, in
         zp_error_set(err, ZP_ERR_IO, "witness_dir %s: %s", s->cfg.witness_dir, strerror(errno));
         return NULL;
     }
-    int fd = open_beneath(root, rel);
+    int fd = zp_file_open_beneath(root, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
     int e = errno;
     close(root);
     if (fd < 0) {
@@ -236,82 +174,6 @@ static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, in
     return held;
 }
 
-/* What a request_id stands for: the SHA-256 of everything that decides the
- * job's proofs and its order (key, priority, each witness's bytes, however
- * they came: inline or by path), each field length-prefixed so that no two
- * requests share an encoding. A retry must match it to get the job back. */
-static zp_status digest_head(zp_sha256 *h, const char *key, int priority, int inputs, size_t n, zp_error *err) {
-    zp_status st = zp_sha256_init(h, err);
-    if (st != ZP_OK) return st;
-    char head[64];
-    int len = snprintf(head, sizeof head, "zkpipe job request 1\n%zu:", strlen(key));
-    zp_sha256_update(h, head, (size_t)len);
-    zp_sha256_update(h, key, strlen(key));
-    /* witnesses keep the version-1 encoding; inputs say so */
-    len = snprintf(head, sizeof head, "\n%d\n%s%zu\n", priority, inputs ? "inputs " : "", n);
-    zp_sha256_update(h, head, (size_t)len);
-    return ZP_OK;
-}
-
-static void digest_item_size(zp_sha256 *h, uint64_t size) {
-    char head[32];
-    int len = snprintf(head, sizeof head, "%llu\n", (unsigned long long)size);
-    zp_sha256_update(h, head, (size_t)len);
-}
-
-static zp_status request_digest(char hex[ZP_SHA256_HEX], const char *key, int priority, int inputs,
-                                const job_witness *w, size_t n, zp_error *err) {
-    zp_sha256 h;
-    zp_status st = digest_head(&h, key, priority, inputs, n, err);
-    if (st != ZP_OK) return st;
-    for (size_t i = 0; i < n; i++) {
-        digest_item_size(&h, w[i].size);
-        zp_sha256_update(&h, w[i].bytes, w[i].size);
-    }
-    uint8_t d[ZP_SHA256_BYTES];
-    zp_sha256_final(&h, d);
-    zp_sha256_hex(hex, d);
-    return ZP_OK;
-}
-
-/* The same over files, read back in 64 KiB pieces (a streamed upload's
- * spooled witnesses: from the page cache, never held whole). */
-zp_status server_request_digest_files(char *hex, const char *key, int priority, char *const *paths, size_t n,
-                                      zp_error *err) {
-    zp_sha256 h;
-    zp_status st = digest_head(&h, key, priority, 0, n, err);
-    if (st != ZP_OK) return st;
-    unsigned char *buf = malloc(65536);
-    if (buf == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n && st == ZP_OK; i++) {
-        int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
-        struct stat sb;
-        if (fd < 0 || fstat(fd, &sb) != 0) {
-            st = zp_error_set(err, ZP_ERR_IO, "%s: %s", paths[i], strerror(errno));
-            if (fd >= 0) close(fd);
-            break;
-        }
-        digest_item_size(&h, (uint64_t)sb.st_size);
-        uint64_t left = (uint64_t)sb.st_size;
-        while (left > 0) {
-            ssize_t got = read(fd, buf, left < 65536 ? (size_t)left : 65536);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) {
-                st = zp_error_set(err, ZP_ERR_IO, "%s: read back: %s", paths[i], got < 0 ? strerror(errno) : "short");
-                break;
-            }
-            zp_sha256_update(&h, buf, (size_t)got);
-            left -= (uint64_t)got;
-        }
-        close(fd);
-    }
-    free(buf);
-    if (st != ZP_OK) return st;
-    uint8_t d[ZP_SHA256_BYTES];
-    zp_sha256_final(&h, d);
-    zp_sha256_hex(hex, d);
-    return ZP_OK;
-}
 
 void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err,
                              int64_t id, int existing, size_t position, const char *key, size_t n,
@@ -510,7 +372,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         int existing = 0;
         size_t position = 0;
         char digest[ZP_SHA256_HEX] = "";
-        zp_status st = request_digest(digest, key, priority, inputs, w, n, &err);
+        zp_status st = server_request_digest(digest, key, priority, inputs, w, n, &err);
         if (st == ZP_OK)
             st = server_submit(&id, &existing, &position, s, key, priority, request_id, digest, w, n, inputs, &status,
                                &err);

@@ -109,11 +109,30 @@ static zp_status server_identify(zp_server *s, zp_error *err) {
         return ZP_OK;
     }
     /* the port is the listen option's; port 0 (any) is the data_dir's, to
-     * stay the same across restarts of one daemon */
+     * stay the same across restarts of one daemon: its last component, to
+     * read, and a digest of its whole real path, so that two data_dirs
+     * are two ids however long the prefix they share */
     const char *colon = s->cfg.listen ? strrchr(s->cfg.listen, ':') : NULL;
-    if (colon && strcmp(colon + 1, "0") != 0) snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, colon + 1);
-    else snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, s->cfg.data_dir);
-    return ZP_OK;
+    if (colon && strcmp(colon + 1, "0") != 0) {
+        snprintf(s->node, sizeof s->node, "%.100s:%.20s", host, colon + 1);
+        return ZP_OK;
+    }
+    char *real = realpath(s->cfg.data_dir, NULL);
+    const char *dir = real ? real : s->cfg.data_dir;
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') len--;
+    size_t base = len;
+    while (base > 0 && dir[base - 1] != '/') base--;
+    uint8_t d[ZP_SHA256_BYTES];
+    char hex[ZP_SHA256_HEX];
+    zp_status st = zp_sha256_bytes(d, dir, len, err);
+    if (st == ZP_OK) {
+        zp_sha256_hex(hex, d);
+        snprintf(s->node, sizeof s->node, "%.80s:%.*s-%.8s", host, (int)(len - base > 24 ? 24 : len - base), dir + base,
+                 hex);
+    }
+    free(real);
+    return st;
 }
 
 zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error *err) {
@@ -130,10 +149,10 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     zp_clock_cond_init(&s->ended); /* both waited on with deadlines */
     zp_clock_cond_init(&s->wake_dispatch);
 
+    s->spool_fd = -1;
+    s->submit_fd = -1;
+
     zp_status st = ZP_OK;
-    if (mkdir(s->cfg.data_dir, 0700) != 0 && errno != EEXIST) {
-        st = zp_error_set(err, ZP_ERR_IO, "data_dir %s: %s", s->cfg.data_dir, strerror(errno));
-    }
     size_t len = strlen(s->cfg.data_dir) + 32;
     char *db = malloc(len);
     s->spool_dir = malloc(len);
@@ -151,10 +170,8 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
     }
     if (st == ZP_OK) {
         snprintf(s->witness_cache, len, "%s/witness-cache", s->cfg.data_dir);
-        if (mkdir(s->spool_dir, 0700) != 0 && errno != EEXIST) {
-            st = zp_error_set(err, ZP_ERR_IO, "%s: %s", s->spool_dir, strerror(errno));
-        }
-        s->spool_bytes = server_spool_bytes(s->spool_dir);
+        /* data_dir and the spool: made 0700, refused when not this user's own */
+        st = server_spool_open_dirs(s, err);
     }
     if (st == ZP_OK) st = zp_store_open(&s->store, s->cfg.store ? s->cfg.store : db, err);
     free(db);
@@ -164,12 +181,12 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         st = zp_error_set(err, ZP_ERR_ARG,
                           "the store %s is shared by a fleet: set spool_dir to a directory every daemon of it mounts",
                           zp_store_name(s->store));
-    if (st == ZP_OK) st = server_identify(s, err);
     /* The libraries loaded on demand (base/dynlib.h) that the daemon will
      * need, loaded before the engine measures the process's own memory,
      * which the budget covers: HTTP and the requests' digests. */
     if (st == ZP_OK) st = server_http_load(err);
     if (st == ZP_OK) st = zp_sha256_load(err);
+    if (st == ZP_OK) st = server_identify(s, err);
     if (st == ZP_OK) {
         zp_engine_options opt = {0};
         opt.budget = s->cfg.budget;
@@ -264,8 +281,17 @@ void zp_server_stop(zp_server *s) {
     zp_engine_destroy(s->engine);
     zp_store_close(s->store);
     free(s->spool_dir);
+    free(s->spool_real);
+    if (s->spool_fd >= 0) close(s->spool_fd);
     free(s->witness_cache);
+    for (size_t i = 0; i < s->n_active; i++) {
+        if (s->active[i].fd >= 0) close(s->active[i].fd);
+        free(s->active[i].file);
+    }
     free(s->active);
+    if (s->submit_fd >= 0) close(s->submit_fd);
+    free(s->submit_file);
+    server_verify_free(s);
     zp_server_config_free(&s->cfg);
     server_pins_free(s);
     pthread_mutex_destroy(&s->pins_lock);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -18,21 +19,33 @@ int server_find_active(zp_server *s, uint64_t engine_id, active_part *out, int r
     for (size_t i = 0; i < s->n_active; i++) {
         if (s->active[i].engine_id != engine_id) continue;
         if (out) *out = s->active[i];
-        if (remove) s->active[i] = s->active[--s->n_active];
+        if (remove) { /* the engine is done with its file */
+            if (s->active[i].fd >= 0) close(s->active[i].fd);
+            free(s->active[i].file);
+            s->active[i] = s->active[--s->n_active];
+        }
         return 1;
     }
     return 0;
 }
 
 int server_add_active(zp_server *s, const zp_store_held *claim, uint64_t engine_id) {
+    int fd = s->submit_fd;
+    char *file = s->submit_file;
+    s->submit_fd = -1;
+    s->submit_file = NULL;
     if (s->n_active == s->cap_active) {
         size_t cap = s->cap_active ? 2 * s->cap_active : 64;
         active_part *grown = realloc(s->active, cap * sizeof *grown);
-        if (grown == NULL) return 0;
+        if (grown == NULL) {
+            if (fd >= 0) close(fd);
+            free(file);
+            return 0;
+        }
         s->active = grown;
         s->cap_active = cap;
     }
-    s->active[s->n_active++] = (active_part){*claim, engine_id, 0, ""};
+    s->active[s->n_active++] = (active_part){*claim, engine_id, 0, fd, file, ""};
     return 1;
 }
 
@@ -143,13 +156,25 @@ static zp_status check_witnesses(const zp_engine_key_info *key, const char *key_
 }
 
 zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const zp_store_claim *claim, zp_error *err) {
+    /* the row's path is data: the file is opened beneath the spool, and
+     * the engine reads that descriptor's file, never the name as given */
+    int fd;
+    char rel[SPOOL_PATH_MAX], name[SPOOL_PATH_MAX + 64];
+    zp_status st = server_spool_open(&fd, rel, s, claim->path, err);
+    if (st != ZP_OK) return st;
+    if (!server_spool_engine_name(name, sizeof name, s, fd, rel)) {
+        close(fd);
+        return zp_error_set(err, ZP_ERR_ARG, "spooled file '%.1024s': its path is too long", claim->path);
+    }
     char *key_path = server_key_path(s, claim->key_id, err);
-    if (key_path == NULL) return ZP_ERR_ARG;
-    const char *path = claim->path;
+    if (key_path == NULL) {
+        close(fd);
+        return ZP_ERR_ARG;
+    }
+    const char *path = name;
     zp_job_spec spec = {.key_path = key_path, .partitions = 1, .priority = claim->priority};
     char *wasm = NULL;
-    zp_status st = ZP_OK;
-    if (server_spooled_inputs(path)) { /* the inputs: the key's circuit computes the witness */
+    if (server_spooled_inputs(rel)) { /* the inputs: the key's circuit computes the witness */
         wasm = server_key_wasm(s, claim->key_id);
         if (wasm == NULL)
             st = zp_error_set(err, ZP_ERR_ARG, "its inputs need key '%s''s circuit, and this daemon has none",
@@ -162,6 +187,14 @@ zp_status server_engine_submit(uint64_t *engine_id, zp_server *s, const zp_store
     if (st == ZP_OK) st = zp_engine_submit(engine_id, s->engine, &spec, err);
     free(key_path);
     free(wasm);
+    if (st == ZP_OK) { /* for the server_add_active that follows */
+        if (s->submit_fd >= 0) close(s->submit_fd);
+        free(s->submit_file);
+        s->submit_fd = fd;
+        s->submit_file = strdup(rel);
+    } else {
+        close(fd);
+    }
     return st;
 }
 

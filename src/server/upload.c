@@ -6,7 +6,6 @@
  * "Streamed witnesses"). Each file is synced when it ends; the job is
  * stored and submitted once the body is complete, as a JSON upload's. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,7 @@ struct server_upload {
     zp_engine_key_info key;
     int priority;
     char request_id[129]; /* "" when none */
-    char dir[4096];
+    char dir[SPOOL_DIR_MAX]; /* relative to the spool, as the paths are */
     char **paths;
     size_t n, cap;
     int fd;               /* the file being written, -1 between files */
@@ -108,7 +107,7 @@ static void end_file(server_upload *u) {
     size_t count;
     if (zp_wtns_stream_finish(&u->check, &curve, &count, &err) != ZP_OK) return fail(u, 422, &err);
     if (fsync(u->fd) != 0) {
-        zp_error_set(&err, ZP_ERR_IO, "%s: %s", u->paths[u->n - 1], strerror(errno));
+        zp_error_set(&err, ZP_ERR_IO, "%s/%s: %s", u->s->spool_dir, u->paths[u->n - 1], strerror(errno));
         return fail(u, 500, &err);
     }
     close(u->fd);
@@ -151,11 +150,7 @@ static void begin_file(server_upload *u) {
     }
     snprintf(path, len, "%s/%zu.wtns", u->dir, u->n);
     u->paths[u->n++] = path;
-    u->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (u->fd < 0) {
-        zp_error_set(&err, ZP_ERR_IO, "%s: %s", path, strerror(errno));
-        return fail(u, 500, &err);
-    }
+    if (server_spool_create(&u->fd, u->s, path, &err) != ZP_OK) return fail(u, 500, &err);
     char name[32];
     snprintf(name, sizeof name, "witness %zu", u->n - 1);
     zp_wtns_stream_init(&u->check, name);
@@ -181,7 +176,7 @@ static void write_piece(server_upload *u, const unsigned char *p, size_t len) {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             int e = errno;
-            zp_error_set(&err, ZP_ERR_IO, "%s: %s", u->paths[u->n - 1], strerror(e));
+            zp_error_set(&err, ZP_ERR_IO, "%s/%s: %s", s->spool_dir, u->paths[u->n - 1], strerror(e));
             return fail(u, e == ENOSPC || e == EDQUOT ? 507 : 500, &err);
         }
         p += n;
@@ -210,8 +205,7 @@ void server_upload_feed(server_upload *u, const void *data, size_t len) {
 static void remove_all(server_upload *u) {
     if (u->fd >= 0) close(u->fd);
     u->fd = -1;
-    for (size_t i = 0; i < u->n; i++) unlink(u->paths[i]);
-    rmdir(u->dir);
+    server_spool_discard(u->s, u->dir, u->paths, u->n);
     pthread_mutex_lock(&u->s->lock);
     u->s->spool_bytes -= u->spooled < u->s->spool_bytes ? u->spooled : u->s->spool_bytes;
     pthread_mutex_unlock(&u->s->lock);
@@ -249,22 +243,13 @@ void server_upload_finish(server_upload *u, zp_response *resp) {
         return;
     }
     /* the files are synced: now their directory and the spool's */
-    int dfd = open(u->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    dfd = open(s->spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    server_spool_sync(s, u->dir);
     char digest[ZP_SHA256_HEX] = "";
     int64_t id = 0;
     int existing = 0, status = 500;
     size_t position = 0;
     const char *rid = u->request_id[0] ? u->request_id : NULL;
-    zp_status st = server_request_digest_files(digest, u->key_id, u->priority, u->paths, u->n, &err);
+    zp_status st = server_request_digest_files(digest, s, u->key_id, u->priority, u->paths, u->n, &err);
     if (st == ZP_OK) {
         /* from here the files are the job's (or removed by it) */
         u->spooled = 0;

@@ -205,7 +205,7 @@ spool_full_case() {
 }
 
 mkdir -p "$MNT"
-if mount -t tmpfs -o size=2m tmpfs "$MNT" 2>"$W/logs/mount.err"; then
+if mount -t tmpfs -o size=2m,mode=0700 tmpfs "$MNT" 2>"$W/logs/mount.err"; then
     MOUNTED=1
     pass "tmpfs of 2 MiB mounted over data_dir/spool"
     conf "$W/d2.conf" "$W/spool_mnt"
@@ -247,7 +247,7 @@ fi
 # the job is claimed again and ends, and a restart proves nothing again.
 FULL="$W/full_mnt"
 mkdir -p "$FULL"
-if mount -t tmpfs -o size=32m tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
+if mount -t tmpfs -o size=32m,mode=0700 tmpfs "$FULL" 2>"$W/logs/mount_full.err"; then
     MOUNTED_FULL=1
     conf "$W/d4.conf" "$FULL"
     if start_daemon diskfull "$W/d4.conf"; then

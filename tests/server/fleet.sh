@@ -45,7 +45,6 @@ pass "a PostgreSQL cluster starts ($PG_URI)"
 sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
 
 mkdir -p "$W/keys" "$W/spool" "$W/wit" "$W/out"
-chmod 777 "$W/spool"
 ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
 ln -s "$EX/bls12381/merkle.zkey" "$W/keys/bls.zkey"
 declare -A VK=([bn]="$EX/bn128/vk.json" [bls]="$EX/bls12381/vk.json")
