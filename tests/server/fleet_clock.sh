@@ -40,7 +40,6 @@ fi
 sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
 
 mkdir -p "$W/keys" "$W/spool" "$W/out"
-chmod 777 "$W/spool"
 ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
 VK="$EX/bn128/vk.json"
 conf() { # conf NAME

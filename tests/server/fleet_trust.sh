@@ -38,7 +38,6 @@ fi
 sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
 
 mkdir -p "$W/keys_a" "$W/keys_b" "$W/spool" "$W/out"
-chmod 777 "$W/spool"
 cp "$EX/bn128/merkle.zkey" "$W/keys_a/bn.zkey"
 VK_A="$EX/bn128/vk.json"
 VK_B="$W/vk_b.json"
