@@ -10,7 +10,8 @@
 # examples/merkle/bn128/w1.wtns (so the merkle key proves it), and each
 # input value is a number of MiB by which it grows its memory and writes
 # every page of it. Before the fix: 1,000 MiB of growth under --budget 128M
-# peaked at ~1 GB, and 4,000,000 input values under --budget 64M at 289 MB.
+# peaked at ~1 GB, and 4,000,000 input values under --budget 64M at 289 MB;
+# the daemon, at 64M, at 512 MB.
 # Usage: budget.sh ZKPIPE WORKDIR
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -87,6 +88,48 @@ if [ "$rc" != 0 ] && grep -qE "in4m.json: reading it takes [0-9]+ bytes" "$W/err
     ok "4,000,000 input values under --budget 64M: refused, peak RSS $rss KB ($err)"
 else
     ko "4,000,000 input values under --budget 64M refused within it" "exit $rc, peak RSS $rss KB, $err"
+fi
+
+# The daemon, at --budget 64M, merkle's key with the grower beside it:
+# 1000 MiB of growth fails that job, 20 MiB proves, and the daemon's peak
+# RSS (VmHWM) stays within the budget (before: 512 MB).
+if "$Z" serve --help >/dev/null 2>&1 && command -v curl >/dev/null; then
+    Wsave="$W" EXsave="$EX"
+    # shellcheck source=../server/lib.sh
+    source "$ROOT/tests/server/lib.sh" # start_daemon (its W and EX are ours)
+    W="$Wsave" EX="$EXsave"
+    trap cleanup_daemons EXIT
+    mkdir -p "$W/keys"
+    ln -s "$EX/merkle.zkey" "$W/keys/merkle.zkey"
+    cp "$W/grower.wasm" "$W/keys/merkle.wasm"
+    TOKEN="budget-$RANDOM"
+    cat >"$W/d.conf" <<CONF
+listen 127.0.0.1:0
+data_dir $W/data
+keys_dir $W/keys
+token "$TOKEN"
+budget 64M
+shutdown_grace 2
+CONF
+    rm -f "$C"/*.witgen
+    if ZKPIPE_CACHE="$C" start_daemon d "$W/d.conf"; then
+        for _ in $(seq 1 300); do grep -q "key 'merkle': circuit" "$W/d.log" && break; sleep 0.1; done
+        export ZKPIPE_SERVER="$URL" ZKPIPE_TOKEN="$TOKEN"
+        "$Z" submit --key merkle --inputs "$W/in1000.json" --wait 120 --out "$W/d1000" >"$W/out" 2>"$W/err"
+        rc1=$?
+        "$Z" submit --key merkle --inputs "$W/in20.json" --wait 120 --out "$W/d20" >>"$W/out" 2>>"$W/err"
+        rc2=$?
+        hwm="$(awk '/VmHWM/ { print $2 }' "/proc/$DPID/status")"
+        if [ "$rc1" = 3 ] && grep -q "memory would grow to [0-9]* bytes" "$W/err" && [ "$rc2" = 0 ] &&
+            [ -s "$W/d20/proof_0.json" ] && [ "${hwm:-999999}" -le $((64 * 1024)) ]; then
+            ok "the daemon at 64M: 1000 MiB of growth failed its job, 20 MiB proved, peak RSS $hwm KB"
+        else
+            ko "the daemon at 64M within its budget" "exits $rc1 $rc2, peak RSS $hwm KB, $(head -3 "$W/err")"
+        fi
+        stop_daemon "$DPID"
+    else
+        ko "the daemon starts" "$(tail -3 "$W/d.log")"
+    fi
 fi
 
 echo "$pass passed, $fail failed"
