@@ -232,6 +232,24 @@ int main(void) {
         st = calc_with(NULL, 0, WORDS(4, 1, 27, 1, '[', 1, '2', 1, 'J', 1, '\r', 1, 'A', 0, 3, 4), 0, &err);
         expect_error("message: escapes", st, &err, "Assert Failed. ?[2J?A");
         CHECK(strchr(err.message, 27) == NULL && strchr(err.message, '\r') == NULL);
+        /* a log() line of the same text: printable too */
+        static const uint32_t log_script[] = {5, 1, 27, 1, 'x', 0, 5, 1, '\n', 0};
+        scripts s = {.words = {NULL, log_script}, .len = {0, 10}};
+        zp_witness_module *m = open_with(&s, &st, &err);
+        if (m != NULL) {
+            zp_witness_inputs in = {0};
+            one_input(&in, m);
+            uint8_t out[3 * 32];
+            zp_witness_instance *inst = NULL;
+            CHECK(zp_witness_instance_create(&inst, m, &err) == ZP_OK);
+            CHECK(inst != NULL && zp_witness_instance_calculate(inst, &in, out, 0, &err) == ZP_OK);
+            size_t len = 0;
+            const char *log = inst ? zp_witness_instance_log(inst, &len) : "";
+            CHECK_MSG(len == 3 && memcmp(log, "?x\n", 3) == 0, "log: %zu '%.*s'", len, (int)len, log);
+            zp_witness_instance_destroy(inst);
+            zp_witness_inputs_free(&in);
+            zp_witness_module_close(m);
+        }
     }
     /* A trap and the call depth: clear errors, as before. */
     if (selected("trap")) {
