@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs each libFuzzer target for SECONDS (default 20) from a seed corpus
-# made by the io tests (ZP_IO_CORPUS_DIR), and fails on the first crash.
+# made by the io tests (ZP_IO_CORPUS_DIR) or committed (fuzz/corpus), and
+# fails on the first crash.
 #   cmake -S . -B build-fuzz -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang
 #   cmake --build build-fuzz && fuzz/run.sh build-fuzz 20
 set -eu
@@ -59,8 +60,14 @@ for f in "$(dirname "$0")"/../tests/witness/input_cases/*.json; do
   { printf '\000'; cat "$f"; } > "$WORK/seeds/witness_input/$(basename "$f")"
 done
 
+# The glue target: its committed seeds (fuzz/fuzz_glue.c gives the
+# format); it compiles its puppet module once into this cache.
+mkdir -p "$WORK/seeds/glue"
+cp "$(dirname "$0")"/corpus/glue/* "$WORK/seeds/glue/"
+export ZKPIPE_CACHE="$BUILD/fuzz-glue-cache"
+
 status=0
-for target in zkey wtns r1cs json server client witness_input; do
+for target in zkey wtns r1cs json server client witness_input glue; do
   bin="$BUILD/fuzz_$target"
   if [ ! -x "$bin" ]; then
     echo "missing $bin (configure with -DZP_FUZZ=ON -DCMAKE_C_COMPILER=clang)" >&2

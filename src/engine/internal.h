@@ -70,8 +70,9 @@ typedef struct engine_circuit {
     zp_curve curve;
     size_t witness_size;
     uint64_t initial_bytes; /* an instance's linear memory before any calculation (page-rounded) */
-    /* The largest linear memory an instance had after a calculation
-     * (page-rounded): what a worker reserves for its instance once known. */
+    /* The most a worker's calculation of it used (page-rounded): the
+     * instance's linear memory and the inputs it read, at their largest
+     * together; what a worker reserves for it once known. */
     uint64_t witgen_bytes;
     int measured;  /* witgen_bytes comes from a finished calculation (now, or kept in the cache) */
     char *measure_path; /* where the figure is kept: <cache>/<key>.witgen */
@@ -90,7 +91,8 @@ typedef struct witgen_slot {
     engine_circuit *circuit; /* NULL: none */
     zp_witness_instance *inst;
     zp_tracked memory;
-    uint64_t reserved;
+    zp_tracked inputs; /* the partition's inputs while read and held (class witgen too) */
+    uint64_t reserved; /* covers memory and inputs; the instance may not grow past it */
     int measuring; /* this slot runs its circuit's first calculation */
 } witgen_slot;
 

@@ -7,11 +7,18 @@
  * into the calculator (src/witness/w2c_glue.c.in), not by the tracked
  * allocator, so it is counted with zp_track_account: class witgen, stage
  * synth, at zp_witness_instance_memory_bytes (the committed size) after
- * the instance is made and after every calculation. Its reservation is
- * the worker's, made when the worker admits a partition of the circuit:
- * the circuit's measured size once a calculation has finished, and before
- * that whatever the budget has left (at most ZP_WITGEN_BOUND), settled to
- * the measured size as soon as the first calculation ends. */
+ * the instance is made and after every calculation. The partition's
+ * inputs are counted the same way while they are read and held (the
+ * text, jansson's tree, the values: zp_witness_inputs_read_reserved asks
+ * before each is allocated). Both come out of the worker's reservation,
+ * made when the worker admits a partition of the circuit: the circuit's
+ * measured figure once a calculation has finished, and before that
+ * whatever the budget has left (at most ZP_WITGEN_BOUND), settled to the
+ * measured figure as soon as the first calculation ends. Inputs larger
+ * than the reservation leaves them take the rest from the budget when it
+ * has room, or fail the partition; the instance's memory may not grow
+ * past what the reservation leaves it (the glue refuses the growth, and
+ * the partition fails naming the size it asked for). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -324,6 +331,7 @@ int engine_witgen_drop(zp_engine *e, witgen_slot *s) {
     if (s->circuit == NULL) return 0;
     end_measuring(e, s);
     zp_track_free(&e->tracker, &s->memory); /* only uncounts: the instance unmaps its memory */
+    zp_track_free(&e->tracker, &s->inputs); /* (none outside a run) */
     zp_witness_instance_destroy(s->inst);
     s->inst = NULL;
     e->reserved -= s->reserved;
@@ -337,18 +345,28 @@ int engine_witgen_drop(zp_engine *e, witgen_slot *s) {
 /* After a calculation (done or failed): the instance's memory now is what
  * the tracker counts, and what the slot keeps reserved (at least the
  * circuit's measured figure, which the next partition would reserve
- * anyway). Memory that grew past the reservation is taken from the
- * budget when it has room; when it has none, the instance is let go and
- * the partition fails. Lock held. */
-static zp_status settle(zp_engine *e, witgen_slot *s, int finished, const char *input, uint64_t *remeasured,
-                        zp_error *err) {
+ * anyway). peak is what the run used at most, inputs included: a finished
+ * run's is the circuit's figure when larger. A run whose instance was
+ * refused a growth (denied) forgets the figure, if any: the next
+ * partition reserves what the budget has left and measures again (a
+ * figure kept in the cache may be stale; raising it to the refused size
+ * instead would let one partition's input set every later partition's
+ * reservation). Memory past the reservation (none since the glue limits
+ * the growth; kept as a guard) is taken from the budget when it has room;
+ * when it has none, the instance is let go and the partition fails. Lock
+ * held. */
+static zp_status settle(zp_engine *e, witgen_slot *s, int finished, uint64_t peak, int denied, const char *input,
+                        uint64_t *remeasured, zp_error *err) {
     engine_circuit *c = s->circuit;
     uint64_t now = zp_track_round(zp_witness_instance_memory_bytes(s->inst));
     *remeasured = 0;
-    if (finished && (!c->measured || now > c->witgen_bytes)) {
-        c->witgen_bytes = now;
+    if (peak < now) peak = now;
+    if (denied) {
+        c->measured = 0;
+    } else if (finished && (!c->measured || peak > c->witgen_bytes)) {
+        c->witgen_bytes = peak;
         c->measured = 1;
-        *remeasured = now;
+        *remeasured = peak;
     }
     end_measuring(e, s);
     uint64_t keep = now;
@@ -375,6 +393,54 @@ static zp_status settle(zp_engine *e, witgen_slot *s, int finished, const char *
     return ZP_OK;
 }
 
+/* The slot's reservation must cover its instance's memory and total
+ * bytes of inputs: the rest is taken from the budget when it has room,
+ * else the read fails naming the figures. Lock held. */
+static zp_status cover_inputs(zp_engine *e, witgen_slot *s, uint64_t total, const char *input, zp_error *err) {
+    uint64_t want = s->memory.bytes + zp_track_round((size_t)total);
+    if (want <= s->reserved) return ZP_OK;
+    uint64_t extra = want - s->reserved;
+    if (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + extra > e->budget) {
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "%s: reading it takes %llu bytes (the text, its JSON tree and its values), which with "
+                            "the witness calculator's %llu is more than the %llu reserved for them, and the budget "
+                            "has no room for the rest (%llu of %llu reserved)",
+                            input, (unsigned long long)total, (unsigned long long)s->memory.bytes,
+                            (unsigned long long)s->reserved, (unsigned long long)e->reserved,
+                            (unsigned long long)e->budget);
+    }
+    e->reserved += extra;
+    if (e->reserved > e->peak_reserved) e->peak_reserved = e->reserved;
+    s->reserved = want;
+    return ZP_OK;
+}
+
+typedef struct input_read {
+    zp_engine *e;
+    witgen_slot *s;
+    const char *input;
+    uint64_t peak; /* the most asked for */
+} input_read;
+
+/* zp_witness_reserve_fn: the inputs' memory, reserved and counted before
+ * it is taken. */
+static zp_status reserve_inputs(void *arg, uint64_t total, zp_error *err) {
+    input_read *r = arg;
+    zp_engine *e = r->e;
+    pthread_mutex_lock(&e->lock);
+    zp_status st = cover_inputs(e, r->s, total, r->input, err);
+    if (st == ZP_OK) {
+        if (r->s->inputs.p == NULL) {
+            zp_track_account(&r->s->inputs, &e->tracker, r->s, ZP_BUF_WITGEN, ZP_STAGE_SYNTH, (size_t)total);
+        } else {
+            zp_track_account_resize(&e->tracker, &r->s->inputs, (size_t)total);
+        }
+        if (total > r->peak) r->peak = total;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return st;
+}
+
 zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_t *out, size_t bytes, zp_error *err) {
     engine_circuit *c = s->circuit;
     const char *input = p->job->input_paths[p->index];
@@ -382,28 +448,44 @@ zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_
     if (count * n8 > bytes) {
         return zp_error_set(err, ZP_ERR_INTERNAL, "%s: a witness of %zu values does not fit its buffer", input, count);
     }
-    zp_witness_inputs in = {0};
-    zp_status st = zp_witness_inputs_read(&in, input, zp_witness_module_prime(c->module), n8, err);
-    if (st != ZP_OK) return st;
+    zp_status st;
     if (s->inst == NULL) {
         st = zp_witness_instance_create(&s->inst, c->module, err);
-        if (st != ZP_OK) {
-            zp_witness_inputs_free(&in);
-            return st;
-        }
+        if (st != ZP_OK) return st;
         pthread_mutex_lock(&e->lock);
         zp_track_account(&s->memory, &e->tracker, s->inst, ZP_BUF_WITGEN, ZP_STAGE_SYNTH,
                          zp_witness_instance_memory_bytes(s->inst));
         pthread_mutex_unlock(&e->lock);
     }
-    st = zp_witness_instance_calculate(s->inst, &in, out, 0, err);
+    zp_witness_inputs in = {0};
+    input_read r = {.e = e, .s = s, .input = input};
+    st = zp_witness_inputs_read_reserved(&in, input, zp_witness_module_prime(c->module), n8, reserve_inputs, &r, err);
+    pthread_mutex_lock(&e->lock);
+    uint64_t before = s->memory.bytes; /* the instance's, while the inputs were read */
+    uint64_t peak = before + zp_track_round((size_t)r.peak);
+    if (st == ZP_OK) {
+        /* what the parse left (the values) stays counted; the instance
+         * may use the rest of the reservation, no more */
+        zp_track_account_resize(&e->tracker, &s->inputs, in.bytes);
+        uint64_t held = zp_track_round(in.bytes);
+        zp_witness_instance_set_memory_limit(s->inst, e->budget == ZP_BUDGET_UNLIMITED ? UINT64_MAX
+                                                      : s->reserved > held ? s->reserved - held
+                                                                           : before);
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (st == ZP_OK) st = zp_witness_instance_calculate(s->inst, &in, out, 0, err);
+    uint64_t denied = st != ZP_OK ? zp_witness_instance_memory_denied(s->inst) : 0;
+    uint64_t held = zp_track_round(in.bytes);
     zp_witness_inputs_free(&in);
     if (st != ZP_OK && strstr(err->message, input) == NULL) zp_error_prefix(err, "%s: ", input);
     pthread_mutex_lock(&e->lock);
+    zp_track_free(&e->tracker, &s->inputs);
+    uint64_t after = zp_track_round(zp_witness_instance_memory_bytes(s->inst)) + held;
+    if (after > peak) peak = after;
     zp_error settle_err;
     uint64_t remeasured;
     char *keep_at = c->measure_path; /* the circuit outlives this call: the slot holds a reference */
-    zp_status sst = settle(e, s, st == ZP_OK, input, &remeasured, &settle_err);
+    zp_status sst = settle(e, s, st == ZP_OK, peak, denied != 0, input, &remeasured, &settle_err);
     pthread_mutex_unlock(&e->lock);
     if (remeasured) measure_write(keep_at, remeasured, s);
     if (st == ZP_OK && sst != ZP_OK) {

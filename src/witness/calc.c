@@ -10,8 +10,12 @@
 #include "curve/desc.h"
 #include "io/binfile.h"
 
-/* The glue's table (w2c_glue.c.in); the two must agree on ZP_W2C_ABI. */
-#define ZP_W2C_ABI 1
+/* The glue's table (w2c_glue.c.in); the two must agree on ZP_W2C_ABI.
+ * Every value the module returns through it is hostile (issue 31): the
+ * field's size is read once, bounded, and passed to every call with the
+ * size of the buffer, and the glue checks the module's later answers
+ * against it. */
+#define ZP_W2C_ABI 2
 enum {
     OP_VERSION = 1,
     OP_N32,
@@ -23,18 +27,21 @@ enum {
     OP_SET_INPUT,
     OP_WITNESS,
 };
-enum { CALL_OK = 0, CALL_EXCEPTION = 1, CALL_MISSING = 2, CALL_TRAP = 0x100 };
+enum { CALL_OK = 0, CALL_EXCEPTION = 1, CALL_MISSING = 2, CALL_REFUSED = 3, CALL_TRAP = 0x100 };
+#define IO_WORDS (ZP_WITNESS_MAX_N8 / 4)
 
 typedef struct zp_w2c_api {
     uint32_t abi;
     void *(*create)(void);
     void (*destroy)(void *inst);
-    int (*call)(void *inst, int op, uint32_t a, uint32_t b, uint32_t c, uint32_t *io);
+    int (*call)(void *inst, int op, uint32_t a, uint32_t b, uint32_t c, uint32_t n32, uint32_t *io, size_t io_words);
     uint32_t (*exception)(void *inst);
     const char *(*error_text)(void *inst);
     const char *(*log_text)(void *inst, size_t *len);
     void (*log_clear)(void *inst);
     size_t (*memory_bytes)(void *inst);
+    void (*set_memory_limit)(void *inst, uint64_t max_bytes);
+    uint64_t (*memory_denied)(void *inst);
 } zp_w2c_api;
 
 struct zp_witness_module {
@@ -46,12 +53,16 @@ struct zp_witness_module {
     unsigned version;
     uint8_t prime[ZP_WITNESS_MAX_N8];
     zp_curve curve;
+    zp_witness_instance_hook *hook; /* tests and the fuzzer: called on each new glue state */
+    void *hook_arg;
 };
 
 struct zp_witness_instance {
     zp_witness_module *m;
     void *state;
     int dirty; /* a calculation failed in it: rebuild before the next */
+    uint64_t limit;  /* zp_witness_instance_set_memory_limit's; UINT64_MAX: none */
+    uint64_t denied; /* zp_witness_instance_memory_denied's */
 };
 
 /* Messages of witness_calculator.js's exceptionHandler, by code. */
@@ -83,13 +94,31 @@ static const char *trap_text(int code) {
 
 /* The error of a failed call, as one line: circom's message lines are
  * joined with spaces. */
-static zp_status call_error(const zp_witness_module *m, void *state, int rc, const char *during, zp_error *err) {
+static zp_status call_error(const zp_witness_module *m, void *state, int rc, const char *during, uint64_t limit,
+                            zp_error *err) {
+    uint64_t denied = m->api->memory_denied(state);
+    if (denied != 0 && rc != CALL_REFUSED) {
+        /* circom's answer to a refused growth is "Not enough memory"
+         * (exception 5); any failure after one is named by it */
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "%s: the witness calculator's memory would grow to %llu bytes during %s, past its limit "
+                            "of %llu bytes",
+                            m->name, (unsigned long long)denied, during, (unsigned long long)limit);
+    }
+    if (rc == CALL_REFUSED) {
+        char text[512];
+        snprintf(text, sizeof text, "%s", m->api->error_text(state));
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: the witness calculator broke circom's ABI during %s: %s", m->name,
+                            during, text);
+    }
     if (rc == CALL_EXCEPTION) {
         const char *text = m->api->error_text(state);
         char joined[1024];
         size_t n = 0;
-        for (const char *p = text; *p != 0 && n + 1 < sizeof joined; p++) {
-            joined[n++] = (*p == '\n') ? ' ' : *p;
+        for (const unsigned char *p = (const unsigned char *)text; *p != 0 && n + 1 < sizeof joined; p++) {
+            /* the module's text: one line of printable characters (no
+             * terminal escapes), as every error here is */
+            joined[n++] = *p == '\n' ? ' ' : (*p < 0x20 || *p >= 0x7f) ? '?' : (char)*p;
         }
         while (n > 0 && joined[n - 1] == ' ') n--;
         joined[n] = 0;
@@ -104,7 +133,19 @@ static zp_status call_error(const zp_witness_module *m, void *state, int rc, con
                         trap_text(rc - CALL_TRAP), during);
 }
 
+/* A new glue state, passed to the module's hook (if any) before any call. */
+static void *new_state(const zp_witness_module *m) {
+    void *state = m->api->create();
+    if (state != NULL && m->hook != NULL) m->hook(m->hook_arg, state);
+    return state;
+}
+
 zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, const char *name, zp_error *err) {
+    return zp_witness_module_open_hooked(out, so_path, name, NULL, NULL, err);
+}
+
+zp_status zp_witness_module_open_hooked(zp_witness_module **out, const char *so_path, const char *name,
+                                        zp_witness_instance_hook *hook, void *hook_arg, zp_error *err) {
     *out = NULL;
     void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
@@ -128,16 +169,18 @@ zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, c
     }
     m->handle = h;
     m->api = api;
-    void *probe = api->create();
+    m->hook = hook;
+    m->hook_arg = hook_arg;
+    void *probe = new_state(m);
     zp_status st = ZP_OK;
     if (probe == NULL) {
         st = zp_error_set(err, ZP_ERR_FORMAT, "%s: the witness calculator failed to instantiate", name);
         goto fail;
     }
-    uint32_t io[ZP_WITNESS_MAX_N8 / 4];
-    int rc = api->call(probe, OP_VERSION, 0, 0, 0, io);
+    uint32_t io[IO_WORDS];
+    int rc = api->call(probe, OP_VERSION, 0, 0, 0, 0, io, IO_WORDS);
     if (rc != CALL_OK) {
-        st = call_error(m, probe, rc, "getVersion", err);
+        st = call_error(m, probe, rc, "getVersion", UINT64_MAX, err);
         goto fail;
     }
     m->version = io[0];
@@ -146,19 +189,20 @@ zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, c
                           m->version);
         goto fail;
     }
-    if ((rc = api->call(probe, OP_N32, 0, 0, 0, io)) != CALL_OK) {
-        st = call_error(m, probe, rc, "getFieldNumLen32", err);
+    if ((rc = api->call(probe, OP_N32, 0, 0, 0, 0, io, IO_WORDS)) != CALL_OK) {
+        st = call_error(m, probe, rc, "getFieldNumLen32", UINT64_MAX, err);
         goto fail;
     }
+    /* read once, here; every later answer must equal it (the glue checks) */
     m->n32 = io[0];
-    if (m->n32 == 0 || m->n32 * 4 > ZP_WITNESS_MAX_N8 || m->n32 % 2 != 0) {
+    if (m->n32 == 0 || m->n32 > IO_WORDS || m->n32 % 2 != 0) {
         st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: a field of %u 32-bit words, which zkpipe does not support",
                           name, m->n32);
         goto fail;
     }
     m->n8 = (size_t)m->n32 * 4;
-    if ((rc = api->call(probe, OP_PRIME, 0, 0, 0, io)) != CALL_OK) {
-        st = call_error(m, probe, rc, "getRawPrime", err);
+    if ((rc = api->call(probe, OP_PRIME, 0, 0, 0, m->n32, io, IO_WORDS)) != CALL_OK) {
+        st = call_error(m, probe, rc, "getRawPrime", UINT64_MAX, err);
         goto fail;
     }
     for (uint32_t j = 0; j < m->n32; j++) {
@@ -166,8 +210,8 @@ zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, c
     }
     const zp_curve_desc *d = zp_curve_find_fr(m->prime, m->n8);
     m->curve = d ? d->id : ZP_CURVE_NONE;
-    if ((rc = api->call(probe, OP_WITNESS_SIZE, 0, 0, 0, io)) != CALL_OK) {
-        st = call_error(m, probe, rc, "getWitnessSize", err);
+    if ((rc = api->call(probe, OP_WITNESS_SIZE, 0, 0, 0, m->n32, io, IO_WORDS)) != CALL_OK) {
+        st = call_error(m, probe, rc, "getWitnessSize", UINT64_MAX, err);
         goto fail;
     }
     m->witness_size = io[0];
@@ -200,7 +244,8 @@ zp_status zp_witness_instance_create(zp_witness_instance **out, zp_witness_modul
     zp_witness_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     inst->m = m;
-    inst->state = m->api->create();
+    inst->limit = UINT64_MAX;
+    inst->state = new_state(m);
     if (inst->state == NULL) {
         free(inst);
         return zp_error_set(err, ZP_ERR_NOMEM, "%s: cannot instantiate the witness calculator (out of memory?)",
@@ -215,6 +260,13 @@ void zp_witness_instance_destroy(zp_witness_instance *inst) {
     if (inst->state != NULL) inst->m->api->destroy(inst->state);
     free(inst);
 }
+
+void zp_witness_instance_set_memory_limit(zp_witness_instance *inst, uint64_t max_bytes) {
+    inst->limit = max_bytes;
+    if (inst->state != NULL) inst->m->api->set_memory_limit(inst->state, max_bytes);
+}
+
+uint64_t zp_witness_instance_memory_denied(const zp_witness_instance *inst) { return inst->denied; }
 
 size_t zp_witness_instance_memory_bytes(const zp_witness_instance *inst) {
     return inst->state ? inst->m->api->memory_bytes(inst->state) : 0;
@@ -233,15 +285,17 @@ static zp_status calculate(zp_witness_instance *inst, const zp_witness_inputs *i
     const zp_witness_module *m = inst->m;
     const zp_w2c_api *api = m->api;
     void *s = inst->state;
-    uint32_t io[ZP_WITNESS_MAX_N8 / 4];
+    const uint32_t n32 = m->n32;
+    const uint64_t limit = inst->limit;
+    uint32_t io[IO_WORDS];
     api->log_clear(s);
-    int rc = api->call(s, OP_INIT, sanity_check ? 1 : 0, 0, 0, io);
-    if (rc != CALL_OK) return call_error(m, s, rc, "init", err);
+    int rc = api->call(s, OP_INIT, sanity_check ? 1 : 0, 0, 0, n32, io, IO_WORDS);
+    if (rc != CALL_OK) return call_error(m, s, rc, "init", limit, err);
     uint64_t set = 0;
     for (size_t k = 0; k < in->count; k++) {
         const zp_witness_signal *sig = &in->signals[k];
         uint32_t hm = (uint32_t)(sig->hash >> 32), hl = (uint32_t)sig->hash;
-        rc = api->call(s, OP_SIGNAL_SIZE, hm, hl, 0, io);
+        rc = api->call(s, OP_SIGNAL_SIZE, hm, hl, 0, n32, io, IO_WORDS);
         if (rc == CALL_OK) {
             int32_t size = (int32_t)io[0];
             if (size < 0) return zp_error_set(err, ZP_ERR_FORMAT, "%s: Signal %s not found", m->name, sig->name);
@@ -258,22 +312,22 @@ static zp_status calculate(zp_witness_instance *inst, const zp_witness_inputs *i
                                     size == 0 ? ": it is not an input of this circuit" : "");
             }
         } else if (rc != CALL_MISSING) {
-            return call_error(m, s, rc, "getInputSignalSize", err);
+            return call_error(m, s, rc, "getInputSignalSize", limit, err);
         }
         for (size_t i = 0; i < sig->count; i++) {
             const uint8_t *v = sig->values + i * in->n8;
-            for (uint32_t j = 0; j < m->n32; j++) {
+            for (uint32_t j = 0; j < n32; j++) {
                 io[j] = (uint32_t)v[4 * j] | (uint32_t)v[4 * j + 1] << 8 | (uint32_t)v[4 * j + 2] << 16 |
                         (uint32_t)v[4 * j + 3] << 24;
             }
-            rc = api->call(s, OP_SET_INPUT, hm, hl, (uint32_t)i, io);
-            if (rc == CALL_EXCEPTION && api->exception(s) == 1) {
+            rc = api->call(s, OP_SET_INPUT, hm, hl, (uint32_t)i, n32, io, IO_WORDS);
+            if (rc == CALL_EXCEPTION && api->exception(s) == 1 && api->memory_denied(s) == 0) {
                 /* no getInputSignalSize: the circuit's own "Signal not found" */
                 return zp_error_set(err, ZP_ERR_FORMAT, "%s: Signal %s not found", m->name, sig->name);
             }
             if (rc != CALL_OK) {
-                zp_status st = call_error(m, s, rc, "setInputSignal", err);
-                if (rc == CALL_EXCEPTION && api->exception(s) != 4) {
+                zp_status st = call_error(m, s, rc, "setInputSignal", limit, err);
+                if (rc == CALL_EXCEPTION && api->exception(s) != 4 && api->memory_denied(s) == 0) {
                     zp_error_prefix(err, "input signal %s[%zu]: ", sig->name, i);
                 }
                 return st;
@@ -281,25 +335,26 @@ static zp_status calculate(zp_witness_instance *inst, const zp_witness_inputs *i
             set++;
         }
     }
-    rc = api->call(s, OP_INPUT_SIZE, 0, 0, 0, io);
+    rc = api->call(s, OP_INPUT_SIZE, 0, 0, 0, n32, io, IO_WORDS);
     if (rc == CALL_OK && set < io[0]) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: Not all inputs have been set. Only %llu out of %u", m->name,
                             (unsigned long long)set, io[0]);
     }
-    if (rc != CALL_OK && rc != CALL_MISSING) return call_error(m, s, rc, "getInputSize", err);
+    if (rc != CALL_OK && rc != CALL_MISSING) return call_error(m, s, rc, "getInputSize", limit, err);
     /* The values, a block at a time through the shared memory. */
     enum { BLOCK = 1024 };
-    uint32_t *words = malloc((size_t)BLOCK * m->n32 * sizeof *words);
+    const size_t words_len = (size_t)BLOCK * n32;
+    uint32_t *words = malloc(words_len * sizeof *words);
     if (words == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < m->witness_size; i += BLOCK) {
         uint32_t n = (uint32_t)(m->witness_size - i < BLOCK ? m->witness_size - i : BLOCK);
-        rc = api->call(s, OP_WITNESS, (uint32_t)i, n, 0, words);
+        rc = api->call(s, OP_WITNESS, (uint32_t)i, n, 0, n32, words, words_len);
         if (rc != CALL_OK) {
             free(words);
-            return call_error(m, s, rc, "getWitness", err);
+            return call_error(m, s, rc, "getWitness", limit, err);
         }
         uint8_t *dst = out + i * m->n8;
-        for (size_t w = 0; w < (size_t)n * m->n32; w++) {
+        for (size_t w = 0; w < (size_t)n * n32; w++) {
             dst[4 * w] = (uint8_t)words[w];
             dst[4 * w + 1] = (uint8_t)(words[w] >> 8);
             dst[4 * w + 2] = (uint8_t)(words[w] >> 16);
@@ -318,13 +373,15 @@ zp_status zp_witness_instance_calculate(zp_witness_instance *inst, const zp_witn
     }
     if (inst->dirty) {
         /* What a failed run left in the memory is not trusted again. */
-        void *fresh = m->api->create();
+        void *fresh = new_state(m);
         if (fresh == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: cannot instantiate the calculator", m->name);
         m->api->destroy(inst->state);
         inst->state = fresh;
         inst->dirty = 0;
+        m->api->set_memory_limit(fresh, inst->limit);
     }
     zp_status st = calculate(inst, in, out, sanity_check, err);
+    inst->denied = st != ZP_OK ? m->api->memory_denied(inst->state) : 0;
     if (st != ZP_OK) inst->dirty = 1;
     return st;
 }

@@ -12,8 +12,16 @@
  * The linear memory is the glue's (w2c_glue.c.in): the module's maximum
  * (at most 4 GiB) is reserved as address space with mmap (PROT_NONE,
  * MAP_NORESERVE), and pages become readable and writable as the module
- * grows it; it is not yet counted by the tracked allocator, but its size
- * is reported (zp_witness_instance_memory_bytes) for the engine to reserve. */
+ * grows it, up to the limit the host sets; it is not counted by the
+ * tracked allocator, but its size is reported
+ * (zp_witness_instance_memory_bytes) for the engine to account.
+ *
+ * The module is the circuit author's code, and nothing it returns is
+ * trusted: the field's size is read once (at most 512 bits) and every
+ * later answer must equal it, no copy is sized by an answer, an import
+ * may not be re-entered from the module, and a module that breaks these
+ * fails the call with ZP_ERR_FORMAT: "X: the witness calculator broke
+ * circom's ABI during getWitness: getFieldNumLen32 answered 64 after 8". */
 #ifndef ZP_WITNESS_CALC_H
 #define ZP_WITNESS_CALC_H
 
@@ -34,6 +42,15 @@ typedef struct zp_witness_instance zp_witness_instance;
 zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, const char *name,
                                  zp_error *err) ZP_WARN_UNUSED;
 void zp_witness_module_close(zp_witness_module *m);
+
+/* zp_witness_module_open, and hook(hook_arg, state) called with the
+ * glue's state of every instance the module makes (the probe that open
+ * uses included) as soon as it is made, before any call into it: for
+ * tests/test_witness_hostile.c and fuzz/fuzz_glue.c, which write a script
+ * into a puppet module's linear memory there. hook may be NULL. */
+typedef void zp_witness_instance_hook(void *hook_arg, void *state);
+zp_status zp_witness_module_open_hooked(zp_witness_module **out, const char *so_path, const char *name,
+                                        zp_witness_instance_hook *hook, void *hook_arg, zp_error *err) ZP_WARN_UNUSED;
 
 const char *zp_witness_module_name(const zp_witness_module *m);
 /* The prime p, n8 bytes little-endian (n8 = 4 · getFieldNumLen32). */
@@ -57,10 +74,22 @@ void zp_witness_instance_destroy(zp_witness_instance *inst);
  * values for input signal X", "Not all inputs have been set. Only N out of
  * M" (ZP_ERR_FORMAT); a failed circuit assert or another exception of the
  * circuit, with circom's text ("Assert Failed. Error in template T_1 line:
- * 12") (ZP_ERR_UNSATISFIED); a trap of the wasm (ZP_ERR_FORMAT). */
+ * 12") (ZP_ERR_UNSATISFIED); a trap of the wasm, or an answer that breaks
+ * the ABI (ZP_ERR_FORMAT); its memory past the limit (ZP_ERR_NOMEM, below). */
 zp_status zp_witness_instance_calculate(zp_witness_instance *inst, const zp_witness_inputs *in, uint8_t *out,
                                         int sanity_check, zp_error *err) ZP_WARN_UNUSED;
 
+/* The most linear memory the instance may grow to, in bytes (kept when a
+ * failed calculation rebuilds it); UINT64_MAX (the default): the
+ * module's own maximum, at most 4 GiB. A growth past it fails in the
+ * module as wasm's memory.grow fails (circom raises "Not enough memory"),
+ * and the calculation with ZP_ERR_NOMEM: "X: the witness calculator's
+ * memory would grow to N bytes during init, past its limit of L bytes".
+ * Memory already past it stays (linear memory never shrinks). */
+void zp_witness_instance_set_memory_limit(zp_witness_instance *inst, uint64_t max_bytes);
+/* The largest size (bytes) a growth refused by that limit asked for in
+ * the last calculation that failed; 0: none. */
+uint64_t zp_witness_instance_memory_denied(const zp_witness_instance *inst);
 /* The instance's linear memory now, in bytes. */
 size_t zp_witness_instance_memory_bytes(const zp_witness_instance *inst);
 /* What the circuit's log() calls printed during the last calculation

@@ -44,6 +44,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -439,6 +440,15 @@ static int member_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* What malloc(n) takes from the heap: glibc's chunks, 16-byte aligned
+ * with an 8-byte header, 32 bytes at least; from 128 KiB (its first mmap
+ * threshold) whole pages. A bound for other mallocs too. */
+static uint64_t heap_bytes(uint64_t n) {
+    uint64_t chunk = (n + 8 + 15) & ~(uint64_t)15;
+    if (chunk >= ((uint64_t)128 << 10)) chunk = (n + 16 + 4095) & ~(uint64_t)4095;
+    return chunk < 32 ? 32 : chunk;
+}
+
 void zp_witness_inputs_free(zp_witness_inputs *in) {
     if (in == NULL) return;
     for (size_t i = 0; i < in->count; i++) {
@@ -492,6 +502,7 @@ static zp_status parse_root(zp_witness_inputs *out, const json_t *root, const mo
     qsort(members, kept, sizeof *members, member_cmp);
 
     const size_t n8 = mod->limbs * 8;
+    out->bytes = heap_bytes((n ? n : 1) * sizeof *out->signals);
     for (size_t i = 0; i < kept; i++) {
         zp_witness_signal *sig = &out->signals[i];
         size_t len = strlen(members[i].name);
@@ -503,6 +514,7 @@ static zp_status parse_root(zp_witness_inputs *out, const json_t *root, const mo
             st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for signal %zu's %zu values", what, i, count);
             goto done;
         }
+        out->bytes += heap_bytes(len + 1) + heap_bytes(count ? count * n8 : 1);
         memcpy(sig->name, members[i].name, len + 1);
         sig->hash = snarkjs_hash(sig->name, len);
         sig->count = count;
@@ -551,6 +563,129 @@ zp_status zp_witness_inputs_read(zp_witness_inputs *out, const char *path, const
     zp_status st = zp_file_read_all(&buf, &n, path, ZP_WITNESS_INPUT_MAX_BYTES, "an input file", err);
     if (st != ZP_OK) return st;
     st = zp_witness_inputs_parse(out, buf, n, prime, n8, path, err);
+    free(buf);
+    return st;
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* jansson 2.14's allocations (load.c, value.c, hashtable.c), as
+ * heap_bytes rounds them: a number (json_real) 24 bytes; a string 32
+ * bytes and its text (the token's raw length + 3 at most, decoded in
+ * place); an array 40 bytes and a table of 8 pointers, doubled as it
+ * fills (at most 2 n slots of 8 bytes, and while it grows, the old table
+ * beside the new: 3 n for the largest); an object 72 bytes, 8 buckets of
+ * 16, each key a 56-byte pair with its text, the buckets doubled as keys
+ * come (at most 2 per key, and the old beside the new); true, false and
+ * null are shared. The lexer keeps the longest token, doubled. */
+enum {
+    COST_NUMBER = 32,
+    COST_STRING = 48,
+    COST_SLOT = 16,   /* per array element: the table at twice the count */
+    COST_ARRAY = 128, /* the array and its first table of 8 */
+    COST_OBJECT = 256,
+    COST_KEY = 64 + 96, /* the pair (with 8 bytes of its key) and its buckets' share while they double */
+    COST_SIGNAL = 256,  /* per member: its signal, its place in the order, its name's chunk */
+};
+
+uint64_t zp_witness_inputs_parse_bytes(const char *json, size_t len, size_t n8) {
+    /* Containers deeper than jansson parses make it fail: a bound from
+     * the first JSON_PARSER_MAX_DEPTH is enough. */
+    enum { DEPTH = JSON_PARSER_MAX_DEPTH + 1 };
+    char kind[DEPTH];       /* '[' or '{', by depth */
+    uint32_t elements[DEPTH]; /* an open array's elements so far */
+    size_t depth = 0;
+    uint64_t tree = 0, values = 0, slots = 0, members = 0, names = 0, longest = 0, largest_array = 0;
+    const unsigned char *t = (const unsigned char *)json;
+    for (size_t i = 0; i < len;) {
+        unsigned char ch = t[i];
+        int in_array = depth > 0 && depth <= DEPTH && kind[depth - 1] == '[';
+        size_t start = i;
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',' || ch == ':') {
+            i++;
+            continue;
+        }
+        if (ch == '[' || ch == '{') {
+            tree += ch == '[' ? COST_ARRAY : COST_OBJECT;
+            if (in_array) elements[depth - 1]++, slots++;
+            if (depth < DEPTH) kind[depth] = (char)ch, elements[depth] = 0;
+            depth++;
+            i++;
+            continue;
+        }
+        if (ch == ']' || ch == '}') {
+            if (depth > 0) {
+                depth--;
+                if (depth < DEPTH && kind[depth] == '[' && elements[depth] > largest_array) {
+                    largest_array = elements[depth];
+                }
+            }
+            i++;
+            continue;
+        }
+        if (ch == '"') {
+            for (i++; i < len && t[i] != '"'; i++) {
+                if (t[i] == '\\') i++;
+            }
+            i = i < len ? i + 1 : len;
+            uint64_t raw = i - start;
+            if (raw > longest) longest = raw;
+            size_t k = i;
+            while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r')) k++;
+            if (k < len && t[k] == ':') { /* a key */
+                tree += COST_KEY + heap_bytes(raw);
+                if (depth == 1) {
+                    members++;
+                    names += heap_bytes(raw);
+                }
+                continue;
+            }
+            tree += COST_STRING + heap_bytes(raw + 3);
+        } else {
+            /* a number, true, false, null (or not JSON): to the next delimiter */
+            while (i < len && !strchr(" \t\n\r,:[]{}\"", t[i])) i++;
+            if (i == start) i++; /* a NUL byte */
+            if (i - start > longest) longest = i - start;
+            if (ch == '-' || (ch >= '0' && ch <= '9')) tree += COST_NUMBER;
+        }
+        if (in_array) elements[depth - 1]++, slots++;
+        values++;
+    }
+    /* arrays left open (not JSON: the parse fails, but a bound all the same) */
+    for (size_t d = depth < DEPTH ? depth : DEPTH; d-- > 0;) {
+        if (kind[d] == '[' && elements[d] > largest_array) largest_array = elements[d];
+    }
+    /* the tables, and the largest one's growth: the old beside the new */
+    tree += COST_SLOT * slots + 8 * largest_array + 64;
+    tree += 2 * heap_bytes(longest + 1) + 4096; /* the lexer, the parser's small state */
+    uint64_t ours = heap_bytes(sizeof(ctx)) + members * COST_SIGNAL + names + values * (uint64_t)n8 +
+                    (members + 1) * 32;
+    return tree + ours;
+}
+
+zp_status zp_witness_inputs_read_reserved(zp_witness_inputs *out, const char *path, const uint8_t *prime, size_t n8,
+                                          zp_witness_reserve_fn *reserve, void *reserve_arg, zp_error *err) {
+    if (out == NULL) return zp_error_set(err, ZP_ERR_ARG, "inputs: no output");
+    memset(out, 0, sizeof *out);
+    int fd;
+    uint64_t size;
+    zp_status st = zp_file_open_regular(&fd, &size, path, err);
+    if (st != ZP_OK) return st;
+    close(fd);
+    if (size > ZP_WITNESS_INPUT_MAX_BYTES) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than an input file can hold (%zu MiB)", path,
+                            (unsigned long long)size, ZP_WITNESS_INPUT_MAX_BYTES >> 20);
+    }
+    uint64_t text_bytes = heap_bytes(size + 2); /* zp_file_read_all's buffer */
+    if ((st = reserve(reserve_arg, text_bytes, err)) != ZP_OK) return st;
+    char *buf;
+    size_t n;
+    /* at most the size reserved: a file that grew since is refused */
+    st = zp_file_read_all(&buf, &n, path, (size_t)size, "the input file it was a moment ago", err);
+    if (st != ZP_OK) return st;
+    if ((st = reserve(reserve_arg, text_bytes + zp_witness_inputs_parse_bytes(buf, n, n8), err)) == ZP_OK) {
+        st = zp_witness_inputs_parse(out, buf, n, prime, n8, path, err);
+    }
     free(buf);
     return st;
 }

@@ -21,9 +21,10 @@
  * ~40 bytes a value, the values n8 = 32 each. Measured: 700,000 field
  * elements as 77-digit strings (55 MB) peak at 180 MB; the worst case, a
  * file at the cap of one-digit values ("0,": 33.5 million), at 2.4 GB (its
- * witness alone would be over 1 GiB). A caller that budgets memory reserves
- * ~37 bytes per byte of the file. Real inputs (thousands of field elements,
- * a million bits) are far under the cap. */
+ * witness alone would be over 1 GiB). A caller that budgets memory asks
+ * zp_witness_inputs_parse_bytes first (one pass over the text) or reads
+ * through zp_witness_inputs_read_reserved. Real inputs (thousands of field
+ * elements, a million bits) are far under the cap. */
 #define ZP_WITNESS_INPUT_MAX_BYTES ((size_t)64 << 20)
 /* The widest prime the reader reduces by: 512 bits. */
 #define ZP_WITNESS_INPUT_MAX_N8 64
@@ -44,7 +45,8 @@ typedef struct zp_witness_inputs {
                                    duplicate name keeps its first place and
                                    its last value; "__proto__" is dropped */
     size_t count;
-    size_t n8; /* bytes per value: the prime's size rounded up to 8 */
+    size_t n8;    /* bytes per value: the prime's size rounded up to 8 */
+    size_t bytes; /* the heap the signals, names and values hold, as malloc rounds it */
 } zp_witness_inputs;
 
 /* Parses len bytes of JSON text. prime is p, n8 bytes little-endian (n8 a
@@ -60,6 +62,30 @@ zp_status zp_witness_inputs_parse(zp_witness_inputs *out, const char *json, size
  * ZP_WITNESS_INPUT_MAX_BYTES) and parses it; messages name the path. */
 zp_status zp_witness_inputs_read(zp_witness_inputs *out, const char *path, const uint8_t *prime, size_t n8,
                                  zp_error *err) ZP_WARN_UNUSED;
+
+/* A bound on the heap zp_witness_inputs_parse takes while it parses this
+ * text, beyond the text itself: jansson's tree (jansson 2.14's nodes as
+ * glibc's malloc rounds them: 40 bytes a small number, 90 a short string,
+ * 130 to 250 an array or object), the lexer's buffer, and the signals
+ * with their values (n8 bytes each). One pass over the text, nothing
+ * allocated; tests/test_witness_input.c checks it against the heap a
+ * parse really takes. Text that is not JSON gets a bound too (the parse
+ * then fails before it is reached). */
+uint64_t zp_witness_inputs_parse_bytes(const char *json, size_t len, size_t n8);
+
+/* Asked before memory is taken: total is what the read holds at most from
+ * now on (the text, then the text and the parse). ZP_OK to go on;
+ * anything else ends the read with that status and err. */
+typedef zp_status zp_witness_reserve_fn(void *arg, uint64_t total, zp_error *err);
+
+/* zp_witness_inputs_read within a memory budget: reserve is asked for the
+ * file's size (from its descriptor, before a byte is read), then for the
+ * size and zp_witness_inputs_parse_bytes before the text is parsed. On
+ * success out->bytes is what the result holds (less than the last total;
+ * the caller settles its reservation to it). */
+zp_status zp_witness_inputs_read_reserved(zp_witness_inputs *out, const char *path, const uint8_t *prime, size_t n8,
+                                          zp_witness_reserve_fn *reserve, void *reserve_arg,
+                                          zp_error *err) ZP_WARN_UNUSED;
 
 void zp_witness_inputs_free(zp_witness_inputs *in);
 
