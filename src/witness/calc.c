@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "curve/desc.h"
 #include "io/binfile.h"
+#include "witness/cache.h"
 
 /* The glue's table (w2c_glue.c.in); the two must agree on ZP_W2C_ABI. */
 #define ZP_W2C_ABI 1
@@ -106,12 +107,8 @@ static zp_status call_error(const zp_witness_module *m, void *state, int rc, con
 
 zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, const char *name, zp_error *err) {
     *out = NULL;
-    void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        const char *why = dlerror();
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot load the compiled calculator %s: %s", name, so_path,
-                            why ? why : "dlopen failed");
-    }
+    void *h; /* checked whole and trusted before it is loaded (cache.h) */
+    if (zp_witness_object_dlopen(&h, so_path, err) != ZP_OK) return zp_error_prefix(err, "%s: ", name);
     const zp_w2c_api *(*get)(void);
     *(void **)&get = dlsym(h, "zp_w2c_api_get");
     const zp_w2c_api *api = get ? get() : NULL;
