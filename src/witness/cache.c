@@ -318,8 +318,8 @@ static int object_whole(int fd, uint64_t size, const uint8_t key[KEY_BYTES], int
     uint8_t t[ZP_OBJECT_TRAILER_BYTES];
     if (size <= ZP_OBJECT_TRAILER_BYTES || !read_at(fd, t, sizeof t, size - sizeof t) ||
         memcmp(t, trailer_magic, sizeof trailer_magic) != 0) {
-        snprintf(why, cap, "%s: %llu bytes with no zkpipe trailer at the end", size == 0 ? "empty" : "truncated or garbage",
-                 (unsigned long long)size);
+        snprintf(why, cap, "%s: %llu bytes with no zkpipe trailer at the end",
+                 size == 0 ? "empty" : "truncated or garbage", (unsigned long long)size);
         return 0;
     }
     if (memcmp(t + 16, key, KEY_BYTES) != 0) {
@@ -484,7 +484,8 @@ zp_status zp_witness_object_dlopen(void **handle, const char *so_path, zp_error 
     void *h = dlopen(load, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
         const char *e = dlerror();
-        st = zp_error_set(err, ZP_ERR_IO, "cannot load the compiled calculator %s: %s", so_path, e ? e : "dlopen failed");
+        st = zp_error_set(err, ZP_ERR_IO, "cannot load the compiled calculator %s: %s", so_path,
+                          e ? e : "dlopen failed");
         goto done;
     }
     /* the name still holds the file checked (objects are replaced by

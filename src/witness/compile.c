@@ -235,11 +235,11 @@ static void remove_tree_flat(const char *dir) {
 }
 
 /* Build folders an interrupted compile left (a kill, a crash, a full
- * disk), and space probes, older than a day are removed: no compile takes
- * that long, so none of them is in use. Through the cache folder's
- * descriptor, links not followed. */
+ * disk) older than a day are removed: no compile takes that long, so none
+ * of them is in use. Through the cache folder's descriptor, links not
+ * followed. */
 static void sweep_stale_builds(int cache_fd) {
-    int fd = dup(cache_fd);
+    int fd = openat(cache_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d == NULL) {
         if (fd >= 0) close(fd);
@@ -248,14 +248,11 @@ static void sweep_stale_builds(int cache_fd) {
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        int build = strncmp(e->d_name, ".build-", 7) == 0, probe = strncmp(e->d_name, ".space-probe-", 13) == 0;
         struct stat sb;
-        if ((!build && !probe) || fstatat(cache_fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
-            now - sb.st_mtime <= 24 * 3600) {
+        if (strncmp(e->d_name, ".build-", 7) != 0 || fstatat(cache_fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISDIR(sb.st_mode) || now - sb.st_mtime <= 24 * 3600) {
             continue;
         }
-        if (probe && S_ISREG(sb.st_mode)) unlinkat(cache_fd, e->d_name, 0);
-        if (!build || !S_ISDIR(sb.st_mode)) continue;
         int bfd = openat(cache_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         DIR *b = bfd >= 0 ? fdopendir(bfd) : NULL;
         if (b == NULL) {
@@ -663,7 +660,8 @@ static zp_status fingerprint_lookup(int *found, int cache_fd, const char *dir, c
         }
         goto done;
     }
-    if (fstat(fd, &sb) != 0 || (s = zp_witness_cache_trusted(&sb, S_IFREG, path, "a fingerprint record", err)) != ZP_OK) {
+    if (fstat(fd, &sb) != 0 ||
+        (s = zp_witness_cache_trusted(&sb, S_IFREG, path, "a fingerprint record", err)) != ZP_OK) {
         goto done;
     }
     char buf[FP_RECORD_MAX + 1], expect[FP_RECORD_MAX];
@@ -719,6 +717,16 @@ static void fingerprint_record(int cache_fd, const char *dir, const char *fp, co
     free(tmp), free(path);
 }
 
+/* zp_witness_object_check with its digest, the descriptor not kept; why
+ * has 160 bytes. */
+static zp_status object_state(zp_object_state *state, char *why, int cache_fd, const char *dir, const char *key,
+                              zp_error *err) {
+    int fd;
+    zp_status st = zp_witness_object_check(&fd, state, why, 160, cache_fd, dir, key, 1, err);
+    if (fd >= 0) close(fd);
+    return st;
+}
+
 /* A line for the operator: through options->note, else on stderr. */
 static void note(const zp_witness_compile_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(const zp_witness_compile_options *o, const char *fmt, ...) {
@@ -742,7 +750,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     uint8_t *wasm = NULL;
     size_t wasm_len = 0;
     char *dir = NULL, *tmp = NULL;
-    int fd, cache_fd = -1, obj_fd = -1;
+    int fd, cache_fd = -1;
     uint64_t size;
     struct stat sb;
     char fp[33], why[160], damaged_key[ZP_SHA256_HEX] = "";
@@ -768,7 +776,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     if (cache_fd >= 0) {
         int found = 0;
         st = fingerprint_lookup(&found, cache_fd, dir, fp, &stamps, out->key, err);
-        if (st == ZP_OK && found) st = zp_witness_object_check(&obj_fd, &state, why, sizeof why, cache_fd, dir, out->key, 1, err);
+        if (st == ZP_OK && found) st = object_state(&state, why, cache_fd, dir, out->key, err);
         if (st != ZP_OK) {
             close(fd);
             goto done;
@@ -816,9 +824,8 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     if (strcmp(damaged_key, out->key) == 0) {
         state = ZP_OBJECT_DAMAGED; /* just checked, and said so */
     } else {
-        if ((st = zp_witness_object_check(&obj_fd, &state, why, sizeof why, cache_fd, dir, out->key, 1, err)) != ZP_OK) {
-            goto done;
-        }
+        st = object_state(&state, why, cache_fd, dir, out->key, err);
+        if (st != ZP_OK) goto done;
         if (state == ZP_OBJECT_DAMAGED) {
             note(options, "%s: the compiled calculator of %s is damaged (%s): compiling it again", out->so_path,
                  wasm_path, why);
@@ -839,9 +846,8 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
         /* what was published is checked as a later run will check it: a
          * failure here is the machine's (a disk that does not keep what
          * it was given), and is not retried */
-        if (st == ZP_OK &&
-            (st = zp_witness_object_check(&obj_fd, &state, why, sizeof why, cache_fd, dir, out->key, 1, err)) == ZP_OK &&
-            state != ZP_OBJECT_GOOD) {
+        if (st == ZP_OK) st = object_state(&state, why, cache_fd, dir, out->key, err);
+        if (st == ZP_OK && state != ZP_OBJECT_GOOD) {
             st = zp_error_set(err, ZP_ERR_IO, "%s: the calculator just compiled fails its check (%s)", out->so_path,
                               state == ZP_OBJECT_MISSING ? "it is gone" : why);
         }
@@ -850,7 +856,6 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
      * through the descriptor fstat'd before */
     if (st == ZP_OK) fingerprint_record(cache_fd, dir, fp, out->key, &sb, &stamps);
 done:
-    if (obj_fd >= 0) close(obj_fd);
     if (cache_fd >= 0) close(cache_fd);
     free(tmp);
     free(dir);

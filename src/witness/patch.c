@@ -244,7 +244,10 @@ static int data_at(const char *text, size_t len, unsigned addr, uint8_t bytes[32
         int digits = 0;
         for (; digits < 2 && d < end; digits++, d++) {
             char c = *d;
-            int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            int x = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
             if (x < 0) break;
             v = v * 16 + (unsigned)x;
         }
@@ -362,7 +365,8 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
         for (;;) {
             size_t i2, b2;
             unsigned k, sv;
-            if ((b2 = copy_block(p + run_len, text + len, &i2, &k, &sv)) == 0 || i2 != ind || k != k0 + (unsigned)n) break;
+            b2 = copy_block(p + run_len, text + len, &i2, &k, &sv);
+            if (b2 == 0 || i2 != ind || k != k0 + (unsigned)n) break;
             if (n == srcs_cap) {
                 size_t nc = srcs_cap ? 2 * srcs_cap : 64;
                 unsigned *ns = realloc(srcs, nc * sizeof *ns);
