@@ -477,32 +477,41 @@ zp_status zp_witness_object_dlopen(void **handle, const char *so_path, zp_error 
         goto done;
     }
     if ((st = zp_witness_cache_trusted(&sb, S_IFDIR, dir, "the cache directory", err)) != ZP_OK) goto done;
-    zp_object_state state;
-    char why[160];
-    if ((st = zp_witness_object_check(&fd, &state, why, sizeof why, dfd, dir, key, 1, err)) != ZP_OK) goto done;
-    if (state == ZP_OBJECT_MISSING) {
-        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot open the compiled calculator: %s", so_path, strerror(ENOENT));
-        goto done;
-    }
-    if (state == ZP_OBJECT_DAMAGED) {
-        st = zp_error_set(err, ZP_ERR_FORMAT, "%s: the compiled calculator is damaged (%s): run again to rebuild it",
-                          so_path, why);
-        goto done;
-    }
-    void *h = dlopen(load, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        const char *e = dlerror();
-        st = zp_error_set(err, ZP_ERR_IO, "cannot load the compiled calculator %s: %s", so_path,
-                          e ? e : "dlopen failed");
-        goto done;
-    }
-    /* the name still holds the file checked (objects are replaced by
-     * rename, never rewritten, so a file checked is never changed) */
-    if (fstat(fd, &sb) != 0 || stat(load, &now) != 0 || sb.st_dev != now.st_dev || sb.st_ino != now.st_ino) {
+    /* A process that compiled the same wasm may rename its object over
+     * this one between the check and the load (both are good): check
+     * again then, a few times, before calling it a failure. */
+    void *h = NULL;
+    for (int attempt = 0; h == NULL; attempt++) {
+        zp_object_state state;
+        char why[160];
+        if (fd >= 0) close(fd);
+        if ((st = zp_witness_object_check(&fd, &state, why, sizeof why, dfd, dir, key, 1, err)) != ZP_OK) goto done;
+        if (state == ZP_OBJECT_MISSING) {
+            st = zp_error_set(err, ZP_ERR_IO, "%s: cannot open the compiled calculator: %s", so_path,
+                              strerror(ENOENT));
+            goto done;
+        }
+        if (state == ZP_OBJECT_DAMAGED) {
+            st = zp_error_set(err, ZP_ERR_FORMAT,
+                              "%s: the compiled calculator is damaged (%s): run again to rebuild it", so_path, why);
+            goto done;
+        }
+        if ((h = dlopen(load, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+            const char *e = dlerror();
+            st = zp_error_set(err, ZP_ERR_IO, "cannot load the compiled calculator %s: %s", so_path,
+                              e ? e : "dlopen failed");
+            goto done;
+        }
+        /* the name still holds the file checked (objects are replaced by
+         * rename, never rewritten, so a file checked is never changed) */
+        if (fstat(fd, &sb) == 0 && stat(load, &now) == 0 && sb.st_dev == now.st_dev && sb.st_ino == now.st_ino) break;
         dlclose(h);
-        st = zp_error_set(err, ZP_ERR_IO, "%s: the compiled calculator was replaced while being loaded: run again",
-                          so_path);
-        goto done;
+        h = NULL;
+        if (attempt == 2) {
+            st = zp_error_set(err, ZP_ERR_IO, "%s: the compiled calculator keeps being replaced while it is loaded",
+                              so_path);
+            goto done;
+        }
     }
     *handle = h;
 done:
