@@ -307,11 +307,11 @@ static const char *elf_problem(int fd, uint64_t elf) {
         (HOST_EM != 0 && eh.e_machine != HOST_EM)) {
         return "not a shared object for this machine";
     }
-    if (eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 || eh.e_phnum > 256 || eh.e_phoff > elf ||
+    if (eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 || eh.e_phnum > 64 || eh.e_phoff > elf ||
         (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr)) > elf - eh.e_phoff) {
         return "its program headers lie past its end";
     }
-    ElfW(Phdr) ph[256];
+    ElfW(Phdr) ph[64]; /* a shared object from cc has about a dozen */
     if (!read_at(fd, ph, eh.e_phnum * sizeof *ph, eh.e_phoff)) return "its program headers cannot be read";
     for (unsigned i = 0; i < eh.e_phnum; i++) {
         if (ph[i].p_type == PT_LOAD && (ph[i].p_offset > elf || ph[i].p_filesz > elf - ph[i].p_offset)) {
