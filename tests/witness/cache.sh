@@ -23,6 +23,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 W="$2"
+umount "$W/full" 2>/dev/null # a tmpfs an interrupted run left
 rm -rf "$W"; mkdir -p "$W"; W="$(cd "$W" && pwd)"
 command -v wasm2c >/dev/null || { echo "cache.sh: skipped: no wasm2c (apt-get install wabt)"; exit 77; }
 WASM="$ROOT/tests/witness/circuits/multidim.wasm"
@@ -175,6 +176,7 @@ F="$W/full"
 mkdir -p "$F"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k,mode=0700 tmpfs "$F" 2>/dev/null; then
     umount "$F"
+    trap 'umount "$F" 2>/dev/null' EXIT
     # from the wasm's copy, through wasm2c's C and the patch, to cc and
     # its temporary files (2 MiB: it fits)
     for size in 24k 100k 300k 600k 900k; do
