@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "curve/desc.h"
 #include "io/binfile.h"
+#include "witness/cache.h"
 
 /* The glue's table (w2c_glue.c.in); the two must agree on ZP_W2C_ABI.
  * Every value the module returns through it is hostile (issue 31): the
@@ -147,12 +148,8 @@ zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, c
 zp_status zp_witness_module_open_hooked(zp_witness_module **out, const char *so_path, const char *name,
                                         zp_witness_instance_hook *hook, void *hook_arg, zp_error *err) {
     *out = NULL;
-    void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        const char *why = dlerror();
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot load the compiled calculator %s: %s", name, so_path,
-                            why ? why : "dlopen failed");
-    }
+    void *h; /* checked whole and trusted before it is loaded (cache.h) */
+    if (zp_witness_object_dlopen(&h, so_path, err) != ZP_OK) return zp_error_prefix(err, "%s: ", name);
     const zp_w2c_api *(*get)(void);
     *(void **)&get = dlsym(h, "zp_w2c_api_get");
     const zp_w2c_api *api = get ? get() : NULL;

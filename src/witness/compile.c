@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,14 +19,16 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/file.h"
+#include "witness/cache.h"
 #include "witness/patch.h"
 #include "witness/w2c_glue.h"
 
 extern char **environ;
 
 /* Bump when the glue's ABI or the way objects are built changes: it is
- * part of every cache key, so old objects are simply not found again. */
-#define ZP_WITGEN_BUILD_TAG "zkpipe-witgen 1"
+ * part of every cache key, so old objects are simply not found again.
+ * 2: objects carry a trailer (cache.h). */
+#define ZP_WITGEN_BUILD_TAG "zkpipe-witgen 2"
 /* A circom wasm of a few million constraints is tens of MB; past this it
  * is not a witness calculator we can compile anyway. */
 #define ZP_WASM_MAX_BYTES ((uint64_t)1 << 30)
@@ -86,32 +89,6 @@ zp_status zp_witness_cache_dir(char **out, const char *explicit_dir, zp_error *e
     return ZP_OK;
 }
 
-/* mkdir -p */
-static zp_status make_dirs(const char *path, zp_error *err) {
-    char *p = strdup(path);
-    if (p == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    for (char *s = p + 1;; s++) {
-        if (*s == '/' || *s == 0) {
-            char c = *s;
-            *s = 0;
-            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-                zp_status st = zp_error_set(err, ZP_ERR_IO, "%s: cannot create the cache directory: %s", p,
-                                            strerror(errno));
-                free(p);
-                return st;
-            }
-            *s = c;
-            if (c == 0) break;
-        }
-    }
-    free(p);
-    struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        return zp_error_set(err, ZP_ERR_IO, "%s: the cache directory is not a directory", path);
-    }
-    return ZP_OK;
-}
-
 /* Reads the rest of fd (size bytes, at most limit), closing it. */
 static zp_status read_fd(uint8_t **data, size_t *len, int fd, uint64_t size, const char *path, uint64_t limit,
                          zp_error *err) {
@@ -151,64 +128,97 @@ static zp_status read_whole(uint8_t **data, size_t *len, const char *path, uint6
     return read_fd(data, len, fd, size, path, limit, err);
 }
 
-static zp_status write_whole(const char *path, const void *data, size_t len, zp_error *err) {
+/* Writes path (in a build folder of the cache folder dir): a full disk is
+ * named as such (zp_witness_cache_io_error). */
+static zp_status write_whole(const char *path, const void *data, size_t len, const char *dir, zp_error *err) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    if (fd < 0) return zp_witness_cache_io_error(err, dir, path, "create", errno);
     const uint8_t *p = data;
     size_t done = 0;
     while (done < len) {
         ssize_t n = write(fd, p + done, len - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
+            int e = n < 0 ? errno : ENOSPC;
             close(fd);
-            return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+            return zp_witness_cache_io_error(err, dir, path, "write", e);
         }
         done += (size_t)n;
     }
-    if (close(fd) != 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    if (close(fd) != 0) return zp_witness_cache_io_error(err, dir, path, "write", errno);
     return ZP_OK;
 }
 
-/* Runs argv (no shell) with stdout and stderr into log_path; *status is
- * its exit status, or -1 when it could not be started (errno in *spawn_errno). */
-static int run_tool(char *const argv[], const char *log_path, int *spawn_errno) {
+/* What a tool printed (stdout and stderr): its first bytes, for messages.
+ * Read through a pipe, not a file in the build folder, so that a full
+ * disk cannot swallow the tool's own account of it. */
+typedef struct tool_log {
+    char text[8192];
+    size_t len;
+} tool_log;
+
+/* Runs argv (no shell, environment env) with stdout and stderr into log;
+ * returns its exit status, or -1 when it could not be started (errno in
+ * *spawn_errno); *cpu_s: the CPU time it took. */
+static int run_tool(char *const argv[], char *const env[], tool_log *log, double *cpu_s, int *spawn_errno) {
+    log->len = 0;
+    log->text[0] = 0;
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        *spawn_errno = errno;
+        return -1;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
     posix_spawn_file_actions_destroy(&fa);
+    close(pipefd[1]);
     if (rc != 0) {
+        close(pipefd[0]);
         *spawn_errno = rc;
         return -1;
     }
+    /* to the end, keeping the start: a tool blocked on a full pipe never ends */
+    char sink[4096];
+    for (;;) {
+        size_t room = sizeof log->text - 1 - log->len;
+        ssize_t n = room > 0 ? read(pipefd[0], log->text + log->len, room) : read(pipefd[0], sink, sizeof sink);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        if (room > 0) log->len += (size_t)n;
+    }
+    log->text[log->len] = 0;
+    close(pipefd[0]);
     int status;
-    while (waitpid(pid, &status, 0) < 0) {
+    struct rusage ru;
+    while (wait4(pid, &status, 0, &ru) < 0) {
         if (errno != EINTR) {
             *spawn_errno = errno;
             return -1;
         }
     }
+    *cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* The first lines of a tool's output, on one line, for a message. */
-static void log_head(char *out, size_t cap, const char *log_path, int lines) {
+static void log_head(char *out, size_t cap, const tool_log *log, int lines) {
     out[0] = 0;
-    FILE *f = fopen(log_path, "r");
-    if (f == NULL) return;
-    char line[512];
     size_t used = 0;
-    for (int i = 0; i < lines && fgets(line, sizeof line, f) != NULL; i++) {
-        line[strcspn(line, "\r\n")] = 0;
-        int n = snprintf(out + used, cap - used, "%s%s", used ? " | " : "", line);
+    const char *p = log->text;
+    for (int i = 0; i < lines && *p != 0; i++) {
+        size_t l = strcspn(p, "\r\n");
+        int n = snprintf(out + used, cap - used, "%s%.*s", used ? " | " : "", (int)(l < 512 ? l : 512), p);
         if (n < 0 || (size_t)n >= cap - used) break;
         used += (size_t)n;
+        p += l;
+        p += strspn(p, "\r\n");
     }
-    fclose(f);
 }
 
 static void remove_tree_flat(const char *dir) {
@@ -217,9 +227,7 @@ static void remove_tree_flat(const char *dir) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            char *p = str_printf("%s/%s", dir, e->d_name);
-            if (p != NULL) unlink(p);
-            free(p);
+            unlinkat(dirfd(d), e->d_name, 0);
         }
         closedir(d);
     }
@@ -228,22 +236,53 @@ static void remove_tree_flat(const char *dir) {
 
 /* Build folders an interrupted compile left (a kill, a crash, a full
  * disk) older than a day are removed: no compile takes that long, so none
- * of them is in use. */
-static void sweep_stale_builds(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d == NULL) return;
+ * of them is in use. Through the cache folder's descriptor, links not
+ * followed. */
+static void sweep_stale_builds(int cache_fd) {
+    int fd = openat(cache_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        if (fd >= 0) close(fd);
+        return;
+    }
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, ".build-", 7) != 0) continue;
-        char *p = str_printf("%s/%s", dir, e->d_name);
         struct stat sb;
-        if (p != NULL && lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && now - sb.st_mtime > 24 * 3600) {
-            remove_tree_flat(p);
+        if (strncmp(e->d_name, ".build-", 7) != 0 || fstatat(cache_fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISDIR(sb.st_mode) || now - sb.st_mtime <= 24 * 3600) {
+            continue;
         }
-        free(p);
+        int bfd = openat(cache_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        DIR *b = bfd >= 0 ? fdopendir(bfd) : NULL;
+        if (b == NULL) {
+            if (bfd >= 0) close(bfd);
+            continue;
+        }
+        struct dirent *f;
+        while ((f = readdir(b)) != NULL) {
+            if (strcmp(f->d_name, ".") != 0 && strcmp(f->d_name, "..") != 0) unlinkat(dirfd(b), f->d_name, 0);
+        }
+        closedir(b);
+        unlinkat(cache_fd, e->d_name, AT_REMOVEDIR);
     }
     closedir(d);
+}
+
+/* Copies the text at *q up to the next ' (not past the line) into out,
+ * cut to cap - 1 bytes (a cut name matches no known one, all shorter),
+ * and moves *q past the quote: 1, or 0 when the line ends first. */
+static int quoted_word(const char **q, char *out, size_t cap) {
+    size_t n = 0;
+    const char *p = *q;
+    while (*p != 0 && *p != '\'' && *p != '\n') {
+        if (n + 1 < cap) out[n++] = *p;
+        p++;
+    }
+    out[n] = 0;
+    if (*p != '\'') return 0;
+    *q = p + 1;
+    return 1;
 }
 
 /* Checks wasm2c's header for circom's ABI: every export the calculator
@@ -272,9 +311,15 @@ static zp_status check_header(const char *header, const char *wasm_path, char *d
                          strstr(header, needle) != NULL);
         if (n > 0) used += (size_t)n;
     }
+    /* each import's module and name, read within its line (not sscanf on
+     * the rest of the header: that measures the rest at every import); a
+     * name too long for the buffers is unknown, not skipped */
     for (const char *p = header; (p = strstr(p, "/* import: '")) != NULL; p++) {
         char module[64] = "", name[64] = "";
-        if (sscanf(p, "/* import: '%63[^']' '%63[^']'", module, name) != 2) continue;
+        const char *q = p + 12;
+        if (!quoted_word(&q, module, sizeof module) || strncmp(q, " '", 2) != 0) continue;
+        q += 2;
+        if (!quoted_word(&q, name, sizeof name)) continue;
         int known = strcmp(module, "runtime") == 0 ? 0 : -1;
         for (size_t i = 0; known == 0 && i < sizeof known_imports / sizeof *known_imports; i++) {
             if (strcmp(name, known_imports[i]) == 0) known = 1;
@@ -353,23 +398,70 @@ static const char *sanitize_flag(void) {
     return flag;
 }
 
-static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2c, const char *cc,
-                       zp_witness_compiled *out, zp_error *err) {
+/* The tools' environment: the caller's, with TMPDIR the build folder, so
+ * the compiler's temporary files (the assembly of tens of MB of C) are on
+ * the cache's disk, which a full-disk error then names, and not in a
+ * /tmp that may be RAM. NULL: out of memory. */
+static char **tool_env(const char *tmp) {
+    size_t n = 0;
+    while (environ[n] != NULL) n++;
+    char **env = calloc(n + 2, sizeof *env);
+    char *tmpdir = str_printf("TMPDIR=%s", tmp);
+    if (env == NULL || tmpdir == NULL) {
+        free(env), free(tmpdir);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0) env[k++] = environ[i];
+    }
+    env[k++] = tmpdir; /* the last entry: tool_env_free frees it */
+    env[k] = NULL;
+    return env;
+}
+
+static void tool_env_free(char **env) {
+    if (env == NULL) return;
+    size_t k = 0;
+    while (env[k] != NULL) k++;
+    if (k > 0) free(env[k - 1]);
+    free(env);
+}
+
+/* ENOSPC or EDQUOT when a tool's output says it ran out of disk space
+ * (it may have removed what it wrote before the disk is probed); 0. */
+static int log_says_full(const tool_log *log) {
+    if (strstr(log->text, "Disk quota exceeded") != NULL) return EDQUOT;
+    return strstr(log->text, "No space left on device") != NULL ? ENOSPC : 0;
+}
+
+static double thread_cpu_s(void) {
+    struct timespec t;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + (double)t.tv_nsec * 1e-9 : 0;
+}
+
+/* wasm2c, the header check, the patch, cc, then the object sealed and
+ * renamed into place (dir: the cache folder, cache_fd its descriptor). */
+static zp_status build(const char *dir, int cache_fd, const char *tmp, const char *wasm_path, const char *wasm2c,
+                       const char *cc, zp_witness_compiled *out, zp_error *err) {
     char *wasm = str_printf("%s/circuit.wasm", tmp), *c_path = str_printf("%s/circuit.c", tmp);
     char *h_path = str_printf("%s/circuit.h", tmp), *glue = str_printf("%s/glue.c", tmp);
-    char *so = str_printf("%s/circuit.so", tmp), *log = str_printf("%s/tool.log", tmp);
+    char *so = str_printf("%s/circuit.so", tmp);
+    tool_log *log = malloc(sizeof *log);
     char *inc = str_printf("-I%s", tmp);
+    char **env = tool_env(tmp);
     zp_status st = ZP_OK;
     uint8_t *header = NULL;
     size_t header_len = 0;
-    if (!wasm || !c_path || !h_path || !glue || !so || !log || !inc) {
+    int tool_failed = 0;
+    if (!wasm || !c_path || !h_path || !glue || !so || !log || !inc || !env) {
         st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         goto done;
     }
     int serr = 0;
     double t0 = zp_clock_now();
     char *w2c_argv[] = {(char *)wasm2c, "-n", "circuit", "-o", c_path, wasm, NULL};
-    int rc = run_tool(w2c_argv, log, &serr);
+    int rc = run_tool(w2c_argv, env, log, &out->wasm2c_cpu_s, &serr);
     out->wasm2c_s = zp_clock_now() - t0;
     if (rc < 0) {
         st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
@@ -381,6 +473,7 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         log_head(head, sizeof head, log, 3);
         st = zp_error_set(err, ZP_ERR_FORMAT, "%s: not a valid WebAssembly module (truncated or corrupt): wasm2c: %s",
                           wasm_path, head[0] ? head : "failed without a message");
+        tool_failed = 1;
         goto done;
     }
     if ((st = read_whole(&header, &header_len, h_path, 64 << 20, err)) != ZP_OK) goto done;
@@ -388,10 +481,14 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
     if ((st = check_header((const char *)header, wasm_path, defines, sizeof defines, err)) != ZP_OK) goto done;
     if ((st = write_runtime_header(tmp, err)) != ZP_OK) goto done;
     /* fastfr (patch.h): circom's field code as native code, when the field is known */
+    t0 = zp_clock_now();
+    double c0 = thread_cpu_s();
     if (zp_witness_fastfr_enabled()) {
         zp_fastfr_outcome fastfr;
         if ((st = zp_witness_fastfr_patch_file(c_path, &fastfr, err)) != ZP_OK) goto done;
     }
+    out->patch_s = zp_clock_now() - t0;
+    out->patch_cpu_s = thread_cpu_s() - c0;
     {
         size_t dl = strlen(defines), gl = strlen(zp_w2c_glue_text);
         char *text = malloc(dl + gl + 1);
@@ -401,7 +498,7 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         }
         memcpy(text, defines, dl);
         memcpy(text + dl, zp_w2c_glue_text, gl + 1);
-        st = write_whole(glue, text, dl + gl, err);
+        st = write_whole(glue, text, dl + gl, dir, err);
         free(text);
         if (st != ZP_OK) goto done;
     }
@@ -411,7 +508,7 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         size_t n = sizeof cc_argv / sizeof *cc_argv;
         cc_argv[n - 2] = (char *)sanitize_flag();
     }
-    rc = run_tool(cc_argv, log, &serr);
+    rc = run_tool(cc_argv, env, log, &out->cc_cpu_s, &serr);
     out->cc_s = zp_clock_now() - t0;
     if (rc < 0) {
         st = zp_error_set(err, ZP_ERR_IO, "cannot run the C compiler %s: %s (set CC, or install gcc)", cc,
@@ -423,15 +520,31 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         log_head(head, sizeof head, log, 3);
         st = zp_error_set(err, ZP_ERR_INTERNAL, "%s: the C compiler %s failed on wasm2c's output (exit %d): %s",
                           wasm_path, cc, rc, head);
+        tool_failed = 1;
         goto done;
     }
+    /* whole on the disk before it has its name (a crash then leaves no
+     * object or a whole one), and the name on the disk after */
+    if ((st = zp_witness_object_seal(so, out->key, dir, err)) != ZP_OK) goto done;
     if (rename(so, out->so_path) != 0) {
-        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot publish the compiled calculator: %s", out->so_path,
-                          strerror(errno));
+        st = zp_witness_cache_io_error(err, dir, out->so_path, "publish the compiled calculator as", errno);
         goto done;
     }
+    (void)fsync(cache_fd); /* without it a crash may lose the name: the next run compiles again */
     out->compiled = 1;
 done:
+    /* A full disk makes the tools fail in their own words, or write short
+     * files that then look like a wrong module ("not a circom 2 witness
+     * calculator"): any failure here is checked against the disk first. */
+    if (st != ZP_OK && st != ZP_ERR_NOMEM && tmp != NULL) {
+        int e = 0;
+        if (zp_witness_cache_full(tmp, &e) || (tool_failed && log != NULL && (e = log_says_full(log)) != 0)) {
+            char what[64 + 4096];
+            snprintf(what, sizeof what, "compile %s in", wasm_path);
+            st = zp_witness_cache_io_error(err, dir, tmp, what, e);
+        }
+    }
+    tool_env_free(env);
     free(header);
     free(wasm), free(c_path), free(h_path), free(glue), free(so), free(log), free(inc);
     return st;
@@ -446,13 +559,16 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
 
 /* Everything in a cache key but the wasm, item by item into a hash: the
  * build tag, the compiler (as CC names it: an object gcc built is not one
- * clang would), the flags, the glue and the fastfr text. The key (SHA-256)
+ * clang would), the machine (a cache shared over NFS by an x86-64 and
+ * an arm64 host keeps an object for each), the flags, the glue and the
+ * fastfr text. The key (SHA-256)
  * and the fingerprint (FNV-1a) both take this one list, so neither can
  * miss an item the other has. */
 typedef void config_sink(void *hash, const void *data, size_t len);
 static void config_items(const char *cc, config_sink *sink, void *hash) {
     sink(hash, ZP_WITGEN_BUILD_TAG "\n", sizeof ZP_WITGEN_BUILD_TAG);
     sink(hash, cc, strlen(cc) + 1);
+    sink(hash, zp_witness_cache_machine(), strlen(zp_witness_cache_machine()) + 1);
     sink(hash, STR(CC_FLAGS), sizeof STR(CC_FLAGS));
     sink(hash, opt_flag(), strlen(opt_flag()) + 1);
     sink(hash, sanitize_flag(), strlen(sanitize_flag()) + 1);
@@ -511,50 +627,119 @@ static int fp_record_text(char *out, const char *key, const fp_stamps *st) {
                     (unsigned long long)st->v[6]);
 }
 
-/* The key .fp/<name> names, when it holds these stamps and its object is
- * in the cache. */
-static int fingerprint_lookup(const char *dir, const char *name, const fp_stamps *st, char key[ZP_SHA256_HEX]) {
-    char *path = str_printf("%s/.fp/%s", dir, name);
-    if (path == NULL) return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    free(path);
-    if (fd < 0) return 0;
+/* The key .fp/<name> names, when it holds these stamps (*found 1). The
+ * records are the cache's too: the .fp folder and the record must pass
+ * the trust rules (cache.h), or it is an error; a record that is missing,
+ * unreadable or for other stamps is only no shortcut. */
+static zp_status fingerprint_lookup(int *found, int cache_fd, const char *dir, const char *name, const fp_stamps *st,
+                                    char key[ZP_SHA256_HEX], zp_error *err) {
+    *found = 0;
+    char *fpdir = str_printf("%s/.fp", dir), *path = str_printf("%s/.fp/%s", dir, name);
+    zp_status s = ZP_OK;
+    int dfd = -1, fd = -1;
+    struct stat sb;
+    if (fpdir == NULL || path == NULL) {
+        s = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((dfd = openat(cache_fd, ".fp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        if (errno == ELOOP || errno == ENOTDIR) {
+            s = zp_error_set(err, ZP_ERR_IO, "%s: the cache's fingerprint folder is not a directory (a link?): "
+                             "refusing to use it", fpdir);
+        }
+        goto done;
+    }
+    if (fstat(dfd, &sb) != 0 ||
+        (s = zp_witness_cache_trusted(&sb, S_IFDIR, fpdir, "the cache's fingerprint folder", err)) != ZP_OK) {
+        goto done;
+    }
+    if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
+        if (errno == ELOOP) {
+            s = zp_error_set(err, ZP_ERR_IO, "%s: the fingerprint record is a symbolic link: refusing to use it",
+                             path);
+        }
+        goto done;
+    }
+    if (fstat(fd, &sb) != 0 ||
+        (s = zp_witness_cache_trusted(&sb, S_IFREG, path, "a fingerprint record", err)) != ZP_OK) {
+        goto done;
+    }
     char buf[FP_RECORD_MAX + 1], expect[FP_RECORD_MAX];
     ssize_t n = read(fd, buf, sizeof buf);
-    close(fd);
-    if (n <= ZP_SHA256_HEX || n > FP_RECORD_MAX || buf[ZP_SHA256_HEX - 1] != '\n') return 0;
+    if (n <= ZP_SHA256_HEX || n > FP_RECORD_MAX || buf[ZP_SHA256_HEX - 1] != '\n') goto done;
     for (int i = 0; i < ZP_SHA256_HEX - 1; i++) {
-        if (!((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f'))) return 0;
+        if (!((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f'))) goto done;
     }
     memcpy(key, buf, ZP_SHA256_HEX - 1);
     key[ZP_SHA256_HEX - 1] = 0;
     int el = fp_record_text(expect, key, st);
-    return el == (int)n && memcmp(expect, buf, (size_t)n) == 0;
+    *found = el == (int)n && memcmp(expect, buf, (size_t)n) == 0;
+done:
+    if (fd >= 0) close(fd);
+    if (dfd >= 0) close(dfd);
+    free(fpdir), free(path);
+    return s;
 }
 
-/* Records fp -> key (atomically: a temporary file renamed into place),
- * for a file whose stamps are old enough; failures only cost the shortcut. */
-static void fingerprint_record(const char *dir, const char *fp, const char *key, const struct stat *sb,
+/* Records fp -> key (atomically: a temporary file, flushed, renamed into
+ * place), for a file whose stamps are old enough; failures only cost the
+ * shortcut. */
+static void fingerprint_record(int cache_fd, const char *dir, const char *fp, const char *key, const struct stat *sb,
                                const fp_stamps *st) {
     struct timespec now;
     if (clock_gettime(CLOCK_REALTIME, &now) != 0) return;
     time_t newest = sb->st_mtim.tv_sec > sb->st_ctim.tv_sec ? sb->st_mtim.tv_sec : sb->st_ctim.tv_sec;
     if (now.tv_sec - newest <= FP_MIN_AGE_S) return;
-    char *fpdir = str_printf("%s/.fp", dir);
+    if (mkdirat(cache_fd, ".fp", 0700) != 0 && errno != EEXIST) return;
+    int dfd = openat(cache_fd, ".fp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat dsb;
+    if (dfd < 0) return;
+    if (fstat(dfd, &dsb) != 0 || zp_witness_cache_trusted(&dsb, S_IFDIR, ".fp", "", NULL) != ZP_OK) {
+        close(dfd); /* the next lookup names what is wrong */
+        return;
+    }
     char *tmp = str_printf("%s/.fp/.%s-XXXXXX", dir, fp);
     char *path = str_printf("%s/.fp/%s", dir, fp);
-    if (fpdir != NULL && tmp != NULL && path != NULL && (mkdir(fpdir, 0755) == 0 || errno == EEXIST)) {
+    if (tmp != NULL && path != NULL) {
         int fd = mkstemp(tmp);
         if (fd >= 0) {
             char line[FP_RECORD_MAX];
             int ll = fp_record_text(line, key, st);
             int good = ll > 0 && ll < FP_RECORD_MAX && write(fd, line, (size_t)ll) == (ssize_t)ll;
             good &= fchmod(fd, 0644) == 0;
+            good &= fsync(fd) == 0;
             good &= close(fd) == 0;
             if (!good || rename(tmp, path) != 0) unlink(tmp);
+            else (void)fsync(dfd);
         }
     }
-    free(fpdir), free(tmp), free(path);
+    close(dfd);
+    free(tmp), free(path);
+}
+
+/* zp_witness_object_check with its digest, the descriptor not kept; why
+ * has 160 bytes. */
+static zp_status object_state(zp_object_state *state, char *why, int cache_fd, const char *dir, const char *key,
+                              zp_error *err) {
+    int fd;
+    zp_status st = zp_witness_object_check(&fd, state, why, 160, cache_fd, dir, key, 1, err);
+    if (fd >= 0) close(fd);
+    return st;
+}
+
+/* A line for the operator: through options->note, else on stderr. */
+static void note(const zp_witness_compile_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const zp_witness_compile_options *o, const char *fmt, ...) {
+    char line[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (o->note != NULL) {
+        o->note(o->note_arg, line);
+    } else {
+        fprintf(stderr, "zkpipe: %s\n", line);
+    }
 }
 
 zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
@@ -565,11 +750,12 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     uint8_t *wasm = NULL;
     size_t wasm_len = 0;
     char *dir = NULL, *tmp = NULL;
-    int fd;
+    int fd, cache_fd = -1;
     uint64_t size;
     struct stat sb;
-    char fp[33];
+    char fp[33], why[160], damaged_key[ZP_SHA256_HEX] = "";
     fp_stamps stamps;
+    zp_object_state state;
     zp_status st = zp_file_open_regular(&fd, &size, wasm_path, err);
     if (st != ZP_OK) return st;
     if (fstat(fd, &sb) != 0) {
@@ -582,21 +768,34 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     }
     const char *cc = tool_name(options->cc, "CC", "cc");
     fingerprint(fp, &stamps, &sb, cc);
-    if (fingerprint_lookup(dir, fp, &stamps, out->key)) {
-        out->so_path = str_printf("%s/%s.so", dir, out->key);
-        if (out->so_path != NULL && access(out->so_path, R_OK) == 0) { /* compiled before, file unchanged */
+    /* an existing cache is checked before anything in it is read */
+    if ((st = zp_witness_cache_open(&cache_fd, dir, 0, err)) != ZP_OK) {
+        close(fd);
+        goto done;
+    }
+    if (cache_fd >= 0) {
+        int found = 0;
+        st = fingerprint_lookup(&found, cache_fd, dir, fp, &stamps, out->key, err);
+        if (st == ZP_OK && found) st = object_state(&state, why, cache_fd, dir, out->key, err);
+        if (st != ZP_OK) {
             close(fd);
-            free(dir);
-            return ZP_OK;
+            goto done;
         }
-        free(out->so_path);
-        out->so_path = NULL;
+        if (found && state == ZP_OBJECT_GOOD) { /* compiled before, file unchanged */
+            close(fd);
+            if ((out->so_path = str_printf("%s/%s.so", dir, out->key)) == NULL) {
+                st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+            }
+            goto done;
+        }
+        if (found && state == ZP_OBJECT_DAMAGED) {
+            note(options, "%s/%s.so: the compiled calculator of %s is damaged (%s): compiling it again", dir,
+                 out->key, wasm_path, why);
+            memcpy(damaged_key, out->key, sizeof damaged_key);
+        }
     }
     st = read_fd(&wasm, &wasm_len, fd, size, wasm_path, ZP_WASM_MAX_BYTES, err);
-    if (st != ZP_OK) {
-        free(dir);
-        return st;
-    }
+    if (st != ZP_OK) goto done;
     static const uint8_t magic[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
     if (wasm_len < 8 || memcmp(wasm, magic, 8) != 0) {
         st = zp_error_set(err, ZP_ERR_FORMAT,
@@ -614,31 +813,50 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
     zp_sha256_final(&h, digest);
     zp_sha256_hex(out->key, digest);
 
-    if ((st = make_dirs(dir, err)) != ZP_OK) goto done;
+    /* made (0700) and checked now if it was not there */
+    if (cache_fd < 0 && (st = zp_witness_cache_open(&cache_fd, dir, 1, err)) != ZP_OK) goto done;
     out->so_path = str_printf("%s/%s.so", dir, out->key);
     tmp = str_printf("%s/.build-%.16s-XXXXXX", dir, out->key);
     if (out->so_path == NULL || tmp == NULL) {
         st = zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (access(out->so_path, R_OK) != 0) {
-        sweep_stale_builds(dir);
+    if (strcmp(damaged_key, out->key) == 0) {
+        state = ZP_OBJECT_DAMAGED; /* just checked, and said so */
+    } else {
+        st = object_state(&state, why, cache_fd, dir, out->key, err);
+        if (st != ZP_OK) goto done;
+        if (state == ZP_OBJECT_DAMAGED) {
+            note(options, "%s: the compiled calculator of %s is damaged (%s): compiling it again", out->so_path,
+                 wasm_path, why);
+        }
+    }
+    if (state != ZP_OBJECT_GOOD) {
+        sweep_stale_builds(cache_fd);
         if (mkdtemp(tmp) == NULL) {
-            st = zp_error_set(err, ZP_ERR_IO, "%s: cannot make a build folder in the cache: %s", dir,
-                              strerror(errno));
+            st = zp_witness_cache_io_error(err, dir, tmp, "make a build folder", errno);
             goto done;
         }
         char *copy = str_printf("%s/circuit.wasm", tmp);
         /* wasm2c reads the bytes that were hashed, not the file again */
-        st = copy ? write_whole(copy, wasm, wasm_len, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+        st = copy ? write_whole(copy, wasm, wasm_len, dir, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         free(copy);
-        if (st == ZP_OK) st = build(tmp, wasm_path, wasm2c, cc, out, err);
+        if (st == ZP_OK) st = build(dir, cache_fd, tmp, wasm_path, wasm2c, cc, out, err);
         remove_tree_flat(tmp);
+        /* what was published is checked as a later run will check it: a
+         * failure here is the machine's (a disk that does not keep what
+         * it was given), and is not retried */
+        if (st == ZP_OK) st = object_state(&state, why, cache_fd, dir, out->key, err);
+        if (st == ZP_OK && state != ZP_OBJECT_GOOD) {
+            st = zp_error_set(err, ZP_ERR_IO, "%s: the calculator just compiled fails its check (%s)", out->so_path,
+                              state == ZP_OBJECT_MISSING ? "it is gone" : why);
+        }
     }
     /* the bytes hashed are the file's as the stamps describe it: read
      * through the descriptor fstat'd before */
-    if (st == ZP_OK) fingerprint_record(dir, fp, out->key, &sb, &stamps);
+    if (st == ZP_OK) fingerprint_record(cache_fd, dir, fp, out->key, &sb, &stamps);
 done:
+    if (cache_fd >= 0) close(cache_fd);
     free(tmp);
     free(dir);
     free(wasm);

@@ -8,7 +8,11 @@
  * inside the cache and renamed into place, so concurrent compilers of one
  * wasm are safe (the last rename wins, both objects are the same) and an
  * interrupted compile never leaves a half-made object under the final
- * name. docs/witness.md tells the whole story. */
+ * name. The object is flushed to the disk before the rename, carries a
+ * trailer with its digest, and is checked before it is used: a damaged
+ * one is compiled again. The cache folder and everything in it must be
+ * this user's alone (cache.h has the rules). docs/witness.md tells the
+ * whole story. */
 #ifndef ZP_WITNESS_COMPILE_H
 #define ZP_WITNESS_COMPILE_H
 
@@ -21,18 +25,28 @@ typedef struct zp_witness_compile_options {
     const char *cache_dir; /* NULL: $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else ~/.cache/zkpipe */
     const char *cc;        /* NULL: $CC, else "cc" */
     const char *wasm2c;    /* NULL: $ZKPIPE_WASM2C, else "wasm2c" */
+    /* Where a line for the operator goes (a damaged object compiled
+     * again): note(note_arg, line), without a newline; NULL: stderr,
+     * "zkpipe: LINE\n". */
+    void (*note)(void *note_arg, const char *line);
+    void *note_arg;
 } zp_witness_compile_options;
 
 typedef struct zp_witness_compiled {
     char *so_path;             /* the cached object (malloc'd) */
     char key[ZP_SHA256_HEX];   /* its cache key, hex */
     int compiled;              /* 1: built now; 0: found in the cache */
-    double wasm2c_s, cc_s;     /* time spent, when compiled */
+    double wasm2c_s, patch_s, cc_s; /* time spent in each step (wall clock), when compiled */
+    double wasm2c_cpu_s, patch_cpu_s, cc_cpu_s; /* and its CPU time (user + system) */
 } zp_witness_compiled;
 
 /* Finds or builds the object for the wasm at wasm_path (options may be
- * NULL). Errors: ZP_ERR_IO for a file or folder that cannot be read or
- * made; ZP_ERR_FORMAT for a file that is not WebAssembly, a truncated or
+ * NULL). An object found is checked whole (zp_witness_object_check, with
+ * its digest); a damaged one is compiled again, once, with a note. Errors:
+ * ZP_ERR_IO for a file or folder that cannot be read or made, a cache
+ * that breaks the trust rules (cache.h: "DIR: the cache directory is
+ * owned by uid N, not by this user ..."), and a full disk ("DIR: no space
+ * left on device (...)", whatever step ran out); ZP_ERR_FORMAT for a file that is not WebAssembly, a truncated or
  * corrupt module (with the first lines of wasm2c's complaint), or one that
  * is not a circom 2 witness calculator (which export or import is wrong);
  * ZP_ERR_IO also when wasm2c, its runtime header or the compiler is

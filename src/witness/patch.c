@@ -1,4 +1,5 @@
 /* The fastfr patch of wasm2c's output (patch.h). */
+#define _GNU_SOURCE /* memmem */
 #include "witness/patch.h"
 
 #include <errno.h>
@@ -126,14 +127,61 @@ static const char is_negative_body[] =
 
 static size_t body_len(const char *def);
 
+/* The parsing below never hands the rest of the text to a function that
+ * measures it (sscanf calls strlen on its input, which made the copy-run
+ * pass quadratic: 77 s of a 96 s compile for a 34 MB C file): every
+ * search and every number is bounded by the function or line it is in. */
+
+/* needle in [from, to), or NULL */
+static const char *find_in(const char *from, const char *to, const char *needle) {
+    if (from == NULL || to <= from) return NULL;
+    return memmem(from, (size_t)(to - from), needle, strlen(needle));
+}
+
+/* The length of s when [p, end) starts with it, else 0. */
+static size_t starts_with(const char *p, const char *end, const char *s, size_t len) {
+    return (size_t)(end - p) >= len && memcmp(p, s, len) == 0 ? len : 0;
+}
+
+/* Spaces at p, before end. */
+static size_t spaces(const char *p, const char *end) {
+    const char *q = p;
+    while (q < end && *q == ' ') q++;
+    return (size_t)(q - p);
+}
+
+/* A decimal number of 1 to max_digits digits at p (no sign, no space) of
+ * at most max: its digits, *v its value; 0 when there is none. */
+static size_t decimal(const char *p, const char *end, size_t max_digits, uint64_t max, uint64_t *v) {
+    size_t n = 0;
+    uint64_t x = 0;
+    while (p + n < end && p[n] >= '0' && p[n] <= '9') {
+        if (++n > max_digits) return 0;
+        x = x * 10 + (uint64_t)(p[n - 1] - '0');
+    }
+    if (n == 0 || x > max) return 0;
+    *v = x;
+    return n;
+}
+
+/* "<prefix><u32>u;" at p, before end: its length, *v the number; else 0. */
+static size_t u32_statement(const char *p, const char *end, const char *prefix, unsigned *v) {
+    size_t pl = starts_with(p, end, prefix, strlen(prefix));
+    uint64_t x;
+    size_t dl = pl ? decimal(p + pl, end, 10, 0xffffffffu, &x) : 0;
+    if (dl == 0 || starts_with(p + pl + dl, end, "u;", 2) == 0) return 0;
+    *v = (unsigned)x;
+    return pl + dl + 2;
+}
+
 /* The address Fr_isNegative compares with, when its body is exactly the
  * expected one; 0 otherwise (then it is not replaced). */
 static unsigned is_negative_half(const char *def) {
-    const char *at = strstr(def, "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n    w2c_i1 = ");
+    static const char before[] = "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n";
     size_t len = body_len(def);
+    const char *at = find_in(def, def + len, before);
     unsigned addr = 0;
-    if (at == NULL || at > def + len ||
-        sscanf(at, "    w2c_i1 = 8u;\n    w2c_i0 += w2c_i1;\n    w2c_i1 = %uu;", &addr) != 1 || addr == 0) {
+    if (at == NULL || u32_statement(at + sizeof before - 1, def + len, "    w2c_i1 = ", &addr) == 0 || addr == 0) {
         return 0;
     }
     char expect[sizeof is_negative_body + 16];
@@ -152,13 +200,14 @@ const char *zp_witness_fastfr_key_text(void) {
 }
 
 /* The one occurrence of needle in text, or NULL when none or several. */
-static const char *find_once(const char *text, const char *needle) {
-    const char *at = strstr(text, needle);
-    if (at == NULL || strstr(at + 1, needle) != NULL) return NULL;
+static const char *find_once(const char *text, size_t len, const char *needle) {
+    const char *end = text + len, *at = find_in(text, end, needle);
+    if (at == NULL || find_in(at + 1, end, needle) != NULL) return NULL;
     return at;
 }
 
-/* The body of the function defined at def: up to the first "\n}\n". */
+/* The body of the function defined at def: up to the first "\n}\n"
+ * (strstr stops there: each definition is searched once). */
 static size_t body_len(const char *def) {
     const char *end = strstr(def, "\n}\n");
     return end == NULL ? 0 : (size_t)(end - def) + 3;
@@ -166,42 +215,61 @@ static size_t body_len(const char *def) {
 
 /* Reads the 32 bytes wasm2c writes for the data segment loaded at addr
  * (LOAD_DATA(instance->w2c_memory, <addr>u, data_segment_data_w2c_<name>, 32)). */
-static int data_at(const char *text, unsigned addr, uint8_t bytes[32]) {
+static int data_at(const char *text, size_t len, unsigned addr, uint8_t bytes[32]) {
+    const char *end = text + len;
     char needle[96], name[64];
     snprintf(needle, sizeof needle, "LOAD_DATA(instance->w2c_memory, %uu, data_segment_data_w2c_", addr);
-    const char *at = find_once(text, needle);
+    const char *at = find_once(text, len, needle);
     if (at == NULL) return 0;
     at += strlen(needle);
-    size_t n = strspn(at, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (n == 0 || n >= sizeof name || strncmp(at + n, ", 32);", 6) != 0) return 0;
+    size_t n = 0;
+    while (at + n < end && n < sizeof name &&
+           ((at[n] >= 'a' && at[n] <= 'z') || (at[n] >= 'A' && at[n] <= 'Z') || (at[n] >= '0' && at[n] <= '9') ||
+            at[n] == '_')) {
+        n++;
+    }
+    if (n == 0 || n >= sizeof name || starts_with(at + n, end, ", 32);", 6) == 0) return 0;
     memcpy(name, at, n);
     name[n] = 0;
     char decl[128];
     snprintf(decl, sizeof decl, "static const u8 data_segment_data_w2c_%s[] = {\n", name);
-    const char *d = find_once(text, decl);
+    const char *d = find_once(text, len, decl);
     if (d == NULL) return 0;
     d += strlen(decl);
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        int used = 0;
-        while (*d == ' ' || *d == '\n') d++;
-        if (sscanf(d, "0x%2x,%n", &v, &used) != 1 || used == 0) return 0;
+    for (int i = 0; i < 32; i++) { /* "0x" and one or two hex digits, then a comma */
+        while (d < end && (*d == ' ' || *d == '\n')) d++;
+        if (starts_with(d, end, "0x", 2) == 0) return 0;
+        d += 2;
+        unsigned v = 0;
+        int digits = 0;
+        for (; digits < 2 && d < end; digits++, d++) {
+            char c = *d;
+            int x = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+            if (x < 0) break;
+            v = v * 16 + (unsigned)x;
+        }
+        if (digits == 0 || d >= end || *d != ',') return 0;
+        d++;
         bytes[i] = (uint8_t)v;
-        d += used;
     }
-    while (*d == ' ' || *d == '\n') d++;
-    return *d == '}';
+    while (d < end && (*d == ' ' || *d == '\n')) d++;
+    return d < end && *d == '}';
 }
 
 /* The field of the module: the modulus Fr_F1m_mul reduces by (the address
  * it hands Fr_int_gte) must be a known prime, and the constant -p^-1 mod
  * 2^32 it starts with must be that prime's. */
-static const fastfr_field *module_field(const char *text, const char *mul_def, const char **why_not) {
+static const fastfr_field *module_field(const char *text, size_t text_len, const char *mul_def,
+                                       const char **why_not) {
     size_t len = body_len(mul_def);
     if (len == 0) return *why_not = "Fr_F1m_mul has no end", NULL;
+    const char *end = mul_def + len;
     static const char gte_call[] = "w2c_i0 = w2c_Fr_int_gte(instance, w2c_i0, w2c_i1);";
     const char *last = NULL;
-    for (const char *p = mul_def; (p = strstr(p, gte_call)) != NULL && p < mul_def + len; p++) last = p;
+    for (const char *p = mul_def; (p = find_in(p, end, gte_call)) != NULL; p++) last = p;
     if (last == NULL) return *why_not = "Fr_F1m_mul does not compare with the modulus", NULL;
     /* the line before: w2c_i1 = <addr>u; */
     const char *line = last;
@@ -210,18 +278,19 @@ static const fastfr_field *module_field(const char *text, const char *mul_def, c
     line--;
     while (line > mul_def && line[-1] != '\n') line--;
     unsigned addr = 0;
-    char tail[4] = "";
-    if (sscanf(line, " w2c_i1 = %uu%1[;]", &addr, tail) != 2) return *why_not = "unexpected Fr_F1m_mul", NULL;
-    unsigned long long np32 = 0;
-    const char *prologue = strstr(mul_def, "FUNC_PROLOGUE;");
-    const char *np = strstr(mul_def, "w2c_np32 = w2c_j0;");
-    if (prologue == NULL || np == NULL || np > mul_def + len) return *why_not = "unexpected Fr_F1m_mul", NULL;
-    const char *j0 = strstr(prologue, "w2c_j0 = ");
-    if (j0 == NULL || j0 > np || sscanf(j0, "w2c_j0 = %lluull;", &np32) != 1) {
+    const char *stmt = line + spaces(line, end);
+    if (u32_statement(stmt, end, "w2c_i1 = ", &addr) == 0) {
         return *why_not = "unexpected Fr_F1m_mul", NULL;
     }
+    uint64_t np32 = 0;
+    const char *prologue = find_in(mul_def, end, "FUNC_PROLOGUE;");
+    const char *np = find_in(mul_def, end, "w2c_np32 = w2c_j0;");
+    if (prologue == NULL || np == NULL) return *why_not = "unexpected Fr_F1m_mul", NULL;
+    const char *j0 = find_in(prologue, np, "w2c_j0 = ");
+    size_t dl = j0 ? decimal(j0 + 9, np, 19, UINT64_MAX, &np32) : 0;
+    if (dl == 0 || starts_with(j0 + 9 + dl, np, "ull;", 4) == 0) return *why_not = "unexpected Fr_F1m_mul", NULL;
     uint8_t bytes[32];
-    if (!data_at(text, addr, bytes)) return *why_not = "the modulus is not a 32-byte data segment", NULL;
+    if (!data_at(text, text_len, addr, bytes)) return *why_not = "the modulus is not a 32-byte data segment", NULL;
     for (size_t f = 0; f < sizeof known_fields / sizeof *known_fields; f++) {
         const fastfr_field *k = &known_fields[f];
         int same = 1;
@@ -245,37 +314,28 @@ static const fastfr_field *module_field(const char *text, const char *mul_def, c
  * so nothing reads what the blocks left in them. */
 #define COPY_RUN_MIN 2
 
-/* The block at p (a line start): its length, with *indent, *k, *src; 0
- * when it is not one. */
-static size_t copy_block(const char *p, size_t *indent, unsigned *k, unsigned *src) {
-    size_t ind = strspn(p, " ");
-    if (ind == 0 || ind > 64 || strncmp(p + ind, "w2c_i0 = ", 9) != 0) return 0;
-    static const char *const lines[] = {"w2c_i0 = %u%n", "u;\n", "w2c_i1 = 40u;\n", "w2c_i0 *= w2c_i1;\n",
-                                        "w2c_i1 = w2c_lvar;\n", "w2c_i0 += w2c_i1;\n", "w2c_i1 = %u%n", "u;\n",
-                                        "w2c_Fr_copy(instance, w2c_i0, w2c_i1);\n"};
+/* The block at p (a line start, before end): its length, with *indent,
+ * *k, *src; 0 when it is not one. */
+static size_t copy_block(const char *p, const char *end, size_t *indent, unsigned *k, unsigned *src) {
+    size_t ind = spaces(p, end);
+    if (ind == 0 || ind > 64 || starts_with(p + ind, end, "w2c_i0 = ", 9) == 0) return 0;
+    /* a line with a number: its text before the number, then "u;" */
+    static const struct {
+        const char *text;
+        int number;
+    } lines[] = {{"w2c_i0 = ", 1},           {"w2c_i1 = 40u;", 0}, {"w2c_i0 *= w2c_i1;", 0},
+                 {"w2c_i1 = w2c_lvar;", 0},  {"w2c_i0 += w2c_i1;", 0}, {"w2c_i1 = ", 1},
+                 {"w2c_Fr_copy(instance, w2c_i0, w2c_i1);", 0}};
     const char *q = p;
     unsigned vals[2];
     int nv = 0;
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
-        if (lines[i][0] != 'u') { /* a new line: its indent */
-            if (strspn(q, " ") != ind) return 0;
-            q += ind;
-        }
-        if (strchr(lines[i], '%') != NULL) {
-            int used = 0;
-            size_t digits = strspn(q + 9, "0123456789");
-            if (digits == 0 || digits > 10 || sscanf(q, lines[i], &vals[nv], &used) != 1 || used != 9 + (int)digits) {
-                return 0;
-            }
-            unsigned long long v = strtoull(q + 9, NULL, 10);
-            if (v > 0xffffffffull) return 0;
-            nv++;
-            q += used;
-        } else {
-            size_t l = strlen(lines[i]);
-            if (strncmp(q, lines[i], l) != 0) return 0;
-            q += l;
-        }
+        if (spaces(q, end) != ind) return 0;
+        q += ind;
+        size_t l = lines[i].number ? u32_statement(q, end, lines[i].text, &vals[nv++])
+                                   : starts_with(q, end, lines[i].text, strlen(lines[i].text));
+        if (l == 0 || starts_with(q + l, end, "\n", 1) == 0) return 0;
+        q += l + 1;
     }
     *indent = ind, *k = vals[0], *src = vals[1];
     return (size_t)(q - p);
@@ -293,7 +353,7 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
     for (const char *p = text; p < text + len;) {
         size_t ind, blen;
         unsigned k0, s0;
-        if ((blen = copy_block(p, &ind, &k0, &s0)) == 0) {
+        if ((blen = copy_block(p, text + len, &ind, &k0, &s0)) == 0) {
             const char *nl = memchr(p, '\n', (size_t)(text + len - p));
             if (nl == NULL) break;
             p = nl + 1;
@@ -305,7 +365,8 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
         for (;;) {
             size_t i2, b2;
             unsigned k, sv;
-            if ((b2 = copy_block(p + run_len, &i2, &k, &sv)) == 0 || i2 != ind || k != k0 + (unsigned)n) break;
+            b2 = copy_block(p + run_len, text + len, &i2, &k, &sv);
+            if (b2 == 0 || i2 != ind || k != k0 + (unsigned)n) break;
             if (n == srcs_cap) {
                 size_t nc = srcs_cap ? 2 * srcs_cap : 64;
                 unsigned *ns = realloc(srcs, nc * sizeof *ns);
@@ -362,7 +423,7 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     const char *defs[N_REPLACED];
     const char *first = NULL;
     for (size_t i = 0; i < N_REPLACED; i++) {
-        defs[i] = find_once(text, replaced[i]);
+        defs[i] = find_once(text, len, replaced[i]);
         if (i == IS_NEGATIVE_INDEX) {
             if (defs[i] != NULL && is_negative_half(defs[i]) == 0) defs[i] = NULL;
             if (defs[i] == NULL) continue;
@@ -373,7 +434,7 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
             }
             for (size_t k = 0; i == INT_DIV_INDEX && defs[i] != NULL && k < sizeof int_div_helpers / sizeof *int_div_helpers;
                  k++) {
-                const char *h = find_once(text, int_div_helpers[k].def);
+                const char *h = find_once(text, len, int_div_helpers[k].def);
                 if (h == NULL || fnv1a64(h, body_len(h)) != int_div_helpers[k].fnv) defs[i] = NULL;
             }
             if (defs[i] == NULL) continue;
@@ -387,13 +448,13 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     /* circom's element: 8 header bytes and four 64-bit limbs, copied as five words */
     const char *copy = defs[COPY_INDEX];
     size_t copy_len = body_len(copy);
-    const char *last_word = strstr(copy, "(u64)(w2c_i1) + 32u);");
-    const char *sixth_word = strstr(copy, "+ 40u");
-    if (last_word == NULL || last_word >= copy + copy_len || (sixth_word != NULL && sixth_word < copy + copy_len)) {
+    const char *last_word = find_in(copy, copy + copy_len, "(u64)(w2c_i1) + 32u);");
+    const char *sixth_word = find_in(copy, copy + copy_len, "+ 40u");
+    if (last_word == NULL || sixth_word != NULL) {
         outcome->why_not = "Fr_copy does not copy a 4-limb element";
         return ZP_OK;
     }
-    const fastfr_field *field = module_field(text, defs[MUL_INDEX], &outcome->why_not);
+    const fastfr_field *field = module_field(text, len, defs[MUL_INDEX], &outcome->why_not);
     if (field == NULL) return ZP_OK;
 
     char head[1024];
