@@ -11,7 +11,7 @@
 #include "io/binfile.h"
 
 /* The glue's table (w2c_glue.c.in); the two must agree on ZP_W2C_ABI. */
-#define ZP_W2C_ABI 1
+#define ZP_W2C_ABI 2
 enum {
     OP_VERSION = 1,
     OP_N32,
@@ -23,7 +23,7 @@ enum {
     OP_SET_INPUT,
     OP_WITNESS,
 };
-enum { CALL_OK = 0, CALL_EXCEPTION = 1, CALL_MISSING = 2, CALL_TRAP = 0x100 };
+enum { CALL_OK = 0, CALL_EXCEPTION = 1, CALL_MISSING = 2, CALL_STOPPED = 3, CALL_TRAP = 0x100 };
 
 typedef struct zp_w2c_api {
     uint32_t abi;
@@ -35,6 +35,7 @@ typedef struct zp_w2c_api {
     const char *(*log_text)(void *inst, size_t *len);
     void (*log_clear)(void *inst);
     size_t (*memory_bytes)(void *inst);
+    void (*set_stop)(void *inst, const int *flag);
 } zp_w2c_api;
 
 struct zp_witness_module {
@@ -52,6 +53,7 @@ struct zp_witness_instance {
     zp_witness_module *m;
     void *state;
     int dirty; /* a calculation failed in it: rebuild before the next */
+    const int *stop; /* zp_witness_instance_set_stop's flag, for a rebuilt state too */
 };
 
 /* Messages of witness_calculator.js's exceptionHandler, by code. */
@@ -96,6 +98,10 @@ static zp_status call_error(const zp_witness_module *m, void *state, int rc, con
         return zp_error_set(err, ZP_ERR_UNSATISFIED, "%s: %s%s", m->name, exception_text(m->api->exception(state)),
                             joined);
     }
+    if (rc == CALL_STOPPED) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: the witness calculator was stopped during %s", m->name,
+                            during);
+    }
     if (rc == CALL_MISSING) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: the witness calculator lacks an export needed for %s", m->name,
                             during);
@@ -105,6 +111,11 @@ static zp_status call_error(const zp_witness_module *m, void *state, int rc, con
 }
 
 zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, const char *name, zp_error *err) {
+    return zp_witness_module_open_stoppable(out, so_path, name, NULL, err);
+}
+
+zp_status zp_witness_module_open_stoppable(zp_witness_module **out, const char *so_path, const char *name,
+                                           const int *stop, zp_error *err) {
     *out = NULL;
     void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
@@ -134,6 +145,7 @@ zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, c
         st = zp_error_set(err, ZP_ERR_FORMAT, "%s: the witness calculator failed to instantiate", name);
         goto fail;
     }
+    api->set_stop(probe, stop);
     uint32_t io[ZP_WITNESS_MAX_N8 / 4];
     int rc = api->call(probe, OP_VERSION, 0, 0, 0, io);
     if (rc != CALL_OK) {
@@ -214,6 +226,11 @@ void zp_witness_instance_destroy(zp_witness_instance *inst) {
     if (inst == NULL) return;
     if (inst->state != NULL) inst->m->api->destroy(inst->state);
     free(inst);
+}
+
+void zp_witness_instance_set_stop(zp_witness_instance *inst, const int *flag) {
+    inst->stop = flag;
+    if (inst->state != NULL) inst->m->api->set_stop(inst->state, flag);
 }
 
 size_t zp_witness_instance_memory_bytes(const zp_witness_instance *inst) {
@@ -323,6 +340,7 @@ zp_status zp_witness_instance_calculate(zp_witness_instance *inst, const zp_witn
         m->api->destroy(inst->state);
         inst->state = fresh;
         inst->dirty = 0;
+        m->api->set_stop(fresh, inst->stop);
     }
     zp_status st = calculate(inst, in, out, sanity_check, err);
     if (st != ZP_OK) inst->dirty = 1;

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "witness/patch.h"
+#include "witness/poll.h"
 #include "witness/w2c_glue.h"
 
 extern char **environ;
@@ -392,6 +393,8 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         zp_fastfr_outcome fastfr;
         if ((st = zp_witness_fastfr_patch_file(c_path, &fastfr, err)) != ZP_OK) goto done;
     }
+    /* stop polls (poll.h), after fastfr (which matches wasm2c's own text) */
+    if ((st = zp_witness_poll_patch_file(c_path, wasm_path, err)) != ZP_OK) goto done;
     {
         size_t dl = strlen(defines), gl = strlen(zp_w2c_glue_text);
         char *text = malloc(dl + gl + 1);
@@ -459,6 +462,7 @@ static void config_items(const char *cc, config_sink *sink, void *hash) {
     sink(hash, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
     sink(hash, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
     sink(hash, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+    sink(hash, ZP_POLL_VERSION, sizeof ZP_POLL_VERSION); /* poll.h */
 }
 static void sha256_sink(void *hash, const void *data, size_t len) { zp_sha256_update(hash, data, len); }
 static void fnv1a_sink(void *hash, const void *data, size_t len) {
