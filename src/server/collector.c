@@ -57,7 +57,15 @@ static pending_commit *build_record(zp_server *s, const active_part *part, const
     pc->claim = part->claim;
     pc->engine_id = part->engine_id;
     pc->state = info->state;
-    if (info->state != ZP_JOB_DONE) snprintf(pc->why, sizeof pc->why, "%s", info->error.message);
+    if (info->state != ZP_JOB_DONE) {
+        /* the engine's "job E, partition 0: " names its own job, not the
+         * store's: the store's "partition N: " takes its place */
+        const char *why = info->error.message;
+        char own[64];
+        int n = snprintf(own, sizeof own, "job %llu, partition 0: ", (unsigned long long)part->engine_id);
+        if (n > 0 && strncmp(why, own, (size_t)n) == 0) why += n;
+        snprintf(pc->why, sizeof pc->why, "%s", why);
+    }
     zp_error terr;
     if (zp_engine_partition_times(&pc->result.times, s->engine, part->engine_id, 0, &terr) != ZP_OK)
         memset(&pc->result.times, 0, sizeof pc->result.times);
