@@ -358,7 +358,7 @@ void zp_engine_destroy(zp_engine *e) {
     pthread_cond_broadcast(&e->to_final.not_full);
     pthread_cond_signal(&e->circuits_wake);
     pthread_mutex_unlock(&e->lock);
-    /* a compile under way is waited for (it spawns wasm2c and cc) */
+    /* a compile under way is stopped (its wasm2c or cc killed) */
     if (e->circuits_started) pthread_join(e->circuits_thread, NULL);
     /* workers first (they drain the queues), then dealloc, then sampler */
     size_t workers = e->n_threads > 2 ? e->n_threads - 2 : 0;

@@ -156,20 +156,32 @@ static void measure_write(const char *path, uint64_t bytes, const void *writer) 
  * held; c->path is fixed and the circuits thread holds a reference. */
 static zp_status circuit_load(zp_engine *e, engine_circuit *c, const char *cache_dir, int *compiled_now,
                               zp_error *err) {
-    zp_witness_compile_options copt = {.cache_dir = cache_dir};
-    zp_witness_compiled compiled;
-    zp_status st = zp_witness_compile(&compiled, c->path, &copt, err);
-    if (st != ZP_OK) return st;
-    *compiled_now = compiled.compiled;
-    /* the module's first calls (getVersion ...) are its code: watched */
+    /* watched: the compile (stopped only when the engine stops: a big
+     * circuit's takes minutes), then the module's first calls (getVersion
+     * ..., its own code: under the time limit too) */
     witgen_watch watch = {0};
     pthread_mutex_lock(&e->lock);
     watch_begin(e, &watch, NULL);
+    int timed = watch.deadline > 0;
+    watch.deadline = 0;
     pthread_mutex_unlock(&e->lock);
-    st = zp_witness_module_open_stoppable(&c->module, compiled.so_path, c->path, &watch.stop, err);
+    zp_witness_compile_options copt = {.cache_dir = cache_dir, .stop = &watch.stop};
+    zp_witness_compiled compiled = {0};
+    zp_status st = zp_witness_compile(&compiled, c->path, &copt, err);
+    if (st == ZP_OK) {
+        *compiled_now = compiled.compiled;
+        pthread_mutex_lock(&e->lock);
+        if (timed) {
+            watch.deadline = zp_clock_now() + e->opt.witness_time_limit;
+            pthread_cond_signal(&e->sampler_wake);
+        }
+        pthread_mutex_unlock(&e->lock);
+        st = zp_witness_module_open_stoppable(&c->module, compiled.so_path, c->path, &watch.stop, err);
+    }
     pthread_mutex_lock(&e->lock);
     if (watch_end(e, &watch) == WITGEN_STOP_LIMIT && st != ZP_OK) at_time_limit(e, err);
     pthread_mutex_unlock(&e->lock);
+    if (compiled.so_path == NULL) return st;
     c->measure_path = measure_path(compiled.so_path);
     zp_witness_compiled_free(&compiled);
     zp_witness_instance *inst = NULL;

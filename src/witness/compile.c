@@ -3,6 +3,7 @@
 #include "witness/compile.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -172,26 +173,44 @@ static zp_status write_whole(const char *path, const void *data, size_t len, zp_
 
 /* Runs argv (no shell) with stdout and stderr into log_path; *status is
  * its exit status, or -1 when it could not be started (errno in *spawn_errno). */
-static int run_tool(char *const argv[], const char *log_path, int *spawn_errno) {
+/* A tool stopped by the caller's flag (zp_witness_compile_options.stop). */
+#define TOOL_STOPPED (-2)
+
+static int run_tool(char *const argv[], const char *log_path, const int *stop, int *spawn_errno) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    /* its own process group: a stop kills cc's cc1 and as too */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     if (rc != 0) {
         *spawn_errno = rc;
         return -1;
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
+    int status, stopped = 0;
+    for (;;) {
+        pid_t got = waitpid(pid, &status, stop != NULL && !stopped ? WNOHANG : 0);
+        if (got == pid) break;
+        if (got < 0 && errno != EINTR) {
             *spawn_errno = errno;
             return -1;
         }
+        if (got == 0 && __atomic_load_n(stop, __ATOMIC_RELAXED) != 0) {
+            kill(-pid, SIGKILL);
+            stopped = 1;
+        } else if (got == 0) {
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* a compile takes seconds */
+        }
     }
+    if (stopped) return TOOL_STOPPED;
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -354,7 +373,7 @@ static const char *sanitize_flag(void) {
     return flag;
 }
 
-static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2c, const char *cc,
+static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2c, const char *cc, const int *stop,
                        zp_witness_compiled *out, zp_error *err) {
     char *wasm = str_printf("%s/circuit.wasm", tmp), *c_path = str_printf("%s/circuit.c", tmp);
     char *h_path = str_printf("%s/circuit.h", tmp), *glue = str_printf("%s/glue.c", tmp);
@@ -370,8 +389,12 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
     int serr = 0;
     double t0 = zp_clock_now();
     char *w2c_argv[] = {(char *)wasm2c, "-n", "circuit", "-o", c_path, wasm, NULL};
-    int rc = run_tool(w2c_argv, log, &serr);
+    int rc = run_tool(w2c_argv, log, stop, &serr);
     out->wasm2c_s = zp_clock_now() - t0;
+    if (rc == TOOL_STOPPED) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: the compile was stopped", wasm_path);
+        goto done;
+    }
     if (rc < 0) {
         st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
                           strerror(serr));
@@ -414,8 +437,12 @@ static zp_status build(const char *tmp, const char *wasm_path, const char *wasm2
         size_t n = sizeof cc_argv / sizeof *cc_argv;
         cc_argv[n - 2] = (char *)sanitize_flag();
     }
-    rc = run_tool(cc_argv, log, &serr);
+    rc = run_tool(cc_argv, log, stop, &serr);
     out->cc_s = zp_clock_now() - t0;
+    if (rc == TOOL_STOPPED) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: the compile was stopped", wasm_path);
+        goto done;
+    }
     if (rc < 0) {
         st = zp_error_set(err, ZP_ERR_IO, "cannot run the C compiler %s: %s (set CC, or install gcc)", cc,
                           strerror(serr));
@@ -636,7 +663,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
         /* wasm2c reads the bytes that were hashed, not the file again */
         st = copy ? write_whole(copy, wasm, wasm_len, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         free(copy);
-        if (st == ZP_OK) st = build(tmp, wasm_path, wasm2c, cc, out, err);
+        if (st == ZP_OK) st = build(tmp, wasm_path, wasm2c, cc, options->stop, out, err);
         remove_tree_flat(tmp);
     }
     /* the bytes hashed are the file's as the stamps describe it: read

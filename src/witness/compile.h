@@ -21,6 +21,11 @@ typedef struct zp_witness_compile_options {
     const char *cache_dir; /* NULL: $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else ~/.cache/zkpipe */
     const char *cc;        /* NULL: $CC, else "cc" */
     const char *wasm2c;    /* NULL: $ZKPIPE_WASM2C, else "wasm2c" */
+    /* NULL, or a flag another thread sets (a relaxed atomic store of
+     * nonzero) to stop a compile under way: wasm2c or the compiler is
+     * killed (its whole process group) within ~20 ms and the compile fails
+     * with "W: the compile was stopped" (ZP_ERR_UNSUPPORTED). */
+    const int *stop;
 } zp_witness_compile_options;
 
 typedef struct zp_witness_compiled {

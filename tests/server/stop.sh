@@ -10,7 +10,9 @@
 #   exited within the grace and a second (it gives the job back);
 # - restarted with witness_time_limit 2: a job that recurses for ever
 #   fails in about 2 s, its error naming the partition and the limit (and
-#   the daemon's log line the job); the next job is proved.
+#   the daemon's log line the job); the next job is proved;
+# - SIGTERM while the circuit compiles (a compiler 60 s slow): the daemon
+#   exits within the grace and a second, the compiler killed.
 # Before the fix the cancelled job kept its worker for ever (the next job
 # never ran) and SIGTERM left the daemon running.
 #
@@ -139,6 +141,24 @@ else
 fi
 stop_daemon "$DPID"
 expect_eq "the daemon exits 0 on SIGTERM (idle)" "$STOP_RC" 0
+
+# ---- SIGTERM during a compile: the compiler is killed, not waited for
+printf '#!/bin/sh\nsleep 60\nexec %s "$@"\n' "${CC:-cc}" >"$W/slowcc"
+chmod +x "$W/slowcc"
+sed -e "s|^data_dir .*|data_dir $W/data3|" "$W/d1.conf" >"$W/d3.conf"
+if CC="$W/slowcc" start_daemon d3 "$W/d3.conf"; then
+    for _ in $(seq 1 100); do pgrep -f "$W/slowcc" >/dev/null && break; sleep 0.1; done
+    pgrep -f "$W/slowcc" >/dev/null || fail "the compiler runs" "no $W/slowcc process"
+    stop_daemon "$DPID"
+    sleep 0.2
+    left="$(pgrep -f "$W/slowcc" | tr '\n' ' ')"
+    awk -v s="$STOP_SECS" 'BEGIN { exit !(s <= 4.5) }' && [ "$STOP_RC" = 0 ] && [ -z "$left" ] &&
+        pass "SIGTERM during a 60 s compile: the daemon exited 0 in $STOP_SECS s, the compiler killed" ||
+        fail "SIGTERM during a compile" "exit $STOP_RC after $STOP_SECS s; compiler processes left: ${left:-none}"
+    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+else
+    fail "the daemon starts with a slow compiler" "see $W/d3.log"
+fi
 
 echo "    ($(($(date +%s) - T0)) s)"
 finish
