@@ -86,12 +86,16 @@ static int runs_start(const char *text) {
  * "<indent>w2c_NAME: \n" heads a loop (the target of the loop's
  * backward jumps), "<indent>w2c_NAME:;" ends a block (forward jumps
  * only). Returns 1 for a loop head (*colon: its ':'), 0 for anything
- * that is not a loop head, -1 for a label of another shape. */
+ * that is not a loop head, -1 for a label of another shape or name (any
+ * identifier then ':' at a line's start but br_table's "default:"), so
+ * that no loop can hide under a name this pass does not look for. */
 static int loop_head(const char *p, const char *line_end, const char **colon) {
+    static const char ident[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
     p += strspn(p, " ");
-    if (line_end - p < 5 || strncmp(p, "w2c_", 4) != 0) return 0;
-    const char *q = p + 4 + strspn(p + 4, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (q >= line_end || *q != ':') return 0;
+    if (p >= line_end || strchr(ident, *p) == NULL || (*p >= '0' && *p <= '9')) return 0;
+    const char *q = p + strspn(p, ident);
+    if (q >= line_end || *q != ':' || (q - p == 7 && strncmp(p, "default", 7) == 0)) return 0;
+    if (q - p < 5 || strncmp(p, "w2c_", 4) != 0) return -1;
     if (q + 1 < line_end && q[1] == ';') return 0;
     if (q + 2 == line_end && q[1] == ' ') {
         *colon = q;
