@@ -1,6 +1,7 @@
 /* The stop-poll pass over wasm2c's output (src/witness/poll.h), on texts
  * shaped as wasm2c 1.0.32 writes them: a poll after every loop head and
- * after the prologue of a function that calls, none in a leaf; a label of
+ * after the prologue of a function that calls or is long, none in a short
+ * leaf; a label of
  * another shape or name, a prologue of another shape, a text without
  * wasm2c's prologue macros and a module with a start function are
  * refused. tests/witness/stop.sh runs the polls themselves. */
@@ -91,6 +92,22 @@ int main(void) {
         CHECK(strstr(out, "  w2c_B0:;\n") != NULL); /* a block's end stays as it was */
         free(out);
     }
+
+    /* a long leaf (more than 64 lines) polls too: a caller's straight-line
+     * body could call it a million times between two polls */
+    char longleaf[4096];
+    int n = snprintf(longleaf, sizeof longleaf, "static void w2c_long(Z_circuit_instance_t* instance) {\n  FUNC_PROLOGUE;\n");
+    for (int i = 0; i < 70; i++) n += snprintf(longleaf + n, sizeof longleaf - (size_t)n, "  w2c_i0 += w2c_i1;\n");
+    snprintf(longleaf + n, sizeof longleaf - (size_t)n, "  FUNC_EPILOGUE;\n}\n");
+    snprintf(bodies, sizeof bodies, "%s%s", leaf, longleaf);
+    st = run(&out, &polls, bodies, "", &err);
+    CHECK_MSG(st == ZP_OK, "%s", err.message);
+    if (out != NULL) {
+        const char *l = strstr(out, "w2c_long(Z_circuit");
+        CHECK(polls == 1 && l != NULL && strncmp(strstr(l, "FUNC_PROLOGUE"), "FUNC_PROLOGUE; ZP_POLL();", 25) == 0);
+        free(out);
+    }
+    snprintf(bodies, sizeof bodies, "%s%s", leaf, caller);
 
     /* refused: a start function, labels and prologues of other shapes, no prologue macros */
     st = run(&out, &polls, bodies, "  w2c_f0(instance);\n", &err);

@@ -32,24 +32,32 @@ static const char poll_defs[] =
     "#define ZP_POLL() do { if (__builtin_expect(__atomic_load_n(zp_stop_flag, __ATOMIC_RELAXED) != 0, 0)) "
     "zp_stop_trap(); } while (0)\n";
 
-/* A poll after a loop head's label, and after the prologue of a function
- * that calls (a leaf, which calls nothing, runs straight through between
- * its loop heads, so it needs none: readSharedRWMemory and the like,
- * called a million times, cost nothing more). Calls, as wasm2c writes
+/* A poll after a loop head's label, and after the prologue of every
+ * function but a short leaf. A leaf calls nothing and runs straight
+ * through between its loop heads; one of at most LEAF_LINES lines needs
+ * no poll (readSharedRWMemory and the like, called a million times, cost
+ * nothing more), since between two polls of its callers it can run only
+ * as often as a caller's straight-line body calls it: a module-sized
+ * body times LEAF_LINES statements, a fraction of a second, where a
+ * leaf of any size would allow (module size)^2. Calls, as wasm2c writes
  * them, pass the instance first: w2c_f(instance, ...), an import's
  * Z_runtimeZ_f(instance->Z_runtime_instance, ...), CALL_INDIRECT(
  * instance->w2c_T0, ...); any "(instance" in a body counts as a call,
  * which errs only towards a poll too many. */
+#define LEAF_LINES 64
 static const char loop_poll[] = " ZP_POLL();";
 static const char prologue_line[] = "  FUNC_PROLOGUE;\n";
 static const char prologue_poll[] = "  FUNC_PROLOGUE; ZP_POLL();\n";
 
-/* Whether the function whose prologue line is at p calls anything: an
- * "(instance" before its end (the first "\n}\n", wasm2c indents every
- * line of a body). */
-static int calls(const char *p, const char *text_end) {
+/* Whether the function whose prologue line is at p needs a poll there:
+ * it calls (an "(instance" before its end, the first "\n}\n": wasm2c
+ * indents every line of a body) or is longer than LEAF_LINES. */
+static int needs_prologue_poll(const char *p, const char *text_end) {
     const char *end = strstr(p, "\n}\n");
     if (end == NULL) end = text_end;
+    size_t lines = 0;
+    for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL && lines <= LEAF_LINES; q++) lines++;
+    if (lines > LEAF_LINES) return 1;
     for (const char *q = p; (q = memchr(q, '(', (size_t)(end - q))) != NULL; q++) {
         if ((size_t)(end - q) > 9 && memcmp(q, "(instance", 9) == 0) return 1;
     }
@@ -164,7 +172,7 @@ zp_status zp_witness_poll_patch(char **out, size_t *out_len, size_t *polls, cons
             memcpy(o + used, colon + 1, (size_t)(end - colon - 1)), used += (size_t)(end - colon - 1);
             (*polls)++;
         } else if ((size_t)(end - p) == sizeof prologue_line - 1 && memcmp(p, prologue_line, (size_t)(end - p)) == 0 &&
-                   calls(p, text + len)) {
+                   needs_prologue_poll(p, text + len)) {
             memcpy(o + used, prologue_poll, sizeof prologue_poll - 1), used += sizeof prologue_poll - 1;
             (*polls)++;
         } else {

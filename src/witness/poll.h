@@ -4,9 +4,10 @@
  * runs is native: nothing outside the thread can interrupt it safely
  * except the code itself. So before wasm2c's C is compiled, a poll is
  * written at the head of every wasm `loop` (every backward jump of
- * wasm2c's output goes to such a head) and into every function's
- * prologue (a recursion without loops, f calling f twice 500 deep,
- * never ends either): a load of the calling thread's stop flag pointer
+ * wasm2c's output goes to such a head) and after the prologue of every
+ * function that calls or is long (a recursion without loops, f calling
+ * f twice 500 deep, never ends either; a short leaf needs none): a load
+ * of the calling thread's stop flag pointer
  * (thread-local, initial-exec: one %fs-relative load), a load of the
  * flag, and a branch that is never taken until the flag is set. Then
  * the glue's zp_stop_trap longjmps to the call's trap target with its
@@ -27,7 +28,7 @@
 #include "zkpipe.h"
 
 /* Bump when the polls change: compile.c hashes it into the cache key. */
-#define ZP_POLL_VERSION "stop polls 1"
+#define ZP_POLL_VERSION "stop polls 2"
 
 /* Writes the polls into the C text (len bytes, NUL-terminated): *out is a
  * new malloc'd text, *out_len its length, *polls how many loop heads got
