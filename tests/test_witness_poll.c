@@ -58,7 +58,7 @@ static const char instantiate[] =
 
 /* head + the bodies + instantiate (with extra inside it), patched */
 static zp_status run(char **out, size_t *polls, const char *bodies, const char *extra, zp_error *err) {
-    static char text[8192];
+    static char text[16384];
     char inst[512];
     snprintf(inst, sizeof inst, instantiate, extra);
     snprintf(text, sizeof text, "%s%s%s", head, bodies, inst);
@@ -77,7 +77,7 @@ int main(void) {
     zp_error err = {0};
     char *out = NULL;
     size_t polls = 0;
-    char bodies[4096];
+    char bodies[8192];
     snprintf(bodies, sizeof bodies, "%s%s", leaf, caller);
 
     zp_status st = run(&out, &polls, bodies, "", &err);
@@ -95,7 +95,7 @@ int main(void) {
 
     /* a long leaf (more than 64 lines) polls too: a caller's straight-line
      * body could call it a million times between two polls */
-    char longleaf[4096];
+    char longleaf[2048];
     int n = snprintf(longleaf, sizeof longleaf, "static void w2c_long(Z_circuit_instance_t* instance) {\n  FUNC_PROLOGUE;\n");
     for (int i = 0; i < 70; i++) n += snprintf(longleaf + n, sizeof longleaf - (size_t)n, "  w2c_i0 += w2c_i1;\n");
     snprintf(longleaf + n, sizeof longleaf - (size_t)n, "  FUNC_EPILOGUE;\n}\n");
