@@ -114,6 +114,15 @@ typedef struct zp_engine_options {
      * wasm); NULL: $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else
      * ~/.cache/zkpipe (docs/witness.md). */
     const char *witness_cache_dir;
+    /* Seconds one partition's witness calculation may run (jobs given a
+     * wasm), and a circuit's first calls when it is loaded (getVersion
+     * ...; its compile is not counted); past it the calculation is
+     * stopped within milliseconds and the partition fails: "job 3,
+     * partition 0: in.json: circuit.wasm: the witness calculator was
+     * stopped during setInputSignal, at the witness time limit of 60 s".
+     * 0: no limit. A cancel, a failure of another partition of the job
+     * and zp_engine_destroy stop a calculation at once, limit or not. */
+    double witness_time_limit;
 } zp_engine_options;
 
 #define ZP_BUDGET_UNLIMITED UINT64_MAX

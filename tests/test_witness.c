@@ -5,13 +5,19 @@
  *
  * The circuit is tests/witness/circuits/multidim.wasm (circom 2 --wasm of
  * multidim.circom, bn128), compiled into $ZKPIPE_CACHE (CMake points it at
- * the build folder). Without wasm2c the test says so and passes. */
+ * the build folder). Without wasm2c the test says so and passes.
+ *
+ * Stopping (calc.h, zp_witness_instance_set_stop): tests/witness/circuits/
+ * loop.wat, built with wat2wasm when there is one, loops or recurses for
+ * ever on its input; another thread's flag stops it within a second, and
+ * the same instance then computes a good witness. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "testutil.h"
 #include "witness/calc.h"
 #include "witness/compile.h"
@@ -99,6 +105,84 @@ static void *work(void *arg) {
     zp_witness_instance_destroy(inst);
     free(out);
     return NULL;
+}
+
+static void *raise_later(void *arg) {
+    usleep(100000);
+    __atomic_store_n((int *)arg, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static int parse(zp_witness_inputs *in, const zp_witness_module *m, const char *json);
+
+/* Stops loop.wat's calculations: set before, raised during (a loop with
+ * no call, a recursion with no loop), then a good witness on the same
+ * instance; a module open stopped in getVersion. */
+static void stop_checks(void) {
+    const char *cache = getenv("ZKPIPE_CACHE");
+    char wasm[4096], cmd[4200];
+    if (cache == NULL || system("wat2wasm --version >/dev/null 2>&1") != 0) {
+        printf("test_witness: stop checks skipped: no wat2wasm (apt-get install wabt)\n");
+        return;
+    }
+    snprintf(wasm, sizeof wasm, "%s/loop-test.wasm", cache);
+    snprintf(cmd, sizeof cmd, "wat2wasm tests/witness/circuits/loop.wat -o '%s'", wasm);
+    CHECK(system(cmd) == 0);
+    zp_error err = {0};
+    zp_witness_compiled c;
+    zp_status st = zp_witness_compile(&c, wasm, NULL, &err);
+    CHECK_MSG(st == ZP_OK, "compile loop.wat: %s", err.message);
+    if (st != ZP_OK) return;
+    zp_witness_module *m = NULL;
+    int stop = 1;
+    st = zp_witness_module_open_stoppable(&m, c.so_path, wasm, &stop, &err);
+    CHECK_MSG(st == ZP_ERR_UNSUPPORTED && strstr(err.message, "stopped during getVersion") != NULL, "%d %s", (int)st,
+              err.message);
+    stop = 0;
+    CHECK(zp_witness_module_open_stoppable(&m, c.so_path, wasm, &stop, &err) == ZP_OK);
+    zp_witness_compiled_free(&c);
+    if (m == NULL) return;
+    size_t bytes = zp_witness_module_size(m) * zp_witness_module_n8(m);
+    uint8_t *out = malloc(bytes);
+    zp_witness_instance *inst = NULL;
+    zp_witness_inputs in[3] = {{0}};
+    CHECK(out != NULL && zp_witness_instance_create(&inst, m, &err) == ZP_OK);
+    CHECK(parse(&in[0], m, "{\"mode\": 0}") && parse(&in[1], m, "{\"mode\": 1}") && parse(&in[2], m, "{\"mode\": 2}"));
+    if (inst == NULL || out == NULL) goto done;
+    zp_witness_instance_set_stop(inst, &stop);
+    stop = 1; /* set before: nothing runs */
+    st = zp_witness_instance_calculate(inst, &in[0], out, 0, &err);
+    CHECK_MSG(st == ZP_ERR_UNSUPPORTED && strstr(err.message, "stopped during init") != NULL, "%d %s", (int)st,
+              err.message);
+    for (int mode = 1; mode <= 2; mode++) {
+        stop = 0;
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, raise_later, &stop) == 0);
+        double t0 = zp_clock_now();
+        st = zp_witness_instance_calculate(inst, &in[mode], out, 0, &err);
+        double took = zp_clock_now() - t0;
+        pthread_join(t, NULL);
+        CHECK_MSG(st == ZP_ERR_UNSUPPORTED && strstr(err.message, "stopped during setInputSignal") != NULL,
+                  "mode %d: %d %s", mode, (int)st, err.message);
+        CHECK_MSG(took < 1.0, "mode %d: stopped %.3f s after it started (raised at 0.1 s)", mode, took);
+    }
+    /* the stopped instance is rebuilt: a good witness (1, 0, 0, ...) */
+    stop = 0;
+    memset(out, 0xee, bytes);
+    st = zp_witness_instance_calculate(inst, &in[0], out, 0, &err);
+    CHECK_MSG(st == ZP_OK, "after the stops: %s", err.message);
+    CHECK(value_is(out, 32, 1));
+    for (size_t i = 1; i < zp_witness_module_size(m); i++) {
+        if (!value_is(out + i * 32, 32, 0)) {
+            CHECK_MSG(0, "after the stops: value %zu is not 0", i);
+            break;
+        }
+    }
+done:
+    for (int i = 0; i < 3; i++) zp_witness_inputs_free(&in[i]);
+    zp_witness_instance_destroy(inst);
+    free(out);
+    zp_witness_module_close(m);
 }
 
 static int parse(zp_witness_inputs *in, const zp_witness_module *m, const char *json) {
@@ -193,5 +277,6 @@ int main(void) {
         free(ref[i]);
     }
     zp_witness_module_close(m);
+    stop_checks();
     return zp_test_done();
 }

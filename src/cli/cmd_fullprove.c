@@ -34,12 +34,15 @@ typedef struct fullprove_args {
     const char *cache;
     size_t threads;
     int no_verify, verbose;
+    double time_limit;
 } fullprove_args;
 
 static const zp_option options[] = {
     ZP_CLI_THREADS_OPTION(fullprove_args, threads, "worker threads of the prover (default: one per CPU)"),
     {"cache", 0, ZP_OPT_ARG, offsetof(fullprove_args, cache), 0, 0, NULL, "DIR",
      "the folder of compiled calculators (default: $ZKPIPE_CACHE, $XDG_CACHE_HOME/zkpipe, ~/.cache/zkpipe)", NULL},
+    {"time-limit", 0, ZP_OPT_SECONDS, offsetof(fullprove_args, time_limit), 0, 0, NULL, "S",
+     "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not counted): exit 3 (default: none)", NULL},
     {"no-verify", 0, ZP_OPT_FLAG, offsetof(fullprove_args, no_verify), 0, 0, NULL, NULL,
      "skip the check of the proof before writing it", NULL},
     {"verbose", 'v', ZP_OPT_FLAG, offsetof(fullprove_args, verbose), 0, 0, NULL, NULL,
@@ -87,7 +90,7 @@ int zp_cmd_fullprove(int argc, char **argv) {
 
     if (zp_key_open(&key, zkey_path, &err) != ZP_OK) goto fail;
     t_key = zp_clock_now();
-    if (zp_witness_load(&m, wasm_path, &copt, &ws, &err) != ZP_OK) goto fail;
+    if (zp_witness_load(&m, wasm_path, &copt, args.time_limit, &ws, &err) != ZP_OK) goto fail;
     t_load = zp_clock_now();
     zp_curve wc = zp_witness_module_curve(m), kc = zp_key_curve(key);
     if (wc != kc) {
@@ -102,7 +105,7 @@ int zp_cmd_fullprove(int argc, char **argv) {
                      wasm_path, zp_witness_module_size(m), zkey_path, zp_key_wires(key));
         goto fail;
     }
-    if (zp_witness_compute_file(&values, m, input_path, 0, stderr, &ws, &err) != ZP_OK) goto fail;
+    if (zp_witness_compute_file(&values, m, input_path, 0, args.time_limit, stderr, &ws, &err) != ZP_OK) goto fail;
     if (witness_from_values(&witness, m, values, &err) != ZP_OK) goto fail;
     t_wit = zp_clock_now();
     if (zp_prove(&proof, &ps, key, witness, &popt, &err) != ZP_OK) {

@@ -48,6 +48,8 @@ static const zp_option options[] = {
      "the circuit's inputs, one partition each (with\n--wasm)", NULL},
     {"cache", 0, ZP_OPT_ARG, ENG(witness_cache_dir), 0, 0, NULL, "DIR",
      "compiled calculators (default: $ZKPIPE_CACHE,\nelse ~/.cache/zkpipe)", NULL},
+    {"witness-time-limit", 0, ZP_OPT_SECONDS, ENG(witness_time_limit), 0, 86400, NULL, "S",
+     "stop a partition's witness calculation after S\nseconds: the job fails (default: none)", NULL},
     {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
     {"budget", 0, ZP_OPT_MEMORY, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
      "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked buffer\n(default: available memory minus 10%)", NULL},

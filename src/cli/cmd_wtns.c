@@ -33,11 +33,14 @@ static const char tail[] =
 typedef struct wtns_args {
     const char *cache;
     int sanity_check, verbose;
+    double time_limit;
 } wtns_args;
 
 static const zp_option options[] = {
     {"cache", 0, ZP_OPT_ARG, offsetof(wtns_args, cache), 0, 0, NULL, "DIR",
      "the folder of compiled calculators (default: see below)", NULL},
+    {"time-limit", 0, ZP_OPT_SECONDS, offsetof(wtns_args, time_limit), 0, 0, NULL, "S",
+     "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not counted): exit 3 (default: none)", NULL},
     {"sanity-check", 'c', ZP_OPT_FLAG, offsetof(wtns_args, sanity_check), 0, 0, NULL, NULL,
      "let the calculator check every signal as it is set (snarkjs -c)", NULL},
     {"verbose", 'v', ZP_OPT_FLAG, offsetof(wtns_args, verbose), 0, 0, NULL, NULL,
@@ -65,8 +68,8 @@ int zp_cmd_wtns(int argc, char **argv) {
     zp_witness_compile_options copt = {.cache_dir = args.cache};
     int rc = ZP_EXIT_OK;
     double t0 = zp_clock_now();
-    if (zp_witness_load(&m, wasm_path, &copt, &stats, &err) != ZP_OK) goto fail;
-    if (zp_witness_compute_file(&values, m, input_path, args.sanity_check, stderr, &stats, &err) != ZP_OK) goto fail;
+    if (zp_witness_load(&m, wasm_path, &copt, args.time_limit, &stats, &err) != ZP_OK) goto fail;
+    if (zp_witness_compute_file(&values, m, input_path, args.sanity_check, args.time_limit, stderr, &stats, &err) != ZP_OK) goto fail;
     double t_write = zp_clock_now();
     if (zp_witness_write_wtns(wtns_path, m, values, &err) != ZP_OK) goto fail;
     double t_end = zp_clock_now();

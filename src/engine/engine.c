@@ -94,6 +94,7 @@ static void report_ended(zp_engine *e, uint64_t id) {
 void engine_job_end(zp_engine *e, engine_job *job, zp_job_state state) {
     if (job->state == ZP_JOB_DONE || job->state == ZP_JOB_FAILED || job->state == ZP_JOB_CANCELLED) return;
     job->state = state;
+    engine_witgen_stop(e, job); /* a calculation of the job under way returns now */
     if (state == ZP_JOB_DONE) e->jobs_done++;
     if (state == ZP_JOB_FAILED) e->jobs_failed++;
     if (state == ZP_JOB_CANCELLED) e->jobs_cancelled++;
@@ -247,6 +248,12 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
     if (!e->opt.prove_threads) e->opt.prove_threads = cpus;
     if (!e->opt.queue_capacity) e->opt.queue_capacity = e->n_synth;
     if (e->opt.sample_interval <= 0) e->opt.sample_interval = 0.05;
+    double limit = e->opt.witness_time_limit;
+    if (!(limit >= 0 && limit <= 1e9)) {
+        free(e);
+        return zp_error_set(err, ZP_ERR_ARG, "a witness time limit of %g s: give 0 (none) or a number of seconds",
+                            limit);
+    }
     e->opt.synth_workers = e->n_synth;
     e->opt.prove_workers = e->n_prove;
     e->opt.finalize_workers = e->n_final;
@@ -343,6 +350,7 @@ void zp_engine_destroy(zp_engine *e) {
         job_drop_pending(e, j, PART_CANCELLED);
     }
     e->stopping = 1;
+    engine_witgen_stop(e, NULL); /* the circuits thread's too */
     pthread_cond_broadcast(&e->admit);
     pthread_cond_broadcast(&e->to_prove.not_empty);
     pthread_cond_broadcast(&e->to_final.not_empty);
@@ -350,7 +358,7 @@ void zp_engine_destroy(zp_engine *e) {
     pthread_cond_broadcast(&e->to_final.not_full);
     pthread_cond_signal(&e->circuits_wake);
     pthread_mutex_unlock(&e->lock);
-    /* a compile under way is waited for (it spawns wasm2c and cc) */
+    /* a compile under way is stopped (its wasm2c or cc killed) */
     if (e->circuits_started) pthread_join(e->circuits_thread, NULL);
     /* workers first (they drain the queues), then dealloc, then sampler */
     size_t workers = e->n_threads > 2 ? e->n_threads - 2 : 0;

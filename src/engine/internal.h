@@ -81,6 +81,24 @@ typedef struct engine_circuit {
     struct engine_circuit *next;
 } engine_circuit;
 
+struct engine_job;
+
+/* A run of a circuit's code (witgen.c): a partition's calculation, or the
+ * circuits thread's first calls of a module it loads. Its instance polls
+ * `stop` (calc.h, zp_witness_instance_set_stop), which the engine sets
+ * when the job ends (cancelled, or failed elsewhere), when the engine
+ * stops, and, through the sampler thread (engine_witgen_watch), at the
+ * deadline of opt.witness_time_limit. Linked in engine->witgen_watches
+ * while it runs. */
+typedef struct witgen_watch {
+    int stop;       /* read by the instance's polls: relaxed atomic loads and stores */
+    int why;        /* WITGEN_STOP_*: what set stop; lock held */
+    double deadline; /* zp_clock_now() seconds; 0: none */
+    const struct engine_job *job; /* NULL: a circuit's load */
+    struct witgen_watch *next;
+} witgen_watch;
+enum { WITGEN_STOP_NONE = 0, WITGEN_STOP_LIMIT, WITGEN_STOP_ENDED };
+
 /* A synthesis worker's witness calculator: its own instance of one
  * circuit (never shared), that instance's linear memory counted in the
  * tracker (class witgen), and the bytes of the budget reserved for it.
@@ -94,11 +112,10 @@ typedef struct witgen_slot {
     zp_tracked inputs; /* the partition's inputs while read and held (class witgen too) */
     uint64_t reserved; /* covers memory and inputs; the instance may not grow past it */
     int measuring; /* this slot runs its circuit's first calculation */
+    witgen_watch watch; /* the flag the instance polls (the slot lives as long as its worker) */
 } witgen_slot;
 
 typedef enum { PART_PENDING = 0, PART_ACTIVE, PART_DONE, PART_FAILED, PART_CANCELLED } part_state;
-
-struct engine_job;
 
 typedef struct engine_part {
     struct engine_job *job;
@@ -165,6 +182,7 @@ struct zp_engine {
     pthread_t circuits_thread; /* compiles and loads them (engine_circuits_main) */
     int circuits_started;
     pthread_cond_t circuits_wake; /* a circuit to load, or the engine stops */
+    witgen_watch *witgen_watches; /* the runs of circuits' code under way (witgen.c) */
     engine_job *jobs; /* by priority (high first), then submission order */
     uint64_t next_job_id, use_clock;
     part_queue to_prove, to_final;
@@ -274,6 +292,13 @@ int engine_circuit_ready(const engine_circuit *c);
 /* Drops a reference; the module is closed with the last. Lock held. */
 void engine_circuit_put(zp_engine *e, engine_circuit *c);
 void engine_circuits_free_all(zp_engine *e);
+/* Stops the runs of job's partitions (it ended), or with job NULL every
+ * run (the engine stops). Lock held. */
+void engine_witgen_stop(zp_engine *e, const struct engine_job *job);
+/* Stops the runs past their deadline; returns the seconds until the next
+ * deadline (a large number when none). The sampler calls it at every
+ * wake. Lock held. */
+double engine_witgen_watch(zp_engine *e);
 /* Bytes a partition of circuit c must reserve for this worker's
  * instance, beyond what the slot holds; other_need: the rest of the
  * partition's need. UINT64_MAX: it cannot be admitted now (another

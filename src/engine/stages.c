@@ -292,6 +292,8 @@ static zp_status synth_work(stage_worker *w, engine_part *p, zp_error *err) {
 }
 
 static void synth_hand_off(zp_engine *e, engine_part *p, zp_status st, const zp_error *err) {
+    /* a job that ended while it ran (its calculation was stopped): cancelled, not failed */
+    if (st != ZP_OK && engine_job_cancelled(p->job)) st = ZP_OK;
     if (st != ZP_OK || !queue_push(e, &e->to_prove, p, ZP_STAGE_WAIT_PROVE)) drop(e, p, st, err);
 }
 

@@ -120,9 +120,17 @@ void *engine_sampler_main(void *arg) {
     free(arg);
     zp_engine *e = wa.e;
     pthread_mutex_lock(&e->lock);
+    double next_sample = 0;
     while (!e->sampler_stop) {
-        sample(e); /* reads e->reserved and in_stage under the lock */
-        struct timespec ts = zp_clock_deadline(e->opt.sample_interval);
+        double now = zp_clock_now();
+        if (now >= next_sample) {
+            sample(e); /* reads e->reserved and in_stage under the lock */
+            next_sample = now + e->opt.sample_interval;
+        }
+        /* it also stops the witness calculations past their time limit */
+        double wait = engine_witgen_watch(e);
+        if (next_sample - now < wait) wait = next_sample - now;
+        struct timespec ts = zp_clock_deadline(wait > 0.001 ? wait : 0.001);
         pthread_cond_timedwait(&e->sampler_wake, &e->lock, &ts);
     }
     sample(e);

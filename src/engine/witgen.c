@@ -32,6 +32,62 @@
 #include "witness/compile.h"
 #include "witness/input.h"
 
+/* ---- stopping a run of a circuit's code --------------------------------- */
+
+static void raise_stop(witgen_watch *w, int why) {
+    if (w->why == WITGEN_STOP_NONE) w->why = why;
+    __atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* Watches a run about to start: cleared, its deadline set, linked; one
+ * whose job has already ended, or in an engine that stops, is stopped
+ * before it starts. Lock held. */
+static void watch_begin(zp_engine *e, witgen_watch *w, const engine_job *job) {
+    __atomic_store_n(&w->stop, 0, __ATOMIC_RELAXED);
+    w->why = WITGEN_STOP_NONE;
+    w->job = job;
+    w->deadline = e->opt.witness_time_limit > 0 ? zp_clock_now() + e->opt.witness_time_limit : 0;
+    w->next = e->witgen_watches;
+    e->witgen_watches = w;
+    if (e->stopping || (job != NULL && engine_job_cancelled(job))) raise_stop(w, WITGEN_STOP_ENDED);
+    if (w->deadline > 0) pthread_cond_signal(&e->sampler_wake); /* it may sleep past the deadline */
+}
+
+/* Unlinks a run that returned; what stopped it (WITGEN_STOP_*). Lock held. */
+static int watch_end(zp_engine *e, witgen_watch *w) {
+    for (witgen_watch **pp = &e->witgen_watches; *pp; pp = &(*pp)->next) {
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
+    }
+    w->next = NULL;
+    return w->why;
+}
+
+void engine_witgen_stop(zp_engine *e, const engine_job *job) {
+    for (witgen_watch *w = e->witgen_watches; w; w = w->next) {
+        if (job == NULL || w->job == job) raise_stop(w, WITGEN_STOP_ENDED);
+    }
+}
+
+double engine_witgen_watch(zp_engine *e) {
+    double now = zp_clock_now(), next = 1e9;
+    for (witgen_watch *w = e->witgen_watches; w; w = w->next) {
+        if (w->deadline <= 0 || w->why != WITGEN_STOP_NONE) continue;
+        if (now >= w->deadline) raise_stop(w, WITGEN_STOP_LIMIT);
+        else if (w->deadline - now < next) next = w->deadline - now;
+    }
+    return next;
+}
+
+/* The message of a run the time limit stopped says so. */
+static void at_time_limit(const zp_engine *e, zp_error *err) {
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, ", at the witness time limit of %g s",
+             e->opt.witness_time_limit);
+}
+
 /* ---- circuits ---------------------------------------------------------- */
 
 static engine_circuit *find_circuit(zp_engine *e, const char *path) {
@@ -105,13 +161,34 @@ static void measure_write(const char *path, uint64_t bytes, const void *writer) 
  * one instance to learn its memory before any calculation: into c's
  * fields below `state`, which nothing reads while it is loading. Lock NOT
  * held; c->path is fixed and the circuits thread holds a reference. */
-static zp_status circuit_load(engine_circuit *c, const char *cache_dir, int *compiled_now, zp_error *err) {
-    zp_witness_compile_options copt = {.cache_dir = cache_dir};
-    zp_witness_compiled compiled;
+static zp_status circuit_load(zp_engine *e, engine_circuit *c, const char *cache_dir, int *compiled_now,
+                              zp_error *err) {
+    /* watched: the compile (stopped only when the engine stops: a big
+     * circuit's takes minutes), then the module's first calls (getVersion
+     * ..., its own code: under the time limit too) */
+    witgen_watch watch = {0};
+    pthread_mutex_lock(&e->lock);
+    watch_begin(e, &watch, NULL);
+    int timed = watch.deadline > 0;
+    watch.deadline = 0;
+    pthread_mutex_unlock(&e->lock);
+    zp_witness_compile_options copt = {.cache_dir = cache_dir, .stop = &watch.stop};
+    zp_witness_compiled compiled = {0};
     zp_status st = zp_witness_compile(&compiled, c->path, &copt, err);
-    if (st != ZP_OK) return st;
-    *compiled_now = compiled.compiled;
-    st = zp_witness_module_open(&c->module, compiled.so_path, c->path, err);
+    if (st == ZP_OK) {
+        *compiled_now = compiled.compiled;
+        pthread_mutex_lock(&e->lock);
+        if (timed) {
+            watch.deadline = zp_clock_now() + e->opt.witness_time_limit;
+            pthread_cond_signal(&e->sampler_wake);
+        }
+        pthread_mutex_unlock(&e->lock);
+        st = zp_witness_module_open_stoppable(&c->module, compiled.so_path, c->path, &watch.stop, err);
+    }
+    pthread_mutex_lock(&e->lock);
+    if (watch_end(e, &watch) == WITGEN_STOP_LIMIT && st != ZP_OK) at_time_limit(e, err);
+    pthread_mutex_unlock(&e->lock);
+    if (compiled.so_path == NULL) return st;
     c->measure_path = measure_path(compiled.so_path);
     zp_witness_compiled_free(&compiled);
     zp_witness_instance *inst = NULL;
@@ -243,7 +320,7 @@ void *engine_circuits_main(void *arg) {
         zp_error err = {0};
         int compiled = 0;
         double t0 = zp_clock_now();
-        zp_status st = circuit_load(c, cache, &compiled, &err);
+        zp_status st = circuit_load(e, c, cache, &compiled, &err);
         if (e->opt.log != NULL) {
             char line[700];
             if (st == ZP_OK)
@@ -452,6 +529,7 @@ zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_
     if (s->inst == NULL) {
         st = zp_witness_instance_create(&s->inst, c->module, err);
         if (st != ZP_OK) return st;
+        zp_witness_instance_set_stop(s->inst, &s->watch.stop);
         pthread_mutex_lock(&e->lock);
         zp_track_account(&s->memory, &e->tracker, s->inst, ZP_BUF_WITGEN, ZP_STAGE_SYNTH,
                          zp_witness_instance_memory_bytes(s->inst));
@@ -473,11 +551,20 @@ zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_
                                                                            : before);
     }
     pthread_mutex_unlock(&e->lock);
-    if (st == ZP_OK) st = zp_witness_instance_calculate(s->inst, &in, out, 0, err);
+    if (st == ZP_OK) {
+        pthread_mutex_lock(&e->lock);
+        watch_begin(e, &s->watch, p->job);
+        pthread_mutex_unlock(&e->lock);
+        st = zp_witness_instance_calculate(s->inst, &in, out, 0, err);
+        pthread_mutex_lock(&e->lock);
+        int why = watch_end(e, &s->watch);
+        pthread_mutex_unlock(&e->lock);
+        if (st != ZP_OK && why == WITGEN_STOP_LIMIT) at_time_limit(e, err);
+        if (st != ZP_OK && strstr(err->message, input) == NULL) zp_error_prefix(err, "%s: ", input);
+    }
     uint64_t denied = st != ZP_OK ? zp_witness_instance_memory_denied(s->inst) : 0;
     uint64_t held = zp_track_round(in.bytes);
     zp_witness_inputs_free(&in);
-    if (st != ZP_OK && strstr(err->message, input) == NULL) zp_error_prefix(err, "%s: ", input);
     pthread_mutex_lock(&e->lock);
     zp_track_free(&e->tracker, &s->inputs);
     uint64_t after = zp_track_round(zp_witness_instance_memory_bytes(s->inst)) + held;

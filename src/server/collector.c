@@ -83,7 +83,13 @@ static pending_commit *build_record(zp_server *s, const active_part *part, const
     pc->state = info->state;
     pc->fd = part->fd;
     if (info->state != ZP_JOB_DONE) {
-        snprintf(pc->why, sizeof pc->why, "%s", info->error.message);
+        /* the engine's "job E, partition 0: " names its own job, not the
+         * store's: the store's "partition N: " takes its place */
+        const char *why = info->error.message;
+        char own[64];
+        int n = snprintf(own, sizeof own, "job %llu, partition 0: ", (unsigned long long)part->engine_id);
+        if (n > 0 && strncmp(why, own, (size_t)n) == 0) why += n;
+        snprintf(pc->why, sizeof pc->why, "%s", why);
         name_spooled(pc->why, sizeof pc->why, s, part);
     }
     zp_error terr;

@@ -54,6 +54,8 @@ static const zp_option options[] = {
     {"shutdown_grace", 0, ZP_OPT_UINT, OFF(shutdown_grace), 0, 3600, "30", "S", "seconds running partitions may finish on SIGTERM", NULL},
     {"degraded_after", 0, ZP_OPT_UINT, OFF(degraded_after), 1, 86400, "60", "S",
      "seconds a result may wait to be recorded, or the store fail, before /v1/status says degraded", NULL},
+    {"witness_time_limit", 0, ZP_OPT_SECONDS, OFF(witness_time_limit), 0, 86400, "600", "S",
+     "how long a partition's witness calculation (and a circuit's first calls) may run; past it the partition fails (0: no limit)", NULL},
     {"trace", 0, STR, OFF(trace), 0, 0, NULL, "FILE", "the engine's Chrome trace file", NULL},
     {"log_level", 0, ZP_OPT_CUSTOM, OFF(log_level), 0, 0, "info", "LEVEL", "error, info or debug", set_level},
 };

@@ -34,6 +34,7 @@ typedef struct zp_server_config {
     uint64_t connection_timeout; /* seconds a connection may stay silent */
     uint64_t result_ttl, spool_max, shutdown_grace;
     uint64_t degraded_after; /* seconds a record may wait, or the store fail, before /v1/status says degraded */
+    double witness_time_limit; /* seconds a partition's witness calculation may run; 0: none */
     int log_level; /* 0 error, 1 info, 2 debug */
 } zp_server_config;
 

@@ -200,6 +200,7 @@ zp_status zp_server_start(zp_server **out, const zp_server_config *cfg, zp_error
         opt.report_ended = 1;
         opt.key_digests = 1; /* what each proof was made with: pinned jobs (docs/fleet.md) */
         opt.witness_cache_dir = s->witness_cache;
+        opt.witness_time_limit = s->cfg.witness_time_limit;
         if (s->cfg.log_level >= 2) opt.log = engine_log;
         st = zp_engine_create(&s->engine, &opt, err);
     }

@@ -28,7 +28,7 @@ enum {
     OP_SET_INPUT,
     OP_WITNESS,
 };
-enum { CALL_OK = 0, CALL_EXCEPTION = 1, CALL_MISSING = 2, CALL_REFUSED = 3, CALL_TRAP = 0x100 };
+enum { CALL_OK = 0, CALL_EXCEPTION = 1, CALL_MISSING = 2, CALL_REFUSED = 3, CALL_STOPPED = 4, CALL_TRAP = 0x100 };
 #define IO_WORDS (ZP_WITNESS_MAX_N8 / 4)
 
 typedef struct zp_w2c_api {
@@ -43,6 +43,7 @@ typedef struct zp_w2c_api {
     size_t (*memory_bytes)(void *inst);
     void (*set_memory_limit)(void *inst, uint64_t max_bytes);
     uint64_t (*memory_denied)(void *inst);
+    void (*set_stop)(void *inst, const int *flag);
 } zp_w2c_api;
 
 struct zp_witness_module {
@@ -64,6 +65,7 @@ struct zp_witness_instance {
     int dirty; /* a calculation failed in it: rebuild before the next */
     uint64_t limit;  /* zp_witness_instance_set_memory_limit's; UINT64_MAX: none */
     uint64_t denied; /* zp_witness_instance_memory_denied's */
+    const int *stop; /* zp_witness_instance_set_stop's flag, for a rebuilt state too */
 };
 
 /* Messages of witness_calculator.js's exceptionHandler, by code. */
@@ -126,6 +128,10 @@ static zp_status call_error(const zp_witness_module *m, void *state, int rc, con
         return zp_error_set(err, ZP_ERR_UNSATISFIED, "%s: %s%s", m->name, exception_text(m->api->exception(state)),
                             joined);
     }
+    if (rc == CALL_STOPPED) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: the witness calculator was stopped during %s", m->name,
+                            during);
+    }
     if (rc == CALL_MISSING) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: the witness calculator lacks an export needed for %s", m->name,
                             during);
@@ -141,12 +147,27 @@ static void *new_state(const zp_witness_module *m) {
     return state;
 }
 
+static zp_status module_open(zp_witness_module **out, const char *so_path, const char *name,
+                             zp_witness_instance_hook *hook, void *hook_arg, const int *stop, zp_error *err);
+
 zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, const char *name, zp_error *err) {
-    return zp_witness_module_open_hooked(out, so_path, name, NULL, NULL, err);
+    return module_open(out, so_path, name, NULL, NULL, NULL, err);
 }
 
 zp_status zp_witness_module_open_hooked(zp_witness_module **out, const char *so_path, const char *name,
                                         zp_witness_instance_hook *hook, void *hook_arg, zp_error *err) {
+    return module_open(out, so_path, name, hook, hook_arg, NULL, err);
+}
+
+zp_status zp_witness_module_open_stoppable(zp_witness_module **out, const char *so_path, const char *name,
+                                           const int *stop, zp_error *err) {
+    return module_open(out, so_path, name, NULL, NULL, stop, err);
+}
+
+/* The three opens above: stop (NULL: none) is polled during the first
+ * calls, which a hostile module can make loop as well as any other. */
+static zp_status module_open(zp_witness_module **out, const char *so_path, const char *name,
+                             zp_witness_instance_hook *hook, void *hook_arg, const int *stop, zp_error *err) {
     *out = NULL;
     void *h; /* checked whole and trusted before it is loaded (cache.h) */
     if (zp_witness_object_dlopen(&h, so_path, err) != ZP_OK) return zp_error_prefix(err, "%s: ", name);
@@ -174,6 +195,7 @@ zp_status zp_witness_module_open_hooked(zp_witness_module **out, const char *so_
         st = zp_error_set(err, ZP_ERR_FORMAT, "%s: the witness calculator failed to instantiate", name);
         goto fail;
     }
+    api->set_stop(probe, stop);
     uint32_t io[IO_WORDS];
     int rc = api->call(probe, OP_VERSION, 0, 0, 0, 0, io, IO_WORDS);
     if (rc != CALL_OK) {
@@ -264,6 +286,11 @@ void zp_witness_instance_set_memory_limit(zp_witness_instance *inst, uint64_t ma
 }
 
 uint64_t zp_witness_instance_memory_denied(const zp_witness_instance *inst) { return inst->denied; }
+
+void zp_witness_instance_set_stop(zp_witness_instance *inst, const int *flag) {
+    inst->stop = flag;
+    if (inst->state != NULL) inst->m->api->set_stop(inst->state, flag);
+}
 
 size_t zp_witness_instance_memory_bytes(const zp_witness_instance *inst) {
     return inst->state ? inst->m->api->memory_bytes(inst->state) : 0;
@@ -376,6 +403,7 @@ zp_status zp_witness_instance_calculate(zp_witness_instance *inst, const zp_witn
         inst->state = fresh;
         inst->dirty = 0;
         m->api->set_memory_limit(fresh, inst->limit);
+        m->api->set_stop(fresh, inst->stop);
     }
     zp_status st = calculate(inst, in, out, sanity_check, err);
     inst->denied = st != ZP_OK ? m->api->memory_denied(inst->state) : 0;

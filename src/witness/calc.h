@@ -41,6 +41,11 @@ typedef struct zp_witness_instance zp_witness_instance;
  * field size and witness size through a first instance. */
 zp_status zp_witness_module_open(zp_witness_module **out, const char *so_path, const char *name,
                                  zp_error *err) ZP_WARN_UNUSED;
+/* The same, with a stop flag (zp_witness_instance_set_stop) for the first
+ * instance's calls: a module whose getVersion never returns is stopped
+ * there too. stop may be NULL (never). */
+zp_status zp_witness_module_open_stoppable(zp_witness_module **out, const char *so_path, const char *name,
+                                           const int *stop, zp_error *err) ZP_WARN_UNUSED;
 void zp_witness_module_close(zp_witness_module *m);
 
 /* zp_witness_module_open, and hook(hook_arg, state) called with the
@@ -90,6 +95,19 @@ void zp_witness_instance_set_memory_limit(zp_witness_instance *inst, uint64_t ma
 /* The largest size (bytes) a growth refused by that limit asked for in
  * the last calculation that failed; 0: none. */
 uint64_t zp_witness_instance_memory_denied(const zp_witness_instance *inst);
+/* The flag the instance's calculations poll (src/witness/poll.h): at every
+ * loop head and function entry of the circuit's code, and before each call
+ * into it. Another thread stops a calculation by setting *flag to nonzero
+ * with a relaxed (or stronger) atomic store, __atomic_store_n(flag, 1,
+ * __ATOMIC_RELAXED): the calculation then returns within microseconds of
+ * circuit code, with "W: the witness calculator was stopped during
+ * setInputSignal" (ZP_ERR_UNSUPPORTED), and the instance is rebuilt before
+ * its next calculation, as after any failure. While the flag is set every
+ * calculation stops at once; clear it (a store of 0) before the next one.
+ * flag is the caller's, read (never written) by this instance until the
+ * next call here or its destruction; NULL: never stop (the default). */
+void zp_witness_instance_set_stop(zp_witness_instance *inst, const int *flag);
+
 /* The instance's linear memory now, in bytes. */
 size_t zp_witness_instance_memory_bytes(const zp_witness_instance *inst);
 /* What the circuit's log() calls printed during the last calculation

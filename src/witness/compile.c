@@ -3,8 +3,10 @@
 #include "witness/compile.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "base/file.h"
 #include "witness/cache.h"
 #include "witness/patch.h"
+#include "witness/poll.h"
 #include "witness/w2c_glue.h"
 
 extern char **environ;
@@ -28,7 +31,7 @@ extern char **environ;
 /* Bump when the glue's ABI or the way objects are built changes: it is
  * part of every cache key, so old objects are simply not found again.
  * 2: objects carry a trailer (cache.h). */
-#define ZP_WITGEN_BUILD_TAG "zkpipe-witgen 2"
+#define ZP_WITGEN_BUILD_TAG "zkpipe-witgen 3"
 /* A circom wasm of a few million constraints is tens of MB; past this it
  * is not a witness calculator we can compile anyway. */
 #define ZP_WASM_MAX_BYTES ((uint64_t)1 << 30)
@@ -157,12 +160,19 @@ typedef struct tool_log {
     size_t len;
 } tool_log;
 
-/* Runs argv (no shell, environment env) with stdout and stderr into log;
- * returns its exit status, or -1 when it could not be started (errno in
+/* A tool stopped by the caller's flag (zp_witness_compile_options.stop). */
+#define TOOL_STOPPED (-2)
+
+/* Runs argv (no shell, environment env) in its own process group with
+ * stdout and stderr into log; returns its exit status, TOOL_STOPPED when
+ * *stop (NULL: never) was set while it ran (the whole group is killed:
+ * cc's cc1 and as too), or -1 when it could not be started (errno in
  * *spawn_errno); *cpu_s: the CPU time it took. */
-static int run_tool(char *const argv[], char *const env[], tool_log *log, double *cpu_s, int *spawn_errno) {
+static int run_tool(char *const argv[], char *const env[], const int *stop, tool_log *log, double *cpu_s,
+                    int *spawn_errno) {
     log->len = 0;
     log->text[0] = 0;
+    *cpu_s = 0;
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         *spawn_errno = errno;
@@ -173,18 +183,33 @@ static int run_tool(char *const argv[], char *const env[], tool_log *log, double
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     close(pipefd[1]);
     if (rc != 0) {
         close(pipefd[0]);
         *spawn_errno = rc;
         return -1;
     }
-    /* to the end, keeping the start: a tool blocked on a full pipe never ends */
+    /* to the end, keeping the start: a tool blocked on a full pipe never
+     * ends; the flag is looked at every 20 ms (a compile takes seconds) */
     char sink[4096];
+    int stopped = 0;
     for (;;) {
+        if (stop != NULL && !stopped && __atomic_load_n(stop, __ATOMIC_RELAXED) != 0) {
+            kill(-pid, SIGKILL);
+            stopped = 1;
+        }
+        struct pollfd pfd = {pipefd[0], POLLIN, 0};
+        int ready = poll(&pfd, 1, stop != NULL && !stopped ? 20 : -1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) continue;
         size_t room = sizeof log->text - 1 - log->len;
         ssize_t n = room > 0 ? read(pipefd[0], log->text + log->len, room) : read(pipefd[0], sink, sizeof sink);
         if (n < 0 && errno == EINTR) continue;
@@ -202,6 +227,7 @@ static int run_tool(char *const argv[], char *const env[], tool_log *log, double
         }
     }
     *cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    if (stopped) return TOOL_STOPPED;
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -441,9 +467,10 @@ static double thread_cpu_s(void) {
 }
 
 /* wasm2c, the header check, the patch, cc, then the object sealed and
- * renamed into place (dir: the cache folder, cache_fd its descriptor). */
+ * renamed into place (dir: the cache folder, cache_fd its descriptor);
+ * *stop (NULL: never) set while a tool runs kills it. */
 static zp_status build(const char *dir, int cache_fd, const char *tmp, const char *wasm_path, const char *wasm2c,
-                       const char *cc, zp_witness_compiled *out, zp_error *err) {
+                       const char *cc, const int *stop, zp_witness_compiled *out, zp_error *err) {
     char *wasm = str_printf("%s/circuit.wasm", tmp), *c_path = str_printf("%s/circuit.c", tmp);
     char *h_path = str_printf("%s/circuit.h", tmp), *glue = str_printf("%s/glue.c", tmp);
     char *so = str_printf("%s/circuit.so", tmp);
@@ -461,8 +488,12 @@ static zp_status build(const char *dir, int cache_fd, const char *tmp, const cha
     int serr = 0;
     double t0 = zp_clock_now();
     char *w2c_argv[] = {(char *)wasm2c, "-n", "circuit", "-o", c_path, wasm, NULL};
-    int rc = run_tool(w2c_argv, env, log, &out->wasm2c_cpu_s, &serr);
+    int rc = run_tool(w2c_argv, env, stop, log, &out->wasm2c_cpu_s, &serr);
     out->wasm2c_s = zp_clock_now() - t0;
+    if (rc == TOOL_STOPPED) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: the compile was stopped", wasm_path);
+        goto done;
+    }
     if (rc < 0) {
         st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
                           strerror(serr));
@@ -487,6 +518,8 @@ static zp_status build(const char *dir, int cache_fd, const char *tmp, const cha
         zp_fastfr_outcome fastfr;
         if ((st = zp_witness_fastfr_patch_file(c_path, &fastfr, err)) != ZP_OK) goto done;
     }
+    /* stop polls (poll.h), after fastfr (which matches wasm2c's own text) */
+    if ((st = zp_witness_poll_patch_file(c_path, wasm_path, err)) != ZP_OK) goto done;
     out->patch_s = zp_clock_now() - t0;
     out->patch_cpu_s = thread_cpu_s() - c0;
     {
@@ -508,8 +541,12 @@ static zp_status build(const char *dir, int cache_fd, const char *tmp, const cha
         size_t n = sizeof cc_argv / sizeof *cc_argv;
         cc_argv[n - 2] = (char *)sanitize_flag();
     }
-    rc = run_tool(cc_argv, env, log, &out->cc_cpu_s, &serr);
+    rc = run_tool(cc_argv, env, stop, log, &out->cc_cpu_s, &serr);
     out->cc_s = zp_clock_now() - t0;
+    if (rc == TOOL_STOPPED) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: the compile was stopped", wasm_path);
+        goto done;
+    }
     if (rc < 0) {
         st = zp_error_set(err, ZP_ERR_IO, "cannot run the C compiler %s: %s (set CC, or install gcc)", cc,
                           strerror(serr));
@@ -575,6 +612,7 @@ static void config_items(const char *cc, config_sink *sink, void *hash) {
     sink(hash, zp_w2c_glue_text, strlen(zp_w2c_glue_text));
     sink(hash, ZP_FASTFR_PATCH_VERSION, sizeof ZP_FASTFR_PATCH_VERSION); /* fastfr: patch.h */
     sink(hash, zp_witness_fastfr_key_text(), strlen(zp_witness_fastfr_key_text()));
+    sink(hash, ZP_POLL_VERSION, sizeof ZP_POLL_VERSION); /* poll.h */
 }
 static void sha256_sink(void *hash, const void *data, size_t len) { zp_sha256_update(hash, data, len); }
 static void fnv1a_sink(void *hash, const void *data, size_t len) {
@@ -841,7 +879,7 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
         /* wasm2c reads the bytes that were hashed, not the file again */
         st = copy ? write_whole(copy, wasm, wasm_len, dir, err) : zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
         free(copy);
-        if (st == ZP_OK) st = build(dir, cache_fd, tmp, wasm_path, wasm2c, cc, out, err);
+        if (st == ZP_OK) st = build(dir, cache_fd, tmp, wasm_path, wasm2c, cc, options->stop, out, err);
         remove_tree_flat(tmp);
         /* what was published is checked as a later run will check it: a
          * failure here is the machine's (a disk that does not keep what

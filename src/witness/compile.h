@@ -30,6 +30,11 @@ typedef struct zp_witness_compile_options {
      * "zkpipe: LINE\n". */
     void (*note)(void *note_arg, const char *line);
     void *note_arg;
+    /* NULL, or a flag another thread sets (a relaxed atomic store of
+     * nonzero) to stop a compile under way: wasm2c or the compiler is
+     * killed (its whole process group) within ~20 ms and the compile fails
+     * with "W: the compile was stopped" (ZP_ERR_UNSUPPORTED). */
+    const int *stop;
 } zp_witness_compile_options;
 
 typedef struct zp_witness_compiled {

@@ -9,16 +9,27 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "witness/input.h"
+#include "witness/timer.h"
+
+/* A calculation the timer stopped: its message says so. */
+static void at_time_limit(zp_error *err, double limit) {
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, ", at its time limit of %g s", limit);
+}
 
 zp_status zp_witness_load(zp_witness_module **out, const char *wasm_path, const zp_witness_compile_options *options,
-                          zp_witness_run_stats *stats, zp_error *err) {
+                          double time_limit, zp_witness_run_stats *stats, zp_error *err) {
     *out = NULL;
     zp_witness_compiled c;
     double t0 = zp_clock_now();
     zp_status st = zp_witness_compile(&c, wasm_path, options, err);
     double t1 = zp_clock_now();
     if (st != ZP_OK) return st;
-    st = zp_witness_module_open(out, c.so_path, wasm_path, err);
+    int stop = 0;
+    zp_witness_timer *timer = NULL;
+    st = zp_witness_timer_start(&timer, &stop, time_limit, err);
+    if (st == ZP_OK) st = zp_witness_module_open_stoppable(out, c.so_path, wasm_path, &stop, err);
+    if (zp_witness_timer_end(timer) && st != ZP_OK) at_time_limit(err, time_limit);
     if (stats != NULL) {
         stats->compiled = c.compiled;
         stats->compile_s = t1 - t0;
@@ -47,7 +58,7 @@ static uint8_t *zp_witness_values_alloc(size_t bytes) {
 }
 
 zp_status zp_witness_compute_file(uint8_t **values, zp_witness_module *m, const char *input_path, int sanity_check,
-                                  void *log_out, zp_witness_run_stats *stats, zp_error *err) {
+                                  double time_limit, void *log_out, zp_witness_run_stats *stats, zp_error *err) {
     *values = NULL;
     zp_witness_inputs in = {0};
     zp_witness_instance *inst = NULL;
@@ -63,7 +74,12 @@ zp_status zp_witness_compute_file(uint8_t **values, zp_witness_module *m, const 
         goto done;
     }
     if ((st = zp_witness_instance_create(&inst, m, err)) != ZP_OK) goto done;
-    st = zp_witness_instance_calculate(inst, &in, w, sanity_check, err);
+    int stop = 0;
+    zp_witness_timer *timer = NULL;
+    zp_witness_instance_set_stop(inst, &stop);
+    st = zp_witness_timer_start(&timer, &stop, time_limit, err);
+    if (st == ZP_OK) st = zp_witness_instance_calculate(inst, &in, w, sanity_check, err);
+    if (zp_witness_timer_end(timer) && st != ZP_OK) at_time_limit(err, time_limit);
     if (log_out != NULL) {
         size_t len;
         const char *text = zp_witness_instance_log(inst, &len);
