@@ -485,7 +485,7 @@ zp_status zp_witness_object_dlopen(void **handle, const char *so_path, zp_error 
         zp_object_state state;
         char why[160];
         if (fd >= 0) close(fd);
-        if ((st = zp_witness_object_check(&fd, &state, why, sizeof why, dfd, dir, key, 1, err)) != ZP_OK) goto done;
+        if ((st = zp_witness_object_check(&fd, &state, why, sizeof why, dfd, dir, key, 0, err)) != ZP_OK) goto done;
         if (state == ZP_OBJECT_MISSING) {
             st = zp_error_set(err, ZP_ERR_IO, "%s: cannot open the compiled calculator: %s", so_path,
                               strerror(ENOENT));

@@ -77,8 +77,11 @@ zp_status zp_witness_object_seal(const char *path, const char *key_hex, const ch
 
 /* dlopen (RTLD_NOW | RTLD_LOCAL) of the cached object so_path (a
  * zp_witness_compile output, DIR/<key>.so) after zp_witness_object_check
- * of it (with its digest) and of its folder, and a check after the load
- * that the name still holds the file checked: *handle for dlclose.
+ * of it and of its folder, and a check after the load that the name still
+ * holds the file checked: *handle for dlclose. The check is of trust and
+ * structure (what makes an object a door or a SIGBUS), not the digest:
+ * zp_witness_compile checked that, or found the object's stamps unchanged
+ * since it last did, just before.
  * Errors: ZP_ERR_IO for a refusal or a file that cannot be read or
  * loaded; ZP_ERR_FORMAT for a damaged object ("run again to rebuild it").
  * (Not dlopen("/proc/self/fd/N"): glibc finds an object already loaded by

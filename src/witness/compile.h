@@ -46,8 +46,10 @@ typedef struct zp_witness_compiled {
 } zp_witness_compiled;
 
 /* Finds or builds the object for the wasm at wasm_path (options may be
- * NULL). An object found is checked whole (zp_witness_object_check, with
- * its digest); a damaged one is compiled again, once, with a note. Errors:
+ * NULL). An object found is checked (zp_witness_object_check): its trust
+ * and structure every time, its digest unless its stamps are those of its
+ * last digest check (the .fp record keeps them); a damaged one is compiled
+ * again, once, with a note. Errors:
  * ZP_ERR_IO for a file or folder that cannot be read or made, a cache
  * that breaks the trust rules (cache.h: "DIR: the cache directory is
  * owned by uid N, not by this user ..."), and a full disk ("DIR: no space
