@@ -2,7 +2,8 @@
 # Installs what zkpipe's build and tests need, when it is missing: Debian
 # packages (compilers, cmake, jansson, libssl for SHA-256, libmicrohttpd,
 # SQLite, libcurl, libpq and PostgreSQL for the shared job store and its
-# tests, faketime for a daemon with a wrong clock, wabt for wasm2c, clang for the fuzzers, node and npm if absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
+# tests, faketime for a daemon with a wrong clock, wabt for wasm2c, clang for the fuzzers, clang-format 14 for
+# scripts/check_format.sh, node and npm if absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
 # circomlib, ffjavascript). Safe to run again: it only installs what is absent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +22,7 @@ command -v wasm2c >/dev/null || need+=(wabt)
 [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 command -v curl >/dev/null || need+=(curl)
 command -v clang >/dev/null || need+=(clang)
+command -v clang-format-14 >/dev/null || need+=(clang-format-14)
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)

@@ -7,11 +7,14 @@
 # commands say they were built without it, and that the command still
 # proves and verifies.
 #   usage: noserver.sh SOURCE_DIR WORK_DIR CC [JOBS]
+# NOSERVER_CMAKE_ARGS: more CMake options for the build (scripts/test.sh
+# makes it its ZP_VERIFY build too, and runs those tests in WORK_DIR/build).
 set -euo pipefail
 SRC=${1:?usage: noserver.sh SOURCE_DIR WORK_DIR CC [JOBS]}
 WORK=${2:?}
 CC=${3:?}
 JOBS=${4:-2}
+read -r -a EXTRA <<<"${NOSERVER_CMAKE_ARGS:-}"
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
@@ -31,7 +34,7 @@ chmod +x "$WORK/bin/pkg-config"
 B="$WORK/build"
 t0=$(date +%s)
 if ! cmake -S "$SRC" -B "$B" -DZP_SERVER=OFF -DCMAKE_BUILD_TYPE=Check -DCMAKE_C_FLAGS=-O1 \
-    -DCMAKE_C_COMPILER="$CC" -DPKG_CONFIG_EXECUTABLE="$WORK/bin/pkg-config" >"$WORK/configure.log" 2>&1; then
+    -DCMAKE_C_COMPILER="$CC" -DPKG_CONFIG_EXECUTABLE="$WORK/bin/pkg-config" "${EXTRA[@]}" >"$WORK/configure.log" 2>&1; then
     cat "$WORK/configure.log" "$WORK/refused.log" 2>/dev/null >&2
     echo "FAIL: cmake -DZP_SERVER=OFF does not configure" >&2
     exit 1
@@ -43,7 +46,7 @@ if ! cmake --build "$B" -j"$JOBS" >"$WORK/build.log" 2>&1; then
     exit 1
 fi
 t2=$(date +%s)
-ok "configured in $((t1 - t0)) s, built in $((t2 - t1)) s (-O1, -j$JOBS)"
+ok "configured in $((t1 - t0)) s, built in $((t2 - t1)) s (-O1, -j$JOBS${EXTRA[*]:+, ${EXTRA[*]}})"
 
 [ ! -s "$WORK/refused.log" ] || fail "configure asked for the daemon's libraries: $(cat "$WORK/refused.log")"
 if grep -Eq '^(MHD|SQLITE|CURL)_' "$B/CMakeCache.txt"; then
