@@ -39,14 +39,14 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "stats.h"
 #include "base/parallel.h"
 #include "engine/pool.h"
+#include "field/ifma.h"
 #include "mem/large.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
-#include "field/ifma.h"
 #include "ntt/ntt_simd.h"
+#include "stats.h"
 
 /* ---- options, timing, results ---- */
 
@@ -59,15 +59,14 @@ static json_t *json_rows;
 
 /* Prints one row (and adds it to the JSON) and returns its median:
  * samples sorted, in unit ("ns" or "ms"); bound 0 = none. */
-static double report(const char *name, const char *size, const char *unit, double *samples, size_t runs,
-                     double bound) {
+static double report(const char *name, const char *size, const char *unit, double *samples, size_t runs, double bound) {
     double median = bench_median(samples, runs), min = samples[0], max = samples[runs - 1];
     printf("%-34s %-6s %10.3f %10.3f %10.3f %-3s", name, size, median, min, max, unit);
     if (bound > 0) printf(" %10.3f %5.0f%%", bound, 100.0 * bound / median);
     printf("\n");
     fflush(stdout);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I}", "name", name, "size", size, "unit", unit,
-                          "median", median, "min", min, "max", max, "runs", (json_int_t)runs);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I}", "name", name, "size", size, "unit", unit, "median",
+                          median, "min", min, "max", max, "runs", (json_int_t)runs);
     if (bound > 0) {
         json_object_set_new(o, "lower_bound", json_real(bound));
         json_object_set_new(o, "efficiency", json_real(bound / median));
@@ -117,8 +116,21 @@ static unsigned fill_circom_like(uint64_t *k, const uint64_t m[4]) {
     return bits;
 }
 
-enum { F_BN_FP, F_BN_FR, F_BN_FP2, F_BLS_FP, F_BLS_FR, F_BLS_FP2, F_BN_FR_IFMA, F_BLS_FR_IFMA, F_BN_FP_IFMA,
-       F_BLS_FP_IFMA, F_BN_FP2_IFMA, F_BLS_FP2_IFMA, F_COUNT };
+enum {
+    F_BN_FP,
+    F_BN_FR,
+    F_BN_FP2,
+    F_BLS_FP,
+    F_BLS_FR,
+    F_BLS_FP2,
+    F_BN_FR_IFMA,
+    F_BLS_FR_IFMA,
+    F_BN_FP_IFMA,
+    F_BLS_FP_IFMA,
+    F_BN_FP2_IFMA,
+    F_BLS_FP2_IFMA,
+    F_COUNT
+};
 static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds */
 
 /* ---- field multiplication and inversion ---- */
@@ -127,48 +139,49 @@ static double t_mul_ns[F_COUNT]; /* measured by the field rows, for the bounds *
  * one chain x = x^-1 + y, the addition so that the variable-time
  * inversion never sees the same value twice */
 #define CHAINS 8
-#define FIELD_BENCH(F, SEED, ID, NAME)                                                    \
-    static void bench_field_##F(void) {                                                   \
-        F x[CHAINS], y;                                                                   \
-        const size_t iters = 1 << 20, inv_iters = 1 << 12;                                \
-        double mul[64], sqr[64], inv[64], inv_var[64];                                    \
-        for (size_t r = 0; r < opt_runs; r++) {                                           \
-            for (int c = 0; c < CHAINS; c++) SEED(&x[c]);                                 \
-            SEED(&y);                                                                     \
-            double t0 = zp_clock_now();                                                          \
-            for (size_t i = 0; i < iters; i++)                                            \
-                for (int c = 0; c < CHAINS; c++) F##_mul(&x[c], &x[c], &y);               \
-            double t1 = zp_clock_now();                                                          \
-            for (size_t i = 0; i < iters; i++)                                            \
-                for (int c = 0; c < CHAINS; c++) F##_sqr(&x[c], &x[c]);                   \
-            double t2 = zp_clock_now();                                                          \
-            for (size_t i = 0; i < inv_iters; i++) {                                      \
-                F##_inv(&x[0], &x[0]);                                                    \
-                F##_add(&x[0], &x[0], &y);                                                \
-            }                                                                             \
-            double t3 = zp_clock_now();                                                   \
-            for (size_t i = 0; i < inv_iters; i++) {                                      \
-                F##_inv_var(&x[0], &x[0]);                                                \
-                F##_add(&x[0], &x[0], &y);                                                \
-            }                                                                             \
-            double t4 = zp_clock_now();                                                   \
-            /* keep the chains alive */                                                   \
-            volatile uint64_t sink = *(const uint64_t *)&x[0];                            \
-            (void)sink;                                                                   \
-            mul[r] = (t1 - t0) * 1e9 / (double)(iters * CHAINS);                          \
-            sqr[r] = (t2 - t1) * 1e9 / (double)(iters * CHAINS);                          \
-            inv[r] = (t3 - t2) * 1e9 / (double)inv_iters;                                 \
-            inv_var[r] = (t4 - t3) * 1e9 / (double)inv_iters;                             \
-        }                                                                                 \
-        t_mul_ns[ID] = report(NAME " mul", "1", "ns", mul, opt_runs, 0);                  \
-        report(NAME " sqr", "1", "ns", sqr, opt_runs, 0);                                 \
-        report(NAME " inv", "1", "ns", inv, opt_runs, 0);                                 \
-        report(NAME " inv_var", "1", "ns", inv_var, opt_runs, 0);                         \
+#define FIELD_BENCH(F, SEED, ID, NAME)                                      \
+    static void bench_field_##F(void) {                                     \
+        F x[CHAINS], y;                                                     \
+        const size_t iters = 1 << 20, inv_iters = 1 << 12;                  \
+        double mul[64], sqr[64], inv[64], inv_var[64];                      \
+        for (size_t r = 0; r < opt_runs; r++) {                             \
+            for (int c = 0; c < CHAINS; c++) SEED(&x[c]);                   \
+            SEED(&y);                                                       \
+            double t0 = zp_clock_now();                                     \
+            for (size_t i = 0; i < iters; i++)                              \
+                for (int c = 0; c < CHAINS; c++) F##_mul(&x[c], &x[c], &y); \
+            double t1 = zp_clock_now();                                     \
+            for (size_t i = 0; i < iters; i++)                              \
+                for (int c = 0; c < CHAINS; c++) F##_sqr(&x[c], &x[c]);     \
+            double t2 = zp_clock_now();                                     \
+            for (size_t i = 0; i < inv_iters; i++) {                        \
+                F##_inv(&x[0], &x[0]);                                      \
+                F##_add(&x[0], &x[0], &y);                                  \
+            }                                                               \
+            double t3 = zp_clock_now();                                     \
+            for (size_t i = 0; i < inv_iters; i++) {                        \
+                F##_inv_var(&x[0], &x[0]);                                  \
+                F##_add(&x[0], &x[0], &y);                                  \
+            }                                                               \
+            double t4 = zp_clock_now();                                     \
+            /* keep the chains alive */                                     \
+            volatile uint64_t sink = *(const uint64_t *)&x[0];              \
+            (void)sink;                                                     \
+            mul[r] = (t1 - t0) * 1e9 / (double)(iters * CHAINS);            \
+            sqr[r] = (t2 - t1) * 1e9 / (double)(iters * CHAINS);            \
+            inv[r] = (t3 - t2) * 1e9 / (double)inv_iters;                   \
+            inv_var[r] = (t4 - t3) * 1e9 / (double)inv_iters;               \
+        }                                                                   \
+        t_mul_ns[ID] = report(NAME " mul", "1", "ns", mul, opt_runs, 0);    \
+        report(NAME " sqr", "1", "ns", sqr, opt_runs, 0);                   \
+        report(NAME " inv", "1", "ns", inv, opt_runs, 0);                   \
+        report(NAME " inv_var", "1", "ns", inv_var, opt_runs, 0);           \
     }
 
-#define SEED_BASE(F) static void seed_##F(F *x) { F##_from_u64(x, rand64()); }
-#define SEED_EXT(F, B)                   \
-    static void seed_##F(F *x) {         \
+#define SEED_BASE(F) \
+    static void seed_##F(F *x) { F##_from_u64(x, rand64()); }
+#define SEED_EXT(F, B)                  \
+    static void seed_##F(F *x) {        \
         B##_from_u64(&x->c0, rand64()); \
         B##_from_u64(&x->c1, rand64()); \
     }
@@ -190,8 +203,7 @@ FIELD_BENCH(zp_bls12_fp2, seed_zp_bls12_fp2, F_BLS_FP2, "field bls12-381 Fp2")
  * independent chains of 8 lanes, as the scalar rows run 8 chains. For the
  * quadratic extensions the bound counts 3 of these (Karatsuba; the
  * additions left out). */
-static void bench_field_ifma(const uint64_t *modulus, size_t nw, void (*seed)(uint64_t *), int id,
-                             const char *name) {
+static void bench_field_ifma(const uint64_t *modulus, size_t nw, void (*seed)(uint64_t *), int id, const char *name) {
     zp_ifma_field f;
     zp_ifma_field_init(&f, modulus, nw);
     uint64_t vals[9 * 8 * 6];
@@ -237,72 +249,71 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
 
 /* Random points: a random start plus consecutive multiples of a random
  * step, made affine in blocks (one inversion per block). */
-#define MSM_BENCH(G, FP, FR, FID, FID_IFMA, NAME)                                                                  \
-    static void make_points_##G(G *pts, size_t n) {                                                        \
-        enum { BLOCK = 4096 };                                                                             \
-        G##j cur, step, *blk = malloc(BLOCK * sizeof *blk);                                                \
-        FP *scratch = malloc(2 * BLOCK * sizeof *scratch);                                                 \
-        uint64_t k[4];                                                                                     \
-        G##j gen;                                                                                          \
-        G##_j_from_affine(&gen, &G##_generator);                                                           \
-        rand_scalar(k, FR##_modulus.v);                                                                    \
-        G##_j_mul(&cur, &gen, k, 4);                                                                       \
-        rand_scalar(k, FR##_modulus.v);                                                                    \
-        G##_j_mul(&step, &gen, k, 4);                                                                      \
-        for (size_t b = 0; b < n; b += BLOCK) {                                                            \
-            size_t len = n - b < BLOCK ? n - b : BLOCK;                                                    \
-            for (size_t i = 0; i < len; i++) {                                                             \
-                blk[i] = cur;                                                                              \
-                G##_j_add_var(&cur, &cur, &step);                                                              \
-            }                                                                                              \
-            G##_j_batch_to_affine_var(pts + b, blk, len, scratch);                                             \
-        }                                                                                                  \
-        free(blk);                                                                                         \
-        free(scratch);                                                                                     \
-    }                                                                                                      \
+#define MSM_BENCH(G, FP, FR, FID, FID_IFMA, NAME)                                                                    \
+    static void make_points_##G(G *pts, size_t n) {                                                                  \
+        enum { BLOCK = 4096 };                                                                                       \
+        G##j cur, step, *blk = malloc(BLOCK * sizeof *blk);                                                          \
+        FP *scratch = malloc(2 * BLOCK * sizeof *scratch);                                                           \
+        uint64_t k[4];                                                                                               \
+        G##j gen;                                                                                                    \
+        G##_j_from_affine(&gen, &G##_generator);                                                                     \
+        rand_scalar(k, FR##_modulus.v);                                                                              \
+        G##_j_mul(&cur, &gen, k, 4);                                                                                 \
+        rand_scalar(k, FR##_modulus.v);                                                                              \
+        G##_j_mul(&step, &gen, k, 4);                                                                                \
+        for (size_t b = 0; b < n; b += BLOCK) {                                                                      \
+            size_t len = n - b < BLOCK ? n - b : BLOCK;                                                              \
+            for (size_t i = 0; i < len; i++) {                                                                       \
+                blk[i] = cur;                                                                                        \
+                G##_j_add_var(&cur, &cur, &step);                                                                    \
+            }                                                                                                        \
+            G##_j_batch_to_affine_var(pts + b, blk, len, scratch);                                                   \
+        }                                                                                                            \
+        free(blk);                                                                                                   \
+        free(scratch);                                                                                               \
+    }                                                                                                                \
     /* simd: 1 for the IFMA path, 0 for the scalar one (rows marked so     \
-     * where the CPU has IFMA) */                                           \
-    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like, \
-                              int simd) {                                                                  \
-        int fid = simd ? FID_IFMA : FID;                                                                   \
-        const char *path = !simd && have_simd ? " (scalar)" : "";                                          \
-        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                  \
-        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                     \
-        par = &ctx_;                                                                                       \
-        size_t max_n = (size_t)1 << log_hi;                                                                \
-        size_t threads = zp_parallel_threads(par);                                                         \
-        G *pts = malloc(max_n * sizeof *pts);                                                              \
-        uint64_t *sc = malloc(max_n * 32);                                                                 \
-        unsigned *bits = circom_like ? malloc(max_n * sizeof *bits) : NULL;                                \
-        if (pts == NULL || sc == NULL || (circom_like && bits == NULL)) {                                  \
-            fprintf(stderr, "out of memory\n");                                                            \
-            exit(4);                                                                                       \
-        }                                                                                                  \
-        make_points_##G(pts, max_n);                                                                       \
-        for (unsigned lg = log_lo; lg <= log_hi; lg += 2) {                                                \
-            size_t n = (size_t)1 << lg;                                                                    \
-            void *scratch = malloc(G##_msm_scratch_size(n, threads));                                      \
-            double samples[64];                                                                            \
-            G##j out;                                                                                      \
-            for (size_t r = 0; r < opt_runs; r++) {                                                        \
-                for (size_t i = 0; i < n; i++) {                                                           \
-                    if (circom_like) bits[i] = fill_circom_like(sc + 4 * i, FR##_modulus.v);               \
-                    else rand_scalar(sc + 4 * i, FR##_modulus.v);                                          \
-                }                                                                                          \
-                double t0 = zp_clock_now();                                                                       \
-                G##_msm_var(&out, pts, sc, n, scratch, par);                                                   \
-                samples[r] = (zp_clock_now() - t0) * 1e3;                                                         \
-            }                                                                                              \
-            char size[16], name[64];                                                                       \
-            size_label(size, sizeof size, lg);                                                             \
-            snprintf(name, sizeof name, "msm %s%s%s", NAME, circom_like ? " circom-like" : "", path);      \
-            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[fid] * 1e-6 / (double)threads;     \
-            report(name, size, "ms", samples, opt_runs, bound);                                            \
-            free(scratch);                                                                                 \
-        }                                                                                                  \
-        free(pts);                                                                                         \
-        free(sc);                                                                                          \
-        free(bits);                                                                                        \
+     * where the CPU has IFMA) */                                         \
+    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like, int simd) { \
+        int fid = simd ? FID_IFMA : FID;                                                                             \
+        const char *path = !simd && have_simd ? " (scalar)" : "";                                                    \
+        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                            \
+        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                               \
+        par = &ctx_;                                                                                                 \
+        size_t max_n = (size_t)1 << log_hi;                                                                          \
+        size_t threads = zp_parallel_threads(par);                                                                   \
+        G *pts = malloc(max_n * sizeof *pts);                                                                        \
+        uint64_t *sc = malloc(max_n * 32);                                                                           \
+        unsigned *bits = circom_like ? malloc(max_n * sizeof *bits) : NULL;                                          \
+        if (pts == NULL || sc == NULL || (circom_like && bits == NULL)) {                                            \
+            fprintf(stderr, "out of memory\n");                                                                      \
+            exit(4);                                                                                                 \
+        }                                                                                                            \
+        make_points_##G(pts, max_n);                                                                                 \
+        for (unsigned lg = log_lo; lg <= log_hi; lg += 2) {                                                          \
+            size_t n = (size_t)1 << lg;                                                                              \
+            void *scratch = malloc(G##_msm_scratch_size(n, threads));                                                \
+            double samples[64];                                                                                      \
+            G##j out;                                                                                                \
+            for (size_t r = 0; r < opt_runs; r++) {                                                                  \
+                for (size_t i = 0; i < n; i++) {                                                                     \
+                    if (circom_like) bits[i] = fill_circom_like(sc + 4 * i, FR##_modulus.v);                         \
+                    else rand_scalar(sc + 4 * i, FR##_modulus.v);                                                    \
+                }                                                                                                    \
+                double t0 = zp_clock_now();                                                                          \
+                G##_msm_var(&out, pts, sc, n, scratch, par);                                                         \
+                samples[r] = (zp_clock_now() - t0) * 1e3;                                                            \
+            }                                                                                                        \
+            char size[16], name[64];                                                                                 \
+            size_label(size, sizeof size, lg);                                                                       \
+            snprintf(name, sizeof name, "msm %s%s%s", NAME, circom_like ? " circom-like" : "", path);                \
+            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[fid] * 1e-6 / (double)threads;              \
+            report(name, size, "ms", samples, opt_runs, bound);                                                      \
+            free(scratch);                                                                                           \
+        }                                                                                                            \
+        free(pts);                                                                                                   \
+        free(sc);                                                                                                    \
+        free(bits);                                                                                                  \
     }
 
 MSM_BENCH(zp_bn254_g1, zp_bn254_fp, zp_bn254_fr, F_BN_FP, F_BN_FP_IFMA, "bn254 G1")
@@ -312,49 +323,49 @@ MSM_BENCH(zp_bls12_g2, zp_bls12_fp2, zp_bls12_fr, F_BLS_FP2, F_BLS_FP2_IFMA, "bl
 
 /* ---- NTT ---- */
 
-#define NTT_BENCH(F, FID, NAME)                                                                          \
-    static void bench_ntt_##F(const zp_parallel *par, int simd) {                                        \
-        size_t threads = zp_parallel_threads(par);                                                       \
-        const char *path = !simd && have_simd ? " (scalar)" : "";                                        \
-        int fid = simd ? FID##_IFMA : FID;                                                               \
-        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                \
-        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                   \
-        par = &ctx_;                                                                                     \
-        for (unsigned lg = opt_min_log; lg <= opt_max_log; lg += 2) {                                             \
-            size_t n = (size_t)1 << lg;                                                                  \
-            /* as the prover allocates it: mmap with huge pages asked for */                          \
-            zp_error err;                                                                                \
-            F *a = zp_mem_map(n * sizeof *a, "ntt vector", &err);                                        \
-            if (a == NULL) {                                                                             \
-                fprintf(stderr, "%s\n", err.message);                                                    \
-                exit(4);                                                                                 \
-            }                                                                                            \
-            void *scratch = malloc(F##_ntt_scratch_size(lg, threads));                                            \
-            for (size_t i = 0; i < n; i++) F##_from_u64(&a[i], rand64());                                \
-            double fwd[64], coset[64];                                                                   \
-            F shift;                                                                                     \
-            F##_root_of_unity(&shift, lg + 1);                                                           \
-            for (size_t r = 0; r < opt_runs; r++) {                                                      \
-                double t0 = zp_clock_now();                                                                     \
-                F##_ntt(a, lg, 0, scratch, par);                                                         \
-                double t1 = zp_clock_now();                                                                     \
-                F##_ntt_to_coset(a, lg, &shift, scratch, par);                                           \
-                double t2 = zp_clock_now();                                                                     \
-                fwd[r] = (t1 - t0) * 1e3;                                                                \
-                coset[r] = (t2 - t1) * 1e3;                                                              \
-            }                                                                                            \
-            char size[16];                                                                               \
-            size_label(size, sizeof size, lg);                                                           \
-            double muls = (double)n / 2 * lg;                                                            \
-            char name[64];                                                                               \
-            snprintf(name, sizeof name, "ntt " NAME " forward%s", path);                                 \
-            report(name, size, "ms", fwd, opt_runs, muls * t_mul_ns[fid] * 1e-6 / (double)threads);      \
-            snprintf(name, sizeof name, "ntt " NAME " to_coset%s", path);                                \
-            report(name, size, "ms", coset, opt_runs,                                                    \
-                   (2 * muls + (double)n) * t_mul_ns[fid] * 1e-6 / (double)threads);                     \
-            zp_mem_unmap(a, n * sizeof *a);                                                              \
-            free(scratch);                                                                               \
-        }                                                                                                \
+#define NTT_BENCH(F, FID, NAME)                                                                    \
+    static void bench_ntt_##F(const zp_parallel *par, int simd) {                                  \
+        size_t threads = zp_parallel_threads(par);                                                 \
+        const char *path = !simd && have_simd ? " (scalar)" : "";                                  \
+        int fid = simd ? FID##_IFMA : FID;                                                         \
+        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                          \
+        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                             \
+        par = &ctx_;                                                                               \
+        for (unsigned lg = opt_min_log; lg <= opt_max_log; lg += 2) {                              \
+            size_t n = (size_t)1 << lg;                                                            \
+            /* as the prover allocates it: mmap with huge pages asked for */                       \
+            zp_error err;                                                                          \
+            F *a = zp_mem_map(n * sizeof *a, "ntt vector", &err);                                  \
+            if (a == NULL) {                                                                       \
+                fprintf(stderr, "%s\n", err.message);                                              \
+                exit(4);                                                                           \
+            }                                                                                      \
+            void *scratch = malloc(F##_ntt_scratch_size(lg, threads));                             \
+            for (size_t i = 0; i < n; i++) F##_from_u64(&a[i], rand64());                          \
+            double fwd[64], coset[64];                                                             \
+            F shift;                                                                               \
+            F##_root_of_unity(&shift, lg + 1);                                                     \
+            for (size_t r = 0; r < opt_runs; r++) {                                                \
+                double t0 = zp_clock_now();                                                        \
+                F##_ntt(a, lg, 0, scratch, par);                                                   \
+                double t1 = zp_clock_now();                                                        \
+                F##_ntt_to_coset(a, lg, &shift, scratch, par);                                     \
+                double t2 = zp_clock_now();                                                        \
+                fwd[r] = (t1 - t0) * 1e3;                                                          \
+                coset[r] = (t2 - t1) * 1e3;                                                        \
+            }                                                                                      \
+            char size[16];                                                                         \
+            size_label(size, sizeof size, lg);                                                     \
+            double muls = (double)n / 2 * lg;                                                      \
+            char name[64];                                                                         \
+            snprintf(name, sizeof name, "ntt " NAME " forward%s", path);                           \
+            report(name, size, "ms", fwd, opt_runs, muls *t_mul_ns[fid] * 1e-6 / (double)threads); \
+            snprintf(name, sizeof name, "ntt " NAME " to_coset%s", path);                          \
+            report(name, size, "ms", coset, opt_runs,                                              \
+                   (2 * muls + (double)n) * t_mul_ns[fid] * 1e-6 / (double)threads);               \
+            zp_mem_unmap(a, n * sizeof *a);                                                        \
+            free(scratch);                                                                         \
+        }                                                                                          \
     }
 
 NTT_BENCH(zp_bn254_fr, F_BN_FR, "bn254")
@@ -421,8 +432,7 @@ int main(int argc, char **argv) {
     json_rows = json_array();
     printf("threads %zu, runs %zu; times: median, min, max; bound: see bench/kernels.c\n", zp_pool_threads(pool),
            opt_runs);
-    printf("%-34s %-6s %10s %10s %10s %-3s %10s %6s\n", "kernel", "size", "median", "min", "max", "", "bound",
-           "eff");
+    printf("%-34s %-6s %10s %10s %10s %-3s %10s %6s\n", "kernel", "size", "median", "min", "max", "", "bound", "eff");
     /* the bounds need the mul times, so the field rows always run */
     bench_field_zp_bn254_fp();
     bench_field_zp_bn254_fr();
@@ -436,10 +446,8 @@ int main(int argc, char **argv) {
     if (have_simd) {
         bench_field_ifma(zp_bn254_fp_modulus.v, 4, seed_bn_fp_limbs, F_BN_FP_IFMA, "field bn254 Fp mul, IFMA x8");
         bench_field_ifma(zp_bn254_fr_modulus.v, 4, seed_bn_fr_limbs, F_BN_FR_IFMA, "field bn254 Fr mul, IFMA x8");
-        bench_field_ifma(zp_bls12_fp_modulus.v, 6, seed_bls_fp_limbs, F_BLS_FP_IFMA,
-                         "field bls12-381 Fp mul, IFMA x8");
-        bench_field_ifma(zp_bls12_fr_modulus.v, 4, seed_bls_fr_limbs, F_BLS_FR_IFMA,
-                         "field bls12-381 Fr mul, IFMA x8");
+        bench_field_ifma(zp_bls12_fp_modulus.v, 6, seed_bls_fp_limbs, F_BLS_FP_IFMA, "field bls12-381 Fp mul, IFMA x8");
+        bench_field_ifma(zp_bls12_fr_modulus.v, 4, seed_bls_fr_limbs, F_BLS_FR_IFMA, "field bls12-381 Fr mul, IFMA x8");
         t_mul_ns[F_BN_FP2_IFMA] = 3 * t_mul_ns[F_BN_FP_IFMA];
         t_mul_ns[F_BLS_FP2_IFMA] = 3 * t_mul_ns[F_BLS_FP_IFMA];
     }

@@ -67,8 +67,8 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "io/wtns.h"
-#include "zkpipe_engine.h"
 #include "stats.h"
+#include "zkpipe_engine.h"
 
 /* ---- options ---- */
 
@@ -241,8 +241,8 @@ static uint64_t job_submit(zp_engine *e, witness_src *src, size_t partitions) {
         inputs = calloc(partitions, sizeof *inputs);
         if (inputs == NULL) exit(4);
         for (size_t i = 0; i < partitions; i++) inputs[i] = input_list[i % n_inputs];
-        spec = (zp_job_spec){.key_path = opt_key, .partitions = partitions, .wasm_path = opt_wasm,
-                             .input_paths = inputs};
+        spec =
+            (zp_job_spec){.key_path = opt_key, .partitions = partitions, .wasm_path = opt_wasm, .input_paths = inputs};
     }
     uint64_t id;
     zp_error err;
@@ -362,8 +362,7 @@ static int run_one(void) {
         check_sample(&k, &s, one_mode, one_workers);
         if (s.jobs_done + s.jobs_failed + s.jobs_cancelled >= opt_jobs) break;
         if (t > opt_timeout) {
-            fprintf(stderr, "mode %c, %zu workers: not done after %.0f s; the engine now:\n", one_mode, one_workers,
-                    t);
+            fprintf(stderr, "mode %c, %zu workers: not done after %.0f s; the engine now:\n", one_mode, one_workers, t);
             stats_dump(&s);
             fclose(csv);
             _exit(5); /* zp_engine_destroy might hang too */
@@ -397,8 +396,8 @@ static int run_one(void) {
             continue;
         }
         if (info.state != ZP_JOB_DONE)
-            json_array_append_new(failures, json_sprintf("job %zu %s: %s", j, zp_job_state_name(info.state),
-                                                          info.error.message));
+            json_array_append_new(failures,
+                                  json_sprintf("job %zu %s: %s", j, zp_job_state_name(info.state), info.error.message));
         for (size_t p = 0; p < opt_partitions; p++) {
             zp_partition_times pt;
             if (zp_engine_partition_times(&pt, e, ids[j], p, &err) != ZP_OK) continue;
@@ -421,24 +420,25 @@ static int run_one(void) {
     uint64_t above = s.rss_at_peak > s.baseline_rss ? s.rss_at_peak - s.baseline_rss : 0;
     uint64_t above_own = k.max_rss > s.baseline_rss ? k.max_rss - s.baseline_rss : 0;
     uint64_t leftover = s.by_class[ZP_BUF_WITNESS].bytes + s.by_class[ZP_BUF_ABC].bytes + s.by_class[ZP_BUF_MSM].bytes;
-    json_t *r = json_pack(
-        "{s:s, s:i, s:i, s:i, s:i, s:I, s:f, s:f, s:f, s:f}", "mode", (char[]){one_mode, 0}, "workers",
-        (int)one_workers, "run", (int)one_run, "jobs", (int)opt_jobs, "partitions", (int)opt_partitions, "proofs",
-        (json_int_t)s.proofs_done, "wall_s", wall, "proofs_per_min", wall > 0 ? 60.0 * (double)s.proofs_done / wall : 0,
-        "witness_ms", opt_witness_ms, "interval_s", opt_interval);
-    json_object_set_new(r, "budget", o.budget == ZP_BUDGET_UNLIMITED ? json_null() : json_integer((json_int_t)o.budget));
+    json_t *r = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:f, s:f, s:f, s:f}", "mode", (char[]){one_mode, 0},
+                          "workers", (int)one_workers, "run", (int)one_run, "jobs", (int)opt_jobs, "partitions",
+                          (int)opt_partitions, "proofs", (json_int_t)s.proofs_done, "wall_s", wall, "proofs_per_min",
+                          wall > 0 ? 60.0 * (double)s.proofs_done / wall : 0, "witness_ms", opt_witness_ms,
+                          "interval_s", opt_interval);
+    json_object_set_new(r, "budget",
+                        o.budget == ZP_BUDGET_UNLIMITED ? json_null() : json_integer((json_int_t)o.budget));
     json_object_set_new(r, "queue_capacity",
                         one_mode == 'a' ? json_null() : json_integer((json_int_t)s.queue_capacity));
     json_object_set_new(
         r, "memory",
         json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "peak_rss", (json_int_t)s.peak_rss,
                   "baseline_rss", (json_int_t)s.baseline_rss, "rss_at_peak", (json_int_t)s.rss_at_peak,
-                  "tracked_at_peak_rss", (json_int_t)s.tracked_at_peak_rss, "peak_tracked",
-                  (json_int_t)s.peak_tracked, "peak_reserved", (json_int_t)s.peak_reserved, "sampled_max_rss",
-                  (json_int_t)k.max_rss, "sampled_tracked_at_max_rss", (json_int_t)k.tracked_at_max_rss,
-                  "leftover_after_drain", (json_int_t)leftover, "reserved_after_drain", (json_int_t)s.reserved));
-    json_object_set_new(r, "explained_pct", above ? json_real(100.0 * (double)s.tracked_at_peak_rss / (double)above)
-                                                  : json_null());
+                  "tracked_at_peak_rss", (json_int_t)s.tracked_at_peak_rss, "peak_tracked", (json_int_t)s.peak_tracked,
+                  "peak_reserved", (json_int_t)s.peak_reserved, "sampled_max_rss", (json_int_t)k.max_rss,
+                  "sampled_tracked_at_max_rss", (json_int_t)k.tracked_at_max_rss, "leftover_after_drain",
+                  (json_int_t)leftover, "reserved_after_drain", (json_int_t)s.reserved));
+    json_object_set_new(r, "explained_pct",
+                        above ? json_real(100.0 * (double)s.tracked_at_peak_rss / (double)above) : json_null());
     json_object_set_new(r, "sampled_explained_pct",
                         above_own ? json_real(100.0 * (double)k.tracked_at_max_rss / (double)above_own) : json_null());
     json_object_set_new(r, "max_waiting",
@@ -459,8 +459,9 @@ static int run_one(void) {
     json_object_set_new(r, "trace", json_string(strrchr(trace_path, '/') + 1));
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    json_object_set_new(r, "cpu_s", json_real((double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                                              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec));
+    json_object_set_new(r, "cpu_s",
+                        json_real((double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                                  (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec));
     json_object_set_new(r, "load1_start", json_real(load_start));
     json_object_set_new(r, "load1_end", json_real(load1()));
     double t_destroy = zp_clock_now();
@@ -482,9 +483,9 @@ static int run_calibrate(void) {
         fprintf(stderr, "%s\n", err.message);
         return 3;
     }
-    json_t *r = json_pack("{s:s, s:i, s:i, s:i}", "curve", zp_curve_name(zp_key_curve(key)), "domain",
-                          (int)zp_key_domain_size(key), "wires", (int)zp_key_wires(key), "public",
-                          (int)zp_key_public(key));
+    json_t *r =
+        json_pack("{s:s, s:i, s:i, s:i}", "curve", zp_curve_name(zp_key_curve(key)), "domain",
+                  (int)zp_key_domain_size(key), "wires", (int)zp_key_wires(key), "public", (int)zp_key_public(key));
     zp_key_close(key);
     zp_engine_options o;
     engine_options(&o, 'b', 1, NULL);
@@ -516,9 +517,10 @@ static int run_calibrate(void) {
              * first calculation: what it used is the figure */
             if (opt_wasm != NULL) peak = s.peak_tracked;
             part_b = peak > key_b + mat_b ? peak - key_b - mat_b : 0;
-            json_object_set_new(r, "first", json_pack("{s:I, s:I, s:I}", "peak_reserved", (json_int_t)s.peak_reserved,
-                                                      "peak_tracked", (json_int_t)s.peak_tracked, "peak_rss",
-                                                      (json_int_t)s.peak_rss));
+            json_object_set_new(
+                r, "first",
+                json_pack("{s:I, s:I, s:I}", "peak_reserved", (json_int_t)s.peak_reserved, "peak_tracked",
+                          (json_int_t)s.peak_tracked, "peak_rss", (json_int_t)s.peak_rss));
             json_object_set_new(r, "first_counters", counts_json(&s));
         }
     }
@@ -550,10 +552,26 @@ static int spawn(const char *const *extra, size_t n_extra) {
     snprintf(threads, sizeof threads, "%zu", opt_threads);
     snprintf(interval, sizeof interval, "%g", opt_interval);
     snprintf(timeout, sizeof timeout, "%g", opt_timeout);
-    const char *argv[64] = {self_path,      "--key",     opt_key,   "--jobs",
-                            jobs,           "--partitions", parts,  "--witness-ms", wms,      "--budget",
-                            budget_bytes ? budget : "1", "--threads", threads, "--interval", interval,
-                            "--timeout",    timeout,     "--out",   opt_out, NULL};
+    const char *argv[64] = {self_path,
+                            "--key",
+                            opt_key,
+                            "--jobs",
+                            jobs,
+                            "--partitions",
+                            parts,
+                            "--witness-ms",
+                            wms,
+                            "--budget",
+                            budget_bytes ? budget : "1",
+                            "--threads",
+                            threads,
+                            "--interval",
+                            interval,
+                            "--timeout",
+                            timeout,
+                            "--out",
+                            opt_out,
+                            NULL};
     size_t n = 0;
     while (argv[n]) n++;
     if (opt_witness != NULL) {
@@ -615,8 +633,7 @@ static json_t *find(json_t *rows, char mode, size_t workers) {
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r) {
-        if (json_string_value(json_object_get(r, "mode"))[0] == mode && (size_t)jnum(r, "workers") == workers)
-            return r;
+        if (json_string_value(json_object_get(r, "mode"))[0] == mode && (size_t)jnum(r, "workers") == workers) return r;
     }
     return NULL;
 }
@@ -670,8 +687,7 @@ static int findings(json_t *shown, json_t *all) {
     if (a_lo && a_hi && n_workers > 1)
         printf("mode a: peak RSS %.0f MB at %zu workers, %.0f MB at %zu (%+.0f%%), up to %.0f partitions waiting\n",
                jnum(a_lo, "memory.peak_rss") / 1e6, opt_workers[0], jnum(a_hi, "memory.peak_rss") / 1e6,
-               opt_workers[n_workers - 1],
-               100.0 * (jnum(a_hi, "memory.peak_rss") / jnum(a_lo, "memory.peak_rss") - 1),
+               opt_workers[n_workers - 1], 100.0 * (jnum(a_hi, "memory.peak_rss") / jnum(a_lo, "memory.peak_rss") - 1),
                jnum(a_hi, "max_waiting.prove"));
     for (size_t w = 0; w < n_workers; w++) {
         json_t *b = find(shown, 'b', opt_workers[w]), *c = find(shown, 'c', opt_workers[w]);
@@ -679,10 +695,11 @@ static int findings(json_t *shown, json_t *all) {
             double pt = jnum(c, "memory.peak_tracked"), pr = jnum(c, "memory.peak_reserved");
             int over = pt > (double)budget_bytes || pr > (double)budget_bytes;
             problems += over;
-            printf("mode c, %zu workers: peak tracked %.0f MB, peak reserved %.0f MB, budget %.0f MB: %s", opt_workers[w],
-                   pt / 1e6, pr / 1e6, mb(budget_bytes), over ? "OVER BUDGET" : "within");
+            printf("mode c, %zu workers: peak tracked %.0f MB, peak reserved %.0f MB, budget %.0f MB: %s",
+                   opt_workers[w], pt / 1e6, pr / 1e6, mb(budget_bytes), over ? "OVER BUDGET" : "within");
             if (b)
-                printf("; throughput %.0f%% of mode b's", 100.0 * jnum(c, "proofs_per_min") / jnum(b, "proofs_per_min"));
+                printf("; throughput %.0f%% of mode b's",
+                       100.0 * jnum(c, "proofs_per_min") / jnum(b, "proofs_per_min"));
             printf("\n");
         }
     }
@@ -693,8 +710,8 @@ static int findings(json_t *shown, json_t *all) {
         const char *mode = json_string_value(json_object_get(r, "mode"));
         if (json_object_get(r, "exit")) {
             problems++;
-            printf("mode %s, %.0f workers, run %.0f: the child exited %.0f (its messages are above the table)\n",
-                   mode, jnum(r, "workers"), jnum(r, "run"), jnum(r, "exit"));
+            printf("mode %s, %.0f workers, run %.0f: the child exited %.0f (its messages are above the table)\n", mode,
+                   jnum(r, "workers"), jnum(r, "run"), jnum(r, "exit"));
         }
         if (json_array_size(f) > 0) {
             problems++;
@@ -704,10 +721,11 @@ static int findings(json_t *shown, json_t *all) {
         if (k && (jnum(k, "class_sum_off") > 0 || jnum(k, "stage_sum_off") > 0 || jnum(k, "tracked_over_budget") > 0 ||
                   jnum(k, "reserved_over_budget") > 0 || jnum(k, "wait_prove_over_capacity") > 0)) {
             problems++;
-            printf("mode %s, %.0f workers, counters (of %.0f samples): by-class sum != tracked in %.0f, by-stage sum "
-                   "!= tracked in %.0f, tracked > budget in %.0f, reserved > budget in %.0f, waiting > capacity in %.0f\n",
-                   mode, jnum(r, "workers"), jnum(k, "samples"), jnum(k, "class_sum_off"), jnum(k, "stage_sum_off"),
-                   jnum(k, "tracked_over_budget"), jnum(k, "reserved_over_budget"), jnum(k, "wait_prove_over_capacity"));
+            printf(
+                "mode %s, %.0f workers, counters (of %.0f samples): by-class sum != tracked in %.0f, by-stage sum "
+                "!= tracked in %.0f, tracked > budget in %.0f, reserved > budget in %.0f, waiting > capacity in %.0f\n",
+                mode, jnum(r, "workers"), jnum(k, "samples"), jnum(k, "class_sum_off"), jnum(k, "stage_sum_off"),
+                jnum(k, "tracked_over_budget"), jnum(k, "reserved_over_budget"), jnum(k, "wait_prove_over_capacity"));
         }
         if (jnum(r, "memory.leftover_after_drain") > 0) {
             problems++;
@@ -715,12 +733,13 @@ static int findings(json_t *shown, json_t *all) {
                    mode, jnum(r, "workers"), jnum(r, "memory.leftover_after_drain") / 1e6);
         }
     }
-    printf("columns: proofs/min = all proofs / wall s (submission to the last proof); peak_RSS = VmHWM of a fresh\n"
-           "process; base = RSS at engine creation; peak_trk = peak tracked bytes; waiting = most partitions\n"
-           "queued for the prover / for finalize; trk@peak = tracked bytes at the sample of highest RSS;\n"
-           "RSS-base = that RSS above base; explained = trk@peak / RSS-base; load = the machine's 1-minute\n"
-           "load average at the end of the run (above the CPU count, others slowed it). Samples: %s/samples-*.csv\n",
-           opt_out);
+    printf(
+        "columns: proofs/min = all proofs / wall s (submission to the last proof); peak_RSS = VmHWM of a fresh\n"
+        "process; base = RSS at engine creation; peak_trk = peak tracked bytes; waiting = most partitions\n"
+        "queued for the prover / for finalize; trk@peak = tracked bytes at the sample of highest RSS;\n"
+        "RSS-base = that RSS above base; explained = trk@peak / RSS-base; load = the machine's 1-minute\n"
+        "load average at the end of the run (above the CPU count, others slowed it). Samples: %s/samples-*.csv\n",
+        opt_out);
     return problems;
 }
 
@@ -750,20 +769,23 @@ static json_t *calibrate(void) {
         budget_bytes = parse_bytes(opt_budget);
     }
     printf("pipeline benchmark: %s (%s, domain %.0f, %.0f wires), %zu jobs x %zu partitions, all submitted at once\n",
-           opt_key, json_string_value(json_object_get(cal, "curve")), jnum(cal, "domain"), jnum(cal, "wires"),
-           opt_jobs, opt_partitions);
-    printf("calibration (one partition at a time, medians of 4; load %.1f): synthesis %.3f s (%s),\n"
-           "  prove %.3f s, finalize %.3f s; key %.1f MB, matrices %.1f MB, one partition's footprint %.1f MB\n",
-           jnum(cal, "load1"), jnum(cal, "synth_s"), opt_wasm ? "witness generation included" : "no witness sleep", jnum(cal, "prove_s"), jnum(cal, "final_s"), mb(key_b), mb(mat_b),
-           mb(part_b));
+           opt_key, json_string_value(json_object_get(cal, "curve")), jnum(cal, "domain"), jnum(cal, "wires"), opt_jobs,
+           opt_partitions);
+    printf(
+        "calibration (one partition at a time, medians of 4; load %.1f): synthesis %.3f s (%s),\n"
+        "  prove %.3f s, finalize %.3f s; key %.1f MB, matrices %.1f MB, one partition's footprint %.1f MB\n",
+        jnum(cal, "load1"), jnum(cal, "synth_s"), opt_wasm ? "witness generation included" : "no witness sleep",
+        jnum(cal, "prove_s"), jnum(cal, "final_s"), mb(key_b), mb(mat_b), mb(part_b));
     if (opt_wasm != NULL) {
-        printf("witness generation: real, by the circuit's calculator %s in the synthesis worker, %zu inputs\n"
-               "  cycled over the partitions (included in synthesis above: %.1fx prove + finalize)\n",
-               opt_wasm, n_inputs, proof_s > 0 ? jnum(cal, "synth_s") / proof_s : 0);
+        printf(
+            "witness generation: real, by the circuit's calculator %s in the synthesis worker, %zu inputs\n"
+            "  cycled over the partitions (included in synthesis above: %.1fx prove + finalize)\n",
+            opt_wasm, n_inputs, proof_s > 0 ? jnum(cal, "synth_s") / proof_s : 0);
     } else {
-        printf("witness generation modelled as a %.0f ms sleep per partition in the synthesis worker (using no CPU\n"
-               "  here; in cuzk it runs on many cores beside the GPU); %.1fx prove + finalize\n",
-               opt_witness_ms, proof_s > 0 ? opt_witness_ms / 1000 / proof_s : 0);
+        printf(
+            "witness generation modelled as a %.0f ms sleep per partition in the synthesis worker (using no CPU\n"
+            "  here; in cuzk it runs on many cores beside the GPU); %.1fx prove + finalize\n",
+            opt_witness_ms, proof_s > 0 ? opt_witness_ms / 1000 / proof_s : 0);
     }
     printf("modes: a  %s\n       b  %s\n       c  %s: budget %.1f MB (%s)\n", mode_title('a'), mode_title('b'),
            mode_title('c'), mb(budget_bytes), opt_budget);
@@ -824,11 +846,10 @@ static int run_sweep(void) {
         json_t *doc = json_pack(
             "{s:s, s:i, s:s, s:s?, s:s?, s:s?, s:i, s:i, s:s, s:o, s:f, s:I, s:s, s:i, s:i, s:f, s:s, s:o, s:o, s:o}",
             "date", date, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "key", opt_key, "witness", opt_witness, "wasm",
-            opt_wasm, "inputs", opt_inputs, "jobs", (int)opt_jobs,
-            "partitions", (int)opt_partitions, "modes", opt_modes, "workers", workers, "witness_ms", opt_witness_ms,
-            "budget", (json_int_t)budget_bytes, "budget_option", opt_budget, "threads", (int)opt_threads, "runs",
-            (int)opt_runs, "interval_s", opt_interval, "out_dir", opt_out, "calibration", cal, "results", shown,
-            "all_runs", all);
+            opt_wasm, "inputs", opt_inputs, "jobs", (int)opt_jobs, "partitions", (int)opt_partitions, "modes",
+            opt_modes, "workers", workers, "witness_ms", opt_witness_ms, "budget", (json_int_t)budget_bytes,
+            "budget_option", opt_budget, "threads", (int)opt_threads, "runs", (int)opt_runs, "interval_s", opt_interval,
+            "out_dir", opt_out, "calibration", cal, "results", shown, "all_runs", all);
         if (write_json(doc, opt_json) != 0) return 3;
     } else {
         json_decref(cal);
@@ -845,16 +866,26 @@ static const struct option_def {
     opt_kind kind;
     void *ptr;
 } option_table[] = {
-    {"--key", OPT_STR, &opt_key},           {"--witness", OPT_STR, &opt_witness},
-    {"--jobs", OPT_SIZE, &opt_jobs},        {"--partitions", OPT_SIZE, &opt_partitions},
-    {"--workers", OPT_WORKERS, NULL},       {"--modes", OPT_MODES, NULL},
-    {"--budget", OPT_STR, &opt_budget},     {"--witness-ms", OPT_REAL, &opt_witness_ms},
-    {"--threads", OPT_SIZE, &opt_threads},  {"--runs", OPT_SIZE, &opt_runs},
-    {"--interval", OPT_REAL, &opt_interval}, {"--timeout", OPT_REAL, &opt_timeout},
-    {"--no-verify", OPT_FLAG, &opt_no_verify}, {"--out", OPT_STR, &opt_out},
-    {"--json", OPT_STR, &opt_json},         {"--run", OPT_SIZE, &one_run},
-    {"--result", OPT_STR, &opt_result},     {"--calibrate", OPT_STR, &opt_calibrate},
-    {"--wasm", OPT_STR, &opt_wasm},         {"--inputs", OPT_STR, &opt_inputs},
+    {"--key", OPT_STR, &opt_key},
+    {"--witness", OPT_STR, &opt_witness},
+    {"--jobs", OPT_SIZE, &opt_jobs},
+    {"--partitions", OPT_SIZE, &opt_partitions},
+    {"--workers", OPT_WORKERS, NULL},
+    {"--modes", OPT_MODES, NULL},
+    {"--budget", OPT_STR, &opt_budget},
+    {"--witness-ms", OPT_REAL, &opt_witness_ms},
+    {"--threads", OPT_SIZE, &opt_threads},
+    {"--runs", OPT_SIZE, &opt_runs},
+    {"--interval", OPT_REAL, &opt_interval},
+    {"--timeout", OPT_REAL, &opt_timeout},
+    {"--no-verify", OPT_FLAG, &opt_no_verify},
+    {"--out", OPT_STR, &opt_out},
+    {"--json", OPT_STR, &opt_json},
+    {"--run", OPT_SIZE, &one_run},
+    {"--result", OPT_STR, &opt_result},
+    {"--calibrate", OPT_STR, &opt_calibrate},
+    {"--wasm", OPT_STR, &opt_wasm},
+    {"--inputs", OPT_STR, &opt_inputs},
 };
 
 /* 0 when v is a valid value for the option. */
@@ -904,8 +935,7 @@ int main(int argc, char **argv) {
         }
         i += has_value;
     }
-    if (opt_key == NULL || (opt_witness == NULL) == (opt_wasm == NULL) ||
-        (opt_wasm == NULL) != (opt_inputs == NULL)) {
+    if (opt_key == NULL || (opt_witness == NULL) == (opt_wasm == NULL) || (opt_wasm == NULL) != (opt_inputs == NULL)) {
         fprintf(stderr, "--key and either --witness or --wasm with --inputs are required\n");
         usage(stderr);
         return 2;
@@ -925,12 +955,13 @@ int main(int argc, char **argv) {
         }
     }
     size_t blen = strlen(opt_budget);
-    int budget_p = blen > 1 && (opt_budget[blen - 1] == 'p' || opt_budget[blen - 1] == 'P') &&
-                   strtod(opt_budget, NULL) > 0;
+    int budget_p =
+        blen > 1 && (opt_budget[blen - 1] == 'p' || opt_budget[blen - 1] == 'P') && strtod(opt_budget, NULL) > 0;
     if (opt_jobs < 1 || opt_jobs > 256 || opt_partitions < 1 || opt_partitions > 4096 || opt_runs < 1 ||
         opt_runs > 64 || opt_interval <= 0 || opt_timeout <= 0 || (!budget_p && parse_bytes(opt_budget) == 0)) {
-        fprintf(stderr, "--jobs 1..256, --partitions 1..4096, --runs 1..64, --interval > 0, --timeout > 0, and "
-                        "--budget BYTES, xG, xM or xP (partitions)\n");
+        fprintf(stderr,
+                "--jobs 1..256, --partitions 1..4096, --runs 1..64, --interval > 0, --timeout > 0, and "
+                "--budget BYTES, xG, xM or xP (partitions)\n");
         return 2;
     }
     if (opt_calibrate) return run_calibrate();

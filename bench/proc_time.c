@@ -24,8 +24,9 @@ static double seconds(const struct timespec *t) { return (double)t->tv_sec + (do
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zkpipe-bench-proc OUT CMD [ARG...]\n"
-                        "Runs CMD and appends \"wall_s maxrss_kb cpu_s\" to OUT.\n");
+        fprintf(stderr,
+                "usage: zkpipe-bench-proc OUT CMD [ARG...]\n"
+                "Runs CMD and appends \"wall_s maxrss_kb cpu_s\" to OUT.\n");
         return 2;
     }
     struct timespec t0, t1;

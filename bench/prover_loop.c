@@ -15,22 +15,23 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "stats.h"
 #include "mem/large.h"
+#include "stats.h"
 #include "zkpipe.h"
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: zkpipe-bench-prover [--runs N] [--jobs J] [--threads N] [--no-verify] [--no-tables]\n"
-               "                           <circuit.zkey> <witness.wtns>\n"
-               "Proves the witness N times (default 50) through prover contexts that keep the key\n"
-               "loaded, and prints the per-proof time (ms: median, min, max), its parts and proofs\n"
-               "per second. J contexts (default 1) prove at once, in J threads, N/J proofs each,\n"
-               "sharing the key and witness, with N threads in each pool (default: the CPUs / J):\n"
-               "on small circuits one proof at a time leaves cores idle. Each context's first\n"
-               "proof is not counted; before it each context makes what it keeps for the key\n"
-               "(zp_prover_prepare: the matrices and, for a key of domain up to 2^13, its point\n"
-               "tables, which a context otherwise builds after 192 proofs of one key);\n"
-               "--no-tables proves without point tables.\n");
+    fprintf(f,
+            "usage: zkpipe-bench-prover [--runs N] [--jobs J] [--threads N] [--no-verify] [--no-tables]\n"
+            "                           <circuit.zkey> <witness.wtns>\n"
+            "Proves the witness N times (default 50) through prover contexts that keep the key\n"
+            "loaded, and prints the per-proof time (ms: median, min, max), its parts and proofs\n"
+            "per second. J contexts (default 1) prove at once, in J threads, N/J proofs each,\n"
+            "sharing the key and witness, with N threads in each pool (default: the CPUs / J):\n"
+            "on small circuits one proof at a time leaves cores idle. Each context's first\n"
+            "proof is not counted; before it each context makes what it keeps for the key\n"
+            "(zp_prover_prepare: the matrices and, for a key of domain up to 2^13, its point\n"
+            "tables, which a context otherwise builds after 192 proofs of one key);\n"
+            "--no-tables proves without point tables.\n");
 }
 
 typedef struct {
@@ -39,7 +40,7 @@ typedef struct {
     const zp_witness *wit;
     size_t runs;
     double *total, *start, *finish, *verify, *synth; /* runs each */
-    double prepare, first;                            /* ms */
+    double prepare, first;                           /* ms */
     double tables_mb;
     int no_tables;
     zp_error err;
@@ -155,8 +156,8 @@ int main(int argc, char **argv) {
             return 1;
         }
         size_t o = j * per_job;
-        w[j] = (worker){w[j].prover, key, wit, per_job, total + o, start + o, finish + o, verify + o, synth + o,
-                        0, 0, 0, no_tables, {0}, ZP_OK};
+        w[j] = (worker){w[j].prover, key, wit, per_job, total + o, start + o, finish + o, verify + o,
+                        synth + o,   0,   0,   0,       no_tables, {0},       ZP_OK};
     }
     t_open = zp_clock_now() - t_open;
     run_all(w, jobs, worker_run);
@@ -183,8 +184,8 @@ int main(int argc, char **argv) {
            zp_prover_threads(w[0].prover), skip_verify ? ", not self-verified" : "");
     printf("  open key, witness, provers %8.3f ms (once)\n", t_open * 1e3);
     if (!no_tables) {
-        printf("  zp_prover_prepare          %8.3f ms (the matrices, the point tables: %.1f MB%s; once)\n",
-               t_prepare, w[0].tables_mb, w[0].tables_mb > 0 ? "" : ", none for this key");
+        printf("  zp_prover_prepare          %8.3f ms (the matrices, the point tables: %.1f MB%s; once)\n", t_prepare,
+               w[0].tables_mb, w[0].tables_mb > 0 ? "" : ", none for this key");
     }
     printf("  first proof                %8.3f ms (%s; not counted)\n", t_first,
            no_tables ? "builds the matrices" : "after prepare");

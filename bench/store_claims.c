@@ -133,8 +133,8 @@ static void *work(void *arg) {
         size_t n = 0;
         zp_error err = {0};
         double t0 = zp_clock_now();
-        if (zp_store_claim_work(c, opt_batch, &n, s, w->node, opt_any ? NULL : KEYS, opt_any ? 0 : 1, LEASE_S,
-                                &err) != ZP_OK)
+        if (zp_store_claim_work(c, opt_batch, &n, s, w->node, opt_any ? NULL : KEYS, opt_any ? 0 : 1, LEASE_S, &err) !=
+            ZP_OK)
             die("claiming", &err);
         double t1 = zp_clock_now();
         if (n == 0) break;
@@ -183,9 +183,9 @@ static row race(zp_store *main_s, size_t d) {
     zp_store_counts before;
     if (zp_store_count(&before, main_s, &err) != ZP_OK) die("counting", &err);
     if (before.parts_queued || before.parts_running) {
-        fprintf(stderr, "zkpipe-bench-store: %s holds %llu queued and %llu running partitions: give it an empty store\n",
-                zp_store_name(main_s), (unsigned long long)before.parts_queued,
-                (unsigned long long)before.parts_running);
+        fprintf(
+            stderr, "zkpipe-bench-store: %s holds %llu queued and %llu running partitions: give it an empty store\n",
+            zp_store_name(main_s), (unsigned long long)before.parts_queued, (unsigned long long)before.parts_running);
         exit(1);
     }
     int64_t first = fill(main_s, n_jobs, opt_job_size);
@@ -252,9 +252,8 @@ static row race(zp_store *main_s, size_t d) {
         fprintf(stderr,
                 "check failed (%zu daemons): claimed twice %zu, stray %zu, never claimed %zu, jobs not done %zu, "
                 "jobs ended %zu of %zu, finishes %zu of %zu, queued %llu, running %llu, jobs done +%llu\n",
-                d, twice, stray, missing, not_done, ended, n_jobs, n_fi, parts,
-                (unsigned long long)after.parts_queued, (unsigned long long)after.parts_running,
-                (unsigned long long)done_jobs);
+                d, twice, stray, missing, not_done, ended, n_jobs, n_fi, parts, (unsigned long long)after.parts_queued,
+                (unsigned long long)after.parts_running, (unsigned long long)done_jobs);
     free(seen);
     free(cl);
     free(fi);
@@ -268,10 +267,11 @@ static int cmp_row_wall(const void *a, const void *b) {
 static int races(void) {
     zp_store *s = open_store();
     const char *kind = zp_store_kind(s);
-    printf("# %s: %zu partitions (jobs of %zu, key \"k\"), claim batch %zu, %s, %zu run(s) per row; "
-           "latencies in ms, per call\n",
-           kind, opt_partitions / opt_job_size * opt_job_size, opt_job_size, opt_batch,
-           opt_any ? "no key filter (zp_pg_claim_any)" : "key filter {\"k\"} as the daemon (zp_pg_claim_keys)", opt_runs);
+    printf(
+        "# %s: %zu partitions (jobs of %zu, key \"k\"), claim batch %zu, %s, %zu run(s) per row; "
+        "latencies in ms, per call\n",
+        kind, opt_partitions / opt_job_size * opt_job_size, opt_job_size, opt_batch,
+        opt_any ? "no key filter (zp_pg_claim_any)" : "key filter {\"k\"} as the daemon (zp_pg_claim_keys)", opt_runs);
     if (!zp_store_shared(s)) printf("# SQLite: one daemon per file (flock), so the threads share one handle\n");
     print_head();
     int ok = 1;
@@ -290,8 +290,7 @@ static int races(void) {
             row m = rs[opt_runs / 2];
             m.ok = all;
             print_row(kind, &m, "  (median run)");
-        } else
-            print_row(kind, &rs[0], "");
+        } else print_row(kind, &rs[0], "");
         fflush(stdout);
     }
     zp_store_close(s);
@@ -370,8 +369,7 @@ static int big(void) {
     double fill_s = zp_clock_now() - t0;
     if (zp_store_count(&c, s, &err) != ZP_OK) die("counting", &err);
     printf("fill: %zu partitions in %.1f s (%.0f partitions/s, one transaction per job of %zu); queued now %llu\n",
-           n_jobs * per_job, fill_s, (double)(n_jobs * per_job) / fill_s, per_job,
-           (unsigned long long)c.parts_queued);
+           n_jobs * per_job, fill_s, (double)(n_jobs * per_job) / fill_s, per_job, (unsigned long long)c.parts_queued);
 
     double *cl = malloc(opt_claims * sizeof(double)), *fi = malloc(opt_claims * sizeof(double));
     if (!cl || !fi) die("out of memory", NULL);
@@ -381,8 +379,8 @@ static int big(void) {
         zp_store_claim cw;
         size_t got = 0;
         double a = zp_clock_now();
-        if (zp_store_claim_work(&cw, 1, &got, s, "bench-big", opt_any ? NULL : KEYS, opt_any ? 0 : 1, LEASE_S,
-                                &err) != ZP_OK)
+        if (zp_store_claim_work(&cw, 1, &got, s, "bench-big", opt_any ? NULL : KEYS, opt_any ? 0 : 1, LEASE_S, &err) !=
+            ZP_OK)
             die("claiming", &err);
         double b = zp_clock_now();
         if (got == 0) break;
@@ -423,10 +421,11 @@ static size_t parse_size(const char *s, const char *opt) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: zkpipe-bench-store STORE [--daemons 1,2,3] [--partitions N] [--job-size P] [--batch B]\n"
-                    "                          [--runs R] [--any]\n"
-                    "       zkpipe-bench-store STORE --big N [--claims C] [--any]\n"
-                    "STORE: an SQLite file path or a postgresql:// URI\n");
+    fprintf(stderr,
+            "usage: zkpipe-bench-store STORE [--daemons 1,2,3] [--partitions N] [--job-size P] [--batch B]\n"
+            "                          [--runs R] [--any]\n"
+            "       zkpipe-bench-store STORE --big N [--claims C] [--any]\n"
+            "STORE: an SQLite file path or a postgresql:// URI\n");
     exit(2);
 }
 

@@ -200,8 +200,9 @@ int main(int argc, char **argv) {
         }
     }
     if (out_wtns == NULL || (log_k == 0) == (want == 0) || log_k > 28 || n_pub < 1 || n_pub > 1024) {
-        fprintf(stderr, "zkpipe-bench-circuit: give --log K (1..28) or --constraints N, 1..1024 public outputs, "
-                        "and OUT.r1cs OUT.wtns (--help)\n");
+        fprintf(stderr,
+                "zkpipe-bench-circuit: give --log K (1..28) or --constraints N, 1..1024 public outputs, "
+                "and OUT.r1cs OUT.wtns (--help)\n");
         return 2;
     }
     if (log_k) want = ((size_t)1 << log_k) - n_pub - 1; /* snarkjs: constraints + public inputs + 1 fit the domain */
@@ -306,23 +307,24 @@ int main(int argc, char **argv) {
         const uint64_t *p = plain + 4 * (size_t)i;
         zero_one += p[0] <= 1 && (p[1] | p[2] | p[3]) == 0;
     }
-    zp_r1cs_header h = {.curve = curve, .n_wires = n_wires, .n_pub_out = n_pub, .n_labels = n_wires,
-                        .n_constraints = (uint32_t)n_rows};
+    zp_r1cs_header h = {
+        .curve = curve, .n_wires = n_wires, .n_pub_out = n_pub, .n_labels = n_wires, .n_constraints = (uint32_t)n_rows};
     zp_r1cs_matrix m[3];
     for (int k = 0; k < 3; k++) {
-        m[k] = (zp_r1cs_matrix){.row_start = mat[k].row_start, .wire = mat[k].wire, .coef = mat[k].coef,
-                                .n_terms = mat[k].n};
+        m[k] = (zp_r1cs_matrix){
+            .row_start = mat[k].row_start, .wire = mat[k].wire, .coef = mat[k].coef, .n_terms = mat[k].n};
     }
     zp_error err;
-    if (zp_r1cs_write(out_r1cs, &h, m, &err) != ZP_OK || zp_wtns_write(out_wtns, curve, plain, n_wires, &err) != ZP_OK) {
+    if (zp_r1cs_write(out_r1cs, &h, m, &err) != ZP_OK ||
+        zp_wtns_write(out_wtns, curve, plain, n_wires, &err) != ZP_OK) {
         fprintf(stderr, "zkpipe-bench-circuit: %s\n", err.message);
         return 1;
     }
-    printf("%s: %s, %zu constraints (%zu blocks of 64 + %u outputs), %u wires (%.0f%% of the values 0 or 1), "
-           "terms A/B/C %zu/%zu/%zu; built in %.2f s, written in %.2f s\n",
-           out_r1cs, desc->name, n_rows, blocks, n_pub, n_wires,
-           100.0 * (double)zero_one / n_wires, mat[0].n, mat[1].n, mat[2].n, t_build,
-           zp_clock_now() - t0 - t_build);
+    printf(
+        "%s: %s, %zu constraints (%zu blocks of 64 + %u outputs), %u wires (%.0f%% of the values 0 or 1), "
+        "terms A/B/C %zu/%zu/%zu; built in %.2f s, written in %.2f s\n",
+        out_r1cs, desc->name, n_rows, blocks, n_pub, n_wires, 100.0 * (double)zero_one / n_wires, mat[0].n, mat[1].n,
+        mat[2].n, t_build, zp_clock_now() - t0 - t_build);
     for (int k = 0; k < 3; k++) {
         free(mat[k].row_start);
         free(mat[k].wire);

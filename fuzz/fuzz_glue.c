@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st != ZP_OK) return 0;
     size_t n8 = zp_witness_module_n8(m), count = zp_witness_module_size(m);
     if (n8 == 0 || n8 > ZP_WITNESS_MAX_N8 || n8 % 8 != 0) abort(); /* open let a bad field through */
-    if (count > (1u << 16)) { /* the module says so; not worth the memory here */
+    if (count > (1u << 16)) {                                      /* the module says so; not worth the memory here */
         zp_witness_module_close(m);
         return 0;
     }

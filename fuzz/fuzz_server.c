@@ -68,8 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t len = (size_t)(end - p);
     char *writable = (data[0] & 4) ? malloc(len ? len : 1) : NULL;
     if (writable) memcpy(writable, p, len);
-    zp_request req = {method, path, no_query, NULL, auth[0] ? auth : NULL, writable ? writable : (const char *)p, len,
-                      writable};
+    zp_request req = {method, path,    no_query, NULL, auth[0] ? auth : NULL, writable ? writable : (const char *)p,
+                      len,    writable};
     zp_response resp;
     zp_server_handle(server, &req, &resp);
     free(writable);

@@ -95,20 +95,20 @@ typedef struct zp_prove_options {
 /* Where a proof's time went (seconds), for callers that report it. */
 typedef struct zp_prove_stats {
     size_t threads;
-    double start_s;    /* the NTTs, the G1 MSMs */
-    double finish_s;   /* the G2 MSM and assembly */
-    double verify_s;   /* the self-check; 0 when skipped */
-    double matrices_s; /* precompiling the key's constraint matrices; 0 when a prover had them */
-    double synth_s;    /* synthesis: a = A·w, b = B·w, c = a∘b */
-    double tables_s;   /* precomputing the key's point tables (prover); 0 when it had them or makes none */
+    double start_s;      /* the NTTs, the G1 MSMs */
+    double finish_s;     /* the G2 MSM and assembly */
+    double verify_s;     /* the self-check; 0 when skipped */
+    double matrices_s;   /* precompiling the key's constraint matrices; 0 when a prover had them */
+    double synth_s;      /* synthesis: a = A·w, b = B·w, c = a∘b */
+    double tables_s;     /* precomputing the key's point tables (prover); 0 when it had them or makes none */
     size_t tables_bytes; /* the point tables the proof used; 0: none */
 } zp_prove_stats;
 
 /* One proof of the witness for the key's circuit (options and stats may be
  * NULL). By default the proof is verified first: a witness that does not
  * satisfy the circuit gives ZP_ERR_UNSATISFIED, never a proof. */
-ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
-                                  const zp_witness *witness, const zp_prove_options *options, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, const zp_witness *witness,
+                                  const zp_prove_options *options, zp_error *err);
 
 /* ---- Many proofs: a prover context --------------------------------------
  *

@@ -34,13 +34,13 @@ extern "C" {
 
 /* Classes of large buffers, each counted separately. */
 typedef enum zp_buffer_class {
-    ZP_BUF_KEY = 0,   /* a mapped .zkey */
-    ZP_BUF_MATRICES,  /* a key's precompiled constraint matrices */
-    ZP_BUF_WITNESS,   /* one partition's witness */
-    ZP_BUF_ABC,       /* a, b, c, then H in a's place, and the NTT tables */
-    ZP_BUF_MSM,       /* MSM scratch (buckets), prove and finalize */
-    ZP_BUF_WITGEN,    /* a synthesis worker's witness calculator: the wasm instance's linear memory */
-    ZP_BUF_INTAKE,    /* data in flight beside the pipeline: a daemon's request bodies (zp_engine_intake_alloc) */
+    ZP_BUF_KEY = 0,  /* a mapped .zkey */
+    ZP_BUF_MATRICES, /* a key's precompiled constraint matrices */
+    ZP_BUF_WITNESS,  /* one partition's witness */
+    ZP_BUF_ABC,      /* a, b, c, then H in a's place, and the NTT tables */
+    ZP_BUF_MSM,      /* MSM scratch (buckets), prove and finalize */
+    ZP_BUF_WITGEN,   /* a synthesis worker's witness calculator: the wasm instance's linear memory */
+    ZP_BUF_INTAKE,   /* data in flight beside the pipeline: a daemon's request bodies (zp_engine_intake_alloc) */
     ZP_BUF_CLASSES
 } zp_buffer_class;
 
@@ -59,7 +59,7 @@ typedef enum zp_stage {
 
 /* "key", "matrices", "witness", "abc", "msm", "witgen", "intake" */
 const char *zp_buffer_class_name(zp_buffer_class cls);
-const char *zp_stage_name(zp_stage stage);             /* "keys", "synth", "wait_prove", ... */
+const char *zp_stage_name(zp_stage stage); /* "keys", "synth", "wait_prove", ... */
 
 typedef struct zp_engine zp_engine;
 
@@ -92,8 +92,8 @@ typedef struct zp_engine_options {
      * ZP_QUEUE_UNBOUNDED: never blocks (the configuration that ran cuzk
      * out of memory, for experiments). */
     size_t queue_capacity;
-    const char *trace_path;  /* Chrome trace-event JSON (Perfetto); NULL: none */
-    double sample_interval;  /* seconds between RSS samples; 0: 0.05 */
+    const char *trace_path; /* Chrome trace-event JSON (Perfetto); NULL: none */
+    double sample_interval; /* seconds between RSS samples; 0: 0.05 */
     /* One line per stage transition listing the buffers in flight (as
      * cuzk's log_buffers); NULL: none. Called from engine threads. */
     void (*log)(void *arg, const char *line);
@@ -163,19 +163,24 @@ typedef struct zp_job_spec {
  * it is loaded: of the other curve than the key, a witness size that is
  * not the key's wire count, or a compile that failed fails the
  * submission, or later the job, with that message. */
-ZP_WARN_UNUSED zp_status zp_engine_submit(uint64_t *job_id, zp_engine *engine, const zp_job_spec *spec,
-                                          zp_error *err);
+ZP_WARN_UNUSED zp_status zp_engine_submit(uint64_t *job_id, zp_engine *engine, const zp_job_spec *spec, zp_error *err);
 /* Cancels a queued or running job: whatever it holds is freed as soon as
  * the stage running it returns. ZP_ERR_ARG for an unknown job; a job
  * already ended is left as it is. */
 zp_status zp_engine_cancel(zp_engine *engine, uint64_t job_id, zp_error *err);
 
-typedef enum zp_job_state { ZP_JOB_QUEUED = 0, ZP_JOB_RUNNING, ZP_JOB_DONE, ZP_JOB_FAILED, ZP_JOB_CANCELLED } zp_job_state;
+typedef enum zp_job_state {
+    ZP_JOB_QUEUED = 0,
+    ZP_JOB_RUNNING,
+    ZP_JOB_DONE,
+    ZP_JOB_FAILED,
+    ZP_JOB_CANCELLED
+} zp_job_state;
 const char *zp_job_state_name(zp_job_state state);
 
 /* Seconds spent per partition (wall clock). */
 typedef struct zp_partition_times {
-    double queued;     /* submission to admission */
+    double queued; /* submission to admission */
     double synth;
     double wait_prove; /* in the queue to the provers */
     double prove;
@@ -228,9 +233,9 @@ typedef struct zp_engine_stats {
     zp_buffer_counts by_class[ZP_BUF_CLASSES];
     zp_buffer_counts by_stage[ZP_STAGES];
     uint64_t by_class_stage[ZP_BUF_CLASSES][ZP_STAGES]; /* bytes */
-    size_t partitions_in[ZP_STAGES]; /* partitions in each stage now */
+    size_t partitions_in[ZP_STAGES];                    /* partitions in each stage now */
     size_t max_partitions_in[ZP_STAGES];
-    size_t admission_waiting; /* partitions not yet admitted */
+    size_t admission_waiting;             /* partitions not yet admitted */
     uint64_t rss, peak_rss, baseline_rss; /* baseline: at engine creation */
     /* The tracked bytes when rss was sampled (tracked is now): RSS less
      * the baseline and this is what no tracked buffer explains. */

@@ -67,21 +67,21 @@ static void chain_free(chain_circuit *c) {
     }
 }
 
-#define CHAIN_WITNESS_FN(FR)                                                           \
+#define CHAIN_WITNESS_FN(FR)                                                                   \
     static void chain_witness_##FR(uint64_t *w, uint32_t m, uint32_t npub, uint64_t x_start) { \
-        uint32_t x0 = 1 + npub;                                                        \
-        FR x, t;                                                                       \
-        memset(w, 0, (size_t)(x0 + m + 1) * 32);                                       \
-        w[0] = 1;                                                                      \
-        FR##_from_u64(&x, x_start | 2);                                                \
-        for (uint32_t i = 0; i <= m; i++) {                                            \
-            FR##_from_mont(&t, &x);                                                    \
-            memcpy(w + 4 * (x0 + i), t.v, 32);                                         \
-            FR##_sqr(&x, &x);                                                          \
-        }                                                                              \
-        for (uint32_t j = 0; j < npub; j++) {                                          \
-            memcpy(w + 4 * (1 + j), w + 4 * (x0 + (j * 7 + 3) % (m + 1)), 32);         \
-        }                                                                              \
+        uint32_t x0 = 1 + npub;                                                                \
+        FR x, t;                                                                               \
+        memset(w, 0, (size_t)(x0 + m + 1) * 32);                                               \
+        w[0] = 1;                                                                              \
+        FR##_from_u64(&x, x_start | 2);                                                        \
+        for (uint32_t i = 0; i <= m; i++) {                                                    \
+            FR##_from_mont(&t, &x);                                                            \
+            memcpy(w + 4 * (x0 + i), t.v, 32);                                                 \
+            FR##_sqr(&x, &x);                                                                  \
+        }                                                                                      \
+        for (uint32_t j = 0; j < npub; j++) {                                                  \
+            memcpy(w + 4 * (1 + j), w + 4 * (x0 + (j * 7 + 3) % (m + 1)), 32);                 \
+        }                                                                                      \
     }
 CHAIN_WITNESS_FN(zp_bn254_fr)
 CHAIN_WITNESS_FN(zp_bls12_fr)

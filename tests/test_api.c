@@ -290,8 +290,8 @@ static void test_prover(void) {
         zp_proof proof;
         zp_prove_stats st;
         int which = (int)(i % 2);
-        CHECK_MSG(zp_prover_prove(pr, &proof, &st, c->key, c->wit[which], &err) == ZP_OK, "%s proof %zu: %s",
-                  c->name, i, err.message);
+        CHECK_MSG(zp_prover_prove(pr, &proof, &st, c->key, c->wit[which], &err) == ZP_OK, "%s proof %zu: %s", c->name,
+                  i, err.message);
         int key_changed = i == 0 || order[i] != order[i - 1];
         CHECK_MSG(key_changed ? st.matrices_s > 0 : st.matrices_s == 0, "%s proof %zu: matrices %s", c->name, i,
                   key_changed ? "built" : "kept");
@@ -352,10 +352,10 @@ static void test_prover(void) {
         zp_prover *with[2] = {pr, p1};
         for (int round = 0; round < 2; round++) {
             for (int t = 0; t < 2; t++) {
-                CHECK_MSG(zp_prover_prove(with[t], &proof, &st, cf[k].key, cf[k].wit[round], &err) == ZP_OK,
-                          "%s: %s", cf[k].name, err.message);
-                CHECK_MSG(st.tables_s == 0 && st.tables_bytes > 0, "%s: prepared point tables, %zu threads",
-                          cf[k].name, st.threads);
+                CHECK_MSG(zp_prover_prove(with[t], &proof, &st, cf[k].key, cf[k].wit[round], &err) == ZP_OK, "%s: %s",
+                          cf[k].name, err.message);
+                CHECK_MSG(st.tables_s == 0 && st.tables_bytes > 0, "%s: prepared point tables, %zu threads", cf[k].name,
+                          st.threads);
                 check_proof(&proof, &cf[k], round, t ? "one thread, tables" : "two threads, tables");
             }
             CHECK_MSG(zp_prover_prove(p2, &proof, &st, cf[k].key, cf[k].wit[round], &err) == ZP_OK, "%s: %s",
@@ -365,7 +365,8 @@ static void test_prover(void) {
         }
         size_t need = zp_prove_scratch_size(cf[k].key, 2);
         void *mem = malloc(need);
-        CHECK(mem != NULL && zp_prover_prove_scratch(pr, &proof, &st, cf[k].key, cf[k].wit[0], mem, need, &err) == ZP_OK);
+        CHECK(mem != NULL &&
+              zp_prover_prove_scratch(pr, &proof, &st, cf[k].key, cf[k].wit[0], mem, need, &err) == ZP_OK);
         CHECK(st.tables_bytes == 0);
         check_proof(&proof, &cf[k], 0, "caller's scratch after tables");
         free(mem);

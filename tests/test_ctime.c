@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain_circuit.h"
 #include "curve/curve.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
-#include "chain_circuit.h"
 #include "testutil.h"
 
 #if defined(__has_include)
@@ -50,54 +50,54 @@ static void secret_scalar(uint64_t k[4], zp_curve curve) {
  * points P = k·G and Q = l·P; P + Q, P + P, P + (-P), P + O and O + P by
  * the complete addition; all compared, once public, with the
  * variable-time code. */
-#define CT_GROUP(G, CURVE)                                                                             \
-    static void ct_##G(void) {                                                                         \
-        uint64_t k[4], l[4];                                                                           \
-        secret_scalar(k, CURVE);                                                                       \
-        secret_scalar(l, CURVE);                                                                       \
-        uint64_t k_pub[4], l_pub[4];                                                                   \
-        memcpy(k_pub, k, sizeof k);                                                                    \
-        memcpy(l_pub, l, sizeof l);                                                                    \
-        SECRET(k, sizeof k);                                                                           \
-        SECRET(l, sizeof l);                                                                           \
-        G##j g, p, q, sum, two, zero, inf, np;                                                         \
-        G##_j_from_affine(&g, &G##_generator);                                                         \
-        G##_j_mul(&p, &g, k, 4);     /* secret scalar, public point */                                 \
-        G##_j_mul(&q, &p, l, 4);     /* secret scalar, secret point */                                 \
-        G##_j_add(&sum, &p, &q);                                                                       \
-        G##_j_add(&two, &p, &p);                                                                       \
-        G##_j_neg(&np, &p);                                                                            \
-        G##_j_add(&zero, &p, &np);                                                                     \
-        G##_j_set_inf(&inf);                                                                           \
-        G##j pinf, infp;                                                                               \
-        G##_j_add(&pinf, &p, &inf);                                                                    \
-        G##_j_add(&infp, &inf, &p);                                                                    \
-        G affine[6];                                                                                   \
-        G##_j_to_affine(&affine[0], &p);                                                               \
-        G##_j_to_affine(&affine[1], &q);                                                               \
-        G##_j_to_affine(&affine[2], &sum);                                                             \
-        G##_j_to_affine(&affine[3], &two);                                                             \
-        G##_j_to_affine(&affine[4], &zero);                                                            \
-        G##_j_to_affine(&affine[5], &pinf);                                                            \
-        DECLASSIFY(affine, sizeof affine);                                                             \
-        DECLASSIFY(&infp, sizeof infp);                                                                \
-        /* the same with the variable-time code on public copies */                                    \
-        G##j vp, vq, vsum, vtwo;                                                                       \
-        G##_j_mul_var(&vp, &g, k_pub, 4);                                                              \
-        G##_j_mul_var(&vq, &vp, l_pub, 4);                                                             \
-        G##_j_add_var(&vsum, &vp, &vq);                                                                \
-        G##_j_dbl(&vtwo, &vp);                                                                         \
-        G want[4];                                                                                     \
-        G##_j_to_affine(&want[0], &vp);                                                                \
-        G##_j_to_affine(&want[1], &vq);                                                                \
-        G##_j_to_affine(&want[2], &vsum);                                                              \
-        G##_j_to_affine(&want[3], &vtwo);                                                              \
-        CHECK_MSG(memcmp(&affine[0], &want[0], sizeof want) == 0, #G ": k·G, l·P, P+Q, P+P");         \
-        CHECK_MSG(G##_is_inf(&affine[4]), #G ": P + (-P) is infinity");                                \
-        CHECK_MSG(memcmp(&affine[5], &affine[0], sizeof(G)) == 0, #G ": P + O = P");                   \
-        G infp_a;                                                                                      \
-        G##_j_to_affine(&infp_a, &infp);                                                               \
-        CHECK_MSG(memcmp(&infp_a, &affine[0], sizeof(G)) == 0, #G ": O + P = P");                      \
+#define CT_GROUP(G, CURVE)                                                                    \
+    static void ct_##G(void) {                                                                \
+        uint64_t k[4], l[4];                                                                  \
+        secret_scalar(k, CURVE);                                                              \
+        secret_scalar(l, CURVE);                                                              \
+        uint64_t k_pub[4], l_pub[4];                                                          \
+        memcpy(k_pub, k, sizeof k);                                                           \
+        memcpy(l_pub, l, sizeof l);                                                           \
+        SECRET(k, sizeof k);                                                                  \
+        SECRET(l, sizeof l);                                                                  \
+        G##j g, p, q, sum, two, zero, inf, np;                                                \
+        G##_j_from_affine(&g, &G##_generator);                                                \
+        G##_j_mul(&p, &g, k, 4); /* secret scalar, public point */                            \
+        G##_j_mul(&q, &p, l, 4); /* secret scalar, secret point */                            \
+        G##_j_add(&sum, &p, &q);                                                              \
+        G##_j_add(&two, &p, &p);                                                              \
+        G##_j_neg(&np, &p);                                                                   \
+        G##_j_add(&zero, &p, &np);                                                            \
+        G##_j_set_inf(&inf);                                                                  \
+        G##j pinf, infp;                                                                      \
+        G##_j_add(&pinf, &p, &inf);                                                           \
+        G##_j_add(&infp, &inf, &p);                                                           \
+        G affine[6];                                                                          \
+        G##_j_to_affine(&affine[0], &p);                                                      \
+        G##_j_to_affine(&affine[1], &q);                                                      \
+        G##_j_to_affine(&affine[2], &sum);                                                    \
+        G##_j_to_affine(&affine[3], &two);                                                    \
+        G##_j_to_affine(&affine[4], &zero);                                                   \
+        G##_j_to_affine(&affine[5], &pinf);                                                   \
+        DECLASSIFY(affine, sizeof affine);                                                    \
+        DECLASSIFY(&infp, sizeof infp);                                                       \
+        /* the same with the variable-time code on public copies */                           \
+        G##j vp, vq, vsum, vtwo;                                                              \
+        G##_j_mul_var(&vp, &g, k_pub, 4);                                                     \
+        G##_j_mul_var(&vq, &vp, l_pub, 4);                                                    \
+        G##_j_add_var(&vsum, &vp, &vq);                                                       \
+        G##_j_dbl(&vtwo, &vp);                                                                \
+        G want[4];                                                                            \
+        G##_j_to_affine(&want[0], &vp);                                                       \
+        G##_j_to_affine(&want[1], &vq);                                                       \
+        G##_j_to_affine(&want[2], &vsum);                                                     \
+        G##_j_to_affine(&want[3], &vtwo);                                                     \
+        CHECK_MSG(memcmp(&affine[0], &want[0], sizeof want) == 0, #G ": k·G, l·P, P+Q, P+P"); \
+        CHECK_MSG(G##_is_inf(&affine[4]), #G ": P + (-P) is infinity");                       \
+        CHECK_MSG(memcmp(&affine[5], &affine[0], sizeof(G)) == 0, #G ": P + O = P");          \
+        G infp_a;                                                                             \
+        G##_j_to_affine(&infp_a, &infp);                                                      \
+        CHECK_MSG(memcmp(&infp_a, &affine[0], sizeof(G)) == 0, #G ": O + P = P");             \
     }
 CT_GROUP(zp_bn254_g1, ZP_CURVE_BN254)
 CT_GROUP(zp_bn254_g2, ZP_CURVE_BN254)

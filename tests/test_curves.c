@@ -25,8 +25,9 @@
 static const char BN254_R[] = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
 static const char BN254_P[] = "21888242871839275222246405745257275088696311157297823662689037894645226208583";
 static const char BLS12_R[] = "52435875175126190479447740508185965837690552500527637822603658699938581184513";
-static const char BLS12_P[] = "40024095552216673934177898257359041565568828199390078853320581361240316504908"
-                              "37864442687629129015664037894272559787";
+static const char BLS12_P[] =
+    "40024095552216673934177898257359041565568828199390078853320581361240316504908"
+    "37864442687629129015664037894272559787";
 /* secp256k1's p and n: primes, and neither curve's. */
 static const uint64_t SECP_P[4] = {0xfffffffefffffc2fULL, ~0ULL, ~0ULL, ~0ULL};
 static const uint64_t SECP_N[4] = {0xbfd25e8cd0364141ULL, 0xbaaedce6af48a03bULL, 0xfffffffffffffffeULL, ~0ULL};
@@ -100,8 +101,8 @@ static void test_descriptors(void) {
         CHECK_MSG(d->fr_limbs == 4 && d->fr_bytes == 32 && !memcmp(d->fr_modulus, r, 32), "%s: r", e->name);
         CHECK_MSG(d->fp_bits == e->fp_bits && bit_length(p, e->fp_limbs) == e->fp_bits, "%s: p bits", e->name);
         CHECK_MSG(d->fr_bits == e->fr_bits && bit_length(r, 4) == e->fr_bits, "%s: r bits", e->name);
-        CHECK_MSG(d->fr_two_adicity == e->adicity && two_adicity(r, 4) == e->adicity, "%s: two-adicity %u",
-                  e->name, d->fr_two_adicity);
+        CHECK_MSG(d->fr_two_adicity == e->adicity && two_adicity(r, 4) == e->adicity, "%s: two-adicity %u", e->name,
+                  d->fr_two_adicity);
         CHECK(d->g1_bytes == 2 * d->fp_bytes && d->g2_bytes == 4 * d->fp_bytes);
         CHECK(d->g1_cofactor_one == e->cofactor_one);
         CHECK(zp_fp_bytes(e->id) == d->fp_bytes && zp_g1_bytes(e->id) == d->g1_bytes &&
@@ -143,14 +144,22 @@ static void test_lookups(void) {
     static const struct {
         const char *name;
         zp_curve want;
-    } names[] = {{"bn128", ZP_CURVE_BN254},         {"BN128", ZP_CURVE_BN254},
-                 {"bn254", ZP_CURVE_BN254},         {"BN-254", ZP_CURVE_BN254},
-                 {"alt_bn128", ZP_CURVE_BN254},     {"altbn128", ZP_CURVE_BN254},
-                 {"bls12381", ZP_CURVE_BLS12_381},  {"BLS12-381", ZP_CURVE_BLS12_381},
-                 {"bls12_381", ZP_CURVE_BLS12_381}, {"bn999", ZP_CURVE_NONE},
-                 {"bls12", ZP_CURVE_NONE},          {"bls12377", ZP_CURVE_NONE},
-                 {"secp256k1", ZP_CURVE_NONE},      {"", ZP_CURVE_NONE},
-                 {"-_-", ZP_CURVE_NONE},            {"bn128bn128bn128bn128bn128bn128bn128", ZP_CURVE_NONE}};
+    } names[] = {{"bn128", ZP_CURVE_BN254},
+                 {"BN128", ZP_CURVE_BN254},
+                 {"bn254", ZP_CURVE_BN254},
+                 {"BN-254", ZP_CURVE_BN254},
+                 {"alt_bn128", ZP_CURVE_BN254},
+                 {"altbn128", ZP_CURVE_BN254},
+                 {"bls12381", ZP_CURVE_BLS12_381},
+                 {"BLS12-381", ZP_CURVE_BLS12_381},
+                 {"bls12_381", ZP_CURVE_BLS12_381},
+                 {"bn999", ZP_CURVE_NONE},
+                 {"bls12", ZP_CURVE_NONE},
+                 {"bls12377", ZP_CURVE_NONE},
+                 {"secp256k1", ZP_CURVE_NONE},
+                 {"", ZP_CURVE_NONE},
+                 {"-_-", ZP_CURVE_NONE},
+                 {"bn128bn128bn128bn128bn128bn128bn128", ZP_CURVE_NONE}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const zp_curve_desc *d = zp_curve_find(names[i].name);
         zp_curve got = d != NULL ? d->id : ZP_CURVE_NONE;
@@ -197,8 +206,8 @@ static void test_unknown_ids(void) {
         CHECK_MSG(zp_curve_lookup(&d, c, &err) == ZP_ERR_ARG && d == NULL && !strcmp(err.message, want), "%s",
                   err.message);
         memset(&err, 0, sizeof err);
-        CHECK_MSG(zp_groth16_curve_lookup(&gc, c, &err) == ZP_ERR_ARG && gc == NULL && !strcmp(err.message, want),
-                  "%s", err.message);
+        CHECK_MSG(zp_groth16_curve_lookup(&gc, c, &err) == ZP_ERR_ARG && gc == NULL && !strcmp(err.message, want), "%s",
+                  err.message);
         CHECK(!strcmp(zp_curve_name(c), "unknown"));
         CHECK(zp_fp_bytes(c) == 0 && zp_g1_bytes(c) == 0 && zp_g2_bytes(c) == 0);
         CHECK(zp_io_fp_limbs(c) == 0 && !strcmp(zp_io_curve_title(c), "unknown curve"));
@@ -254,18 +263,15 @@ static void test_unknown_ids(void) {
 
         /* The writers. */
         memset(&err, 0, sizeof err);
-        CHECK(zp_wtns_write(io_path("u.wtns"), c, w, 2, &err) == ZP_ERR_ARG &&
-              strstr(err.message, "unknown curve"));
+        CHECK(zp_wtns_write(io_path("u.wtns"), c, w, 2, &err) == ZP_ERR_ARG && strstr(err.message, "unknown curve"));
         zp_r1cs_header h = {.curve = c, .n_wires = 2};
         zp_r1cs_matrix rm[3];
         memset(rm, 0, sizeof rm);
         for (int m = 0; m < 3; m++) rm[m].row_start = row_start;
         memset(&err, 0, sizeof err);
-        CHECK(zp_r1cs_write(io_path("u.r1cs"), &h, rm, &err) == ZP_ERR_ARG &&
-              strstr(err.message, "unknown curve"));
+        CHECK(zp_r1cs_write(io_path("u.r1cs"), &h, rm, &err) == ZP_ERR_ARG && strstr(err.message, "unknown curve"));
         memset(&err, 0, sizeof err);
-        CHECK(zp_zkey_write(io_path("u.zkey"), &pk, NULL, &err) == ZP_ERR_ARG &&
-              strstr(err.message, "unknown curve"));
+        CHECK(zp_zkey_write(io_path("u.zkey"), &pk, NULL, &err) == ZP_ERR_ARG && strstr(err.message, "unknown curve"));
         CHECK(zp_zkey_vk(&vk, &pk, &err) == ZP_ERR_ARG);
         char *text = NULL;
         CHECK(zp_json_proof_dump(&text, &proof, &err) == ZP_ERR_ARG && text == NULL);
@@ -274,8 +280,7 @@ static void test_unknown_ids(void) {
         uint64_t *vals = NULL;
         size_t count = 0;
         memset(&err, 0, sizeof err);
-        CHECK(zp_json_public_parse(&vals, &count, "[\"1\"]", 5, "public.json", c, &err) == ZP_ERR_ARG &&
-              vals == NULL);
+        CHECK(zp_json_public_parse(&vals, &count, "[\"1\"]", 5, "public.json", c, &err) == ZP_ERR_ARG && vals == NULL);
     }
 }
 
@@ -295,10 +300,10 @@ static void test_unknown_primes(void) {
         set_prime(file, primes[i]);
         zp_wtns *wt = NULL;
         memset(&err, 0, sizeof err);
-        CHECK_MSG(zp_wtns_open_mem(&wt, file, size, "w.wtns", &err) == ZP_ERR_UNSUPPORTED && wt == NULL &&
-                      !strcmp(err.message,
-                              "w.wtns: unsupported prime (not the scalar field of any of: bn128 bls12381)"),
-                  "%s", err.message);
+        CHECK_MSG(
+            zp_wtns_open_mem(&wt, file, size, "w.wtns", &err) == ZP_ERR_UNSUPPORTED && wt == NULL &&
+                !strcmp(err.message, "w.wtns: unsupported prime (not the scalar field of any of: bn128 bls12381)"),
+            "%s", err.message);
         io_spit(path, file, size);
         memset(&err, 0, sizeof err);
         CHECK(zp_wtns_open(&wt, path, &err) == ZP_ERR_UNSUPPORTED && wt == NULL &&
@@ -377,8 +382,7 @@ static void test_unknown_zkey(void) {
         {1, 0, ZP_ERR_UNSUPPORTED, "k.zkey: unsupported curve: the header's moduli"},
         {0, 1, ZP_ERR_UNSUPPORTED, "k.zkey: unsupported curve: the header's moduli"},
         {1, 2, ZP_ERR_UNSUPPORTED, "k.zkey: unsupported curve: the header's moduli"}, /* mixed */
-        {3, 1, ZP_ERR_UNSUPPORTED,
-         "k.zkey: unsupported curve (a 40-byte base field; zkpipe supports bn128 bls12381)"},
+        {3, 1, ZP_ERR_UNSUPPORTED, "k.zkey: unsupported curve (a 40-byte base field; zkpipe supports bn128 bls12381)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const void *qs[] = {SECP_P, bn->fp_modulus, bls->fp_modulus, q40};
@@ -398,9 +402,10 @@ static void test_unknown_zkey(void) {
 }
 
 static void test_unknown_json(void) {
-    static const char proof[] = "{\"pi_a\": [\"1\", \"2\", \"1\"], \"pi_b\": [[\"1\", \"0\"], [\"1\", \"0\"], "
-                                "[\"1\", \"0\"]], \"pi_c\": [\"1\", \"2\", \"1\"], \"protocol\": \"groth16\", "
-                                "\"curve\": \"bn999\"}";
+    static const char proof[] =
+        "{\"pi_a\": [\"1\", \"2\", \"1\"], \"pi_b\": [[\"1\", \"0\"], [\"1\", \"0\"], "
+        "[\"1\", \"0\"]], \"pi_c\": [\"1\", \"2\", \"1\"], \"protocol\": \"groth16\", "
+        "\"curve\": \"bn999\"}";
     static const char vk[] = "{\"protocol\": \"groth16\", \"curve\": \"bn999\", \"nPublic\": 0}";
     zp_error err = {0};
     zp_groth16_proof p;

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "chain_circuit.h"
+#include "field/ifma.h"
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
-#include "field/ifma.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
 #include "mem/large.h"
@@ -80,8 +80,8 @@ static void check_proofs(zp_engine *e, uint64_t job, const fixture *f, const siz
         const uint64_t *w = f->witness[witness_of[i]];
         CHECK_MSG(np == f->circuit.npub && memcmp(pub, w + 4, np * 32) == 0, "job %llu partition %zu: public values",
                   (unsigned long long)job, i);
-        CHECK_MSG(zp_groth16_verify(&vk, pub, &proof) == 1, "job %llu partition %zu verifies",
-                  (unsigned long long)job, i);
+        CHECK_MSG(zp_groth16_verify(&vk, pub, &proof) == 1, "job %llu partition %zu verifies", (unsigned long long)job,
+                  i);
     }
     zp_groth16_vk_free(&vk);
 }
@@ -222,8 +222,8 @@ static void test_priority(const fixture *f) {
     order_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, f, 0};
     order_arg low = {&log, 'L'}, high = {&log, 'H'};
     zp_job_spec a = {.key_path = f->key_path, .partitions = 3, .witness_fn = ordered_witness, .witness_arg = &low};
-    zp_job_spec b = {.key_path = f->key_path, .partitions = 3, .witness_fn = ordered_witness, .witness_arg = &high,
-                     .priority = 5};
+    zp_job_spec b = {
+        .key_path = f->key_path, .partitions = 3, .witness_fn = ordered_witness, .witness_arg = &high, .priority = 5};
     uint64_t ja, jb;
     CHECK(zp_engine_submit(&ja, e, &a, &err) == ZP_OK);
     while (1) { /* the single synthesis worker is inside L's first witness */
@@ -292,16 +292,15 @@ static void test_failures(const fixture *f) {
     spec = (zp_job_spec){.key_path = f->key_path, .partitions = 1, .witness_paths = missing};
     CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_ERR_IO);
     CHECK(strstr(err.message, "/nonexistent/w.wtns") != NULL);
-    spec = (zp_job_spec){.key_path = "/nonexistent/k.zkey", .partitions = 1,
-                         .witness_paths = f->wtns_ptrs};
+    spec = (zp_job_spec){.key_path = "/nonexistent/k.zkey", .partitions = 1, .witness_paths = f->wtns_ptrs};
     CHECK(zp_engine_submit(&jbad, e, &spec, &err) == ZP_ERR_IO);
     fixture_free(&other);
 
     /* cancelling a job queued behind a blocked one */
     order_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {0}, f, 0};
     order_arg tag = {&log, 'B'};
-    zp_job_spec blocked = {.key_path = f->key_path, .partitions = 2, .witness_fn = ordered_witness,
-                           .witness_arg = &tag};
+    zp_job_spec blocked = {
+        .key_path = f->key_path, .partitions = 2, .witness_fn = ordered_witness, .witness_arg = &tag};
     uint64_t jblocked, jqueued;
     CHECK(zp_engine_submit(&jblocked, e, &blocked, &err) == ZP_OK);
     CHECK(zp_engine_submit(&jqueued, e, &good, &err) == ZP_OK);
@@ -449,7 +448,9 @@ static void test_stress(const fixture *f) {
     for (size_t i = 0; i < MAX_WITNESSES; i++) order[i] = i;
     for (size_t j = 0; j < jobs; j++) {
         sizes[j] = 1 + zp_test_rand64() % 4;
-        zp_job_spec spec = {.key_path = f->key_path, .partitions = sizes[j], .witness_paths = f->wtns_ptrs,
+        zp_job_spec spec = {.key_path = f->key_path,
+                            .partitions = sizes[j],
+                            .witness_paths = f->wtns_ptrs,
                             .priority = (int)(zp_test_rand64() % 3)};
         CHECK(zp_engine_submit(&ids[j], e, &spec, &err) == ZP_OK);
         if (zp_test_rand64() % 6 == 0) { /* cancel a random earlier job */
@@ -479,8 +480,9 @@ static void test_stress(const fixture *f) {
     CHECK_MSG(w.over_budget == 0, "over budget %d times", w.over_budget);
     zp_engine_stats_get(&s, e);
     CHECK(s.jobs_done == done && s.jobs_failed == failed && s.jobs_cancelled == cancelled);
-    fprintf(stderr, "stress: %zu jobs: %zu done, %zu failed (%d injected faults), %zu cancelled; peak tracked %.1f "
-                    "of %.1f MB budget\n",
+    fprintf(stderr,
+            "stress: %zu jobs: %zu done, %zu failed (%d injected faults), %zu cancelled; peak tracked %.1f "
+            "of %.1f MB budget\n",
             jobs, done, failed, atomic_load(&faults.injected), cancelled, (double)s.peak_tracked / (1 << 20),
             (double)s.budget / (1 << 20));
     check_idle(e, "stress");
@@ -591,8 +593,8 @@ static void test_reuse(void) {
     zp_tracked a, b, c;
     CHECK(zp_track_alloc(&a, &t, 1, 0, 3 * page, "a", &err) == ZP_OK);
     unsigned char *pa = a.p;
-    memset(pa, 0xa5, page);         /* first page dirty, */
-    pa[2 * page + 7] = 1;           /* the third too; the second never touched */
+    memset(pa, 0xa5, page); /* first page dirty, */
+    pa[2 * page + 7] = 1;   /* the third too; the second never touched */
     zp_track_free(&t, &a);
     CHECK(r.n == 1 && r.bytes == 3 * page && atomic_load(&t.total) == 0);
     CHECK(zp_track_alloc(&b, &t, 1, 0, 2 * page, "b", &err) == ZP_OK); /* another size: fresh */

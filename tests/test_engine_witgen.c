@@ -130,7 +130,10 @@ static void test_submission_checks(void) {
     CHECK(submit(e, &spec, &err) == ZP_ERR_ARG); /* inputs without a wasm */
     spec = (zp_job_spec){.key_path = bn_key, .partitions = 2, .wasm_path = MULTIDIM_WASM};
     CHECK(submit(e, &spec, &err) == ZP_ERR_ARG); /* a wasm without inputs */
-    spec = (zp_job_spec){.key_path = bn_key, .partitions = 2, .witness_paths = inputs, .wasm_path = MULTIDIM_WASM,
+    spec = (zp_job_spec){.key_path = bn_key,
+                         .partitions = 2,
+                         .witness_paths = inputs,
+                         .wasm_path = MULTIDIM_WASM,
                          .input_paths = inputs};
     CHECK(submit(e, &spec, &err) == ZP_ERR_ARG); /* two ways at once */
     const char *missing[] = {input, "/nonexistent/input.json"};
@@ -223,9 +226,9 @@ static void test_compile_in_background(void) {
               "the wasm job waits, queued, for its compile (state %d after %.2f s)", (int)info.state,
               zp_clock_now() - t0);
     zp_status st = job_end(e, waiting, &state, &err);
-    CHECK_MSG(st == ZP_ERR_MISMATCH && state == ZP_JOB_FAILED && strstr(err.message, "wires") &&
-                  zp_clock_now() - t0 >= 4.0,
-              "checked against its key once compiled: %s", err.message);
+    CHECK_MSG(
+        st == ZP_ERR_MISMATCH && state == ZP_JOB_FAILED && strstr(err.message, "wires") && zp_clock_now() - t0 >= 4.0,
+        "checked against its key once compiled: %s", err.message);
     CHECK(zp_engine_circuit_check(e, key, MULTIDIM_WASM, &cstate, &err) == ZP_ERR_MISMATCH &&
           cstate == ZP_CIRCUIT_READY);
     zp_engine_stats s;
@@ -344,17 +347,18 @@ static uint64_t run_job(const circuit_files *cf, uint64_t budget, const char *ca
               (unsigned long long)s.reserved, (unsigned long long)keys);
     CHECK_MSG(sm.violations == 0, "%s: %llu of %llu samples out of the budget, first: %s", what,
               (unsigned long long)sm.violations, (unsigned long long)sm.samples, sm.first_violation);
-    CHECK_MSG(s.peak_tracked <= s.buffer_budget && s.peak_reserved <= s.buffer_budget,
-              "%s: peaks within the budget", what);
+    CHECK_MSG(s.peak_tracked <= s.buffer_budget && s.peak_reserved <= s.buffer_budget, "%s: peaks within the budget",
+              what);
     uint64_t peak = s.by_class[ZP_BUF_WITGEN].peak_bytes;
     CHECK_MSG(peak > 0 && sm.max_witgen_count <= 2, /* the sampler may miss a short instance */
               "%s: witgen counted (peak %llu, %llu at once)", what, (unsigned long long)peak,
               (unsigned long long)sm.max_witgen_count);
-    printf("%s: %zu proofs, budget %.1f MiB; peak tracked %.1f MiB, reserved %.1f MiB, witgen %.2f MiB (%llu "
-           "instances at once); %llu samples\n",
-           what, cf->n, (double)s.buffer_budget / 1048576, (double)s.peak_tracked / 1048576,
-           (double)s.peak_reserved / 1048576, (double)peak / 1048576, (unsigned long long)sm.max_witgen_count,
-           (unsigned long long)sm.samples);
+    printf(
+        "%s: %zu proofs, budget %.1f MiB; peak tracked %.1f MiB, reserved %.1f MiB, witgen %.2f MiB (%llu "
+        "instances at once); %llu samples\n",
+        what, cf->n, (double)s.buffer_budget / 1048576, (double)s.peak_tracked / 1048576,
+        (double)s.peak_reserved / 1048576, (double)peak / 1048576, (unsigned long long)sm.max_witgen_count,
+        (unsigned long long)sm.samples);
 
     /* a failed assert in partition 1 fails that partition and the job, with the circuit's message */
     const char *with_bad[3] = {cf->inputs[0], cf->failing, cf->inputs[1 % cf->n]};

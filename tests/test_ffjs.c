@@ -89,8 +89,9 @@ int main(int argc, char **argv) {
         }
     }
     if (files == 0) {
-        printf("test_ffjs: SKIPPED: no vector files (give paths, or set ZP_FFJS_DIR; "
-               "see tests/ffjs/README.md)\n");
+        printf(
+            "test_ffjs: SKIPPED: no vector files (give paths, or set ZP_FFJS_DIR; "
+            "see tests/ffjs/README.md)\n");
         return 0;
     }
     return zp_test_done();
@@ -103,24 +104,24 @@ int main(int argc, char **argv) {
 #define L_(name) FN(name, ZP_FFJS_CURVE)
 
 /* Plain decimal into Montgomery form; 0 when not a canonical element. */
-static int L_(parse_fp)(C_(fp) * r, const json_t *v) {
+static int L_(parse_fp)(C_(fp) *r, const json_t *v) {
     C_(fp) t = {{0}};
     if (!dec_limbs(t.v, FP_N, v) || !C_(fp_is_canonical_var)(&t)) return 0;
     C_(fp_to_mont)(r, &t);
     return 1;
 }
-static int L_(parse_fr)(C_(fr) * r, const json_t *v) {
+static int L_(parse_fr)(C_(fr) *r, const json_t *v) {
     C_(fr) t = {{0}};
     if (!dec_limbs(t.v, 4, v) || !C_(fr_is_canonical_var)(&t)) return 0;
     C_(fr_to_mont)(r, &t);
     return 1;
 }
-static int L_(parse_fp2)(C_(fp2) * r, const json_t *v) {
+static int L_(parse_fp2)(C_(fp2) *r, const json_t *v) {
     return json_array_size(v) == 2 && L_(parse_fp)(&r->c0, json_array_get(v, 0)) &&
            L_(parse_fp)(&r->c1, json_array_get(v, 1));
 }
 /* null is the point at infinity. */
-static int L_(parse_g1)(C_(g1) * r, const json_t *v) {
+static int L_(parse_g1)(C_(g1) *r, const json_t *v) {
     if (json_is_null(v)) {
         C_(g1_set_inf)(r);
         return 1;
@@ -128,7 +129,7 @@ static int L_(parse_g1)(C_(g1) * r, const json_t *v) {
     return json_array_size(v) == 2 && L_(parse_fp)(&r->x, json_array_get(v, 0)) &&
            L_(parse_fp)(&r->y, json_array_get(v, 1));
 }
-static int L_(parse_g2)(C_(g2) * r, const json_t *v) {
+static int L_(parse_g2)(C_(g2) *r, const json_t *v) {
     if (json_is_null(v)) {
         C_(g2_set_inf)(r);
         return 1;
@@ -137,7 +138,7 @@ static int L_(parse_g2)(C_(g2) * r, const json_t *v) {
            L_(parse_fp2)(&r->y, json_array_get(v, 1));
 }
 /* [[[c000,c001],[c010,c011],[c020,c021]],[[c100,...]...]]: e = sum c_ijk w^i v^j u^k */
-static int L_(parse_fp12)(C_(fp12) * r, const json_t *v) {
+static int L_(parse_fp12)(C_(fp12) *r, const json_t *v) {
     if (json_array_size(v) != 2) return 0;
     C_(fp6) *h[2] = {&r->c0, &r->c1};
     for (size_t i = 0; i < 2; i++) {
@@ -150,75 +151,74 @@ static int L_(parse_fp12)(C_(fp12) * r, const json_t *v) {
     }
     return 1;
 }
-static int L_(g1_eq)(const C_(g1) * a, const C_(g1) * b) {
+static int L_(g1_eq)(const C_(g1) *a, const C_(g1) *b) {
     return C_(fp_eq_var)(&a->x, &b->x) && C_(fp_eq_var)(&a->y, &b->y);
 }
-static int L_(g2_eq)(const C_(g2) * a, const C_(g2) * b) {
+static int L_(g2_eq)(const C_(g2) *a, const C_(g2) *b) {
     return C_(fp2_eq_var)(&a->x, &b->x) && C_(fp2_eq_var)(&a->y, &b->y);
 }
 
-#define FIELD_CHECKS(F, PARSE, list)                                                     \
-    do {                                                                                 \
-        size_t i_;                                                                       \
-        json_t *e_;                                                                      \
-        json_array_foreach(list, i_, e_) {                                               \
-            C_(F) a, b, x, y;                                                            \
-            int ok_ = PARSE(&a, json_object_get(e_, "a")) && PARSE(&b, json_object_get(e_, "b")); \
-            CHECK_MSG(ok_, CURVE_NAME " " #F "[%zu]: bad a/b", i_);                       \
-            if (!ok_) continue;                                                          \
-            static const char *keys_[] = {"add", "sub", "mul", "sqr_a", "inv_a"};        \
-            for (size_t k_ = 0; k_ < 5; k_++) {                                          \
-                CHECK_MSG(PARSE(&y, json_object_get(e_, keys_[k_])), CURVE_NAME " " #F "[%zu].%s: bad", i_, keys_[k_]); \
-                switch (k_) {                                                            \
-                case 0: C_(F##_add)(&x, &a, &b); break;                                  \
-                case 1: C_(F##_sub)(&x, &a, &b); break;                                  \
-                case 2: C_(F##_mul)(&x, &a, &b); break;                                  \
-                case 3: C_(F##_sqr)(&x, &a); break;                                      \
-                default: C_(F##_inv)(&x, &a); break;                                     \
-                }                                                                        \
-                CHECK_MSG(C_(F##_eq_var)(&x, &y), CURVE_NAME " " #F "[%zu].%s differs from ffjavascript", i_, keys_[k_]); \
-            }                                                                            \
-        }                                                                                \
+#define FIELD_CHECKS(F, PARSE, list)                                                                          \
+    do {                                                                                                      \
+        size_t i_;                                                                                            \
+        json_t *e_;                                                                                           \
+        json_array_foreach(list, i_, e_) {                                                                    \
+            C_(F) a, b, x, y;                                                                                 \
+            int ok_ = PARSE(&a, json_object_get(e_, "a")) && PARSE(&b, json_object_get(e_, "b"));             \
+            CHECK_MSG(ok_, CURVE_NAME " " #F "[%zu]: bad a/b", i_);                                           \
+            if (!ok_) continue;                                                                               \
+            static const char *keys_[] = {"add", "sub", "mul", "sqr_a", "inv_a"};                             \
+            for (size_t k_ = 0; k_ < 5; k_++) {                                                               \
+                CHECK_MSG(PARSE(&y, json_object_get(e_, keys_[k_])), CURVE_NAME " " #F "[%zu].%s: bad", i_,   \
+                          keys_[k_]);                                                                         \
+                switch (k_) {                                                                                 \
+                case 0: C_(F##_add)(&x, &a, &b); break;                                                       \
+                case 1: C_(F##_sub)(&x, &a, &b); break;                                                       \
+                case 2: C_(F##_mul)(&x, &a, &b); break;                                                       \
+                case 3: C_(F##_sqr)(&x, &a); break;                                                           \
+                default: C_(F##_inv)(&x, &a); break;                                                          \
+                }                                                                                             \
+                CHECK_MSG(C_(F##_eq_var)(&x, &y), CURVE_NAME " " #F "[%zu].%s differs from ffjavascript", i_, \
+                          keys_[k_]);                                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
     } while (0)
 
 /* Group entries: kG = k·G, P and Q on the curve and in the subgroup,
  * P+Q (through both additions) and 2P. */
-#define GROUP_CHECKS(G, list)                                                            \
-    do {                                                                                 \
-        size_t i_;                                                                       \
-        json_t *e_;                                                                      \
-        json_array_foreach(list, i_, e_) {                                               \
-            C_(G) kg, p, q, pq, p2, t;                                                   \
-            C_(G##j) j, jq, acc;                                                         \
-            uint64_t k[4] = {0};                                                         \
-            int ok_ = dec_limbs(k, 4, json_object_get(e_, "k")) &&                      \
-                      L_(parse_##G)(&kg, json_object_get(e_, "kG")) &&                  \
-                      L_(parse_##G)(&p, json_object_get(e_, "P")) &&                    \
-                      L_(parse_##G)(&q, json_object_get(e_, "Q")) &&                    \
-                      L_(parse_##G)(&pq, json_object_get(e_, "P+Q")) &&                 \
-                      L_(parse_##G)(&p2, json_object_get(e_, "2P"));                    \
-            CHECK_MSG(ok_, CURVE_NAME " " #G "[%zu]: bad entry", i_);                     \
-            if (!ok_) continue;                                                          \
-            CHECK_MSG(C_(G##_is_on_curve_var)(&p) && C_(G##_is_on_curve_var)(&q) && C_(G##_is_on_curve_var)(&pq), \
-                      CURVE_NAME " " #G "[%zu]: not on curve", i_);                        \
-            CHECK_MSG(C_(G##_is_in_subgroup_var)(&p) && C_(G##_is_in_subgroup_var)(&q),          \
-                      CURVE_NAME " " #G "[%zu]: not in subgroup", i_);                     \
-            C_(G##_j_from_affine)(&j, &C_(G##_generator));                               \
-            C_(G##_j_mul)(&acc, &j, k, 4);                                               \
-            C_(G##_j_to_affine)(&t, &acc);                                               \
-            CHECK_MSG(L_(G##_eq)(&t, &kg), CURVE_NAME " " #G "[%zu]: k*G differs", i_);   \
-            C_(G##_j_from_affine)(&j, &p);                                               \
-            C_(G##_j_from_affine)(&jq, &q);                                              \
-            C_(G##_j_add_var)(&acc, &j, &jq);                                                \
-            C_(G##_j_to_affine)(&t, &acc);                                               \
-            CHECK_MSG(L_(G##_eq)(&t, &pq), CURVE_NAME " " #G "[%zu]: P+Q differs (j_add)", i_); \
-            C_(G##_j_add_affine_var)(&acc, &j, &q);                                          \
-            C_(G##_j_to_affine)(&t, &acc);                                               \
-            CHECK_MSG(L_(G##_eq)(&t, &pq), CURVE_NAME " " #G "[%zu]: P+Q differs (j_add_affine)", i_); \
-            C_(G##_j_dbl)(&acc, &j);                                                     \
-            C_(G##_j_to_affine)(&t, &acc);                                               \
-            CHECK_MSG(L_(G##_eq)(&t, &p2), CURVE_NAME " " #G "[%zu]: 2P differs", i_);    \
-        }                                                                                \
+#define GROUP_CHECKS(G, list)                                                                                          \
+    do {                                                                                                               \
+        size_t i_;                                                                                                     \
+        json_t *e_;                                                                                                    \
+        json_array_foreach(list, i_, e_) {                                                                             \
+            C_(G) kg, p, q, pq, p2, t;                                                                                 \
+            C_(G##j) j, jq, acc;                                                                                       \
+            uint64_t k[4] = {0};                                                                                       \
+            int ok_ = dec_limbs(k, 4, json_object_get(e_, "k")) && L_(parse_##G)(&kg, json_object_get(e_, "kG")) &&    \
+                      L_(parse_##G)(&p, json_object_get(e_, "P")) && L_(parse_##G)(&q, json_object_get(e_, "Q")) &&    \
+                      L_(parse_##G)(&pq, json_object_get(e_, "P+Q")) && L_(parse_##G)(&p2, json_object_get(e_, "2P")); \
+            CHECK_MSG(ok_, CURVE_NAME " " #G "[%zu]: bad entry", i_);                                                  \
+            if (!ok_) continue;                                                                                        \
+            CHECK_MSG(C_(G##_is_on_curve_var)(&p) && C_(G##_is_on_curve_var)(&q) && C_(G##_is_on_curve_var)(&pq),      \
+                      CURVE_NAME " " #G "[%zu]: not on curve", i_);                                                    \
+            CHECK_MSG(C_(G##_is_in_subgroup_var)(&p) && C_(G##_is_in_subgroup_var)(&q),                                \
+                      CURVE_NAME " " #G "[%zu]: not in subgroup", i_);                                                 \
+            C_(G##_j_from_affine)(&j, &C_(G##_generator));                                                             \
+            C_(G##_j_mul)(&acc, &j, k, 4);                                                                             \
+            C_(G##_j_to_affine)(&t, &acc);                                                                             \
+            CHECK_MSG(L_(G##_eq)(&t, &kg), CURVE_NAME " " #G "[%zu]: k*G differs", i_);                                \
+            C_(G##_j_from_affine)(&j, &p);                                                                             \
+            C_(G##_j_from_affine)(&jq, &q);                                                                            \
+            C_(G##_j_add_var)(&acc, &j, &jq);                                                                          \
+            C_(G##_j_to_affine)(&t, &acc);                                                                             \
+            CHECK_MSG(L_(G##_eq)(&t, &pq), CURVE_NAME " " #G "[%zu]: P+Q differs (j_add)", i_);                        \
+            C_(G##_j_add_affine_var)(&acc, &j, &q);                                                                    \
+            C_(G##_j_to_affine)(&t, &acc);                                                                             \
+            CHECK_MSG(L_(G##_eq)(&t, &pq), CURVE_NAME " " #G "[%zu]: P+Q differs (j_add_affine)", i_);                 \
+            C_(G##_j_dbl)(&acc, &j);                                                                                   \
+            C_(G##_j_to_affine)(&t, &acc);                                                                             \
+            CHECK_MSG(L_(G##_eq)(&t, &p2), CURVE_NAME " " #G "[%zu]: 2P differs", i_);                                 \
+        }                                                                                                              \
     } while (0)
 
 static void L_(check_pairings)(json_t *list) {
@@ -252,7 +252,8 @@ static void L_(check_pairings)(json_t *list) {
         C_(gt_to_ffjs)(&got, &mine);
         CHECK_MSG(C_(fp12_eq_var)(&got, &want), CURVE_NAME " pairing[%zu]: e(P, Q)^m differs from ffjavascript", i);
         C_(gt_from_ffjs)(&back, &want);
-        CHECK_MSG(C_(fp12_eq_var)(&back, &mine), CURVE_NAME " pairing[%zu]: ffjavascript^(1/m) differs from e(P, Q)", i);
+        CHECK_MSG(C_(fp12_eq_var)(&back, &mine), CURVE_NAME " pairing[%zu]: ffjavascript^(1/m) differs from e(P, Q)",
+                  i);
         /* the reference hard part (plain exponent (p^4-p^2+1)/r) agrees */
         C_(miller_loop_var)(&f, &p, &q, 1);
         C_(final_exp_easy)(&f, &f);
@@ -261,7 +262,8 @@ static void L_(check_pairings)(json_t *list) {
         /* the value ffjavascript gives is in GT: want^r = 1, and not 1 */
         C_(fr) rm = C_(fr_modulus);
         C_(fp12_pow_var)(&f, &want, rm.v, 4, 1);
-        CHECK_MSG(C_(fp12_is_one_var)(&f) && !C_(fp12_is_one_var)(&want), CURVE_NAME " pairing[%zu]: ffjavascript value not of order r", i);
+        CHECK_MSG(C_(fp12_is_one_var)(&f) && !C_(fp12_is_one_var)(&want),
+                  CURVE_NAME " pairing[%zu]: ffjavascript value not of order r", i);
         /* e(P, Q)·e(-P, Q) = 1 */
         C_(g1) pp[2];
         C_(g2) qq[2] = {q, q};
@@ -290,8 +292,7 @@ static void L_(check_doc)(json_t *doc) {
     GROUP_CHECKS(g2, lists[3]);
     L_(check_pairings)(lists[4]);
     printf("  %s: %zu fr, %zu fp, %zu g1, %zu g2, %zu pairing entries checked\n", CURVE_NAME, json_array_size(lists[0]),
-           json_array_size(lists[1]), json_array_size(lists[2]), json_array_size(lists[3]),
-           json_array_size(lists[4]));
+           json_array_size(lists[1]), json_array_size(lists[2]), json_array_size(lists[3]), json_array_size(lists[4]));
 }
 
 #undef FIELD_CHECKS

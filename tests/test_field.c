@@ -34,43 +34,43 @@ typedef struct {
     void (*from_mont)(uint64_t *r, const uint64_t *a);
 } field_t;
 
-#define FIELD_WRAPPERS(F)                                                                              \
-    static void F##_w_mul(uint64_t *r, const uint64_t *a, const uint64_t *b) {                         \
-        F x, y, z;                                                                                     \
-        memcpy(x.v, a, sizeof x);                                                                      \
-        memcpy(y.v, b, sizeof y);                                                                      \
-        F##_mul(&z, &x, &y);                                                                           \
-        memcpy(r, z.v, sizeof z);                                                                      \
-    }                                                                                                  \
-    static void F##_w_sqr(uint64_t *r, const uint64_t *a) {                                            \
-        F x;                                                                                           \
-        memcpy(x.v, a, sizeof x);                                                                      \
-        F##_sqr(&x, &x); /* in place: r aliases a */                                                   \
-        memcpy(r, x.v, sizeof x);                                                                      \
-    }                                                                                                  \
-    static void F##_w_inv(uint64_t *r, const uint64_t *a) {                                            \
-        F x;                                                                                           \
-        memcpy(x.v, a, sizeof x);                                                                      \
-        F##_inv(&x, &x);                                                                               \
-        memcpy(r, x.v, sizeof x);                                                                      \
-    }                                                                                                  \
-    static void F##_w_inv_var(uint64_t *r, const uint64_t *a) {                                        \
-        F x;                                                                                           \
-        memcpy(x.v, a, sizeof x);                                                                      \
-        F##_inv_var(&x, &x); /* in place: r aliases a */                                               \
-        memcpy(r, x.v, sizeof x);                                                                      \
-    }                                                                                                  \
-    static void F##_w_to_mont(uint64_t *r, const uint64_t *a) {                                        \
-        F x;                                                                                           \
-        memcpy(x.v, a, sizeof x);                                                                      \
-        F##_to_mont(&x, &x);                                                                           \
-        memcpy(r, x.v, sizeof x);                                                                      \
-    }                                                                                                  \
-    static void F##_w_from_mont(uint64_t *r, const uint64_t *a) {                                      \
-        F x;                                                                                           \
-        memcpy(x.v, a, sizeof x);                                                                      \
-        F##_from_mont(&x, &x);                                                                         \
-        memcpy(r, x.v, sizeof x);                                                                      \
+#define FIELD_WRAPPERS(F)                                                      \
+    static void F##_w_mul(uint64_t *r, const uint64_t *a, const uint64_t *b) { \
+        F x, y, z;                                                             \
+        memcpy(x.v, a, sizeof x);                                              \
+        memcpy(y.v, b, sizeof y);                                              \
+        F##_mul(&z, &x, &y);                                                   \
+        memcpy(r, z.v, sizeof z);                                              \
+    }                                                                          \
+    static void F##_w_sqr(uint64_t *r, const uint64_t *a) {                    \
+        F x;                                                                   \
+        memcpy(x.v, a, sizeof x);                                              \
+        F##_sqr(&x, &x); /* in place: r aliases a */                           \
+        memcpy(r, x.v, sizeof x);                                              \
+    }                                                                          \
+    static void F##_w_inv(uint64_t *r, const uint64_t *a) {                    \
+        F x;                                                                   \
+        memcpy(x.v, a, sizeof x);                                              \
+        F##_inv(&x, &x);                                                       \
+        memcpy(r, x.v, sizeof x);                                              \
+    }                                                                          \
+    static void F##_w_inv_var(uint64_t *r, const uint64_t *a) {                \
+        F x;                                                                   \
+        memcpy(x.v, a, sizeof x);                                              \
+        F##_inv_var(&x, &x); /* in place: r aliases a */                       \
+        memcpy(r, x.v, sizeof x);                                              \
+    }                                                                          \
+    static void F##_w_to_mont(uint64_t *r, const uint64_t *a) {                \
+        F x;                                                                   \
+        memcpy(x.v, a, sizeof x);                                              \
+        F##_to_mont(&x, &x);                                                   \
+        memcpy(r, x.v, sizeof x);                                              \
+    }                                                                          \
+    static void F##_w_from_mont(uint64_t *r, const uint64_t *a) {              \
+        F x;                                                                   \
+        memcpy(x.v, a, sizeof x);                                              \
+        F##_from_mont(&x, &x);                                                 \
+        memcpy(r, x.v, sizeof x);                                              \
     }
 
 FIELD_WRAPPERS(zp_bn254_fp)
@@ -78,9 +78,11 @@ FIELD_WRAPPERS(zp_bn254_fr)
 FIELD_WRAPPERS(zp_bls12_fp)
 FIELD_WRAPPERS(zp_bls12_fr)
 
-#define FIELD_ENTRY(F, UP, N)                                                                          \
-    {#F, N, F##_modulus.v, F##_one_mont.v, F##_r2.v, UP##_N0, F##_w_mul, F##_w_sqr, F##_w_inv,         \
-     F##_w_inv_var, F##_w_to_mont, F##_w_from_mont}
+#define FIELD_ENTRY(F, UP, N)                                                                                    \
+    {                                                                                                            \
+#F, N, F##_modulus.v, F##_one_mont.v, F##_r2.v, UP##_N0, F##_w_mul, F##_w_sqr, F##_w_inv, F##_w_inv_var, \
+            F##_w_to_mont, F##_w_from_mont                                                                       \
+    }
 
 static const field_t fields[] = {
     FIELD_ENTRY(zp_bn254_fp, ZP_BN254_FP, 4),
@@ -114,16 +116,16 @@ static size_t edge_values(uint64_t out[][N_MAX], const field_t *f) {
     uint64_t one[N_MAX] = {1}, two[N_MAX] = {2};
     if (n < 2 || n > N_MAX) return 0;
     memset(out, 0, sizeof(uint64_t) * N_MAX * EDGE_MAX);
-    k++;                                                   /* 0 */
-    out[k++][0] = 1;                                       /* 1 */
-    out[k++][0] = 2;                                       /* 2 */
-    zp_limbs_sub(out[k++], f->p, one, n);                  /* p - 1 */
-    zp_limbs_sub(out[k++], f->p, two, n);                  /* p - 2 */
-    memcpy(out[k++], f->r1, n * 8);                        /* R mod p (one in Montgomery form) */
-    memcpy(out[k++], f->r2, n * 8);                        /* R^2 mod p */
-    zp_limbs_sub(out[k++], f->r1, one, n);                 /* R mod p - 1 */
-    zp_mont_sub(out[k++], f->p, f->r1, f->p, n);           /* -R mod p (p - R mod p) */
-    out[k][n - 1] = f->p[n - 1] - 1;                       /* all low limbs set, top below p's */
+    k++;                                         /* 0 */
+    out[k++][0] = 1;                             /* 1 */
+    out[k++][0] = 2;                             /* 2 */
+    zp_limbs_sub(out[k++], f->p, one, n);        /* p - 1 */
+    zp_limbs_sub(out[k++], f->p, two, n);        /* p - 2 */
+    memcpy(out[k++], f->r1, n * 8);              /* R mod p (one in Montgomery form) */
+    memcpy(out[k++], f->r2, n * 8);              /* R^2 mod p */
+    zp_limbs_sub(out[k++], f->r1, one, n);       /* R mod p - 1 */
+    zp_mont_sub(out[k++], f->p, f->r1, f->p, n); /* -R mod p (p - R mod p) */
+    out[k][n - 1] = f->p[n - 1] - 1;             /* all low limbs set, top below p's */
     for (size_t i = 0; i < n - 1; i++) out[k][i] = ~(uint64_t)0;
     k++;
     for (size_t i = 0; i < n; i++) out[k][i] = ~(uint64_t)0; /* all ones in p's top bits */
@@ -494,7 +496,7 @@ static void test_inv(const field_t *f) {
     unsigned bits = 64 * (unsigned)(n - 1) + 64 - (unsigned)__builtin_clzll(f->p[n - 1]);
     for (unsigned k = 0; k < bits + 100; k++) {
         memset(x, 0, sizeof x);
-        if (k < 100) x[0] = k; /* 0 .. 99 */
+        if (k < 100) x[0] = k;                                    /* 0 .. 99 */
         else x[(k - 100) / 64] = (uint64_t)1 << ((k - 100) % 64); /* 2^0 .. 2^(bits-1) */
         f->to_mont(a, x);
         check_inv(f, a, "small or power of two, plain");
@@ -508,49 +510,50 @@ static void test_inv(const field_t *f) {
         rand_patterned(a, f);
         if (!check_inv(f, a, "patterned")) break;
     }
-    printf("%s: inv_var against inv: %zu edge values (twice), %u small and powers of two (and minus), %zu random: "
-           "%s\n",
-           f->name, ne, bits + 100, 2 * iters, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
+    printf(
+        "%s: inv_var against inv: %zu edge values (twice), %u small and powers of two (and minus), %zu random: "
+        "%s\n",
+        f->name, ne, bits + 100, 2 * iters, (size_t)zp_test_failures == fails0 ? "ok" : "FAILED");
 }
 
 /* batch_inv_var (Montgomery's trick, one inv_var for all) against inv of
  * each element, zeros included, on the base fields and on Fp2. */
-#define BATCH_INV_TEST(T, RAND)                                                                        \
-    static void test_batch_inv_##T(void) {                                                             \
-        enum { COUNT = 67 };                                                                           \
-        T in[COUNT], out[COUNT], scratch[COUNT], want;                                                 \
-        for (size_t i = 0; i < COUNT; i++) {                                                           \
-            if (i % 11 == 3) T##_set_zero(&in[i]);                                                     \
-            else RAND(&in[i]);                                                                         \
-        }                                                                                              \
-        T##_batch_inv_var(out, in, COUNT, scratch);                                                    \
-        int ok = 1;                                                                                    \
-        for (size_t i = 0; i < COUNT; i++) {                                                           \
-            T##_inv(&want, &in[i]);                                                                    \
-            ok &= T##_eq_var(&out[i], &want);                                                          \
-            T##_inv_var(&want, &in[i]);                                                                \
-            ok &= T##_eq_var(&out[i], &want);                                                          \
-        }                                                                                              \
-        memcpy(out, in, sizeof in); /* in place */                                                     \
-        T##_batch_inv_var(out, out, COUNT, scratch);                                                   \
-        for (size_t i = 0; i < COUNT; i++) {                                                           \
-            T##_inv(&want, &in[i]);                                                                    \
-            ok &= T##_eq_var(&out[i], &want);                                                          \
-        }                                                                                              \
-        CHECK_MSG(ok, "%s: batch_inv_var differs from inv of each element", #T);                       \
+#define BATCH_INV_TEST(T, RAND)                                                  \
+    static void test_batch_inv_##T(void) {                                       \
+        enum { COUNT = 67 };                                                     \
+        T in[COUNT], out[COUNT], scratch[COUNT], want;                           \
+        for (size_t i = 0; i < COUNT; i++) {                                     \
+            if (i % 11 == 3) T##_set_zero(&in[i]);                               \
+            else RAND(&in[i]);                                                   \
+        }                                                                        \
+        T##_batch_inv_var(out, in, COUNT, scratch);                              \
+        int ok = 1;                                                              \
+        for (size_t i = 0; i < COUNT; i++) {                                     \
+            T##_inv(&want, &in[i]);                                              \
+            ok &= T##_eq_var(&out[i], &want);                                    \
+            T##_inv_var(&want, &in[i]);                                          \
+            ok &= T##_eq_var(&out[i], &want);                                    \
+        }                                                                        \
+        memcpy(out, in, sizeof in); /* in place */                               \
+        T##_batch_inv_var(out, out, COUNT, scratch);                             \
+        for (size_t i = 0; i < COUNT; i++) {                                     \
+            T##_inv(&want, &in[i]);                                              \
+            ok &= T##_eq_var(&out[i], &want);                                    \
+        }                                                                        \
+        CHECK_MSG(ok, "%s: batch_inv_var differs from inv of each element", #T); \
     }
 
-#define RAND_BASE(T)                                                                                   \
-    static void rand_##T(T *x) {                                                                       \
-        do {                                                                                           \
-            for (size_t i = 0; i < sizeof x->v / 8; i++) x->v[i] = zp_test_rand64();                   \
-            x->v[sizeof x->v / 8 - 1] >>= __builtin_clzll(T##_modulus.v[sizeof x->v / 8 - 1]);        \
-        } while (!T##_is_canonical_var(x));                                                            \
+#define RAND_BASE(T)                                                                           \
+    static void rand_##T(T *x) {                                                               \
+        do {                                                                                   \
+            for (size_t i = 0; i < sizeof x->v / 8; i++) x->v[i] = zp_test_rand64();           \
+            x->v[sizeof x->v / 8 - 1] >>= __builtin_clzll(T##_modulus.v[sizeof x->v / 8 - 1]); \
+        } while (!T##_is_canonical_var(x));                                                    \
     }
-#define RAND_EXT(T, B)                                                                                 \
-    static void rand_##T(T *x) {                                                                       \
-        rand_##B(&x->c0);                                                                              \
-        rand_##B(&x->c1);                                                                              \
+#define RAND_EXT(T, B)           \
+    static void rand_##T(T *x) { \
+        rand_##B(&x->c0);        \
+        rand_##B(&x->c1);        \
     }
 RAND_BASE(zp_bn254_fp)
 RAND_BASE(zp_bn254_fr)
@@ -666,10 +669,9 @@ int main(void) {
      * one, then the portable code, which runs everywhere */
     int saved = zp_field_adx_use(-1);
     int have_asm = zp_field_adx_use(1);
-    printf("x86-64 MULX/ADCX/ADOX asm: %s\n",
-           have_asm         ? "built in (ZP_ADX) and the CPU has BMI2 and ADX"
-           : ZP_MONT_MUL_ADX ? "built in (ZP_ADX), but the CPU lacks BMI2 or ADX"
-                             : "not built (ZP_ADX off or not x86-64)");
+    printf("x86-64 MULX/ADCX/ADOX asm: %s\n", have_asm          ? "built in (ZP_ADX) and the CPU has BMI2 and ADX"
+                                              : ZP_MONT_MUL_ADX ? "built in (ZP_ADX), but the CPU lacks BMI2 or ADX"
+                                                                : "not built (ZP_ADX off or not x86-64)");
     for (int use = have_asm; use >= 0; use--) {
         int on = zp_field_adx_use(use);
         CHECK_MSG(on == use, "zp_field_adx_use(%d) returned %d", use, on);

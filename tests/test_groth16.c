@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "base/parallel.h"
+#include "chain_circuit.h"
 #include "engine/pool.h"
 #include "field/field.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
-#include "chain_circuit.h"
 #include "testutil.h"
 
 /* matrices, synthesis, prove_start, prove_finish: the steps of one proof,
@@ -20,7 +20,8 @@ static void prove_with(zp_groth16_proof *proof, const zp_groth16_pk *pk, const u
                        const uint64_t *s, const zp_parallel *par) {
     zp_error err;
     zp_groth16_pending pend;
-    size_t mat_bytes = zp_groth16_matrices_size(pk), msm_bytes = zp_groth16_msm_scratch_size(pk, zp_parallel_threads(par));
+    size_t mat_bytes = zp_groth16_matrices_size(pk),
+           msm_bytes = zp_groth16_msm_scratch_size(pk, zp_parallel_threads(par));
     void *mat = aligned_alloc(64, (mat_bytes + 63) & ~(size_t)63);
     void *abc = malloc(zp_groth16_abc_size(pk));
     void *msm = malloc(msm_bytes);
@@ -160,8 +161,8 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
     for (uint32_t k = 1; k <= npub; k += npub > 1 ? npub - 1 : 1) {
         uint64_t saved = w[4 * k];
         w[4 * k] ^= 1;
-        CHECK_MSG(verify_both(pk, pvk, w, &p1) == 0, "%s: wrong public value %u of %u rejected",
-                  zp_curve_name(curve), k, npub);
+        CHECK_MSG(verify_both(pk, pvk, w, &p1) == 0, "%s: wrong public value %u of %u rejected", zp_curve_name(curve),
+                  k, npub);
         w[4 * k] = saved;
     }
     /* a tampered proof: A and C swapped */
@@ -173,8 +174,7 @@ static void test_curve(zp_curve curve, uint32_t m, uint32_t npub, const zp_paral
     w[4 * (nw - 2)] ^= 4;
     zp_groth16_proof p3;
     prove(&p3, pk, w, par);
-    CHECK_MSG(verify_both(pk, pvk, w, &p3) == 0, "%s: unsatisfying witness gives no valid proof",
-              zp_curve_name(curve));
+    CHECK_MSG(verify_both(pk, pvk, w, &p3) == 0, "%s: unsatisfying witness gives no valid proof", zp_curve_name(curve));
     /* a proof of another curve: rejected, not misread */
     zp_groth16_proof other = p1;
     other.curve = curve == ZP_CURVE_BN254 ? ZP_CURVE_BLS12_381 : ZP_CURVE_BN254;

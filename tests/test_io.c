@@ -98,9 +98,9 @@ static int same_pk(const zp_groth16_pk *a, const zp_groth16_pk *b) {
     zp_curve c = a->curve;
     size_t g1 = zp_g1_bytes(c), g2 = zp_g2_bytes(c), nv = a->n_vars, np = a->n_public;
     return a->curve == b->curve && a->n_vars == b->n_vars && a->n_public == b->n_public &&
-           a->domain_size == b->domain_size && a->n_coefs == b->n_coefs &&
-           !memcmp(a->alpha1, b->alpha1, g1) && !memcmp(a->beta1, b->beta1, g1) && !memcmp(a->delta1, b->delta1, g1) &&
-           !memcmp(a->beta2, b->beta2, g2) && !memcmp(a->gamma2, b->gamma2, g2) && !memcmp(a->delta2, b->delta2, g2) &&
+           a->domain_size == b->domain_size && a->n_coefs == b->n_coefs && !memcmp(a->alpha1, b->alpha1, g1) &&
+           !memcmp(a->beta1, b->beta1, g1) && !memcmp(a->delta1, b->delta1, g1) && !memcmp(a->beta2, b->beta2, g2) &&
+           !memcmp(a->gamma2, b->gamma2, g2) && !memcmp(a->delta2, b->delta2, g2) &&
            !memcmp(a->ic, b->ic, (np + 1) * g1) && !memcmp(a->a, b->a, nv * g1) && !memcmp(a->b1, b->b1, nv * g1) &&
            !memcmp(a->b2, b->b2, nv * g2) && !memcmp(a->c, b->c, (nv - np - 1) * g1) &&
            !memcmp(a->h, b->h, (size_t)a->domain_size * g1) &&
@@ -238,13 +238,13 @@ static void test_zkey(zp_curve c) {
     size_t n8q = c == ZP_CURVE_BN254 ? 32 : 48, g1 = zp_g1_bytes(c), g2 = zp_g2_bytes(c);
     size_t counts = 4 + n8q + 4 + 32; /* nVars, nPublic, domainSize */
     uint8_t *hb = malloc(hn);
-#define HEDIT(stmt, st, want)                        \
-    do {                                             \
-        memcpy(hb, h, hn);                           \
-        stmt;                                        \
+#define HEDIT(stmt, st, want)                       \
+    do {                                            \
+        memcpy(hb, h, hn);                          \
+        stmt;                                       \
         zkey_edit(file, size, 2, hb, hn, st, want); \
     } while (0)
-    HEDIT(hb[4] ^= 1, ZP_ERR_UNSUPPORTED, "unsupported curve");          /* q */
+    HEDIT(hb[4] ^= 1, ZP_ERR_UNSUPPORTED, "unsupported curve");           /* q */
     HEDIT(hb[4 + n8q + 4] ^= 1, ZP_ERR_UNSUPPORTED, "unsupported curve"); /* r */
     HEDIT(hb[0] = 40, ZP_ERR_UNSUPPORTED, "unsupported curve");
     HEDIT(hb[counts + 8] = 24, ZP_ERR_FORMAT, "domainSize 24 is not a power of two");
@@ -253,7 +253,8 @@ static void test_zkey(zp_curve c) {
     HEDIT(hb[counts] = 10, ZP_ERR_FORMAT, "section 5 (A) is");
     /* 2^28 needs a 2^29-th root of unity: BN254's Fr has none. (Any
      * power-of-two u32 fits BLS12-381's 2-adicity of 32.) */
-    if (c == ZP_CURVE_BN254) HEDIT((memset(hb + counts + 8, 0, 4), hb[counts + 11] = 0x10), ZP_ERR_UNSUPPORTED, "too large");
+    if (c == ZP_CURVE_BN254)
+        HEDIT((memset(hb + counts + 8, 0, 4), hb[counts + 11] = 0x10), ZP_ERR_UNSUPPORTED, "too large");
     /* alpha1 with y := x: off the curve; x := p: not canonical. */
     HEDIT(memcpy(hb + counts + 12 + g1 / 2, hb + counts + 12, g1 / 2), ZP_ERR_FORMAT,
           "header point alpha1 is not on the curve");
@@ -288,12 +289,12 @@ static void test_zkey(zp_curve c) {
     uint8_t *co = section_copy(file, size, 4, &bn);
     uint8_t *cb = malloc(bn);
     uint32_t v;
-#define CEDIT(off, val, want)                           \
-    do {                                                \
-        memcpy(cb, co, bn);                             \
-        v = (val);                                      \
+#define CEDIT(off, val, want)                                   \
+    do {                                                        \
+        memcpy(cb, co, bn);                                     \
+        v = (val);                                              \
         memcpy(cb + 4 + 5 * ZP_ZKEY_COEF_BYTES + (off), &v, 4); \
-        zkey_edit(file, size, 4, cb, bn, ZP_ERR_FORMAT, want); \
+        zkey_edit(file, size, 4, cb, bn, ZP_ERR_FORMAT, want);  \
     } while (0)
     CEDIT(0, 2, "coefficient 5: matrix 2 is neither 0 (A) nor 1 (B)");
     CEDIT(4, 16, "coefficient 5: constraint 16 is not below domainSize 16");
@@ -400,10 +401,10 @@ static void test_wtns(zp_curve c) {
     io_corpus("wtns", c == ZP_CURVE_BN254 ? "bn" : "bls", file, size);
     io_mutate(open_wtns, file, size, zp_test_iters(3000));
     uint8_t *bad = malloc(size);
-#define WEDIT(stmt, st, want)              \
-    do {                                   \
-        memcpy(bad, file, size);           \
-        stmt;                              \
+#define WEDIT(stmt, st, want)                      \
+    do {                                           \
+        memcpy(bad, file, size);                   \
+        stmt;                                      \
         IO_EXPECT(open_wtns, bad, size, st, want); \
     } while (0)
     /* Header at 12 + 12 = 24: n8, prime (32), nWitness; values at 24 + 40 + 12. */
@@ -452,8 +453,8 @@ static zp_status open_r1cs(const uint8_t *d, size_t n, zp_error *err) {
 
 static void test_r1cs(zp_curve c) {
     enum { NC = 11, NW = 14 };
-    zp_r1cs_header h = {.curve = c, .n_wires = NW, .n_pub_out = 1, .n_pub_in = 2, .n_prv_in = 3,
-                        .n_labels = NW, .n_constraints = NC};
+    zp_r1cs_header h = {
+        .curve = c, .n_wires = NW, .n_pub_out = 1, .n_pub_in = 2, .n_prv_in = 3, .n_labels = NW, .n_constraints = NC};
     zp_r1cs_matrix m[3];
     for (int k = 0; k < 3; k++) {
         m[k].row_start = malloc((NC + 1) * sizeof *m[k].row_start);
@@ -507,15 +508,15 @@ static void test_r1cs(zp_curve c) {
     uint8_t *sec2 = malloc(s[1].n + 36);
     io_sec t[3] = {s[0], s[1], s[2]};
     t[1].p = sec2;
-#define R1EDIT(stmt, len_, want)                                   \
-    do {                                                        \
-        memcpy(sec2, s[1].p, s[1].n);                           \
-        stmt;                                                   \
-        t[1].n = (len_);                                        \
-        size_t n2_;                                             \
-        uint8_t *f2_ = io_join(file, t, k, &n2_);               \
-        IO_EXPECT(open_r1cs, f2_, n2_, ZP_ERR_FORMAT, want);    \
-        free(f2_);                                              \
+#define R1EDIT(stmt, len_, want)                             \
+    do {                                                     \
+        memcpy(sec2, s[1].p, s[1].n);                        \
+        stmt;                                                \
+        t[1].n = (len_);                                     \
+        size_t n2_;                                          \
+        uint8_t *f2_ = io_join(file, t, k, &n2_);            \
+        IO_EXPECT(open_r1cs, f2_, n2_, ZP_ERR_FORMAT, want); \
+        free(f2_);                                           \
     } while (0)
     /* The first term of the first non-empty LC: find it. */
     size_t first = 0;
@@ -655,8 +656,7 @@ static void test_special_files(void) {
     bfd = open(big, O_WRONLY | O_TRUNC);
     CHECK(bfd >= 0 && ftruncate(bfd, (64 << 10) + 1) == 0);
     close(bfd);
-    CHECK(zp_json_proof_read(&proof, big, ZP_CURVE_NONE, &err) == ZP_ERR_FORMAT &&
-          strstr(err.message, "65537 bytes"));
+    CHECK(zp_json_proof_read(&proof, big, ZP_CURVE_NONE, &err) == ZP_ERR_FORMAT && strstr(err.message, "65537 bytes"));
     unlink(big);
 }
 
@@ -708,10 +708,14 @@ static void test_beneath(void) {
             const char *rel;
             int flags, err;
         } refused[] = {
-            {"link/secret", O_RDONLY, ELOOP},      {"a/lf", O_RDONLY, ELOOP},
-            {"a/lf", O_PATH, ELOOP},               {"../out/secret", O_RDONLY, EXDEV},
-            {"a/../../out/secret", O_RDONLY, EXDEV}, {"link/new", O_WRONLY | O_CREAT | O_EXCL, ELOOP},
-            {"", O_RDONLY, ENOENT},                {"a/nothing", O_RDONLY, ENOENT},
+            {"link/secret", O_RDONLY, ELOOP},
+            {"a/lf", O_RDONLY, ELOOP},
+            {"a/lf", O_PATH, ELOOP},
+            {"../out/secret", O_RDONLY, EXDEV},
+            {"a/../../out/secret", O_RDONLY, EXDEV},
+            {"link/new", O_WRONLY | O_CREAT | O_EXCL, ELOOP},
+            {"", O_RDONLY, ENOENT},
+            {"a/nothing", O_RDONLY, ENOENT},
         };
         for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
             errno = 0;
@@ -757,8 +761,8 @@ static void test_beneath(void) {
                   strstr(err.message, "writable by its group (mode 0770)"),
               "%s", err.message);
     CHECK(chmod(out, 01777) == 0);
-    CHECK_MSG(zp_file_check_private_dir(d, "data_dir", out, &err) == ZP_ERR_ARG &&
-                  strstr(err.message, "data_dir") && strstr(err.message, "its group and others (mode 1777)"),
+    CHECK_MSG(zp_file_check_private_dir(d, "data_dir", out, &err) == ZP_ERR_ARG && strstr(err.message, "data_dir") &&
+                  strstr(err.message, "its group and others (mode 1777)"),
               "%s", err.message);
     CHECK(chmod(out, 0700) == 0);
     if (geteuid() == 0) {
@@ -785,18 +789,40 @@ static void test_sizes(void) {
     static const struct {
         const char *text;
         uint64_t value;
-    } good[] = {{"0", 0}, {"4096", 4096}, {"8G", 8ULL << 30}, {"8g", 8ULL << 30}, {"8GiB", 8ULL << 30},
-                {"8GB", 8ULL << 30}, {"8Gi", 8ULL << 30}, {"512M", 512ULL << 20}, {"512MiB", 512ULL << 20},
-                {"100K", 100ULL << 10}, {"1.5G", 3ULL << 29}, {"2TiB", 2ULL << 40}, {"0.5K", 512},
-                {"100B", 100}, {"18446744073709551615", UINT64_MAX}, {"16777215.999999T", 18446744073708452104ULL}};
+    } good[] = {{"0", 0},
+                {"4096", 4096},
+                {"8G", 8ULL << 30},
+                {"8g", 8ULL << 30},
+                {"8GiB", 8ULL << 30},
+                {"8GB", 8ULL << 30},
+                {"8Gi", 8ULL << 30},
+                {"512M", 512ULL << 20},
+                {"512MiB", 512ULL << 20},
+                {"100K", 100ULL << 10},
+                {"1.5G", 3ULL << 29},
+                {"2TiB", 2ULL << 40},
+                {"0.5K", 512},
+                {"100B", 100},
+                {"18446744073709551615", UINT64_MAX},
+                {"16777215.999999T", 18446744073708452104ULL}};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         uint64_t v = 1;
         CHECK_MSG(zp_size_parse(&v, good[i].text) && v == good[i].value, "'%s' read as %llu", good[i].text,
                   (unsigned long long)v);
     }
-    static const char *bad[] = {"nan", "NaN", "inf", "infinity", "-1", "-0", "+8G", "1e3", "1E3", "0x10", " 8G",
-                                "8G ", "8 G", "", ".5G", "5.G", "8x", "16E", "8iB", "8GG", "8Gb",
-                                "18446744073709551616", "16777216T", "99999999999999999999999G", "1.5.G"};
+    static const char *bad[] = {"nan",       "NaN",
+                                "inf",       "infinity",
+                                "-1",        "-0",
+                                "+8G",       "1e3",
+                                "1E3",       "0x10",
+                                " 8G",       "8G ",
+                                "8 G",       "",
+                                ".5G",       "5.G",
+                                "8x",        "16E",
+                                "8iB",       "8GG",
+                                "8Gb",       "18446744073709551616",
+                                "16777216T", "99999999999999999999999G",
+                                "1.5.G"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint64_t v = 1;
         CHECK_MSG(!zp_size_parse(&v, bad[i]) && zp_parse_size(bad[i]) == 0, "'%s' accepted as %llu", bad[i],
@@ -823,8 +849,8 @@ static void test_sizes(void) {
     CHECK(zp_options_set(&d, &t[0], "--budget", "1.5G", NULL, &err) == ZP_OK && d.bytes == 3ULL << 29);
     CHECK(zp_options_set(&d, &t[0], "--budget", "0", NULL, &err) == ZP_ERR_ARG); /* below min */
     /* a memory budget: at most what the machine (or its cgroup) has */
-    static const zp_option mem = {"budget", 0, ZP_OPT_MEMORY, offsetof(__typeof__(d), bytes), 1, UINT64_MAX,
-                                  NULL, NULL, "", NULL};
+    static const zp_option mem = {"budget", 0,  ZP_OPT_MEMORY, offsetof(__typeof__(d), bytes), 1, UINT64_MAX, NULL,
+                                  NULL,     "", NULL};
     char what[300];
     uint64_t have = zp_memory_limit(what, sizeof what);
     CHECK_MSG(have >= (16u << 20), "the machine's memory: %llu (%s)", (unsigned long long)have, what);
@@ -838,8 +864,7 @@ static void test_sizes(void) {
           strstr(err.message, "file:3: --budget"));
     snprintf(just_over, sizeof just_over, "%llu", (unsigned long long)have);
     CHECK(zp_options_set(&d, &mem, "--budget", just_over, NULL, &err) == ZP_OK && d.bytes == have);
-    static const char *bad_whole[] = {" 5", "+5", "-1", " -1", "5 ", "0x10", "1e3", "5.0", "",
-                                      "18446744073709551616"};
+    static const char *bad_whole[] = {" 5", "+5", "-1", " -1", "5 ", "0x10", "1e3", "5.0", "", "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad_whole / sizeof *bad_whole; i++) {
         CHECK_MSG(zp_options_set(&d, &t[1], "--n", bad_whole[i], NULL, &err) == ZP_ERR_ARG, "'%s'", bad_whole[i]);
         CHECK_MSG(zp_options_set(&d, &t[2], "--c", bad_whole[i], NULL, &err) == ZP_ERR_ARG, "'%s'", bad_whole[i]);
@@ -855,8 +880,18 @@ static void test_sizes(void) {
     }
     CHECK(zp_options_set(&d, &t[4], "--wait", "0.25", NULL, &err) == ZP_OK && d.secs == 0.25);
     CHECK(zp_options_set(&d, &t[4], "--wait", "30", NULL, &err) == ZP_OK && d.secs == 30);
-    static const char *bad_secs[] = {"nan", "inf", "-1", "1e3", "0x10", " 5", "5 ", ".5", "5.", "",
-                                     "1" "000000000000000000000000000000000000000000000000000000000000000000000000"
+    static const char *bad_secs[] = {"nan",
+                                     "inf",
+                                     "-1",
+                                     "1e3",
+                                     "0x10",
+                                     " 5",
+                                     "5 ",
+                                     ".5",
+                                     "5.",
+                                     "",
+                                     "1"
+                                     "000000000000000000000000000000000000000000000000000000000000000000000000"
                                      "000000000000000000000000000000000000000000000000000000000000000000000000"
                                      "000000000000000000000000000000000000000000000000000000000000000000000000"
                                      "000000000000000000000000000000000000000000000000000000000000000000000000"

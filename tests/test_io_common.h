@@ -183,12 +183,12 @@ static io_sec *io_find(io_sec *s, size_t n, uint32_t id) {
  * containing want. */
 typedef zp_status (*io_opener)(const uint8_t *d, size_t n, zp_error *err);
 
-#define IO_EXPECT(open, d, n, st, want)                                                                \
-    do {                                                                                                \
-        zp_error e_ = {0};                                                                              \
-        zp_status s_ = (open)((d), (n), &e_);                                                           \
-        CHECK_MSG(s_ == (st) && strstr(e_.message, (want)) != NULL, "status %d message '%s', want '%s'", \
-                  (int)s_, e_.message, (want));                                                         \
+#define IO_EXPECT(open, d, n, st, want)                                                                           \
+    do {                                                                                                          \
+        zp_error e_ = {0};                                                                                        \
+        zp_status s_ = (open)((d), (n), &e_);                                                                     \
+        CHECK_MSG(s_ == (st) && strstr(e_.message, (want)) != NULL, "status %d message '%s', want '%s'", (int)s_, \
+                  e_.message, (want));                                                                            \
     } while (0)
 
 /* Every truncation, then random bit flips: each must give a clean error or

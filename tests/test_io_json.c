@@ -46,17 +46,17 @@ static zp_status parse_vk(const json_t *j, zp_groth16_vk *vk, zp_error *e) {
 }
 
 /* Edits a copy of the proof object with stmt (on `j`) and checks the error. */
-#define PROOF_BAD(base, expected, stmt, st, want)                                                            \
-    do {                                                                                                     \
-        json_t *copy_ = json_deep_copy(base);                                                                \
-        json_t *j = copy_;                                                                                   \
-        stmt;                                                                                                \
-        zp_error e_ = {0};                                                                                   \
-        zp_groth16_proof p_;                                                                                         \
-        zp_status s_ = parse_proof(j, expected, &p_, &e_);                                                   \
-        CHECK_MSG(s_ == (st) && strstr(e_.message, want) != NULL, "status %d '%s', want '%s'", (int)s_,      \
-                  e_.message, want);                                                                         \
-        json_decref(j);                                                                                      \
+#define PROOF_BAD(base, expected, stmt, st, want)                                                                   \
+    do {                                                                                                            \
+        json_t *copy_ = json_deep_copy(base);                                                                       \
+        json_t *j = copy_;                                                                                          \
+        stmt;                                                                                                       \
+        zp_error e_ = {0};                                                                                          \
+        zp_groth16_proof p_;                                                                                        \
+        zp_status s_ = parse_proof(j, expected, &p_, &e_);                                                          \
+        CHECK_MSG(s_ == (st) && strstr(e_.message, want) != NULL, "status %d '%s', want '%s'", (int)s_, e_.message, \
+                  want);                                                                                            \
+        json_decref(j);                                                                                             \
     } while (0)
 
 #define AT(a, i) json_array_get((a), (i))
@@ -110,7 +110,8 @@ static void test_proof(zp_curve c) {
     CHECK(!strcmp(json_string_value(AT(bz, 0)), "1") && !strcmp(json_string_value(AT(bz, 1)), "0"));
     CHECK(!strcmp(json_string_value(json_object_get(j, "protocol")), "groth16"));
     CHECK(!strcmp(json_string_value(json_object_get(j, "curve")), c == ZP_CURVE_BN254 ? "bn128" : "bls12381"));
-    CHECK(strstr(text, "\"pi_a\"") < strstr(text, "\"pi_b\"") && strstr(text, "\"pi_c\"") < strstr(text, "\"protocol\""));
+    CHECK(strstr(text, "\"pi_a\"") < strstr(text, "\"pi_b\"") &&
+          strstr(text, "\"pi_c\"") < strstr(text, "\"protocol\""));
     free(text);
     text = json_dumps(j, 0);
     mutate_text(text, 0, zp_test_iters(1500));
@@ -139,24 +140,39 @@ static void test_proof(zp_curve c) {
     /* Bad coordinates: out of range, not strings, not decimal. */
     const char *title = c == ZP_CURVE_BN254 ? "BN254" : "BLS12-381";
     char want[160];
-    snprintf(want, sizeof want, "proof.json: pi_b[1][0] is not a decimal number below the %s base field modulus", title);
+    snprintf(want, sizeof want, "proof.json: pi_b[1][0] is not a decimal number below the %s base field modulus",
+             title);
     if (c == ZP_CURVE_BN254) {
         PROOF_BAD(j, c, SET(AT(json_object_get(j, "pi_b"), 1), 0, json_string(BN254_P)), ZP_ERR_FORMAT, want);
     }
-    static const char *const junk[] = {"-1", "", " 1", "0x10", "1e3", "1.0", "+5",
-                                       ("1000000000000000000000000000000000000000000000000000000000000000000000000000000"
-                                        "0000000000000000000000000000000000000000000000000000000000000")};
+    static const char *const junk[] = {
+        "-1",
+        "",
+        " 1",
+        "0x10",
+        "1e3",
+        "1.0",
+        "+5",
+        ("1000000000000000000000000000000000000000000000000000000000000000000000000000000"
+         "0000000000000000000000000000000000000000000000000000000000000")};
     for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
         PROOF_BAD(j, c, SET(AT(json_object_get(j, "pi_b"), 1), 0, json_string(junk[i])), ZP_ERR_FORMAT, want);
     }
     PROOF_BAD(j, c, SET(AT(json_object_get(j, "pi_b"), 1), 0, json_integer(1)), ZP_ERR_FORMAT, want);
     PROOF_BAD(j, c, SET(json_object_get(j, "pi_a"), 0, json_integer(1)), ZP_ERR_FORMAT, "pi_a[0] is not a decimal");
-    PROOF_BAD(j, c, SET(json_object_get(j, "pi_a"), 0, json_stringn("1\0" "2", 3)), ZP_ERR_FORMAT, "proof.json: ");
+    PROOF_BAD(j, c,
+              SET(json_object_get(j, "pi_a"), 0,
+                  json_stringn("1\0"
+                               "2",
+                               3)),
+              ZP_ERR_FORMAT, "proof.json: ");
     /* Off the curve; (0, 0) with z = 1 is not infinity; z neither 0 nor 1. */
     PROOF_BAD(j, c, SET(json_object_get(j, "pi_a"), 1, json_deep_copy(AT(json_object_get(j, "pi_a"), 0))),
               ZP_ERR_FORMAT, "proof.json: pi_a is not on the curve");
-    PROOF_BAD(j, c, (SET(json_object_get(j, "pi_c"), 0, json_string("0")), SET(json_object_get(j, "pi_c"), 1, json_string("0"))),
-              ZP_ERR_FORMAT, "pi_c is not on the curve");
+    PROOF_BAD(
+        j, c,
+        (SET(json_object_get(j, "pi_c"), 0, json_string("0")), SET(json_object_get(j, "pi_c"), 1, json_string("0"))),
+        ZP_ERR_FORMAT, "pi_c is not on the curve");
     PROOF_BAD(j, c, SET(AT(json_object_get(j, "pi_b"), 0), 1, json_deep_copy(AT(AT(json_object_get(j, "pi_b"), 0), 0))),
               ZP_ERR_FORMAT, "pi_b is not on the curve");
     PROOF_BAD(j, c, SET(json_object_get(j, "pi_a"), 2, json_string("2")), ZP_ERR_FORMAT, "pi_a[2] is neither 1");
@@ -182,8 +198,8 @@ static void test_proof(zp_curve c) {
     json_decref(j);
 
     /* Text-level: duplicate keys, not JSON, not an object, missing file. */
-    static const char *const bad_text[] = {"{\"protocol\":\"groth16\",\"protocol\":\"groth16\"}", "{", "[]", "",
-                                           "null", "\"x\""};
+    static const char *const bad_text[] = {
+        "{\"protocol\":\"groth16\",\"protocol\":\"groth16\"}", "{", "[]", "", "null", "\"x\""};
     for (size_t i = 0; i < sizeof bad_text / sizeof bad_text[0]; i++) {
         zp_error e = {0};
         CHECK(zp_json_proof_parse(&q, bad_text[i], strlen(bad_text[i]), "proof.json", c, &e) == ZP_ERR_FORMAT &&
@@ -259,8 +275,9 @@ static void test_vk(zp_curve c) {
     char *text;
     CHECK(zp_json_vk_dump(&text, &vk, ab, &err) == ZP_OK);
     /* snarkjs's key order, and vk_alphabeta_12[i][j][k] = element 6i + 2j + k. */
-    static const char *const keys[] = {"\"protocol\"", "\"curve\"", "\"nPublic\"", "\"vk_alpha_1\"", "\"vk_beta_2\"",
-                                       "\"vk_gamma_2\"", "\"vk_delta_2\"", "\"vk_alphabeta_12\"", "\"IC\""};
+    static const char *const keys[] = {"\"protocol\"",   "\"curve\"",           "\"nPublic\"",
+                                       "\"vk_alpha_1\"", "\"vk_beta_2\"",       "\"vk_gamma_2\"",
+                                       "\"vk_delta_2\"", "\"vk_alphabeta_12\"", "\"IC\""};
     for (size_t i = 1; i < sizeof keys / sizeof keys[0]; i++) CHECK(strstr(text, keys[i - 1]) < strstr(text, keys[i]));
     json_t *j = to_json(text);
     for (int idx = 0; idx < 12; idx++) {
@@ -288,18 +305,18 @@ static void test_vk(zp_curve c) {
     io_corpus("json", c == ZP_CURVE_BN254 ? "vk_bn" : "vk_bls", text, strlen(text));
     mutate_text(text, 2, zp_test_iters(c == ZP_CURVE_BN254 ? 600 : 150));
     free(text);
-#define VK_BAD(stmt, st, want)                                                                                    \
-    do {                                                                                                          \
-        json_t *k = json_deep_copy(j);                                                                            \
-        stmt;                                                                                                     \
-        zp_error e_ = {0};                                                                                        \
-        zp_groth16_vk v_;                                                                                         \
-        zp_status s_ = parse_vk(k, &v_, &e_);                                                                     \
+#define VK_BAD(stmt, st, want)                                                                                      \
+    do {                                                                                                            \
+        json_t *k = json_deep_copy(j);                                                                              \
+        stmt;                                                                                                       \
+        zp_error e_ = {0};                                                                                          \
+        zp_groth16_vk v_;                                                                                           \
+        zp_status s_ = parse_vk(k, &v_, &e_);                                                                       \
         CHECK_MSG(s_ == (st) && strstr(e_.message, want) != NULL, "status %d '%s', want '%s'", (int)s_, e_.message, \
-                  want);                                                                                          \
-        if (s_ == ZP_OK) zp_groth16_vk_free(&v_);                                                                 \
-        CHECK(s_ == ZP_OK || v_.ic == NULL);                                                                      \
-        json_decref(k);                                                                                           \
+                  want);                                                                                            \
+        if (s_ == ZP_OK) zp_groth16_vk_free(&v_);                                                                   \
+        CHECK(s_ == ZP_OK || v_.ic == NULL);                                                                        \
+        json_decref(k);                                                                                             \
     } while (0)
     VK_BAD(json_object_del(k, "vk_alphabeta_12"), ZP_OK, "");
     VK_BAD(json_object_set_new(k, "nPublic", json_integer(2)), ZP_ERR_FORMAT, "IC is not an array of nPublic + 1 = 3");

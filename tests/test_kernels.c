@@ -41,7 +41,10 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
             else rand_scalar(k, m);
             break;
         }
-        case S_MAX: memcpy(k, m, 32); k[0] -= 1; break; /* r - 1 */
+        case S_MAX:
+            memcpy(k, m, 32);
+            k[0] -= 1;
+            break; /* r - 1 */
         }
     }
 }
@@ -53,143 +56,143 @@ static void fill_scalars(uint64_t *s, size_t n, int kind, const uint64_t m[4]) {
  * the unaligned copy: with the width a prover picks and a narrow one
  * (more copies), as the cost model chooses and forced, in exactly the
  * scratch the job asks for. */
-#define MSM_TEST(G, FR, NAME)                                                                          \
-    static void check_tabled_##G(const G *pts, const G *unaligned, const uint64_t *sc, size_t n,      \
-                                 const G##j *want, const zp_parallel *par, const char *what) {        \
-        size_t threads = zp_parallel_threads(par);                                                     \
-        unsigned widths[2] = {zp_msm_table_c(n, threads), 5};                                          \
-        (void)pts;                                                                                     \
-        for (int wi = 0; wi < (n <= 300 ? 2 : 1); wi++) {                                              \
-            zp_msm_table table;                                                                        \
-            G *mem = malloc(G##_msm_table_bytes(n, widths[wi]) + 1);                                   \
-            G##_msm_table_build(&table, mem, unaligned, n, widths[wi], par);                            \
-            CHECK(table.points == mem && table.n == n && table.c == widths[wi]);                       \
-            for (int force = 0; force <= 1; force++) {                                                 \
-                const zp_msm_table *tabs[1] = {&table};                                               \
-                table.force = force;                                                                   \
-                size_t ws = G##_msm_job_workspace_size(&n, tabs, 1, threads);                          \
-                size_t rs = G##_msm_job_results_size(&n, 1, threads);                                  \
-                char *results = aligned_alloc(64, (rs + 63) / 64 * 64);                                \
-                char *work = aligned_alloc(64, (ws + 63) / 64 * 64);                                   \
-                zp_msm_job job;                                                                        \
-                G##j got, *out = &got;                                                                 \
-                G##_msm_job_begin(&job, &out, &unaligned, &sc, &n, tabs, 1, results, work, par);       \
-                CHECK(!force || n == 0 || job.parts[0].plan.tabled || job.tiles == 0);                 \
-                zp_parallel_for(par, job.tiles, G##_msm_job_tile, &job);                               \
-                G##_msm_job_end(&job);                                                                 \
-                CHECK_MSG(G##_j_eq_var(&got, want), NAME " n=%zu %s tabled c=%u force=%d", n, what,    \
-                          widths[wi], force);                                                          \
-                free(results);                                                                         \
-                free(work);                                                                            \
-            }                                                                                          \
-            free(mem);                                                                                 \
-        }                                                                                              \
-    }                                                                                                  \
-    static void check_paths_##G(const G *pts, const uint64_t *sc, size_t n, const zp_parallel *par,    \
-                                const char *what) {                                                    \
-        unsigned char *off = malloc(n * sizeof *pts + 4);                                              \
-        memcpy(off + 4, pts, n * sizeof *pts);                                                         \
-        G##j got, want;                                                                                \
-        G want_affine;                                                                                 \
-        G##_ref_msm(&want_affine, pts, sc, n);                                                         \
-        G##_j_from_affine(&want, &want_affine);                                                        \
-        for (int path = ZP_MSM_AUTO; path <= ZP_MSM_SORTED; path++) {                                  \
-            /* exactly the path's size, so that ASan sees an overrun */                                 \
-            void *scratch = malloc(G##_msm_path_scratch_size(n, zp_parallel_threads(par), (zp_msm_path)path)); \
-            G##_msm_path_var(&got, pts, sc, n, scratch, par, (zp_msm_path)path);                           \
-            CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d", n, what, path);                 \
-            G##_msm_path_var(&got, (const G *)(const void *)(off + 4), sc, n, scratch, par, (zp_msm_path)path); \
-            CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d, points 4 bytes off", n, what, path); \
-            free(scratch);                                                                             \
-        }                                                                                              \
-        if (n <= 4096) check_tabled_##G(pts, (const G *)(const void *)(off + 4), sc, n, &want, par, what); \
-        free(off);                                                                                     \
-    }                                                                                                  \
-    /* equal points (doublings in a batch) and opposite ones (cancellations) */                       \
-    static void test_msm_degenerate_##G(const zp_parallel *par, size_t n) {                            \
-        G *pts = malloc(n * sizeof *pts);                                                              \
-        uint64_t *sc = malloc(n * 32);                                                                 \
-        G##j p;                                                                                        \
-        uint64_t k[4];                                                                                 \
-        rand_scalar(k, FR##_modulus.v);                                                                \
-        G##_j_from_affine(&p, &G##_generator);                                                         \
-        G##_j_mul(&p, &p, k, 4);                                                                       \
-        G##_j_to_affine(&pts[0], &p);                                                                  \
-        for (size_t i = 0; i < n; i++) pts[i] = pts[0];                                                \
-        fill_scalars(sc, n, S_RANDOM, FR##_modulus.v);                                                 \
-        check_paths_##G(pts, sc, n, par, "one point, random scalars");                                 \
-        fill_scalars(sc, n, S_SMALL, FR##_modulus.v);                                                  \
-        check_paths_##G(pts, sc, n, par, "one point, small scalars");                                  \
-        for (size_t i = 1; i < n; i += 2) G##_neg(&pts[i], &pts[0]);                                   \
-        for (size_t i = 0; i < n; i++) sc[4 * i] = 1 + (i / 2) % 5;                                    \
-        check_paths_##G(pts, sc, n, par, "P, -P pairs");                                               \
-        fill_scalars(sc, n, S_MIXED, FR##_modulus.v);                                                  \
-        check_paths_##G(pts, sc, n, par, "P, -P, mixed scalars");                                      \
-        free(pts);                                                                                     \
-        free(sc);                                                                                      \
-    }                                                                                                  \
-    /* pts[i] = (k0 + i)·G for a random k0; *step = G */                                               \
-    static void chain_##G(G *pts, size_t n, G##j *step) {                                              \
-        G##j cur;                                                                                      \
-        uint64_t k0[4];                                                                                \
-        rand_scalar(k0, FR##_modulus.v);                                                               \
-        G##_j_from_affine(step, &G##_generator);                                                       \
-        G##_j_mul(&cur, step, k0, 4);                                                                  \
-        for (size_t i = 0; i < n; i++) {                                                               \
-            G##_j_to_affine(&pts[i], &cur);                                                            \
-            G##_j_add_var(&cur, &cur, step);                                                           \
-        }                                                                                              \
-    }                                                                                                  \
+#define MSM_TEST(G, FR, NAME)                                                                                      \
+    static void check_tabled_##G(const G *pts, const G *unaligned, const uint64_t *sc, size_t n, const G##j *want, \
+                                 const zp_parallel *par, const char *what) {                                       \
+        size_t threads = zp_parallel_threads(par);                                                                 \
+        unsigned widths[2] = {zp_msm_table_c(n, threads), 5};                                                      \
+        (void)pts;                                                                                                 \
+        for (int wi = 0; wi < (n <= 300 ? 2 : 1); wi++) {                                                          \
+            zp_msm_table table;                                                                                    \
+            G *mem = malloc(G##_msm_table_bytes(n, widths[wi]) + 1);                                               \
+            G##_msm_table_build(&table, mem, unaligned, n, widths[wi], par);                                       \
+            CHECK(table.points == mem && table.n == n && table.c == widths[wi]);                                   \
+            for (int force = 0; force <= 1; force++) {                                                             \
+                const zp_msm_table *tabs[1] = {&table};                                                            \
+                table.force = force;                                                                               \
+                size_t ws = G##_msm_job_workspace_size(&n, tabs, 1, threads);                                      \
+                size_t rs = G##_msm_job_results_size(&n, 1, threads);                                              \
+                char *results = aligned_alloc(64, (rs + 63) / 64 * 64);                                            \
+                char *work = aligned_alloc(64, (ws + 63) / 64 * 64);                                               \
+                zp_msm_job job;                                                                                    \
+                G##j got, *out = &got;                                                                             \
+                G##_msm_job_begin(&job, &out, &unaligned, &sc, &n, tabs, 1, results, work, par);                   \
+                CHECK(!force || n == 0 || job.parts[0].plan.tabled || job.tiles == 0);                             \
+                zp_parallel_for(par, job.tiles, G##_msm_job_tile, &job);                                           \
+                G##_msm_job_end(&job);                                                                             \
+                CHECK_MSG(G##_j_eq_var(&got, want), NAME " n=%zu %s tabled c=%u force=%d", n, what, widths[wi],    \
+                          force);                                                                                  \
+                free(results);                                                                                     \
+                free(work);                                                                                        \
+            }                                                                                                      \
+            free(mem);                                                                                             \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void check_paths_##G(const G *pts, const uint64_t *sc, size_t n, const zp_parallel *par,                \
+                                const char *what) {                                                                \
+        unsigned char *off = malloc(n * sizeof *pts + 4);                                                          \
+        memcpy(off + 4, pts, n * sizeof *pts);                                                                     \
+        G##j got, want;                                                                                            \
+        G want_affine;                                                                                             \
+        G##_ref_msm(&want_affine, pts, sc, n);                                                                     \
+        G##_j_from_affine(&want, &want_affine);                                                                    \
+        for (int path = ZP_MSM_AUTO; path <= ZP_MSM_SORTED; path++) {                                              \
+            /* exactly the path's size, so that ASan sees an overrun */                                            \
+            void *scratch = malloc(G##_msm_path_scratch_size(n, zp_parallel_threads(par), (zp_msm_path)path));     \
+            G##_msm_path_var(&got, pts, sc, n, scratch, par, (zp_msm_path)path);                                   \
+            CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d", n, what, path);                         \
+            G##_msm_path_var(&got, (const G *)(const void *)(off + 4), sc, n, scratch, par, (zp_msm_path)path);    \
+            CHECK_MSG(G##_j_eq_var(&got, &want), NAME " n=%zu %s path=%d, points 4 bytes off", n, what, path);     \
+            free(scratch);                                                                                         \
+        }                                                                                                          \
+        if (n <= 4096) check_tabled_##G(pts, (const G *)(const void *)(off + 4), sc, n, &want, par, what);         \
+        free(off);                                                                                                 \
+    }                                                                                                              \
+    /* equal points (doublings in a batch) and opposite ones (cancellations) */                                    \
+    static void test_msm_degenerate_##G(const zp_parallel *par, size_t n) {                                        \
+        G *pts = malloc(n * sizeof *pts);                                                                          \
+        uint64_t *sc = malloc(n * 32);                                                                             \
+        G##j p;                                                                                                    \
+        uint64_t k[4];                                                                                             \
+        rand_scalar(k, FR##_modulus.v);                                                                            \
+        G##_j_from_affine(&p, &G##_generator);                                                                     \
+        G##_j_mul(&p, &p, k, 4);                                                                                   \
+        G##_j_to_affine(&pts[0], &p);                                                                              \
+        for (size_t i = 0; i < n; i++) pts[i] = pts[0];                                                            \
+        fill_scalars(sc, n, S_RANDOM, FR##_modulus.v);                                                             \
+        check_paths_##G(pts, sc, n, par, "one point, random scalars");                                             \
+        fill_scalars(sc, n, S_SMALL, FR##_modulus.v);                                                              \
+        check_paths_##G(pts, sc, n, par, "one point, small scalars");                                              \
+        for (size_t i = 1; i < n; i += 2) G##_neg(&pts[i], &pts[0]);                                               \
+        for (size_t i = 0; i < n; i++) sc[4 * i] = 1 + (i / 2) % 5;                                                \
+        check_paths_##G(pts, sc, n, par, "P, -P pairs");                                                           \
+        fill_scalars(sc, n, S_MIXED, FR##_modulus.v);                                                              \
+        check_paths_##G(pts, sc, n, par, "P, -P, mixed scalars");                                                  \
+        free(pts);                                                                                                 \
+        free(sc);                                                                                                  \
+    }                                                                                                              \
+    /* pts[i] = (k0 + i)·G for a random k0; *step = G */                                                          \
+    static void chain_##G(G *pts, size_t n, G##j *step) {                                                          \
+        G##j cur;                                                                                                  \
+        uint64_t k0[4];                                                                                            \
+        rand_scalar(k0, FR##_modulus.v);                                                                           \
+        G##_j_from_affine(step, &G##_generator);                                                                   \
+        G##_j_mul(&cur, step, k0, 4);                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                                           \
+            G##_j_to_affine(&pts[i], &cur);                                                                        \
+            G##_j_add_var(&cur, &cur, step);                                                                       \
+        }                                                                                                          \
+    }                                                                                                              \
     /* one bucket's list longer than the sorted path's tree nodes, summed in                          \
      * pieces: distinct points, one point (doublings), P and -P (every                                  \
-     * piece sums to infinity) */                                                                     \
-    static void test_msm_long_list_##G(const zp_parallel *par, size_t n) {                             \
-        G *pts = malloc(n * sizeof *pts);                                                              \
-        uint64_t *sc = calloc(n, 32);                                                                  \
-        G##j step;                                                                                     \
-        chain_##G(pts, n, &step);                                                                      \
-        for (size_t i = 0; i < n; i++) sc[4 * i] = 1;                                                  \
-        check_paths_##G(pts, sc, n, par, "long list: ones, distinct points");                          \
-        sc[4 * (n / 3)] = 3; /* a second list, and the long one cut elsewhere */                       \
-        check_paths_##G(pts, sc, n, par, "long list: ones and a three");                               \
-        for (size_t i = 1; i < n; i++) pts[i] = pts[0];                                                \
-        check_paths_##G(pts, sc, n, par, "long list: one point");                                      \
-        for (size_t i = 1; i < n; i += 2) G##_neg(&pts[i], &pts[0]);                                   \
-        sc[4 * (n / 3)] = 1;                                                                           \
-        check_paths_##G(pts, sc, n, par, "long list: P, -P");                                          \
-        free(pts);                                                                                     \
-        free(sc);                                                                                      \
-    }                                                                                                  \
-    static void test_msm_##G(const zp_parallel *par, size_t max_n) {                                   \
-        size_t sizes[] = {1, 2, 3, 31, 257, 2100, 9000};                                                     \
-        G *pts = malloc(max_n * sizeof *pts);                                                          \
-        uint64_t *sc = malloc(max_n * 32);                                                             \
-        G##j step;                                                                                     \
-        chain_##G(pts, max_n, &step);                                                                  \
-        for (size_t si = 0; si < sizeof sizes / sizeof *sizes && sizes[si] <= max_n; si++) {           \
-            size_t n = sizes[si];                                                                      \
-            for (int kind = 0; kind <= S_MAX; kind++) {                                                \
-                fill_scalars(sc, n, kind, FR##_modulus.v);                                             \
-                /* sprinkle points at infinity and repeated points */                                 \
-                G saved0 = pts[0];                                                                     \
-                if (n > 3) {                                                                           \
-                    G##_set_inf(&pts[n / 2]);                                                          \
-                    pts[n - 1] = pts[0];                                                               \
-                }                                                                                      \
-                check_paths_##G(pts, sc, n, par, kind_name[kind]);                                     \
-                if (n > 3) { /* restore the chain for the next kind */                                \
-                    G##j t;                                                                            \
-                    G##_j_from_affine(&t, &saved0);                                                    \
-                    for (size_t i = 0; i < n / 2; i++) G##_j_add_var(&t, &t, &step);                       \
-                    G##_j_to_affine(&pts[n / 2], &t);                                                  \
-                    G##_j_from_affine(&t, &saved0);                                                    \
-                    for (size_t i = 0; i < n - 1; i++) G##_j_add_var(&t, &t, &step);                       \
-                    G##_j_to_affine(&pts[n - 1], &t);                                                  \
-                }                                                                                      \
-            }                                                                                          \
-        }                                                                                              \
-        free(pts);                                                                                     \
-        free(sc);                                                                                      \
+     * piece sums to infinity) */            \
+    static void test_msm_long_list_##G(const zp_parallel *par, size_t n) {                                         \
+        G *pts = malloc(n * sizeof *pts);                                                                          \
+        uint64_t *sc = calloc(n, 32);                                                                              \
+        G##j step;                                                                                                 \
+        chain_##G(pts, n, &step);                                                                                  \
+        for (size_t i = 0; i < n; i++) sc[4 * i] = 1;                                                              \
+        check_paths_##G(pts, sc, n, par, "long list: ones, distinct points");                                      \
+        sc[4 * (n / 3)] = 3; /* a second list, and the long one cut elsewhere */                                   \
+        check_paths_##G(pts, sc, n, par, "long list: ones and a three");                                           \
+        for (size_t i = 1; i < n; i++) pts[i] = pts[0];                                                            \
+        check_paths_##G(pts, sc, n, par, "long list: one point");                                                  \
+        for (size_t i = 1; i < n; i += 2) G##_neg(&pts[i], &pts[0]);                                               \
+        sc[4 * (n / 3)] = 1;                                                                                       \
+        check_paths_##G(pts, sc, n, par, "long list: P, -P");                                                      \
+        free(pts);                                                                                                 \
+        free(sc);                                                                                                  \
+    }                                                                                                              \
+    static void test_msm_##G(const zp_parallel *par, size_t max_n) {                                               \
+        size_t sizes[] = {1, 2, 3, 31, 257, 2100, 9000};                                                           \
+        G *pts = malloc(max_n * sizeof *pts);                                                                      \
+        uint64_t *sc = malloc(max_n * 32);                                                                         \
+        G##j step;                                                                                                 \
+        chain_##G(pts, max_n, &step);                                                                              \
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes && sizes[si] <= max_n; si++) {                       \
+            size_t n = sizes[si];                                                                                  \
+            for (int kind = 0; kind <= S_MAX; kind++) {                                                            \
+                fill_scalars(sc, n, kind, FR##_modulus.v);                                                         \
+                /* sprinkle points at infinity and repeated points */                                              \
+                G saved0 = pts[0];                                                                                 \
+                if (n > 3) {                                                                                       \
+                    G##_set_inf(&pts[n / 2]);                                                                      \
+                    pts[n - 1] = pts[0];                                                                           \
+                }                                                                                                  \
+                check_paths_##G(pts, sc, n, par, kind_name[kind]);                                                 \
+                if (n > 3) { /* restore the chain for the next kind */                                             \
+                    G##j t;                                                                                        \
+                    G##_j_from_affine(&t, &saved0);                                                                \
+                    for (size_t i = 0; i < n / 2; i++) G##_j_add_var(&t, &t, &step);                               \
+                    G##_j_to_affine(&pts[n / 2], &t);                                                              \
+                    G##_j_from_affine(&t, &saved0);                                                                \
+                    for (size_t i = 0; i < n - 1; i++) G##_j_add_var(&t, &t, &step);                               \
+                    G##_j_to_affine(&pts[n - 1], &t);                                                              \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+        free(pts);                                                                                                 \
+        free(sc);                                                                                                  \
     }
 
 MSM_TEST(zp_bn254_g1, zp_bn254_fr, "bn254 G1")
@@ -279,10 +282,10 @@ static void test_msm_jobs_shared(const zp_parallel *par) {
     size_t ws = ws1 > ws2 ? ws1 : ws2, r1 = zp_bn254_g1_msm_job_results_size(n1, 2, threads);
     char *mem = aligned_alloc(64, ws + r1 + zp_bn254_g2_msm_job_results_size(&n2, 1, threads));
     zp_msm_job jobs[2]; /* g1, g2: shared_tile */
-    zp_bn254_g1_msm_job_begin(&jobs[0], out1, (const zp_bn254_g1 *const *)p1, (const uint64_t *const *)s1, n1, NULL,
-                              2, mem + ws, mem, par);
-    zp_bn254_g2_msm_job_begin(&jobs[1], &out2, (const zp_bn254_g2 *const *)&p2, (const uint64_t *const *)&s2, &n2,
-                              NULL, 1, mem + ws + r1, mem, par);
+    zp_bn254_g1_msm_job_begin(&jobs[0], out1, (const zp_bn254_g1 *const *)p1, (const uint64_t *const *)s1, n1, NULL, 2,
+                              mem + ws, mem, par);
+    zp_bn254_g2_msm_job_begin(&jobs[1], &out2, (const zp_bn254_g2 *const *)&p2, (const uint64_t *const *)&s2, &n2, NULL,
+                              1, mem + ws + r1, mem, par);
     zp_msm_jobs_share_workspace(&jobs[0], &jobs[1]);
     size_t tiles = jobs[0].tiles + jobs[1].tiles;
     CHECK(jobs[0].tiles > 0 && jobs[1].tiles > 0);
@@ -335,7 +338,6 @@ static void test_booth(void) {
     }
 }
 
-
 int main(void) {
     zp_test_init("test_kernels");
     zp_pool *pool;
@@ -351,8 +353,8 @@ int main(void) {
     /* the batch-affine additions run on eight IFMA lanes where the CPU
      * has them (msm_simd.h): then every test runs on both paths */
     int have_simd = zp_ifma_available();
-    printf("test_kernels: AVX-512 IFMA path %s\n", have_simd ? "present: checked as well as the scalar one"
-                                                              : "absent on this CPU: scalar path only");
+    printf("test_kernels: AVX-512 IFMA path %s\n",
+           have_simd ? "present: checked as well as the scalar one" : "absent on this CPU: scalar path only");
     /* the path is the execution context's, not the process's: each pass
      * hands the kernels contexts that ask for it */
     for (int simd = have_simd; simd >= 0; simd--) {

@@ -49,8 +49,8 @@ static int call(json_t **out, zp_server *s, const char *method, const char *path
     free(copy);
     if (out) {
         json_error_t jerr;
-        *out = resp.content_type && strstr(resp.content_type, "json") ? json_loadb(resp.body, resp.len, 0, &jerr)
-                                                                      : NULL;
+        *out =
+            resp.content_type && strstr(resp.content_type, "json") ? json_loadb(resp.body, resp.len, 0, &jerr) : NULL;
     }
     int status = resp.status;
     zp_response_free(&resp);
@@ -69,7 +69,8 @@ static char *b64(const char *path) {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char *out = malloc((size_t)n / 3 * 4 + 8), *o = out;
     for (long i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)buf[i] << 16 | (i + 1 < n ? (uint32_t)buf[i + 1] << 8 : 0) | (i + 2 < n ? buf[i + 2] : 0);
+        uint32_t v =
+            (uint32_t)buf[i] << 16 | (i + 1 < n ? (uint32_t)buf[i + 1] << 8 : 0) | (i + 2 < n ? buf[i + 2] : 0);
         *o++ = tab[v >> 18];
         *o++ = tab[(v >> 12) & 63];
         *o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
@@ -147,7 +148,8 @@ static void test_config_token(void) {
     CHECK(zp_server_config_set(&cfg, "token", big, "--token", &err) == ZP_ERR_ARG && cfg.token == NULL);
     CHECK_MSG(strstr(err.message, "4096") != NULL, "names the limit: %s", err.message);
     big[ZP_SERVER_TOKEN_MAX] = '\0';
-    CHECK(zp_server_config_set(&cfg, "token", big, "--token", &err) == ZP_OK && strlen(cfg.token) == ZP_SERVER_TOKEN_MAX);
+    CHECK(zp_server_config_set(&cfg, "token", big, "--token", &err) == ZP_OK &&
+          strlen(cfg.token) == ZP_SERVER_TOKEN_MAX);
     char path[300];
     snprintf(path, sizeof path, "%s/token", dir);
     const char *bodies[] = {"", " \n\t\r\n"};
@@ -219,8 +221,8 @@ static void test_options(void) {
     opts o = {.list = {items, 0}};
     int quiet = 0, n = -1;
     CHECK(zp_options_defaults(opt_table, 5, &o, &err) == ZP_OK && o.budget == 1ULL << 30);
-    char *argv[] = {"cmd", "a", "-t", "8", "--budget", "8G", "-", "--witness", "w1", "w2", "-q", "b",
-                    "--priority", "-3", "--wait", "1.5", "--witness", "w3"};
+    char *argv[] = {"cmd", "a",  "-t", "8",          "--budget", "8G",     "-",   "--witness", "w1",
+                    "w2",  "-q", "b",  "--priority", "-3",       "--wait", "1.5", "--witness", "w3"};
     int argc = (int)(sizeof argv / sizeof *argv);
     zp_status st = parse_opts(&o, &quiet, &n, argv, argc, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
@@ -269,8 +271,8 @@ static void test_options(void) {
     CHECK(zp_options_help(help, 8, opt_table, 5, ZP_OPT_HELP_FLAGS, 0) == len && strlen(help) == 7);
     len = zp_options_help(help, sizeof help, opt_table, 5, ZP_OPT_HELP_CONFIG, 0);
     CHECK_MSG(strstr(help, "  budget            size    memory; default 1G\n"), "%s", help);
-    CHECK(zp_parse_size("1.5G") == 3ULL << 29 && zp_parse_size("512MiB") == 512ULL << 20 &&
-          zp_parse_size("8x") == 0 && zp_parse_size("-1") == 0);
+    CHECK(zp_parse_size("1.5G") == 3ULL << 29 && zp_parse_size("512MiB") == 512ULL << 20 && zp_parse_size("8x") == 0 &&
+          zp_parse_size("-1") == 0);
 }
 
 /* Waits for a job and checks every proof against the key's vk. */
@@ -331,7 +333,8 @@ static void test_api(void) {
 
     /* two partitions, uploaded and by path; the same request id twice */
     snprintf(body, cap,
-             "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"data\":\"%s\"},{\"path\":\"sub/w2.wtns\"}]}", w1);
+             "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"data\":\"%s\"},{\"path\":\"sub/w2.wtns\"}]}",
+             w1);
     json_int_t id1 = submit(s, body, 201);
     CHECK(submit(s, body, 200) == id1);
     check_done(s, id1, "examples/merkle/bn128/vk.json", 2);
@@ -342,7 +345,8 @@ static void test_api(void) {
     CHECK(submit(s, body, 409) == 0);
     /* same key and count, the witnesses swapped: other proofs, so 409 */
     snprintf(body, cap,
-             "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"path\":\"sub/w2.wtns\"},{\"data\":\"%s\"}]}", w1);
+             "{\"key\":\"bn\",\"request_id\":\"one\",\"witnesses\":[{\"path\":\"sub/w2.wtns\"},{\"data\":\"%s\"}]}",
+             w1);
     CHECK(submit(s, body, 409) == 0);
 
     /* the body's witnesses decoded in place (jobbody.c): an escaped '/'
@@ -394,7 +398,8 @@ static void test_api(void) {
     CHECK(json_integer_value(json_object_get(json_object_get(o, "jobs"), "done")) == 2);
     CHECK(json_integer_value(json_object_get(o, "proofs")) == 3);
     CHECK(json_integer_value(json_object_get(o, "budget")) == 512 << 20);
-    CHECK(json_object_get(json_object_get(o, "classes"), "abc") && json_object_get(json_object_get(o, "stages"), "prove"));
+    CHECK(json_object_get(json_object_get(o, "classes"), "abc") &&
+          json_object_get(json_object_get(o, "stages"), "prove"));
     json_decref(o);
     sleep(1);
     CHECK(call(&o, s, "GET", "/v1/status/history", NULL, NULL, NULL) == 200);

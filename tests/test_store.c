@@ -258,20 +258,21 @@ static void test_request_digest(void) {
 
     /* version 1: the schema as zkpipe 0.1 made it */
     new_path(path, sizeof path);
-    raw_exec(path, "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE,"
-                   " key_id TEXT NOT NULL, priority INTEGER NOT NULL, partitions INTEGER NOT NULL CHECK(partitions > 0),"
-                   " done INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL CHECK(state IN"
-                   " ('queued','running','done','failed','cancelled')), error TEXT, submitted REAL NOT NULL,"
-                   " finished REAL);"
-                   "CREATE INDEX jobs_state ON jobs(state);"
-                   "CREATE INDEX jobs_finished ON jobs(finished) WHERE finished IS NOT NULL;"
-                   "CREATE TABLE partitions(job_id INTEGER NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL,"
-                   " witness TEXT NOT NULL, proof TEXT, public TEXT, queued REAL, synth REAL, wait_prove REAL,"
-                   " prove REAL, wait_final REAL, final REAL, total REAL, PRIMARY KEY(job_id, idx));"
-                   "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted)"
-                   " VALUES('old', 'k', 0, 1, 'queued', 1);"
-                   "INSERT INTO partitions(job_id, idx, witness) VALUES(1, 0, '/old');"
-                   "PRAGMA application_id = 2053861488; PRAGMA user_version = 1;");
+    raw_exec(path,
+             "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE,"
+             " key_id TEXT NOT NULL, priority INTEGER NOT NULL, partitions INTEGER NOT NULL CHECK(partitions > 0),"
+             " done INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL CHECK(state IN"
+             " ('queued','running','done','failed','cancelled')), error TEXT, submitted REAL NOT NULL,"
+             " finished REAL);"
+             "CREATE INDEX jobs_state ON jobs(state);"
+             "CREATE INDEX jobs_finished ON jobs(finished) WHERE finished IS NOT NULL;"
+             "CREATE TABLE partitions(job_id INTEGER NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL,"
+             " witness TEXT NOT NULL, proof TEXT, public TEXT, queued REAL, synth REAL, wait_prove REAL,"
+             " prove REAL, wait_final REAL, final REAL, total REAL, PRIMARY KEY(job_id, idx));"
+             "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted)"
+             " VALUES('old', 'k', 0, 1, 'queued', 1);"
+             "INSERT INTO partitions(job_id, idx, witness) VALUES(1, 0, '/old');"
+             "PRAGMA application_id = 2053861488; PRAGMA user_version = 1;");
     s = open_ok(path);
     zp_store_job j = get(s, 1);
     CHECK(!strcmp(j.request_id, "old") && j.request_digest[0] == '\0' && j.state == ZP_JOB_QUEUED);
@@ -292,7 +293,8 @@ static void test_request_ids(void) {
     int64_t id1, id2, found;
     int existing;
 
-    CHECK(zp_store_add_job(&id1, &existing, s, "client-1", NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_OK && existing == 0);
+    CHECK(zp_store_add_job(&id1, &existing, s, "client-1", NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_OK &&
+          existing == 0);
     CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "other", NULL, NULL, 3, 3, w, &err) == ZP_OK);
     CHECK(existing == 1 && id2 == id1);
     zp_store_job j = get(s, id1); /* the first one, untouched */
@@ -303,9 +305,11 @@ static void test_request_ids(void) {
     CHECK(zp_store_find_request(&found, s, NULL, &err) == ZP_OK && found == 0);
 
     /* No request id: each add is a new job. */
-    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0 && id2 > id1);
+    CHECK(zp_store_add_job(&id2, &existing, s, NULL, NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0 &&
+          id2 > id1);
     int64_t id3;
-    CHECK(zp_store_add_job(&id3, &existing, s, "", NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0 && id3 > id2);
+    CHECK(zp_store_add_job(&id3, &existing, s, "", NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0 &&
+          id3 > id2);
     uint64_t n[5];
     counts(n, s);
     CHECK(n[0] == 3);
@@ -321,8 +325,8 @@ static void test_request_ids(void) {
     CHECK(!strcmp(get(s, id2).request_id, rid));
     /* Still found after the job ended. */
     finish(s, id1, ZP_JOB_DONE);
-    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_OK && existing == 1 &&
-          id2 == id1);
+    CHECK(zp_store_add_job(&id2, &existing, s, "client-1", NULL, "k", NULL, NULL, 0, 2, w, &err) == ZP_OK &&
+          existing == 1 && id2 == id1);
     zp_store_close(s);
 }
 
@@ -381,7 +385,7 @@ static void test_results(void) {
                 with_proof++;
             }
             if (zp_test_rand64() % 5 != 0) r[i].public_json = rand_text();
-            double *tv[7] = {&r[i].times.queued, &r[i].times.synth, &r[i].times.wait_prove, &r[i].times.prove,
+            double *tv[7] = {&r[i].times.queued,     &r[i].times.synth, &r[i].times.wait_prove, &r[i].times.prove,
                              &r[i].times.wait_final, &r[i].times.final, &r[i].times.total};
             for (int k = 0; k < 7; k++) *tv[k] = rand_time();
         }
@@ -566,12 +570,11 @@ static void test_list(void) {
             for (int i = N - 1; i >= 0; i--) {
                 if (f >= 0 && state[i] != f) continue;
                 if (limits[li] && k == limits[li]) break;
-                if (k >= l->n || l->jobs[k].id != ids[i] || (int)l->jobs[k].state != state[i])
-                    bad++;
+                if (k >= l->n || l->jobs[k].id != ids[i] || (int)l->jobs[k].state != state[i]) bad++;
                 k++;
             }
-            CHECK_MSG(bad == 0 && k == l->n, "state %d limit %u: %zu listed, %zu expected, %zu wrong", f,
-                      limits[li], l->n, k, bad);
+            CHECK_MSG(bad == 0 && k == l->n, "state %d limit %u: %zu listed, %zu expected, %zu wrong", f, limits[li],
+                      l->n, k, bad);
         }
     }
     uint64_t n[5], want[5] = {0};
@@ -604,12 +607,13 @@ static void *worker_run(void *arg) {
         int existing;
         snprintf(rid, sizeof rid, "t%d-%d", w->t, i);
         uint32_t n = 1 + (uint32_t)((w->t + i) % 3);
-        if (zp_store_add_job(&id, &existing, w->s, rid, NULL, "k", NULL, NULL, i, n, paths, &err) != ZP_OK || existing) goto fail;
+        if (zp_store_add_job(&id, &existing, w->s, rid, NULL, "k", NULL, NULL, i, n, paths, &err) != ZP_OK || existing)
+            goto fail;
         /* Every thread also tries the same shared request ids. */
         if (i < SHARED) {
             snprintf(rid, sizeof rid, "shared-%d", (i + w->t) % SHARED);
-            if (zp_store_add_job(&w->shared_ids[(i + w->t) % SHARED], &existing, w->s, rid, NULL, "k", NULL, NULL, 0, 1, paths,
-                                 &err) != ZP_OK)
+            if (zp_store_add_job(&w->shared_ids[(i + w->t) % SHARED], &existing, w->s, rid, NULL, "k", NULL, NULL, 0, 1,
+                                 paths, &err) != ZP_OK)
                 goto fail;
         }
         zp_store_result r[3] = {{.proof_json = "{\"pi_a\":[]}", .public_json = "[\"1\"]", .times = {.total = i}},
@@ -714,7 +718,8 @@ static void crash_child(const char *path, int fd) {
         }
         int64_t id;
         int existing;
-        if (zp_store_add_job(&id, &existing, s, rid, NULL, "k", NULL, NULL, 0, n, paths, &err) != ZP_OK || existing) _exit(3);
+        if (zp_store_add_job(&id, &existing, s, rid, NULL, "k", NULL, NULL, 0, n, paths, &err) != ZP_OK || existing)
+            _exit(3);
         added a = {id, n, seq};
         if (write(fd, &a, sizeof a) != (ssize_t)sizeof a) _exit(4);
         /* Some jobs end too, so that the kill can land in a finish. */
@@ -790,7 +795,8 @@ static void test_crash(void) {
         int64_t id;
         int existing;
         const char *w[1] = {"/after"};
-        CHECK(zp_store_add_job(&id, &existing, s, "after-crash", NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK && existing == 0);
+        CHECK(zp_store_add_job(&id, &existing, s, "after-crash", NULL, "k", NULL, NULL, 0, 1, w, &err) == ZP_OK &&
+              existing == 0);
         zp_store_close(s);
         free(got);
         reported += n;
@@ -825,7 +831,6 @@ static void raw_exec(const char *path, const char *sql) {
     CHECK_MSG(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
     sqlite3_close(db);
 }
-
 
 /* Rows that keep a job running for ever, written by hand: a claim by a
  * node that is no daemon with an infinite lease, one of a live daemon with
@@ -932,8 +937,12 @@ static void test_damaged_rows(void) {
              (long long)ids[1], (long long)ids[2], (long long)ids[3], (long long)ids[4], (long long)ids[5],
              (long long)ids[6]);
     raw_exec(path, sql);
-    static const char *const why[6] = {"partition 2 where partition 1", "partition 7 where partition 2", "no witness path",
-                                       "no witness path", "3 of its 1000000000", "state 'xyz'"};
+    static const char *const why[6] = {"partition 2 where partition 1",
+                                       "partition 7 where partition 2",
+                                       "no witness path",
+                                       "no witness path",
+                                       "3 of its 1000000000",
+                                       "state 'xyz'"};
 
     s = open_ok(path);
     zp_error err = {0};
@@ -1087,12 +1096,12 @@ static void test_bad_files(void) {
     zp_store_close(NULL);
 }
 
-#define RUN(f)                                                   \
-    do {                                                         \
-        double t0_ = zp_clock_now();                                    \
-        f();                                                     \
+#define RUN(f)                                                        \
+    do {                                                              \
+        double t0_ = zp_clock_now();                                  \
+        f();                                                          \
         printf("test_store: %s: %.2f s\n", #f, zp_clock_now() - t0_); \
-        fflush(stdout);                                          \
+        fflush(stdout);                                               \
     } while (0)
 
 int main(void) {

@@ -390,8 +390,8 @@ typedef struct work {
     zp_store *shared;
     int own; /* workers 2 and 3 open their own handle */
     int64_t first_job;
-    int ended[WORK_JOBS];   /* *job_ended seen, per job */
-    int proved[WORK_JOBS];  /* partitions recorded done */
+    int ended[WORK_JOBS];  /* *job_ended seen, per job */
+    int proved[WORK_JOBS]; /* partitions recorded done */
     int refused, errors;
     pthread_mutex_t lock;
 } work;
@@ -432,8 +432,7 @@ static void *work_thread(void *arg) {
             int ended = 0;
             if ((j % 7) == 3 && cl[i].idx == 3)
                 st = zp_store_finish_part(&ended, s, &h, ZP_JOB_FAILED, "no luck", NULL, &err);
-            else
-                st = done(&ended, s, &h, "{\"w\":1}", &err);
+            else st = done(&ended, s, &h, "{\"w\":1}", &err);
             pthread_mutex_lock(&w->lock);
             if (j < 0 || j >= WORK_JOBS) w->errors++;
             else if (st == ZP_OK) {
@@ -728,7 +727,6 @@ static void test_leases(zp_store *s) {
     (void)kH;
 }
 
-
 /* ---- pins: a daemon claims and records only its own bytes' jobs ---- */
 
 #define DA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -742,8 +740,7 @@ typedef struct mismatch_list {
     size_t n;
 } mismatch_list;
 
-static void mismatch_cb(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest,
-                        uint64_t jobs) {
+static void mismatch_cb(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest, uint64_t jobs) {
     mismatch_list *l = arg;
     if (l->n == 8) return;
     snprintf(l->key[l->n], sizeof l->key[0], "%s", key_id);
@@ -780,8 +777,8 @@ static void test_pins(zp_store *s) {
     CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "kP", DA "0", NULL, 0, 1, w, &err) == ZP_ERR_ARG);
     CHECK(zp_store_add_job(&id, &existing, s, NULL, NULL, "kP", NULL, WA, 0, 1, w, &err) == ZP_ERR_ARG);
 
-    int64_t jp = add_pinned(s, "kP", DA, NULL, 2); /* witnesses, key A */
-    int64_t jq = add_pinned(s, "kP", DA, WA, 1);   /* inputs, key A and circuit A */
+    int64_t jp = add_pinned(s, "kP", DA, NULL, 2);   /* witnesses, key A */
+    int64_t jq = add_pinned(s, "kP", DA, WA, 1);     /* inputs, key A and circuit A */
     int64_t jl = add_pinned(s, "kP", NULL, NULL, 1); /* from before pins */
     zp_store_job j = get(s, jq);
     CHECK(!strcmp(j.key_digest, DA) && !strcmp(j.wasm_digest, WA));
@@ -886,8 +883,8 @@ static void test_repair(zp_store *s) {
     uint64_t queued = counts(s).parts_queued;
     st = zp_store_repair(&repaired, s, repair_cb, &r, &err);
     CHECK_MSG(st == ZP_OK && repaired == 1 && r.n == 1, "%s: %zu", err.message, repaired);
-    CHECK_MSG(r.job[0] == jr && r.idx[0] == 0 && strstr(r.what[0], "rep-ghost") && strstr(r.what[0], "no daemon"),
-              "%s", r.what[0]);
+    CHECK_MSG(r.job[0] == jr && r.idx[0] == 0 && strstr(r.what[0], "rep-ghost") && strstr(r.what[0], "no daemon"), "%s",
+              r.what[0]);
     CHECK(counts(s).parts_queued == queued + 1); /* the ghost's; the live daemon keeps its own */
     int lost = 9;
     zp_store_held h = held_of(&c[1]);

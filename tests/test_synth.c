@@ -19,32 +19,32 @@
 #define E ZP_ZKEY_COEF_BYTES
 
 /* The old serial pass: a += A·w, b += B·w entry by entry, then c = a∘b. */
-#define REFERENCE_FN(FR)                                                                            \
-    static void reference_##FR(void *abc, const zp_groth16_pk *pk, const uint64_t *witness) {       \
-        size_t n = pk->domain_size;                                                                 \
-        FR *a = abc, *b = a + n, *c = b + n;                                                        \
-        memset(a, 0, 2 * n * sizeof *a);                                                            \
-        for (size_t i = 0; i < pk->n_coefs; i++) {                                                  \
-            const uint8_t *e = pk->coefs + i * E;                                                   \
-            uint32_t matrix, row, signal;                                                           \
-            FR v, w, t;                                                                             \
-            memcpy(&matrix, e, 4);                                                                  \
-            memcpy(&row, e + 4, 4);                                                                 \
-            memcpy(&signal, e + 8, 4);                                                              \
-            memcpy(v.v, e + 12, sizeof v.v);                                                        \
-            memcpy(w.v, witness + 4 * (size_t)signal, sizeof w.v);                                  \
-            FR##_mul(&t, &v, &w);                                                                   \
-            FR *dst = matrix == ZP_MATRIX_A ? a : b;                                                \
-            FR##_add(&dst[row], &dst[row], &t);                                                     \
-        }                                                                                           \
-        for (size_t i = 0; i < n; i++) FR##_mul(&c[i], &a[i], &b[i]);                               \
-    }                                                                                               \
-    static void random_##FR(uint64_t out[4]) { /* a random element, reduced */                      \
-        FR x, y;                                                                                    \
-        FR##_from_u64(&x, zp_test_rand64());                                                        \
-        FR##_from_u64(&y, zp_test_rand64());                                                        \
-        FR##_mul(&x, &x, &y);                                                                       \
-        memcpy(out, x.v, 32);                                                                       \
+#define REFERENCE_FN(FR)                                                                      \
+    static void reference_##FR(void *abc, const zp_groth16_pk *pk, const uint64_t *witness) { \
+        size_t n = pk->domain_size;                                                           \
+        FR *a = abc, *b = a + n, *c = b + n;                                                  \
+        memset(a, 0, 2 * n * sizeof *a);                                                      \
+        for (size_t i = 0; i < pk->n_coefs; i++) {                                            \
+            const uint8_t *e = pk->coefs + i * E;                                             \
+            uint32_t matrix, row, signal;                                                     \
+            FR v, w, t;                                                                       \
+            memcpy(&matrix, e, 4);                                                            \
+            memcpy(&row, e + 4, 4);                                                           \
+            memcpy(&signal, e + 8, 4);                                                        \
+            memcpy(v.v, e + 12, sizeof v.v);                                                  \
+            memcpy(w.v, witness + 4 * (size_t)signal, sizeof w.v);                            \
+            FR##_mul(&t, &v, &w);                                                             \
+            FR *dst = matrix == ZP_MATRIX_A ? a : b;                                          \
+            FR##_add(&dst[row], &dst[row], &t);                                               \
+        }                                                                                     \
+        for (size_t i = 0; i < n; i++) FR##_mul(&c[i], &a[i], &b[i]);                         \
+    }                                                                                         \
+    static void random_##FR(uint64_t out[4]) { /* a random element, reduced */                \
+        FR x, y;                                                                              \
+        FR##_from_u64(&x, zp_test_rand64());                                                  \
+        FR##_from_u64(&y, zp_test_rand64());                                                  \
+        FR##_mul(&x, &x, &y);                                                                 \
+        memcpy(out, x.v, 32);                                                                 \
     }
 REFERENCE_FN(zp_bn254_fr)
 REFERENCE_FN(zp_bls12_fr)
@@ -272,9 +272,9 @@ static void check_rejects(zp_curve curve) {
         size_t i = rand_below(pk->n_coefs);
         uint8_t saved[12];
         memcpy(saved, coefs + i * E, 12);
-        uint32_t bad = field == 0 ? 2 + (uint32_t)rand_below(100)
-                     : field == 1 ? pk->domain_size + (uint32_t)rand_below(5)
-                                  : pk->n_vars + (uint32_t)rand_below(5);
+        uint32_t bad = field == 0   ? 2 + (uint32_t)rand_below(100)
+                       : field == 1 ? pk->domain_size + (uint32_t)rand_below(5)
+                                    : pk->n_vars + (uint32_t)rand_below(5);
         memcpy(coefs + i * E + 4 * field, &bad, 4);
         size_t corrupt_bytes = zp_groth16_matrices_size(pk); /* defined, whatever the list holds */
         CHECK(corrupt_bytes > 0);
@@ -317,8 +317,8 @@ int main(void) {
         check_empty(curves[c]);
         check_rejects(curves[c]);
     }
-    CHECK_MSG(n_permuted[0] > 0 && n_permuted[1] > 0, "both layouts tested (%zu in place, %zu permuted)",
-              n_permuted[0], n_permuted[1]);
+    CHECK_MSG(n_permuted[0] > 0 && n_permuted[1] > 0, "both layouts tested (%zu in place, %zu permuted)", n_permuted[0],
+              n_permuted[1]);
     zp_pool_destroy(pool1);
     zp_pool_destroy(pool3);
     return zp_test_done();

@@ -187,8 +187,8 @@ done:
 
 static int parse(zp_witness_inputs *in, const zp_witness_module *m, const char *json) {
     zp_error err = {0};
-    zp_status st = zp_witness_inputs_parse(in, json, strlen(json), zp_witness_module_prime(m),
-                                           zp_witness_module_n8(m), "test input", &err);
+    zp_status st = zp_witness_inputs_parse(in, json, strlen(json), zp_witness_module_prime(m), zp_witness_module_n8(m),
+                                           "test input", &err);
     CHECK_MSG(st == ZP_OK, "parse: %s", err.message);
     return st == ZP_OK;
 }

@@ -51,8 +51,8 @@ static int spill(const char *path, const uint8_t *data, size_t len) {
 
 /* Writes elf (len bytes) as dir/<key>.so, sealed for seal_key; then the
  * check of dir/<key>.so: its state, why in why. */
-static zp_object_state sealed_state(const char *dir, int dfd, const char *key, const char *seal_key,
-                                    const uint8_t *elf, size_t len, char *why) {
+static zp_object_state sealed_state(const char *dir, int dfd, const char *key, const char *seal_key, const uint8_t *elf,
+                                    size_t len, char *why) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.so", dir, key);
     unlink(path);
@@ -79,8 +79,7 @@ int main(void) {
 
     zp_error err = {0};
     zp_witness_cache_io_error(&err, "/c", "/c/x", "write", ENOSPC);
-    CHECK_MSG(strstr(err.message, "/c: no space left on device (cannot write /c/x)") == err.message, "%s",
-              err.message);
+    CHECK_MSG(strstr(err.message, "/c: no space left on device (cannot write /c/x)") == err.message, "%s", err.message);
     zp_witness_cache_io_error(&err, "/c", "/c/x", "write", EDQUOT);
     CHECK_MSG(strstr(err.message, "/c: no space left on device (disk quota exceeded)") == err.message, "%s",
               err.message);

@@ -121,8 +121,7 @@ static void check_field(const char *wasm, const char *field, const char *dir, un
                      cc, dir, exe, c_path);
             CHECK_MSG(system(cmd) == 0, "%s", cmd);
             snprintf(cmd, sizeof cmd, "'%s' %llu %zu", exe, seed, zp_test_iters(20000));
-            CHECK_MSG(system(cmd) == 0, "%s: the native functions differ from the wasm's (seed %llu)", field,
-                      seed);
+            CHECK_MSG(system(cmd) == 0, "%s: the native functions differ from the wasm's (seed %llu)", field, seed);
         }
         free(out);
     }
@@ -135,14 +134,15 @@ static void check_field(const char *wasm, const char *field, const char *dir, un
     snprintf(bad, sizeof bad, "w2c_j0 = %lluull;\n  w2c_np32 = w2c_j0;",
              strcmp(field, "bn128") == 0 ? 4026531838ull : 4294967294ull);
     CHECK(applied_after(text, "static void w2c_Fr_F1m_mul(Z_circuit_instance_t* instance", needle, bad) == 0);
-    const char *seg = strcmp(field, "bn128") == 0 ? "0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5"
-                                                  : "0x01, 0x00, 0x00, 0x00, 0xff, 0xff";
-    const char *seg_bad = strcmp(field, "bn128") == 0 ? "0x03, 0x00, 0x00, 0xf0, 0x93, 0xf5"
-                                                      : "0x03, 0x00, 0x00, 0x00, 0xff, 0xff";
+    const char *seg =
+        strcmp(field, "bn128") == 0 ? "0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5" : "0x01, 0x00, 0x00, 0x00, 0xff, 0xff";
+    const char *seg_bad =
+        strcmp(field, "bn128") == 0 ? "0x03, 0x00, 0x00, 0xf0, 0x93, 0xf5" : "0x03, 0x00, 0x00, 0x00, 0xff, 0xff";
     CHECK(applied_after(text, "", seg, seg_bad) == 0);
     CHECK(applied_after(text, "", "static void w2c_Fr_copy(Z_circuit_instance_t* instance, u32 w2c_pr, u32 w2c_px) {",
                         "static void w2c_Fr_copyX(Z_circuit_instance_t* instance, u32 w2c_pr, u32 w2c_px) {") == 0);
-    CHECK(applied_after(text, "", "static void w2c_Fr_F1m_square(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_r) {",
+    CHECK(applied_after(text, "",
+                        "static void w2c_Fr_F1m_square(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_r) {",
                         "static void w2c_Fr_F1m_square(Z_circuit_instance_t* instance, u64 w2c_x, u32 w2c_r) {") == 0);
     /* and a harmless change leaves it applied (the checks above are not vacuous) */
     CHECK(applied_after(text, "", "static void w2c_Fr_copyn(", "static void w2c_Fr_copyn(") == 1);

@@ -76,8 +76,8 @@ static zp_witness_module *open_with(scripts *s, zp_status *st, zp_error *err) {
 static void one_input(zp_witness_inputs *in, const zp_witness_module *m) {
     zp_error err = {0};
     const char *json = "{\"a\": 5}";
-    zp_status st = zp_witness_inputs_parse(in, json, strlen(json), zp_witness_module_prime(m),
-                                           zp_witness_module_n8(m), "input", &err);
+    zp_status st = zp_witness_inputs_parse(in, json, strlen(json), zp_witness_module_prime(m), zp_witness_module_n8(m),
+                                           "input", &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
 }
 

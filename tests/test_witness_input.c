@@ -232,7 +232,8 @@ static void test_numbers(const modulus_case *bn) {
         {"123456789012345678901234567890", "123456789012345677877719597056"},
         {"1e-400", "0"},
         {"4503599627370497", "4503599627370497"}, /* 2^52 + 1: the last bit of the mantissa */
-        {"1e100", "10000000000000000159028911097599180468360808563945281389781327557747838772170381060813469985856815104"},
+        {"1e100",
+         "10000000000000000159028911097599180468360808563945281389781327557747838772170381060813469985856815104"},
         {"-1e30", "-1000000000000000019884624838656"},
         {"0.5", ""},
         {"1.5", ""},
@@ -268,15 +269,42 @@ static void test_strings(const modulus_case *bn) {
         const char *json;
         int64_t value; /* INT64_MIN: an error */
     } cases[] = {
-        {"\"12\"", 12},          {"\"007\"", 7},           {"\"-007\"", -7},         {"\"+5\"", 5},
-        {"\"\"", 0},             {"\"  \\t\\n \"", 0},     {"\" 12 \"", 12},         {"\"\\u00a012\\ufeff\"", 12},
-        {"\"\\u20281\\u3000\"", 1}, {"\"0xff\"", 255},     {"\"0XFF\"", 255},        {"\"0xAbC\"", 0xabc},
-        {"\"0b101\"", 5},        {"\"0o17\"", 15},         {"\"0O17\"", 15},         {"true", 1},
-        {"false", 0},            {"\"-0\"", 0},            {"\"0x\"", INT64_MIN},    {"\"-0x5\"", INT64_MIN},
-        {"\"+0x5\"", INT64_MIN}, {"\"1e3\"", INT64_MIN},   {"\"1.0\"", INT64_MIN},   {"\"abc\"", INT64_MIN},
-        {"\"1_000\"", INT64_MIN}, {"\"- 1\"", INT64_MIN},  {"\"-\"", INT64_MIN},     {"\"0b2\"", INT64_MIN},
-        {"\"0o8\"", INT64_MIN},  {"\"\\u200b1\"", INT64_MIN}, {"\"1 2\"", INT64_MIN}, {"null", INT64_MIN},
-        {"{}", INT64_MIN},       {"{\"a\": 1}", INT64_MIN}, {"\"0x-1\"", INT64_MIN}, {"\"٣\"", INT64_MIN},
+        {"\"12\"", 12},
+        {"\"007\"", 7},
+        {"\"-007\"", -7},
+        {"\"+5\"", 5},
+        {"\"\"", 0},
+        {"\"  \\t\\n \"", 0},
+        {"\" 12 \"", 12},
+        {"\"\\u00a012\\ufeff\"", 12},
+        {"\"\\u20281\\u3000\"", 1},
+        {"\"0xff\"", 255},
+        {"\"0XFF\"", 255},
+        {"\"0xAbC\"", 0xabc},
+        {"\"0b101\"", 5},
+        {"\"0o17\"", 15},
+        {"\"0O17\"", 15},
+        {"true", 1},
+        {"false", 0},
+        {"\"-0\"", 0},
+        {"\"0x\"", INT64_MIN},
+        {"\"-0x5\"", INT64_MIN},
+        {"\"+0x5\"", INT64_MIN},
+        {"\"1e3\"", INT64_MIN},
+        {"\"1.0\"", INT64_MIN},
+        {"\"abc\"", INT64_MIN},
+        {"\"1_000\"", INT64_MIN},
+        {"\"- 1\"", INT64_MIN},
+        {"\"-\"", INT64_MIN},
+        {"\"0b2\"", INT64_MIN},
+        {"\"0o8\"", INT64_MIN},
+        {"\"\\u200b1\"", INT64_MIN},
+        {"\"1 2\"", INT64_MIN},
+        {"null", INT64_MIN},
+        {"{}", INT64_MIN},
+        {"{\"a\": 1}", INT64_MIN},
+        {"\"0x-1\"", INT64_MIN},
+        {"\"٣\"", INT64_MIN},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t got[32], want[32];
@@ -346,8 +374,8 @@ static void test_structure(const modulus_case *bn) {
     static const uint8_t vals[] = {5, 4, 8, 3, 2, 6, 7};
     CHECK(in.count == 7);
     for (size_t i = 0; i < 7 && in.count == 7; i++) {
-        CHECK_MSG(strcmp(in.signals[i].name, order[i]) == 0 && in.signals[i].values[0] == vals[i], "member %zu: %s",
-                  i, in.signals[i].name);
+        CHECK_MSG(strcmp(in.signals[i].name, order[i]) == 0 && in.signals[i].values[0] == vals[i], "member %zu: %s", i,
+                  in.signals[i].name);
     }
     zp_witness_inputs_free(&in);
     /* An empty object is a circuit without inputs. */
@@ -386,8 +414,8 @@ static void check_error(const modulus_case *bn, const char *json, const char *wa
     zp_witness_inputs in;
     zp_error err = {0};
     int ok = zp_witness_inputs_parse(&in, json, strlen(json), bn->p, bn->n8, "input.json", &err) == ZP_OK;
-    CHECK_MSG(!ok && err.status == ZP_ERR_FORMAT && strstr(err.message, want) != NULL, "%s: got '%s', want '%s'",
-              json, ok ? "accepted" : err.message, want);
+    CHECK_MSG(!ok && err.status == ZP_ERR_FORMAT && strstr(err.message, want) != NULL, "%s: got '%s', want '%s'", json,
+              ok ? "accepted" : err.message, want);
     CHECK(in.count == 0 && in.signals == NULL);
     if (ok) zp_witness_inputs_free(&in);
 }

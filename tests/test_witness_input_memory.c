@@ -169,7 +169,7 @@ int main(void) {
 #if !MEASURE
     printf("test_witness_input_memory: the heap is not measured here (a sanitizer's allocator)\n");
 #endif
-    size_t n = MEASURE ? 200000 : 2000; /* not measured: the shapes only */
+    size_t n = MEASURE ? 200000 : 2000;                         /* not measured: the shapes only */
     bound_holds("warm-up", make("{\"a\": [", "0", 1, "]}"), 0); /* jansson's and stdio's first use */
     bound_holds("small numbers", make("{\"a\": [", "0", n, "]}"), 1);
     bound_holds("numbers", make("{\"a\": [", "123456789", n, "]}"), 1);

@@ -96,7 +96,8 @@ int main(void) {
     /* a long leaf (more than 64 lines) polls too: a caller's straight-line
      * body could call it a million times between two polls */
     char longleaf[2048];
-    int n = snprintf(longleaf, sizeof longleaf, "static void w2c_long(Z_circuit_instance_t* instance) {\n  FUNC_PROLOGUE;\n");
+    int n = snprintf(longleaf, sizeof longleaf,
+                     "static void w2c_long(Z_circuit_instance_t* instance) {\n  FUNC_PROLOGUE;\n");
     for (int i = 0; i < 70; i++) n += snprintf(longleaf + n, sizeof longleaf - (size_t)n, "  w2c_i0 += w2c_i1;\n");
     snprintf(longleaf + n, sizeof longleaf - (size_t)n, "  FUNC_EPILOGUE;\n}\n");
     snprintf(bodies, sizeof bodies, "%s%s", leaf, longleaf);

@@ -11,24 +11,24 @@
 extern int zp_test_failures;
 extern int zp_test_checks;
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        zp_test_checks++;                                                           \
-        if (!(cond)) {                                                              \
-            zp_test_failures++;                                                     \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        zp_test_checks++;                                                            \
+        if (!(cond)) {                                                               \
+            zp_test_failures++;                                                      \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                           \
+        }                                                                            \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                              \
-    do {                                                                  \
-        zp_test_checks++;                                                 \
-        if (!(cond)) {                                                    \
-            zp_test_failures++;                                           \
+#define CHECK_MSG(cond, ...)                                                         \
+    do {                                                                             \
+        zp_test_checks++;                                                            \
+        if (!(cond)) {                                                               \
+            zp_test_failures++;                                                      \
             fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-        }                                                                 \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fprintf(stderr, "\n");                                                   \
+        }                                                                            \
     } while (0)
 
 /* Seeds the RNG (from ZP_TEST_SEED or the clock) and prints the seed. */

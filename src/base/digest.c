@@ -21,7 +21,8 @@ static struct {
 static zp_status crypto_load(zp_error *err) {
     static int once;
     static const char *const sonames[] = {"libcrypto.so.3", "libcrypto.so", NULL};
-#define SYM(f) {"EVP_" #f, (void **)&evp.f}
+#define SYM(f) \
+    { "EVP_" #f, (void **)&evp.f }
     const zp_dynsym syms[] = {SYM(MD_CTX_new),    SYM(MD_CTX_free),  SYM(sha256),
                               SYM(DigestInit_ex), SYM(DigestUpdate), SYM(DigestFinal_ex)};
 #undef SYM

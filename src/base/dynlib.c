@@ -18,8 +18,8 @@ static int resolve(void *handle, const zp_dynsym *syms, size_t n, const char **m
     return 1;
 }
 
-zp_status zp_dynlib_load(int *once, const char *const *sonames, const zp_dynsym *syms, size_t n,
-                         const char *package, zp_error *err) {
+zp_status zp_dynlib_load(int *once, const char *const *sonames, const zp_dynsym *syms, size_t n, const char *package,
+                         zp_error *err) {
     pthread_mutex_lock(&dynlib_lock);
     zp_status st = ZP_OK;
     if (!*once) {

@@ -21,7 +21,7 @@ typedef struct zp_dynsym {
  * every symbol, once per process (later calls return at once; thread
  * safe through *once, which starts at 0). The error names the library and
  * the Debian package that has it. */
-zp_status zp_dynlib_load(int *once, const char *const *sonames, const zp_dynsym *syms, size_t n,
-                         const char *package, zp_error *err);
+zp_status zp_dynlib_load(int *once, const char *const *sonames, const zp_dynsym *syms, size_t n, const char *package,
+                         zp_error *err);
 
 #endif

@@ -6,8 +6,7 @@
 
 /* Sets err (when not NULL) and returns status, so callers can write
  * `return zp_error_set(err, ZP_ERR_FORMAT, "%s: truncated", path);`. */
-zp_status zp_error_set(zp_error *err, zp_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+zp_status zp_error_set(zp_error *err, zp_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Prefixes an already set message with more context ("key.zkey: ..."). */
 zp_status zp_error_prefix(zp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

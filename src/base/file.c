@@ -3,10 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -113,8 +113,7 @@ zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t ma
     close(fd);
     if (n > max) {
         free(buf);
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than %s can hold (%s)", path, what,
-                            cap_size(cap_text, max));
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than %s can hold (%s)", path, what, cap_size(cap_text, max));
     }
     buf[n] = '\0';
     *text = buf;

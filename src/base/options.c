@@ -45,10 +45,14 @@ int zp_size_parse(uint64_t *out, const char *s) {
     }
     unsigned shift = 0;
     switch (*p) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    case 't': case 'T': shift = 40; break;
+    case 'k':
+    case 'K': shift = 10; break;
+    case 'm':
+    case 'M': shift = 20; break;
+    case 'g':
+    case 'G': shift = 30; break;
+    case 't':
+    case 'T': shift = 40; break;
     default: break;
     }
     if (shift) {
@@ -116,7 +120,7 @@ const zp_option *zp_options_find(const zp_option *options, size_t n, const char 
 }
 
 /* The message's head: "where: spelled" or "spelled". */
-#define ZP_OPT_ERROR(err, where, spelled, fmt, ...)                                                           \
+#define ZP_OPT_ERROR(err, where, spelled, fmt, ...) \
     zp_error_set(err, ZP_ERR_ARG, "%s%s%s " fmt, where ? where : "", where ? ": " : "", spelled, __VA_ARGS__)
 
 /* "23.5 GiB", "16.0 EiB": a size for a message. */
@@ -133,7 +137,9 @@ static const char *human_size(char buf[32], uint64_t bytes) {
     return buf;
 }
 
-static int in_bounds(const zp_option *o, uint64_t v) { return (o->min == 0 && o->max == 0) || (v >= o->min && v <= o->max); }
+static int in_bounds(const zp_option *o, uint64_t v) {
+    return (o->min == 0 && o->max == 0) || (v >= o->min && v <= o->max);
+}
 
 zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, const char *value, const char *where,
                          zp_error *err) {
@@ -185,8 +191,8 @@ zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, con
             return ZP_OPT_ERROR(err, where, spelled, "needs a whole number, not '%s'", value);
         }
         if (!in_bounds(o, v)) {
-            return ZP_OPT_ERROR(err, where, spelled, "must be between %llu and %llu, not %s", (unsigned long long)o->min,
-                                (unsigned long long)o->max, value);
+            return ZP_OPT_ERROR(err, where, spelled, "must be between %llu and %llu, not %s",
+                                (unsigned long long)o->min, (unsigned long long)o->max, value);
         }
         if (o->type == ZP_OPT_MEMORY) {
             /* 2^64 - 1 would be taken for "unlimited", 16 EiB on a 24 GiB
@@ -289,10 +295,10 @@ static const char *type_word(zp_option_type t) {
 }
 
 /* snprintf into buf at *len, counting what did not fit */
-#define APPEND(...)                                                                                           \
-    do {                                                                                                      \
-        int k_ = snprintf(*len < cap ? buf + *len : NULL, *len < cap ? cap - *len : 0, __VA_ARGS__);          \
-        if (k_ > 0) *len += (size_t)k_;                                                                       \
+#define APPEND(...)                                                                                  \
+    do {                                                                                             \
+        int k_ = snprintf(*len < cap ? buf + *len : NULL, *len < cap ? cap - *len : 0, __VA_ARGS__); \
+        if (k_ > 0) *len += (size_t)k_;                                                              \
     } while (0)
 
 /* The left column of a flag's line: "  -t, --threads N". */
@@ -326,8 +332,7 @@ int zp_options_help_column(const zp_option *options, size_t n) {
     return width + 2;
 }
 
-size_t zp_options_help(char *buf, size_t cap, const zp_option *options, size_t n, zp_options_style style,
-                       int column) {
+size_t zp_options_help(char *buf, size_t cap, const zp_option *options, size_t n, zp_options_style style, int column) {
     size_t zero = 0, *len = &zero;
     if (cap) buf[0] = '\0';
     if (style == ZP_OPT_HELP_CONFIG) {

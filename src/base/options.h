@@ -48,11 +48,11 @@ struct zp_option {
     const char *name; /* "threads": --threads on a command line, threads in a config file */
     char short_name;  /* 't' for -t; 0 for none */
     zp_option_type type;
-    size_t offset;      /* of the value in the destination struct */
-    uint64_t min, max;  /* whole numbers and sizes: the bounds (both 0: any) */
-    const char *def;    /* the default as text (applied by zp_options_defaults, shown in help); NULL: none */
-    const char *metavar; /* the value's name in help: "N", "SIZE", "FILE" */
-    const char *help;   /* may hold '\n' for more lines */
+    size_t offset;        /* of the value in the destination struct */
+    uint64_t min, max;    /* whole numbers and sizes: the bounds (both 0: any) */
+    const char *def;      /* the default as text (applied by zp_options_defaults, shown in help); NULL: none */
+    const char *metavar;  /* the value's name in help: "N", "SIZE", "FILE" */
+    const char *help;     /* may hold '\n' for more lines */
     zp_option_set_fn set; /* ZP_OPT_CUSTOM only */
 };
 
@@ -97,8 +97,7 @@ typedef enum zp_options_style {
  * ZP_OPT_HELP_FLAGS the help starts at column (0: the one
  * zp_options_help_column gives this table), so that tables listed one
  * after the other line up. */
-size_t zp_options_help(char *buf, size_t cap, const zp_option *options, size_t n, zp_options_style style,
-                       int column);
+size_t zp_options_help(char *buf, size_t cap, const zp_option *options, size_t n, zp_options_style style, int column);
 /* The column after the table's longest "  -t, --threads N" (those over 26
  * characters put their help on the next line instead). */
 int zp_options_help_column(const zp_option *options, size_t n);

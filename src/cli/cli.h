@@ -56,7 +56,7 @@ int zp_cli_usage_error(const zp_cli_command *cmd, const char *fmt, ...) __attrib
 
 /* -t, --threads N (0: one per CPU), into a size_t; every command with
  * worker threads lists it. */
-#define ZP_CLI_THREADS_OPTION(type_, field_, help_)                                                         \
-    {"threads", 't', ZP_OPT_COUNT, offsetof(type_, field_), 0, 1024, NULL, "N", help_, NULL}
+#define ZP_CLI_THREADS_OPTION(type_, field_, help_) \
+    { "threads", 't', ZP_OPT_COUNT, offsetof(type_, field_), 0, 1024, NULL, "N", help_, NULL }
 
 #endif

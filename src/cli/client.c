@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/dynlib.h"
+#include "base/error.h"
 #include "cli/answer.h"
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "base/dynlib.h"
-#include "base/error.h"
 
 /* libcurl, loaded by the client commands alone (base/dynlib.h: linked, it
  * and its TLS, Kerberos and LDAP libraries cost every zkpipe process its
@@ -38,10 +38,11 @@ static struct {
 static int curl_load(const char *cmd) {
     static int once;
     static const char *const sonames[] = {"libcurl.so.4", "libcurl.so", NULL};
-#define SYM(f) {"curl_" #f, (void **)&lib.f}
-    const zp_dynsym syms[] = {SYM(global_init),  SYM(global_cleanup), SYM(easy_init),     SYM(easy_cleanup),
-                              SYM(easy_reset),   SYM(easy_setopt),    SYM(easy_perform),  SYM(easy_getinfo),
-                              SYM(easy_strerror), SYM(easy_escape),   SYM(free),          SYM(slist_append),
+#define SYM(f) \
+    { "curl_" #f, (void **)&lib.f }
+    const zp_dynsym syms[] = {SYM(global_init),   SYM(global_cleanup), SYM(easy_init),    SYM(easy_cleanup),
+                              SYM(easy_reset),    SYM(easy_setopt),    SYM(easy_perform), SYM(easy_getinfo),
+                              SYM(easy_strerror), SYM(easy_escape),    SYM(free),         SYM(slist_append),
                               SYM(slist_free_all)};
 #undef SYM
     zp_error err;
@@ -51,7 +52,6 @@ static int curl_load(const char *cmd) {
     }
     return 0;
 }
-
 
 const char client_exit_help[] =
     "\n"
@@ -81,8 +81,7 @@ static const zp_option common_options[] = {
     {"token", 0, ZP_OPT_ARG, offsetof(client, token), 0, 0, NULL, "T", "bearer token (default: $ZKPIPE_TOKEN)", NULL},
     {"json", 0, ZP_OPT_FLAG, offsetof(client, json), 0, 0, NULL, NULL, "print the daemon's JSON answer unchanged",
      NULL},
-    {"timeout", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "S", "seconds one request may take (default 300)",
-     client_set_timeout},
+    {"timeout", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "S", "seconds one request may take (default 300)", client_set_timeout},
 };
 
 zp_option_table client_common_options(client *c, int with_timeout) {
@@ -101,7 +100,6 @@ void client_init(client *c, const char *cmd) {
 }
 
 /* ---- the connection ---- */
-
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg) {
     buffer *b = arg;
@@ -169,8 +167,8 @@ void client_close(client *c) {
 /* One request: METHOD base+PATH with an optional JSON body. Fills *status and
  * *resp (NUL-terminated). Returns 0, or ZP_EXIT_FAILURE when no answer came
  * (message printed). timeout overrides c->timeout when > 0. */
-int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len,
-                   double timeout, long *status, buffer *resp) {
+int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len, double timeout,
+                   long *status, buffer *resp) {
     CURL *h = c->curl;
     char url[2048], auth[4200], errbuf[CURL_ERROR_SIZE] = "";
     if (snprintf(url, sizeof url, "%s%s", c->base, path) >= (int)sizeof url) {
@@ -275,4 +273,3 @@ int client_parse_job(client *c, const char *s, unsigned long long *id) {
 
 /* o[k] as a string, or `dflt` when it is missing or not a string. */
 const char *client_str(json_t *o, const char *k, const char *dflt) { return answer_str(o, k, dflt); }
-

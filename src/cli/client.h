@@ -20,9 +20,9 @@ typedef struct client {
     char base[1024];    /* URL prefix without a trailing '/' */
     const char *socket; /* unix socket path, or NULL */
     const char *token;
-    double timeout; /* seconds per request; 0: none */
+    double timeout;  /* seconds per request; 0: none */
     int timeout_set; /* --timeout was given */
-    int json;       /* --json: print the daemon's answer unchanged */
+    int json;        /* --json: print the daemon's answer unchanged */
     CURL *curl;
 } client;
 
@@ -48,8 +48,8 @@ void client_close(client *c);
 /* s escaped for a URL path segment (malloc'd; NULL: out of memory). After client_open. */
 char *client_escape(client *c, const char *s);
 /* One request; 0 with *status and the body, or an exit status. */
-int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len,
-                   double timeout, long *status, buffer *resp);
+int client_request(client *c, const char *method, const char *path, const char *body, size_t body_len, double timeout,
+                   long *status, buffer *resp);
 /* The exit status for an error answer, with its error.message printed. */
 int client_answer_error(client *c, long status, const buffer *resp);
 /* Parses a successful answer; NULL (message printed) when it is not JSON. */

@@ -169,8 +169,8 @@ int zp_cmd_await(int argc, char **argv) {
     client c;
     await_args args = {0};
     client_init(&c, "await");
-    zp_option_table tables[] = {{"options:", await_options, 1, &args}, {"", await_timeout, 1, &c},
-                                client_common_options(&c, 0)};
+    zp_option_table tables[] = {
+        {"options:", await_options, 1, &args}, {"", await_timeout, 1, &c}, client_common_options(&c, 0)};
     zp_cli_command cmd = {"await", await_help, tables, 3, client_exit_help};
     if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
     int n = zp_cli_parse(&cmd, argc, argv);
@@ -220,13 +220,13 @@ static const zp_option submit_options[] = {
     {"priority", 0, ZP_OPT_INT, offsetof(submit_args, priority), 0, 0, NULL, "N", "higher runs first (default 0)",
      NULL},
     {"request-id", 0, ZP_OPT_ARG, offsetof(submit_args, request_id), 0, 0, NULL, "X",
-     "an idempotency id: submitting again with the same X\nreturns the job already made for it (safe to retry)",
-     NULL},
+     "an idempotency id: submitting again with the same X\nreturns the job already made for it (safe to retry)", NULL},
     {"path", 0, ZP_OPT_FLAG, offsetof(submit_args, by_path), 0, 0, NULL, NULL,
      "send the witnesses as paths on the daemon's machine,\nrelative to its witness_dir, instead of uploading them",
      NULL},
     {"inputs", 0, ZP_OPT_FLAG, offsetof(submit_args, inputs), 0, 0, NULL, NULL,
-     "the files are the circuit's input.json, one per partition\n(the key needs its circuit: ID.wasm in keys_dir)", NULL},
+     "the files are the circuit's input.json, one per partition\n(the key needs its circuit: ID.wasm in keys_dir)",
+     NULL},
     {"wait", 0, ZP_OPT_SECONDS, offsetof(submit_args, wait), 0, 0, NULL, "S",
      "with --out: then wait up to S seconds for the job\n(0: forever) and write its proofs as 'zkpipe await' does",
      NULL},
@@ -257,7 +257,8 @@ static char *file_base64(client *c, const char *path, size_t *out_len) {
     fclose(f);
     size_t o = 0;
     for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)raw[i] << 16 | (i + 1 < n ? (unsigned)raw[i + 1] << 8 : 0) | (i + 2 < n ? raw[i + 2] : 0);
+        unsigned v =
+            (unsigned)raw[i] << 16 | (i + 1 < n ? (unsigned)raw[i + 1] << 8 : 0) | (i + 2 < n ? raw[i + 2] : 0);
         enc[o++] = b64[v >> 18 & 63];
         enc[o++] = b64[v >> 12 & 63];
         enc[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
@@ -321,8 +322,8 @@ int zp_cmd_submit(int argc, char **argv) {
         json_t *in = json_loadfd(fd, 0, &jerr);
         close(fd);
         if (in == NULL || !json_is_object(in)) {
-            fprintf(stderr, "zkpipe submit: %s: not an input.json (a JSON object of input signals): %s\n",
-                    witnesses[i], in ? "not an object" : jerr.text);
+            fprintf(stderr, "zkpipe submit: %s: not an input.json (a JSON object of input signals): %s\n", witnesses[i],
+                    in ? "not an object" : jerr.text);
             json_decref(in);
             rc = ZP_EXIT_INPUT;
         } else {

@@ -23,14 +23,15 @@ static int info_zkey(const char *path, long long size) {
     zp_zkey *zkey;
     if (zp_zkey_open(&zkey, path, &err) != ZP_OK) return zp_cli_fail(&err);
     const zp_groth16_pk *pk = zp_zkey_pk(zkey);
-    printf("%s: Groth16 proving key (.zkey)\n"
-           "  curve            %s\n"
-           "  wires            %u (1 constant, %u public, %u private)\n"
-           "  domain           2^%d = %u\n"
-           "  coefficients     %zu (A and B)\n"
-           "  file size        %.1f MiB\n",
-           path, zp_curve_name(pk->curve), pk->n_vars, pk->n_public, pk->n_vars - pk->n_public - 1,
-           __builtin_ctz(pk->domain_size), pk->domain_size, pk->n_coefs, (double)size / (1 << 20));
+    printf(
+        "%s: Groth16 proving key (.zkey)\n"
+        "  curve            %s\n"
+        "  wires            %u (1 constant, %u public, %u private)\n"
+        "  domain           2^%d = %u\n"
+        "  coefficients     %zu (A and B)\n"
+        "  file size        %.1f MiB\n",
+        path, zp_curve_name(pk->curve), pk->n_vars, pk->n_public, pk->n_vars - pk->n_public - 1,
+        __builtin_ctz(pk->domain_size), pk->domain_size, pk->n_coefs, (double)size / (1 << 20));
     zp_zkey_close(zkey);
     return ZP_EXIT_OK;
 }
@@ -39,10 +40,11 @@ static int info_wtns(const char *path) {
     zp_error err = {0};
     zp_wtns *wtns;
     if (zp_wtns_open(&wtns, path, &err) != ZP_OK) return zp_cli_fail(&err);
-    printf("%s: witness (.wtns)\n"
-           "  curve            %s\n"
-           "  values           %zu (including the constant 1)\n",
-           path, zp_curve_name(zp_wtns_curve(wtns)), zp_wtns_count(wtns));
+    printf(
+        "%s: witness (.wtns)\n"
+        "  curve            %s\n"
+        "  values           %zu (including the constant 1)\n",
+        path, zp_curve_name(zp_wtns_curve(wtns)), zp_wtns_count(wtns));
     zp_wtns_close(wtns);
     return ZP_EXIT_OK;
 }
@@ -54,16 +56,17 @@ static int info_r1cs(const char *path) {
     const zp_r1cs_header *h = zp_r1cs_get_header(r1cs);
     size_t terms = 0;
     for (int k = 0; k < 3; k++) terms += zp_r1cs_get_matrix(r1cs, k)->n_terms;
-    printf("%s: constraint system (.r1cs)\n"
-           "  curve            %s\n"
-           "  constraints      %u (%zu terms)\n"
-           "  wires            %u\n"
-           "  public outputs   %u\n"
-           "  public inputs    %u\n"
-           "  private inputs   %u\n"
-           "  labels           %llu\n",
-           path, zp_curve_name(h->curve), h->n_constraints, terms, h->n_wires, h->n_pub_out, h->n_pub_in,
-           h->n_prv_in, (unsigned long long)h->n_labels);
+    printf(
+        "%s: constraint system (.r1cs)\n"
+        "  curve            %s\n"
+        "  constraints      %u (%zu terms)\n"
+        "  wires            %u\n"
+        "  public outputs   %u\n"
+        "  public inputs    %u\n"
+        "  private inputs   %u\n"
+        "  labels           %llu\n",
+        path, zp_curve_name(h->curve), h->n_constraints, terms, h->n_wires, h->n_pub_out, h->n_pub_in, h->n_prv_in,
+        (unsigned long long)h->n_labels);
     zp_r1cs_close(r1cs);
     return ZP_EXIT_OK;
 }

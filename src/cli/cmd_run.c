@@ -52,7 +52,9 @@ static const zp_option options[] = {
      "stop a partition's witness calculation after S\nseconds: the job fails (default: none)", NULL},
     {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
     {"budget", 0, ZP_OPT_MEMORY, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
-     "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked buffer\n(default: available memory minus 10%)", NULL},
+     "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked "
+     "buffer\n(default: available memory minus 10%)",
+     NULL},
     {"synth-workers", 0, ZP_OPT_COUNT, ENG(synth_workers), 1, 256, NULL, "N",
      "synthesis workers (default: one per CPU)", NULL},
     {"prove-workers", 0, ZP_OPT_COUNT, ENG(prove_workers), 1, 64, NULL, "N", "prove workers (default 1)", NULL},
@@ -64,7 +66,8 @@ static const zp_option options[] = {
      "capacity of each queue between stages\n(default: the synthesis worker count)", NULL},
     {"trace", 0, ZP_OPT_ARG, ENG(trace_path), 0, 0, NULL, "FILE",
      "write a Chrome trace-event JSON (open it in\nhttps://ui.perfetto.dev): stage spans per\npartition, bytes per "
-     "class and RSS over time", NULL},
+     "class and RSS over time",
+     NULL},
     {"log", 0, ZP_OPT_FLAG, offsetof(run_args, log), 0, 0, NULL, NULL,
      "print a line at each stage transition with the\nbuffers in flight", NULL},
     {"quiet", 0, ZP_OPT_FLAG, offsetof(run_args, quiet), 0, 0, NULL, NULL, "no status line", NULL},
@@ -83,8 +86,8 @@ static void status_line(const zp_engine_stats *s, size_t total, int tty) {
     fprintf(stderr,
             "%s[%6.1fs] proofs %llu/%zu | synth %zu wait %zu prove %zu wait %zu final %zu | tracked %.0f MB "
             "(witgen %.0f witness %.0f abc %.0f msm %.0f) reserved %.0f/%.0f MB | rss %.0f MB%s",
-            tty ? "\r" : "", s->uptime, (unsigned long long)s->proofs_done, total,
-            s->partitions_in[ZP_STAGE_SYNTH], s->partitions_in[ZP_STAGE_WAIT_PROVE], s->partitions_in[ZP_STAGE_PROVE],
+            tty ? "\r" : "", s->uptime, (unsigned long long)s->proofs_done, total, s->partitions_in[ZP_STAGE_SYNTH],
+            s->partitions_in[ZP_STAGE_WAIT_PROVE], s->partitions_in[ZP_STAGE_PROVE],
             s->partitions_in[ZP_STAGE_WAIT_FINAL], s->partitions_in[ZP_STAGE_FINAL], mb(s->tracked),
             mb(s->by_class[ZP_BUF_WITGEN].bytes), mb(s->by_class[ZP_BUF_WITNESS].bytes),
             mb(s->by_class[ZP_BUF_ABC].bytes), mb(s->by_class[ZP_BUF_MSM].bytes), mb(s->reserved), mb(s->budget),
@@ -117,17 +120,18 @@ static void summary(zp_engine *engine, uint64_t job, size_t n, double wall) {
         double row[7] = {t.queued, t.synth, t.wait_prove, t.prove, t.wait_final, t.final, t.total};
         for (int k = 0; k < 7; k++) v[k * n + i] = row[k];
     }
-    printf("summary: %zu proofs in %.2f s, %.2f proofs/min (%zu synthesis, %zu prove, %zu finalize workers, "
-           "queues of %zu)\n",
-           (size_t)s.proofs_done, wall, wall > 0 ? 60.0 * (double)s.proofs_done / wall : 0, s.synth_workers,
-           s.prove_workers, s.finalize_workers, s.queue_capacity);
-    static const char *names[7] = {"admission", "synthesis", "wait prove", "prove", "wait final", "finalize",
-                                   "total"};
+    printf(
+        "summary: %zu proofs in %.2f s, %.2f proofs/min (%zu synthesis, %zu prove, %zu finalize workers, "
+        "queues of %zu)\n",
+        (size_t)s.proofs_done, wall, wall > 0 ? 60.0 * (double)s.proofs_done / wall : 0, s.synth_workers,
+        s.prove_workers, s.finalize_workers, s.queue_capacity);
+    static const char *names[7] = {"admission", "synthesis", "wait prove", "prove", "wait final", "finalize", "total"};
     for (int k = 0; k < 7; k++) stage_row(names[k], v + (size_t)k * n, n);
-    printf("  memory (MB): budget %.0f (%.0f the process's own: RSS %.0f at start, its code and threads; %.0f for "
-           "buffers), peak reserved %.0f, peak tracked %.0f; peak RSS %.0f\n",
-           mb(s.budget), mb(s.budget - s.buffer_budget), mb(s.baseline_rss), mb(s.buffer_budget), mb(s.peak_reserved),
-           mb(s.peak_tracked), mb(s.peak_rss));
+    printf(
+        "  memory (MB): budget %.0f (%.0f the process's own: RSS %.0f at start, its code and threads; %.0f for "
+        "buffers), peak reserved %.0f, peak tracked %.0f; peak RSS %.0f\n",
+        mb(s.budget), mb(s.budget - s.buffer_budget), mb(s.baseline_rss), mb(s.buffer_budget), mb(s.peak_reserved),
+        mb(s.peak_tracked), mb(s.peak_rss));
     printf("  peak tracked by class (MB):");
     for (int c = 0; c < ZP_BUF_CLASSES; c++) {
         printf(" %s %.1f", zp_buffer_class_name((zp_buffer_class)c), mb(s.by_class[c].peak_bytes));
@@ -180,8 +184,7 @@ int zp_cmd_run(int argc, char **argv) {
     int npos = zp_cli_parse(&cmd, argc, argv);
     if (npos < 0) goto done;
     if (npos > 0) {
-        rc = zp_cli_usage_error(&cmd, "unexpected argument '%s' (witnesses follow --witness, inputs --input)",
-                                argv[1]);
+        rc = zp_cli_usage_error(&cmd, "unexpected argument '%s' (witnesses follow --witness, inputs --input)", argv[1]);
         goto done;
     }
     zp_engine_options opt = args.opt;

@@ -40,11 +40,13 @@ static const zp_option options[] = {
     {"cache", 0, ZP_OPT_ARG, offsetof(wtns_args, cache), 0, 0, NULL, "DIR",
      "the folder of compiled calculators (default: see below)", NULL},
     {"time-limit", 0, ZP_OPT_SECONDS, offsetof(wtns_args, time_limit), 0, 0, NULL, "S",
-     "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not counted): exit 3 (default: none)", NULL},
+     "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not counted): exit 3 "
+     "(default: none)",
+     NULL},
     {"sanity-check", 'c', ZP_OPT_FLAG, offsetof(wtns_args, sanity_check), 0, 0, NULL, NULL,
      "let the calculator check every signal as it is set (snarkjs -c)", NULL},
-    {"verbose", 'v', ZP_OPT_FLAG, offsetof(wtns_args, verbose), 0, 0, NULL, NULL,
-     "print how long each step took", NULL},
+    {"verbose", 'v', ZP_OPT_FLAG, offsetof(wtns_args, verbose), 0, 0, NULL, NULL, "print how long each step took",
+     NULL},
 };
 
 int zp_cmd_wtns(int argc, char **argv) {
@@ -55,8 +57,7 @@ int zp_cmd_wtns(int argc, char **argv) {
     int npos = zp_cli_parse(&cmd, argc, argv);
     if (npos < 0) return ZP_EXIT_USAGE;
     if (npos < 1 || strcmp(argv[1], "calculate") != 0) {
-        return zp_cli_usage_error(&cmd, "unknown subcommand '%s' (zkpipe wtns calculate ...)",
-                                  npos < 1 ? "" : argv[1]);
+        return zp_cli_usage_error(&cmd, "unknown subcommand '%s' (zkpipe wtns calculate ...)", npos < 1 ? "" : argv[1]);
     }
     if (npos != 4) return zp_cli_usage_error(&cmd, "expected 3 arguments after 'calculate', got %d", npos - 1);
     const char *wasm_path = argv[2], *input_path = argv[3], *wtns_path = argv[4];
@@ -69,24 +70,27 @@ int zp_cmd_wtns(int argc, char **argv) {
     int rc = ZP_EXIT_OK;
     double t0 = zp_clock_now();
     if (zp_witness_load(&m, wasm_path, &copt, args.time_limit, &stats, &err) != ZP_OK) goto fail;
-    if (zp_witness_compute_file(&values, m, input_path, args.sanity_check, args.time_limit, stderr, &stats, &err) != ZP_OK) goto fail;
+    if (zp_witness_compute_file(&values, m, input_path, args.sanity_check, args.time_limit, stderr, &stats, &err) !=
+        ZP_OK)
+        goto fail;
     double t_write = zp_clock_now();
     if (zp_witness_write_wtns(wtns_path, m, values, &err) != ZP_OK) goto fail;
     double t_end = zp_clock_now();
     if (args.verbose) {
-        fprintf(stderr,
-                "witness: %zu values, prime of %s, linear memory %.1f MiB\n"
-                "  %-13s %8.3f s%s\n"
-                "  load          %8.3f s\n"
-                "  read inputs   %8.3f s\n"
-                "  witness       %8.3f s\n"
-                "  write         %8.3f s\n"
-                "  total         %8.3f s\n",
-                zp_witness_module_size(m),
-                zp_witness_module_curve(m) == ZP_CURVE_NONE ? "another field" : zp_curve_name(zp_witness_module_curve(m)),
-                (double)stats.memory_bytes / (1 << 20), stats.compiled ? "compile" : "cache lookup", stats.compile_s,
-                stats.compiled ? "" : " (compiled before)", stats.load_s, stats.inputs_s, stats.calc_s,
-                t_end - t_write, t_end - t0);
+        fprintf(
+            stderr,
+            "witness: %zu values, prime of %s, linear memory %.1f MiB\n"
+            "  %-13s %8.3f s%s\n"
+            "  load          %8.3f s\n"
+            "  read inputs   %8.3f s\n"
+            "  witness       %8.3f s\n"
+            "  write         %8.3f s\n"
+            "  total         %8.3f s\n",
+            zp_witness_module_size(m),
+            zp_witness_module_curve(m) == ZP_CURVE_NONE ? "another field" : zp_curve_name(zp_witness_module_curve(m)),
+            (double)stats.memory_bytes / (1 << 20), stats.compiled ? "compile" : "cache lookup", stats.compile_s,
+            stats.compiled ? "" : " (compiled before)", stats.load_s, stats.inputs_s, stats.calc_s, t_end - t_write,
+            t_end - t0);
     }
     goto done;
 fail:

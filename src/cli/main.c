@@ -66,8 +66,7 @@ int zp_cli_fail(const zp_error *err) {
  * their names say so rather than "unknown command". */
 static int zp_cmd_no_daemon(int argc, char **argv) {
     (void)argc;
-    fprintf(stderr, "zkpipe: '%s' needs the daemon, and this zkpipe was built without it (-DZP_SERVER=OFF)\n",
-            argv[0]);
+    fprintf(stderr, "zkpipe: '%s' needs the daemon, and this zkpipe was built without it (-DZP_SERVER=OFF)\n", argv[0]);
     return ZP_EXIT_USAGE;
 }
 #endif
@@ -85,15 +84,15 @@ int main(int argc, char **argv) {
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"prove", zp_cmd_prove},   {"verify", zp_cmd_verify}, {"setup", zp_cmd_setup},
-        {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info}, {"run", zp_cmd_run},
-        {"wtns", zp_cmd_wtns}, {"fullprove", zp_cmd_fullprove},
+        {"prove", zp_cmd_prove},         {"verify", zp_cmd_verify},       {"setup", zp_cmd_setup},
+        {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info},           {"run", zp_cmd_run},
+        {"wtns", zp_cmd_wtns},           {"fullprove", zp_cmd_fullprove},
 #ifndef ZP_NO_SERVER
-        {"serve", zp_cmd_serve}, {"submit", zp_cmd_submit}, {"status", zp_cmd_status},
-        {"await", zp_cmd_await}, {"cancel", zp_cmd_cancel}, {"keys", zp_cmd_keys},
+        {"serve", zp_cmd_serve},         {"submit", zp_cmd_submit},       {"status", zp_cmd_status},
+        {"await", zp_cmd_await},         {"cancel", zp_cmd_cancel},       {"keys", zp_cmd_keys},
 #else
-        {"serve", zp_cmd_no_daemon}, {"submit", zp_cmd_no_daemon}, {"status", zp_cmd_no_daemon},
-        {"await", zp_cmd_no_daemon}, {"cancel", zp_cmd_no_daemon}, {"keys", zp_cmd_no_daemon},
+        {"serve", zp_cmd_no_daemon},     {"submit", zp_cmd_no_daemon},    {"status", zp_cmd_no_daemon},
+        {"await", zp_cmd_no_daemon},     {"cancel", zp_cmd_no_daemon},    {"keys", zp_cmd_no_daemon},
 #endif
     };
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {

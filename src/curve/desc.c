@@ -13,69 +13,69 @@
  * point types are exactly their limbs (field_impl.h, point_impl.h), so a
  * memcpy moves between the two without depending on the caller's
  * alignment. */
-#define ZP_CURVE_FUNCS_(id, g, G)                                                              \
-    static void g##_desc_fp_to_mont(uint64_t *mont, const uint64_t *plain) {                   \
-        g##_fp a, r;                                                                           \
-        memcpy(&a, plain, sizeof a);                                                           \
-        g##_fp_to_mont(&r, &a);                                                                \
-        memcpy(mont, &r, sizeof r);                                                            \
-    }                                                                                          \
-    static void g##_desc_fp_from_mont(uint64_t *plain, const uint64_t *mont) {                 \
-        g##_fp a, r;                                                                           \
-        memcpy(&a, mont, sizeof a);                                                            \
-        g##_fp_from_mont(&r, &a);                                                              \
-        memcpy(plain, &r, sizeof r);                                                           \
-    }                                                                                          \
-    static int g##_desc_g1_is_on_curve_var(const uint64_t *limbs) {                                \
-        g##_g1 p;                                                                              \
-        memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g1_is_on_curve_var(&p);                                                         \
-    }                                                                                          \
-    static int g##_desc_g1_is_in_subgroup_var(const uint64_t *limbs) {                             \
-        g##_g1 p;                                                                              \
-        if (G##_G1_COFACTOR_ONE) return 1; /* on the curve is in the group */                  \
-        memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g1_is_in_subgroup_var(&p);                                                      \
-    }                                                                                          \
-    static int g##_desc_g2_is_on_curve_var(const uint64_t *limbs) {                                \
-        g##_g2 p;                                                                              \
-        memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g2_is_on_curve_var(&p);                                                         \
-    }                                                                                          \
-    static int g##_desc_g2_is_in_subgroup_var(const uint64_t *limbs) {                             \
-        g##_g2 p;                                                                              \
-        memcpy(&p, limbs, sizeof p);                                                           \
-        return g##_g2_is_in_subgroup_var(&p);                                                      \
-    }                                                                                          \
+#define ZP_CURVE_FUNCS_(id, g, G)                                              \
+    static void g##_desc_fp_to_mont(uint64_t *mont, const uint64_t *plain) {   \
+        g##_fp a, r;                                                           \
+        memcpy(&a, plain, sizeof a);                                           \
+        g##_fp_to_mont(&r, &a);                                                \
+        memcpy(mont, &r, sizeof r);                                            \
+    }                                                                          \
+    static void g##_desc_fp_from_mont(uint64_t *plain, const uint64_t *mont) { \
+        g##_fp a, r;                                                           \
+        memcpy(&a, mont, sizeof a);                                            \
+        g##_fp_from_mont(&r, &a);                                              \
+        memcpy(plain, &r, sizeof r);                                           \
+    }                                                                          \
+    static int g##_desc_g1_is_on_curve_var(const uint64_t *limbs) {            \
+        g##_g1 p;                                                              \
+        memcpy(&p, limbs, sizeof p);                                           \
+        return g##_g1_is_on_curve_var(&p);                                     \
+    }                                                                          \
+    static int g##_desc_g1_is_in_subgroup_var(const uint64_t *limbs) {         \
+        g##_g1 p;                                                              \
+        if (G##_G1_COFACTOR_ONE) return 1; /* on the curve is in the group */  \
+        memcpy(&p, limbs, sizeof p);                                           \
+        return g##_g1_is_in_subgroup_var(&p);                                  \
+    }                                                                          \
+    static int g##_desc_g2_is_on_curve_var(const uint64_t *limbs) {            \
+        g##_g2 p;                                                              \
+        memcpy(&p, limbs, sizeof p);                                           \
+        return g##_g2_is_on_curve_var(&p);                                     \
+    }                                                                          \
+    static int g##_desc_g2_is_in_subgroup_var(const uint64_t *limbs) {         \
+        g##_g2 p;                                                              \
+        memcpy(&p, limbs, sizeof p);                                           \
+        return g##_g2_is_in_subgroup_var(&p);                                  \
+    }                                                                          \
     static const char *const g##_desc_aliases[] = {G##_ALIASES, NULL};
 ZP_CURVE_LIST(ZP_CURVE_FUNCS_)
 
 #define ZP_CURVE_LIMBS_(g, f) (sizeof(g##_##f) / sizeof(uint64_t))
 
-#define ZP_CURVE_DESC_(cid, g, G)                                        \
-    const zp_curve_desc g##_curve_desc = {                              \
-        .id = cid,                                                      \
-        .name = G##_NAME,                                               \
-        .title = G##_TITLE,                                             \
-        .aliases = g##_desc_aliases,                                    \
-        .fp_modulus = g##_fp_modulus.v,                                 \
-        .fp_limbs = ZP_CURVE_LIMBS_(g, fp),                             \
-        .fp_bytes = sizeof(g##_fp),                                     \
-        .fp_bits = G##_FP_BITS,                                         \
-        .fr_modulus = g##_fr_modulus.v,                                 \
-        .fr_limbs = ZP_CURVE_LIMBS_(g, fr),                             \
-        .fr_bytes = sizeof(g##_fr),                                     \
-        .fr_bits = G##_FR_BITS,                                         \
-        .fr_two_adicity = G##_FR_TWO_ADICITY,                           \
-        .g1_bytes = sizeof(g##_g1),                                     \
-        .g2_bytes = sizeof(g##_g2),                                     \
-        .g1_cofactor_one = G##_G1_COFACTOR_ONE,                         \
-        .fp_to_mont = g##_desc_fp_to_mont,                              \
-        .fp_from_mont = g##_desc_fp_from_mont,                          \
-        .g1_is_on_curve_var = g##_desc_g1_is_on_curve_var,                      \
-        .g1_is_in_subgroup_var = g##_desc_g1_is_in_subgroup_var,                \
-        .g2_is_on_curve_var = g##_desc_g2_is_on_curve_var,                      \
-        .g2_is_in_subgroup_var = g##_desc_g2_is_in_subgroup_var,                \
+#define ZP_CURVE_DESC_(cid, g, G)                                \
+    const zp_curve_desc g##_curve_desc = {                       \
+        .id = cid,                                               \
+        .name = G##_NAME,                                        \
+        .title = G##_TITLE,                                      \
+        .aliases = g##_desc_aliases,                             \
+        .fp_modulus = g##_fp_modulus.v,                          \
+        .fp_limbs = ZP_CURVE_LIMBS_(g, fp),                      \
+        .fp_bytes = sizeof(g##_fp),                              \
+        .fp_bits = G##_FP_BITS,                                  \
+        .fr_modulus = g##_fr_modulus.v,                          \
+        .fr_limbs = ZP_CURVE_LIMBS_(g, fr),                      \
+        .fr_bytes = sizeof(g##_fr),                              \
+        .fr_bits = G##_FR_BITS,                                  \
+        .fr_two_adicity = G##_FR_TWO_ADICITY,                    \
+        .g1_bytes = sizeof(g##_g1),                              \
+        .g2_bytes = sizeof(g##_g2),                              \
+        .g1_cofactor_one = G##_G1_COFACTOR_ONE,                  \
+        .fp_to_mont = g##_desc_fp_to_mont,                       \
+        .fp_from_mont = g##_desc_fp_from_mont,                   \
+        .g1_is_on_curve_var = g##_desc_g1_is_on_curve_var,       \
+        .g1_is_in_subgroup_var = g##_desc_g1_is_in_subgroup_var, \
+        .g2_is_on_curve_var = g##_desc_g2_is_on_curve_var,       \
+        .g2_is_in_subgroup_var = g##_desc_g2_is_in_subgroup_var, \
     };
 ZP_CURVE_LIST(ZP_CURVE_DESC_)
 
@@ -84,10 +84,10 @@ static const zp_curve_desc *const curves[] = {ZP_CURVE_LIST(ZP_CURVE_ENTRY_)};
 enum { N_CURVES = sizeof curves / sizeof curves[0] };
 
 /* The formats and the prover move points as limb arrays of these sizes. */
-#define ZP_CURVE_CHECK_(id, g, G)                                                           \
+#define ZP_CURVE_CHECK_(id, g, G)                                                              \
     _Static_assert(sizeof(g##_fp) <= 8 * ZP_CURVE_MAX_FP_LIMBS, #g ": Fp wider than the max"); \
-    _Static_assert(sizeof(g##_fr) == 32, #g ": Fr is not 4 limbs");                          \
-    _Static_assert(sizeof(g##_g1) == 2 * sizeof(g##_fp), #g ": G1 is not x, y");             \
+    _Static_assert(sizeof(g##_fr) == 32, #g ": Fr is not 4 limbs");                            \
+    _Static_assert(sizeof(g##_g1) == 2 * sizeof(g##_fp), #g ": G1 is not x, y");               \
     _Static_assert(sizeof(g##_g2) == 4 * sizeof(g##_fp), #g ": G2 is not two Fp2");
 ZP_CURVE_LIST(ZP_CURVE_CHECK_)
 

@@ -27,8 +27,8 @@
 
 /* X(zp_curve value, prefix of its instantiations, prefix of its constants),
  * one line per curve, in the order they are listed to users. */
-#define ZP_CURVE_LIST(X)                       \
-    X(ZP_CURVE_BN254, zp_bn254, ZP_BN254)      \
+#define ZP_CURVE_LIST(X)                  \
+    X(ZP_CURVE_BN254, zp_bn254, ZP_BN254) \
     X(ZP_CURVE_BLS12_381, zp_bls12, ZP_BLS12)
 
 /* Names. _NAME: circom's (`circom --prime`) and snarkjs's JSON "curve";

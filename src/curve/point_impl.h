@@ -270,7 +270,7 @@ static inline void P_(j_add)(PJ *r, const PJ *p, const PJ *q) {
     P_(j_add_general)(&sum, p, q, &a);
     P_(j_dbl)(&dbl, p);
     P_(j_set_inf)(&zero);
-    P_(j_cmov)(&sum, &dbl, h_zero & r_zero);  /* P = Q */
+    P_(j_cmov)(&sum, &dbl, h_zero & r_zero);   /* P = Q */
     P_(j_cmov)(&sum, &zero, h_zero & ~r_zero); /* P = -Q */
     P_(j_cmov)(&sum, q, p_inf);                /* O + Q (last two win) */
     P_(j_cmov)(&sum, p, q_inf);                /* P + O */

@@ -24,14 +24,14 @@
 
 #include "curve/curve.h"
 
-#define ZP_SUBGROUP_PSI_(G, F2, PRE)                                                          \
-    static inline void G##_j_psi(G##j *r, const G##j *p) {                                     \
-        static const F2 cx = PRE##_G2_PSI_X_INIT, cy = PRE##_G2_PSI_Y_INIT;                      \
-        F2##_conj(&r->x, &p->x);                                                              \
-        F2##_conj(&r->y, &p->y);                                                              \
-        F2##_conj(&r->z, &p->z);                                                              \
-        F2##_mul(&r->x, &r->x, &cx);                                                          \
-        F2##_mul(&r->y, &r->y, &cy);                                                          \
+#define ZP_SUBGROUP_PSI_(G, F2, PRE)                                        \
+    static inline void G##_j_psi(G##j *r, const G##j *p) {                  \
+        static const F2 cx = PRE##_G2_PSI_X_INIT, cy = PRE##_G2_PSI_Y_INIT; \
+        F2##_conj(&r->x, &p->x);                                            \
+        F2##_conj(&r->y, &p->y);                                            \
+        F2##_conj(&r->z, &p->z);                                            \
+        F2##_mul(&r->x, &r->x, &cx);                                        \
+        F2##_mul(&r->y, &r->y, &cy);                                        \
     }
 ZP_SUBGROUP_PSI_(zp_bn254_g2, zp_bn254_fp2, ZP_BN254)
 ZP_SUBGROUP_PSI_(zp_bls12_g2, zp_bls12_fp2, ZP_BLS12)

@@ -10,8 +10,8 @@
 
 #include "base/clock.h"
 #include "base/error.h"
-#include "engine/pool.h"
 #include "curve/desc.h"
+#include "engine/pool.h"
 #include "field/mont.h"
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
@@ -446,7 +446,8 @@ zp_status zp_proof_write(const char *proof_path, const char *public_path, const 
     }
     if (st == ZP_OK && proof_path != NULL) st = zp_json_proof_write(proof_path, &p, err);
     if (st == ZP_OK && public_path != NULL) {
-        st = zp_json_public_write(public_path, zp_groth16_witness_public(zp_wtns_values(witness->wtns)), zp_key_public(key), err);
+        st = zp_json_public_write(public_path, zp_groth16_witness_public(zp_wtns_values(witness->wtns)),
+                                  zp_key_public(key), err);
     }
     return st;
 }

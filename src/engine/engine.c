@@ -21,9 +21,7 @@ static const char *const state_names[] = {"queued", "running", "done", "failed",
 
 const char *zp_buffer_class_name(zp_buffer_class cls) { return cls < ZP_BUF_CLASSES ? class_names[cls] : "?"; }
 const char *zp_stage_name(zp_stage stage) { return stage < ZP_STAGES ? stage_names[stage] : "?"; }
-const char *zp_job_state_name(zp_job_state state) {
-    return state <= ZP_JOB_CANCELLED ? state_names[state] : "?";
-}
+const char *zp_job_state_name(zp_job_state state) { return state <= ZP_JOB_CANCELLED ? state_names[state] : "?"; }
 
 /* ---- partitions and jobs (lock held) ---------------------------------- */
 
@@ -289,8 +287,8 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
             free(e);
             return zp_error_set(err, ZP_ERR_NOMEM,
                                 "the memory budget (%s) is not above this process's own memory before any buffer "
-                                "(%s: its RSS, its code and its %zu threads), which it must cover", human(b1, budget),
-                                human(b2, own), threads);
+                                "(%s: its RSS, its code and its %zu threads), which it must cover",
+                                human(b1, budget), human(b2, own), threads);
         }
         e->budget -= e->own_bytes;
     }
@@ -329,7 +327,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
         if (!e->circuits_started) st = zp_error_set(err, ZP_ERR_INTERNAL, "could not start an engine thread");
     }
     for (size_t i = 0; st == ZP_OK && i < workers; i++) {
-        void *(*fn)(void *) = i < e->n_synth               ? engine_synth_main
+        void *(*fn)(void *) = i < e->n_synth                ? engine_synth_main
                               : i < e->n_synth + e->n_prove ? engine_prove_main
                                                             : engine_final_main;
         st = start_thread(e, fn, i, err);
@@ -414,13 +412,12 @@ zp_status engine_job_fits(const zp_engine *e, const engine_key *key, uint64_t wi
     return zp_error_set(err, ZP_ERR_NOMEM,
                         "the memory budget (%s) is too small for one partition of %s: it needs %s "
                         "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s%s%s)",
-                        human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes),
-                        human(b3, key->file_bytes), human(b4, key->matrices_bytes),
-                        human(b5, key->footprint), witgen ? ", the witness calculator's memory " : "",
-                        witgen ? human(b7, witgen) : "", base ? ", and the process's own " : "",
-                        base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
+                        human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes), human(b3, key->file_bytes),
+                        human(b4, key->matrices_bytes), human(b5, key->footprint),
+                        witgen ? ", the witness calculator's memory " : "", witgen ? human(b7, witgen) : "",
+                        base ? ", and the process's own " : "", base ? human(b6, e->own_bytes) : "",
+                        base ? " before any buffer" : "");
 }
-
 
 static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
     if (spec == NULL || spec->key_path == NULL) return zp_error_set(err, ZP_ERR_ARG, "a job needs a proving key");
@@ -436,7 +433,8 @@ static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {
     for (size_t i = 0; files && i < spec->partitions; i++) {
         const char *w = files[i];
         if (w == NULL) {
-            return zp_error_set(err, ZP_ERR_ARG, "partition %zu has no %s", i, spec->input_paths ? "inputs" : "witness");
+            return zp_error_set(err, ZP_ERR_ARG, "partition %zu has no %s", i,
+                                spec->input_paths ? "inputs" : "witness");
         }
         int fd; /* the readers' own open, so the early check says what the read would */
         zp_status st = zp_file_open_regular(&fd, NULL, w, err);
@@ -591,8 +589,8 @@ static zp_status find_part(engine_part **out, zp_engine *e, uint64_t job_id, siz
     engine_job *job = find_job(e, job_id);
     if (job == NULL) return zp_error_set(err, ZP_ERR_ARG, "no job %llu", (unsigned long long)job_id);
     if (partition >= job->n) {
-        return zp_error_set(err, ZP_ERR_ARG, "job %llu has %zu partitions, not %zu", (unsigned long long)job_id,
-                            job->n, partition + 1);
+        return zp_error_set(err, ZP_ERR_ARG, "job %llu has %zu partitions, not %zu", (unsigned long long)job_id, job->n,
+                            partition + 1);
     }
     *out = &job->parts[partition];
     return ZP_OK;

@@ -49,8 +49,7 @@ static zp_status intake_reserve(zp_engine *e, uint64_t bytes, zp_error *err) {
             pthread_mutex_unlock(&e->lock);
             return zp_error_set(err, ZP_ERR_NOMEM,
                                 "no room in the memory budget now for %llu bytes (%llu of %llu reserved)",
-                                (unsigned long long)bytes, (unsigned long long)reserved,
-                                (unsigned long long)budget);
+                                (unsigned long long)bytes, (unsigned long long)reserved, (unsigned long long)budget);
         }
     }
     e->reserved += bytes;

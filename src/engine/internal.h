@@ -45,12 +45,12 @@ typedef struct engine_key {
     uint64_t witness_bytes, abc_bytes, msm_bytes, footprint;
     key_state state;
     zp_tracked file, matrices;
-    zp_zkey *zkey;     /* over file.p while loaded */
+    zp_zkey *zkey;       /* over file.p while loaded */
     zp_groth16_pvk *pvk; /* while loaded, unless proofs are not verified: a small heap block */
-    char digest[65];   /* options.key_digests: SHA-256 hex of the bytes loaded; "" while not loaded */
-    size_t active;     /* admitted partitions using the loaded key: it stays while > 0 */
-    size_t jobs;       /* jobs referring to this entry */
-    uint64_t last_use; /* for evicting the least recently used first */
+    char digest[65];     /* options.key_digests: SHA-256 hex of the bytes loaded; "" while not loaded */
+    size_t active;       /* admitted partitions using the loaded key: it stays while > 0 */
+    size_t jobs;         /* jobs referring to this entry */
+    uint64_t last_use;   /* for evicting the least recently used first */
     struct engine_key *next;
 } engine_key;
 
@@ -61,11 +61,11 @@ typedef struct engine_key {
  * minutes, and no submission waits for it); until then its fields below
  * `state` are unset and its jobs are not admitted. */
 typedef struct engine_circuit {
-    char *path; /* the wasm, as resolved by realpath */
+    char *path;             /* the wasm, as resolved by realpath */
     zp_circuit_state state; /* ZP_CIRCUIT_LOADING, _READY or _FAILED */
-    int claimed;    /* the circuits thread is loading it */
-    int pinned;     /* preloaded: kept until the engine goes */
-    zp_error error; /* ZP_CIRCUIT_FAILED: why */
+    int claimed;            /* the circuits thread is loading it */
+    int pinned;             /* preloaded: kept until the engine goes */
+    zp_error error;         /* ZP_CIRCUIT_FAILED: why */
     zp_witness_module *module;
     zp_curve curve;
     size_t witness_size;
@@ -74,10 +74,10 @@ typedef struct engine_circuit {
      * instance's linear memory and the inputs it read, at their largest
      * together; what a worker reserves for it once known. */
     uint64_t witgen_bytes;
-    int measured;  /* witgen_bytes comes from a finished calculation (now, or kept in the cache) */
+    int measured;       /* witgen_bytes comes from a finished calculation (now, or kept in the cache) */
     char *measure_path; /* where the figure is kept: <cache>/<key>.witgen */
-    int measuring; /* a worker runs the first calculation: the others wait for its figure */
-    size_t refs;   /* jobs and worker instances using it */
+    int measuring;      /* a worker runs the first calculation: the others wait for its figure */
+    size_t refs;        /* jobs and worker instances using it */
     struct engine_circuit *next;
 } engine_circuit;
 
@@ -91,9 +91,9 @@ struct engine_job;
  * deadline of opt.witness_time_limit. Linked in engine->witgen_watches
  * while it runs. */
 typedef struct witgen_watch {
-    int stop;       /* read by the instance's polls: relaxed atomic loads and stores */
-    int why;        /* WITGEN_STOP_*: what set stop; lock held */
-    double deadline; /* zp_clock_now() seconds; 0: none */
+    int stop;                     /* read by the instance's polls: relaxed atomic loads and stores */
+    int why;                      /* WITGEN_STOP_*: what set stop; lock held */
+    double deadline;              /* zp_clock_now() seconds; 0: none */
     const struct engine_job *job; /* NULL: a circuit's load */
     struct witgen_watch *next;
 } witgen_watch;
@@ -109,9 +109,9 @@ typedef struct witgen_slot {
     engine_circuit *circuit; /* NULL: none */
     zp_witness_instance *inst;
     zp_tracked memory;
-    zp_tracked inputs; /* the partition's inputs while read and held (class witgen too) */
-    uint64_t reserved; /* covers memory and inputs; the instance may not grow past it */
-    int measuring; /* this slot runs its circuit's first calculation */
+    zp_tracked inputs;  /* the partition's inputs while read and held (class witgen too) */
+    uint64_t reserved;  /* covers memory and inputs; the instance may not grow past it */
+    int measuring;      /* this slot runs its circuit's first calculation */
     witgen_watch watch; /* the flag the instance polls (the slot lives as long as its worker) */
 } witgen_slot;
 
@@ -130,7 +130,7 @@ typedef struct engine_part {
     /* Monotonic seconds: submission, and the start of each stage. */
     double t_submit, t_stage[ZP_STAGES], t_end;
     zp_partition_times times;
-    char key_digest[65]; /* the key it was proved with (options.key_digests), once done */
+    char key_digest[65];      /* the key it was proved with (options.key_digests), once done */
     struct engine_part *next; /* in a stage queue */
 } engine_part;
 
@@ -139,16 +139,16 @@ typedef struct engine_job {
     int priority;
     engine_key *key;
     size_t n;
-    char **witness_paths; /* or: */
+    char **witness_paths;    /* or: */
     engine_circuit *circuit; /* and */
-    char **input_paths;   /* or: */
+    char **input_paths;      /* or: */
     zp_witness_fn witness_fn;
     void *witness_arg;
     engine_part *parts;
     size_t next_admit; /* partitions [0, next_admit) have been admitted */
     size_t ended;      /* partitions done, failed or cancelled */
     size_t done;
-    size_t held;       /* partitions still held by a worker or a queue */
+    size_t held; /* partitions still held by a worker or a queue */
     zp_job_state state;
     zp_error error;
     int forget; /* free once nothing holds it */
@@ -174,22 +174,22 @@ struct zp_engine {
     pthread_cond_t admit;   /* budget freed, work queued, a key loaded */
     pthread_cond_t changed; /* a job ended, or the engine went quiet */
     zp_tracker tracker;
-    zp_reuse reuse; /* the tracker's host allocator: released buffers kept for the next partition */
+    zp_reuse reuse;          /* the tracker's host allocator: released buffers kept for the next partition */
     zp_backend_ctx *backend; /* opt.backend's context: prove_start, prove_finish */
     uint64_t budget, reserved, peak_reserved;
     engine_key *keys;
-    engine_circuit *circuits; /* witness calculators of the jobs given a wasm (witgen.c) */
+    engine_circuit *circuits;  /* witness calculators of the jobs given a wasm (witgen.c) */
     pthread_t circuits_thread; /* compiles and loads them (engine_circuits_main) */
     int circuits_started;
     pthread_cond_t circuits_wake; /* a circuit to load, or the engine stops */
     witgen_watch *witgen_watches; /* the runs of circuits' code under way (witgen.c) */
-    engine_job *jobs; /* by priority (high first), then submission order */
+    engine_job *jobs;             /* by priority (high first), then submission order */
     uint64_t next_job_id, use_clock;
     part_queue to_prove, to_final;
     size_t in_stage[ZP_STAGES], max_in_stage[ZP_STAGES];
     uint64_t jobs_done, jobs_failed, jobs_cancelled, proofs_done, partitions_failed;
     int stopping;
-    int paused; /* no admissions */
+    int paused;      /* no admissions */
     uint64_t *ended; /* ended job ids not yet read (report_ended) */
     size_t ended_head, ended_len, ended_cap;
 

@@ -96,9 +96,7 @@ void engine_key_put(zp_engine *e, engine_key *key) {
     key->jobs--;
 }
 
-uint64_t engine_key_bytes(const engine_key *key) {
-    return key->file_bytes + key->matrices_bytes;
-}
+uint64_t engine_key_bytes(const engine_key *key) { return key->file_bytes + key->matrices_bytes; }
 
 uint64_t engine_key_need(const engine_key *key) {
     return key->footprint + (key->state == KEY_UNLOADED ? engine_key_bytes(key) : 0);
@@ -167,8 +165,8 @@ zp_status engine_key_load(zp_engine *e, engine_key *k, const zp_parallel *par, z
         st = zp_error_set(err, ZP_ERR_IO,
                           "%s: the key file changed since it was submitted (%u wires, domain %u, matrices %zu bytes; "
                           "it had %u, %u, %llu)",
-                          k->path, pk->n_vars, pk->domain_size, zp_track_round(zp_groth16_matrices_size(pk)),
-                          k->n_vars, k->domain_size, (unsigned long long)k->matrices_bytes);
+                          k->path, pk->n_vars, pk->domain_size, zp_track_round(zp_groth16_matrices_size(pk)), k->n_vars,
+                          k->domain_size, (unsigned long long)k->matrices_bytes);
     }
     if (st == ZP_OK) {
         st = zp_track_alloc(&matrices, &e->tracker, ZP_BUF_MATRICES, ZP_STAGE_KEYS, zp_groth16_matrices_size(pk),
@@ -228,8 +226,7 @@ zp_status zp_engine_key_preload(zp_engine *e, const char *key_path, zp_error *er
         uint64_t need = engine_key_bytes(k);
         if (e->reserved + need > e->budget) engine_keys_evict(e, e->reserved + need - e->budget, k);
         if (e->reserved + need > e->budget) {
-            st = zp_error_set(err, ZP_ERR_NOMEM, "%s: no room in the memory budget to preload the key now",
-                              k->path);
+            st = zp_error_set(err, ZP_ERR_NOMEM, "%s: no room in the memory budget to preload the key now", k->path);
         } else {
             e->reserved += need;
             if (e->reserved > e->peak_reserved) e->peak_reserved = e->reserved;

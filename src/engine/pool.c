@@ -23,8 +23,8 @@ struct zp_pool {
     void *arg;
     size_t n;
     atomic_size_t next;
-    atomic_size_t active;     /* workers still inside the current loop */
-    atomic_ulong generation;  /* loops started; set under lock */
+    atomic_size_t active;    /* workers still inside the current loop */
+    atomic_ulong generation; /* loops started; set under lock */
     atomic_int stopping;
 };
 
@@ -140,9 +140,7 @@ static void pool_run(void *p, size_t n, zp_task_fn fn, void *arg) {
 
 /* The CPUs the calling thread may run on (taskset, a container's
  * cpuset), not all the machine's, into set; their count, 0 when unknown. */
-static int allowed_cpus(cpu_set_t *set) {
-    return sched_getaffinity(0, sizeof *set, set) == 0 ? CPU_COUNT(set) : 0;
-}
+static int allowed_cpus(cpu_set_t *set) { return sched_getaffinity(0, sizeof *set, set) == 0 ? CPU_COUNT(set) : 0; }
 
 size_t zp_pool_default_threads(void) {
     cpu_set_t allowed;

@@ -64,8 +64,7 @@ static engine_part *admit(zp_engine *e, witgen_slot *slot, int *load) {
          * instance of its circuit: reserved unless the worker has it */
         if (job->circuit != slot->circuit && engine_witgen_drop(e, slot)) continue;
         uint64_t witgen = job->circuit ? engine_witgen_need(e, slot, job->circuit, need) : 0;
-        if (witgen == UINT64_MAX ||
-            (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + need + witgen > e->budget)) {
+        if (witgen == UINT64_MAX || (e->budget != ZP_BUDGET_UNLIMITED && e->reserved + need + witgen > e->budget)) {
             /* a waiting worker lets its calculator go first (so waiting
              * workers never hold each other's room), then idle keys */
             if (engine_witgen_drop(e, slot)) continue;
@@ -180,8 +179,7 @@ static void queue_drain(zp_engine *e, part_queue *q) {
 
 /* ---- synthesis --------------------------------------------------------- */
 
-static zp_status read_witness(zp_engine *e, witgen_slot *slot, engine_part *p, const zp_groth16_pk *pk,
-                              zp_error *err) {
+static zp_status read_witness(zp_engine *e, witgen_slot *slot, engine_part *p, const zp_groth16_pk *pk, zp_error *err) {
     engine_job *job = p->job;
     uint64_t *w = p->witness.p;
     zp_status st;
@@ -194,8 +192,8 @@ static zp_status read_witness(zp_engine *e, witgen_slot *slot, engine_part *p, c
     }
     if (st == ZP_OK) st = zp_groth16_check_witness(pk, pk->curve, pk->n_vars, w, err);
     const char *file = job->witness_paths ? job->witness_paths[p->index]
-                       : job->input_paths   ? job->input_paths[p->index]
-                                            : NULL;
+                       : job->input_paths ? job->input_paths[p->index]
+                                          : NULL;
     if (st != ZP_OK && file != NULL && strstr(err->message, file) == NULL) zp_error_prefix(err, "%s: ", file);
     return st;
 }
@@ -255,8 +253,7 @@ static part_queue *to_final(zp_engine *e) { return &e->to_final; }
 
 static engine_part *synth_next(stage_worker *w) { return admit(w->e, &w->witgen, &w->load); }
 
-static zp_status synthesize(zp_engine *e, witgen_slot *slot, engine_part *p, const zp_parallel *par,
-                            zp_error *err) {
+static zp_status synthesize(zp_engine *e, witgen_slot *slot, engine_part *p, const zp_parallel *par, zp_error *err) {
     engine_key *key = p->job->key;
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
@@ -373,12 +370,12 @@ static void final_hand_off(zp_engine *e, engine_part *p, zp_status st, const zp_
     engine_part_release(e, p);
 }
 
-static const stage_def synth_stage = {ZP_STAGE_SYNTH, offsetof(zp_partition_times, synth), synth_next, synth_work,
-                                      synth_hand_off, NULL};
-static const stage_def prove_stage = {ZP_STAGE_PROVE, offsetof(zp_partition_times, prove), prove_next, prove_work,
-                                      prove_hand_off, to_prove};
-static const stage_def final_stage = {ZP_STAGE_FINAL, offsetof(zp_partition_times, final), final_next, final_work,
-                                      final_hand_off, to_final};
+static const stage_def synth_stage = {
+    ZP_STAGE_SYNTH, offsetof(zp_partition_times, synth), synth_next, synth_work, synth_hand_off, NULL};
+static const stage_def prove_stage = {
+    ZP_STAGE_PROVE, offsetof(zp_partition_times, prove), prove_next, prove_work, prove_hand_off, to_prove};
+static const stage_def final_stage = {
+    ZP_STAGE_FINAL, offsetof(zp_partition_times, final), final_next, final_work, final_hand_off, to_final};
 
 void *engine_synth_main(void *arg) { return stage_main(&synth_stage, arg); }
 void *engine_prove_main(void *arg) { return stage_main(&prove_stage, arg); }

@@ -37,27 +37,25 @@ void engine_trace_span(zp_engine *e, const engine_part *p, zp_stage stage, doubl
     if (e->trace == NULL) return;
     pthread_mutex_lock(&e->trace_lock);
     if (p->index == 0 && stage == ZP_STAGE_SYNTH) { /* name the job's track once */
-        fprintf(e->trace, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu64 ",\"args\":{\"name\":\"job %" PRIu64
-                          "\"}}",
+        fprintf(e->trace,
+                ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu64 ",\"args\":{\"name\":\"job %" PRIu64
+                "\"}}",
                 p->job->id, p->job->id);
     }
     fprintf(e->trace,
             ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"stage\",\"pid\":%" PRIu64 ",\"tid\":%zu,\"ts\":%" PRId64
             ",\"dur\":%" PRId64 ",\"args\":{\"partition\":%zu}}",
-            zp_stage_name(stage), p->job->id, p->index, micros(e, begin), micros(e, end) - micros(e, begin),
-            p->index);
+            zp_stage_name(stage), p->job->id, p->index, micros(e, begin), micros(e, end) - micros(e, begin), p->index);
     pthread_mutex_unlock(&e->trace_lock);
 }
 
-static void mib(char *out, size_t size, uint64_t bytes) {
-    snprintf(out, size, "%.1fM", (double)bytes / (1 << 20));
-}
+static void mib(char *out, size_t size, uint64_t bytes) { snprintf(out, size, "%.1fM", (double)bytes / (1 << 20)); }
 
 void engine_log_transition(zp_engine *e, const engine_part *p, zp_stage from, zp_stage to) {
     if (e->opt.log == NULL) return;
     char line[1024], b[32];
-    int n = snprintf(line, sizeof line, "%8.3f job %" PRIu64 " part %zu %s -> %s |", zp_clock_now() - e->t0,
-                     p->job->id, p->index, zp_stage_name(from), zp_stage_name(to));
+    int n = snprintf(line, sizeof line, "%8.3f job %" PRIu64 " part %zu %s -> %s |", zp_clock_now() - e->t0, p->job->id,
+                     p->index, zp_stage_name(from), zp_stage_name(to));
     for (int c = 0; c < ZP_BUF_CLASSES && n < (int)sizeof line; c++) {
         mib(b, sizeof b, atomic_load(&e->tracker.class_bytes[c]));
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %" PRIu64 "/%s", zp_buffer_class_name((zp_buffer_class)c),

@@ -21,8 +21,8 @@
  * the partition fails naming the size it asked for). */
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -201,8 +201,10 @@ static zp_status circuit_load(zp_engine *e, engine_circuit *c, const char *cache
     c->curve = zp_witness_module_curve(c->module);
     c->witness_size = zp_witness_module_size(c->module);
     size_t n8 = zp_witness_module_n8(c->module);
-    if (n8 != ZP_SCALAR_BYTES && c->curve != ZP_CURVE_NONE) /* both curves' r fit 32 bytes: a wider field is another curve */
-        return zp_error_set(err, ZP_ERR_MISMATCH, "%s: field elements of %zu bytes, not %d", c->path, n8, ZP_SCALAR_BYTES);
+    if (n8 != ZP_SCALAR_BYTES &&
+        c->curve != ZP_CURVE_NONE) /* both curves' r fit 32 bytes: a wider field is another curve */
+        return zp_error_set(err, ZP_ERR_MISMATCH, "%s: field elements of %zu bytes, not %d", c->path, n8,
+                            ZP_SCALAR_BYTES);
     return ZP_OK;
 }
 
@@ -258,7 +260,7 @@ zp_status zp_engine_circuit_preload(zp_engine *e, const char *wasm_path, zp_erro
     pthread_mutex_lock(&e->lock);
     engine_circuit *c = circuit_ref(e, resolved, err);
     if (c != NULL && c->pinned) engine_circuit_put(e, c); /* one pin is enough */
-    else if (c != NULL) c->pinned = 1;                  /* the reference is the pin's */
+    else if (c != NULL) c->pinned = 1;                    /* the reference is the pin's */
     pthread_mutex_unlock(&e->lock);
     return c == NULL ? ZP_ERR_NOMEM : ZP_OK;
 }
@@ -326,8 +328,7 @@ void *engine_circuits_main(void *arg) {
             if (st == ZP_OK)
                 snprintf(line, sizeof line, "circuit %s: %s (%.1f s)", c->path,
                          compiled ? "compiled and loaded" : "loaded from the cache", zp_clock_now() - t0);
-            else
-                snprintf(line, sizeof line, "circuit %s: cannot be used: %s", c->path, err.message);
+            else snprintf(line, sizeof line, "circuit %s: cannot be used: %s", c->path, err.message);
             e->opt.log(e->opt.log_arg, line);
         }
         pthread_mutex_lock(&e->lock);
@@ -547,8 +548,8 @@ zp_status engine_witgen_run(zp_engine *e, witgen_slot *s, engine_part *p, uint8_
         zp_track_account_resize(&e->tracker, &s->inputs, in.bytes);
         uint64_t held = zp_track_round(in.bytes);
         zp_witness_instance_set_memory_limit(s->inst, e->budget == ZP_BUDGET_UNLIMITED ? UINT64_MAX
-                                                      : s->reserved > held ? s->reserved - held
-                                                                           : before);
+                                                      : s->reserved > held             ? s->reserved - held
+                                                                                       : before);
     }
     pthread_mutex_unlock(&e->lock);
     if (st == ZP_OK) {

@@ -18,8 +18,8 @@ typedef struct {
  * aborts with its name (field_impl.h says what this can and cannot check).
  * The base field's functions check too, but conj, set and copies do no
  * arithmetic, and a failure here names the Fp2 function. */
-#define E_VERIFY(x, what)                                                                                    \
-    do {                                                                                                     \
+#define E_VERIFY(x, what)                                                                                             \
+    do {                                                                                                              \
         ZP_VERIFY_CHECK(zp_limbs_lt_var((x)->c0.v, B_(modulus).v, sizeof(BT) / 8), what ".c0 is not reduced (>= p)"); \
         ZP_VERIFY_CHECK(zp_limbs_lt_var((x)->c1.v, B_(modulus).v, sizeof(BT) / 8), what ".c1 is not reduced (>= p)"); \
     } while (0)

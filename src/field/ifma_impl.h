@@ -314,8 +314,8 @@ VI void V_(to_words)(__m512i W[NW], const VT *w) {
         for (int j = 0; j < NL; j++) {
             int off = 52 * j - 64 * wi;
             if (off >= 64 || off + 52 <= 0) continue;
-            v = _mm512_or_si512(v, off >= 0 ? _mm512_slli_epi64(w->l[j], (unsigned)off)
-                                            : _mm512_srli_epi64(w->l[j], (unsigned)-off));
+            v = _mm512_or_si512(
+                v, off >= 0 ? _mm512_slli_epi64(w->l[j], (unsigned)off) : _mm512_srli_epi64(w->l[j], (unsigned)-off));
         }
         W[wi] = v;
     }
@@ -356,13 +356,12 @@ VI void V_(store8)(uint64_t *const e[8], const VT *w, unsigned mask) {
     untranspose(z, W);
     for (int k = 0; k < 4; k++) {
         if (mask & (1u << (2 * k))) _mm256_storeu_si256((__m256i *)e[2 * k], _mm512_castsi512_si256(z[k]));
-        if (mask & (2u << (2 * k)))
-            _mm256_storeu_si256((__m256i *)e[2 * k + 1], _mm512_extracti64x4_epi64(z[k], 1));
+        if (mask & (2u << (2 * k))) _mm256_storeu_si256((__m256i *)e[2 * k + 1], _mm512_extracti64x4_epi64(z[k], 1));
     }
 #if NW == 6
     for (int k = 0; k < 2; k++) {
-        __m512i h = _mm512_permutex2var_epi64(W[4], k == 0 ? idx8(0, 8, 1, 9, 2, 10, 3, 11) : idx8(4, 12, 5, 13, 6, 14, 7, 15),
-                                              W[5]);
+        __m512i h = _mm512_permutex2var_epi64(
+            W[4], k == 0 ? idx8(0, 8, 1, 9, 2, 10, 3, 11) : idx8(4, 12, 5, 13, 6, 14, 7, 15), W[5]);
         unsigned m = mask >> (4 * k);
         if (m & 1) _mm_storeu_si128((__m128i *)(e[4 * k] + 4), _mm512_castsi512_si128(h));
         if (m & 2) _mm_storeu_si128((__m128i *)(e[4 * k + 1] + 4), _mm512_extracti32x4_epi32(h, 1));

@@ -131,8 +131,8 @@ static inline int64_t zp_modinv_divsteps_62_var(int64_t eta, uint64_t f0, uint64
  * multiples md, me of p that clear the low 62 bits (p_inv62 = p^-1 mod
  * 2^62), as in Montgomery reduction; md, me start with u, v, q, r where
  * d, e are negative, which keeps the result above -2p. */
-ZP_INLINE void zp_modinv_update_de_62(zp_signed62 *d, zp_signed62 *e, const zp_modinv_trans *t,
-                                      const zp_signed62 *p, uint64_t p_inv62, size_t len) {
+ZP_INLINE void zp_modinv_update_de_62(zp_signed62 *d, zp_signed62 *e, const zp_modinv_trans *t, const zp_signed62 *p,
+                                      uint64_t p_inv62, size_t len) {
     const int64_t u = t->u, v = t->v, q = t->q, r = t->r;
     int64_t sd = d->v[len - 1] >> 63, se = e->v[len - 1] >> 63;
     int64_t md = (u & sd) + (v & se), me = (q & sd) + (r & se);

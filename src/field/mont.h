@@ -53,9 +53,9 @@ __attribute__((noreturn, noinline, cold)) static void zp_verify_fail(const char 
     fprintf(stderr, "zkpipe VERIFY: %s: %s\n", func, what);
     abort();
 }
-#define ZP_VERIFY_CHECK(cond, what)                       \
-    do {                                                  \
-        if (!(cond)) zp_verify_fail(__func__, what);      \
+#define ZP_VERIFY_CHECK(cond, what)                  \
+    do {                                             \
+        if (!(cond)) zp_verify_fail(__func__, what); \
     } while (0)
 #else
 #define ZP_VERIFY_CHECK(cond, what) ((void)0)
@@ -118,8 +118,7 @@ ZP_INLINE int zp_limbs_is_zero(const uint64_t *a, size_t n) {
 #endif
 
 /* r = a + b mod p, for a, b < p: the generic code. */
-ZP_INLINE void zp_mont_add_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
-                                    size_t n) {
+ZP_INLINE void zp_mont_add_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
     uint64_t s[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
     uint64_t carry = zp_limbs_add(s, a, b, n);
     uint64_t borrow = zp_limbs_sub(t, s, p, n);
@@ -129,8 +128,7 @@ ZP_INLINE void zp_mont_add_portable(uint64_t *r, const uint64_t *a, const uint64
 }
 
 /* r = a - b mod p, for a, b < p: the generic code. */
-ZP_INLINE void zp_mont_sub_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
-                                    size_t n) {
+ZP_INLINE void zp_mont_sub_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, size_t n) {
     uint64_t d[ZP_MAX_LIMBS], t[ZP_MAX_LIMBS];
     uint64_t borrow = zp_limbs_sub(d, a, b, n);
     zp_limbs_add(t, d, p, n);
@@ -179,8 +177,8 @@ ZP_INLINE void zp_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, si
  * shortcut (as in gnark-crypto): when the top limb of p is below
  * 2^63 - 1, which holds for all four moduli here, the running sum fits n
  * limbs plus the two carries A and C, so no (n+1)-th and (n+2)-th limbs. */
-ZP_INLINE void zp_mont_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
-                                    uint64_t n0, size_t n) {
+ZP_INLINE void zp_mont_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, uint64_t n0,
+                                    size_t n) {
     uint64_t t[ZP_MAX_LIMBS] = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t bi = b[i];
@@ -275,8 +273,8 @@ int zp_field_adx_use(int mode);
 int zp_cpu_has_ifma(void);
 
 #if defined(ZP_FIELD_ADX) && defined(__x86_64__)
-#include "field/mont_x86_64.h"
 #include "field/mont_sqr_x86_64.h"
+#include "field/mont_x86_64.h"
 #define ZP_MONT_MUL_ADX 1
 /* The branch is one load and a compare that always goes the same way
  * (the asm's "memory" clobber makes the compiler reload the flag after each

@@ -60,9 +60,9 @@ static zp_status cpu_create(zp_backend_ctx **out, const zp_backend_config *confi
     c->threads = config->threads ? config->threads : 1;
     /* AUTO reads the CPU and ZKPIPE_SIMD here, once; IFMA asked for on a
      * CPU without it is off, as the kernels would take it */
-    int ifma = config->simd == ZP_SIMD_AUTO ? zp_ifma_default()
+    int ifma = config->simd == ZP_SIMD_AUTO   ? zp_ifma_default()
                : config->simd == ZP_SIMD_IFMA ? zp_ifma_available()
-                                               : 0;
+                                              : 0;
     c->simd = ifma ? ZP_SIMD_IFMA : ZP_SIMD_OFF;
     c->tracker = config->tracker;
     c->keep_bytes = config->tracker != NULL ? config->keep_bytes : 0;

@@ -97,12 +97,11 @@ struct zp_backend {
      * with r and s drawn from the OS; leaves what prove_finish needs in
      * pend. par is the caller's pool; the backend may ignore it. */
     zp_status (*prove_start)(const zp_backend_ctx *ctx, zp_groth16_pending *pend, const zp_groth16_pk *pk,
-                             const uint64_t *witness, void *abc, void *scratch, const zp_parallel *par,
-                             zp_error *err);
+                             const uint64_t *witness, void *abc, void *scratch, const zp_parallel *par, zp_error *err);
     /* The G2 MSM and the assembly, in the scratch prove_start had. */
     zp_status (*prove_finish)(const zp_backend_ctx *ctx, zp_groth16_proof *proof, const zp_groth16_pending *pend,
-                              const zp_groth16_pk *pk, const uint64_t *witness, void *scratch,
-                              const zp_parallel *par, zp_error *err);
+                              const zp_groth16_pk *pk, const uint64_t *witness, void *scratch, const zp_parallel *par,
+                              zp_error *err);
 };
 
 /* Today's CPU code, scalar and IFMA paths. */

@@ -24,8 +24,8 @@ typedef struct zp_groth16_curve {
     size_t (*abc_size)(const zp_groth16_pk *pk);
     size_t (*msm_scratch_size)(const zp_groth16_pk *pk, size_t threads);
     size_t (*tables_size)(const zp_groth16_pk *pk, size_t threads);
-    zp_status (*tables_build)(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,
-                              const zp_parallel *par, zp_error *err);
+    zp_status (*tables_build)(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads, const zp_parallel *par,
+                              zp_error *err);
     void (*synthesize)(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
                        const zp_parallel *par);
     zp_status (*prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
@@ -35,8 +35,7 @@ typedef struct zp_groth16_curve {
                          const uint64_t *witness, void *msm_scratch, const zp_parallel *par);
     /* par: the pool the two halves of the Miller loops may run on (NULL:
      * serial) */
-    int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,
-                  const zp_parallel *par);
+    int (*verify)(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof, const zp_parallel *par);
     /* a prepared verifying key's curve part (zp_groth16_pvk): its size,
      * making it from the vk, and verifying through it */
     size_t (*pvk_size)(void);
@@ -59,28 +58,28 @@ zp_status zp_groth16_curve_lookup(const zp_groth16_curve **out, zp_curve id, zp_
 
 /* The instantiations the tables are built from (prove.c, synth.c, setup.c,
  * curves.c). */
-#define ZP_GROTH16_DECLARE_(cid, g, G)                                                                          \
-    size_t g##_groth16_abc_size(const zp_groth16_pk *pk);                                                       \
-    size_t g##_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);                               \
-    size_t g##_groth16_tables_size(const zp_groth16_pk *pk, size_t threads);                                    \
-    zp_status g##_groth16_tables_build(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,        \
-                                       const zp_parallel *par, zp_error *err);                                  \
-    void g##_groth16_synthesize(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness, \
-                                const zp_parallel *par);                                                        \
-    zp_status g##_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness, \
-                                      const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,   \
-                                      const zp_parallel *par);                                                  \
-    void g##_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk,     \
-                                  const uint64_t *witness, void *msm_scratch, const zp_parallel *par);          \
-    int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,                 \
-                           const zp_parallel *par);                                                             \
-    size_t g##_groth16_pvk_size(void);                                                                          \
-    void g##_groth16_pvk_make(void *data, const zp_groth16_vk *vk);                                             \
-    int g##_groth16_verify_prepared(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,             \
-                                    const zp_groth16_proof *proof, const zp_parallel *par);                     \
-    zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,      \
-                                const zp_parallel *par, zp_error *err);                                         \
-    void g##_groth16_vk_alphabeta(uint64_t out[ZP_GROTH16_ALPHABETA_LIMBS], const uint64_t *alpha1,             \
+#define ZP_GROTH16_DECLARE_(cid, g, G)                                                                              \
+    size_t g##_groth16_abc_size(const zp_groth16_pk *pk);                                                           \
+    size_t g##_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);                                   \
+    size_t g##_groth16_tables_size(const zp_groth16_pk *pk, size_t threads);                                        \
+    zp_status g##_groth16_tables_build(void *mem, size_t bytes, const zp_groth16_pk *pk, size_t threads,            \
+                                       const zp_parallel *par, zp_error *err);                                      \
+    void g##_groth16_synthesize(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,  \
+                                const zp_parallel *par);                                                            \
+    zp_status g##_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,   \
+                                      const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,       \
+                                      const zp_parallel *par);                                                      \
+    void g##_groth16_prove_finish(zp_groth16_proof *proof, const zp_groth16_pending *pend, const zp_groth16_pk *pk, \
+                                  const uint64_t *witness, void *msm_scratch, const zp_parallel *par);              \
+    int g##_groth16_verify(const zp_groth16_vk *vk, const uint64_t *pub, const zp_groth16_proof *proof,             \
+                           const zp_parallel *par);                                                                 \
+    size_t g##_groth16_pvk_size(void);                                                                              \
+    void g##_groth16_pvk_make(void *data, const zp_groth16_vk *vk);                                                 \
+    int g##_groth16_verify_prepared(const void *data, const zp_groth16_vk *vk, const uint64_t *pub,                 \
+                                    const zp_groth16_proof *proof, const zp_parallel *par);                         \
+    zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,          \
+                                const zp_parallel *par, zp_error *err);                                             \
+    void g##_groth16_vk_alphabeta(uint64_t out[ZP_GROTH16_ALPHABETA_LIMBS], const uint64_t *alpha1,                 \
                                   const uint64_t *beta2);
 ZP_CURVE_LIST(ZP_GROTH16_DECLARE_)
 

@@ -23,9 +23,9 @@
 #ifndef ZP_GROTH16_GROTH16_H
 #define ZP_GROTH16_GROTH16_H
 
+#include "base/parallel.h"
 #include "groth16/keys.h"
 #include "msm/msm.h"
-#include "base/parallel.h"
 #include "zkpipe.h"
 
 /* What prove_start leaves for prove_finish: π_A and π_C done, and the
@@ -72,9 +72,7 @@ size_t zp_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads);
  * signals, then the private ones. These say its size and where its public
  * signals are, so no caller writes the layout out again. */
 #define ZP_SCALAR_BYTES 32
-static inline size_t zp_groth16_witness_bytes(const zp_groth16_pk *pk) {
-    return (size_t)pk->n_vars * ZP_SCALAR_BYTES;
-}
+static inline size_t zp_groth16_witness_bytes(const zp_groth16_pk *pk) { return (size_t)pk->n_vars * ZP_SCALAR_BYTES; }
 static inline const uint64_t *zp_groth16_witness_public(const uint64_t *witness) { return witness + 4; }
 
 /* Checks a witness against the key: its length and curve, w[0] = 1. */
@@ -103,8 +101,8 @@ void zp_groth16_synthesize(void *abc, const zp_groth16_pk *pk, const void *matri
 /* The NTTs and the G1 MSMs, with r and s drawn from the OS. abc must hold
  * the a, b, c that zp_groth16_synthesize wrote for this witness; they are
  * overwritten. */
-zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                 void *abc, void *msm_scratch, const zp_parallel *par, zp_error *err);
+zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+                                 void *msm_scratch, const zp_parallel *par, zp_error *err);
 /* The same with given blinding factors (plain, below r): for tests. */
 zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                                       const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,

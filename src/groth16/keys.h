@@ -16,10 +16,10 @@
 
 /* Byte sizes from the curve descriptor (curve/desc.h); 0 for an unknown
  * curve. */
-size_t zp_fp_bytes(zp_curve curve);  /* 32 or 48 */
-size_t zp_g1_bytes(zp_curve curve);  /* 64 or 96: x, y */
-size_t zp_g2_bytes(zp_curve curve);  /* 128 or 192: x.c0, x.c1, y.c0, y.c1 */
-#define ZP_FR_BYTES 32               /* both scalar fields fit four limbs */
+size_t zp_fp_bytes(zp_curve curve); /* 32 or 48 */
+size_t zp_g1_bytes(zp_curve curve); /* 64 or 96: x, y */
+size_t zp_g2_bytes(zp_curve curve); /* 128 or 192: x.c0, x.c1, y.c0, y.c1 */
+#define ZP_FR_BYTES 32              /* both scalar fields fit four limbs */
 
 /* One entry of the .zkey coefficient list (§4): 12 + 32 bytes, packed. */
 #define ZP_ZKEY_COEF_BYTES 44

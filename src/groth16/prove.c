@@ -17,9 +17,9 @@
 #include "groth16/prove_impl.h"
 
 /* The steps of the table that prove_impl.h keeps static. */
-#define ZP_GROTH16_PROVE_EXPORT_(cid, g, G)                                         \
+#define ZP_GROTH16_PROVE_EXPORT_(cid, g, G)                                        \
     size_t g##_groth16_msm_scratch_size(const zp_groth16_pk *pk, size_t threads) { \
-        return g##_msm_scratch(pk, threads);                                        \
+        return g##_msm_scratch(pk, threads);                                       \
     }
 ZP_CURVE_LIST(ZP_GROTH16_PROVE_EXPORT_)
 
@@ -90,16 +90,16 @@ zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_cur
 }
 
 zp_status zp_groth16_prove_start_with(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                      const uint64_t r[4], const uint64_t s[4], void *abc,
-                                      void *msm_scratch, const zp_parallel *par, zp_error *err) {
+                                      const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
+                                      const zp_parallel *par, zp_error *err) {
     const zp_groth16_curve *gc;
     zp_status st = zp_groth16_curve_lookup(&gc, pk->curve, err);
     if (st != ZP_OK) return st;
     return gc->prove_start(pend, pk, witness, r, s, abc, msm_scratch, par);
 }
 
-zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
-                                 void *abc, void *msm_scratch, const zp_parallel *par, zp_error *err) {
+zp_status zp_groth16_prove_start(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+                                 void *msm_scratch, const zp_parallel *par, zp_error *err) {
     uint64_t r[4], s[4];
     zp_status st = zp_groth16_random_scalar(r, pk->curve, err);
     if (st == ZP_OK) st = zp_groth16_random_scalar(s, pk->curve, err);

@@ -47,8 +47,7 @@ static void X_(g1_sizes)(const zp_groth16_pk *pk, size_t n[4]) {
  * which proves without them. */
 static const zp_groth16_tables *X_(tables_of)(const zp_groth16_pk *pk) {
     const zp_groth16_tables *t = pk->tables;
-    if (t == NULL || t->curve != pk->curve || t->n_vars != pk->n_vars || t->domain_size != pk->domain_size)
-        return NULL;
+    if (t == NULL || t->curve != pk->curve || t->n_vars != pk->n_vars || t->domain_size != pk->domain_size) return NULL;
     return t;
 }
 
@@ -80,14 +79,14 @@ static size_t X_(joint_scratch)(const zp_groth16_pk *pk, size_t threads) {
     const zp_msm_table *t1[4], *t2;
     X_(g1_sizes)(pk, n);
     X_(table_lists)(pk, t1, &t2);
-    size_t ws1 = G1_(msm_job_workspace_size)(n, t1, 4, threads), ws2 = G2_(msm_job_workspace_size)(&n2, &t2, 1, threads);
+    size_t ws1 = G1_(msm_job_workspace_size)(n, t1, 4, threads),
+           ws2 = G2_(msm_job_workspace_size)(&n2, &t2, 1, threads);
     return X_(joint_layout)(pk, &g2_results, threads) + (ws1 > ws2 ? ws1 : ws2) + 64;
 }
 
 /* The tables' layout from mem (64-byte aligned): the struct, then A, B1,
  * C, H and B2's copies, each at a 64-byte boundary; returns the size. */
-static size_t X_(tables_layout)(zp_groth16_tables *t, char *mem, const zp_groth16_pk *pk, size_t threads,
-                                char **at) {
+static size_t X_(tables_layout)(zp_groth16_tables *t, char *mem, const zp_groth16_pk *pk, size_t threads, char **at) {
     size_t n[4], off = (sizeof *t + 63) & ~(size_t)63;
     X_(g1_sizes)(pk, n);
     for (int k = 0; k < 4; k++) {
@@ -128,17 +127,14 @@ zp_status X_(groth16_tables_build)(void *mem, size_t bytes, const zp_groth16_pk 
     t->n_vars = pk->n_vars;
     t->domain_size = pk->domain_size;
     const void *points[4] = {pk->a, pk->b1, pk->c, pk->h};
-    for (int k = 0; k < 4; k++)
-        G1_(msm_table_build)(&t->g1[k], (G1 *)at[k], points[k], t->g1[k].n, t->g1[k].c, par);
+    for (int k = 0; k < 4; k++) G1_(msm_table_build)(&t->g1[k], (G1 *)at[k], points[k], t->g1[k].n, t->g1[k].c, par);
     G2_(msm_table_build)(&t->g2, (G2 *)at[4], pk->b2, t->g2.n, t->g2.c, par);
     return ZP_OK;
 }
 
 /* Transforms too small to use the workers (ntt.h) run as three tasks,
  * each in its own part of the scratch. */
-static int X_(ntt_tasks)(unsigned log_n, size_t threads) {
-    return threads > 1 && log_n < ZP_NTT_PARALLEL_MIN_LOG;
-}
+static int X_(ntt_tasks)(unsigned log_n, size_t threads) { return threads > 1 && log_n < ZP_NTT_PARALLEL_MIN_LOG; }
 
 static size_t X_(ntt_task_scratch)(unsigned log_n) { return (FR_(ntt_scratch_size)(log_n, 1) + 63) & ~(size_t)63; }
 
@@ -149,8 +145,8 @@ static size_t X_(msm_scratch)(const zp_groth16_pk *pk, size_t threads) {
     size_t m = G1_(msm_many_scratch_size)(n, 4, threads);
     size_t g2 = G2_(msm_scratch_size)(pk->n_vars, threads);
     /* the NTTs run before the MSMs, in the same scratch */
-    size_t ntt = X_(ntt_tasks)(log_n, threads) ? 3 * X_(ntt_task_scratch)(log_n) + 64
-                                                : FR_(ntt_scratch_size)(log_n, threads);
+    size_t ntt =
+        X_(ntt_tasks)(log_n, threads) ? 3 * X_(ntt_task_scratch)(log_n) + 64 : FR_(ntt_scratch_size)(log_n, threads);
     if (X_(joint)(pk, threads)) {
         m = X_(joint_scratch)(pk, threads);
     } else if (g2 > m) {
@@ -223,13 +219,13 @@ typedef struct {
     const uint64_t *k[3]; /* r, s, rs */
     G1J k_delta1[3];      /* r·δ₁, s·δ₁, rs·δ₁ */
     G2J s_delta2;
-    FR *v[3];             /* a, b, c, when the transforms are tasks */
+    FR *v[3]; /* a, b, c, when the transforms are tasks */
     size_t n_ntt;
     unsigned log_n;
     FR shift;
-    char *ntt_scratch;    /* n_ntt parts of ntt_each bytes */
+    char *ntt_scratch; /* n_ntt parts of ntt_each bytes */
     size_t ntt_each;
-    zp_parallel serial;   /* the caller's vector path, one thread */
+    zp_parallel serial; /* the caller's vector path, one thread */
 } X_(blind_job);
 
 static void X_(blind_task)(void *arg, size_t t, size_t worker) {
@@ -332,8 +328,8 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             const zp_msm_table *t1[4], *t2;
             X_(table_lists)(pk, t1, &t2);
             G1_(msm_job_begin)(&job.g1, outs, points, scalars, n, t1, 4, base, base + workspace, par);
-            G2_(msm_job_begin)(&job.g2, &out2, &points2, &witness, &n2, &t2, 1, base + g2_results, base + workspace,
-                               par);
+            G2_(msm_job_begin)
+            (&job.g2, &out2, &points2, &witness, &n2, &t2, 1, base + g2_results, base + workspace, par);
             zp_msm_jobs_share_workspace(&job.g1, &job.g2);
             /* the results and each worker's workspace, as these plans lay
              * them out, mapped in one call rather than a fault a page: in
@@ -469,7 +465,7 @@ static void X_(miller_half_task)(void *arg, size_t i, size_t worker) {
 
 /* 1 when the pairs' product after the final exponentiation (times extra,
  * a Miller loop value, when not NULL) is one. */
-static int X_(miller_pairs_check)(X_(miller_pairs) *h, const ZP_CAT(ZP_G, _fp12) *extra, const zp_parallel *par) {
+static int X_(miller_pairs_check)(X_(miller_pairs) *h, const ZP_CAT(ZP_G, _fp12) * extra, const zp_parallel *par) {
     ZP_CAT(ZP_G, _fp12) f;
     if (zp_parallel_threads(par) >= 2) {
         zp_parallel_for(par, 2, X_(miller_half_task), h);
@@ -536,7 +532,7 @@ int X_(groth16_verify_prepared)(const void *data, const zp_groth16_vk *vk, const
     G1_(neg)(&a, (const G1 *)proof->a);
     memcpy(&b, proof->b, sizeof b);
     memcpy(&pl[1], proof->c, sizeof(G1));
-    const ZP_CAT(ZP_G, _g2_lines) *lines[2] = {&d->gamma, &d->delta};
+    const ZP_CAT(ZP_G, _g2_lines) * lines[2] = {&d->gamma, &d->delta};
     X_(miller_pairs) h = {.p = &a, .q = &b, .n = 1, .n0 = 1, .pl = pl, .lines = lines, .m = 2, .m0 = 0};
     return X_(miller_pairs_check)(&h, &d->alpha_beta, par);
 }

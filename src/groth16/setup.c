@@ -19,7 +19,7 @@ ZP_CURVE_LIST(ZP_SETUP_CURVE_ID_)
 #include "groth16/setup_impl.h"
 
 /* The table's entry for setup_impl.h's static per-curve setup. */
-#define ZP_GROTH16_SETUP_EXPORT_(cid, g, G)                                                                 \
+#define ZP_GROTH16_SETUP_EXPORT_(cid, g, G)                                                                \
     zp_status g##_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n, \
                                 const zp_parallel *par, zp_error *err) {                                   \
         return g##_setup(key, cs, log_n, par, err);                                                        \
@@ -29,8 +29,8 @@ ZP_CURVE_LIST(ZP_GROTH16_SETUP_EXPORT_)
 /* Validates the constraint system's shape before anything is allocated. */
 static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, zp_error *err) {
     if (zp_curve_get(cs->curve) == NULL) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "setup: unsupported curve %d (zkpipe supports %s)",
-                            (int)cs->curve, ZP_CURVE_NAMES);
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "setup: unsupported curve %d (zkpipe supports %s)", (int)cs->curve,
+                            ZP_CURVE_NAMES);
     }
     if (cs->n_wires < 1 || cs->n_public >= cs->n_wires) {
         return zp_error_set(err, ZP_ERR_FORMAT, "setup: %u public signals but only %u wires", cs->n_public,
@@ -55,8 +55,7 @@ static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, z
         }
         for (uint64_t j = 0; j < m->row_start[cs->n_constraints]; j++) {
             if (m->wire[j] >= cs->n_wires) {
-                return zp_error_set(err, ZP_ERR_FORMAT, "setup: a term names wire %u of %u", m->wire[j],
-                                    cs->n_wires);
+                return zp_error_set(err, ZP_ERR_FORMAT, "setup: a term names wire %u of %u", m->wire[j], cs->n_wires);
             }
         }
     }

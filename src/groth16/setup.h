@@ -7,8 +7,8 @@
 #ifndef ZP_GROTH16_SETUP_H
 #define ZP_GROTH16_SETUP_H
 
-#include "groth16/keys.h"
 #include "base/parallel.h"
+#include "groth16/keys.h"
 #include "zkpipe.h"
 
 /* A key made by setup: the view plus the memory behind it. */

@@ -31,8 +31,7 @@ static void X_(random_fr)(FR *out, zp_error *err, zp_status *st) {
  * Variable time in τ (the inversion), as the fixed-base multiplications
  * of values made from it are: this setup is for tests and benchmarks
  * (`zkpipe setup` says so), not for keys whose waste must stay secret. */
-static void X_(lagrange)(FR *out, size_t count, size_t first, size_t step, unsigned log_m, const FR *tau,
-                         FR *scratch) {
+static void X_(lagrange)(FR *out, size_t count, size_t first, size_t step, unsigned log_m, const FR *tau, FR *scratch) {
     FR w, wi, wstep, zt, minv, t;
     size_t m = (size_t)1 << log_m;
     FR_(root_of_unity)(&w, log_m);

@@ -4,8 +4,8 @@
 #ifndef ZP_GROTH16_SYNTH_H
 #define ZP_GROTH16_SYNTH_H
 
-#include "groth16/keys.h"
 #include "base/parallel.h"
+#include "groth16/keys.h"
 #include "zkpipe.h"
 
 /* How a key's matrices are laid out (see synth.c). */

@@ -73,7 +73,7 @@ static void X_(synth_task)(void *arg, size_t t, size_t worker) {
 }
 
 void X_(groth16_synthesize)(void *abc, const zp_groth16_pk *pk, const void *matrices, const uint64_t *witness,
-                           const zp_parallel *par) {
+                            const zp_parallel *par) {
     const zp_synth_header *h = matrices;
     const uint8_t *base = matrices;
     size_t n = h->domain_size, tasks = 4 * zp_parallel_threads(par);

@@ -51,8 +51,8 @@ static zp_status parse(zp_binfile *bf, const char *magic, uint32_t version, zp_e
     /* Bound the count by what the file can hold before allocating for it. */
     if ((uint64_t)n > (size - HEADER_BYTES) / SECTION_HEADER_BYTES) {
         return zp_error_set(err, ZP_ERR_FORMAT,
-                            "%s: truncated: the header announces %u sections but %zu bytes cannot hold them",
-                            bf->name, n, size);
+                            "%s: truncated: the header announces %u sections but %zu bytes cannot hold them", bf->name,
+                            n, size);
     }
     bf->sections = calloc(n ? n : 1, sizeof *bf->sections);
     if (bf->sections == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", bf->name);
@@ -102,7 +102,8 @@ zp_status zp_binfile_open(zp_binfile *bf, const char *path, const char *magic, u
     if (fst != ZP_OK) return fst;
     if ((uint64_t)(size_t)file_size != file_size) {
         close(fd);
-        return zp_error_set(err, ZP_ERR_IO, "%s: %llu bytes cannot be mapped here", path, (unsigned long long)file_size);
+        return zp_error_set(err, ZP_ERR_IO, "%s: %llu bytes cannot be mapped here", path,
+                            (unsigned long long)file_size);
     }
     size_t size = (size_t)file_size;
     const void *map = NULL;
@@ -148,9 +149,9 @@ zp_status zp_binfile_read(void **out, const zp_binfile_format *fmt, const zp_bin
         return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", name);
     }
     zp_binfile local, *bf = keep ? (zp_binfile *)(void *)((char *)object + fmt->keep_offset) : &local;
-    zp_status st = in->path != NULL ? zp_binfile_open(bf, in->path, fmt->magic, fmt->version, err)
-                                    : zp_binfile_open_mem(bf, in->data, in->size, in->name, fmt->magic,
-                                                          fmt->version, err);
+    zp_status st = in->path != NULL
+                       ? zp_binfile_open(bf, in->path, fmt->magic, fmt->version, err)
+                       : zp_binfile_open_mem(bf, in->data, in->size, in->name, fmt->magic, fmt->version, err);
     if (st != ZP_OK) { /* nothing parsed yet, and the open cleaned up after itself */
         free(object);
         return st;
@@ -204,9 +205,7 @@ void zp_binfile_advise(const zp_binfile *bf, const void *p, size_t len, int advi
     advise_pages(bf, p, len, 0, advice);
 }
 
-void zp_binfile_release(const zp_binfile *bf, const void *p, size_t len) {
-    advise_pages(bf, p, len, 1, MADV_DONTNEED);
-}
+void zp_binfile_release(const zp_binfile *bf, const void *p, size_t len) { advise_pages(bf, p, len, 1, MADV_DONTNEED); }
 
 /* ---- writer ---- */
 
@@ -215,8 +214,8 @@ static void writer_fail(zp_binwriter *w, zp_status st, const char *what) {
     w->status = zp_error_set(&w->error, st, "%s: cannot %s: %s", w->path, what, strerror(errno));
 }
 
-zp_status zp_binwriter_open(zp_binwriter *w, const char *path, const char *magic, uint32_t version,
-                            uint32_t n_sections, zp_error *err) {
+zp_status zp_binwriter_open(zp_binwriter *w, const char *path, const char *magic, uint32_t version, uint32_t n_sections,
+                            zp_error *err) {
     memset(w, 0, sizeof *w);
     w->size_pos = -1;
     w->path = dup_name(path);

@@ -24,8 +24,8 @@ typedef struct zp_binfile_entry {
 typedef struct zp_binfile {
     const uint8_t *data; /* the whole file */
     size_t size;
-    int mapped;   /* data is our mapping (munmap at close), else borrowed */
-    char *name;   /* the path or name given, for messages (owned) */
+    int mapped;      /* data is our mapping (munmap at close), else borrowed */
+    char *name;      /* the path or name given, for messages (owned) */
     const char *ext; /* "zkey", ... the expected magic, for messages */
     uint32_t version;
     uint32_t n_sections;
@@ -108,8 +108,8 @@ typedef struct zp_binwriter {
     zp_error error;
 } zp_binwriter;
 
-zp_status zp_binwriter_open(zp_binwriter *w, const char *path, const char *magic, uint32_t version,
-                            uint32_t n_sections, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_binwriter_open(zp_binwriter *w, const char *path, const char *magic, uint32_t version, uint32_t n_sections,
+                            zp_error *err) ZP_WARN_UNUSED;
 void zp_binwriter_begin(zp_binwriter *w, uint32_t id);
 void zp_binwriter_bytes(zp_binwriter *w, const void *p, size_t n);
 void zp_binwriter_u32(zp_binwriter *w, uint32_t v);

@@ -45,7 +45,6 @@ static zp_status load(json_t **root, const char *text, size_t len, const char *n
 #define VK_MAX_BYTES (64u << 20)
 #define PUBLIC_MAX_BYTES (64u << 20)
 
-
 /* A decimal string (and nothing else: no numbers, no embedded NULs). */
 static int get_dec(uint64_t *out, size_t n, const json_t *j) {
     const char *s = json_string_value(j);
@@ -107,8 +106,8 @@ static zp_status get_point(ctx *c, uint64_t *mont, const json_t *j, const char *
     int z_zero = limbs_is(xyz[2][0], n, 0) && limbs_is(xyz[2][1], n, 0);
     if (z_zero) return ZP_OK;
     if (!limbs_is(xyz[2][0], n, 1) || !limbs_is(xyz[2][1], n, 0)) {
-        return zp_error_set(c->err, ZP_ERR_FORMAT, "%s: %s[2] is neither 1 (an affine point) nor 0 (infinity)",
-                            c->name, field);
+        return zp_error_set(c->err, ZP_ERR_FORMAT, "%s: %s[2] is neither 1 (an affine point) nor 0 (infinity)", c->name,
+                            field);
     }
     int xy_zero = 1;
     for (size_t i = 0; i < 2; i++) {
@@ -119,7 +118,7 @@ static zp_status get_point(ctx *c, uint64_t *mont, const json_t *j, const char *
     }
     /* (0, 0) is our encoding of infinity but is no point of the curve:
      * written with z = 1, it is an invalid point, not infinity. */
-    zp_io_point_check r = xy_zero ? ZP_IO_POINT_OFF_CURVE
+    zp_io_point_check r = xy_zero    ? ZP_IO_POINT_OFF_CURVE
                           : deg == 1 ? zp_io_g1_check(c->curve, mont, 1)
                                      : zp_io_g2_check(c->curve, mont, 1);
     if (r != ZP_IO_POINT_OK) {
@@ -174,8 +173,8 @@ static zp_status get_protocol_curve(ctx *c, const json_t *root, zp_curve expecte
     return ZP_OK;
 }
 
-zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t len, const char *name, zp_curve expected,
-                              zp_error *err) {
+zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t len, const char *name,
+                              zp_curve expected, zp_error *err) {
     memset(proof, 0, sizeof *proof);
     json_t *root;
     zp_status st = load(&root, text, len, name, err);
@@ -186,7 +185,8 @@ zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t 
         st = zp_error_set(err, ZP_ERR_FORMAT, "%s: not a JSON object", name);
     } else if ((st = get_protocol_curve(&c, root, expected, "proof")) == ZP_OK &&
                (st = get_member(&c, &a, root, "pi_a")) == ZP_OK && (st = get_member(&c, &b, root, "pi_b")) == ZP_OK &&
-               (st = get_member(&c, &cc, root, "pi_c")) == ZP_OK && (st = get_point(&c, proof->a, a, "pi_a", 1)) == ZP_OK &&
+               (st = get_member(&c, &cc, root, "pi_c")) == ZP_OK &&
+               (st = get_point(&c, proof->a, a, "pi_a", 1)) == ZP_OK &&
                (st = get_point(&c, proof->b, b, "pi_b", 2)) == ZP_OK &&
                (st = get_point(&c, proof->c, cc, "pi_c", 1)) == ZP_OK) {
         proof->curve = c.curve;
@@ -217,8 +217,9 @@ zp_status zp_json_public_parse(uint64_t **values, size_t *count, const char *tex
     } else {
         for (size_t i = 0; i < n; i++) {
             if (!get_dec(v + 4 * i, 4, json_array_get(root, i)) || !zp_io_fr_is_canonical(curve, v + 4 * i)) {
-                st = zp_error_set(err, ZP_ERR_FORMAT, "%s: [%zu] is not a decimal number below the %s scalar field modulus",
-                                  name, i, zp_io_curve_title(curve));
+                st = zp_error_set(err, ZP_ERR_FORMAT,
+                                  "%s: [%zu] is not a decimal number below the %s scalar field modulus", name, i,
+                                  zp_io_curve_title(curve));
                 break;
             }
         }

@@ -23,9 +23,10 @@
 /* expected: the curve the caller needs (that of the verification key), or
  * ZP_CURVE_NONE to accept either; a proof for another curve is
  * ZP_ERR_MISMATCH. */
-zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t len, const char *name, zp_curve expected,
-                              zp_error *err) ZP_WARN_UNUSED;
-zp_status zp_json_proof_read(zp_groth16_proof *proof, const char *path, zp_curve expected, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_json_proof_parse(zp_groth16_proof *proof, const char *text, size_t len, const char *name,
+                              zp_curve expected, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_json_proof_read(zp_groth16_proof *proof, const char *path, zp_curve expected,
+                             zp_error *err) ZP_WARN_UNUSED;
 zp_status zp_json_proof_dump(char **out, const zp_groth16_proof *proof, zp_error *err) ZP_WARN_UNUSED;
 zp_status zp_json_proof_write(const char *path, const zp_groth16_proof *proof, zp_error *err) ZP_WARN_UNUSED;
 

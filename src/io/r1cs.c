@@ -71,8 +71,8 @@ static zp_status walk(zp_r1cs *r, const zp_binfile *bf, const uint8_t *p, uint64
             pos += 4;
             if (terms > (n - pos) / TERM_BYTES) {
                 return zp_error_set(err, ZP_ERR_FORMAT,
-                                    "%s: section 2 (constraints) ends inside constraint %u (%s has %u terms)",
-                                    bf->name, c, MATRIX_NAME[k], terms);
+                                    "%s: section 2 (constraints) ends inside constraint %u (%s has %u terms)", bf->name,
+                                    c, MATRIX_NAME[k], terms);
             }
             for (uint32_t t = 0; t < terms; t++, pos += TERM_BYTES) {
                 uint32_t wire = zp_io_u32(p + pos);
@@ -81,8 +81,8 @@ static zp_status walk(zp_r1cs *r, const zp_binfile *bf, const uint8_t *p, uint64
                 if (!fill) {
                     if (wire >= r->h.n_wires) {
                         return zp_error_set(err, ZP_ERR_FORMAT,
-                                            "%s: constraint %u: %s refers to wire %u, not below nWires %u", bf->name,
-                                            c, MATRIX_NAME[k], wire, r->h.n_wires);
+                                            "%s: constraint %u: %s refers to wire %u, not below nWires %u", bf->name, c,
+                                            MATRIX_NAME[k], wire, r->h.n_wires);
                     }
                     if (!zp_io_fr_is_canonical(r->h.curve, v)) {
                         return zp_error_set(err, ZP_ERR_FORMAT,
@@ -124,8 +124,9 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
     /* Each constraint takes at least three term counts: reject a huge
      * nConstraints before allocating for it. */
     if ((uint64_t)r->h.n_constraints * 12 > n) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (constraints) is %llu bytes, too short for %u constraints",
-                            bf->name, (unsigned long long)n, r->h.n_constraints);
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: section 2 (constraints) is %llu bytes, too short for %u constraints", bf->name,
+                            (unsigned long long)n, r->h.n_constraints);
     }
     if ((st = walk(r, bf, p, n, 0, err)) != ZP_OK) return st;
     for (int k = 0; k < 3; k++) {
@@ -142,9 +143,12 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
 
 static void destroy(void *object) { zp_r1cs_close(object); }
 
-static const zp_binfile_format r1cs_format = {
-    .magic = "r1cs", .version = 1, .object_bytes = sizeof(zp_r1cs), .keep_offset = ZP_BINFILE_CLOSE,
-    .parse = parse, .destroy = destroy};
+static const zp_binfile_format r1cs_format = {.magic = "r1cs",
+                                              .version = 1,
+                                              .object_bytes = sizeof(zp_r1cs),
+                                              .keep_offset = ZP_BINFILE_CLOSE,
+                                              .parse = parse,
+                                              .destroy = destroy};
 
 zp_status zp_r1cs_open(zp_r1cs **out, const char *path, zp_error *err) {
     zp_binfile_input in = {.path = path};

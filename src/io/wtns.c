@@ -115,9 +115,12 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
 
 static void destroy(void *object) { zp_wtns_close(object); }
 
-static const zp_binfile_format wtns_format = {
-    .magic = "wtns", .version = 2, .object_bytes = sizeof(zp_wtns), .keep_offset = ZP_BINFILE_CLOSE,
-    .parse = parse, .destroy = destroy};
+static const zp_binfile_format wtns_format = {.magic = "wtns",
+                                              .version = 2,
+                                              .object_bytes = sizeof(zp_wtns),
+                                              .keep_offset = ZP_BINFILE_CLOSE,
+                                              .parse = parse,
+                                              .destroy = destroy};
 
 zp_status zp_wtns_open(zp_wtns **out, const char *path, zp_error *err) {
     zp_binfile_input in = {.path = path};
@@ -147,9 +150,12 @@ static zp_status parse_check(void *object, const zp_binfile *bf, void *arg, zp_e
     return ZP_OK;
 }
 
-static const zp_binfile_format wtns_check_format = {
-    .magic = "wtns", .version = 2, .object_bytes = 0, .keep_offset = ZP_BINFILE_CLOSE, .parse = parse_check,
-    .destroy = NULL};
+static const zp_binfile_format wtns_check_format = {.magic = "wtns",
+                                                    .version = 2,
+                                                    .object_bytes = 0,
+                                                    .keep_offset = ZP_BINFILE_CLOSE,
+                                                    .parse = parse_check,
+                                                    .destroy = NULL};
 
 zp_status zp_wtns_check_mem(zp_curve *curve, size_t *count, const void *data, size_t size, const char *name,
                             zp_error *err) {

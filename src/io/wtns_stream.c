@@ -43,18 +43,21 @@ static zp_status section_begins(zp_wtns_stream *s, zp_error *err) {
     s->section_left = zp_io_u64(s->head + 4);
     s->sections_seen++;
     if (s->section_id == 1) {
-        if (s->have_header) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) appears more than once", s->name);
+        if (s->have_header)
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) appears more than once", s->name);
         if (s->section_left != HEADER_SECTION_BYTES) {
             return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, expected %d", s->name,
                                 (unsigned long long)s->section_left, HEADER_SECTION_BYTES);
         }
         s->have_header = 1;
     } else if (s->section_id == 2) {
-        if (s->have_values) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (values) appears more than once", s->name);
+        if (s->have_values)
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (values) appears more than once", s->name);
         if (!s->have_header) {
             return zp_error_set(err, ZP_ERR_UNSUPPORTED,
                                 "%s: section 2 (values) before section 1 (header): a streamed witness needs its header "
-                                "first (as snarkjs and circom write it)", s->name);
+                                "first (as snarkjs and circom write it)",
+                                s->name);
         }
         if (s->section_left != (uint64_t)s->count * N8) {
             return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (values) is %llu bytes, expected %llu for %u values",

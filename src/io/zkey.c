@@ -56,8 +56,7 @@ static zp_status read_protocol(zp_zkey *z, zp_error *err) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: a PLONK key; zkpipe proves Groth16 only", z->bf.name);
     case PROTOCOL_FFLONK:
         return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: an FFLONK key; zkpipe proves Groth16 only", z->bf.name);
-    default:
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: unknown protocol %u in section 1", z->bf.name, proto);
+    default: return zp_error_set(err, ZP_ERR_FORMAT, "%s: unknown protocol %u in section 1", z->bf.name, proto);
     }
 }
 
@@ -87,9 +86,8 @@ static zp_status read_header(zp_zkey *z, zp_error *err) {
     if (n < 4) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 2 (header) is too short", name);
     uint32_t n8q = zp_io_u32(p);
     if (!some_curve_has_fp_bytes(n8q) || n < 4 + (uint64_t)n8q + 4) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "%s: unsupported curve (a %u-byte base field; zkpipe supports %s)", name, n8q,
-                            ZP_CURVE_NAMES);
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: unsupported curve (a %u-byte base field; zkpipe supports %s)",
+                            name, n8q, ZP_CURVE_NAMES);
     }
     uint32_t n8r = zp_io_u32(p + 4 + n8q);
     if (n8r != ZP_FR_BYTES || n < 4 + (uint64_t)n8q + 4 + n8r + 12) {
@@ -161,8 +159,9 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
     uint32_t count = zp_io_u32(p);
     uint64_t expected = 4 + (uint64_t)count * ZP_ZKEY_COEF_BYTES;
     if (n != expected) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 4 (coefficients) is %llu bytes, expected %llu for %u entries",
-                            name, (unsigned long long)n, (unsigned long long)expected, count);
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: section 4 (coefficients) is %llu bytes, expected %llu for %u entries", name,
+                            (unsigned long long)n, (unsigned long long)expected, count);
     }
     const zp_groth16_pk *pk = &z->pk;
     const uint8_t *e = p + 4;
@@ -171,20 +170,21 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
         uint64_t v[4];
         memcpy(v, e + 12, sizeof v);
         if (m > ZP_MATRIX_B) {
-            return zp_error_set(err, ZP_ERR_FORMAT, "%s: coefficient %u: matrix %u is neither 0 (A) nor 1 (B)", name,
-                                i, m);
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: coefficient %u: matrix %u is neither 0 (A) nor 1 (B)", name, i,
+                                m);
         }
         if (row >= pk->domain_size) {
             return zp_error_set(err, ZP_ERR_FORMAT, "%s: coefficient %u: constraint %u is not below domainSize %u",
                                 name, i, row, pk->domain_size);
         }
         if (sig >= pk->n_vars) {
-            return zp_error_set(err, ZP_ERR_FORMAT, "%s: coefficient %u: signal %u is not below nVars %u", name, i,
-                                sig, pk->n_vars);
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: coefficient %u: signal %u is not below nVars %u", name, i, sig,
+                                pk->n_vars);
         }
         if (!zp_io_fr_is_canonical(pk->curve, v)) {
-            return zp_error_set(err, ZP_ERR_FORMAT, "%s: coefficient %u: value is not below the %s scalar field modulus",
-                                name, i, zp_io_curve_title(pk->curve));
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: coefficient %u: value is not below the %s scalar field modulus", name, i,
+                                zp_io_curve_title(pk->curve));
         }
     }
     z->pk.coefs = p + 4;
@@ -258,9 +258,12 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
 static void destroy(void *object) { zp_zkey_close(object); }
 
 /* The key keeps its file: the bulk sections are used in place. */
-static const zp_binfile_format zkey_format = {
-    .magic = "zkey", .version = 1, .object_bytes = sizeof(zp_zkey), .keep_offset = offsetof(zp_zkey, bf),
-    .parse = parse, .destroy = destroy};
+static const zp_binfile_format zkey_format = {.magic = "zkey",
+                                              .version = 1,
+                                              .object_bytes = sizeof(zp_zkey),
+                                              .keep_offset = offsetof(zp_zkey, bf),
+                                              .parse = parse,
+                                              .destroy = destroy};
 
 zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) {
     zp_binfile_input in = {.path = path};
@@ -286,8 +289,7 @@ void zp_zkey_close(zp_zkey *zkey) {
     free(zkey);
 }
 
-zp_status zp_zkey_write(const char *path, const zp_groth16_pk *pk, const uint8_t *contributions_hash,
-                        zp_error *err) {
+zp_status zp_zkey_write(const char *path, const zp_groth16_pk *pk, const uint8_t *contributions_hash, zp_error *err) {
     zp_curve c = pk->curve;
     const zp_curve_desc *d = zp_curve_get(c);
     if (d == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: cannot write a key for unknown curve %d", path, (int)c);
@@ -304,9 +306,12 @@ zp_status zp_zkey_write(const char *path, const zp_groth16_pk *pk, const uint8_t
         uint32_t id;
         const void *p;
         size_t bytes;
-    } bulk[] = {{S_IC, pk->ic, (npub + 1) * g1}, {S_H, pk->h, (size_t)pk->domain_size * g1},
-                {S_C, pk->c, (nv - npub - 1) * g1}, {S_A, pk->a, nv * g1},
-                {S_B1, pk->b1, nv * g1},             {S_B2, pk->b2, nv * g2}};
+    } bulk[] = {{S_IC, pk->ic, (npub + 1) * g1},
+                {S_H, pk->h, (size_t)pk->domain_size * g1},
+                {S_C, pk->c, (nv - npub - 1) * g1},
+                {S_A, pk->a, nv * g1},
+                {S_B1, pk->b1, nv * g1},
+                {S_B2, pk->b2, nv * g2}};
     enum { N_BULK = sizeof bulk / sizeof bulk[0] };
     for (size_t i = 0; i < N_BULK; i++) {
         if (bulk[i].bytes > 0 && bulk[i].p == NULL) {

@@ -105,8 +105,8 @@ zp_status zp_track_alloc_kind(zp_tracked *buf, zp_tracker *t, zp_mem_kind kind, 
     return ZP_OK;
 }
 
-zp_status zp_track_alloc(zp_tracked *buf, zp_tracker *t, unsigned cls, unsigned stage, size_t bytes,
-                         const char *what, zp_error *err) {
+zp_status zp_track_alloc(zp_tracked *buf, zp_tracker *t, unsigned cls, unsigned stage, size_t bytes, const char *what,
+                         zp_error *err) {
     return zp_track_alloc_kind(buf, t, ZP_MEM_HOST, cls, stage, bytes, what, err);
 }
 
@@ -114,8 +114,7 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
                             const char *path, zp_error *err) {
     memset(buf, 0, sizeof *buf);
     if (cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) {
-        return zp_error_set(err, ZP_ERR_INTERNAL, "tracked mapping of %s: bad class %u or stage %u", path, cls,
-                            stage);
+        return zp_error_set(err, ZP_ERR_INTERNAL, "tracked mapping of %s: bad class %u or stage %u", path, cls, stage);
     }
     int fd;
     uint64_t file_size;
@@ -139,8 +138,8 @@ zp_status zp_track_map_file(zp_tracked *buf, size_t *size, zp_tracker *t, unsign
 void zp_track_account(zp_tracked *buf, zp_tracker *t, void *p, unsigned cls, unsigned stage, size_t bytes) {
     memset(buf, 0, sizeof *buf);
     if (p == NULL || cls >= ZP_TRACK_CLASSES || stage >= ZP_TRACK_STAGES) return;
-    *buf = (zp_tracked){.p = p, .bytes = zp_track_round(bytes), .cls = cls, .stage = stage, .external = 1,
-                        .kind = ZP_MEM_HOST};
+    *buf = (zp_tracked){
+        .p = p, .bytes = zp_track_round(bytes), .cls = cls, .stage = stage, .external = 1, .kind = ZP_MEM_HOST};
     count_in(t, buf);
 }
 
@@ -209,7 +208,8 @@ size_t zp_mem_image_unloaded(void) {
     while (fgets(line, sizeof line, f) != NULL) {
         unsigned long long lo, hi, kb;
         char path[PATH_MAX + 1] = "";
-        if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4096s", &lo, &hi, path) >= 2 && strchr(line, '-') < strchr(line, ' ')) {
+        if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4096s", &lo, &hi, path) >= 2 &&
+            strchr(line, '-') < strchr(line, ' ')) {
             if (ours && size > rss) unloaded += size - rss;
             ours = strcmp(path, image) == 0;
             size = hi - lo;

@@ -87,8 +87,8 @@ void zp_tracker_set_allocator(zp_tracker *t, zp_mem_kind kind, const zp_allocato
 size_t zp_track_round(size_t bytes);
 
 /* Zero-filled host memory (huge pages asked for when large). */
-zp_status zp_track_alloc(zp_tracked *buf, zp_tracker *t, unsigned cls, unsigned stage, size_t bytes,
-                         const char *what, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_track_alloc(zp_tracked *buf, zp_tracker *t, unsigned cls, unsigned stage, size_t bytes, const char *what,
+                         zp_error *err) ZP_WARN_UNUSED;
 /* The same for memory of any kind, through that kind's allocator. */
 zp_status zp_track_alloc_kind(zp_tracked *buf, zp_tracker *t, zp_mem_kind kind, unsigned cls, unsigned stage,
                               size_t bytes, const char *what, zp_error *err) ZP_WARN_UNUSED;

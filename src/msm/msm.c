@@ -92,8 +92,8 @@ unsigned zp_msm_table_c(size_t n, size_t threads) {
     return best;
 }
 
-void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
-                      size_t point_bytes, size_t threads) {
+void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits, size_t point_bytes,
+                      size_t threads) {
     if (path == ZP_MSM_AUTO) path = n <= ZP_MSM_SORTED_MAX_N ? ZP_MSM_SORTED : ZP_MSM_AFFINE;
     if (n >= ((size_t)1 << 31)) path = ZP_MSM_XYZZ; /* the tiles' lists hold 31-bit indices */
     double pts = (double)n_big + 1.0;
@@ -119,8 +119,7 @@ void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_bi
         size_t cap = n > 0 ? ZP_MSM_SORTED_ENTRIES / n : per;
         plan->group = (unsigned)(per < cap ? per : cap > 1 ? cap : 1);
     } else {
-        while ((size_t)plan->windows * plan->chunks < 2 * threads && n / (plan->chunks * 2) >= 1024)
-            plan->chunks *= 2;
+        while ((size_t)plan->windows * plan->chunks < 2 * threads && n / (plan->chunks * 2) >= 1024) plan->chunks *= 2;
     }
     plan->chunk_len = n == 0 ? 0 : (n + plan->chunks - 1) / plan->chunks;
     /* The scratch is sized for the plan of n full-size scalars: never a

@@ -11,8 +11,8 @@
 #ifndef ZP_MSM_MSM_H
 #define ZP_MSM_MSM_H
 
-#include "curve/curve.h"
 #include "base/parallel.h"
+#include "curve/curve.h"
 #include "zkpipe.h"
 
 /* How the bucket sums are accumulated: XYZZ, batch-affine streaming
@@ -57,8 +57,8 @@ typedef struct {
 typedef struct zp_msm_table {
     const void *points; /* copies·n affine points, copy j from j·n */
     size_t n;
-    unsigned c;      /* copies: zp_msm_table_copies(c) */
-    int force; /* 1: use it whatever the cost (tests); build sets 0 */
+    unsigned c; /* copies: zp_msm_table_copies(c) */
+    int force;  /* 1: use it whatever the cost (tests); build sets 0 */
 } zp_msm_table;
 
 /* The window width of a table for n points whose MSMs run on `threads`
@@ -108,29 +108,29 @@ static inline void zp_msm_jobs_share_workspace(zp_msm_job *a, zp_msm_job *b) {
     a->ws_size = b->ws_size = ws;
 }
 
-#define ZP_MSM_DECLARE(G)                                                                       \
-    size_t G##_msm_scratch_size(size_t n, size_t threads);                                      \
-    void G##_msm_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,  \
-                 const zp_parallel *par);                                                       \
-    size_t G##_msm_path_scratch_size(size_t n, size_t threads, zp_msm_path path);                   \
-    void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,   \
-                      const zp_parallel *par, zp_msm_path path);                                  \
-    size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);             \
-    void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars,        \
-                      const size_t *n, size_t count, void *scratch, const zp_parallel *par);              \
-    size_t G##_msm_job_results_size(const size_t *n, size_t count, size_t threads);                  \
-    size_t G##_msm_job_workspace_size(const size_t *n, const zp_msm_table *const *tables, size_t count,  \
-                                      size_t threads);                                                 \
-    void G##_msm_job_begin(zp_msm_job *job, G##j *const *out, const G *const *points,                    \
-                           const uint64_t *const *scalars, const size_t *n, const zp_msm_table *const *tables, \
-                           size_t count, void *results, void *workspace, const zp_parallel *par);      \
+#define ZP_MSM_DECLARE(G)                                                                                             \
+    size_t G##_msm_scratch_size(size_t n, size_t threads);                                                            \
+    void G##_msm_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,                    \
+                     const zp_parallel *par);                                                                         \
+    size_t G##_msm_path_scratch_size(size_t n, size_t threads, zp_msm_path path);                                     \
+    void G##_msm_path_var(G##j *out, const G *points, const uint64_t *scalars, size_t n, void *scratch,               \
+                          const zp_parallel *par, zp_msm_path path);                                                  \
+    size_t G##_msm_many_scratch_size(const size_t *n, size_t count, size_t threads);                                  \
+    void G##_msm_many_var(G##j **out, const G *const *points, const uint64_t *const *scalars, const size_t *n,        \
+                          size_t count, void *scratch, const zp_parallel *par);                                       \
+    size_t G##_msm_job_results_size(const size_t *n, size_t count, size_t threads);                                   \
+    size_t G##_msm_job_workspace_size(const size_t *n, const zp_msm_table *const *tables, size_t count,               \
+                                      size_t threads);                                                                \
+    void G##_msm_job_begin(zp_msm_job *job, G##j *const *out, const G *const *points, const uint64_t *const *scalars, \
+                           const size_t *n, const zp_msm_table *const *tables, size_t count, void *results,           \
+                           void *workspace, const zp_parallel *par);                                                  \
     /* the table of n points (zp_msm_table) in table_bytes(n, c) bytes, any                            \
-     * alignment of points; parallel over the points */                                              \
-    size_t G##_msm_table_bytes(size_t n, unsigned c);                                                  \
-    void G##_msm_table_build(zp_msm_table *table, G *mem, const G *points, size_t n, unsigned c,          \
-                             const zp_parallel *par);                                                  \
-    void G##_msm_job_tile(void *job, size_t tile, size_t worker);                                      \
-    void G##_msm_job_end(const zp_msm_job *job);                                                      \
+     * alignment of points; parallel over the points */              \
+    size_t G##_msm_table_bytes(size_t n, unsigned c);                                                                 \
+    void G##_msm_table_build(zp_msm_table *table, G *mem, const G *points, size_t n, unsigned c,                      \
+                             const zp_parallel *par);                                                                 \
+    void G##_msm_job_tile(void *job, size_t tile, size_t worker);                                                     \
+    void G##_msm_job_end(const zp_msm_job *job);                                                                      \
     void G##_msm_job_end_part(void *job, size_t k, size_t worker);
 
 ZP_MSM_DECLARE(zp_bn254_g1)
@@ -147,8 +147,8 @@ static inline size_t zp_msm_plan_groups(const zp_msm_plan *plan) {
  * 1 (zeros cost nothing, ones one addition in window 0), the largest scalar
  * having `bits` bits. The window and chunk are never larger than in the
  * plan for n full-size scalars, which sizes the scratch. */
-void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits,
-                      size_t point_bytes, size_t threads);
+void zp_msm_plan_make(zp_msm_plan *plan, zp_msm_path path, size_t n, size_t n_big, unsigned bits, size_t point_bytes,
+                      size_t threads);
 /* The plan over a table of window width c when that costs less than
  * plan_make's AUTO plan (or force), which it is otherwise. */
 void zp_msm_plan_tabled(zp_msm_plan *plan, size_t n, size_t n_big, unsigned bits, unsigned c, size_t point_bytes,

@@ -40,15 +40,15 @@ typedef struct {
 } M_(waiting);
 
 typedef struct {
-    MA *bucket;      /* nb */
-    MX *side;        /* nb */
-    uint8_t *flags;  /* nb */
-    uint32_t *ones;  /* chunk_len */
-    MA *tree;        /* MSM_TREE_CAP */
-    M_(pair) *batch; /* batch_max */
-    FT *den, *pre;   /* denominators; batch_inv_var's scratch */
-    uint8_t *kind;   /* batch_max */
-    M_(waiting) *defer, *retry; /* MSM_DEFER each */
+    MA *bucket;                                    /* nb */
+    MX *side;                                      /* nb */
+    uint8_t *flags;                                /* nb */
+    uint32_t *ones;                                /* chunk_len */
+    MA *tree;                                      /* MSM_TREE_CAP */
+    M_(pair) *batch;                               /* batch_max */
+    FT *den, *pre;                                 /* denominators; batch_inv_var's scratch */
+    uint8_t *kind;                                 /* batch_max */
+    M_(waiting) *defer, *retry;                    /* MSM_DEFER each */
     size_t n_batch, batch_max, batch_cap, n_defer; /* pending; room; the streaming path's flush target */
     /* the pairs' operands, copied out by classify (the scalar path; the
      * lanes read the points and use px, py for their doublings); and the
@@ -231,8 +231,8 @@ static void M_(doublings)(M_(affine_ws) *ws, size_t m) {
  * themselves; the product of their denominators inverted here. */
 static void M_(sums_lanes)(M_(affine_ws) *ws) {
     if (ws->n_batch == 0) return;
-    zp_msm_simd_batch b = {&ws->fld,          ws->n_batch,      ws->batch, ws->lanes, ws->dbl,
-                           (uint64_t *)ws->px, (uint64_t *)ws->py, 0};
+    zp_msm_simd_batch b = {&ws->fld, ws->n_batch,        ws->batch,          ws->lanes,
+                           ws->dbl,  (uint64_t *)ws->px, (uint64_t *)ws->py, 0};
     FT prod;
     _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
     ZP_CAT(ZP_CAT(zp_msm_simd, ZP_M_IFMA), _prefix)(&b, (uint64_t *)&prod);
@@ -263,8 +263,7 @@ static void M_(flush)(M_(affine_ws) *ws) {
     ws->n_batch = 0;
 }
 
-ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst,
-                        uint32_t bucket) {
+ZP_INLINE void M_(push)(M_(affine_ws) *ws, const MA *p, int neg_p, const MA *q, int neg_q, MA *dst, uint32_t bucket) {
     M_(pair) *e = &ws->batch[ws->n_batch++];
     e->p = p;
     e->q = q;
@@ -378,7 +377,8 @@ static void M_(fold_sides)(M_(affine_ws) *ws, size_t nb) {
             K_(mul)(&ws->tree[i].x, &sd->x, &ws->den[2 * i]);
             K_(mul)(&ws->tree[i].y, &sd->y, &ws->den[2 * i + 1]);
         }
-        for (size_t i = 0; i < m; i++) M_(push)(ws, &ws->bucket[which[i]], 0, &ws->tree[i], 0, &ws->bucket[which[i]], 0);
+        for (size_t i = 0; i < m; i++)
+            M_(push)(ws, &ws->bucket[which[i]], 0, &ws->tree[i], 0, &ws->bucket[which[i]], 0);
         M_(flush)(ws);
         m = 0;
     }
@@ -413,8 +413,8 @@ static void M_(gather)(M_(affine_ws) *ws, size_t nb, size_t nb_used) {
  * which takes 3S XYZZ additions and log2 L doublings per window. The
  * caller picks S (a power of 2 dividing nb) to balance the L + 1 flushes
  * against those, and gives 2·nw·S points of scratch in run. */
-static void M_(reduce_segments)(M_(affine_ws) *ws, MJ *results, const MA *buckets, size_t nw, size_t nb,
-                                size_t segs, MA *run) {
+static void M_(reduce_segments)(M_(affine_ws) *ws, MJ *results, const MA *buckets, size_t nw, size_t nb, size_t segs,
+                                MA *run) {
     size_t len = nb / segs, lanes = nw * segs;
     MA *tot = run + lanes;
     memset(run, 0, 2 * lanes * sizeof(MA));
@@ -474,8 +474,8 @@ static void M_(reduce)(M_(affine_ws) *ws, MJ *result, size_t nb) {
  * pending. Where a window's digits reach only nb_used buckets, each bucket
  * has nb / nb_used replicas (point i goes to replica i mod that), which
  * spreads the points over all nb slots; gather adds the replicas up. */
-static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, const uint64_t *scalars,
-                            size_t begin, size_t end, unsigned w, unsigned c, unsigned bits) {
+static void M_(affine_tile)(M_(affine_ws) *ws, MJ *result, const MA *points, const uint64_t *scalars, size_t begin,
+                            size_t end, unsigned w, unsigned c, unsigned bits) {
     size_t nb = (size_t)1 << (c - 1), n_ones = 0;
     /* window w's digits: |d| ≤ 2^(bits - wc) when the window's top bit is
      * above the scalars' */

@@ -32,14 +32,14 @@
 
 #else /* no IFMA in this build: zp_ifma_enabled never lets these run */
 
-#define MSM_SIMD_STUB(W)                                                                  \
-    void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *product) {        \
-        (void)b, (void)product;                                                           \
-        abort();                                                                          \
-    }                                                                                     \
-    void zp_msm_simd##W##_finish(zp_msm_simd_batch *b, const uint64_t *inv) {            \
-        (void)b, (void)inv;                                                               \
-        abort();                                                                          \
+#define MSM_SIMD_STUB(W)                                                          \
+    void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *product) { \
+        (void)b, (void)product;                                                   \
+        abort();                                                                  \
+    }                                                                             \
+    void zp_msm_simd##W##_finish(zp_msm_simd_batch *b, const uint64_t *inv) {     \
+        (void)b, (void)inv;                                                       \
+        abort();                                                                  \
     }
 MSM_SIMD_STUB(4)
 MSM_SIMD_STUB(6)

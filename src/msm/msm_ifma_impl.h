@@ -55,7 +55,7 @@ VI void MV_(sqr)(MV_(elem) *r, const MV_(elem) *a, const BC *c) {
     MV_(mul)(r, a, a, c);
 #else
     BT s, d, a2;
-    B_(add_4p)(&s, &a->c[0], &a->c[1], c);  /* below 2p: mul_r takes it */
+    B_(add_4p)(&s, &a->c[0], &a->c[1], c); /* below 2p: mul_r takes it */
     B_(sub)(&d, &a->c[0], &a->c[1], c);
     B_(add_4p)(&a2, &a->c[0], &a->c[0], c); /* likewise */
     B_(mul_r)(&r->c[0], &s, &d, c);

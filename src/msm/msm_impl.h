@@ -28,8 +28,8 @@
 #include "msm/msm_affine_impl.h"
 #include "msm/msm_sorted_impl.h"
 
-static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint64_t *scalars, size_t begin,
-                          size_t end, unsigned w, unsigned c) {
+static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint64_t *scalars, size_t begin, size_t end,
+                          unsigned w, unsigned c) {
     size_t nb = (size_t)1 << (c - 1);
     for (size_t b = 0; b < nb; b++) M_(xyzz_set_inf)(&buckets[b]);
     for (size_t i = begin; i < end; i++) {
@@ -137,8 +137,7 @@ static size_t M_(results_size)(const size_t *n, size_t count, size_t threads, zp
     return (r * sizeof(MJ) + 63) & ~(size_t)63;
 }
 
-size_t M_(msm_job_workspace_size)(const size_t *n, const zp_msm_table *const *tables, size_t count,
-                                  size_t threads) {
+size_t M_(msm_job_workspace_size)(const size_t *n, const zp_msm_table *const *tables, size_t count, size_t threads) {
     return M_(workspace_size)(n, tables, count, threads, ZP_MSM_AUTO);
 }
 
@@ -158,10 +157,9 @@ size_t M_(msm_scratch_size)(size_t n, size_t threads) { return M_(msm_path_scrat
 
 /* Plans every part and lays out the workers' workspaces and the tiles'
  * results. */
-static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const *points,
-                               const uint64_t *const *scalars, const size_t *n, const zp_msm_table *const *tables,
-                               size_t count, void *results_mem, void *workspace, const zp_parallel *par,
-                               zp_msm_path path) {
+static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
+                               const size_t *n, const zp_msm_table *const *tables, size_t count, void *results_mem,
+                               void *workspace, const zp_parallel *par, zp_msm_path path) {
     size_t threads = zp_parallel_threads(par), tiles = 0, ws_size = 0;
     job->count = count;
     for (size_t k = 0; k < count; k++) {
@@ -209,8 +207,8 @@ static void M_(job_begin_in)(zp_msm_job *job, MJ *const *out, const MA *const *p
 }
 
 void M_(msm_job_begin)(zp_msm_job *job, MJ *const *out, const MA *const *points, const uint64_t *const *scalars,
-                       const size_t *n, const zp_msm_table *const *tables, size_t count, void *results,
-                       void *workspace, const zp_parallel *par) {
+                       const size_t *n, const zp_msm_table *const *tables, size_t count, void *results, void *workspace,
+                       const zp_parallel *par) {
     M_(job_begin_path)(job, out, points, scalars, n, tables, count, results, workspace, par, ZP_MSM_AUTO);
 }
 
@@ -279,8 +277,7 @@ static void M_(table_task)(void *arg, size_t t, size_t worker) {
     }
 }
 
-void M_(msm_table_build)(zp_msm_table *table, MA *mem, const MA *points, size_t n, unsigned c,
-                         const zp_parallel *par) {
+void M_(msm_table_build)(zp_msm_table *table, MA *mem, const MA *points, size_t n, unsigned c, const zp_parallel *par) {
     M_(table_job) job = {mem, points, n, c, zp_msm_table_copies(c)};
     zp_parallel_for(par, (n + ZP_MSM_TABLE_CHUNK - 1) / ZP_MSM_TABLE_CHUNK, M_(table_task), &job);
     table->points = mem;
@@ -291,8 +288,8 @@ void M_(msm_table_build)(zp_msm_table *table, MA *mem, const MA *points, size_t 
 
 /* Several MSMs of one group as one parallel loop over all their tiles, so
  * no worker idles at the end of each (the prover's A, B1, C and H). */
-void M_(msm_many_var)(MJ **out, const MA *const *points, const uint64_t *const *scalars, const size_t *n,
-                      size_t count, void *scratch, const zp_parallel *par) {
+void M_(msm_many_var)(MJ **out, const MA *const *points, const uint64_t *const *scalars, const size_t *n, size_t count,
+                      void *scratch, const zp_parallel *par) {
     zp_msm_job job;
     for (size_t done = 0; done < count; done += ZP_MSM_JOB_MAX) {
         size_t m = count - done < ZP_MSM_JOB_MAX ? count - done : ZP_MSM_JOB_MAX;
@@ -310,8 +307,7 @@ void M_(msm_path_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t
     M_(msm_job_end)(&job);
 }
 
-void M_(msm_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch,
-                 const zp_parallel *par) {
+void M_(msm_var)(MJ *out, const MA *points, const uint64_t *scalars, size_t n, void *scratch, const zp_parallel *par) {
     M_(msm_path_var)(out, points, scalars, n, scratch, par, ZP_MSM_AUTO);
 }
 

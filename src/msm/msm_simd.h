@@ -66,7 +66,7 @@ typedef struct {
  *   dst: the sum x3 = λ² - x_p - x_q, y3 = λ(x_p - x3) - y_p with
  *   λ = (y_q - y_p)/(x_q - x_p); one point where the other is infinity;
  *   infinity for opposite points; equal points listed in b->dbl. */
-#define ZP_MSM_SIMD_DECLARE(W)                                                  \
+#define ZP_MSM_SIMD_DECLARE(W)                                                   \
     void zp_msm_simd##W##_prefix(const zp_msm_simd_batch *b, uint64_t *product); \
     void zp_msm_simd##W##_finish(zp_msm_simd_batch *b, const uint64_t *inv);
 ZP_MSM_SIMD_DECLARE(4)

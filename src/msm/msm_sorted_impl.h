@@ -70,8 +70,8 @@ static size_t M_(sorted_segments)(size_t nw, size_t nb) {
  * step of the reduction (two per segment and window), so a small MSM (the
  * verifier's, over the public inputs) gets room for far fewer pairs than
  * MSM_BATCH; more pairs would only cost another flush. */
-static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, unsigned c, size_t group,
-                                   int tabled, int simd) {
+static size_t M_(sorted_ws_layout)(M_(affine_ws) *ws, uintptr_t base, size_t n, unsigned c, size_t group, int tabled,
+                                   int simd) {
     size_t nb = (size_t)1 << (c - 1), slot_windows = tabled ? 1 : group, slots = slot_windows * nb;
     size_t entries = group * n;
     size_t nodes = (entries + slots) / 2 + 1; /* a list of m ≥ 2 entries takes ceil(m/2) nodes in round one */

@@ -32,16 +32,16 @@
 #ifndef ZP_NTT_NTT_H
 #define ZP_NTT_NTT_H
 
-#include "field/field.h"
 #include "base/parallel.h"
+#include "field/field.h"
 #include "zkpipe.h"
 
 #define ZP_NTT_PARALLEL_MIN_LOG 12
 
-#define ZP_NTT_DECLARE(F)                                                                           \
-    int F##_root_of_unity(F *w, unsigned log_n);                                                    \
-    size_t F##_ntt_scratch_size(unsigned log_n, size_t threads);                                    \
-    int F##_ntt(F *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par);          \
+#define ZP_NTT_DECLARE(F)                                                                  \
+    int F##_root_of_unity(F *w, unsigned log_n);                                           \
+    size_t F##_ntt_scratch_size(unsigned log_n, size_t threads);                           \
+    int F##_ntt(F *a, unsigned log_n, int inverse, void *scratch, const zp_parallel *par); \
     int F##_ntt_to_coset(F *a, unsigned log_n, const F *shift, void *scratch, const zp_parallel *par);
 
 ZP_NTT_DECLARE(zp_bn254_fr)

@@ -64,8 +64,7 @@ void zp_ntt_simd_scatter(const zp_ifma_field *f, uint64_t *a, const void *work, 
 /* The butterflies on [0, 2p) values: what goes into a product is left in
  * [0, 4p) (mul_lazy takes it), everything else is reduced to [0, 2p); the
  * first sums and differences, which only go into the second, uncarried. */
-VI void dif4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4,
-             const vfield *c) {
+VI void dif4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4, const vfield *c) {
     v5 a, b, cc, d;
     vadd2o(&a, x0, x2, c);
     vsub2o(&b, x0, x2, c);
@@ -87,8 +86,7 @@ VI void dif4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v
     }
 }
 
-VI void dit4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4,
-             const vfield *c) {
+VI void dit4(v5 *x0, v5 *x1, v5 *x2, v5 *x3, const v5 *w1, const v5 *w2, const v5 *w3, const v5 *w4, const vfield *c) {
     v5 t1 = *x1, t2 = *x2, t3 = *x3, s0, s1, s2, s3;
     if (w1 != NULL) {
         vmul_lazy(&t1, x1, w2, c);
@@ -172,9 +170,9 @@ void zp_ntt_simd_dit(const zp_ifma_field *f, void *work, unsigned log_m, const z
 
 static void lanes_load(v5 *r, const zp_ifma_limbs t[8]) {
     for (int j = 0; j < 5; j++) {
-        r->l[j] = _mm512_set_epi64((long long)t[7].l[j], (long long)t[6].l[j], (long long)t[5].l[j],
-                                   (long long)t[4].l[j], (long long)t[3].l[j], (long long)t[2].l[j],
-                                   (long long)t[1].l[j], (long long)t[0].l[j]);
+        r->l[j] =
+            _mm512_set_epi64((long long)t[7].l[j], (long long)t[6].l[j], (long long)t[5].l[j], (long long)t[4].l[j],
+                             (long long)t[3].l[j], (long long)t[2].l[j], (long long)t[1].l[j], (long long)t[0].l[j]);
     }
 }
 

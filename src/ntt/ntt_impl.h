@@ -336,8 +336,7 @@ static void N_(row_simd)(const N_(plan) *pl, size_t t, size_t worker, int coset)
         N_(lane_twist)(pl, r0, pl->mid_f, NULL, NULL, h, first);
         zp_ntt_simd_twist(&pl->fld, w, pl->B, h, first);
     } else {
-        N_(lane_twist)(pl, r0, pl->inverse ? pl->mid_i : pl->mid_f, NULL, pl->inverse ? &pl->n_inv : NULL, h,
-                       first);
+        N_(lane_twist)(pl, r0, pl->inverse ? pl->mid_i : pl->mid_f, NULL, pl->inverse ? &pl->n_inv : NULL, h, first);
         zp_ntt_simd_twist(&pl->fld, w, pl->B, h, first);
         zp_ntt_simd_dif(&pl->fld, w, pl->log_b, pl->inverse ? pl->tab_i52 : pl->tab_f52, 1);
     }

@@ -32,8 +32,7 @@ ZP_INLINE void N_(fsub)(FT *r, const FT *a, const FT *b) { ZP_CAT(FT, _sub)(r, a
 #define FMUL_ ZP_CAT(FT, _mul)
 
 /* radix-4 butterflies, as in the header comment; w1..w3 = w^j, w^2j, w^3j */
-ZP_INLINE void N_(dif4)(FT *x0, FT *x1, FT *x2, FT *x3, const FT *w1, const FT *w2, const FT *w3,
-                        const FT *w4) {
+ZP_INLINE void N_(dif4)(FT *x0, FT *x1, FT *x2, FT *x3, const FT *w1, const FT *w2, const FT *w3, const FT *w4) {
     FT a, b, c, d;
     N_(fadd)(&a, x0, x2);
     N_(fsub)(&b, x0, x2);
@@ -60,8 +59,7 @@ ZP_INLINE void N_(dif4_0)(FT *x0, FT *x1, FT *x2, FT *x3, const FT *w4) {
     N_(fadd)(x2, &b, &d);
     N_(fsub)(x3, &b, &d);
 }
-ZP_INLINE void N_(dit4)(FT *x0, FT *x1, FT *x2, FT *x3, const FT *w1, const FT *w2, const FT *w3,
-                        const FT *w4) {
+ZP_INLINE void N_(dit4)(FT *x0, FT *x1, FT *x2, FT *x3, const FT *w1, const FT *w2, const FT *w3, const FT *w4) {
     FT t1, t2, t3, s0, s1, s2, s3;
     FMUL_(&t1, x1, w2);
     FMUL_(&t2, x2, w1);
@@ -127,8 +125,7 @@ static void N_(stage2)(FT *x, size_t h, size_t stride, size_t width, const FT *t
 }
 
 /* One radix-4 stage over blocks of len = 4q: w = W_len = W^(M/len). */
-static void N_(stage4)(FT *x, size_t M, size_t len, size_t stride, size_t width, const FT *tw, size_t ts,
-                       int dit) {
+static void N_(stage4)(FT *x, size_t M, size_t len, size_t stride, size_t width, const FT *tw, size_t ts, int dit) {
     size_t q = len / 4, s = (M / len) * ts;
     const FT *w4 = &tw[(M / 4) * ts];
     for (size_t blk = 0; blk < M; blk += len) {

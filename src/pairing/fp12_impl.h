@@ -206,7 +206,9 @@ ZP_INLINE void E12_(set_one)(T12 *r) {
     E6_(set_one)(&r->c0);
     E6_(set_zero)(&r->c1);
 }
-ZP_INLINE int E12_(eq_var)(const T12 *a, const T12 *b) { return E6_(eq_var)(&a->c0, &b->c0) & E6_(eq_var)(&a->c1, &b->c1); }
+ZP_INLINE int E12_(eq_var)(const T12 *a, const T12 *b) {
+    return E6_(eq_var)(&a->c0, &b->c0) & E6_(eq_var)(&a->c1, &b->c1);
+}
 ZP_INLINE int E12_(is_one_var)(const T12 *a) {
     T12 one;
     E12_(set_one)(&one);
@@ -305,7 +307,7 @@ static inline void E12_(frobenius)(T12 *r, const T12 *a, int k) {
 static inline void E12_(mul_by_034)(T12 *r, const T12 *a, const T2 *b0, const T2 *b3, const T2 *b4) {
     T6 t0, t1, s;
     T2 b03;
-    E6_(mul_fp2)(&t0, &a->c0, b0);      /* a0·b0 */
+    E6_(mul_fp2)(&t0, &a->c0, b0);       /* a0·b0 */
     E6_(mul_by_01)(&t1, &a->c1, b3, b4); /* a1·(b3 + b4·v) */
     E2_(add)(&b03, b0, b3);
     E6_(add)(&s, &a->c0, &a->c1);
@@ -343,16 +345,16 @@ static inline void E12_(mul_by_014)(T12 *r, const T12 *a, const T2 *b0, const T2
 static inline void E12_(cyclotomic_sqr)(T12 *r, const T12 *a) {
     T2 t0, t1, t2, t3, t4, t5, t6, t7, x, y;
     /* Fp4 squaring of (x, y): (x² + xi·y², 2xy) */
-#define FP4_SQR(o0, o1, a0, a1)              \
-    do {                                     \
-        E2_(sqr)(&x, a0);                    \
-        E2_(sqr)(&y, a1);                    \
-        E2_(mul_by_xi)(&o0, &y);             \
-        E2_(add)(&o0, &o0, &x);              \
-        E2_(add)(&o1, a0, a1);               \
-        E2_(sqr)(&o1, &o1);                  \
-        E2_(sub)(&o1, &o1, &x);              \
-        E2_(sub)(&o1, &o1, &y);              \
+#define FP4_SQR(o0, o1, a0, a1)  \
+    do {                         \
+        E2_(sqr)(&x, a0);        \
+        E2_(sqr)(&y, a1);        \
+        E2_(mul_by_xi)(&o0, &y); \
+        E2_(add)(&o0, &o0, &x);  \
+        E2_(add)(&o1, a0, a1);   \
+        E2_(sqr)(&o1, &o1);      \
+        E2_(sub)(&o1, &o1, &x);  \
+        E2_(sub)(&o1, &o1, &y);  \
     } while (0)
     FP4_SQR(t0, t1, &a->c0.c0, &a->c1.c1); /* g0² */
     FP4_SQR(t2, t3, &a->c1.c0, &a->c0.c2); /* g1² */

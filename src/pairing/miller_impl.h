@@ -122,7 +122,7 @@ static inline void N_(add_step)(TLINE *l, TPROJ *t, const TG2 *q) {
     E2_(sub)(&tmp, &g, &h);
     E2_(mul)(&tmp, &tmp, &theta);
     E2_(mul)(&c, &e, &t->y);
-    E2_(sub)(&t->y, &tmp, &c); /* Y3 = theta(G - H) - E·Y */
+    E2_(sub)(&t->y, &tmp, &c);  /* Y3 = theta(G - H) - E·Y */
     E2_(mul)(&t->z, &t->z, &e); /* Z3 = Z·E */
 
     E2_(mul)(&j, &theta, &q->x);

@@ -18,7 +18,7 @@ static void zp_bls12_final_exp_hard(zp_bls12_fp12 *r, const zp_bls12_fp12 *f);
 #define ZP_PAIR_X_NEG 0
 #define ZP_PAIR_LOOP_BITS ZP_BN254_ATE_LOOP_BITS
 #define ZP_PAIR_LOOP_BIT(i) \
-    ((i) >= 64 ? (int)((ZP_BN254_ATE_LOOP_HI >> ((i) - 64)) & 1) : (int)((ZP_BN254_ATE_LOOP_LO >> (i)) & 1))
+    ((i) >= 64 ? (int)((ZP_BN254_ATE_LOOP_HI >> ((i)-64)) & 1) : (int)((ZP_BN254_ATE_LOOP_LO >> (i)) & 1))
 #include "pairing/miller_impl.h"
 
 /* BLS12-381: loop over |x| (64 bits), M-type twist, x < 0. */

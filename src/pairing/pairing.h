@@ -28,16 +28,16 @@
  * verifying key's γ and δ): made once, they leave each pairing only their
  * evaluation at P. The line's coefficients are miller_impl.h's, before
  * that evaluation; one per doubling and addition step, in loop order. */
-#define ZP_PAIRING_LINES_(g, G)                                                          \
-    typedef struct {                                                                      \
-        g##_fp2 c0, c1, c2;                                                               \
-    } g##_line;                                                                           \
-    typedef struct {                                                                      \
-        g##_line l[2 * G##_ATE_LOOP_BITS]; /* enough: a doubling and an addition a bit */ \
-        uint32_t n;                                                                       \
-        int inf; /* the point is infinity: its pairings are 1 */                          \
-    } g##_g2_lines;                                                                       \
-    void g##_g2_lines_make(g##_g2_lines *r, const g##_g2 *q);                              \
+#define ZP_PAIRING_LINES_(g, G)                                                                               \
+    typedef struct {                                                                                          \
+        g##_fp2 c0, c1, c2;                                                                                   \
+    } g##_line;                                                                                               \
+    typedef struct {                                                                                          \
+        g##_line l[2 * G##_ATE_LOOP_BITS]; /* enough: a doubling and an addition a bit */                     \
+        uint32_t n;                                                                                           \
+        int inf; /* the point is infinity: its pairings are 1 */                                              \
+    } g##_g2_lines;                                                                                           \
+    void g##_g2_lines_make(g##_g2_lines *r, const g##_g2 *q);                                                 \
     void g##_miller_loop_lines_var(g##_fp12 *f, const g##_g1 *P, const g##_g2 *Q, size_t n, const g##_g1 *PL, \
                                    const g##_g2_lines *const *L, size_t m);
 ZP_PAIRING_LINES_(zp_bn254, ZP_BN254)

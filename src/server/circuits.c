@@ -86,8 +86,8 @@ void *server_circuits_main(void *arg) {
             zp_circuit_state state;
             zp_status st = zp_engine_circuit_check(s->engine, list[i].key, list[i].wasm, &state, &err);
             if (st == ZP_OK && state != ZP_CIRCUIT_READY) continue;
-            if (st == ZP_OK) server_log(s, 1, "key '%s': circuit %s ready (%.1f s)", list[i].id, list[i].wasm,
-                                        zp_clock_now() - t0);
+            if (st == ZP_OK)
+                server_log(s, 1, "key '%s': circuit %s ready (%.1f s)", list[i].id, list[i].wasm, zp_clock_now() - t0);
             else server_log(s, 0, "key '%s': its circuit %s cannot be used: %s", list[i].id, list[i].wasm, err.message);
             watched_free(&list[i]);
             left--;

@@ -33,11 +33,11 @@ struct pending_commit {
     zp_job_state state; /* ZP_JOB_DONE or _FAILED */
     char why[512];      /* the failure's reason, "" otherwise */
     zp_store_result result;
-    char *texts[2]; /* proof and public JSON */
+    char *texts[2];      /* proof and public JSON */
     char digests[2][65]; /* the key and circuit it was proved with (result.key_digest, .wasm_digest) */
     unsigned attempts;
     double next_try, first_failed; /* monotonic seconds */
-    char error[512];              /* the last try's */
+    char error[512];               /* the last try's */
     int fd;       /* the spooled file the engine read (its active entry's): checked before a proof is recorded */
     int verified; /* its bytes matched the job's request digest: the proof may be recorded and served */
 };
@@ -53,7 +53,7 @@ static void pending_free(pending_commit *pc) {
  * it as the spool does instead. */
 static void name_spooled(char *msg, size_t cap, const zp_server *s, const active_part *part) {
     if (!s->spool_proc || part->fd < 0 || part->file == NULL) return;
-    char name[40], out[sizeof ((pending_commit *)0)->why];
+    char name[40], out[sizeof((pending_commit *)0)->why];
     int n = snprintf(name, sizeof name, "/proc/self/fd/%d", part->fd);
     size_t o = 0;
     const char *p = msg, *hit;

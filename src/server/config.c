@@ -17,14 +17,18 @@ static zp_status set_level(void *dst, const zp_option *o, const char *value, con
 #define OFF(f) offsetof(zp_server_config, f)
 #define STR ZP_OPT_STRDUP
 static const zp_option options[] = {
-    {"listen", 0, STR, OFF(listen), 0, 0, "127.0.0.1:8790", "HOST:PORT", "TCP host:port (port 0: any free one); none: no TCP", NULL},
+    {"listen", 0, STR, OFF(listen), 0, 0, "127.0.0.1:8790", "HOST:PORT",
+     "TCP host:port (port 0: any free one); none: no TCP", NULL},
     {"unix_socket", 0, STR, OFF(unix_socket), 0, 0, NULL, "PATH", "also listen on this unix socket", NULL},
     {"data_dir", 0, STR, OFF(data_dir), 0, 0, "./zkpipe-data", "DIR", "the job store and the witness spool", NULL},
     {"store", 0, STR, OFF(store), 0, 0, NULL, "PATH|URI",
      "the job store: an SQLite file (default: data_dir/zkpipe.db) or postgresql://... shared by a fleet", NULL},
     {"spool_dir", 0, STR, OFF(spool_dir), 0, 0, NULL, "DIR",
-     "where accepted witnesses and inputs wait (default: data_dir/spool); with a PostgreSQL store, a directory every daemon of the fleet mounts", NULL},
-    {"node", 0, STR, OFF(node), 0, 0, NULL, "ID", "this daemon's id in the store (default: host name:port); unique in a fleet", NULL},
+     "where accepted witnesses and inputs wait (default: data_dir/spool); with a PostgreSQL store, a directory every "
+     "daemon of the fleet mounts",
+     NULL},
+    {"node", 0, STR, OFF(node), 0, 0, NULL, "ID",
+     "this daemon's id in the store (default: host name:port); unique in a fleet", NULL},
     {"lease", 0, ZP_OPT_UINT, OFF(lease), 1, 86400, "30", "S",
      "seconds a claimed partition stays this daemon's without a heartbeat; then others take it over", NULL},
     {"keys_dir", 0, STR, OFF(keys_dir), 0, 0, NULL, "DIR",
@@ -32,30 +36,46 @@ static const zp_option options[] = {
     {"key", 0, ZP_OPT_CUSTOM, 0, 0, 0, NULL, "ID=PATH",
      "ID=PATH [wasm=PATH]: one more key, with its circuit's wasm for jobs given inputs (repeatable)", add_key},
     {"witness_dir", 0, STR, OFF(witness_dir), 0, 0, NULL, "DIR", "server-side witness paths must lie inside it", NULL},
-    {"token", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "TOKEN", "require Authorization: Bearer <token> (1-4096 printable bytes)", set_token},
+    {"token", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "TOKEN",
+     "require Authorization: Bearer <token> (1-4096 printable bytes)", set_token},
     {"token_file", 0, ZP_OPT_CUSTOM, OFF(token), 0, 0, NULL, "FILE", "read the token from this file", set_token_file},
-    {"allowed_hosts", 0, STR, OFF(allowed_hosts), 0, 0, NULL, "NAMES", "more Host names than localhost and IP literals (comma-separated)", NULL},
-    {"allowed_origins", 0, STR, OFF(allowed_origins), 0, 0, NULL, "ORIGINS", "more Origins than the daemon's own (comma-separated)", NULL},
-    {"budget", 0, ZP_OPT_MEMORY, OFF(budget), 1 << 20, UINT64_MAX, NULL, "SIZE", "memory budget of the whole daemon: its own memory at start, then every tracked buffer (default: available memory - 10%)", NULL},
+    {"allowed_hosts", 0, STR, OFF(allowed_hosts), 0, 0, NULL, "NAMES",
+     "more Host names than localhost and IP literals (comma-separated)", NULL},
+    {"allowed_origins", 0, STR, OFF(allowed_origins), 0, 0, NULL, "ORIGINS",
+     "more Origins than the daemon's own (comma-separated)", NULL},
+    {"budget", 0, ZP_OPT_MEMORY, OFF(budget), 1 << 20, UINT64_MAX, NULL, "SIZE",
+     "memory budget of the whole daemon: its own memory at start, then every tracked buffer (default: available memory "
+     "- 10%)",
+     NULL},
     {"synth_workers", 0, ZP_OPT_UINT, OFF(synth_workers), 1, 256, NULL, "N", "synthesis workers (default: CPUs)", NULL},
     {"prove_workers", 0, ZP_OPT_UINT, OFF(prove_workers), 1, 64, "1", "N", "prove workers", NULL},
     {"finalize_workers", 0, ZP_OPT_UINT, OFF(finalize_workers), 1, 64, "1", "N", "finalize workers", NULL},
-    {"threads", 0, ZP_OPT_UINT, OFF(threads), 1, 1024, NULL, "N", "threads per prove/finalize worker (default: CPUs)", NULL},
-    {"queue", 0, ZP_OPT_UINT, OFF(queue), 1, 65536, NULL, "N", "queue capacity between stages (default: synth_workers)", NULL},
+    {"threads", 0, ZP_OPT_UINT, OFF(threads), 1, 1024, NULL, "N", "threads per prove/finalize worker (default: CPUs)",
+     NULL},
+    {"queue", 0, ZP_OPT_UINT, OFF(queue), 1, 65536, NULL, "N", "queue capacity between stages (default: synth_workers)",
+     NULL},
     {"max_request", 0, ZP_OPT_BYTES, OFF(max_request), 1024, 16ULL << 30, "256M", "SIZE", "largest request body", NULL},
     {"max_partitions", 0, ZP_OPT_UINT, OFF(max_partitions), 1, 1000000, "1024", "N", "partitions per job", NULL},
     {"max_queued", 0, ZP_OPT_UINT, OFF(max_queued), 1, 100000000, "100000", "N",
      "partitions waiting for admission, all jobs together (429 past it)", NULL},
-    {"max_connections", 0, ZP_OPT_UINT, OFF(max_connections), 1, 10000, "64", "N", "concurrent HTTP requests (status and metrics have 8 more)", NULL},
-    {"max_connections_per_ip", 0, ZP_OPT_UINT, OFF(max_connections_per_ip), 0, 10000, "0", "N", "connections from one address (0: no limit)", NULL},
-    {"connection_timeout", 0, ZP_OPT_UINT, OFF(connection_timeout), 1, 3600, "30", "S", "seconds a connection may stay silent (headers or body)", NULL},
-    {"result_ttl", 0, ZP_OPT_UINT, OFF(result_ttl), 60, 315360000, "86400", "S", "seconds finished jobs are kept", NULL},
-    {"spool_max", 0, ZP_OPT_BYTES, OFF(spool_max), 0, UINT64_MAX, "0", "SIZE", "spool limit in bytes (0: the disk's)", NULL},
-    {"shutdown_grace", 0, ZP_OPT_UINT, OFF(shutdown_grace), 0, 3600, "30", "S", "seconds running partitions may finish on SIGTERM", NULL},
+    {"max_connections", 0, ZP_OPT_UINT, OFF(max_connections), 1, 10000, "64", "N",
+     "concurrent HTTP requests (status and metrics have 8 more)", NULL},
+    {"max_connections_per_ip", 0, ZP_OPT_UINT, OFF(max_connections_per_ip), 0, 10000, "0", "N",
+     "connections from one address (0: no limit)", NULL},
+    {"connection_timeout", 0, ZP_OPT_UINT, OFF(connection_timeout), 1, 3600, "30", "S",
+     "seconds a connection may stay silent (headers or body)", NULL},
+    {"result_ttl", 0, ZP_OPT_UINT, OFF(result_ttl), 60, 315360000, "86400", "S", "seconds finished jobs are kept",
+     NULL},
+    {"spool_max", 0, ZP_OPT_BYTES, OFF(spool_max), 0, UINT64_MAX, "0", "SIZE", "spool limit in bytes (0: the disk's)",
+     NULL},
+    {"shutdown_grace", 0, ZP_OPT_UINT, OFF(shutdown_grace), 0, 3600, "30", "S",
+     "seconds running partitions may finish on SIGTERM", NULL},
     {"degraded_after", 0, ZP_OPT_UINT, OFF(degraded_after), 1, 86400, "60", "S",
      "seconds a result may wait to be recorded, or the store fail, before /v1/status says degraded", NULL},
     {"witness_time_limit", 0, ZP_OPT_SECONDS, OFF(witness_time_limit), 0, 86400, "600", "S",
-     "how long a partition's witness calculation (and a circuit's first calls) may run; past it the partition fails (0: no limit)", NULL},
+     "how long a partition's witness calculation (and a circuit's first calls) may run; past it the partition fails "
+     "(0: no limit)",
+     NULL},
     {"trace", 0, STR, OFF(trace), 0, 0, NULL, "FILE", "the engine's Chrome trace file", NULL},
     {"log_level", 0, ZP_OPT_CUSTOM, OFF(log_level), 0, 0, "info", "LEVEL", "error, info or debug", set_level},
 };
@@ -77,7 +97,8 @@ zp_status zp_server_token_check(const char *token, size_t len, const char *where
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)token[i];
         if (c <= 0x20 || c >= 0x7f) {
-            return zp_error_set(err, ZP_ERR_ARG, "%s: the token has a space, control or non-ASCII byte at %zu", where, i);
+            return zp_error_set(err, ZP_ERR_ARG, "%s: the token has a space, control or non-ASCII byte at %zu", where,
+                                i);
         }
     }
     return ZP_OK;

@@ -19,11 +19,11 @@ typedef struct zp_server_config {
     char *listen;      /* "host:port" or "none" */
     char *unix_socket; /* NULL: none */
     char *data_dir, *keys_dir, *witness_dir;
-    char *store;     /* NULL: data_dir/zkpipe.db */
-    char *spool_dir; /* NULL: data_dir/spool */
-    char *node;      /* NULL: host name:port */
-    uint64_t lease;  /* seconds */
-    char *token; /* NULL: no authentication; never empty */
+    char *store;                           /* NULL: data_dir/zkpipe.db */
+    char *spool_dir;                       /* NULL: data_dir/spool */
+    char *node;                            /* NULL: host name:port */
+    uint64_t lease;                        /* seconds */
+    char *token;                           /* NULL: no authentication; never empty */
     char *allowed_hosts, *allowed_origins; /* comma-separated; NULL: none */
     char *trace;
     zp_server_key *keys;
@@ -33,9 +33,9 @@ typedef struct zp_server_config {
     uint64_t max_request, max_partitions, max_queued, max_connections, max_connections_per_ip;
     uint64_t connection_timeout; /* seconds a connection may stay silent */
     uint64_t result_ttl, spool_max, shutdown_grace;
-    uint64_t degraded_after; /* seconds a record may wait, or the store fail, before /v1/status says degraded */
+    uint64_t degraded_after;   /* seconds a record may wait, or the store fail, before /v1/status says degraded */
     double witness_time_limit; /* seconds a partition's witness calculation may run; 0: none */
-    int log_level; /* 0 error, 1 info, 2 debug */
+    int log_level;             /* 0 error, 1 info, 2 debug */
 } zp_server_config;
 
 void zp_server_config_init(zp_server_config *cfg); /* the defaults */

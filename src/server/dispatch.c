@@ -29,13 +29,13 @@
 #include "base/error.h"
 #include "server/internal.h"
 
-#define TICK_S 0.1         /* the loop's pace when nothing wakes it */
-#define RENEW_EVERY_S 0.3  /* at most: a cancel elsewhere is noticed within about this */
+#define TICK_S 0.1        /* the loop's pace when nothing wakes it */
+#define RENEW_EVERY_S 0.3 /* at most: a cancel elsewhere is noticed within about this */
 #define HEARTBEAT_S 1.0
-#define KEYS_EVERY_S 5.0   /* keys_dir is read again */
-#define CLAIM_BATCH 1      /* one at a time: each is judged against the room left */
-#define CLOCK_EVERY_S 10.0 /* the daemon's clock is compared with the store's */
-#define REPAIR_EVERY_S 5.0 /* damaged rows (zp_store_repair) are looked for */
+#define KEYS_EVERY_S 5.0     /* keys_dir is read again */
+#define CLAIM_BATCH 1        /* one at a time: each is judged against the room left */
+#define CLOCK_EVERY_S 10.0   /* the daemon's clock is compared with the store's */
+#define REPAIR_EVERY_S 5.0   /* damaged rows (zp_store_repair) are looked for */
 #define MISMATCH_EVERY_S 5.0 /* jobs pinned to other bytes than this daemon's are counted (a read of its keys' queue) */
 
 /* Partitions the pipeline holds at once: what is worth having in hand. */
@@ -239,8 +239,8 @@ static void claim_work(zp_server *s, double now) {
         zp_store_claim claim;
         size_t got = 0;
         zp_error err;
-        if (zp_store_claim_work(&claim, CLAIM_BATCH, &got, s->store, s->node, ids, n_ids, (double)s->cfg.lease,
-                                &err) != ZP_OK) {
+        if (zp_store_claim_work(&claim, CLAIM_BATCH, &got, s->store, s->node, ids, n_ids, (double)s->cfg.lease, &err) !=
+            ZP_OK) {
             note_error(s, &err);
             break;
         }
@@ -279,8 +279,7 @@ static void check_clock(zp_server *s) {
                    "this daemon's clock is %.1f s %s the store's (%s): leases and job times are the store's, but "
                    "times this daemon shows are its own; set its clock right (NTP)",
                    fabs(skew), skew > 0 ? "ahead of" : "behind", zp_store_name(s->store));
-    else if (!off && was_off)
-        server_log(s, 1, "this daemon's clock is within %.1f s of the store's again", fabs(skew));
+    else if (!off && was_off) server_log(s, 1, "this daemon's clock is within %.1f s of the store's again", fabs(skew));
 }
 
 static void repaired_row(void *arg, int64_t job_id, uint32_t idx, const char *what) {
@@ -308,8 +307,7 @@ typedef struct mismatch_ctx {
     size_t n;
 } mismatch_ctx;
 
-static void mismatch_cb(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest,
-                        uint64_t jobs) {
+static void mismatch_cb(void *arg, const char *key_id, const char *key_digest, const char *wasm_digest, uint64_t jobs) {
     mismatch_ctx *m = arg;
     if (m->n == MAX_MISMATCHES || key_id == NULL) return;
     key_mismatch *o = &m->found[m->n++];
@@ -353,7 +351,8 @@ static void count_mismatches(zp_server *s) {
             int known = 0;
             pthread_mutex_lock(&s->lock);
             for (size_t k = 0; k < s->n_mismatches && !known; k++)
-                known = strcmp(s->mismatches[k].key_id, f->key_id) == 0 && strcmp(s->mismatches[k].pinned, f->pinned) == 0 &&
+                known = strcmp(s->mismatches[k].key_id, f->key_id) == 0 &&
+                        strcmp(s->mismatches[k].pinned, f->pinned) == 0 &&
                         strcmp(s->mismatches[k].pinned_wasm, f->pinned_wasm) == 0;
             pthread_mutex_unlock(&s->lock);
             if (!known)
@@ -380,7 +379,8 @@ size_t server_degraded(zp_server *s, char (*lines)[512], size_t max) {
     double limit = (double)s->cfg.degraded_after, now = zp_clock_now();
     double waited = server_pending_oldest(s, why, sizeof why);
     if (n < max && waited > limit)
-        snprintf(lines[n++], sizeof *lines, "a result has waited %.0f s to be recorded in the store: %.400s", waited, why);
+        snprintf(lines[n++], sizeof *lines, "a result has waited %.0f s to be recorded in the store: %.400s", waited,
+                 why);
     if (n < max && s->fleet_error_since > 0 && now - s->fleet_error_since > limit)
         snprintf(lines[n++], sizeof *lines, "the store has failed for %.0f s: %.400s", now - s->fleet_error_since,
                  s->fleet_error);
@@ -431,8 +431,10 @@ static void renew_leases(zp_server *s) {
         pthread_mutex_unlock(&s->lock);
         for (size_t i = 0; i < n; i++) {
             if (!lost[i]) continue;
-            server_log(s, 1, "job %lld partition %u: no longer this daemon's (its job ended, or another daemon took it"
-                       " over): cancelled here", (long long)held[i].job_id, held[i].idx);
+            server_log(s, 1,
+                       "job %lld partition %u: no longer this daemon's (its job ended, or another daemon took it"
+                       " over): cancelled here",
+                       (long long)held[i].job_id, held[i].idx);
             (void)zp_engine_cancel(s->engine, engine_ids[i], &err);
         }
     }
@@ -543,7 +545,8 @@ void server_dispatch_stop(zp_server *s) {
     for (size_t i = 0; held && i < n; i++) held[i] = s->active[i].claim;
     pthread_mutex_unlock(&s->lock);
     zp_error err;
-    if (held != NULL && zp_store_release(s->store, s->node, held, n, &err) != ZP_OK) server_log(s, 0, "%s", err.message);
+    if (held != NULL && zp_store_release(s->store, s->node, held, n, &err) != ZP_OK)
+        server_log(s, 0, "%s", err.message);
     else if (n) server_log(s, 1, "gave back %zu unfinished partitions to the queue", n);
     free(held);
     if (zp_store_leave(s->store, s->node, &err) != ZP_OK) server_log(s, 0, "%s", err.message);

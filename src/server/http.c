@@ -46,8 +46,13 @@ static struct {
 zp_status server_http_load(zp_error *err) {
     static int once;
     static const char *const sonames[] = {"libmicrohttpd.so.12", "libmicrohttpd.so", NULL};
-#define SYM(f) {"MHD_" #f, (void **)&mhd.f}
-    const zp_dynsym syms[] = {SYM(lookup_connection_value), SYM(create_response_from_buffer), SYM(add_response_header), SYM(queue_response), SYM(destroy_response), SYM(get_connection_info), SYM(set_connection_option), SYM(start_daemon), SYM(get_daemon_info), SYM(stop_daemon)};
+#define SYM(f) \
+    { "MHD_" #f, (void **)&mhd.f }
+    const zp_dynsym syms[] = {SYM(lookup_connection_value), SYM(create_response_from_buffer),
+                              SYM(add_response_header),     SYM(queue_response),
+                              SYM(destroy_response),        SYM(get_connection_info),
+                              SYM(set_connection_option),   SYM(start_daemon),
+                              SYM(get_daemon_info),         SYM(stop_daemon)};
 #undef SYM
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libmicrohttpd12", err);
 }
@@ -67,8 +72,8 @@ zp_status server_http_load(zp_error *err) {
 #define INTAKE_RETRY_AFTER 1
 
 typedef struct conn {
-    char *body;     /* small bodies; or: */
-    zp_intake *intake; /* a job's body, in the engine's budget; or: */
+    char *body;            /* small bodies; or: */
+    zp_intake *intake;     /* a job's body, in the engine's budget; or: */
     server_upload *upload; /* witnesses streamed to the spool (upload.c) */
     size_t len, cap;
     uint64_t limit; /* the largest body this request may have */
@@ -117,7 +122,8 @@ static int in_list(const char *list, const char *item, size_t len) {
         while (*p == ' ' || *p == ',') p++;
         const char *e = p;
         while (*e && *e != ',' && *e != ' ') e++;
-        if ((e - p == 1 && *p == '*') || ((size_t)(e - p) == len && len > 0 && strncasecmp(p, item, len) == 0)) return 1;
+        if ((e - p == 1 && *p == '*') || ((size_t)(e - p) == len && len > 0 && strncasecmp(p, item, len) == 0))
+            return 1;
         p = e;
     }
     return 0;
@@ -230,8 +236,9 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
     const char *type = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
     int stream = job_post && has_body && is_type(type, "application/octet-stream");
     if (!reads && has_body && !is_json(type) && !stream) {
-        server_respond_error(r, 415, "unsupported_media_type", "a %s with a body needs Content-Type: application/json%s",
-                             method, job_post ? " (or application/octet-stream: .wtns files)" : "");
+        server_respond_error(r, 415, "unsupported_media_type",
+                             "a %s with a body needs Content-Type: application/json%s", method,
+                             job_post ? " (or application/octet-stream: .wtns files)" : "");
         return 415;
     }
     if (!is_reserved_path(url)) {
@@ -264,7 +271,8 @@ static int judge_headers(zp_server *s, struct MHD_Connection *c, const char *url
         }
         if (st != ZP_OK) {
             server_respond_error(r, 503, "busy_memory",
-                                 "no room in the memory budget for this request's body now (%s); try again", err.message);
+                                 "no room in the memory budget for this request's body now (%s); try again",
+                                 err.message);
             r->retry_after = INTAKE_RETRY_AFTER;
             return 503;
         }
@@ -377,8 +385,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return send_response(c, &r);
     }
     char *body = k->intake ? zp_intake_data(k->intake) : k->body;
-    zp_request req = {method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), body, k->len,
-                      k->intake ? body : NULL};
+    zp_request req = {
+        method, url, query_arg, c, header(c, MHD_HTTP_HEADER_AUTHORIZATION), body, k->len, k->intake ? body : NULL};
     zp_server_handle(s, &req, &r);
     conn_drop_body(s, k); /* the budget has it back before the answer goes out */
     /* a long poll may have waited past connection_timeout: the wait was
@@ -428,9 +436,7 @@ static zp_status parse_listen(struct sockaddr_in *sa, const char *listen, zp_err
     return ZP_OK;
 }
 
-static unsigned flags(void) {
-    return MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
-}
+static unsigned flags(void) { return MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC; }
 
 static struct MHD_Daemon *start_mhd(zp_server *s, enum MHD_OPTION where, const void *arg) {
     /* job requests are capped at max_connections in judge_headers; the
@@ -443,11 +449,10 @@ static struct MHD_Daemon *start_mhd(zp_server *s, enum MHD_OPTION where, const v
                                 (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                 MHD_OPTION_END);
     }
-    return mhd.start_daemon(flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, arg,
-                            MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                            (unsigned)s->cfg.max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                            MHD_OPTION_END);
+    return mhd.start_daemon(
+        flags(), 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, arg, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)s->cfg.connection_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
 }
 
 /* A socket path may be taken only from nobody: a live socket (another
@@ -474,7 +479,8 @@ static zp_status claim_socket_path(const struct sockaddr_un *su, zp_error *err) 
     }
     if (e != ECONNREFUSED) return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: %s", path, strerror(e));
     if (unlink(path) != 0 && errno != ENOENT) {
-        return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: cannot remove the stale socket: %s", path, strerror(errno));
+        return zp_error_set(err, ZP_ERR_IO, "unix_socket %s: cannot remove the stale socket: %s", path,
+                            strerror(errno));
     }
     return ZP_OK;
 }

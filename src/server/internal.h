@@ -21,9 +21,9 @@
 typedef struct active_part {
     zp_store_held claim;
     uint64_t engine_id;
-    int lost; /* the store took it back (taken over, its job ended): cancelled here */
-    int fd;     /* its spooled file, opened beneath the spool: what the engine reads; -1: none */
-    char *file; /* that file, relative to the spool (for messages); malloc'd */
+    int lost;             /* the store took it back (taken over, its job ended): cancelled here */
+    int fd;               /* its spooled file, opened beneath the spool: what the engine reads; -1: none */
+    char *file;           /* that file, relative to the spool (for messages); malloc'd */
     char wasm_digest[65]; /* the circuit its witness is computed with (a job given inputs); "" otherwise */
 } active_part;
 
@@ -83,30 +83,30 @@ struct zp_server {
     uint64_t unix_dev, unix_ino; /* the socket file we made: only that one is removed at stop */
     int port;
     char *spool_dir;
-    int spool_fd;     /* the spool, opened at start: every spooled file is reached beneath it */
-    char *spool_real; /* its real path (realpath), for rows spelt with it; NULL when unknown */
-    int spool_proc;   /* /proc/self/fd names descriptors: the engine is given those names */
+    int spool_fd;        /* the spool, opened at start: every spooled file is reached beneath it */
+    char *spool_real;    /* its real path (realpath), for rows spelt with it; NULL when unknown */
+    int spool_proc;      /* /proc/self/fd names descriptors: the engine is given those names */
     char *witness_cache; /* data_dir/witness-cache: the compiled circuits */
     double started;
 
-    pthread_mutex_t lock; /* everything below */
-    pthread_cond_t ended; /* a job ended, or shutdown began */
+    pthread_mutex_t lock;         /* everything below */
+    pthread_cond_t ended;         /* a job ended, or shutdown began */
     pthread_cond_t wake_dispatch; /* work was added, or a partition ended */
     active_part *active;
     size_t n_active, cap_active;
-    char node[128];  /* this daemon's id in the store */
-    char host[256];  /* its host name and address, for /v1/fleet */
+    char node[128]; /* this daemon's id in the store */
+    char host[256]; /* its host name and address, for /v1/fleet */
     dispatch_key *dkeys;
     size_t n_dkeys;
     double dkeys_listed;
     uint64_t claims, renewals, leases_lost, results_refused; /* since start */
     double last_heartbeat, last_renew;
-    char fleet_error[640]; /* the last failure talking to the store from the dispatcher; "" when none */
-    double fleet_error_since; /* monotonic seconds: since when it fails (0: it answers) */
-    double clock_skew;        /* this daemon's wall clock less the store's, seconds, as measured last */
-    double clock_checked;     /* monotonic seconds of that measure (0: not yet) */
+    char fleet_error[640];             /* the last failure talking to the store from the dispatcher; "" when none */
+    double fleet_error_since;          /* monotonic seconds: since when it fails (0: it answers) */
+    double clock_skew;                 /* this daemon's wall clock less the store's, seconds, as measured last */
+    double clock_checked;              /* monotonic seconds of that measure (0: not yet) */
     double last_repair, last_mismatch; /* monotonic seconds of the last repair pass and mismatch count */
-    uint64_t repairs;         /* damaged rows repaired since start */
+    uint64_t repairs;                  /* damaged rows repaired since start */
     key_mismatch mismatches[MAX_MISMATCHES];
     size_t n_mismatches;
     pthread_mutex_t pins_lock; /* the file digests below */
@@ -121,7 +121,7 @@ struct zp_server {
     uint64_t latency_count[LATENCY_STAGES];
     uint64_t http_codes[6][100]; /* [status / 100][status % 100] */
     uint64_t job_conns;          /* requests in flight other than status, metrics, dashboard */
-    pending_commit **pending; /* ended jobs not yet recorded (disk full, I/O errors) */
+    pending_commit **pending;    /* ended jobs not yet recorded (disk full, I/O errors) */
     size_t n_pending, cap_pending;
     uint64_t commit_failures; /* failed tries at recording a job's end, since start */
     char commit_error[640];   /* the last one's message */
@@ -194,9 +194,9 @@ zp_status server_upload_key(zp_engine_key_info *key, char **key_path, zp_server 
 /* Accepts a job whose witnesses are spooled and checked already (a
  * streamed upload): stores and submits it as server_submit does. On an
  * error, or when request_id was known, the files are removed. */
-zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s,
-                                const char *key_id, const char *key_path, int priority, const char *request_id,
-                                const char *request_digest, char **paths, size_t n, int *http_status, zp_error *err);
+zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
+                                const char *key_path, int priority, const char *request_id, const char *request_digest,
+                                char **paths, size_t n, int *http_status, zp_error *err);
 
 /* upload.c: POST /v1/jobs with Content-Type: application/octet-stream:
  * the partitions' .wtns files back to back, streamed to the spool and
@@ -221,8 +221,8 @@ void server_upload_abort(server_upload *u);
 /* What a request_id stands for: the SHA-256 of everything that decides
  * the job's proofs (key, priority, each partition's file, inputs or
  * witnesses), in hex. */
-zp_status server_request_digest(char hex[65], const char *key, int priority, int inputs, const job_witness *w,
-                                size_t n, zp_error *err);
+zp_status server_request_digest(char hex[65], const char *key, int priority, int inputs, const job_witness *w, size_t n,
+                                zp_error *err);
 /* The same of spooled files (paths: as the store names them), each read
  * beneath the spool, in 64 KiB pieces. */
 zp_status server_request_digest_files(char hex[65], zp_server *s, const char *key, int priority, char *const *paths,
@@ -283,8 +283,8 @@ void server_spool_discard(const zp_server *s, const char *dir, char *const *path
  * paths[i] (malloc'd, relative to the spool) for w[i], named N.<suffix>
  * ("wtns", or "json" for a job's inputs); *http_status says what to
  * answer when it fails (507 when they do not fit spool_max). */
-zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix,
-                       int *http_status, zp_error *err);
+zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix, int *http_status,
+                       zp_error *err);
 /* Removes the spooled file a row names, beneath the spool, and takes its
  * bytes off the count (arg: the server), then its directory once empty;
  * a file gone already is no error (zp_store_path_fn). A path refused by
@@ -321,8 +321,7 @@ void server_dispatch_stop(zp_server *s);
 zp_status server_file_digest(char hex[65], zp_server *s, const char *path, int frozen, zp_error *err);
 /* A key id's pins as this daemon has them now: its key file's digest, and
  * its circuit's ("" when it has none). ZP_ERR_ARG: no such key. */
-zp_status server_key_pins(char key_digest[65], char wasm_digest[65], zp_server *s, const char *key_id,
-                          zp_error *err);
+zp_status server_key_pins(char key_digest[65], char wasm_digest[65], zp_server *s, const char *key_id, zp_error *err);
 void server_pins_free(zp_server *s);
 
 /* dispatch.c: why the daemon needs looking after, one line each
@@ -364,8 +363,8 @@ typedef struct job_body {
     size_t len;
     job_body_span *spans;
     size_t n, cap;
-    char prefix[40]; /* of the references: "zp-intake:<nonce>:" */
-    size_t json_bytes; /* what jansson's tree grows with: the text but whitespace between tokens, and
+    char prefix[40];                    /* of the references: "zp-intake:<nonce>:" */
+    size_t json_bytes;                  /* what jansson's tree grows with: the text but whitespace between tokens, and
                           a reference string (at most sizeof ref) in each span's place */
     size_t pos, next, ref_pos, ref_len; /* the parse's place */
     char ref[64];
@@ -422,9 +421,9 @@ double server_query_double(const zp_request *req, const char *name, double def, 
 /* The answer to a submission (server_submit's or server_submit_spooled's
  * result st, status, err): the job (201; 200 for a known request_id with
  * the same digest) or the error (409 for a request_id used otherwise). */
-void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err,
-                             int64_t id, int existing, size_t position, const char *key, size_t n,
-                             const char *request_id, const char *digest);
+void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err, int64_t id,
+                             int existing, size_t position, const char *key, size_t n, const char *request_id,
+                             const char *digest);
 void route_post_job(zp_server *s, const zp_request *req, zp_response *resp);
 void route_get_jobs(zp_server *s, const zp_request *req, zp_response *resp);
 void route_get_job(zp_server *s, int64_t id, zp_response *resp);

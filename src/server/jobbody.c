@@ -78,7 +78,7 @@ zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, z
     enum { OTHER = 0, ROOT, WITNESSES, ITEM };
     unsigned char kind[MAX_DEPTH];
     int expect_key[MAX_DEPTH], is_obj[MAX_DEPTH];
-    size_t depth = 0, deep = 0; /* deep: levels past MAX_DEPTH, not tracked */
+    size_t depth = 0, deep = 0;        /* deep: levels past MAX_DEPTH, not tracked */
     size_t key_start = 0, key_end = 0; /* the last key read at the current level */
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
@@ -105,7 +105,8 @@ zp_status job_body_scan(job_body *b, char *text, size_t len, int *http_status, z
                 if (end - start < LONG_STRING) continue;
                 return zp_error_set(err, ZP_ERR_ARG,
                                     "a string of %zu bytes at byte %zu of the body: only a witness's 'data' may be "
-                                    "this long", end - start, start);
+                                    "this long",
+                                    end - start, start);
             }
             if (b->n == b->cap) {
                 size_t cap = b->cap ? 2 * b->cap : 8;

@@ -14,7 +14,7 @@ const char *const zp_latency_stage_names[LATENCY_STAGES] = {"queued",     "synth
 
 void server_metrics_job(zp_server *s, const zp_partition_times *t, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        double v[LATENCY_STAGES] = {t[i].queued, t[i].synth, t[i].wait_prove, t[i].prove,
+        double v[LATENCY_STAGES] = {t[i].queued,     t[i].synth, t[i].wait_prove, t[i].prove,
                                     t[i].wait_final, t[i].final, t[i].total};
         for (int g = 0; g < LATENCY_STAGES; g++) {
             int b = 0;
@@ -65,7 +65,8 @@ void server_metrics(zp_server *s, zp_response *resp) {
     pthread_mutex_lock(&s->lock);
     header(&t, "zkpipe_jobs_total", "counter", "Jobs ended since the daemon started, by outcome.");
     static const char *outcomes[3] = {"done", "failed", "cancelled"};
-    for (int i = 0; i < 3; i++) put(&t, "zkpipe_jobs_total{outcome=\"%s\"} %llu\n", outcomes[i], (unsigned long long)s->outcomes[i]);
+    for (int i = 0; i < 3; i++)
+        put(&t, "zkpipe_jobs_total{outcome=\"%s\"} %llu\n", outcomes[i], (unsigned long long)s->outcomes[i]);
     uint64_t n_pending = server_pending_jobs(s);
     header(&t, "zkpipe_jobs", "gauge", "Jobs in the store not yet ended, by state (the whole store: a fleet's).");
     put(&t, "zkpipe_jobs{state=\"queued\"} %llu\nzkpipe_jobs{state=\"running\"} %llu\n", (unsigned long long)counts[0],
@@ -97,16 +98,19 @@ void server_metrics(zp_server *s, zp_response *resp) {
             seen |= k < i;
             jobs += s->mismatches[k].jobs;
         }
-        if (!seen) put(&t, "zkpipe_key_mismatch_jobs{key=\"%s\"} %llu\n", s->mismatches[i].key_id, (unsigned long long)jobs);
+        if (!seen)
+            put(&t, "zkpipe_key_mismatch_jobs{key=\"%s\"} %llu\n", s->mismatches[i].key_id, (unsigned long long)jobs);
     }
     header(&t, "zkpipe_store_clock_skew_seconds", "gauge",
            "This daemon's wall clock less the store's (leases and job times are the store's).");
     put(&t, "zkpipe_store_clock_skew_seconds %.3f\n", s->clock_skew);
-    header(&t, "zkpipe_store_repairs_total", "counter",
-           "Damaged store rows repaired since start (claims of no daemon or with absurd leases, done without a proof).");
+    header(
+        &t, "zkpipe_store_repairs_total", "counter",
+        "Damaged store rows repaired since start (claims of no daemon or with absurd leases, done without a proof).");
     put(&t, "zkpipe_store_repairs_total %llu\n", (unsigned long long)s->repairs);
     header(&t, "zkpipe_store_commit_pending", "gauge",
-           "Jobs with ended partitions whose record could not be written to the store yet (disk full, I/O errors); retried.");
+           "Jobs with ended partitions whose record could not be written to the store yet (disk full, I/O errors); "
+           "retried.");
     put(&t, "zkpipe_store_commit_pending %llu\n", (unsigned long long)n_pending);
     header(&t, "zkpipe_store_commit_failures_total", "counter",
            "Failed tries at recording a job's end in the store, since the daemon started.");

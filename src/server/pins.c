@@ -82,8 +82,7 @@ static zp_status hash_file(char hex[ZP_SHA256_HEX], struct stat *sb, const char 
         }
         *sb = before;
         zp_sha256_hex(hex, d);
-        st = changed ? zp_error_set(err, ZP_ERR_IO, "%s: it kept changing while its digest was computed", path)
-                     : ZP_OK;
+        st = changed ? zp_error_set(err, ZP_ERR_IO, "%s: it kept changing while its digest was computed", path) : ZP_OK;
         if (!changed) break;
     }
     free(buf);

@@ -22,7 +22,7 @@ typedef struct resume_ctx {
     size_t resumed, failed;
     spool_file_id *keep; /* the resumed jobs' witnesses */
     size_t n_keep, cap_keep;
-    int keep_failed;     /* out of memory: sweep nothing */
+    int keep_failed; /* out of memory: sweep nothing */
 } resume_ctx;
 
 /* Each of a job's files, by device and inode, beneath the spool (a path

@@ -92,7 +92,7 @@ static void serve_asset(const char *name, zp_response *resp) {
         if (strcmp(a->name, name) != 0) continue;
         const char *dot = strrchr(name, '.');
         resp->status = 200;
-        resp->content_type = !dot                         ? "application/octet-stream"
+        resp->content_type = !dot                        ? "application/octet-stream"
                              : strcmp(dot, ".html") == 0 ? "text/html; charset=utf-8"
                              : strcmp(dot, ".js") == 0   ? "text/javascript; charset=utf-8"
                              : strcmp(dot, ".css") == 0  ? "text/css; charset=utf-8"

@@ -32,10 +32,9 @@ static json_t *job_json(zp_server *s, const zp_store_job *stored) {
     zp_store_job job = *stored;
     int pending = server_pending_job(s, &job, NULL, NULL);
     const char *error = job.error[0] && job.state == ZP_JOB_FAILED ? job.error : NULL;
-    json_t *o = json_pack("{s:I,s:s,s:i,s:s,s:i,s:i,s:f,s:o}", "id", (json_int_t)job.id, "key", job.key_id,
-                          "priority", job.priority, "state", zp_job_state_name(job.state), "partitions",
-                          (int)job.partitions, "done", (int)job.done, "submitted", job.submitted, "finished",
-                          num_or_null(job.finished));
+    json_t *o = json_pack("{s:I,s:s,s:i,s:s,s:i,s:i,s:f,s:o}", "id", (json_int_t)job.id, "key", job.key_id, "priority",
+                          job.priority, "state", zp_job_state_name(job.state), "partitions", (int)job.partitions,
+                          "done", (int)job.done, "submitted", job.submitted, "finished", num_or_null(job.finished));
     if (o && job.request_id[0]) json_object_set_new(o, "request_id", json_string(job.request_id));
     if (o && error) json_object_set_new(o, "error", json_string(error));
     /* ended, but the record waits for the store (a full disk): say so */
@@ -174,10 +173,9 @@ static zp_intake *read_confined(size_t *size, zp_server *s, const char *path, in
     return held;
 }
 
-
-void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err,
-                             int64_t id, int existing, size_t position, const char *key, size_t n,
-                             const char *request_id, const char *digest) {
+void server_answer_submitted(zp_server *s, zp_response *resp, zp_status st, int status, const zp_error *err, int64_t id,
+                             int existing, size_t position, const char *key, size_t n, const char *request_id,
+                             const char *digest) {
     zp_store_job job;
     zp_error e;
     if (st != ZP_OK) {
@@ -254,7 +252,8 @@ static int parse_body(parsed_body *pb, zp_server *s, const zp_request *req, zp_r
             int st = e.status == ZP_ERR_NOMEM ? 503 : 413;
             parsed_body_free(s, pb);
             server_respond_error(resp, st, st == 503 ? "busy_memory" : server_error_code(st),
-                                 "parsing the body's %zu bytes of JSON (whitespace aside) takes up to %zu bytes of the memory budget: %s",
+                                 "parsing the body's %zu bytes of JSON (whitespace aside) takes up to %zu bytes of the "
+                                 "memory budget: %s",
                                  json_bytes, arena_bytes, e.message);
             if (st == 503) resp->retry_after = 1;
             return 0;
@@ -292,8 +291,9 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
     int status = 400;
     const char *problem = NULL;
     if (key == NULL) problem = "'key' (a key id string) is required";
-    else if (jprio && (!json_is_integer(jprio) || json_integer_value(jprio) < -1000000 ||
-                       json_integer_value(jprio) > 1000000)) problem = "'priority' must be an integer";
+    else if (jprio &&
+             (!json_is_integer(jprio) || json_integer_value(jprio) < -1000000 || json_integer_value(jprio) > 1000000))
+        problem = "'priority' must be an integer";
     else if (jreq && (request_id == NULL || strlen(request_id) == 0 || strlen(request_id) > 128))
         problem = "'request_id' must be a string of 1 to 128 characters";
     else if (inputs && jw != jin) problem = "give either 'witnesses' or 'inputs', not both";
@@ -376,8 +376,7 @@ void route_post_job(zp_server *s, const zp_request *req, zp_response *resp) {
         if (st == ZP_OK)
             st = server_submit(&id, &existing, &position, s, key, priority, request_id, digest, w, n, inputs, &status,
                                &err);
-        else
-            status = 500;
+        else status = 500;
         server_answer_submitted(s, resp, st, status, &err, id, existing, position, key, n, request_id, digest);
     }
     for (size_t i = 0; owned && i < n; i++) json_mem_free(owned[i]); /* json_dumps's, or base64's */
@@ -463,9 +462,7 @@ void route_get_job(zp_server *s, int64_t id, zp_response *resp) {
     server_respond_json(resp, 200, o);
 }
 
-static int ended(const zp_store_job *job) {
-    return job->state >= ZP_JOB_DONE;
-}
+static int ended(const zp_store_job *job) { return job->state >= ZP_JOB_DONE; }
 
 void route_get_proof(zp_server *s, int64_t id, const zp_request *req, zp_response *resp) {
     double wait = server_query_double(req, "wait", 0, 600);

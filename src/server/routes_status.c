@@ -58,9 +58,8 @@ void route_get_status(zp_server *s, zp_response *resp) {
                                       (json_int_t)st.by_stage[g].count, "bytes", (json_int_t)st.by_stage[g].bytes,
                                       "max_partitions", (json_int_t)st.max_partitions_in[g]));
     }
-    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime",
-                          st.uptime, "budget", (json_int_t)st.budget, "buffer_budget",
-                          (json_int_t)st.buffer_budget, "reserved",
+    json_t *o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "version", "0.1.0", "uptime", st.uptime,
+                          "budget", (json_int_t)st.budget, "buffer_budget", (json_int_t)st.buffer_budget, "reserved",
                           (json_int_t)st.reserved, "peak_reserved", (json_int_t)st.peak_reserved, "tracked",
                           (json_int_t)st.tracked, "peak_tracked", (json_int_t)st.peak_tracked, "rss",
                           (json_int_t)st.rss, "peak_rss", (json_int_t)st.peak_rss, "baseline_rss",
@@ -75,21 +74,22 @@ void route_get_status(zp_server *s, zp_response *resp) {
     json_object_set_new(o, "classes", classes);
     json_object_set_new(o, "stages", stages);
     json_object_set_new(o, "admission_waiting", json_integer((json_int_t)st.admission_waiting));
-    json_object_set_new(o, "workers", json_pack("{s:I,s:I,s:I,s:I}", "synth", (json_int_t)st.synth_workers, "prove",
-                                                (json_int_t)st.prove_workers, "finalize",
-                                                (json_int_t)st.finalize_workers, "queue",
-                                                (json_int_t)st.queue_capacity));
+    json_object_set_new(
+        o, "workers",
+        json_pack("{s:I,s:I,s:I,s:I}", "synth", (json_int_t)st.synth_workers, "prove", (json_int_t)st.prove_workers,
+                  "finalize", (json_int_t)st.finalize_workers, "queue", (json_int_t)st.queue_capacity));
     json_object_set_new(o, "keys_loaded", json_integer((json_int_t)st.keys_loaded));
-    json_object_set_new(o, "jobs", json_pack("{s:I,s:I,s:I,s:I,s:I}", "queued", (json_int_t)queued, "running",
-                                             (json_int_t)running, "done", (json_int_t)counts[2], "failed",
-                                             (json_int_t)counts[3], "cancelled", (json_int_t)counts[4]));
+    json_object_set_new(
+        o, "jobs",
+        json_pack("{s:I,s:I,s:I,s:I,s:I}", "queued", (json_int_t)queued, "running", (json_int_t)running, "done",
+                  (json_int_t)counts[2], "failed", (json_int_t)counts[3], "cancelled", (json_int_t)counts[4]));
     pthread_mutex_lock(&s->lock);
     json_object_set_new(o, "proofs", json_integer((json_int_t)s->proofs));
     pthread_mutex_unlock(&s->lock);
     json_object_set_new(o, "partitions_failed", json_integer((json_int_t)st.partitions_failed));
     /* the store's health: ended jobs whose record could not be written yet */
-    json_t *store = json_pack("{s:I,s:I}", "commit_pending", (json_int_t)n_pending, "commit_failures",
-                              (json_int_t)commit_failures);
+    json_t *store =
+        json_pack("{s:I,s:I}", "commit_pending", (json_int_t)n_pending, "commit_failures", (json_int_t)commit_failures);
     if (commit_error_at > 0) {
         json_object_set_new(store, "last_error", json_string(commit_error));
         json_object_set_new(store, "last_error_at", json_real(commit_error_at));
@@ -265,10 +265,11 @@ void route_get_fleet(zp_server *s, zp_response *resp) {
     }
     json_t *o = json_pack("{s:s,s:s,s:b,s:I,s:o}", "store", zp_store_kind(s->store), "node", s->node, "shared",
                           zp_store_shared(s->store), "lease", (json_int_t)s->cfg.lease, "daemons", nodes);
-    json_object_set_new(o, "queue", json_pack("{s:I,s:I,s:I,s:I}", "queued_partitions", (json_int_t)c.parts_queued,
-                                              "running_partitions", (json_int_t)c.parts_running, "queued_jobs",
-                                              (json_int_t)c.jobs[ZP_JOB_QUEUED], "running_jobs",
-                                              (json_int_t)c.jobs[ZP_JOB_RUNNING]));
+    json_object_set_new(
+        o, "queue",
+        json_pack("{s:I,s:I,s:I,s:I}", "queued_partitions", (json_int_t)c.parts_queued, "running_partitions",
+                  (json_int_t)c.parts_running, "queued_jobs", (json_int_t)c.jobs[ZP_JOB_QUEUED], "running_jobs",
+                  (json_int_t)c.jobs[ZP_JOB_RUNNING]));
     /* jobs waiting for this daemon's key ids that it cannot take: pinned
      * to other bytes than it has under those ids, one entry per key */
     json_t *mism = json_array();
@@ -287,7 +288,8 @@ void route_get_fleet(zp_server *s, zp_response *resp) {
         }
         json_array_append_new(json_object_get(e, "pinned"), json_string(m->pinned));
         json_array_append_new(json_object_get(e, "pinned_wasm"), json_string(m->pinned_wasm));
-        json_object_set_new(e, "jobs", json_integer(json_integer_value(json_object_get(e, "jobs")) + (json_int_t)m->jobs));
+        json_object_set_new(e, "jobs",
+                            json_integer(json_integer_value(json_object_get(e, "jobs")) + (json_int_t)m->jobs));
     }
     pthread_mutex_unlock(&s->lock);
     json_object_set_new(o, "key_mismatch", mism);

@@ -72,8 +72,9 @@ zp_status server_spool_open_dirs(zp_server *s, zp_error *err) {
     snprintf(link, sizeof link, "/proc/self/fd/%d", s->spool_fd);
     s->spool_proc = readlink(link, target, sizeof target) > 0;
     if (!s->spool_proc)
-        server_log(s, 0, "no /proc/self/fd: spooled files are handed to the engine by their path, resolved beneath "
-                         "the spool just before");
+        server_log(s, 0,
+                   "no /proc/self/fd: spooled files are handed to the engine by their path, resolved beneath "
+                   "the spool just before");
     s->spool_bytes = server_spool_bytes(s);
     return ZP_OK;
 }
@@ -269,8 +270,8 @@ zp_status server_spool_mkdir(char *dir, zp_server *s, zp_error *err) {
 
 /* Writes the witnesses (or inputs) to a fresh spool directory, synced, as
  * N.<suffix>; paths[i] are malloc'd, relative to the spool. */
-zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix,
-                       int *http_status, zp_error *err) {
+zp_status server_spool(char **paths, zp_server *s, const job_witness *w, size_t n, const char *suffix, int *http_status,
+                       zp_error *err) {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += w[i].size;
     pthread_mutex_lock(&s->lock);
@@ -405,8 +406,7 @@ static int cmp_file_id(const void *a, const void *b) {
 
 /* Everything beneath dfd that keep does not hold, by descriptor: a
  * directory swapped for a symlink while the sweep runs is not followed. */
-static void sweep_dir(int dfd, const spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes,
-                      int depth) {
+static void sweep_dir(int dfd, const spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes, int depth) {
     int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not dup: its own read position */
     DIR *d = own >= 0 ? fdopendir(own) : NULL;
     if (d == NULL) {

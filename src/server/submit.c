@@ -234,9 +234,10 @@ static zp_status queue_room(zp_server *s, size_t n, int *http_status, zp_error *
     }
     if (c.parts_queued + n <= s->cfg.max_queued) return ZP_OK;
     *http_status = 429;
-    return zp_error_set(err, ZP_ERR_NOMEM,
-                        "the queue is full: %llu partitions wait and this job has %zu (max_queued %llu); try again later",
-                        (unsigned long long)c.parts_queued, n, (unsigned long long)s->cfg.max_queued);
+    return zp_error_set(
+        err, ZP_ERR_NOMEM,
+        "the queue is full: %llu partitions wait and this job has %zu (max_queued %llu); try again later",
+        (unsigned long long)c.parts_queued, n, (unsigned long long)s->cfg.max_queued);
 }
 
 /* A circuit the engine has loaded is checked against the key now (the
@@ -370,9 +371,9 @@ zp_status server_upload_key(zp_engine_key_info *key, char **key_path, zp_server 
     return st;
 }
 
-zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s,
-                                const char *key_id, const char *key_path, int priority, const char *request_id,
-                                const char *request_digest, char **paths, size_t n, int *http_status, zp_error *err) {
+zp_status server_submit_spooled(int64_t *id, int *existing, size_t *queue_position, zp_server *s, const char *key_id,
+                                const char *key_path, int priority, const char *request_id, const char *request_digest,
+                                char **paths, size_t n, int *http_status, zp_error *err) {
     *existing = 0;
     zp_status st = queue_room(s, n, http_status, err);
     if (st != ZP_OK) {

@@ -22,7 +22,7 @@ struct server_upload {
     char *key_path;
     zp_engine_key_info key;
     int priority;
-    char request_id[129]; /* "" when none */
+    char request_id[129];    /* "" when none */
     char dir[SPOOL_DIR_MAX]; /* relative to the spool, as the paths are */
     char **paths;
     size_t n, cap;
@@ -66,7 +66,8 @@ server_upload *server_upload_begin(zp_server *s, const zp_request *req, zp_respo
         return NULL;
     }
     if (rid && (rid[0] == '\0' || strlen(rid) > 128 || !printable(rid))) {
-        server_respond_error(resp, 400, "bad_request", "'request_id' must be a string of 1 to 128 printable characters");
+        server_respond_error(resp, 400, "bad_request",
+                             "'request_id' must be a string of 1 to 128 printable characters");
         return NULL;
     }
     pthread_mutex_lock(&s->lock);
@@ -119,8 +120,9 @@ static void end_file(server_upload *u) {
         return fail(u, 422, &err);
     }
     if (count != u->key.n_vars) {
-        zp_error_set(&err, ZP_ERR_MISMATCH, "witness %zu has %zu values but key '%s' has %u wires: it is for another circuit",
-                     i, count, u->key_id, u->key.n_vars);
+        zp_error_set(&err, ZP_ERR_MISMATCH,
+                     "witness %zu has %zu values but key '%s' has %u wires: it is for another circuit", i, count,
+                     u->key_id, u->key.n_vars);
         return fail(u, 422, &err);
     }
 }

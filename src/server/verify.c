@@ -88,8 +88,7 @@ static zp_status hash_fd(uint64_t *size, uint8_t one[ZP_SHA256_BYTES], zp_sha256
             break;
         }
         if (off >= *size) {
-            if (got > 0)
-                st = zp_error_set(err, ZP_ERR_MISMATCH, "spooled file '%s' grew while it was read", name);
+            if (got > 0) st = zp_error_set(err, ZP_ERR_MISMATCH, "spooled file '%s' grew while it was read", name);
             break;
         }
         if (got == 0) {

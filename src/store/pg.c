@@ -78,11 +78,23 @@ static struct {
 static zp_status pg_load(zp_error *err) {
     static int once;
     static const char *const sonames[] = {"libpq.so.5", "libpq.so", NULL};
-#define SYM(f) {"PQ" #f, (void **)&pq.f}
-    const zp_dynsym syms[] = {SYM(connectdbParams), SYM(status),      SYM(errorMessage),       SYM(finish),
-                              SYM(reset),           SYM(execParams),  SYM(resultStatus),       SYM(resultErrorMessage),
-                              SYM(resultErrorField), SYM(clear),      SYM(ntuples),            SYM(getvalue),
-                              SYM(getisnull),       SYM(cmdTuples),   SYM(setNoticeProcessor)};
+#define SYM(f) \
+    { "PQ" #f, (void **)&pq.f }
+    const zp_dynsym syms[] = {SYM(connectdbParams),
+                              SYM(status),
+                              SYM(errorMessage),
+                              SYM(finish),
+                              SYM(reset),
+                              SYM(execParams),
+                              SYM(resultStatus),
+                              SYM(resultErrorMessage),
+                              SYM(resultErrorField),
+                              SYM(clear),
+                              SYM(ntuples),
+                              SYM(getvalue),
+                              SYM(getisnull),
+                              SYM(cmdTuples),
+                              SYM(setNoticeProcessor)};
 #undef SYM
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libpq5", err);
 }
@@ -97,8 +109,8 @@ static int pg_accepts(const char *where) {
  * password=... parameter is left out. */
 static void redact(char *dst, size_t cap, const char *uri) {
     size_t o = 0;
-#define PUT(c)                          \
-    do {                                \
+#define PUT(c)                           \
+    do {                                 \
         if (o + 1 < cap) dst[o++] = (c); \
     } while (0)
     const char *p = strstr(uri, "://");
@@ -220,10 +232,8 @@ zp_status pg_exec(pg_tx *tx, const char *sql, const pg_args *a, PGresult **out) 
     char line[400];
     one_line(line, sizeof line, msg);
     zp_status code = r == NULL && !tx->lost ? ZP_ERR_NOMEM : status_of(state, tx->lost);
-    if (tx->lost)
-        zp_error_set(tx->err, code, "%s: %s: connection to the server lost: %s", tx->s->name, tx->what, line);
-    else
-        zp_error_set(tx->err, code, "%s: %s: %s", tx->s->name, tx->what, line);
+    if (tx->lost) zp_error_set(tx->err, code, "%s: %s: connection to the server lost: %s", tx->s->name, tx->what, line);
+    else zp_error_set(tx->err, code, "%s: %s: %s", tx->s->name, tx->what, line);
     if (r != NULL) pq.clear(r);
     return code;
 }
@@ -353,9 +363,7 @@ static void pg_rollback(pg_store *s) {
 
 /* The server rolled the transaction back for a conflict with another one
  * (serialization failure, deadlock): running it again is safe. */
-static int conflict(const char *sqlstate) {
-    return strcmp(sqlstate, "40001") == 0 || strcmp(sqlstate, "40P01") == 0;
-}
+static int conflict(const char *sqlstate) { return strcmp(sqlstate, "40001") == 0 || strcmp(sqlstate, "40P01") == 0; }
 
 zp_status pg_run(pg_store *s, int mode, const char *what, pg_body body, void *ctx, zp_error *err) {
     static const char *const begin[2] = {"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "BEGIN"};
@@ -555,8 +563,15 @@ static zp_status pg_open(zp_store **out, const char *where, zp_error *err) {
      * win. Keepalives: a server host that vanished (no RST) is found in
      * about a minute, not the kernel's quarter of an hour, while a call
      * holds the store's mutex waiting for its answer. */
-    const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
-                                "keepalives_count", "application_name", "options", "dbname", NULL};
+    const char *const keys[] = {"connect_timeout",
+                                "keepalives",
+                                "keepalives_idle",
+                                "keepalives_interval",
+                                "keepalives_count",
+                                "application_name",
+                                "options",
+                                "dbname",
+                                NULL};
     const char *const vals[] = {PG_CONNECT_TIMEOUT, "1", "30", "10", "3", "zkpipe", PG_SESSION_OPTIONS, where, NULL};
     s->conn = pq.connectdbParams(keys, vals, 1);
     if (s->conn == NULL) {

@@ -29,16 +29,16 @@
  * no work reads a few rows, not every other key's queue, and never a row
  * of a job pinned to other bytes than its own. SKIP LOCKED: rows another
  * daemon's claim holds this instant are passed over, never waited for. */
-#define CLAIM_REST(expired_filter)                                                                         \
-    " x AS (SELECT job_id, idx, priority FROM partitions p"                                                \
-    "  WHERE state = 1 AND lease_until < now() AND " expired_filter                                        \
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED),"                              \
-    " pick AS (SELECT job_id, idx FROM (SELECT * FROM q UNION ALL SELECT * FROM x) u"                      \
-    "  ORDER BY priority DESC, job_id, idx LIMIT $2),"                                                     \
-    " claimed AS (UPDATE partitions p SET state = 1, owner = $1, fence = nextval('zkpipe_fence'),"         \
-    "  lease_until = now() + make_interval(secs => $4)"                                                    \
-    "  FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx"                                        \
-    "  RETURNING p.job_id, p.idx, p.fence, p.priority, p.key_id, p.path)"                                  \
+#define CLAIM_REST(expired_filter)                                                                 \
+    " x AS (SELECT job_id, idx, priority FROM partitions p"                                        \
+    "  WHERE state = 1 AND lease_until < now() AND " expired_filter                                \
+    "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED),"                      \
+    " pick AS (SELECT job_id, idx FROM (SELECT * FROM q UNION ALL SELECT * FROM x) u"              \
+    "  ORDER BY priority DESC, job_id, idx LIMIT $2),"                                             \
+    " claimed AS (UPDATE partitions p SET state = 1, owner = $1, fence = nextval('zkpipe_fence')," \
+    "  lease_until = now() + make_interval(secs => $4)"                                            \
+    "  FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx"                                \
+    "  RETURNING p.job_id, p.idx, p.fence, p.priority, p.key_id, p.path)"                          \
     " SELECT job_id, idx, fence, priority, key_id, path FROM claimed ORDER BY priority DESC, job_id, idx"
 
 /* The pins ($3, $5, $6: key ids, key digests, circuit digests), one row each. */
@@ -49,12 +49,14 @@ const char zp_pg_claim_any[] =
     "  ORDER BY priority DESC, job_id, idx LIMIT $2 FOR UPDATE SKIP LOCKED)," CLAIM_REST("$3::text[] IS NULL");
 
 const char zp_pg_claim_keys[] =
-    "WITH q AS (SELECT c.job_id, c.idx, c.priority FROM (SELECT DISTINCT * FROM " PINS ") AS k"
+    "WITH q AS (SELECT c.job_id, c.idx, c.priority FROM (SELECT DISTINCT * FROM " PINS
+    ") AS k"
     "  CROSS JOIN LATERAL (SELECT p.job_id, p.idx, p.priority FROM partitions p"
     "   WHERE p.state = 0 AND p.key_id = k.key_id AND p.key_digest = k.kd AND p.wasm_digest = k.wd"
-    "   ORDER BY p.priority DESC, p.job_id, p.idx LIMIT $2 FOR UPDATE SKIP LOCKED) c),"
-    CLAIM_REST("EXISTS(SELECT 1 FROM " PINS " WHERE p.key_id = k.key_id AND p.key_digest = k.kd"
-               " AND p.wasm_digest = k.wd)");
+    "   ORDER BY p.priority DESC, p.job_id, p.idx LIMIT $2 FOR UPDATE SKIP LOCKED) c)," CLAIM_REST(
+        "EXISTS(SELECT 1 FROM " PINS
+        " WHERE p.key_id = k.key_id AND p.key_digest = k.kd"
+        " AND p.wasm_digest = k.wd)");
 
 /* A daemon's keys as the pins it may claim (store.h zp_store_key): its
  * key's digest with no circuit (jobs given witnesses) and with its
@@ -141,8 +143,8 @@ static zp_status claim_body(pg_tx *tx, void *arg) {
     return rc;
 }
 
-zp_status pg_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
-                   const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err) {
+zp_status pg_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node, const zp_store_key *keys,
+                   size_t n_keys, double lease_s, zp_error *err) {
     static const char what[] = "claiming partitions";
     *n = 0;
     if (max == 0) return ZP_OK;
@@ -221,7 +223,7 @@ zp_status pg_renew(int *lost, zp_store *s, const char *node, const zp_store_held
     if (n == 0) return ZP_OK;
     renew_ctx c = {.node = node, .n = n, .lease_s = lease_s, .lost = lost};
     zp_status rc = !held_build(&c.h, held, n) ? zp_error_set(err, ZP_ERR_NOMEM, "%s: %s: out of memory", s->name, what)
-                                               : pg_run((pg_store *)s, PG_WRITE, what, renew_body, &c, err);
+                                              : pg_run((pg_store *)s, PG_WRITE, what, renew_body, &c, err);
     held_free(&c.h);
     return rc;
 }
@@ -269,8 +271,8 @@ typedef struct part_ctx {
     const char *error;
     const zp_store_result *result;
     int ended;
-    int pins_refused;          /* a proof not made with the job's pins: the partition went back to the queue */
-    char pins[2][65];          /* the job's pins, for the message */
+    int pins_refused; /* a proof not made with the job's pins: the partition went back to the queue */
+    char pins[2][65]; /* the job's pins, for the message */
 } part_ctx;
 
 static zp_status refused(pg_tx *tx, const zp_store_held *h) {
@@ -324,10 +326,10 @@ static zp_status part_body(pg_tx *tx, void *arg) {
     }
     /* the fence: only the partition's current claim records its end */
     rc = pg_exec(tx,
-                           "UPDATE partitions SET state = $4, proof = $5, public = $6, queued = $7, synth = $8,"
-                           " wait_prove = $9, prove = $10, wait_final = $11, final = $12, total = $13,"
-                           " lease_until = NULL WHERE job_id = $1 AND idx = $2 AND fence = $3 AND state = 1",
-                           &a, &r);
+                 "UPDATE partitions SET state = $4, proof = $5, public = $6, queued = $7, synth = $8,"
+                 " wait_prove = $9, prove = $10, wait_final = $11, final = $12, total = $13,"
+                 " lease_until = NULL WHERE job_id = $1 AND idx = $2 AND fence = $3 AND state = 1",
+                 &a, &r);
     if (rc != ZP_OK) return rc;
     uint64_t changed = pg_changed(r);
     pg_free(r);
@@ -363,24 +365,23 @@ static zp_status part_body(pg_tx *tx, void *arg) {
     if (changed != 1) return refused(tx, c->h);
     pg_args k = {0};
     pg_arg_i64(&k, c->h->job_id);
-    if ((rc = pg_exec(tx,
-                      "UPDATE partitions SET state = 4, lease_until = NULL WHERE job_id = $1 AND state < 2", &k,
+    if ((rc = pg_exec(tx, "UPDATE partitions SET state = 4, lease_until = NULL WHERE job_id = $1 AND state < 2", &k,
                       NULL)) != ZP_OK)
         return rc;
     c->ended = 1;
     return ZP_OK;
 }
 
-zp_status pg_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, zp_error *err) {
+zp_status pg_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state, const char *error,
+                         const zp_store_result *result, zp_error *err) {
     static const char what[] = "recording a partition's end";
     *job_ended = 0;
     if (state != ZP_JOB_DONE && state != ZP_JOB_FAILED)
         return zp_error_set(err, ZP_ERR_ARG, "%s: %s: a partition ends done or failed, not state %d", s->name, what,
                             (int)state);
     if (state == ZP_JOB_DONE && (result == NULL || result->proof_json == NULL))
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: partition %u of job %lld is done without a proof", s->name,
-                            what, h->idx, (long long)h->job_id);
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: partition %u of job %lld is done without a proof", s->name, what,
+                            h->idx, (long long)h->job_id);
     part_ctx c = {.h = h, .state = state, .error = error, .result = result};
     zp_status rc = pg_run((pg_store *)s, PG_WRITE, what, part_body, &c, err);
     if (rc == ZP_OK && c.pins_refused)
@@ -409,10 +410,10 @@ static void node_args(pg_args *a, const zp_store_node *me) {
     pg_arg_str(a, me->keys);
 }
 
-#define NODE_INSERT                                                                                            \
-    "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs, clock_skew, keys)"   \
-    " VALUES ($1, $2, $3, $4, now(), $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO UPDATE SET"                    \
-    " host = EXCLUDED.host, pid = EXCLUDED.pid, started = EXCLUDED.started, heartbeat = now(),"                \
+#define NODE_INSERT                                                                                                \
+    "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs, clock_skew, keys)"     \
+    " VALUES ($1, $2, $3, $4, now(), $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO UPDATE SET"                      \
+    " host = EXCLUDED.host, pid = EXCLUDED.pid, started = EXCLUDED.started, heartbeat = now(),"                    \
     " budget = EXCLUDED.budget, tracked = EXCLUDED.tracked, claimed = EXCLUDED.claimed, proofs = EXCLUDED.proofs," \
     " clock_skew = EXCLUDED.clock_skew, keys = EXCLUDED.keys"
 
@@ -431,7 +432,8 @@ static zp_status join_body(pg_tx *tx, void *arg) {
      * lease is left alone (lease_s = 0: never, the caller checked) (two daemons joining with one id at once: the
      * second waits for the first's row, then finds it young). */
     zp_status rc = pg_exec(tx,
-                           NODE_INSERT " WHERE $11 <= 0 OR nodes.heartbeat <= now() - make_interval(secs => $11)"
+                           NODE_INSERT
+                           " WHERE $11 <= 0 OR nodes.heartbeat <= now() - make_interval(secs => $11)"
                            " RETURNING 1",
                            &a, &r);
     if (rc != ZP_OK) return rc;
@@ -455,7 +457,8 @@ static zp_status join_body(pg_tx *tx, void *arg) {
         return rc;
     }
     /* what an earlier run of this daemon held is free again */
-    return pg_exec(tx, "UPDATE partitions SET state = 0, owner = NULL, lease_until = NULL WHERE owner = $1 AND state = 1",
+    return pg_exec(tx,
+                   "UPDATE partitions SET state = 0, owner = NULL, lease_until = NULL WHERE owner = $1 AND state = 1",
                    &id, NULL);
 }
 
@@ -559,9 +562,9 @@ zp_status pg_mismatches(zp_store *s, const zp_store_key *keys, size_t n_keys, zp
     pin_arrays pins;
     int ok = pins_build(&pins, keys, n_keys);
     mismatch_ctx c = {.pins = &pins};
-    zp_status rc = !ok ? zp_error_set(err, ZP_ERR_NOMEM, "%s: finding jobs pinned to other keys: out of memory",
-                                      s->name)
-                       : pg_run((pg_store *)s, PG_READ, "finding jobs pinned to other keys", mismatch_body, &c, err);
+    zp_status rc =
+        !ok ? zp_error_set(err, ZP_ERR_NOMEM, "%s: finding jobs pinned to other keys: out of memory", s->name)
+            : pg_run((pg_store *)s, PG_READ, "finding jobs pinned to other keys", mismatch_body, &c, err);
     for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.rows); i++)
         fn(arg, pg_text(c.rows, i, 0), pg_text(c.rows, i, 1), pg_text(c.rows, i, 2), (uint64_t)pg_i64(c.rows, i, 3));
     pg_free(c.rows);
@@ -633,8 +636,7 @@ zp_status pg_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *
         else if (too_long && *too_long == 't')
             snprintf(line, sizeof line, "claimed by '%s' with a lease %s: queued again", owner,
                      forever && *forever == 't' ? "that never ends" : "past any daemon's (a day)");
-        else
-            snprintf(line, sizeof line, "claimed by '%s', no daemon of the store: queued again", owner);
+        else snprintf(line, sizeof line, "claimed by '%s', no daemon of the store: queued again", owner);
         if (fn) fn(arg, pg_i64(c.claims, i, 0), (uint32_t)pg_i64(c.claims, i, 1), line);
     }
     for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.unproved); i++)

@@ -32,8 +32,8 @@ typedef struct pg_tx {
     pg_store *s;
     const char *what; /* for messages: "adding a job" */
     zp_error *err;
-    int lost;          /* the last statement failed because the connection broke */
-    char sqlstate[6];  /* the last failed statement's SQLSTATE, "" when none */
+    int lost;         /* the last statement failed because the connection broke */
+    char sqlstate[6]; /* the last failed statement's SQLSTATE, "" when none */
 } pg_tx;
 
 typedef zp_status (*pg_body)(pg_tx *tx, void *ctx);
@@ -105,8 +105,8 @@ zp_status pg_add_job(int64_t *id, int *existing, zp_store *s, const char *reques
 zp_status pg_get_job_op(zp_store_job *job, zp_store *s, int64_t id, zp_error *err);
 zp_status pg_find_request(int64_t *id, zp_store *s, const char *request_id, zp_error *err);
 zp_status pg_queue_position(uint64_t *position, zp_store *s, int64_t id, zp_error *err);
-zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error,
-                        const zp_store_result *results, uint32_t n, zp_error *err);
+zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error, const zp_store_result *results,
+                        uint32_t n, zp_error *err);
 zp_status pg_results(zp_store *s, int64_t id, zp_store_result_fn fn, void *arg, zp_error *err);
 zp_status pg_list(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err);
 zp_status pg_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
@@ -116,15 +116,15 @@ zp_status pg_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_
 zp_status pg_clock(double *now, zp_store *s, zp_error *err);
 zp_status pg_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *arg, zp_error *err);
 
-zp_status pg_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
-                   const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err);
+zp_status pg_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node, const zp_store_key *keys,
+                   size_t n_keys, double lease_s, zp_error *err);
 zp_status pg_mismatches(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn, void *arg,
                         zp_error *err);
 zp_status pg_renew(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n, double lease_s,
                    zp_error *err);
 zp_status pg_release(zp_store *s, const char *node, const zp_store_held *held, size_t n, zp_error *err);
-zp_status pg_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, zp_error *err);
+zp_status pg_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state, const char *error,
+                         const zp_store_result *result, zp_error *err);
 zp_status pg_join(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
 zp_status pg_heartbeat(zp_store *s, const zp_store_node *me, zp_error *err);
 zp_status pg_leave(zp_store *s, const char *node, zp_error *err);

@@ -107,8 +107,8 @@ static zp_status add_body(pg_tx *tx, void *arg) {
     uint64_t added = pg_changed(r);
     pg_free(r);
     if (added != c->partitions)
-        return zp_error_set(tx->err, ZP_ERR_INTERNAL, "%s: %s: %llu of %u partitions inserted", tx->s->name,
-                            tx->what, (unsigned long long)added, c->partitions);
+        return zp_error_set(tx->err, ZP_ERR_INTERNAL, "%s: %s: %llu of %u partitions inserted", tx->s->name, tx->what,
+                            (unsigned long long)added, c->partitions);
     return ZP_OK;
 }
 
@@ -131,9 +131,14 @@ zp_status pg_add_job(int64_t *id, int *existing, zp_store *s, const char *reques
         }
         pg_array_str(&paths, witness_paths[i]);
     }
-    add_ctx c = {.request_id = request_id, .request_digest = request_digest, .key_id = key_id,
-                 .key_digest = key_digest ? key_digest : "", .wasm_digest = wasm_digest ? wasm_digest : "",
-                 .paths = pg_array_end(&paths), .priority = priority, .partitions = partitions};
+    add_ctx c = {.request_id = request_id,
+                 .request_digest = request_digest,
+                 .key_id = key_id,
+                 .key_digest = key_digest ? key_digest : "",
+                 .wasm_digest = wasm_digest ? wasm_digest : "",
+                 .paths = pg_array_end(&paths),
+                 .priority = priority,
+                 .partitions = partitions};
     zp_status rc = c.paths == NULL ? zp_error_set(err, ZP_ERR_NOMEM, "%s: %s: out of memory", s->name, what)
                                    : pg_run((pg_store *)s, PG_WRITE, what, add_body, &c, err);
     pg_array_free(&paths);
@@ -257,12 +262,13 @@ static zp_status end_body(pg_tx *tx, void *arg) {
     if (rc != ZP_OK) return rc;
     if ((rc = pg_get_job(&job, tx, c->id)) != ZP_OK) return rc;
     if (job.state >= ZP_JOB_DONE)
-        return zp_error_set(tx->err, ZP_ERR_ARG, "%s: job %lld has already ended (%s)", tx->s->name,
-                            (long long)c->id,
-                            job.state == ZP_JOB_DONE ? "done" : job.state == ZP_JOB_FAILED ? "failed" : "cancelled");
+        return zp_error_set(tx->err, ZP_ERR_ARG, "%s: job %lld has already ended (%s)", tx->s->name, (long long)c->id,
+                            job.state == ZP_JOB_DONE     ? "done"
+                            : job.state == ZP_JOB_FAILED ? "failed"
+                                                         : "cancelled");
     if (c->n != 0 && c->n != job.partitions)
-        return zp_error_set(tx->err, ZP_ERR_ARG, "%s: %s: job %lld has %u partitions, %u results given",
-                            tx->s->name, tx->what, (long long)c->id, job.partitions, c->n);
+        return zp_error_set(tx->err, ZP_ERR_ARG, "%s: %s: job %lld has %u partitions, %u results given", tx->s->name,
+                            tx->what, (long long)c->id, job.partitions, c->n);
     for (uint32_t i = 0; i < c->n; i++)
         if (c->results[i].proof_json != NULL &&
             !zp_store_result_matches(&c->results[i], job.key_digest, job.wasm_digest))
@@ -287,8 +293,8 @@ static zp_status end_body(pg_tx *tx, void *arg) {
         uint64_t changed = pg_changed(r);
         pg_free(r);
         if (changed != c->n)
-            return zp_error_set(tx->err, ZP_ERR_INTERNAL, "%s: %s: job %lld has %llu of its %u partitions",
-                                tx->s->name, tx->what, (long long)c->id, (unsigned long long)changed, c->n);
+            return zp_error_set(tx->err, ZP_ERR_INTERNAL, "%s: %s: job %lld has %llu of its %u partitions", tx->s->name,
+                                tx->what, (long long)c->id, (unsigned long long)changed, c->n);
     }
     /* Those with a proof are done; the rest, and their claims, end here. */
     if ((rc = pg_exec(tx,
@@ -306,12 +312,12 @@ static zp_status end_body(pg_tx *tx, void *arg) {
                    &j, NULL);
 }
 
-zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error,
-                        const zp_store_result *results, uint32_t n, zp_error *err) {
+zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error, const zp_store_result *results,
+                        uint32_t n, zp_error *err) {
     static const char what[] = "recording a job's end";
     if (state != ZP_JOB_DONE && state != ZP_JOB_FAILED && state != ZP_JOB_CANCELLED)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: state %d is not an end state (done, failed, cancelled)",
-                            s->name, what, (int)state);
+        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: state %d is not an end state (done, failed, cancelled)", s->name,
+                            what, (int)state);
     if (n != 0 && results == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no results", s->name, what);
     if (error != NULL && *error == '\0') error = NULL;
     end_ctx c = {.id = id, .state = state, .error = error, .n = n, .results = results};
@@ -383,11 +389,9 @@ static zp_status list_body(pg_tx *tx, void *arg) {
     pg_args a = {0};
     if (c->limit) pg_arg_i64(&a, c->limit);
     else pg_arg_str(&a, NULL); /* LIMIT NULL: all */
-    if (c->state < 0)
-        return pg_exec(tx, "SELECT " PG_JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT $1", &a, &c->rows);
+    if (c->state < 0) return pg_exec(tx, "SELECT " PG_JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT $1", &a, &c->rows);
     pg_arg_i64(&a, c->state);
-    return pg_exec(tx, "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE state = $2 ORDER BY id DESC LIMIT $1", &a,
-                   &c->rows);
+    return pg_exec(tx, "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE state = $2 ORDER BY id DESC LIMIT $1", &a, &c->rows);
 }
 
 zp_status pg_list(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err) {
@@ -449,12 +453,11 @@ zp_status pg_unfinished(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_er
             const char *path = pg_text(c.parts, p, 2);
             if (*damage) continue;
             if (idx != (int64_t)k || k >= job.partitions)
-                snprintf(damage, sizeof damage, "partition %lld where partition %u of %u was expected",
-                         (long long)idx, k, job.partitions);
+                snprintf(damage, sizeof damage, "partition %lld where partition %u of %u was expected", (long long)idx,
+                         k, job.partitions);
             else if (path == NULL || *path == '\0')
                 snprintf(damage, sizeof damage, "partition %u has no witness path", k);
-            else
-                argv[k] = path;
+            else argv[k] = path;
         }
         if (*damage == '\0' && k != job.partitions)
             snprintf(damage, sizeof damage, "%u of its %u partitions are in the store", k, job.partitions);

@@ -40,7 +40,6 @@
  * `sqlite3` shell looking at the file) before giving up with "locked". */
 #define ZP_STORE_BUSY_MS 5000
 
-
 /* The WAL is cut back to this size after a checkpoint (it would otherwise
  * stay as large as the largest transaction made it). */
 #define ZP_STORE_WAL_LIMIT (64 << 20)
@@ -135,8 +134,7 @@ zp_status store_db_error(sq_store *s, zp_error *err, const char *what) {
     else if (prim == SQLITE_CONSTRAINT || prim == SQLITE_MISUSE || prim == SQLITE_RANGE) st = ZP_ERR_INTERNAL;
     int os = prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN || prim == SQLITE_FULL || prim == SQLITE_READONLY ||
              prim == SQLITE_PERM;
-    if (sys != 0 && os)
-        return zp_error_set(err, st, "%s: %s: %s (%s)", s->path, what, sq.errmsg(s->db), strerror(sys));
+    if (sys != 0 && os) return zp_error_set(err, st, "%s: %s: %s (%s)", s->path, what, sq.errmsg(s->db), strerror(sys));
     return zp_error_set(err, st, "%s: %s: %s", s->path, what, sq.errmsg(s->db));
 }
 
@@ -183,9 +181,7 @@ zp_status store_begin(sq_store *s, const char *what, zp_error *err) {
     return store_exec(s, "BEGIN IMMEDIATE", what, err);
 }
 
-zp_status store_commit(sq_store *s, const char *what, zp_error *err) {
-    return store_exec(s, "COMMIT", what, err);
-}
+zp_status store_commit(sq_store *s, const char *what, zp_error *err) { return store_exec(s, "COMMIT", what, err); }
 
 /* After a failure inside a transaction; some errors (disk full, I/O) roll
  * back by themselves, hence the check. */
@@ -267,8 +263,10 @@ static zp_status take_lock(sq_store *s, zp_error *err) {
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
         if (e == EWOULDBLOCK)
-            return zp_error_set(err, ZP_ERR_IO, "%s: in use by another process (%s is locked): is another zkpipe serve "
-                                "running on this data_dir?", s->path, lock_path);
+            return zp_error_set(err, ZP_ERR_IO,
+                                "%s: in use by another process (%s is locked): is another zkpipe serve "
+                                "running on this data_dir?",
+                                s->path, lock_path);
         return zp_error_set(err, ZP_ERR_IO, "%s: cannot lock %s: %s", s->path, lock_path, strerror(e));
     }
     return ZP_OK;
@@ -439,14 +437,38 @@ sq_api sq;
 static zp_status sq_load(zp_error *err) {
     static int once;
     static const char *const sonames[] = {"libsqlite3.so.0", "libsqlite3.so", NULL};
-#define SYM(f) {"sqlite3_" #f, (void **)&sq.f}
-    const zp_dynsym syms[] = {SYM(bind_double), SYM(bind_int), SYM(bind_int64), SYM(bind_null),
-                              SYM(bind_parameter_count), SYM(bind_text), SYM(busy_timeout), SYM(changes),
-                              SYM(close_v2), SYM(column_bytes), SYM(column_double), SYM(column_int),
-                              SYM(column_int64), SYM(column_text), SYM(column_type), SYM(create_function_v2),
-                              SYM(db_readonly), SYM(errcode), SYM(errmsg), SYM(exec), SYM(extended_result_codes),
-                              SYM(finalize), SYM(get_autocommit), SYM(last_insert_rowid), SYM(open_v2),
-                              SYM(prepare_v2), SYM(reset), SYM(result_double), SYM(step), SYM(system_errno),
+#define SYM(f) \
+    { "sqlite3_" #f, (void **)&sq.f }
+    const zp_dynsym syms[] = {SYM(bind_double),
+                              SYM(bind_int),
+                              SYM(bind_int64),
+                              SYM(bind_null),
+                              SYM(bind_parameter_count),
+                              SYM(bind_text),
+                              SYM(busy_timeout),
+                              SYM(changes),
+                              SYM(close_v2),
+                              SYM(column_bytes),
+                              SYM(column_double),
+                              SYM(column_int),
+                              SYM(column_int64),
+                              SYM(column_text),
+                              SYM(column_type),
+                              SYM(create_function_v2),
+                              SYM(db_readonly),
+                              SYM(errcode),
+                              SYM(errmsg),
+                              SYM(exec),
+                              SYM(extended_result_codes),
+                              SYM(finalize),
+                              SYM(get_autocommit),
+                              SYM(last_insert_rowid),
+                              SYM(open_v2),
+                              SYM(prepare_v2),
+                              SYM(reset),
+                              SYM(result_double),
+                              SYM(step),
+                              SYM(system_errno),
                               SYM(user_data)};
 #undef SYM
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libsqlite3-0", err);

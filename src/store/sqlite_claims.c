@@ -61,10 +61,11 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
                        " ORDER BY priority DESC, job_id, idx",
                        what, err);
     if (rc == ZP_OK)
-        rc = store_prepare(&take, s,
-                           "UPDATE partitions SET state = 'running', owner = ?3, fence = ?4, lease_until = zp_now() + ?5"
-                           " WHERE job_id = ?1 AND idx = ?2",
-                           what, err);
+        rc =
+            store_prepare(&take, s,
+                          "UPDATE partitions SET state = 'running', owner = ?3, fence = ?4, lease_until = zp_now() + ?5"
+                          " WHERE job_id = ?1 AND idx = ?2",
+                          what, err);
     if (rc != ZP_OK) goto fail;
     int r = SQLITE_DONE;
     while (*n < max && (r = store_step(pick, s, what, err)) == SQLITE_ROW) {
@@ -101,8 +102,8 @@ zp_status sq_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *base, c
             rc = (zp_status)-r;
             goto fail;
         }
-        if ((rc = run(NULL, s, "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'", c->job_id,
-                      NULL, what, err)) != ZP_OK)
+        if ((rc = run(NULL, s, "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'", c->job_id, NULL,
+                      what, err)) != ZP_OK)
             goto fail;
     }
     sq.finalize(take);
@@ -160,8 +161,8 @@ zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held
     if (rc == ZP_OK && held == NULL) {
         /* every claim of node's (their jobs stay running: store.h) */
         rc = run(NULL, s,
-                 "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE state = 'running' AND owner = ?2",
-                 0, node, what, err);
+                 "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE state = 'running' AND owner = ?2", 0,
+                 node, what, err);
     } else if (rc == ZP_OK) {
         rc = store_prepare(&st, s,
                            "UPDATE partitions SET state = 'queued', lease_until = NULL WHERE job_id = ?1 AND idx = ?2"
@@ -208,8 +209,8 @@ static zp_status pins_check(int *refuse, zp_store_job *job, sq_store *s, const z
     return r < 0 ? (zp_status)-r : ZP_OK;
 }
 
-zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, zp_error *err) {
+zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state, const char *error,
+                         const zp_store_result *result, zp_error *err) {
     sq_store *s = (sq_store *)base;
     static const char what[] = "recording a partition's end";
     sqlite3_stmt *st = NULL;
@@ -267,11 +268,12 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
         if ((rc = run(NULL, s, "UPDATE jobs SET done = done + 1 WHERE id = ?1", h->job_id, NULL, what, err)) != ZP_OK)
             goto fail;
         /* the last one ends the job */
-        if ((rc = store_prepare(&st, s,
-                                "UPDATE jobs SET state = 'done', finished = zp_now() WHERE id = ?1 AND state IN ('queued',"
-                                " 'running') AND NOT EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND"
-                                " (state <> 'done' OR proof IS NULL))",
-                                what, err)) != ZP_OK)
+        if ((rc = store_prepare(
+                 &st, s,
+                 "UPDATE jobs SET state = 'done', finished = zp_now() WHERE id = ?1 AND state IN ('queued',"
+                 " 'running') AND NOT EXISTS(SELECT 1 FROM partitions WHERE job_id = ?1 AND"
+                 " (state <> 'done' OR proof IS NULL))",
+                 what, err)) != ZP_OK)
             goto fail;
         sq.bind_int64(st, 1, h->job_id);
     } else {
@@ -294,7 +296,8 @@ zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h,
     sq.finalize(st);
     st = NULL;
     if (changed && state != ZP_JOB_DONE &&
-        (rc = run(NULL, s, "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
+        (rc = run(NULL, s,
+                  "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
                   h->job_id, NULL, what, err)) != ZP_OK)
         goto fail;
     if ((rc = store_commit(s, what, err)) != ZP_OK) goto fail;
@@ -312,12 +315,13 @@ out:
 
 static zp_status write_node(sq_store *s, const zp_store_node *me, const char *what, zp_error *err) {
     sqlite3_stmt *st;
-    zp_status rc = store_prepare(&st, s,
-                                 "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs,"
-                                 " clock_skew, keys) VALUES(?1, ?2, ?3, ?4, zp_now(), ?6, ?7, ?8, ?9, ?10, ?11)"
-                                 " ON CONFLICT(id) DO UPDATE SET host = ?2, pid = ?3, started = ?4, heartbeat = zp_now(),"
-                                 " budget = ?6, tracked = ?7, claimed = ?8, proofs = ?9, clock_skew = ?10, keys = ?11",
-                                 what, err);
+    zp_status rc =
+        store_prepare(&st, s,
+                      "INSERT INTO nodes(id, host, pid, started, heartbeat, budget, tracked, claimed, proofs,"
+                      " clock_skew, keys) VALUES(?1, ?2, ?3, ?4, zp_now(), ?6, ?7, ?8, ?9, ?10, ?11)"
+                      " ON CONFLICT(id) DO UPDATE SET host = ?2, pid = ?3, started = ?4, heartbeat = zp_now(),"
+                      " budget = ?6, tracked = ?7, claimed = ?8, proofs = ?9, clock_skew = ?10, keys = ?11",
+                      what, err);
     if (rc != ZP_OK) return rc;
     sq.bind_text(st, 1, me->id, -1, SQLITE_STATIC);
     sq.bind_text(st, 2, me->host, -1, SQLITE_STATIC);
@@ -383,10 +387,11 @@ zp_status sq_nodes(zp_store *base, zp_store_node_fn fn, void *arg, zp_error *err
     sqlite3_stmt *st;
     pthread_mutex_lock(&s->lock);
     double now = sq_now(s);
-    zp_status rc = store_prepare(&st, s,
-                                 "SELECT id, host, pid, started, heartbeat, budget, tracked, claimed, proofs, clock_skew,"
-                                 " keys FROM nodes ORDER BY id",
-                                 what, err);
+    zp_status rc =
+        store_prepare(&st, s,
+                      "SELECT id, host, pid, started, heartbeat, budget, tracked, claimed, proofs, clock_skew,"
+                      " keys FROM nodes ORDER BY id",
+                      what, err);
     if (rc == ZP_OK) {
         int r;
         while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
@@ -436,12 +441,13 @@ zp_status sq_mismatches(zp_store *base, const zp_store_key *keys, size_t n_keys,
     sqlite3_stmt *st;
     pthread_mutex_lock(&s->lock);
     /* the unfinished pinned jobs with a partition waiting to be claimed */
-    zp_status rc = store_prepare(&st, s,
-                                 "SELECT key_id, key_digest, wasm_digest, count(*) FROM jobs j WHERE state IN ('queued',"
-                                 " 'running') AND key_digest <> '' AND EXISTS(SELECT 1 FROM partitions p WHERE"
-                                 " p.job_id = j.id AND (p.state = 'queued' OR (p.state = 'running' AND"
-                                 " p.lease_until < zp_now()))) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-                                 what, err);
+    zp_status rc =
+        store_prepare(&st, s,
+                      "SELECT key_id, key_digest, wasm_digest, count(*) FROM jobs j WHERE state IN ('queued',"
+                      " 'running') AND key_digest <> '' AND EXISTS(SELECT 1 FROM partitions p WHERE"
+                      " p.job_id = j.id AND (p.state = 'queued' OR (p.state = 'running' AND"
+                      " p.lease_until < zp_now()))) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+                      what, err);
     if (rc == ZP_OK) {
         int r;
         while ((r = store_step(st, s, what, err)) == SQLITE_ROW && n < 64) {
@@ -463,18 +469,19 @@ zp_status sq_mismatches(zp_store *base, const zp_store_key *keys, size_t n_keys,
         sq.finalize(st);
     }
     pthread_mutex_unlock(&s->lock);
-    for (size_t i = 0; rc == ZP_OK && fn != NULL && i < n; i++) fn(arg, rows[i].key, rows[i].kd, rows[i].wd, rows[i].jobs);
+    for (size_t i = 0; rc == ZP_OK && fn != NULL && i < n; i++)
+        fn(arg, rows[i].key, rows[i].kd, rows[i].wd, rows[i].jobs);
     return rc;
 }
 
 /* The two kinds of damage zp_store_repair mends, each a query of the rows
  * (job, idx, owner, lease) and the change made to each. */
-#define BAD_CLAIMS                                                                                                \
-    "SELECT job_id, idx, coalesce(owner, ''), lease_until FROM partitions p WHERE state = 'running' AND"           \
-    " (owner IS NULL OR lease_until IS NULL OR lease_until > zp_now() + ?1 OR NOT EXISTS(SELECT 1 FROM nodes n"    \
+#define BAD_CLAIMS                                                                                              \
+    "SELECT job_id, idx, coalesce(owner, ''), lease_until FROM partitions p WHERE state = 'running' AND"        \
+    " (owner IS NULL OR lease_until IS NULL OR lease_until > zp_now() + ?1 OR NOT EXISTS(SELECT 1 FROM nodes n" \
     " WHERE n.id = p.owner))"
-#define UNPROVED                                                                                                  \
-    "SELECT job_id, idx, '', NULL FROM partitions p WHERE state = 'done' AND proof IS NULL AND EXISTS(SELECT 1"    \
+#define UNPROVED                                                                                                \
+    "SELECT job_id, idx, '', NULL FROM partitions p WHERE state = 'done' AND proof IS NULL AND EXISTS(SELECT 1" \
     " FROM jobs j WHERE j.id = p.job_id AND j.state IN ('queued', 'running'))"
 
 zp_status sq_repair(size_t *repaired, zp_store *base, zp_store_repair_fn fn, void *arg, zp_error *err) {
@@ -507,15 +514,13 @@ zp_status sq_repair(size_t *repaired, zp_store *base, zp_store_repair_fn fn, voi
             char owner[128];
             store_copy_text(owner, sizeof owner, st, 2);
             double until = sq.column_double(st, 3);
-            if (kind == 1)
-                snprintf(o->line, sizeof o->line, "marked done without a proof: queued again, to be proved");
+            if (kind == 1) snprintf(o->line, sizeof o->line, "marked done without a proof: queued again, to be proved");
             else if (sq.column_type(st, 3) == SQLITE_NULL)
                 snprintf(o->line, sizeof o->line, "claimed by '%s' without a lease: queued again", owner);
             else if (until > now + ZP_STORE_MAX_LEASE_S + ZP_STORE_LEASE_SLACK_S)
                 snprintf(o->line, sizeof o->line, "claimed by '%s' with a lease %s: queued again", owner,
                          until > 1e300 ? "that never ends" : "past any daemon's (a day)");
-            else
-                snprintf(o->line, sizeof o->line, "claimed by '%s', no daemon of the store: queued again", owner);
+            else snprintf(o->line, sizeof o->line, "claimed by '%s', no daemon of the store: queued again", owner);
         }
         if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
         sq.finalize(st);

@@ -134,8 +134,8 @@ zp_status sq_clock(double *now, zp_store *base, zp_error *err);
 zp_status sq_renew(int *lost, zp_store *base, const char *node, const zp_store_held *held, size_t n, double lease_s,
                    zp_error *err);
 zp_status sq_release(zp_store *base, const char *node, const zp_store_held *held, size_t n, zp_error *err);
-zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state,
-                         const char *error, const zp_store_result *result, zp_error *err);
+zp_status sq_finish_part(int *job_ended, zp_store *base, const zp_store_held *h, zp_job_state state, const char *error,
+                         const zp_store_result *result, zp_error *err);
 zp_status sq_join(zp_store *base, const zp_store_node *me, double lease_s, zp_error *err);
 zp_status sq_heartbeat(zp_store *base, const zp_store_node *me, zp_error *err);
 zp_status sq_leave(zp_store *base, const char *node, zp_error *err);

@@ -20,7 +20,6 @@
 
 /* ---- jobs ---- */
 
-
 int store_read_job(zp_store_job *job, sqlite3_stmt *st) {
     memset(job, 0, sizeof *job);
     job->id = sq.column_int64(st, 0);
@@ -74,10 +73,11 @@ zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *req
             goto out;
         }
     }
-    if ((rc = store_prepare(&st, s,
-                      "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted, request_digest,"
-                      " key_digest, wasm_digest) VALUES(?1, ?2, ?3, ?4, 'queued', zp_now(), ?6, ?7, ?8)",
-                      what, err)) != ZP_OK)
+    if ((rc = store_prepare(
+             &st, s,
+             "INSERT INTO jobs(request_id, key_id, priority, partitions, state, submitted, request_digest,"
+             " key_digest, wasm_digest) VALUES(?1, ?2, ?3, ?4, 'queued', zp_now(), ?6, ?7, ?8)",
+             what, err)) != ZP_OK)
         goto fail;
     if (request_id != NULL) sq.bind_text(st, 1, request_id, -1, SQLITE_STATIC);
     sq.bind_text(st, 2, key_id, -1, SQLITE_STATIC);
@@ -92,7 +92,9 @@ zp_status sq_add_job(int64_t *id, int *existing, zp_store *base, const char *req
     }
     int64_t new_id = sq.last_insert_rowid(s->db);
     sq.finalize(st);
-    if ((rc = store_prepare(&st, s, "INSERT INTO partitions(job_id, idx, witness, state, priority) VALUES(?1, ?2, ?3, 'queued', ?4)", what, err)) != ZP_OK)
+    if ((rc = store_prepare(
+             &st, s, "INSERT INTO partitions(job_id, idx, witness, state, priority) VALUES(?1, ?2, ?3, 'queued', ?4)",
+             what, err)) != ZP_OK)
         goto fail;
     for (uint32_t i = 0; i < partitions; i++) {
         sq.reset(st);
@@ -157,9 +159,9 @@ zp_status sq_list(zp_store *base, uint32_t limit, int state_filter, zp_store_job
 
     pthread_mutex_lock(&s->lock);
     zp_status rc = store_prepare(&st, s,
-                           state ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?2 ORDER BY id DESC LIMIT ?1"
-                                 : "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?1",
-                           what, err);
+                                 state ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?2 ORDER BY id DESC LIMIT ?1"
+                                       : "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?1",
+                                 what, err);
     if (rc != ZP_OK) goto out;
     sq.bind_int64(st, 1, limit ? (int64_t)limit : -1);
     if (state) sq.bind_text(st, 2, state, -1, SQLITE_STATIC);
@@ -192,7 +194,8 @@ static zp_status collect_paths(path_rows *p, sqlite3_stmt *st, sq_store *s, cons
     int r;
     while ((r = store_step(st, s, what, err)) == SQLITE_ROW) {
         if (!store_grow((void **)&p->job, &p->cap, p->n, sizeof *p->job) ||
-            !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) || !store_pool_add(&p->off[p->n], &p->pool, st, 1))
+            !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) ||
+            !store_pool_add(&p->off[p->n], &p->pool, st, 1))
             return store_oom(s, err, what);
         if (p->off[p->n] == NO_STR) continue; /* NOT NULL in the schema */
         p->job[p->n++] = sq.column_int64(st, 0);
@@ -211,8 +214,8 @@ static void free_paths(path_rows *p) {
  * not add up, or a page that cannot be read, is that job's damage, written
  * into damage; only an error that is not about this job's rows (out of
  * memory, the file gone) is returned. */
-static zp_status job_paths(path_rows *p, char *damage, size_t cap, sq_store *s, const zp_store_job *job,
-                           int state_ok, zp_error *err) {
+static zp_status job_paths(path_rows *p, char *damage, size_t cap, sq_store *s, const zp_store_job *job, int state_ok,
+                           zp_error *err) {
     static const char what[] = "listing unfinished jobs";
     sqlite3_stmt *st = NULL;
     *damage = '\0';
@@ -228,7 +231,8 @@ static zp_status job_paths(path_rows *p, char *damage, size_t cap, sq_store *s, 
         snprintf(damage, cap, "state '%s' is none of queued, running, done, failed, cancelled", raw);
         return ZP_OK;
     }
-    zp_status rc = store_prepare(&st, s, "SELECT idx, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err);
+    zp_status rc =
+        store_prepare(&st, s, "SELECT idx, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err);
     if (rc != ZP_OK) return rc;
     sq.bind_int64(st, 1, job->id);
     int r;
@@ -246,7 +250,8 @@ static zp_status job_paths(path_rows *p, char *damage, size_t cap, sq_store *s, 
             break;
         }
         if (!store_grow((void **)&p->job, &p->cap, p->n, sizeof *p->job) ||
-            !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) || !store_pool_add(&p->off[p->n], &p->pool, st, 1)) {
+            !store_grow((void **)&p->off, &p->cap2, p->n, sizeof *p->off) ||
+            !store_pool_add(&p->off[p->n], &p->pool, st, 1)) {
             sq.finalize(st);
             return store_oom(s, err, what);
         }
@@ -281,7 +286,8 @@ zp_status sq_unfinished(zp_store *base, zp_store_unfinished_fn fn, void *arg, zp
     /* not ended: queued, running, or a state that is none of the five (a
      * damaged row, failed below) */
     zp_status rc = store_prepare(&st, s,
-                                 "SELECT " JOB_COLUMNS " FROM jobs WHERE state IS NULL OR state NOT IN"
+                                 "SELECT " JOB_COLUMNS
+                                 " FROM jobs WHERE state IS NULL OR state NOT IN"
                                  " ('done', 'failed', 'cancelled') ORDER BY id",
                                  what, err);
     int r = 0;
@@ -341,8 +347,8 @@ zp_status sq_witness_paths(zp_store *base, int64_t id, zp_store_path_fn fn, void
     zp_status rc = store_exec(s, "BEGIN", what, err);
     if (rc != ZP_OK) goto out;
     if ((rc = store_get_job(&job, s, id, err)) != ZP_OK) goto out;
-    if ((rc = store_prepare(&st, s, "SELECT job_id, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what, err)) !=
-        ZP_OK)
+    if ((rc = store_prepare(&st, s, "SELECT job_id, witness FROM partitions WHERE job_id = ?1 ORDER BY idx", what,
+                            err)) != ZP_OK)
         goto out;
     sq.bind_int64(st, 1, id);
     rc = collect_paths(&paths, st, s, what, err);
@@ -397,11 +403,12 @@ zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_e
     static const char what[] = "finding a job's place in the queue";
     sqlite3_stmt *st;
     pthread_mutex_lock(&s->lock);
-    zp_status rc = store_prepare(&st, s,
-                                 "SELECT count(*) FROM partitions p, (SELECT priority AS pr, min(job_id) AS j FROM"
-                                 " partitions WHERE job_id = ?1 AND state = 'queued') me WHERE me.j IS NOT NULL AND"
-                                 " p.state = 'queued' AND (p.priority > me.pr OR (p.priority = me.pr AND p.job_id < me.j))",
-                                 what, err);
+    zp_status rc =
+        store_prepare(&st, s,
+                      "SELECT count(*) FROM partitions p, (SELECT priority AS pr, min(job_id) AS j FROM"
+                      " partitions WHERE job_id = ?1 AND state = 'queued') me WHERE me.j IS NOT NULL AND"
+                      " p.state = 'queued' AND (p.priority > me.pr OR (p.priority = me.pr AND p.job_id < me.j))",
+                      what, err);
     if (rc == ZP_OK) {
         sq.bind_int64(st, 1, id);
         int r = store_step(st, s, what, err);
@@ -416,7 +423,7 @@ zp_status sq_queue_position(uint64_t *position, zp_store *base, int64_t id, zp_e
 /* One batch of expire, under the lock: at most ZP_STORE_EXPIRE_BATCH jobs. */
 static zp_status expire_batch(uint64_t *count, path_rows *paths, sq_store *s, double ttl_s, zp_error *err) {
     static const char what[] = "expiring jobs";
-#define EXPIRED                                                                                                  \
+#define EXPIRED                                                                                                   \
     "SELECT id FROM jobs WHERE finished < zp_now() - ?1 AND state IN ('done', 'failed', 'cancelled') ORDER BY id" \
     " LIMIT " ZP_STR(ZP_STORE_EXPIRE_BATCH)
     static const char *const sql[3] = {
@@ -451,8 +458,7 @@ fail:
     return rc;
 }
 
-zp_status sq_expire(uint64_t *deleted, zp_store *base, double ttl_s, zp_store_path_fn fn, void *arg,
-                    zp_error *err) {
+zp_status sq_expire(uint64_t *deleted, zp_store *base, double ttl_s, zp_store_path_fn fn, void *arg, zp_error *err) {
     sq_store *s = (sq_store *)base;
     *deleted = 0;
     for (;;) {

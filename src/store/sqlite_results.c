@@ -45,12 +45,13 @@ zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const ch
     }
     uint32_t done = 0;
     if (n != 0) {
-        if ((rc = store_prepare(&st, s,
-                          "UPDATE partitions SET proof = ?3, public = ?4, queued = ?5, synth = ?6, wait_prove = ?7,"
-                          " prove = ?8, wait_final = ?9, final = ?10, total = ?11,"
-                          " state = CASE WHEN ?3 IS NULL THEN 'cancelled' ELSE 'done' END"
-                          " WHERE job_id = ?1 AND idx = ?2",
-                          what, err)) != ZP_OK)
+        if ((rc = store_prepare(
+                 &st, s,
+                 "UPDATE partitions SET proof = ?3, public = ?4, queued = ?5, synth = ?6, wait_prove = ?7,"
+                 " prove = ?8, wait_final = ?9, final = ?10, total = ?11,"
+                 " state = CASE WHEN ?3 IS NULL THEN 'cancelled' ELSE 'done' END"
+                 " WHERE job_id = ?1 AND idx = ?2",
+                 what, err)) != ZP_OK)
             goto fail;
         for (uint32_t i = 0; i < n; i++) {
             const zp_store_result *res = &results[i];
@@ -97,9 +98,9 @@ zp_status sq_finish_job(zp_store *base, int64_t id, zp_job_state state, const ch
     sq.finalize(st);
     st = NULL;
     /* what has no proof is not worked on any more: the claims end with it */
-    if ((rc = store_prepare(&st, s,
-                            "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
-                            what, err)) != ZP_OK)
+    if ((rc = store_prepare(
+             &st, s, "UPDATE partitions SET state = 'cancelled' WHERE job_id = ?1 AND state IN ('queued', 'running')",
+             what, err)) != ZP_OK)
         goto fail;
     sq.bind_int64(st, 1, id);
     if ((r = store_step(st, s, what, err)) < 0) {
@@ -141,9 +142,9 @@ zp_status sq_results(zp_store *base, int64_t id, zp_store_result_fn fn, void *ar
     if (rc != ZP_OK) goto out;
     if ((rc = store_get_job(&job, s, id, err)) != ZP_OK) goto out;
     if ((rc = store_prepare(&st, s,
-                      "SELECT idx, proof, public, queued, synth, wait_prove, prove, wait_final, final, total"
-                      " FROM partitions WHERE job_id = ?1 ORDER BY idx",
-                      what, err)) != ZP_OK)
+                            "SELECT idx, proof, public, queued, synth, wait_prove, prove, wait_final, final, total"
+                            " FROM partitions WHERE job_id = ?1 ORDER BY idx",
+                            what, err)) != ZP_OK)
         goto out;
     sq.bind_int64(st, 1, id);
     int r;
@@ -152,7 +153,7 @@ zp_status sq_results(zp_store *base, int64_t id, zp_store_result_fn fn, void *ar
         result_row *row = &rows[n];
         row->idx = (uint32_t)sq.column_int64(st, 0);
         if (!store_pool_add(&row->proof, &pool, st, 1) || !store_pool_add(&row->pub, &pool, st, 2)) break;
-        double *tv[7] = {&row->t.queued, &row->t.synth, &row->t.wait_prove, &row->t.prove,
+        double *tv[7] = {&row->t.queued,     &row->t.synth, &row->t.wait_prove, &row->t.prove,
                          &row->t.wait_final, &row->t.final, &row->t.total};
         for (int k = 0; k < 7; k++) *tv[k] = sq.column_double(st, 3 + k);
         n++;

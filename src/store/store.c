@@ -135,8 +135,7 @@ zp_status zp_store_count(zp_store_counts *counts, zp_store *s, zp_error *err) {
     return s->ops->count(counts, s, err);
 }
 
-zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg,
-                          zp_error *err) {
+zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg, zp_error *err) {
     *deleted = 0;
     if (!(ttl_s >= 0)) return zp_error_set(err, ZP_ERR_ARG, "%s: expiring jobs: a ttl of %g s", s->name, ttl_s);
     return s->ops->expire(deleted, s, ttl_s, fn, arg, err);
@@ -171,8 +170,8 @@ static zp_status check_lease(zp_store *s, double lease_s, const char *what, zp_e
 static zp_status check_keys(zp_store *s, const zp_store_key *keys, size_t n_keys, const char *what, zp_error *err) {
     for (size_t i = 0; keys != NULL && i < n_keys; i++)
         if (bad_string(keys[i].id, 127) || bad_digest(keys[i].digest) || bad_digest(keys[i].wasm_digest))
-            return zp_error_set(err, ZP_ERR_ARG, "%s: %s: key %zu: an id of 1 to 127 bytes and SHA-256 digests", s->name,
-                                what, i);
+            return zp_error_set(err, ZP_ERR_ARG, "%s: %s: key %zu: an id of 1 to 127 bytes and SHA-256 digests",
+                                s->name, what, i);
     return ZP_OK;
 }
 
@@ -186,15 +185,15 @@ zp_status zp_store_claim_work(zp_store_claim *out, size_t max, size_t *n, zp_sto
     return s->ops->claim(out, max, n, s, node, keys, n_keys, lease_s, err);
 }
 
-zp_status zp_store_mismatches(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn,
-                              void *arg, zp_error *err) {
+zp_status zp_store_mismatches(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn, void *arg,
+                              zp_error *err) {
     zp_status st = check_keys(s, keys, n_keys, "finding jobs pinned to other keys", err);
     if (st != ZP_OK || keys == NULL || n_keys == 0) return st;
     return s->ops->mismatches(s, keys, n_keys, fn, arg, err);
 }
 
-zp_status zp_store_renew(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n,
-                         double lease_s, zp_error *err) {
+zp_status zp_store_renew(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n, double lease_s,
+                         zp_error *err) {
     zp_status st = check_node(s, node, "renewing leases", err);
     if (st == ZP_OK) st = check_lease(s, lease_s, "renewing leases", err);
     if (st != ZP_OK || n == 0) return st;

@@ -172,8 +172,7 @@ ZP_WARN_UNUSED zp_status zp_store_unfinished(zp_store *s, zp_store_unfinished_fn
 /* The spooled file paths of one job, in partition order (to remove them
  * after it ended). Absent job: ZP_ERR_ARG "no job N". */
 typedef void (*zp_store_path_fn)(void *arg, const char *path);
-ZP_WARN_UNUSED zp_status zp_store_witness_paths(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg,
-                                                zp_error *err);
+ZP_WARN_UNUSED zp_status zp_store_witness_paths(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
 
 /* Jobs by state, indexed by zp_job_state, and partitions queued and
  * running (claimed) in the whole store. */
@@ -191,8 +190,8 @@ ZP_WARN_UNUSED zp_status zp_store_count(zp_store_counts *counts, zp_store *s, zp
  * ended, so fn must accept paths that no longer exist. Unended jobs are
  * never deleted. Daemons silent for longer than that are forgotten too.
  * ttl_s >= 0. */
-ZP_WARN_UNUSED zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn,
-                                         void *arg, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_store_expire(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg,
+                                         zp_error *err);
 
 /* The store's clock now, Unix seconds: the one every time in the store is
  * written and compared by. PostgreSQL: the server's clock_timestamp().
@@ -251,9 +250,8 @@ typedef struct zp_store_claim {
  * seconds; its job is running. *n: how many (0: nothing to claim). Many
  * daemons claiming at once never claim one partition twice, nor wait for
  * each other's rows (PostgreSQL: FOR UPDATE SKIP LOCKED). */
-ZP_WARN_UNUSED zp_status zp_store_claim_work(zp_store_claim *out, size_t max, size_t *n, zp_store *s,
-                                             const char *node, const zp_store_key *keys, size_t n_keys,
-                                             double lease_s, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_store_claim_work(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
+                                             const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err);
 
 /* The unfinished jobs waiting for a key of keys[0..n_keys) that a daemon
  * with these digests cannot claim: their pins are other digests. fn gets
@@ -302,14 +300,14 @@ ZP_WARN_UNUSED zp_status zp_store_finish_part(int *job_ended, zp_store *s, const
 /* ---- daemons ---- */
 
 typedef struct zp_store_node {
-    char id[128];    /* the node option: unique in the fleet */
-    char host[256];  /* where it runs, and its HTTP address */
+    char id[128];   /* the node option: unique in the fleet */
+    char host[256]; /* where it runs, and its HTTP address */
     int64_t pid;
     double started;       /* Unix seconds */
     double heartbeat_age; /* seconds since its last heartbeat (the database's clock) */
     uint64_t budget, tracked;
-    uint32_t claimed; /* partitions it holds now */
-    uint64_t proofs;  /* partitions it proved since it started */
+    uint32_t claimed;  /* partitions it holds now */
+    uint64_t proofs;   /* partitions it proved since it started */
     double clock_skew; /* its clock less the store's, seconds, as it measured last */
     /* its keys and their digests, JSON text ({"ID": {"zkey": HEX, "wasm":
      * HEX}, ...}), as it wrote them; NULL: none. Read back, valid during

@@ -31,20 +31,19 @@ typedef struct zp_store_ops {
     zp_status (*unfinished)(zp_store *s, zp_store_unfinished_fn fn, void *arg, zp_error *err);
     zp_status (*witness_paths)(zp_store *s, int64_t id, zp_store_path_fn fn, void *arg, zp_error *err);
     zp_status (*count)(zp_store_counts *counts, zp_store *s, zp_error *err);
-    zp_status (*expire)(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg,
-                        zp_error *err);
+    zp_status (*expire)(uint64_t *deleted, zp_store *s, double ttl_s, zp_store_path_fn fn, void *arg, zp_error *err);
     zp_status (*clock)(double *now, zp_store *s, zp_error *err);
     zp_status (*repair)(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *arg, zp_error *err);
 
     zp_status (*claim)(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node,
                        const zp_store_key *keys, size_t n_keys, double lease_s, zp_error *err);
-    zp_status (*mismatches)(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn,
-                            void *arg, zp_error *err);
+    zp_status (*mismatches)(zp_store *s, const zp_store_key *keys, size_t n_keys, zp_store_mismatch_fn fn, void *arg,
+                            zp_error *err);
     zp_status (*renew)(int *lost, zp_store *s, const char *node, const zp_store_held *held, size_t n, double lease_s,
                        zp_error *err);
     zp_status (*release)(zp_store *s, const char *node, const zp_store_held *held, size_t n, zp_error *err);
-    zp_status (*finish_part)(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state,
-                             const char *error, const zp_store_result *result, zp_error *err);
+    zp_status (*finish_part)(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state, const char *error,
+                             const zp_store_result *result, zp_error *err);
 
     zp_status (*join)(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err);
     zp_status (*heartbeat)(zp_store *s, const zp_store_node *me, zp_error *err);

@@ -84,9 +84,7 @@ static uint64_t get_le32(const uint8_t *p) {
 }
 static uint64_t xxh_round(uint64_t acc, uint64_t in) { return rotl64(acc + in * XP2, 31) * XP1; }
 
-static void xxh64_init(xxh64_state *s) {
-    *s = (xxh64_state){.v = {XP1 + XP2, XP2, 0, 0 - XP1}};
-}
+static void xxh64_init(xxh64_state *s) { *s = (xxh64_state){.v = {XP1 + XP2, XP2, 0, 0 - XP1}}; }
 
 static void xxh64_stripe(uint64_t v[4], const uint8_t *p) {
     v[0] = xxh_round(v[0], get_le64(p));
@@ -487,8 +485,7 @@ zp_status zp_witness_object_dlopen(void **handle, const char *so_path, zp_error 
         if (fd >= 0) close(fd);
         if ((st = zp_witness_object_check(&fd, &state, why, sizeof why, dfd, dir, key, 0, err)) != ZP_OK) goto done;
         if (state == ZP_OBJECT_MISSING) {
-            st = zp_error_set(err, ZP_ERR_IO, "%s: cannot open the compiled calculator: %s", so_path,
-                              strerror(ENOENT));
+            st = zp_error_set(err, ZP_ERR_IO, "%s: cannot open the compiled calculator: %s", so_path, strerror(ENOENT));
             goto done;
         }
         if (state == ZP_OBJECT_DAMAGED) {

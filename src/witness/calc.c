@@ -62,7 +62,7 @@ struct zp_witness_module {
 struct zp_witness_instance {
     zp_witness_module *m;
     void *state;
-    int dirty; /* a calculation failed in it: rebuild before the next */
+    int dirty;       /* a calculation failed in it: rebuild before the next */
     uint64_t limit;  /* zp_witness_instance_set_memory_limit's; UINT64_MAX: none */
     uint64_t denied; /* zp_witness_instance_memory_denied's */
     const int *stop; /* zp_witness_instance_set_stop's flag, for a rebuilt state too */
@@ -330,10 +330,9 @@ static zp_status calculate(zp_witness_instance *inst, const zp_witness_inputs *i
             }
             if (sig->count > (size_t)size) {
                 /* circom's table answers 0, not -1, for some unknown names */
-                return zp_error_set(err, ZP_ERR_FORMAT,
-                                    "%s: Too many values for input signal %s (%zu given, the circuit takes %d%s)",
-                                    m->name, sig->name, sig->count, size,
-                                    size == 0 ? ": it is not an input of this circuit" : "");
+                return zp_error_set(
+                    err, ZP_ERR_FORMAT, "%s: Too many values for input signal %s (%zu given, the circuit takes %d%s)",
+                    m->name, sig->name, sig->count, size, size == 0 ? ": it is not an input of this circuit" : "");
             }
         } else if (rc != CALL_MISSING) {
             return call_error(m, s, rc, "getInputSignalSize", limit, err);

@@ -3,10 +3,10 @@
 #include "witness/compile.h"
 
 #include <dirent.h>
-#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,17 +44,16 @@ extern char **environ;
  * %fs-relative access instead of a __tls_get_addr call (SHA-256 test
  * circuit: 0.115 s -> 0.070 s a witness). */
 #define CC_FLAGS                                                                                             \
-    "-fPIC", "-shared", "-pthread", "-w", "-ftls-model=initial-exec", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0",   \
-        "-DWASM_RT_USE_STACK_DEPTH_COUNT=1", \
-        "-DWASM_RT_MAX_CALL_STACK_DEPTH=1000"
+    "-fPIC", "-shared", "-pthread", "-w", "-ftls-model=initial-exec", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", \
+        "-DWASM_RT_USE_STACK_DEPTH_COUNT=1", "-DWASM_RT_MAX_CALL_STACK_DEPTH=1000"
 #define STR_(...) #__VA_ARGS__
 #define STR(...) STR_(__VA_ARGS__)
 
 /* The exports witness_calculator.js calls on a circom 2 module, and those
  * it looks for before calling (older circom 2 releases lack them). */
 static const char *const required_exports[] = {
-    "getVersion", "getFieldNumLen32", "getRawPrime", "readSharedRWMemory", "writeSharedRWMemory",
-    "init",       "setInputSignal",   "getWitnessSize", "getWitness",      "getMessageChar",
+    "getVersion", "getFieldNumLen32", "getRawPrime",    "readSharedRWMemory", "writeSharedRWMemory",
+    "init",       "setInputSignal",   "getWitnessSize", "getWitness",         "getMessageChar",
 };
 static const char *const optional_exports[] = {"getInputSignalSize", "getInputSize"};
 /* The imports the glue provides (module "runtime"). */
@@ -495,8 +494,7 @@ static zp_status build(const char *dir, int cache_fd, const char *tmp, const cha
         goto done;
     }
     if (rc < 0) {
-        st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c,
-                          strerror(serr));
+        st = zp_error_set(err, ZP_ERR_IO, "cannot run %s: %s (Debian: apt-get install wabt)", wasm2c, strerror(serr));
         goto done;
     }
     if (rc != 0) {
@@ -652,9 +650,8 @@ typedef struct fp_stamps {
 } fp_stamps;
 
 static void stamps_of(fp_stamps *st, const struct stat *sb) {
-    *st = (fp_stamps){{(uint64_t)sb->st_dev, (uint64_t)sb->st_ino, (uint64_t)sb->st_size,
-                       (uint64_t)sb->st_mtim.tv_sec, (uint64_t)sb->st_mtim.tv_nsec, (uint64_t)sb->st_ctim.tv_sec,
-                       (uint64_t)sb->st_ctim.tv_nsec}};
+    *st = (fp_stamps){{(uint64_t)sb->st_dev, (uint64_t)sb->st_ino, (uint64_t)sb->st_size, (uint64_t)sb->st_mtim.tv_sec,
+                       (uint64_t)sb->st_mtim.tv_nsec, (uint64_t)sb->st_ctim.tv_sec, (uint64_t)sb->st_ctim.tv_nsec}};
 }
 
 /* Whether a file's stamps are old enough to be trusted to move on the
@@ -680,10 +677,9 @@ static void fingerprint(char name[33], fp_stamps *st, const struct stat *sb, con
 /* The stamps as one line of a record (FP_LINE_MAX bytes at most). */
 #define FP_LINE_MAX 128
 static int stamps_line(char *out, const char *head, const fp_stamps *st) {
-    return snprintf(out, FP_LINE_MAX, "%s%llu %llu %llu %llu.%09llu %llu.%09llu\n", head,
-                    (unsigned long long)st->v[0], (unsigned long long)st->v[1], (unsigned long long)st->v[2],
-                    (unsigned long long)st->v[3], (unsigned long long)st->v[4], (unsigned long long)st->v[5],
-                    (unsigned long long)st->v[6]);
+    return snprintf(out, FP_LINE_MAX, "%s%llu %llu %llu %llu.%09llu %llu.%09llu\n", head, (unsigned long long)st->v[0],
+                    (unsigned long long)st->v[1], (unsigned long long)st->v[2], (unsigned long long)st->v[3],
+                    (unsigned long long)st->v[4], (unsigned long long)st->v[5], (unsigned long long)st->v[6]);
 }
 
 /* The record's text: the key, the wasm's stamps, then "object " and the
@@ -718,8 +714,10 @@ static zp_status fingerprint_lookup(int *found, char *obj_line, int cache_fd, co
     }
     if ((dfd = openat(cache_fd, ".fp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
         if (errno == ELOOP || errno == ENOTDIR) {
-            s = zp_error_set(err, ZP_ERR_IO, "%s: the cache's fingerprint folder is not a directory (a link?): "
-                             "refusing to use it", fpdir);
+            s = zp_error_set(err, ZP_ERR_IO,
+                             "%s: the cache's fingerprint folder is not a directory (a link?): "
+                             "refusing to use it",
+                             fpdir);
         }
         goto done;
     }
@@ -729,8 +727,7 @@ static zp_status fingerprint_lookup(int *found, char *obj_line, int cache_fd, co
     }
     if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
         if (errno == ELOOP) {
-            s = zp_error_set(err, ZP_ERR_IO, "%s: the fingerprint record is a symbolic link: refusing to use it",
-                             path);
+            s = zp_error_set(err, ZP_ERR_IO, "%s: the fingerprint record is a symbolic link: refusing to use it", path);
         }
         goto done;
     }
@@ -824,8 +821,8 @@ static void note(const zp_witness_compile_options *o, const char *fmt, ...) {
     }
 }
 
-zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
-                             const zp_witness_compile_options *options, zp_error *err) {
+zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path, const zp_witness_compile_options *options,
+                             zp_error *err) {
     memset(out, 0, sizeof *out);
     zp_witness_compile_options none = {0};
     if (options == NULL) options = &none;
@@ -886,8 +883,8 @@ zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
             goto done;
         }
         if (found && state == ZP_OBJECT_DAMAGED) {
-            note(options, "%s/%s.so: the compiled calculator of %s is damaged (%s): compiling it again", dir,
-                 out->key, wasm_path, why);
+            note(options, "%s/%s.so: the compiled calculator of %s is damaged (%s): compiling it again", dir, out->key,
+                 wasm_path, why);
             memcpy(damaged_key, out->key, sizeof damaged_key);
         }
     }

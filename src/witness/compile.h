@@ -38,10 +38,10 @@ typedef struct zp_witness_compile_options {
 } zp_witness_compile_options;
 
 typedef struct zp_witness_compiled {
-    char *so_path;             /* the cached object (malloc'd) */
-    char key[ZP_SHA256_HEX];   /* its cache key, hex */
-    int compiled;              /* 1: built now; 0: found in the cache */
-    double wasm2c_s, patch_s, cc_s; /* time spent in each step (wall clock), when compiled */
+    char *so_path;                              /* the cached object (malloc'd) */
+    char key[ZP_SHA256_HEX];                    /* its cache key, hex */
+    int compiled;                               /* 1: built now; 0: found in the cache */
+    double wasm2c_s, patch_s, cc_s;             /* time spent in each step (wall clock), when compiled */
     double wasm2c_cpu_s, patch_cpu_s, cc_cpu_s; /* and its CPU time (user + system) */
 } zp_witness_compiled;
 
@@ -58,8 +58,8 @@ typedef struct zp_witness_compiled {
  * is not a circom 2 witness calculator (which export or import is wrong);
  * ZP_ERR_IO also when wasm2c, its runtime header or the compiler is
  * missing (not the input's fault: the commands exit 4 there, not 3). */
-zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path,
-                             const zp_witness_compile_options *options, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_witness_compile(zp_witness_compiled *out, const char *wasm_path, const zp_witness_compile_options *options,
+                             zp_error *err) ZP_WARN_UNUSED;
 void zp_witness_compiled_free(zp_witness_compiled *c);
 
 /* The cache directory that would be used (malloc'd in *out), without

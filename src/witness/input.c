@@ -44,9 +44,9 @@
 
 #include <jansson.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/file.h"
@@ -56,10 +56,10 @@
 #define MAX_LIMBS (ZP_WITNESS_INPUT_MAX_N8 / 8)
 
 typedef struct modulus {
-    size_t limbs;            /* n8 / 8: the width of every value */
-    size_t np;               /* limbs of p up to its highest non-zero one */
-    uint64_t p[MAX_LIMBS];   /* p, little-endian */
-    uint64_t pn[MAX_LIMBS];  /* p << shift: its top bit set (Knuth's normalisation) */
+    size_t limbs;           /* n8 / 8: the width of every value */
+    size_t np;              /* limbs of p up to its highest non-zero one */
+    uint64_t p[MAX_LIMBS];  /* p, little-endian */
+    uint64_t pn[MAX_LIMBS]; /* p << shift: its top bit set (Knuth's normalisation) */
     unsigned shift;
 } modulus;
 
@@ -247,7 +247,7 @@ static int double_to_value(const modulus *m, uint64_t *r, double x) {
     int negative = (int)(bits >> 63), biased = (int)((bits >> 52) & 0x7ff);
     uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
     memset(r, 0, m->limbs * sizeof *r);
-    if (biased == 0x7ff) return 0; /* infinity or NaN */
+    if (biased == 0x7ff) return 0;     /* infinity or NaN */
     if (biased == 0) return mant == 0; /* ±0, or a subnormal: not an integer */
     mant |= (uint64_t)1 << 52;
     int shift = biased - 1075;
@@ -529,8 +529,8 @@ done:
     return st;
 }
 
-zp_status zp_witness_inputs_parse(zp_witness_inputs *out, const char *json, size_t len, const uint8_t *prime,
-                                  size_t n8, const char *what, zp_error *err) {
+zp_status zp_witness_inputs_parse(zp_witness_inputs *out, const char *json, size_t len, const uint8_t *prime, size_t n8,
+                                  const char *what, zp_error *err) {
     if (out == NULL) return zp_error_set(err, ZP_ERR_ARG, "inputs: no output");
     memset(out, 0, sizeof *out);
     if (what == NULL) what = "input.json";
@@ -592,7 +592,7 @@ uint64_t zp_witness_inputs_parse_bytes(const char *json, size_t len, size_t n8) 
     /* Containers deeper than jansson parses make it fail: a bound from
      * the first JSON_PARSER_MAX_DEPTH is enough. */
     enum { DEPTH = JSON_PARSER_MAX_DEPTH + 1 };
-    char kind[DEPTH];       /* '[' or '{', by depth */
+    char kind[DEPTH];         /* '[' or '{', by depth */
     uint32_t elements[DEPTH]; /* an open array's elements so far */
     size_t depth = 0;
     uint64_t tree = 0, values = 0, slots = 0, members = 0, names = 0, longest = 0, largest_array = 0;
@@ -658,8 +658,8 @@ uint64_t zp_witness_inputs_parse_bytes(const char *json, size_t len, size_t n8) 
     /* the tables, and the largest one's growth: the old beside the new */
     tree += COST_SLOT * slots + 8 * largest_array + 64;
     tree += 2 * heap_bytes(longest + 1) + 4096; /* the lexer, the parser's small state */
-    uint64_t ours = heap_bytes(sizeof(ctx)) + members * COST_SIGNAL + names + values * (uint64_t)n8 +
-                    (members + 1) * 32;
+    uint64_t ours =
+        heap_bytes(sizeof(ctx)) + members * COST_SIGNAL + names + values * (uint64_t)n8 + (members + 1) * 32;
     return tree + ours;
 }
 

@@ -55,8 +55,8 @@ typedef struct zp_witness_inputs {
  * err says what and where: ZP_ERR_FORMAT for bad JSON or a value that is
  * not a number, ZP_ERR_NOMEM, and ZP_ERR_ARG only for a caller's bad
  * prime (n8 not a multiple of 8, over ZP_WITNESS_INPUT_MAX_N8, p < 2). */
-zp_status zp_witness_inputs_parse(zp_witness_inputs *out, const char *json, size_t len, const uint8_t *prime,
-                                  size_t n8, const char *what, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_witness_inputs_parse(zp_witness_inputs *out, const char *json, size_t len, const uint8_t *prime, size_t n8,
+                                  const char *what, zp_error *err) ZP_WARN_UNUSED;
 
 /* Reads a file (through zp_file_open_regular, at most
  * ZP_WITNESS_INPUT_MAX_BYTES) and parses it; messages name the path. */

@@ -92,7 +92,8 @@ static uint64_t fnv1a64(const char *p, size_t len) {
     return h;
 }
 #define N_REPLACED (sizeof replaced / sizeof *replaced)
-_Static_assert(sizeof known_body / sizeof *known_body == N_REPLACED - FIRST_HASHED, "a hash for each optional function");
+_Static_assert(sizeof known_body / sizeof *known_body == N_REPLACED - FIRST_HASHED,
+               "a hash for each optional function");
 #define MUL_INDEX 5 /* Fr_F1m_mul: the modulus and -p^-1 are read from it */
 #define COPY_INDEX 8
 #define IS_NEGATIVE_INDEX 13 /* optional: replaced only when its body is this one */
@@ -195,9 +196,7 @@ int zp_witness_fastfr_enabled(void) {
     return !(e != NULL && strcmp(e, "0") == 0);
 }
 
-const char *zp_witness_fastfr_key_text(void) {
-    return zp_witness_fastfr_enabled() ? zp_fastfr_text : "fastfr off";
-}
+const char *zp_witness_fastfr_key_text(void) { return zp_witness_fastfr_enabled() ? zp_fastfr_text : "fastfr off"; }
 
 /* The one occurrence of needle in text, or NULL when none or several. */
 static const char *find_once(const char *text, size_t len, const char *needle) {
@@ -262,8 +261,7 @@ static int data_at(const char *text, size_t len, unsigned addr, uint8_t bytes[32
 /* The field of the module: the modulus Fr_F1m_mul reduces by (the address
  * it hands Fr_int_gte) must be a known prime, and the constant -p^-1 mod
  * 2^32 it starts with must be that prime's. */
-static const fastfr_field *module_field(const char *text, size_t text_len, const char *mul_def,
-                                       const char **why_not) {
+static const fastfr_field *module_field(const char *text, size_t text_len, const char *mul_def, const char **why_not) {
     size_t len = body_len(mul_def);
     if (len == 0) return *why_not = "Fr_F1m_mul has no end", NULL;
     const char *end = mul_def + len;
@@ -323,8 +321,12 @@ static size_t copy_block(const char *p, const char *end, size_t *indent, unsigne
     static const struct {
         const char *text;
         int number;
-    } lines[] = {{"w2c_i0 = ", 1},           {"w2c_i1 = 40u;", 0}, {"w2c_i0 *= w2c_i1;", 0},
-                 {"w2c_i1 = w2c_lvar;", 0},  {"w2c_i0 += w2c_i1;", 0}, {"w2c_i1 = ", 1},
+    } lines[] = {{"w2c_i0 = ", 1},
+                 {"w2c_i1 = 40u;", 0},
+                 {"w2c_i0 *= w2c_i1;", 0},
+                 {"w2c_i1 = w2c_lvar;", 0},
+                 {"w2c_i0 += w2c_i1;", 0},
+                 {"w2c_i1 = ", 1},
                  {"w2c_Fr_copy(instance, w2c_i0, w2c_i1);", 0}};
     const char *q = p;
     unsigned vals[2];
@@ -391,12 +393,12 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
         used += upto - from;
         /* the replacement is shorter than the blocks: 11 characters a value
          * at most and ~110 a run, against more than 150 a block */
-        used += (size_t)sprintf(o + used, "%*s{\n%*sstatic const u32 zp_src[%zu] = {", (int)ind, "", (int)ind + 2, "",
-                                n);
+        used +=
+            (size_t)sprintf(o + used, "%*s{\n%*sstatic const u32 zp_src[%zu] = {", (int)ind, "", (int)ind + 2, "", n);
         for (size_t j = 0; j < n; j++) used += (size_t)sprintf(o + used, j ? ",%u" : "%u", srcs[j]);
-        used += (size_t)sprintf(o + used,
-                                "};\n%*szp_ff_copy_list(instance, %uu * 40u + w2c_lvar, zp_src, %zuu, %uu, %uu);\n%*s}\n",
-                                (int)ind + 2, "", k0, n, mins, maxs, (int)ind, "");
+        used += (size_t)sprintf(
+            o + used, "};\n%*szp_ff_copy_list(instance, %uu * 40u + w2c_lvar, zp_src, %zuu, %uu, %uu);\n%*s}\n",
+            (int)ind + 2, "", k0, n, mins, maxs, (int)ind, "");
         *merged += n;
         p += run_len;
         from = (size_t)(p - text);
@@ -409,8 +411,8 @@ static char *merge_copy_runs(const char *text, size_t len, size_t *out_len, size
     return o;
 }
 
-zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len,
-                                  zp_fastfr_outcome *outcome, zp_error *err) {
+zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len, zp_fastfr_outcome *outcome,
+                                  zp_error *err) {
     *out = NULL;
     *out_len = 0;
     memset(outcome, 0, sizeof *outcome);
@@ -432,8 +434,8 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
             if (defs[i] != NULL && fnv1a64(defs[i], body_len(defs[i])) != known_body[i - FIRST_HASHED].fnv) {
                 defs[i] = NULL;
             }
-            for (size_t k = 0; i == INT_DIV_INDEX && defs[i] != NULL && k < sizeof int_div_helpers / sizeof *int_div_helpers;
-                 k++) {
+            for (size_t k = 0;
+                 i == INT_DIV_INDEX && defs[i] != NULL && k < sizeof int_div_helpers / sizeof *int_div_helpers; k++) {
                 const char *h = find_once(text, len, int_div_helpers[k].def);
                 if (h == NULL || fnv1a64(h, body_len(h)) != int_div_helpers[k].fnv) defs[i] = NULL;
             }
@@ -458,13 +460,15 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     if (field == NULL) return ZP_OK;
 
     char head[1024];
-    int hl = snprintf(head, sizeof head,
-                      "\n/* zkpipe: %s, patched for circom's %s field */\n"
-                      "#define ZP_FF_P0 0x%016" PRIx64 "ULL\n#define ZP_FF_P1 0x%016" PRIx64 "ULL\n"
-                      "#define ZP_FF_P2 0x%016" PRIx64 "ULL\n#define ZP_FF_P3 0x%016" PRIx64 "ULL\n"
-                      "#define ZP_FF_N0 0x%016" PRIx64 "ULL\n",
-                      ZP_FASTFR_PATCH_VERSION, field->name, field->p[0], field->p[1], field->p[2], field->p[3],
-                      field->n0);
+    int hl =
+        snprintf(head, sizeof head,
+                 "\n/* zkpipe: %s, patched for circom's %s field */\n"
+                 "#define ZP_FF_P0 0x%016" PRIx64 "ULL\n#define ZP_FF_P1 0x%016" PRIx64
+                 "ULL\n"
+                 "#define ZP_FF_P2 0x%016" PRIx64 "ULL\n#define ZP_FF_P3 0x%016" PRIx64
+                 "ULL\n"
+                 "#define ZP_FF_N0 0x%016" PRIx64 "ULL\n",
+                 ZP_FASTFR_PATCH_VERSION, field->name, field->p[0], field->p[1], field->p[2], field->p[3], field->n0);
     if (defs[IS_NEGATIVE_INDEX] != NULL && hl > 0 && (size_t)hl < sizeof head) {
         hl += snprintf(head + hl, sizeof head - (size_t)hl, "#define ZP_FF_HALF_ADDR %uu\n",
                        is_negative_half(defs[IS_NEGATIVE_INDEX]));

@@ -22,10 +22,10 @@
 #define ZP_FASTFR_PATCH_VERSION "fastfr 10"
 
 typedef struct zp_fastfr_outcome {
-    int applied;           /* 1: the functions were replaced */
-    const char *field;     /* "bn128" / "bls12381" when applied */
-    const char *why_not;   /* a static reason when not applied */
-    size_t copies_merged;  /* Fr_copy calls merged into zp_ff_copy_list runs */
+    int applied;          /* 1: the functions were replaced */
+    const char *field;    /* "bn128" / "bls12381" when applied */
+    const char *why_not;  /* a static reason when not applied */
+    size_t copies_merged; /* Fr_copy calls merged into zp_ff_copy_list runs */
 } zp_fastfr_outcome;
 
 /* 0 when ZKPIPE_WITNESS_FASTFR=0 asks for the wasm's own field code (for
@@ -39,8 +39,8 @@ const char *zp_witness_fastfr_key_text(void);
 /* Patches the C text (len bytes, NUL-terminated) when it can: *out is a new
  * malloc'd text and *out_len its length, or *out is NULL when it is left
  * as it is (outcome->why_not says why). ZP_ERR_NOMEM is the only error. */
-zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len,
-                                  zp_fastfr_outcome *outcome, zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len, zp_fastfr_outcome *outcome,
+                                  zp_error *err) ZP_WARN_UNUSED;
 
 /* The same on a file, rewritten in place (through a temporary and a
  * rename) when patched. */

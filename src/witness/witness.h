@@ -11,12 +11,12 @@
 #include "witness/compile.h"
 
 typedef struct zp_witness_run_stats {
-    int compiled;          /* 1: the wasm was compiled now; 0: from the cache */
-    double compile_s;      /* finding or compiling the object */
-    double load_s;         /* dlopen and the first instance */
-    double inputs_s;       /* reading input.json */
-    double calc_s;         /* the witness itself */
-    size_t memory_bytes;   /* the instance's linear memory after the run */
+    int compiled;        /* 1: the wasm was compiled now; 0: from the cache */
+    double compile_s;    /* finding or compiling the object */
+    double load_s;       /* dlopen and the first instance */
+    double inputs_s;     /* reading input.json */
+    double calc_s;       /* the witness itself */
+    size_t memory_bytes; /* the instance's linear memory after the run */
     char cache_key[ZP_SHA256_HEX];
 } zp_witness_run_stats;
 

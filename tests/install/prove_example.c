@@ -13,8 +13,7 @@
 
 int main(int argc, char **argv) {
     if (argc != 6) {
-        fprintf(stderr, "usage: %s circuit.zkey witness.wtns verification_key.json proof.json public.json\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s circuit.zkey witness.wtns verification_key.json proof.json public.json\n", argv[0]);
         return 2;
     }
     zp_error err;

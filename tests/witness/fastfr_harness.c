@@ -22,14 +22,32 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial, uint32_t max
     if (m->data == NULL) abort();
     m->size = HARNESS_MEM, m->pages = initial, m->max_pages = max;
 }
-uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t pages) { (void)m, (void)pages; abort(); }
+uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t pages) {
+    (void)m, (void)pages;
+    abort();
+}
 void wasm_rt_free_memory(wasm_rt_memory_t *m) { (void)m; }
-void wasm_rt_allocate_funcref_table(wasm_rt_funcref_table_t *t, uint32_t initial, uint32_t max) { (void)t, (void)initial, (void)max; abort(); }
+void wasm_rt_allocate_funcref_table(wasm_rt_funcref_table_t *t, uint32_t initial, uint32_t max) {
+    (void)t, (void)initial, (void)max;
+    abort();
+}
 void wasm_rt_free_funcref_table(wasm_rt_funcref_table_t *t) { (void)t; }
-void Z_runtimeZ_exceptionHandler(struct Z_runtime_instance_t *r, u32 code) { (void)r, (void)code; abort(); }
-void Z_runtimeZ_printErrorMessage(struct Z_runtime_instance_t *r) { (void)r; abort(); }
-void Z_runtimeZ_showSharedRWMemory(struct Z_runtime_instance_t *r) { (void)r; abort(); }
-void Z_runtimeZ_writeBufferMessage(struct Z_runtime_instance_t *r) { (void)r; abort(); }
+void Z_runtimeZ_exceptionHandler(struct Z_runtime_instance_t *r, u32 code) {
+    (void)r, (void)code;
+    abort();
+}
+void Z_runtimeZ_printErrorMessage(struct Z_runtime_instance_t *r) {
+    (void)r;
+    abort();
+}
+void Z_runtimeZ_showSharedRWMemory(struct Z_runtime_instance_t *r) {
+    (void)r;
+    abort();
+}
+void Z_runtimeZ_writeBufferMessage(struct Z_runtime_instance_t *r) {
+    (void)r;
+    abort();
+}
 
 static uint64_t harness_state;
 static uint64_t harness_rand(void) { /* splitmix64 */
@@ -159,16 +177,14 @@ static void element(u8 *e) {
     u64 limbs[4];
     value(limbs, 2 + (int)(harness_rand() % 6));
     switch (harness_rand() % 8) { /* the values circom's bit decompositions see */
-    case 0: /* small: 0 to 2^32 */
+    case 0:                       /* small: 0 to 2^32 */
         memset(limbs, 0, 32), limbs[0] = harness_rand() % 3 == 0 ? harness_rand() % 3 : (harness_rand() & 0xffffffffu);
         break;
     case 1: /* (p - 1) / 2 + {-1, 0, 1}: the sign boundary */
         for (int i = 0; i < 4; i++) limbs[i] = (p4[i] >> 1) | (i < 3 ? p4[i + 1] << 63 : 0);
         limbs[0] += (u64)(harness_rand() % 3) - 1;
         break;
-    case 2: /* p - small: a negative integer */
-        memcpy(limbs, p4, 32), limbs[0] -= 1 + harness_rand() % 1000;
-        break;
+    case 2: /* p - small: a negative integer */ memcpy(limbs, p4, 32), limbs[0] -= 1 + harness_rand() % 1000; break;
     default: break;
     }
     memcpy(e, &v, 4), memcpy(e + 4, &type, 4), memcpy(e + 8, limbs, 32);
@@ -184,8 +200,9 @@ static void compare_types(void) {
     element(a), element(b);
     if ((harness_rand() & 7) == 0) memcpy(b, a, 40);
     u32 r1, r2;
-#define SETUP() (memcpy(at(TA1), a, 40), memcpy(at(TB1), b, 40), memset(at(TR1), 0x5a, 40), \
-                 memcpy(at(TA2), a, 40), memcpy(at(TB2), b, 40), memset(at(TR2), 0x5a, 40))
+#define SETUP()                                                                                         \
+    (memcpy(at(TA1), a, 40), memcpy(at(TB1), b, 40), memset(at(TR1), 0x5a, 40), memcpy(at(TA2), a, 40), \
+     memcpy(at(TB2), b, 40), memset(at(TR2), 0x5a, 40))
 #ifdef ZP_FF_HAVE_IS_TRUE
     SETUP();
     r1 = w2c_Fr_isTrue__wasm(&inst, TA1), r2 = w2c_Fr_isTrue(&inst, TA2);
@@ -212,20 +229,20 @@ static void compare_types(void) {
     same("Fr_lt", AR1, AR2, 120, 0, 0);
 #endif
 /* a binary function: r apart, r = a, r = b, and a = b (r apart) */
-#define BINARY(name)                                                                  \
-    do {                                                                              \
-        SETUP();                                                                      \
-        w2c_##name##__wasm(&inst, TR1, TA1, TB1), w2c_##name(&inst, TR2, TA2, TB2);   \
-        same(#name, AR1, AR2, 120, 0, 0);                                             \
-        SETUP();                                                                      \
-        w2c_##name##__wasm(&inst, TA1, TA1, TB1), w2c_##name(&inst, TA2, TA2, TB2);   \
-        same(#name ", r = a", AR1, AR2, 120, 0, 0);                                   \
-        SETUP();                                                                      \
-        w2c_##name##__wasm(&inst, TB1, TA1, TB1), w2c_##name(&inst, TB2, TA2, TB2);   \
-        same(#name ", r = b", AR1, AR2, 120, 0, 0);                                   \
-        SETUP();                                                                      \
-        w2c_##name##__wasm(&inst, TR1, TA1, TA1), w2c_##name(&inst, TR2, TA2, TA2);   \
-        same(#name ", a = b", AR1, AR2, 120, 0, 0);                                   \
+#define BINARY(name)                                                                \
+    do {                                                                            \
+        SETUP();                                                                    \
+        w2c_##name##__wasm(&inst, TR1, TA1, TB1), w2c_##name(&inst, TR2, TA2, TB2); \
+        same(#name, AR1, AR2, 120, 0, 0);                                           \
+        SETUP();                                                                    \
+        w2c_##name##__wasm(&inst, TA1, TA1, TB1), w2c_##name(&inst, TA2, TA2, TB2); \
+        same(#name ", r = a", AR1, AR2, 120, 0, 0);                                 \
+        SETUP();                                                                    \
+        w2c_##name##__wasm(&inst, TB1, TA1, TB1), w2c_##name(&inst, TB2, TA2, TB2); \
+        same(#name ", r = b", AR1, AR2, 120, 0, 0);                                 \
+        SETUP();                                                                    \
+        w2c_##name##__wasm(&inst, TR1, TA1, TA1), w2c_##name(&inst, TR2, TA2, TA2); \
+        same(#name ", a = b", AR1, AR2, 120, 0, 0);                                 \
     } while (0)
 #ifdef ZP_FF_HAVE_ADD
     BINARY(Fr_add);
@@ -295,8 +312,11 @@ static void compare_int_div(void) {
     switch (harness_rand() % 4) {
     case 0: xv[0] = harness_rand() % 64, yv[0] = 1 + harness_rand() % 40; break;
     case 1: xv[0] = harness_rand() & 0xffffffffu, yv[0] = 1 + (harness_rand() % 0xffffffffu); break;
-    case 2: xv[0] = harness_rand() & 0xffffffffu, yv[0] = (harness_rand() % 3 == 0) ? 0xffffffffu : 1 + harness_rand() % 7; break;
-    default: value(xv, 2 + (int)(harness_rand() % 6)), value(yv, 2 + (int)(harness_rand() % 6));
+    case 2:
+        xv[0] = harness_rand() & 0xffffffffu, yv[0] = (harness_rand() % 3 == 0) ? 0xffffffffu : 1 + harness_rand() % 7;
+        break;
+    default:
+        value(xv, 2 + (int)(harness_rand() % 6)), value(yv, 2 + (int)(harness_rand() % 6));
         if (harness_rand() & 1) memset(yv + 1, 0, 24);
         if (yv[0] == 0 && yv[1] == 0 && yv[2] == 0 && yv[3] == 0) yv[0] = 3;
     }
@@ -363,7 +383,8 @@ static void copy_list_past_the_end(void) {
     checks++;
     int copied = 1;
     for (int j = 0; j < 7; j++) copied &= memcmp(at(dst + 40u * (u32)j), at(AX), 40) == 0;
-    if (!trapped || !copied) fails++, fprintf(stderr, "fastfr: zp_ff_copy_list past the end: trapped %d, copied %d\n", trapped, copied);
+    if (!trapped || !copied)
+        fails++, fprintf(stderr, "fastfr: zp_ff_copy_list past the end: trapped %d, copied %d\n", trapped, copied);
 }
 
 int main(int argc, char **argv) {
@@ -400,7 +421,7 @@ int main(int argc, char **argv) {
 #endif
     int have = 0;
 #if defined(ZP_FF_HAVE_IS_TRUE) && defined(ZP_FF_HAVE_TO_INT) && defined(ZP_FF_HAVE_EQR) && defined(ZP_FF_HAVE_GTR) && \
-    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD) && defined(ZP_FF_HAVE_SUB) && defined(ZP_FF_HAVE_MUL) && \
+    defined(ZP_FF_HAVE_LT) && defined(ZP_FF_HAVE_ADD) && defined(ZP_FF_HAVE_SUB) && defined(ZP_FF_HAVE_MUL) &&         \
     defined(ZP_FF_HAVE_TO_MONT) && defined(ZP_FF_HALF_ADDR) && defined(ZP_FF_HAVE_INT_DIV)
     have = 1;
 #endif
