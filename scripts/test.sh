@@ -202,7 +202,7 @@ fi
 
 if want asan; then
     stage asan "ASan+UBSan: unit tests, the daemon's edges"
-    asan_server='^server_(e2e|faults|hostile|confine)$'
+    asan_server='^server_(e2e|faults|hostile|confine|rows|stop)$'
     # all of it: this is the build where gcc compiles every program
     if configure build-asan -DCMAKE_BUILD_TYPE=Debug -DZP_SANITIZE=ON -DCMAKE_C_COMPILER=gcc &&
         compile build-asan; then

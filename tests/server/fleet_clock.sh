@@ -22,7 +22,8 @@ on_exit() {
     pg_cleanup
 }
 trap on_exit EXIT
-if ! command -v faketime >/dev/null; then
+FAKETIME_LIB="$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)"
+if [ -z "$FAKETIME_LIB" ]; then
     fail "faketime is installed" "scripts/deps.sh installs the faketime package"
     finish
     exit 1
@@ -65,8 +66,12 @@ start() {
     conf "$1"
     local z="$Z"
     if [ -n "${2:-}" ]; then
-        # libfaketime: the process's clocks (wall, monotonic) shifted by OFFSET
-        printf '#!/bin/sh\nexec faketime -f "%s" "%s" "$@"\n' "$2" "$Z" >"$W/zkpipe-$1"
+        # libfaketime: the process's clocks (wall, monotonic) shifted by
+        # OFFSET, preloaded into the daemon itself; the faketime program
+        # would fork it and wait, so a kill of the pid the test holds would
+        # leave the daemon running
+        printf '#!/bin/sh\nexport LD_PRELOAD="%s" FAKETIME="%s"\nexec "%s" "$@"\n' "$FAKETIME_LIB" "$2" "$Z" \
+            >"$W/zkpipe-$1"
         chmod +x "$W/zkpipe-$1"
         z="$W/zkpipe-$1"
     fi
