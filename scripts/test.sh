@@ -194,7 +194,8 @@ if want verify; then
     NOSERVER_CMAKE_ARGS="-DZP_VERIFY=ON -DZP_ADX=OFF" \
         check "the build without the daemon (tests/install/noserver.sh)" \
         bash tests/install/noserver.sh "$ROOT" "$ROOT/build-verify" "$CC_RELEASE" "$JOBS"
-    if [ -x build-verify/build/test_groth16 ]; then
+    # its tests when the build made them (a failed build is counted above)
+    if [ -f build-verify/build/built ]; then
         ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-verify/build -R "$verify_tests"
     fi
     stage_end
