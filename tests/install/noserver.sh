@@ -46,6 +46,7 @@ if ! cmake --build "$B" -j"$JOBS" >"$WORK/build.log" 2>&1; then
     exit 1
 fi
 t2=$(date +%s)
+touch "$B/built"
 ok "configured in $((t1 - t0)) s, built in $((t2 - t1)) s (-O1, -j$JOBS${EXTRA[*]:+, ${EXTRA[*]}})"
 
 [ ! -s "$WORK/refused.log" ] || fail "configure asked for the daemon's libraries: $(cat "$WORK/refused.log")"
