@@ -26,7 +26,7 @@
 # "N passed, M failed" (counting ctest tests, the checks and the fuzz
 # targets); exits non-zero if anything failed.
 # Environment: ZP_TEST_SEED to replay random inputs, FUZZ_SECONDS (default
-# 20), ZP_TEST_JOBS (tests at a time; default: the CPU count),
+# 12), ZP_TEST_JOBS (tests at a time; default: the CPU count),
 # ZP_TEST_SLOW=1 for the slow variants of some unit tests (test_api's 193
 # proofs), ZP_TEST_STAGES to run only some stages (e.g. "checks release").
 set -uo pipefail
@@ -231,11 +231,11 @@ if want tsan; then
 fi
 
 if want fuzz; then
-    stage fuzz "libFuzzer targets, ${FUZZ_SECONDS:-20} s each"
+    stage fuzz "libFuzzer targets, ${FUZZ_SECONDS:-12} s each"
     if configure build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DZP_FUZZ=ON; then
         mapfile -t fuzz_targets < <(cmake --build build-fuzz --target help | sed -nE 's/^\.\.\. (fuzz_[a-z0-9_]+).*/\1/p')
         if compile build-fuzz "${fuzz_targets[@]}"; then
-            if bash fuzz/run.sh build-fuzz "${FUZZ_SECONDS:-20}" "${fuzz_targets[@]}" >build-fuzz/fuzz.log 2>&1; then
+            if bash fuzz/run.sh build-fuzz "${FUZZ_SECONDS:-12}" "${fuzz_targets[@]}" >build-fuzz/fuzz.log 2>&1; then
                 cat build-fuzz/fuzz.log
                 passed=$((passed + ${#fuzz_targets[@]}))
             else
