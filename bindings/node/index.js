@@ -316,10 +316,9 @@ function closedError() {
     return e;
 }
 
-module.exports = {
-    version,
-    groth16: { fullProve, prove, verify },
-    wtns: { calculate: wtnsCalculate },
-    zKey: { exportVerificationKey },
-    Prover,
-};
+// Named objects, so that ESM's `import { groth16 } from "zkpipe"` (or from
+// "snarkjs" overridden by zkpipe) finds them through cjs-module-lexer.
+const groth16 = { fullProve, prove, verify };
+const wtns = { calculate: wtnsCalculate };
+const zKey = { exportVerificationKey };
+module.exports = { version, groth16, wtns, zKey, Prover };
