@@ -93,6 +93,15 @@ async function withSignal(signal, start) {
     }
 }
 
+// Opens both; when one fails the other is closed at once (not at GC).
+async function openBoth(keyPromise, circuitPromise) {
+    const [k, c] = await Promise.allSettled([keyPromise, circuitPromise]);
+    if (k.status === "fulfilled" && c.status === "fulfilled") return [k.value, c.value];
+    if (k.status === "fulfilled") native.close(k.value);
+    if (c.status === "fulfilled" && c.value) native.close(c.value);
+    throw k.status === "rejected" ? k.reason : c.reason;
+}
+
 async function openKey(zkeyFile) { return native.keyOpen(source(zkeyFile, "the zkey")); }
 async function openCircuit(wasmFile, opts = {}) {
     return native.circuitOpen(source(wasmFile, "the wasm"), opts.cacheDir || null, opts.memoryLimit || 0);
@@ -109,7 +118,7 @@ async function fullProve(input, wasmFile, zkeyFile, ...rest) {
     const o = options(rest);
     const json = inputJson(input);
     if (o.signal && o.signal.aborted) throw abortError(o.signal);
-    const [key, circuit] = await Promise.all([openKey(zkeyFile), openCircuit(wasmFile, o)]);
+    const [key, circuit] = await openBoth(openKey(zkeyFile), openCircuit(wasmFile, o));
     try {
         return result(await withSignal(o.signal, (stop) =>
             native.fullProve(null, key, circuit, json, stop, o.threads || 0, false)));
@@ -193,10 +202,8 @@ class Prover {
 
     async _open() {
         const o = this._opts;
-        const [key, circuit] = await Promise.all([
-            openKey(o.zkey),
-            o.wasm !== undefined ? openCircuit(o.wasm, o) : Promise.resolve(null),
-        ]);
+        const [key, circuit] = await openBoth(openKey(o.zkey),
+            o.wasm !== undefined ? openCircuit(o.wasm, o) : Promise.resolve(null));
         this._key = key;
         this._circuit = circuit;
         const info = native.keyInfo(key, this._threads);
