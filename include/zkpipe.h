@@ -177,6 +177,120 @@ ZP_WARN_UNUSED zp_status zp_proof_write(const char *proof_path, const char *publ
 ZP_WARN_UNUSED zp_status zp_verify_files(const char *vk_path, const char *public_path, const char *proof_path,
                                          zp_error *err);
 
+/* ---- For language bindings: memory, JSON, the witness calculator --------
+ *
+ * What bindings/node/ (the npm package) calls: keys and witnesses from
+ * bytes as well as from paths, snarkjs's JSON texts in memory, circom's
+ * witness calculator (a circuit's .wasm, compiled once to native code and
+ * cached, docs/witness.md), and fullprove (inputs to a proof in one
+ * call). Texts and byte arrays these functions hand out are malloc'd and
+ * released with zp_free. */
+
+/* The library's version, "MAJOR.MINOR.PATCH" (CMake's project version):
+ * a static string, never NULL. */
+#define ZKPIPE_VERSION "0.1.0"
+const char *zp_version(void);
+
+/* Releases a text or byte array that a function of this block returned;
+ * NULL does nothing. */
+void zp_free(void *p);
+
+/* As zp_key_open, over the bytes of a .zkey in memory. The bytes are
+ * copied (into a mapping the key owns), so data need not outlive the
+ * call. name names the key in messages (NULL: "the key"). On failure
+ * *out is NULL. */
+ZP_WARN_UNUSED zp_status zp_key_open_mem(zp_key **out, const void *data, size_t size, const char *name, zp_error *err);
+
+/* As zp_witness_open, over the bytes of a .wtns in memory (copied). name
+ * as for zp_key_open_mem (NULL: "the witness"). On failure *out is NULL. */
+ZP_WARN_UNUSED zp_status zp_witness_open_mem(zp_witness **out, const void *data, size_t size, const char *name,
+                                             zp_error *err);
+
+/* The witness as a version-2 .wtns, the bytes `snarkjs wtns calculate`
+ * writes: *out (release with zp_free) holds *size bytes. On failure *out
+ * is NULL and *size 0. */
+ZP_WARN_UNUSED zp_status zp_witness_dump(uint8_t **out, size_t *size, const zp_witness *witness, zp_error *err);
+
+/* snarkjs's JSON texts, NUL-terminated, in *out (release with zp_free;
+ * NULL on failure): proof.json of a proof (decimal coordinates with the
+ * projective 1s, "protocol": "groth16", "curve"); public.json, the
+ * witness's public signals for the key (decimal strings; the witness
+ * must be of the key's circuit: ZP_ERR_MISMATCH otherwise); the key's
+ * verification_key.json, as `snarkjs zkey export verificationkey`
+ * writes it. */
+ZP_WARN_UNUSED zp_status zp_proof_json(char **out, const zp_proof *proof, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_public_json(char **out, const zp_key *key, const zp_witness *witness, zp_error *err);
+ZP_WARN_UNUSED zp_status zp_key_vk_json(char **out, const zp_key *key, zp_error *err);
+
+/* As zp_verify_files, over the three JSON texts (each len bytes, need not
+ * be NUL-terminated): ZP_OK when the proof is valid, ZP_ERR_INVALID when
+ * it is not, ZP_ERR_FORMAT (or another status) when a text is malformed. */
+ZP_WARN_UNUSED zp_status zp_verify_json(const char *vk_json, size_t vk_len, const char *public_json, size_t public_len,
+                                        const char *proof_json, size_t proof_len, zp_error *err);
+
+/* A circuit's witness calculator: circom's circuit.wasm compiled with
+ * wasm2c and the C compiler into a cache (the first time; seconds to
+ * minutes by its size) and loaded. Thread-safe: any number of threads may
+ * calculate with one circuit at once, each on its own instance (its
+ * linear memory); up to 8 idle instances are kept for the next calls. */
+typedef struct zp_circuit zp_circuit;
+
+typedef struct zp_circuit_options {
+    const char *cache_dir; /* NULL: $ZKPIPE_CACHE, $XDG_CACHE_HOME/zkpipe, ~/.cache/zkpipe */
+    uint64_t memory_limit; /* the most linear memory an instance may grow to, bytes; 0: the module's own maximum */
+} zp_circuit_options;
+
+/* Compiles (or finds in the cache) and loads the calculator of the .wasm
+ * at wasm_path; options may be NULL (all zero). On failure *out is NULL;
+ * errors as `zkpipe wtns calculate` reports them (ZP_ERR_FORMAT: not a
+ * circom 2 calculator; ZP_ERR_IO: no wasm2c or compiler). */
+ZP_WARN_UNUSED zp_status zp_circuit_open(zp_circuit **out, const char *wasm_path, const zp_circuit_options *options,
+                                         zp_error *err);
+/* The same over the .wasm's bytes (copied); name names it in messages
+ * (NULL: "circuit.wasm"). */
+ZP_WARN_UNUSED zp_status zp_circuit_open_mem(zp_circuit **out, const void *wasm, size_t size, const char *name,
+                                             const zp_circuit_options *options, zp_error *err);
+/* Frees the circuit and its idle instances; no calculation may be under
+ * way. NULL does nothing. */
+void zp_circuit_close(zp_circuit *circuit);
+/* The curve whose scalar field the circuit was compiled for
+ * (ZP_CURVE_NONE: another prime), and the values in its witness. */
+zp_curve zp_circuit_curve(const zp_circuit *circuit);
+size_t zp_circuit_wires(const zp_circuit *circuit);
+/* The linear memory its idle instances hold, bytes. */
+size_t zp_circuit_memory_bytes(const zp_circuit *circuit);
+
+/* Computes the witness of the inputs (input.json's text, len bytes, as
+ * snarkjs reads it) into *out (close with zp_witness_close; NULL on
+ * failure). stop may be NULL; else another thread stops the calculation
+ * by storing nonzero in *stop (a relaxed atomic store): it fails within
+ * microseconds of circuit code with ZP_ERR_UNSUPPORTED. Errors: an
+ * unknown or missing signal, a bad value (ZP_ERR_FORMAT), a failed assert
+ * of the circuit (ZP_ERR_UNSATISFIED), memory past the limit
+ * (ZP_ERR_NOMEM). */
+ZP_WARN_UNUSED zp_status zp_circuit_calculate(zp_witness **out, zp_circuit *circuit, const char *input_json, size_t len,
+                                              const int *stop, zp_error *err);
+
+/* The inputs to a proof, as `zkpipe fullprove` does: the witness
+ * calculated (zp_circuit_calculate) and proved with the key through the
+ * prover (zp_prover_prove: one proof at a time per prover). witness may be
+ * NULL; else *witness receives the witness (the caller closes it; NULL
+ * on failure), for zp_public_json. A circuit of another curve or size
+ * than the key is ZP_ERR_MISMATCH; *stop as for zp_circuit_calculate
+ * (also checked before the proof). */
+ZP_WARN_UNUSED zp_status zp_fullprove(zp_prover *prover, zp_proof *proof, zp_witness **witness, const zp_key *key,
+                                      zp_circuit *circuit, const char *input_json, size_t len, const int *stop,
+                                      zp_error *err);
+
+/* The prover's tracked memory (its working memory, matrices and point
+ * tables): bytes now and the peak since creation. Either may be NULL. */
+void zp_prover_memory(const zp_prover *prover, size_t *bytes, size_t *peak);
+/* The tracked bytes a prover of threads threads (0: one per CPU) keeps
+ * for proofs of this key: its working memory and the key's matrices (not
+ * the point tables: a prover with table_bytes 1 makes none). 0 when the
+ * sizes cannot be asked (out of memory). */
+size_t zp_prover_memory_needed(const zp_key *key, size_t threads);
+
 #ifdef __cplusplus
 }
 #endif

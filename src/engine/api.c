@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "curve/desc.h"
+#include "engine/api_internal.h"
 #include "engine/pool.h"
 #include "field/mont.h"
 #include "groth16/backend.h"
@@ -29,6 +30,10 @@ struct zp_key {
      * matrices for is still the one it is handed (an address could be
      * reused by the next key opened). */
     uint64_t serial;
+    /* the copy a key opened from memory is read in place from (an
+     * anonymous mapping; NULL for a file, which zkey maps itself) */
+    void *copy;
+    size_t copy_bytes;
 };
 
 static _Atomic uint64_t key_serials;
@@ -53,6 +58,7 @@ zp_status zp_key_open(zp_key **out, const char *path, zp_error *err) {
 void zp_key_close(zp_key *key) {
     if (key == NULL) return;
     zp_zkey_close(key->zkey);
+    if (key->copy != NULL) zp_mem_unmap(key->copy, key->copy_bytes);
     free(key);
 }
 
@@ -476,3 +482,33 @@ zp_status zp_verify_files(const char *vk_path, const char *public_path, const ch
     zp_groth16_vk_free(&vk);
     return st;
 }
+
+/* ---- for the binding's block (api_bind.c, engine/api_internal.h) ------- */
+
+zp_status zp_api_key_wrap(zp_key **out, zp_zkey *zkey, void *copy, size_t copy_bytes, zp_error *err) {
+    *out = NULL;
+    zp_key *key = calloc(1, sizeof *key);
+    if (key == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    key->zkey = zkey;
+    key->copy = copy;
+    key->copy_bytes = copy_bytes;
+    key->serial = atomic_fetch_add(&key_serials, 1) + 1;
+    *out = key;
+    return ZP_OK;
+}
+
+zp_status zp_api_witness_wrap(zp_witness **out, zp_wtns *wtns, zp_error *err) {
+    *out = NULL;
+    zp_witness *w = calloc(1, sizeof *w);
+    if (w == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
+    w->wtns = wtns;
+    *out = w;
+    return ZP_OK;
+}
+
+const zp_zkey *zp_api_key_zkey(const zp_key *key) { return key->zkey; }
+const zp_wtns *zp_api_witness_wtns(const zp_witness *witness) { return witness->wtns; }
+zp_status zp_api_proof_decode(zp_groth16_proof *out, const zp_proof *in, zp_error *err) {
+    return proof_decode(out, in, err);
+}
+const zp_tracker *zp_api_prover_tracker(const zp_prover *pr) { return &pr->tracker; }

@@ -1,0 +1,654 @@
+/* zkpipe's Node-API addon: the public C API of include/zkpipe.h (and
+ * nothing else) behind promises. Every call that can take long (opening a
+ * key, compiling or loading a circuit, a witness, a proof, a verification)
+ * is Node-API async work: it runs on libuv's thread pool, the prover's own
+ * threads under it, never on the event loop. index.js builds snarkjs's API
+ * on these functions. */
+#define NAPI_VERSION 8
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkpipe.h"
+
+#define CHECK(env, call)                               \
+    do {                                               \
+        if ((call) != napi_ok) return throw_last(env); \
+    } while (0)
+
+static napi_value throw_last(napi_env env) {
+    const napi_extended_error_info *info = NULL;
+    napi_get_last_error_info(env, &info);
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (!pending) napi_throw_error(env, "ZKPIPE_INTERNAL", info && info->error_message ? info->error_message : "napi");
+    return NULL;
+}
+
+static const char *status_code(zp_status st) {
+    switch (st) {
+    case ZP_OK: return "ZKPIPE_OK";
+    case ZP_ERR_ARG: return "ZKPIPE_BAD_ARGUMENT";
+    case ZP_ERR_IO: return "ZKPIPE_IO";
+    case ZP_ERR_FORMAT: return "ZKPIPE_BAD_INPUT";
+    case ZP_ERR_UNSUPPORTED: return "ZKPIPE_UNSUPPORTED";
+    case ZP_ERR_MISMATCH: return "ZKPIPE_MISMATCH";
+    case ZP_ERR_UNSATISFIED: return "ZKPIPE_UNSATISFIED";
+    case ZP_ERR_INVALID: return "ZKPIPE_INVALID_PROOF";
+    case ZP_ERR_NOMEM: return "ZKPIPE_NOMEM";
+    default: return "ZKPIPE_INTERNAL";
+    }
+}
+
+static napi_value make_error(napi_env env, const char *code, const char *message) {
+    napi_value c, m, e;
+    napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &c);
+    napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &m);
+    napi_create_error(env, c, m, &e);
+    return e;
+}
+
+/* ---- handles --------------------------------------------------------------
+ * A key, a circuit, a prover or a stop flag is a JS external around one of
+ * these; close() frees the C object at once, the finalizer when JS never
+ * closed it. index.js never closes a handle a call is using (a call
+ * holds a reference to it, so the finalizer cannot run before its end). */
+enum { H_KEY = 1, H_CIRCUIT, H_PROVER, H_STOP };
+
+typedef struct handle {
+    int type;
+    void *p;
+    int flag; /* H_STOP: the flag the C calls poll */
+} handle;
+
+static void handle_free(handle *h) {
+    if (h->p == NULL) return;
+    switch (h->type) {
+    case H_KEY: zp_key_close(h->p); break;
+    case H_CIRCUIT: zp_circuit_close(h->p); break;
+    case H_PROVER: zp_prover_destroy(h->p); break;
+    default: break;
+    }
+    h->p = NULL;
+}
+
+static void handle_finalize(napi_env env, void *data, void *hint) {
+    (void)env;
+    (void)hint;
+    handle_free(data);
+    free(data);
+}
+
+static napi_value handle_new(napi_env env, int type, void *p) {
+    handle *h = calloc(1, sizeof *h);
+    napi_value v;
+    if (h == NULL) {
+        napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
+        return NULL;
+    }
+    h->type = type;
+    h->p = p;
+    if (napi_create_external(env, h, handle_finalize, NULL, &v) != napi_ok) {
+        handle_free(h);
+        free(h);
+        return throw_last(env);
+    }
+    return v;
+}
+
+/* The handle of v, of that type and open; NULL (and a TypeError thrown)
+ * otherwise. null/undefined is allowed where optional. */
+static handle *handle_get(napi_env env, napi_value v, int type, int optional) {
+    napi_valuetype t;
+    if (napi_typeof(env, v, &t) != napi_ok) return NULL;
+    if (optional && (t == napi_null || t == napi_undefined)) return NULL;
+    handle *h = NULL;
+    if (t != napi_external || napi_get_value_external(env, v, (void **)&h) != napi_ok || h == NULL || h->type != type) {
+        napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "not a zkpipe handle of the right kind");
+        return NULL;
+    }
+    if (h->p == NULL && type != H_STOP) {
+        napi_throw_error(env, "ZKPIPE_CLOSED", "the handle was closed");
+        return NULL;
+    }
+    return h;
+}
+
+/* ---- arguments ------------------------------------------------------------ */
+
+/* A string (UTF-8) or a Uint8Array/Buffer, copied: *is_path 1 for a string. */
+static int get_source(napi_env env, napi_value v, char **data, size_t *len, int *is_path) {
+    napi_valuetype t;
+    *data = NULL;
+    *len = 0;
+    if (napi_typeof(env, v, &t) != napi_ok) return 0;
+    if (t == napi_string) {
+        size_t n;
+        if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return 0;
+        if ((*data = malloc(n + 1)) == NULL) return 0;
+        napi_get_value_string_utf8(env, v, *data, n + 1, &n);
+        *len = n;
+        if (is_path) *is_path = 1;
+        return 1;
+    }
+    bool ta = false;
+    napi_is_typedarray(env, v, &ta);
+    if (ta) {
+        napi_typedarray_type tt;
+        size_t n, off;
+        void *p;
+        napi_value ab;
+        if (napi_get_typedarray_info(env, v, &tt, &n, &p, &ab, &off) != napi_ok) return 0;
+        if (tt != napi_uint8_array) {
+            napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "expected a Uint8Array");
+            return 0;
+        }
+        if ((*data = malloc(n + 1)) == NULL) return 0;
+        if (n > 0) memcpy(*data, p, n);
+        (*data)[n] = 0;
+        *len = n;
+        if (is_path) *is_path = 0;
+        return 1;
+    }
+    napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "expected a path (string) or bytes (Uint8Array)");
+    return 0;
+}
+
+/* ---- async jobs ----------------------------------------------------------- */
+
+enum { J_KEY_OPEN, J_CIRCUIT_OPEN, J_FULLPROVE, J_PROVE, J_WTNS, J_VK, J_VERIFY };
+
+#define MAX_REFS 4
+
+typedef struct job {
+    int kind;
+    napi_async_work work;
+    napi_deferred deferred;
+    napi_ref refs[MAX_REFS];
+    int nrefs;
+    /* inputs */
+    char *a, *b, *c; /* a source, a text, ... (copied) */
+    size_t na, nb, nc;
+    int a_is_path;
+    zp_key *key;
+    zp_circuit *circuit;
+    zp_prover *prover; /* NULL: a prover for this call only */
+    const int *stop;
+    size_t threads;
+    uint64_t memory_limit;
+    int want_wtns;
+    /* outputs */
+    zp_status st;
+    zp_error err;
+    void *out_handle;
+    char *json1, *json2;
+    uint8_t *bytes;
+    size_t nbytes;
+} job;
+
+static void job_free(napi_env env, job *j) {
+    for (int i = 0; i < j->nrefs; i++) napi_delete_reference(env, j->refs[i]);
+    free(j->a);
+    free(j->b);
+    free(j->c);
+    zp_free(j->json1);
+    zp_free(j->json2);
+    zp_free(j->bytes);
+    free(j);
+}
+
+/* Keeps v (a handle) alive until the job ends. */
+static void job_hold(napi_env env, job *j, napi_value v) {
+    if (j->nrefs < MAX_REFS && napi_create_reference(env, v, 1, &j->refs[j->nrefs]) == napi_ok) j->nrefs++;
+}
+
+static int stopped(const job *j) { return j->stop != NULL && __atomic_load_n(j->stop, __ATOMIC_RELAXED); }
+
+static void run_prove(job *j, zp_proof *proof, zp_witness *w) {
+    if (j->prover != NULL) {
+        j->st = zp_prover_prove(j->prover, proof, NULL, j->key, w, &j->err);
+    } else {
+        zp_prove_options opt = {j->threads, 0};
+        j->st = zp_prove(proof, NULL, j->key, w, &opt, &j->err);
+    }
+}
+
+static void execute(napi_env env, void *data) {
+    (void)env;
+    job *j = data;
+    zp_error *err = &j->err;
+    zp_proof proof;
+    zp_witness *w = NULL;
+    if (stopped(j)) {
+        j->st = ZP_ERR_UNSUPPORTED;
+        return;
+    }
+    switch (j->kind) {
+    case J_KEY_OPEN: {
+        zp_key *k = NULL;
+        j->st = j->a_is_path ? zp_key_open(&k, j->a, err) : zp_key_open_mem(&k, j->a, j->na, "the zkey", err);
+        j->out_handle = k;
+        break;
+    }
+    case J_CIRCUIT_OPEN: {
+        zp_circuit *c = NULL;
+        zp_circuit_options opt = {j->b, j->memory_limit};
+        j->st = j->a_is_path ? zp_circuit_open(&c, j->a, &opt, err)
+                             : zp_circuit_open_mem(&c, j->a, j->na, "the circuit's wasm", &opt, err);
+        j->out_handle = c;
+        break;
+    }
+    case J_FULLPROVE: {
+        zp_prover *pr = j->prover;
+        j->st = ZP_OK;
+        if (pr == NULL) {
+            zp_prover_options opt = {.threads = j->threads, .table_bytes = 1};
+            j->st = zp_prover_create(&pr, &opt, err);
+        }
+        if (j->st == ZP_OK) j->st = zp_fullprove(pr, &proof, &w, j->key, j->circuit, j->b, j->nb, j->stop, err);
+        if (j->prover == NULL) zp_prover_destroy(pr);
+        if (j->st == ZP_OK) j->st = zp_proof_json(&j->json1, &proof, err);
+        if (j->st == ZP_OK) j->st = zp_public_json(&j->json2, j->key, w, err);
+        if (j->st == ZP_OK && j->want_wtns) j->st = zp_witness_dump(&j->bytes, &j->nbytes, w, err);
+        break;
+    }
+    case J_PROVE:
+        j->st =
+            j->a_is_path ? zp_witness_open(&w, j->a, err) : zp_witness_open_mem(&w, j->a, j->na, "the witness", err);
+        if (j->st == ZP_OK) run_prove(j, &proof, w);
+        if (j->st == ZP_OK) j->st = zp_proof_json(&j->json1, &proof, err);
+        if (j->st == ZP_OK) j->st = zp_public_json(&j->json2, j->key, w, err);
+        break;
+    case J_WTNS:
+        j->st = zp_circuit_calculate(&w, j->circuit, j->b, j->nb, j->stop, err);
+        if (j->st == ZP_OK) j->st = zp_witness_dump(&j->bytes, &j->nbytes, w, err);
+        break;
+    case J_VK: j->st = zp_key_vk_json(&j->json1, j->key, err); break;
+    case J_VERIFY: j->st = zp_verify_json(j->a, j->na, j->b, j->nb, j->c, j->nc, err); break;
+    default: j->st = ZP_ERR_INTERNAL; break;
+    }
+    zp_witness_close(w);
+}
+
+static napi_value str(napi_env env, const char *s) {
+    napi_value v = NULL;
+    napi_create_string_utf8(env, s, NAPI_AUTO_LENGTH, &v);
+    return v;
+}
+
+static napi_value bytes_value(napi_env env, const uint8_t *p, size_t n) {
+    void *data;
+    napi_value ab, arr = NULL;
+    if (napi_create_arraybuffer(env, n, &data, &ab) != napi_ok) return NULL;
+    if (n > 0) memcpy(data, p, n);
+    napi_create_typedarray(env, napi_uint8_array, n, ab, 0, &arr);
+    return arr;
+}
+
+static void complete(napi_env env, napi_status status, void *data) {
+    job *j = data;
+    napi_value result = NULL;
+    if (status == napi_cancelled || (stopped(j) && (j->st != ZP_OK || j->kind != J_VERIFY))) {
+        /* an aborted call: what it made is freed here, never handed out */
+        if (j->out_handle != NULL) {
+            if (j->kind == J_KEY_OPEN) zp_key_close(j->out_handle);
+            if (j->kind == J_CIRCUIT_OPEN) zp_circuit_close(j->out_handle);
+        }
+        napi_value e = make_error(env, "ABORT_ERR", "The operation was aborted");
+        napi_value name;
+        napi_create_string_utf8(env, "AbortError", NAPI_AUTO_LENGTH, &name);
+        napi_set_named_property(env, e, "name", name);
+        napi_reject_deferred(env, j->deferred, e);
+    } else if (j->kind == J_VERIFY && (j->st == ZP_OK || j->st == ZP_ERR_INVALID)) {
+        napi_get_boolean(env, j->st == ZP_OK, &result);
+        napi_resolve_deferred(env, j->deferred, result);
+    } else if (j->st != ZP_OK) {
+        napi_value e = make_error(env, status_code(j->st), j->err.message[0] ? j->err.message : "failed");
+        napi_value num;
+        napi_create_int32(env, (int32_t)j->st, &num);
+        napi_set_named_property(env, e, "status", num);
+        napi_reject_deferred(env, j->deferred, e);
+    } else {
+        switch (j->kind) {
+        case J_KEY_OPEN: result = handle_new(env, H_KEY, j->out_handle); break;
+        case J_CIRCUIT_OPEN: result = handle_new(env, H_CIRCUIT, j->out_handle); break;
+        case J_FULLPROVE:
+        case J_PROVE:
+            napi_create_object(env, &result);
+            napi_set_named_property(env, result, "proof", str(env, j->json1));
+            napi_set_named_property(env, result, "publicSignals", str(env, j->json2));
+            if (j->bytes != NULL) napi_set_named_property(env, result, "wtns", bytes_value(env, j->bytes, j->nbytes));
+            break;
+        case J_WTNS: result = bytes_value(env, j->bytes, j->nbytes); break;
+        case J_VK: result = str(env, j->json1); break;
+        default: napi_get_undefined(env, &result); break;
+        }
+        if (result == NULL) {
+            bool pending = false;
+            napi_is_exception_pending(env, &pending);
+            napi_value e = make_error(env, "ZKPIPE_NOMEM", "out of memory handing back the result");
+            if (pending) napi_get_and_clear_last_exception(env, &e);
+            napi_reject_deferred(env, j->deferred, e);
+        } else {
+            napi_resolve_deferred(env, j->deferred, result);
+        }
+    }
+    napi_delete_async_work(env, j->work);
+    job_free(env, j);
+}
+
+/* Queues j and returns its promise; on failure frees j and throws. */
+static napi_value job_start(napi_env env, job *j) {
+    napi_value promise, name;
+    if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
+        napi_create_string_utf8(env, "zkpipe", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok ||
+        napi_queue_async_work(env, j->work) != napi_ok) {
+        job_free(env, j);
+        return throw_last(env);
+    }
+    return promise;
+}
+
+static job *job_new(napi_env env, int kind) {
+    job *j = calloc(1, sizeof *j);
+    if (j == NULL) napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
+    if (j != NULL) j->kind = kind;
+    return j;
+}
+
+static int get_args(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
+    size_t argc = want;
+    for (size_t i = 0; i < want; i++) argv[i] = NULL;
+    if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return 0;
+    napi_value undef;
+    napi_get_undefined(env, &undef);
+    for (size_t i = argc; i < want; i++) argv[i] = undef;
+    return 1;
+}
+
+/* The optional stop handle at argv[i]: its flag, kept alive by the job. */
+static int get_stop(napi_env env, job *j, napi_value v) {
+    napi_valuetype t;
+    napi_typeof(env, v, &t);
+    if (t == napi_null || t == napi_undefined) return 1;
+    handle *h = handle_get(env, v, H_STOP, 0);
+    if (h == NULL) return 0;
+    j->stop = &h->flag;
+    job_hold(env, j, v);
+    return 1;
+}
+
+static size_t get_size(napi_env env, napi_value v) {
+    double d = 0;
+    if (napi_get_value_double(env, v, &d) != napi_ok || !(d > 0)) return 0;
+    return d > 1e18 ? (size_t)1e18 : (size_t)d;
+}
+
+/* keyOpen(source) -> Promise<key> */
+static napi_value key_open(napi_env env, napi_callback_info info) {
+    napi_value argv[1];
+    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    job *j = job_new(env, J_KEY_OPEN);
+    if (j == NULL) return NULL;
+    if (!get_source(env, argv[0], &j->a, &j->na, &j->a_is_path)) {
+        job_free(env, j);
+        return NULL;
+    }
+    return job_start(env, j);
+}
+
+/* circuitOpen(source, cacheDir|null, memoryLimit) -> Promise<circuit> */
+static napi_value circuit_open(napi_env env, napi_callback_info info) {
+    napi_value argv[3];
+    if (!get_args(env, info, 3, argv)) return throw_last(env);
+    job *j = job_new(env, J_CIRCUIT_OPEN);
+    if (j == NULL) return NULL;
+    napi_valuetype t;
+    napi_typeof(env, argv[1], &t);
+    if (!get_source(env, argv[0], &j->a, &j->na, &j->a_is_path) ||
+        (t == napi_string && !get_source(env, argv[1], &j->b, &j->nb, NULL))) {
+        job_free(env, j);
+        return NULL;
+    }
+    j->memory_limit = get_size(env, argv[2]);
+    return job_start(env, j);
+}
+
+/* fullProve(prover|null, key, circuit, inputJson, stop|null, threads, wantWtns) */
+static napi_value full_prove(napi_env env, napi_callback_info info) {
+    napi_value argv[7];
+    if (!get_args(env, info, 7, argv)) return throw_last(env);
+    job *j = job_new(env, J_FULLPROVE);
+    if (j == NULL) return NULL;
+    handle *pr = handle_get(env, argv[0], H_PROVER, 1);
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    handle *k = pending ? NULL : handle_get(env, argv[1], H_KEY, 0);
+    handle *c = k == NULL ? NULL : handle_get(env, argv[2], H_CIRCUIT, 0);
+    if (c == NULL || !get_source(env, argv[3], &j->b, &j->nb, NULL) || !get_stop(env, j, argv[4])) {
+        job_free(env, j);
+        return NULL;
+    }
+    if (pr != NULL) {
+        j->prover = pr->p;
+        job_hold(env, j, argv[0]);
+    }
+    j->key = k->p;
+    j->circuit = c->p;
+    job_hold(env, j, argv[1]);
+    job_hold(env, j, argv[2]);
+    j->threads = get_size(env, argv[5]);
+    bool want = false;
+    napi_get_value_bool(env, argv[6], &want);
+    j->want_wtns = want;
+    return job_start(env, j);
+}
+
+/* prove(prover|null, key, wtnsSource, stop|null, threads) */
+static napi_value prove(napi_env env, napi_callback_info info) {
+    napi_value argv[5];
+    if (!get_args(env, info, 5, argv)) return throw_last(env);
+    job *j = job_new(env, J_PROVE);
+    if (j == NULL) return NULL;
+    handle *pr = handle_get(env, argv[0], H_PROVER, 1);
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    handle *k = pending ? NULL : handle_get(env, argv[1], H_KEY, 0);
+    if (k == NULL || !get_source(env, argv[2], &j->a, &j->na, &j->a_is_path) || !get_stop(env, j, argv[3])) {
+        job_free(env, j);
+        return NULL;
+    }
+    if (pr != NULL) {
+        j->prover = pr->p;
+        job_hold(env, j, argv[0]);
+    }
+    j->key = k->p;
+    job_hold(env, j, argv[1]);
+    j->threads = get_size(env, argv[4]);
+    return job_start(env, j);
+}
+
+/* wtnsCalculate(circuit, inputJson, stop|null) -> Promise<Uint8Array> */
+static napi_value wtns_calculate(napi_env env, napi_callback_info info) {
+    napi_value argv[3];
+    if (!get_args(env, info, 3, argv)) return throw_last(env);
+    job *j = job_new(env, J_WTNS);
+    if (j == NULL) return NULL;
+    handle *c = handle_get(env, argv[0], H_CIRCUIT, 0);
+    if (c == NULL || !get_source(env, argv[1], &j->b, &j->nb, NULL) || !get_stop(env, j, argv[2])) {
+        job_free(env, j);
+        return NULL;
+    }
+    j->circuit = c->p;
+    job_hold(env, j, argv[0]);
+    return job_start(env, j);
+}
+
+/* vkJson(key) -> Promise<string> */
+static napi_value vk_json(napi_env env, napi_callback_info info) {
+    napi_value argv[1];
+    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    job *j = job_new(env, J_VK);
+    if (j == NULL) return NULL;
+    handle *k = handle_get(env, argv[0], H_KEY, 0);
+    if (k == NULL) {
+        job_free(env, j);
+        return NULL;
+    }
+    j->key = k->p;
+    job_hold(env, j, argv[0]);
+    return job_start(env, j);
+}
+
+/* verify(vkJson, publicJson, proofJson) -> Promise<boolean> */
+static napi_value verify(napi_env env, napi_callback_info info) {
+    napi_value argv[3];
+    if (!get_args(env, info, 3, argv)) return throw_last(env);
+    job *j = job_new(env, J_VERIFY);
+    if (j == NULL) return NULL;
+    if (!get_source(env, argv[0], &j->a, &j->na, NULL) || !get_source(env, argv[1], &j->b, &j->nb, NULL) ||
+        !get_source(env, argv[2], &j->c, &j->nc, NULL)) {
+        job_free(env, j);
+        return NULL;
+    }
+    return job_start(env, j);
+}
+
+/* ---- synchronous ------------------------------------------------------------ */
+
+/* proverCreate(threads, tableBytes) -> prover */
+static napi_value prover_create(napi_env env, napi_callback_info info) {
+    napi_value argv[2];
+    if (!get_args(env, info, 2, argv)) return throw_last(env);
+    zp_prover_options opt = {.threads = get_size(env, argv[0]), .table_bytes = get_size(env, argv[1])};
+    zp_prover *pr = NULL;
+    zp_error err = {0};
+    if (zp_prover_create(&pr, &opt, &err) != ZP_OK) {
+        napi_throw(env, make_error(env, status_code(err.status), err.message));
+        return NULL;
+    }
+    return handle_new(env, H_PROVER, pr);
+}
+
+/* close(handle): frees the C object now (a second close does nothing). */
+static napi_value close_handle(napi_env env, napi_callback_info info) {
+    napi_value argv[1], undef;
+    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    handle *h = NULL;
+    napi_get_undefined(env, &undef);
+    if (napi_get_value_external(env, argv[0], (void **)&h) == napi_ok && h != NULL) handle_free(h);
+    return undef;
+}
+
+static napi_value stop_create(napi_env env, napi_callback_info info) {
+    (void)info;
+    handle *h = calloc(1, sizeof *h);
+    napi_value v;
+    if (h == NULL) {
+        napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
+        return NULL;
+    }
+    h->type = H_STOP;
+    if (napi_create_external(env, h, handle_finalize, NULL, &v) != napi_ok) {
+        free(h);
+        return throw_last(env);
+    }
+    return v;
+}
+
+static napi_value stop_set(napi_env env, napi_callback_info info) {
+    napi_value argv[1], undef;
+    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_STOP, 0);
+    if (h == NULL) return NULL;
+    __atomic_store_n(&h->flag, 1, __ATOMIC_RELAXED);
+    napi_get_undefined(env, &undef);
+    return undef;
+}
+
+static napi_value set_num(napi_env env, napi_value obj, const char *name, double v) {
+    napi_value n;
+    napi_create_double(env, v, &n);
+    napi_set_named_property(env, obj, name, n);
+    return obj;
+}
+
+/* keyInfo(key) -> { curve, wires, nPublic, domainSize } */
+static napi_value key_info(napi_env env, napi_callback_info info) {
+    napi_value argv[2], o;
+    if (!get_args(env, info, 2, argv)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_KEY, 0);
+    if (h == NULL) return NULL;
+    CHECK(env, napi_create_object(env, &o));
+    napi_set_named_property(env, o, "curve", str(env, zp_curve_name(zp_key_curve(h->p))));
+    set_num(env, o, "wires", zp_key_wires(h->p));
+    set_num(env, o, "nPublic", zp_key_public(h->p));
+    set_num(env, o, "domainSize", zp_key_domain_size(h->p));
+    set_num(env, o, "proverBytes", (double)zp_prover_memory_needed(h->p, get_size(env, argv[1])));
+    return o;
+}
+
+/* circuitInfo(circuit) -> { curve, wires, memory } */
+static napi_value circuit_info(napi_env env, napi_callback_info info) {
+    napi_value argv[1], o;
+    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_CIRCUIT, 0);
+    if (h == NULL) return NULL;
+    CHECK(env, napi_create_object(env, &o));
+    zp_curve c = zp_circuit_curve(h->p);
+    napi_set_named_property(env, o, "curve", str(env, c == ZP_CURVE_NONE ? "none" : zp_curve_name(c)));
+    set_num(env, o, "wires", (double)zp_circuit_wires(h->p));
+    set_num(env, o, "memory", (double)zp_circuit_memory_bytes(h->p));
+    return o;
+}
+
+/* proverMemory(prover) -> { bytes, peak, threads } */
+static napi_value prover_memory(napi_env env, napi_callback_info info) {
+    napi_value argv[1], o;
+    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_PROVER, 0);
+    if (h == NULL) return NULL;
+    size_t bytes, peak;
+    zp_prover_memory(h->p, &bytes, &peak);
+    CHECK(env, napi_create_object(env, &o));
+    set_num(env, o, "bytes", (double)bytes);
+    set_num(env, o, "peak", (double)peak);
+    set_num(env, o, "threads", (double)zp_prover_threads(h->p));
+    return o;
+}
+
+static napi_value version(napi_env env, napi_callback_info info) {
+    (void)info;
+    return str(env, zp_version());
+}
+
+NAPI_MODULE_INIT() {
+    static const struct {
+        const char *name;
+        napi_callback fn;
+    } fns[] = {
+        {"keyOpen", key_open},
+        {"circuitOpen", circuit_open},
+        {"fullProve", full_prove},
+        {"prove", prove},
+        {"wtnsCalculate", wtns_calculate},
+        {"vkJson", vk_json},
+        {"verify", verify},
+        {"proverCreate", prover_create},
+        {"close", close_handle},
+        {"stopCreate", stop_create},
+        {"stopSet", stop_set},
+        {"keyInfo", key_info},
+        {"circuitInfo", circuit_info},
+        {"proverMemory", prover_memory},
+        {"version", version},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
+        napi_value f;
+        if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok ||
+            napi_set_named_property(env, exports, fns[i].name, f) != napi_ok)
+            return NULL;
+    }
+    return exports;
+}
