@@ -26,6 +26,10 @@ command -v clang-format-14 >/dev/null || need+=(clang-format-14)
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+# Node-API's headers for bindings/node's addon (tests/node/node.sh): with
+# node itself from nodesource, under its prefix; Debian's are libnode-dev
+node_prefix="$(dirname "$(dirname "$(command -v node || echo /usr/bin/node)")")"
+[ -f "$node_prefix/include/node/node_api.h" ] || [ -f /usr/include/node/node_api.h ] || need+=(libnode-dev)
 command -v chromium >/dev/null || need+=(chromium)
 command -v valgrind >/dev/null && [ -f /usr/include/valgrind/memcheck.h ] || need+=(valgrind)
 [ -x /usr/bin/time ] || need+=(time)
