@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Phase 2 of a ceremony against snarkjs 0.7.6, on both curves, with the
+# merkle example and the committed 2^12 powers of tau:
+# - zkey new and zkey beacon give files byte-identical to snarkjs's;
+# - a mixed chain zkpipe -> snarkjs -> zkpipe -> beacon passes
+#   `snarkjs zkey verify` and `zkpipe zkey verify` (which prints every
+#   contribution's hash and name);
+# - a tampered contribution, a moved L point and a key of another circuit
+#   make zkpipe's verify exit 1 naming the check; a truncated key or ptau,
+#   and a ptau too small for the circuit, exit 3 naming the file;
+# - the final key proves with zkpipe and snarkjs verifies the proof.
+# About 90 s on 2 cores, mostly snarkjs.
+# Usage: tests/ceremony/phase2.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT WORKDIR
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+Z="$1"
+GEN="$2"
+W="$3"
+rm -rf "$W"
+mkdir -p "$W"
+SNARKJS="$ROOT/node_modules/.bin/snarkjs"
+[ -x "$SNARKJS" ] || { echo "skipped: snarkjs is not installed (npm ci)"; exit 77; }
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+check() { # check NAME COMMAND...: passes when the command succeeds
+    local name="$1"; shift
+    if "$@" >"$W/out.txt" 2>&1; then pass "$name"; else fail "$name" "$(tail -3 "$W/out.txt")"; fi
+}
+status() { # status NAME WANT PATTERN COMMAND...: exit status WANT and PATTERN in the output
+    local name="$1" want="$2" pat="$3"; shift 3
+    "$@" >"$W/out.txt" 2>&1
+    local rc=$?
+    if [ "$rc" = "$want" ] && grep -q -- "$pat" "$W/out.txt"; then pass "$name ($(grep -m1 -- "$pat" "$W/out.txt"))"
+    else fail "$name" "exit $rc (want $want), $(tail -2 "$W/out.txt")"; fi
+}
+same() { # same NAME A B
+    if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$2 and $3 differ"; fi
+}
+# flip FILE OFFSET: xor one byte (offset from the end when negative)
+flip() {
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);let o=+process.argv[2];if(o<0)o+=b.length;b[o]^=1;fs.writeFileSync(process.argv[1],b)' "$1" "$2"
+}
+# section_offset FILE ID: where section ID's data starts
+section_offset() {
+    node -e 'const b=require("fs").readFileSync(process.argv[1]);const n=b.readUInt32LE(8);let o=12;for(let i=0;i<n;i++){const id=b.readUInt32LE(o),sz=Number(b.readBigUInt64LE(o+4));if(id==+process.argv[2]){console.log(o+12);process.exit(0)}o+=12+sz}process.exit(1)' "$1" "$2"
+}
+BEACON=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+
+for curve in bn128 bls12381; do
+    R="$ROOT/examples/merkle/$curve/merkle.r1cs"
+    P="$ROOT/tests/ptau/pot12_$curve.ptau"
+    D="$W/$curve"
+    mkdir -p "$D"
+    g1=64; [ "$curve" = bls12381 ] && g1=96
+
+    check "$curve: zkpipe zkey new" "$Z" zkey new -q "$R" "$P" "$D/z0.zkey"
+    check "$curve: snarkjs zkey new" "$SNARKJS" zkey new "$R" "$P" "$D/s0.zkey"
+    same "$curve: zkey new byte-identical to snarkjs" "$D/z0.zkey" "$D/s0.zkey"
+    check "$curve: zkpipe zkey beacon" "$Z" zkey beacon -q "$D/z0.zkey" "$D/zb.zkey" $BEACON 10 -n="Final Beacon"
+    check "$curve: snarkjs zkey beacon" "$SNARKJS" zkey beacon "$D/z0.zkey" "$D/sb.zkey" $BEACON 10 -n="Final Beacon"
+    same "$curve: zkey beacon byte-identical to snarkjs" "$D/zb.zkey" "$D/sb.zkey"
+
+    # the mixed chain
+    check "$curve: zkpipe contributes" "$Z" zkey contribute -q "$D/z0.zkey" "$D/c1.zkey" --name "zk one" -e "entropy $RANDOM"
+    check "$curve: snarkjs contributes" "$SNARKJS" zkey contribute "$D/c1.zkey" "$D/c2.zkey" --name="snark two" -e="e $RANDOM"
+    check "$curve: zkpipe contributes after snarkjs" "$Z" zkey contribute -q "$D/c2.zkey" "$D/c3.zkey" -n "zk three" -e "x"
+    check "$curve: zkpipe beacon ends the chain" "$Z" zkey beacon -q "$D/c3.zkey" "$D/final.zkey" $BEACON 10 -n="Final Beacon"
+    status "$curve: snarkjs zkey verify accepts the chain" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey"
+    status "$curve: zkpipe zkey verify accepts the chain" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/final.zkey"
+    if grep -q "contribution #4 Final Beacon" "$W/out.txt" && grep -q "contribution #2 snark two" "$W/out.txt" &&
+        grep -q "Beacon generator: $BEACON" "$W/out.txt"; then pass "$curve: the report names every contribution"
+    else fail "$curve: the report names every contribution" "$(cat "$W/out.txt")"; fi
+    # the contribution hashes zkpipe prints are snarkjs's
+    hashes() { awk '/contribution #/ { on = 1; sub(/.*contribution #/, "contribution #") } on && (/contribution #/ || /^\t\t/)'; }
+    "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey" 2>&1 | hashes >"$W/s.txt"
+    "$Z" zkey verify "$R" "$P" "$D/final.zkey" | hashes >"$W/z.txt"
+    [ "$(grep -c contribution "$W/z.txt")" = 4 ] || fail "$curve: four contributions reported" "$(cat "$W/z.txt")"
+    same "$curve: contribution hashes as snarkjs prints them" "$W/s.txt" "$W/z.txt"
+
+    # tampering
+    cp "$D/final.zkey" "$D/t1.zkey"
+    flip "$D/t1.zkey" -100 # inside the last contribution's transcript
+    status "$curve: a tampered transcript fails (exit 1)" 1 "contribution #4" "$Z" zkey verify "$R" "$P" "$D/t1.zkey"
+    cp "$D/final.zkey" "$D/t2.zkey"
+    o8=$(section_offset "$D/t2.zkey" 8)
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o,o+g,o+2*g);fs.writeFileSync(process.argv[1],b)' "$D/t2.zkey" "$o8" "$g1"
+    status "$curve: a moved L point fails (exit 1)" 1 "section 8" "$Z" zkey verify "$R" "$P" "$D/t2.zkey"
+    check "$curve: another circuit" "$GEN" --curve "$curve" --constraints 200 "$D/other.r1cs" "$D/other.wtns"
+    status "$curve: a key of another circuit fails (exit 1)" 1 "INVALID" "$Z" zkey verify "$D/other.r1cs" "$P" "$D/final.zkey"
+
+    # malformed files
+    head -c 100000 "$D/final.zkey" >"$D/trunc.zkey"
+    status "$curve: a truncated key (exit 3)" 3 "trunc.zkey" "$Z" zkey verify "$R" "$P" "$D/trunc.zkey"
+    head -c 200000 "$P" >"$D/trunc.ptau"
+    status "$curve: a truncated ptau (exit 3)" 3 "trunc.ptau" "$Z" zkey new "$R" "$D/trunc.ptau" "$D/x.zkey"
+    status "$curve: a truncated ptau in verify (exit 3)" 3 "trunc.ptau" "$Z" zkey verify "$R" "$D/trunc.ptau" "$D/final.zkey"
+    cp "$D/final.zkey" "$D/t3.zkey"
+    o10=$(section_offset "$D/t3.zkey" 10)
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);b.writeUInt32LE(1000,+process.argv[2]+64);fs.writeFileSync(process.argv[1],b)' "$D/t3.zkey" "$o10"
+    status "$curve: a bad contribution count (exit 3)" 3 "section 10" "$Z" zkey verify "$R" "$P" "$D/t3.zkey"
+    check "$curve: a circuit of 2^13" "$GEN" --curve "$curve" --log 13 "$D/big.r1cs" "$D/big.wtns"
+    status "$curve: a ptau too small (exit 3)" 3 "too small" "$Z" zkey new "$D/big.r1cs" "$P" "$D/x.zkey"
+    [ -e "$D/x.zkey" ] && fail "$curve: no partial key is left" "$D/x.zkey exists" || pass "$curve: no partial key is left"
+
+    # the key proves, snarkjs verifies
+    check "$curve: zkey export verificationkey" "$Z" zkey export verificationkey "$D/final.zkey" "$D/vk.json"
+    check "$curve: zkpipe proves with the ceremony's key" "$Z" prove "$D/final.zkey" "$ROOT/examples/merkle/$curve/w1.wtns" "$D/proof.json" "$D/public.json"
+    status "$curve: snarkjs verifies the proof" 0 "OK" "$SNARKJS" groth16 verify "$D/vk.json" "$D/public.json" "$D/proof.json"
+done
+
+echo "ceremony phase 2: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
