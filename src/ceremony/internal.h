@@ -53,4 +53,8 @@ typedef struct zp_p2_ops {
     const uint8_t *g1_gen, *g2_gen; /* affine LEM */
 } zp_p2_ops;
 
+/* The table of a curve; NULL for an unknown one. tests/test_ctime.c runs
+ * the secret-handling entries under valgrind. */
+const zp_p2_ops *zp_p2_ops_get(zp_curve curve);
+
 #endif

@@ -37,7 +37,7 @@
         0xcd91de4547085abaULL, 0x091d50792876a202ULL, 0x05d543a95414e7f1ULL
 #include "ceremony/phase2_impl.h"
 
-static const zp_p2_ops *ops_for(zp_curve c) {
+const zp_p2_ops *zp_p2_ops_get(zp_curve c) {
     switch (c) {
     case ZP_CURVE_BN254: return &zp_bn254_p2_ops;
     case ZP_CURVE_BLS12_381: return &zp_bls12_p2_ops;
@@ -464,7 +464,7 @@ zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, con
                           zp_curve_name(rh->curve), ptau_path, d->name);
         goto out;
     }
-    const zp_p2_ops *ops = ops_for(d->id);
+    const zp_p2_ops *ops = zp_p2_ops_get(d->id);
     uint32_t nc = rh->n_constraints, npub = rh->n_pub_out + rh->n_pub_in, nv = rh->n_wires;
     if (npub >= nv) {
         st = zp_error_set(err, ZP_ERR_FORMAT, "%s: %u public signals of %u wires", r1cs_path, npub, nv);
@@ -713,7 +713,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     bf_open = 1;
     const zp_groth16_pk *pk = zp_zkey_pk(zkey);
     const zp_curve_desc *d = zp_curve_get(pk->curve);
-    const zp_p2_ops *ops = ops_for(pk->curve);
+    const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
     size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
     if ((sec = secrets_new(err)) == NULL) {
@@ -892,7 +892,7 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     bf_open = 1;
     const zp_groth16_pk *pk = zp_zkey_pk(fin);
     const zp_curve_desc *d = zp_curve_get(pk->curve);
-    const zp_p2_ops *ops = ops_for(pk->curve);
+    const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
     size_t g1 = d->g1_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
 
