@@ -63,6 +63,12 @@ zp_status zp_ceremony_zkey_beacon(const char *in_path, const char *out_path, con
 zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
                                   const zp_ceremony_opts *opts, FILE *report, zp_error *err) ZP_WARN_UNUSED;
 
+/* snarkjs `powersoftau prepare phase2`: the Lagrange bases (sections 12
+ * to 15) of a phase-1 file, byte for byte snarkjs's; at most power
+ * 2^(s-1), s the scalar field's two-adicity. */
+zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, const zp_ceremony_opts *opts,
+                                   zp_error *err) ZP_WARN_UNUSED;
+
 /* snarkjs's formatHash: four lines of four big-endian words in hex, each
  * line starting with two tabs, after title and a newline. */
 void zp_ceremony_print_hash(FILE *f, const char *title, const uint8_t hash[ZP_CEREMONY_HASH_BYTES]);

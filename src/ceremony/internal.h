@@ -50,6 +50,10 @@ typedef struct zp_p2_ops {
     zp_status (*g1_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n, const zp_parallel *par,
                             zp_error *err);
     int (*g1_on_curve)(const uint8_t *lem);
+    /* ffjavascript's lagrangeEvaluations up to 2^s points: in place over
+     * 2^log_n affine LEM points, work of lagrange_work_bytes(n, g2). */
+    zp_status (*lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err);
+    size_t (*lagrange_work_bytes)(size_t n, int g2);
     const uint8_t *g1_gen, *g2_gen; /* affine LEM */
 } zp_p2_ops;
 

@@ -420,6 +420,159 @@ static void X_(coef_r2)(uint8_t out[32], const uint64_t plain[4]) {
     memcpy(out, a.v, 32);
 }
 
+/* ---- prepare phase2: Lagrange bases in the exponent (public) ---- */
+
+/* r = k·p, k plain, by 4-bit fixed windows from k's top (variable time). */
+#define ZP_P2_JMUL(GG, GGJ)                                                           \
+    static void X_(GG##_jmul_w4)(GGJ * r, const GGJ *p, const uint64_t k[4]) {        \
+        int top = 255;                                                                \
+        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                 \
+        if (top < 0) {                                                                \
+            ZP_CAT(GG, _j_set_inf)(r);                                                \
+            return;                                                                   \
+        }                                                                             \
+        GGJ tab[16], acc;                                                             \
+        tab[1] = *p;                                                                  \
+        for (int d = 2; d < 16; d++) ZP_CAT(GG, _j_add_var)(&tab[d], &tab[d - 1], p); \
+        int nib = top / 4;                                                            \
+        acc = tab[(k[nib / 16] >> (4 * (nib % 16))) & 15];                            \
+        for (nib--; nib >= 0; nib--) {                                                \
+            for (int b = 0; b < 4; b++) ZP_CAT(GG, _j_dbl)(&acc, &acc);               \
+            unsigned d = (unsigned)((k[nib / 16] >> (4 * (nib % 16))) & 15);          \
+            if (d) ZP_CAT(GG, _j_add_var)(&acc, &acc, &tab[d]);                       \
+        }                                                                             \
+        *r = acc;                                                                     \
+    }
+ZP_P2_JMUL(G1, G1J)
+ZP_P2_JMUL(G2, G2J)
+
+/* The inverse FFT of n = 2^log_n points (ffjavascript's G.ifft, which is
+ * lagrangeEvaluations below 2^s): out_i = n⁻¹ Σ_j ω^(-ij) in_j, ω the
+ * NTT's root (ffjavascript's Fr.w[log_n]). Radix 2, decimation in time,
+ * each stage's butterflies on the workers. */
+typedef struct {
+    void *a;
+    size_t n, half;
+    const uint64_t *tw; /* half plain twiddles of the stage */
+    int g2;
+} X_(fft_job);
+
+#define ZP_P2_FFT_BLOCK 64
+static void X_(fft_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(fft_job) *j = arg;
+    size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n / 2 ? lo + ZP_P2_FFT_BLOCK : j->n / 2;
+    for (size_t b = lo; b < hi; b++) {
+        size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;
+        if (!j->g2) {
+            G1J *a = j->a, v;
+            if (k == 0) {
+                v = a[i1];
+            } else {
+                X_(G1_jmul_w4)(&v, &a[i1], j->tw + 4 * k);
+            }
+            G1J u = a[i0], nv;
+            G1_(j_add_var)(&a[i0], &u, &v);
+            G1_(j_neg)(&nv, &v);
+            G1_(j_add_var)(&a[i1], &u, &nv);
+        } else {
+            G2J *a = j->a, v;
+            if (k == 0) {
+                v = a[i1];
+            } else {
+                X_(G2_jmul_w4)(&v, &a[i1], j->tw + 4 * k);
+            }
+            G2J u = a[i0], nv;
+            G2_(j_add_var)(&a[i0], &u, &v);
+            G2_(j_neg)(&nv, &v);
+            G2_(j_add_var)(&a[i1], &u, &nv);
+        }
+    }
+}
+
+typedef struct {
+    void *a;
+    size_t n;
+    const uint64_t *k;
+    int g2;
+} X_(scale_job);
+static void X_(scale_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(scale_job) *j = arg;
+    size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n ? lo + ZP_P2_FFT_BLOCK : j->n;
+    for (size_t i = lo; i < hi; i++) {
+        if (!j->g2) {
+            G1J *a = j->a;
+            X_(G1_jmul_w4)(&a[i], &a[i], j->k);
+        } else {
+            G2J *a = j->a;
+            X_(G2_jmul_w4)(&a[i], &a[i], j->k);
+        }
+    }
+}
+
+/* In place over n affine LEM points (any alignment); work: n Jacobian
+ * points of the group plus 2n field elements (lagrange_work_bytes). */
+static size_t X_(lagrange_work_bytes)(size_t n, int g2) {
+    return g2 ? n * (sizeof(G2J) + 2 * sizeof(FP2) + sizeof(G2)) : n * (sizeof(G1J) + 2 * sizeof(FP) + sizeof(G1));
+}
+
+static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err) {
+    size_t n = (size_t)1 << log_n, pe = g2 ? sizeof(G2) : sizeof(G1), je = g2 ? sizeof(G2J) : sizeof(G1J);
+    if (n == 1) return ZP_OK;
+    uint8_t *a = work;
+    /* load in bit-reversed order */
+    for (size_t i = 0; i < n; i++) {
+        size_t r = 0;
+        for (unsigned b = 0; b < log_n; b++) r |= ((i >> b) & 1) << (log_n - 1 - b);
+        if (!g2) {
+            G1 p;
+            memcpy(&p, pts + i * pe, pe);
+            G1_(j_from_affine)((G1J *)(void *)(a + r * je), &p);
+        } else {
+            G2 p;
+            memcpy(&p, pts + i * pe, pe);
+            G2_(j_from_affine)((G2J *)(void *)(a + r * je), &p);
+        }
+    }
+    uint64_t *tw = malloc(n / 2 * 32);
+    if (tw == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for twiddles");
+    for (unsigned s = 1; s <= log_n; s++) {
+        size_t half = (size_t)1 << (s - 1);
+        FR w, x;
+        ZP_CAT(FR, _root_of_unity)(&w, s);
+        FR_(inv)(&w, &w);
+        FR_(set_one)(&x);
+        for (size_t k = 0; k < half; k++) {
+            FR plain;
+            FR_(from_mont)(&plain, &x);
+            memcpy(tw + 4 * k, plain.v, 32);
+            FR_(mul)(&x, &x, &w);
+        }
+        X_(fft_job) job = {a, n, half, tw, g2};
+        zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
+    }
+    FR ninv;
+    FR_(from_u64)(&ninv, n);
+    FR_(inv)(&ninv, &ninv);
+    FR_(from_mont)(&ninv, &ninv);
+    X_(scale_job) sj = {a, n, ninv.v, g2};
+    zp_parallel_for(par, (n + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(scale_task), &sj);
+    free(tw);
+    /* to affine, with one inversion per block */
+    uint8_t *scratch = a + n * je;
+    if (!g2) {
+        G1 *out = (G1 *)(void *)(scratch + 2 * n * sizeof(FP));
+        G1_(j_batch_to_affine_var)(out, (G1J *)(void *)a, n, (FP *)(void *)scratch);
+        memcpy(pts, out, n * pe);
+    } else {
+        G2 *out = (G2 *)(void *)(scratch + 2 * n * sizeof(FP2));
+        G2_(j_batch_to_affine_var)(out, (G2J *)(void *)a, n, (FP2 *)(void *)scratch);
+        memcpy(pts, out, n * pe);
+    }
+    return ZP_OK;
+}
+
 /* ---- verification (public) ---- */
 
 /* e(a1, b2) == e(a2, b1), snarkjs's sameRatio(a1, a2, b1, b2): false when
@@ -476,6 +629,8 @@ static const zp_p2_ops X_(ops) = {
     .same_ratio = X_(same_ratio),
     .g1_lincomb = X_(g1_lincomb),
     .g1_on_curve = X_(g1_on_curve),
+    .lagrange = X_(lagrange),
+    .lagrange_work_bytes = X_(lagrange_work_bytes),
     .g1_gen = (const uint8_t *)&G1_(generator),
     .g2_gen = (const uint8_t *)&G2_(generator),
 };
@@ -495,6 +650,8 @@ static const zp_p2_ops X_(ops) = {
 #undef FP_
 #undef FP2_
 #undef ZP_P2_ADD_SCALED
+#undef ZP_P2_JMUL
+#undef ZP_P2_FFT_BLOCK
 #undef ZP_P2_APPLY_BLOCK
 #undef ZP_P2_COMPOSE_BLOCK
 #undef ZP_G
