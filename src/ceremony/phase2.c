@@ -359,12 +359,13 @@ typedef struct source {
 /* The terms of signals [lo, hi): for each source, the matrix's terms of
  * those signals on base[row]; and, for the public ones (s <= npub), one
  * term extra[nC + s] when extra is set. */
-static zp_status build_terms(uint64_t **rs_out, zp_p2_term **t_out, uint32_t lo, uint32_t hi, const source *src,
-                             int nsrc, const uint8_t *extra, size_t extra_stride, uint32_t n_constraints, uint32_t npub,
+static zp_status build_terms(zp_tracked *rsb, zp_tracked *tb, uint32_t lo, uint32_t hi, const source *src, int nsrc,
+                             const uint8_t *extra, size_t extra_stride, uint32_t n_constraints, uint32_t npub,
                              zp_error *err) {
     size_t n = hi - lo;
-    uint64_t *rs = calloc(n + 1, sizeof *rs);
-    if (rs == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for the key's terms");
+    zp_status st = big_alloc(rsb, (n + 1) * sizeof(uint64_t), "term rows", err);
+    if (st != ZP_OK) return st;
+    uint64_t *rs = rsb->p; /* zero-filled */
     for (int k = 0; k < nsrc; k++) {
         const zp_r1cs_matrix *m = src[k].m;
         for (size_t e = 0; e < m->n_terms; e++) {
@@ -376,12 +377,11 @@ static zp_status build_terms(uint64_t **rs_out, zp_p2_term **t_out, uint32_t lo,
         for (uint32_t s = lo; s < hi && s <= npub; s++) rs[s - lo + 1]++;
     }
     for (size_t i = 0; i < n; i++) rs[i + 1] += rs[i];
-    zp_p2_term *t = malloc((rs[n] ? rs[n] : 1) * sizeof *t);
-    uint64_t *fill = malloc((n ? n : 1) * sizeof *fill);
-    if (t == NULL || fill == NULL) {
-        free(rs), free(t), free(fill);
-        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for the key's terms");
-    }
+    zp_tracked fb = {0};
+    if ((st = big_alloc(tb, rs[n] * sizeof(zp_p2_term), "terms", err)) != ZP_OK) return st;
+    if ((st = big_alloc(&fb, n * sizeof(uint64_t), "term fill", err)) != ZP_OK) return st;
+    zp_p2_term *t = tb->p;
+    uint64_t *fill = fb.p;
     memcpy(fill, rs, n * sizeof *fill);
     for (int k = 0; k < nsrc; k++) {
         const zp_r1cs_matrix *m = src[k].m;
@@ -398,9 +398,7 @@ static zp_status build_terms(uint64_t **rs_out, zp_p2_term **t_out, uint32_t lo,
             t[fill[s - lo]++] = (zp_p2_term){extra + (size_t)(n_constraints + s) * extra_stride, NULL};
         }
     }
-    free(fill);
-    *rs_out = rs;
-    *t_out = t;
+    big_free(&fb);
     return ZP_OK;
 }
 
@@ -409,15 +407,13 @@ static zp_status compose_section(zp_binwriter *w, zp_blake2b *h, const zp_p2_ops
                                  uint32_t id, const char *what, uint32_t lo, uint32_t hi, int g2, const source *src,
                                  int nsrc, const uint8_t *extra, size_t extra_stride, uint32_t nc, uint32_t npub,
                                  const zp_ceremony_opts *o, zp_error *err) {
-    uint64_t *rs = NULL;
-    zp_p2_term *t = NULL;
-    zp_status st = build_terms(&rs, &t, lo, hi, src, nsrc, extra, extra_stride, nc, npub, err);
-    if (st != ZP_OK) return st;
+    zp_tracked rsb = {0}, tb = {0}, buf = {0};
     size_t n = hi - lo, elem = g2 ? d->g2_bytes : d->g1_bytes;
-    zp_tracked buf = {0};
+    zp_status st = build_terms(&rsb, &tb, lo, hi, src, nsrc, extra, extra_stride, nc, npub, err);
+    if (st != ZP_OK) goto out;
     if ((st = big_alloc(&buf, n * elem, what, err)) != ZP_OK) goto out;
     progress(o, what, 0, n);
-    ops->compose(buf.p, n, rs, t, g2, o ? o->par : NULL);
+    ops->compose(buf.p, n, rsb.p, tb.p, g2, o ? o->par : NULL);
     progress(o, what, n, n);
     uint8_t be[4];
     u32_be(be, (uint32_t)n);
@@ -436,8 +432,8 @@ static zp_status compose_section(zp_binwriter *w, zp_blake2b *h, const zp_p2_ops
     }
 out:
     big_free(&buf);
-    free(rs);
-    free(t);
+    big_free(&rsb);
+    big_free(&tb);
     return st;
 }
 
