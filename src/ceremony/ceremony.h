@@ -63,6 +63,12 @@ zp_status zp_ceremony_zkey_beacon(const char *in_path, const char *out_path, con
 zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
                                   const zp_ceremony_opts *opts, FILE *report, zp_error *err) ZP_WARN_UNUSED;
 
+/* snarkjs `powersoftau new CURVE POWER out.ptau`: the first accumulator
+ * (every point a generator), byte for byte snarkjs's; first_hash (may be
+ * NULL) receives the first challenge hash snarkjs prints. */
+zp_status zp_ceremony_ptau_new(zp_curve curve, unsigned power, const char *out_path,
+                               uint8_t first_hash[ZP_CEREMONY_HASH_BYTES], zp_error *err) ZP_WARN_UNUSED;
+
 /* snarkjs `powersoftau prepare phase2`: the Lagrange bases (sections 12
  * to 15) of a phase-1 file, byte for byte snarkjs's; at most power
  * 2^(s-1), s the scalar field's two-adicity. */

@@ -1114,3 +1114,67 @@ out:
     ptau_close(&pt);
     return st;
 }
+
+/* ---- powers of tau: new ---- */
+
+static void put_copies(zp_binwriter *w, zp_blake2b *h, const uint8_t *lem, const uint8_t *u, size_t elem, uint64_t n) {
+    uint8_t block[192 * 64];
+    for (size_t i = 0; i < 64; i++) memcpy(block + i * elem, lem, elem);
+    for (uint64_t i = 0; i < n; i += 64) zp_binwriter_bytes(w, block, (size_t)(n - i < 64 ? n - i : 64) * elem);
+    for (uint64_t i = 0; i < n; i++) zp_blake2b_update(h, u, elem);
+}
+
+zp_status zp_ceremony_ptau_new(zp_curve curve, unsigned power, const char *out_path,
+                               uint8_t first_hash[ZP_CEREMONY_HASH_BYTES], zp_error *err) {
+    const zp_curve_desc *d = zp_curve_get(curve);
+    if (d == NULL) return zp_error_set(err, ZP_ERR_ARG, "unknown curve %d", (int)curve);
+    if (power < 1 || power + 1 > d->fr_two_adicity) {
+        return zp_error_set(err, ZP_ERR_ARG, "power %u out of range for %s (1 to %u)", power, d->name,
+                            d->fr_two_adicity - 1);
+    }
+    const zp_p2_ops *ops = zp_p2_ops_get(curve);
+    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
+    uint8_t u1[96], u2[192], empty[64];
+    ops->g1_to_u(u1, ops->g1_gen);
+    ops->g2_to_u(u2, ops->g2_gen);
+    zp_blake2b h = {0};
+    zp_status st = zp_blake2b_init(&h, err);
+    if (st != ZP_OK) return st;
+    zp_blake2b_final(&h, empty);
+    if ((st = zp_blake2b_init(&h, err)) != ZP_OK) return st;
+    zp_blake2b_update(&h, empty, 64);
+    zp_binwriter w;
+    if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 7, err)) != ZP_OK) {
+        zp_blake2b_abort(&h);
+        return st;
+    }
+    uint64_t n = (uint64_t)1 << power;
+    zp_binwriter_begin(&w, 1);
+    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
+    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
+    zp_binwriter_u32(&w, power);
+    zp_binwriter_u32(&w, power); /* snarkjs passes 0, which writePTauHeader takes as power */
+    zp_binwriter_end(&w);
+    const struct {
+        uint32_t id;
+        uint64_t count;
+        int g2;
+    } secs[5] = {{2, 2 * n - 1, 0}, {3, n, 1}, {4, n, 0}, {5, n, 0}, {6, 1, 1}};
+    for (int i = 0; i < 5; i++) {
+        zp_binwriter_begin(&w, secs[i].id);
+        put_copies(&w, &h, secs[i].g2 ? ops->g2_gen : ops->g1_gen, secs[i].g2 ? u2 : u1, secs[i].g2 ? g2 : g1,
+                   secs[i].count);
+        zp_binwriter_end(&w);
+    }
+    zp_binwriter_begin(&w, 7);
+    zp_binwriter_u32(&w, 0);
+    zp_binwriter_end(&w);
+    if ((st = zp_binwriter_close(&w, err)) != ZP_OK) {
+        zp_blake2b_abort(&h);
+        return st;
+    }
+    uint8_t hash[64];
+    zp_blake2b_final(&h, hash);
+    if (first_hash != NULL) memcpy(first_hash, hash, 64);
+    return ZP_OK;
+}

@@ -9,7 +9,7 @@
 #   make zkpipe's verify exit 1 naming the check; a truncated key or ptau,
 #   and a ptau too small for the circuit, exit 3 naming the file;
 # - the final key proves with zkpipe and snarkjs verifies the proof;
-# - powersoftau prepare phase2 of a 2^8 ptau is byte-identical to snarkjs's.
+# - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's.
 # About 2 minutes on 2 cores, mostly snarkjs.
 # Usage: tests/ceremony/phase2.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT WORKDIR
 set -uo pipefail
@@ -112,11 +112,13 @@ for curve in bn128 bls12381; do
     status "$curve: snarkjs verifies the proof" 0 "OK" "$SNARKJS" groth16 verify "$D/vk.json" "$D/public.json" "$D/proof.json"
 done
 
-# phase 1's prepare phase2 at 2^8, against snarkjs's
+# phase 1's new and prepare phase2 at 2^8, against snarkjs's
 for curve in bn128 bls12381; do
     D="$W/ptau-$curve"
     mkdir -p "$D"
     check "$curve: snarkjs powersoftau new 2^8" "$SNARKJS" powersoftau new "$curve" 8 "$D/p0.ptau"
+    check "$curve: zkpipe powersoftau new 2^8" "$Z" powersoftau new "$curve" 8 "$D/z0.ptau"
+    same "$curve: powersoftau new byte-identical to snarkjs" "$D/z0.ptau" "$D/p0.ptau"
     check "$curve: snarkjs powersoftau contribute" "$SNARKJS" powersoftau contribute "$D/p0.ptau" "$D/p1.ptau" --name=t -e="e $RANDOM"
     check "$curve: snarkjs prepare phase2" "$SNARKJS" powersoftau prepare phase2 "$D/p1.ptau" "$D/s.ptau"
     check "$curve: zkpipe ptau prepare phase2" "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/z.ptau"
