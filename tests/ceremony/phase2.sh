@@ -91,6 +91,9 @@ for curve in bn128 bls12381; do
     status "$curve: a moved L point fails (exit 1)" 1 "section 8" "$Z" zkey verify "$R" "$P" "$D/t2.zkey"
     check "$curve: another circuit" "$GEN" --curve "$curve" --constraints 200 "$D/other.r1cs" "$D/other.wtns"
     status "$curve: a key of another circuit fails (exit 1)" 1 "INVALID" "$Z" zkey verify "$D/other.r1cs" "$P" "$D/final.zkey"
+    check "$curve: zkey new, a 2^8 circuit from a 2^12 ptau" "$Z" zkey new -q "$D/other.r1cs" "$P" "$D/oz.zkey"
+    check "$curve: snarkjs zkey new of it" "$SNARKJS" zkey new "$D/other.r1cs" "$P" "$D/os.zkey"
+    same "$curve: zkey new byte-identical for a smaller domain" "$D/oz.zkey" "$D/os.zkey"
 
     # malformed files
     head -c 100000 "$D/final.zkey" >"$D/trunc.zkey"
