@@ -2,7 +2,7 @@
 # Phase 2 of a ceremony against snarkjs 0.7.6, on both curves, with the
 # merkle example and the committed 2^12 powers of tau:
 # - zkey new and zkey beacon give files byte-identical to snarkjs's;
-# - a mixed chain zkpipe -> snarkjs -> zkpipe -> beacon passes
+# - a mixed chain snarkjs -> zkpipe -> snarkjs -> zkpipe -> beacon passes
 #   `snarkjs zkey verify` and `zkpipe zkey verify` (which prints every
 #   contribution's hash and name);
 # - a tampered contribution, a moved L point and a key of another circuit
@@ -64,27 +64,30 @@ for curve in bn128 bls12381; do
     check "$curve: snarkjs zkey beacon" "$SNARKJS" zkey beacon "$D/z0.zkey" "$D/sb.zkey" $BEACON 10 -n="Final Beacon"
     same "$curve: zkey beacon byte-identical to snarkjs" "$D/zb.zkey" "$D/sb.zkey"
 
-    # the mixed chain
-    check "$curve: zkpipe contributes" "$Z" zkey contribute -q "$D/z0.zkey" "$D/c1.zkey" --name "zk one" -e "entropy $RANDOM"
-    check "$curve: snarkjs contributes" "$SNARKJS" zkey contribute "$D/c1.zkey" "$D/c2.zkey" --name="snark two" -e="e $RANDOM"
-    check "$curve: zkpipe contributes after snarkjs" "$Z" zkey contribute -q "$D/c2.zkey" "$D/c3.zkey" -n "zk three" -e "x"
-    check "$curve: zkpipe beacon ends the chain" "$Z" zkey beacon -q "$D/c3.zkey" "$D/final.zkey" $BEACON 10 -n="Final Beacon"
+    # the mixed chain: snarkjs -> zkpipe -> snarkjs -> zkpipe -> beacon
+    check "$curve: snarkjs contributes first" "$SNARKJS" zkey contribute "$D/z0.zkey" "$D/c1.zkey" --name="snark one" -e="e $RANDOM"
+    check "$curve: zkpipe contributes after snarkjs" "$Z" zkey contribute -q "$D/c1.zkey" "$D/c2.zkey" --name "zk two" -e "entropy $RANDOM"
+    check "$curve: snarkjs contributes after zkpipe" "$SNARKJS" zkey contribute "$D/c2.zkey" "$D/c3.zkey" --name="snark three" -e="e $RANDOM"
+    check "$curve: zkpipe contributes again" "$Z" zkey contribute -q "$D/c3.zkey" "$D/c4.zkey" -n "zk four" -e "x"
+    check "$curve: zkpipe beacon ends the chain" "$Z" zkey beacon -q "$D/c4.zkey" "$D/final.zkey" $BEACON 10 -n="Final Beacon"
+    status "$curve: snarkjs verifies zkpipe's contribution on snarkjs's" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/c2.zkey"
+    status "$curve: zkpipe verifies snarkjs's contribution on zkpipe's" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/c3.zkey"
     status "$curve: snarkjs zkey verify accepts the chain" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey"
     status "$curve: zkpipe zkey verify accepts the chain" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/final.zkey"
-    if grep -q "contribution #4 Final Beacon" "$W/out.txt" && grep -q "contribution #2 snark two" "$W/out.txt" &&
+    if grep -q "contribution #5 Final Beacon" "$W/out.txt" && grep -q "contribution #2 zk two" "$W/out.txt" &&
         grep -q "Beacon generator: $BEACON" "$W/out.txt"; then pass "$curve: the report names every contribution"
     else fail "$curve: the report names every contribution" "$(cat "$W/out.txt")"; fi
     # the contribution hashes zkpipe prints are snarkjs's
     hashes() { awk '/contribution #/ { on = 1; sub(/.*contribution #/, "contribution #") } on && (/contribution #/ || /^\t\t/)'; }
     "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey" 2>&1 | hashes >"$W/s.txt"
     "$Z" zkey verify "$R" "$P" "$D/final.zkey" | hashes >"$W/z.txt"
-    [ "$(grep -c contribution "$W/z.txt")" = 4 ] || fail "$curve: four contributions reported" "$(cat "$W/z.txt")"
+    [ "$(grep -c contribution "$W/z.txt")" = 5 ] || fail "$curve: five contributions reported" "$(cat "$W/z.txt")"
     same "$curve: contribution hashes as snarkjs prints them" "$W/s.txt" "$W/z.txt"
 
     # tampering
     cp "$D/final.zkey" "$D/t1.zkey"
     flip "$D/t1.zkey" -100 # inside the last contribution's transcript
-    status "$curve: a tampered transcript fails (exit 1)" 1 "contribution #4" "$Z" zkey verify "$R" "$P" "$D/t1.zkey"
+    status "$curve: a tampered transcript fails (exit 1)" 1 "contribution #5" "$Z" zkey verify "$R" "$P" "$D/t1.zkey"
     cp "$D/final.zkey" "$D/t2.zkey"
     o8=$(section_offset "$D/t2.zkey" 8)
     node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o,o+g,o+2*g);fs.writeFileSync(process.argv[1],b)' "$D/t2.zkey" "$o8" "$g1"
