@@ -443,8 +443,11 @@ static unsigned js_log2(uint32_t v) {
     return r;
 }
 
-zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path,
-                               const zp_ceremony_opts *o, uint8_t cs_hash_out[64], zp_error *err) {
+/* inexact: NULL to refuse a key whose circuit hash zkpipe cannot make as
+ * snarkjs does (below); else the key is made, *inexact set, and its hash
+ * is not snarkjs's. */
+static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path, const zp_ceremony_opts *o,
+                          uint8_t cs_hash_out[64], int *inexact, zp_error *err) {
     ptau pt;
     zp_r1cs *r1cs = NULL;
     zp_binwriter w = {0};
@@ -482,6 +485,25 @@ zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, con
     }
     size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
     uint64_t dom = (uint64_t)1 << cir_power, all = ((uint64_t)2 << pt.power) - 1;
+    /* zkey_new.js hashes H's points in chunks of 2^14 whose last is not
+     * cut: above 2^14 it hashes dom differences τ^(i+dom) − τ^i, and when
+     * the domain is the ptau's power the last one reads past tauG1 into
+     * the next section's bytes, which its wasm arithmetic turns into a
+     * point zkpipe does not reproduce. */
+    const uint64_t chunk = 1 << 14;
+    uint64_t per = dom - 1 < chunk ? dom - 1 : chunk, hashed = (dom - 1 + chunk - 1) / chunk * per;
+    if (dom + hashed > all) {
+        if (inexact == NULL) {
+            st = zp_error_set(err, ZP_ERR_UNSUPPORTED,
+                              "%s: a 2^%u circuit on a 2^%u powers of tau: snarkjs's circuit hash here depends on "
+                              "bytes past the ptau's tauG1 (zkey_new.js), which zkpipe does not reproduce; use a "
+                              "ptau of power %u or more, or snarkjs for zkey new (zkpipe contributes to and "
+                              "verifies its key)",
+                              r1cs_path, cir_power, pt.power, cir_power + 1);
+            goto out;
+        }
+        *inexact = 1;
+    }
     const uint8_t *tau_g1, *alpha1, *beta1, *beta2, *lag[4];
     if ((st = ptau_points(&pt, 2, "tauG1", all, g1, &tau_g1, err)) != ZP_OK) goto out;
     if ((st = ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, g1, &alpha1, err)) != ZP_OK) goto out;
@@ -587,13 +609,12 @@ zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, con
         uint8_t be[4];
         u32_be(be, (uint32_t)(dom - 1));
         zp_blake2b_update(&h, be, 4);
-        const uint64_t chunk = 1 << 14;
-        uint64_t per = dom - 1 < chunk ? dom - 1 : chunk;
         zp_tracked hb = {0};
         if ((st = big_alloc(&hb, per * g1 + 1, "H hash", err)) != ZP_OK) goto out;
         for (uint64_t i = 0; i < dom - 1; i += chunk) {
-            ops->g1_sub_to_u(hb.p, tau_g1 + (i + dom) * g1, tau_g1 + i * g1, per);
-            zp_blake2b_update(&h, hb.p, per * g1);
+            uint64_t k = i + dom + per <= all ? per : all - i - dom; /* inexact: what tauG1 has */
+            ops->g1_sub_to_u(hb.p, tau_g1 + (i + dom) * g1, tau_g1 + i * g1, k);
+            zp_blake2b_update(&h, hb.p, k * g1);
         }
         big_free(&hb);
     }
@@ -626,6 +647,11 @@ out:
     zp_r1cs_close(r1cs);
     ptau_close(&pt);
     return st;
+}
+
+zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path,
+                               const zp_ceremony_opts *o, uint8_t cs_hash_out[64], zp_error *err) {
+    return zkey_new(r1cs_path, ptau_path, out_path, o, cs_hash_out, NULL, err);
 }
 
 /* ---- contribute and beacon ---- */
@@ -952,7 +978,8 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     }
     close(fd);
     have_tmp = 1;
-    if ((st = zp_ceremony_zkey_new(r1cs_path, ptau_path, tmpl, o, NULL, err)) != ZP_OK) goto out;
+    int inexact = 0;
+    if ((st = zkey_new(r1cs_path, ptau_path, tmpl, o, NULL, &inexact, err)) != ZP_OK) goto out;
     if ((st = zp_zkey_open(&ini, tmpl, err)) != ZP_OK) goto out;
     if ((st = zp_binfile_open(&bi, tmpl, "zkey", 1, err)) != ZP_OK) goto out;
     bi_open = 1;
@@ -968,7 +995,12 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
         FAIL("different circuit parameters: nVars %u, nPublic %u, domain %u in the key; %u, %u, %u for %s", zkey_path,
              pk->n_vars, pk->n_public, pk->domain_size, pi->n_vars, pi->n_public, pi->domain_size, r1cs_path);
     }
-    if (memcmp(m.cs_hash, mi.cs_hash, 64) != 0) FAIL("the circuit hash is not that of %s", zkey_path, r1cs_path);
+    /* Where zkpipe cannot make snarkjs's circuit hash (zkey_new above), the
+     * byte comparisons of every section below bind the key to the circuit
+     * without it. */
+    if (!inexact && memcmp(m.cs_hash, mi.cs_hash, 64) != 0) {
+        FAIL("the circuit hash is not that of %s", zkey_path, r1cs_path);
+    }
     if (memcmp(pi->alpha1, pk->alpha1, g1) != 0) FAIL("alpha1 is not the ptau's", zkey_path);
     if (memcmp(pi->beta1, pk->beta1, g1) != 0) FAIL("beta1 is not the ptau's", zkey_path);
     if (memcmp(pi->beta2, pk->beta2, d->g2_bytes) != 0) FAIL("beta2 is not the ptau's", zkey_path);
@@ -999,6 +1031,12 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
 #undef FAIL
     if (report != NULL) {
         zp_ceremony_print_hash(report, "Circuit Hash: ", m.cs_hash);
+        if (inexact) {
+            fputs(
+                "(not compared with the circuit's: snarkjs's hash of a key whose domain is the ptau's power, "
+                "above 2^14, reads past the ptau's tauG1; every section was compared instead)\n",
+                report);
+        }
         for (uint32_t i = m.n; i-- > 0;) {
             const contribution *c = &m.c[i];
             char title[300];
