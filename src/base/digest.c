@@ -33,6 +33,20 @@ static zp_status crypto_load(zp_error *err) {
 
 zp_status zp_sha256_load(zp_error *err) { return crypto_load(err); }
 
+/* BLAKE2b's symbols on their own, so that a libcrypto built without it
+ * costs SHA-256's users nothing. */
+static zp_status blake2b_load(zp_error *err) {
+    zp_status st = crypto_load(err);
+    if (st != ZP_OK) return st;
+    static int once;
+    static const char *const sonames[] = {"libcrypto.so.3", "libcrypto.so", NULL};
+#define SYM(f) \
+    { "EVP_" #f, (void **)&evp.f }
+    const zp_dynsym syms[] = {SYM(blake2b512), SYM(MD_CTX_copy_ex)};
+#undef SYM
+    return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libssl3", err);
+}
+
 zp_status zp_sha256_init(zp_sha256 *h, zp_error *err) {
     h->ctx = NULL;
     zp_status st = crypto_load(err);
@@ -86,7 +100,7 @@ void zp_sha256_hex(char out[ZP_SHA256_HEX], const uint8_t digest[ZP_SHA256_BYTES
  * transcripts). */
 zp_status zp_blake2b_init(zp_blake2b *h, zp_error *err) {
     h->ctx = NULL;
-    zp_status st = crypto_load(err);
+    zp_status st = blake2b_load(err);
     if (st != ZP_OK) return st;
     EVP_MD_CTX *ctx = evp.MD_CTX_new();
     h->ctx = ctx;
