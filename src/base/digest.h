@@ -36,4 +36,22 @@ zp_status zp_sha256_bytes(uint8_t out[ZP_SHA256_BYTES], const void *data, size_t
 /* Lower-case hex of a digest, NUL-terminated. */
 void zp_sha256_hex(char out[ZP_SHA256_HEX], const uint8_t digest[ZP_SHA256_BYTES]);
 
+/* BLAKE2b-512 (libcrypto's EVP_blake2b512), as snarkjs hashes a
+ * ceremony's transcript and contributions: the same incremental shape,
+ * plus a copy (snarkjs clones a running transcript to check each
+ * contribution). A failed init leaves ctx NULL, and update and final then
+ * do nothing and give zeros. */
+#define ZP_BLAKE2B_BYTES 64
+
+typedef struct zp_blake2b {
+    void *ctx; /* EVP_MD_CTX */
+} zp_blake2b;
+
+zp_status zp_blake2b_init(zp_blake2b *h, zp_error *err) ZP_WARN_UNUSED;
+/* dst: a new context in src's state (free it with final or abort). */
+zp_status zp_blake2b_copy(zp_blake2b *dst, const zp_blake2b *src, zp_error *err) ZP_WARN_UNUSED;
+void zp_blake2b_update(zp_blake2b *h, const void *data, size_t len);
+void zp_blake2b_final(zp_blake2b *h, uint8_t out[ZP_BLAKE2B_BYTES]);
+void zp_blake2b_abort(zp_blake2b *h);
+
 #endif

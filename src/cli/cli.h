@@ -22,6 +22,9 @@ int zp_cmd_status(int argc, char **argv);
 int zp_cmd_await(int argc, char **argv);
 int zp_cmd_cancel(int argc, char **argv);
 int zp_cmd_keys(int argc, char **argv);
+/* Trusted-setup ceremonies (src/ceremony): cmd_zkey.c. */
+int zp_cmd_zkey(int argc, char **argv);
+int zp_cmd_ptau(int argc, char **argv); /* powersoftau, ptau: cmd_ptau.c */
 
 /* Prints "zkpipe: <message>" on stderr and returns the exit status for err. */
 int zp_cli_fail(const zp_error *err);

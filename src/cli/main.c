@@ -29,6 +29,10 @@ static const char usage[] =
     "                     compiled to native code once and cached\n"
     "  fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json>\n"
     "                     witness and proof in one step (snarkjs's order)\n"
+    "  zkey new|contribute|beacon|verify|export verificationkey\n"
+    "                     a trusted-setup ceremony's phase 2 on snarkjs's files\n"
+    "  powersoftau prepare phase2 <in.ptau> <out.ptau>   (or ptau)\n"
+    "                     phase 1's Lagrange bases, as snarkjs writes them\n"
     "  run --key K.zkey --witness W1.wtns [W2.wtns ...] --out DIR\n"
     "                     prove many partitions through the pipeline engine\n"
     "                     under a memory budget, with a live status line\n"
@@ -86,7 +90,8 @@ int main(int argc, char **argv) {
     } commands[] = {
         {"prove", zp_cmd_prove},         {"verify", zp_cmd_verify},       {"setup", zp_cmd_setup},
         {"export-vk", zp_cmd_export_vk}, {"info", zp_cmd_info},           {"run", zp_cmd_run},
-        {"wtns", zp_cmd_wtns},           {"fullprove", zp_cmd_fullprove},
+        {"wtns", zp_cmd_wtns},           {"fullprove", zp_cmd_fullprove}, {"zkey", zp_cmd_zkey},
+        {"powersoftau", zp_cmd_ptau},    {"ptau", zp_cmd_ptau},
 #ifndef ZP_NO_SERVER
         {"serve", zp_cmd_serve},         {"submit", zp_cmd_submit},       {"status", zp_cmd_status},
         {"await", zp_cmd_await},         {"cancel", zp_cmd_cancel},       {"keys", zp_cmd_keys},

@@ -1,0 +1,1218 @@
+/* Phase 2 of a Groth16 ceremony on snarkjs's files (ceremony.h). The file
+ * layouts and the order of every hash follow snarkjs 0.7.6's zkey_new.js,
+ * zkey_contribute.js, zkey_beacon.js, zkey_utils.js and
+ * zkey_verify_frominit.js; docs/ceremony.md says what is checked. */
+#include "ceremony/ceremony.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/random.h"
+#include "ceremony/internal.h"
+#include "curve/curve.h"
+#include "curve/desc.h"
+#include "io/binfile.h"
+#include "io/r1cs.h"
+#include "io/zkey.h"
+#include "mem/track.h"
+#include "msm/msm.h"
+#include "ntt/ntt.h"
+#include "pairing/pairing.h"
+
+#define ZP_G zp_bn254
+#define ZP_G_UP ZP_BN254
+#define ZP_G_COF1_N 0
+#define ZP_G_COF2 0x345f2299c0f9fa8dULL, 0x06ceecda572a2489ULL, 0xb85045b68181585eULL, 0x30644e72e131a029ULL
+#include "ceremony/phase2_impl.h"
+
+#define ZP_G zp_bls12
+#define ZP_G_UP ZP_BLS12
+#define ZP_G_COF1_N 2
+#define ZP_G_COF1 0x8c00aaab0000aaabULL, 0x396c8c005555e156ULL
+#define ZP_G_COF2                                                                                                      \
+    0xcf1c38e31c7238e5ULL, 0x1616ec6e786f0c70ULL, 0x21537e293a6691aeULL, 0xa628f1cb4d9e82efULL, 0xa68a205b2e5a7ddfULL, \
+        0xcd91de4547085abaULL, 0x091d50792876a202ULL, 0x05d543a95414e7f1ULL
+#include "ceremony/phase2_impl.h"
+
+const zp_p2_ops *zp_p2_ops_get(zp_curve c) {
+    switch (c) {
+    case ZP_CURVE_BN254: return &zp_bn254_p2_ops;
+    case ZP_CURVE_BLS12_381: return &zp_bls12_p2_ops;
+    default: return NULL;
+    }
+}
+
+/* The large buffers of a ceremony step, counted like every other. */
+static zp_tracker tracker;
+static int tracker_ready;
+static zp_status big_alloc(zp_tracked *b, size_t bytes, const char *what, zp_error *err) {
+    if (!tracker_ready) {
+        zp_tracker_init(&tracker);
+        tracker_ready = 1;
+    }
+    return zp_track_alloc(b, &tracker, 0, 0, bytes ? bytes : 1, what, err);
+}
+static void big_free(zp_tracked *b) {
+    if (b->p != NULL) zp_track_free(&tracker, b);
+}
+
+static void progress(const zp_ceremony_opts *o, const char *step, size_t done, size_t total) {
+    if (o == NULL || !o->progress) return;
+    fprintf(stderr, "\rzkpipe: %s %zu/%zu   ", step, done, total);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void zp_ceremony_print_hash(FILE *f, const char *title, const uint8_t h[ZP_CEREMONY_HASH_BYTES]) {
+    fprintf(f, "%s\n", title);
+    for (int i = 0; i < 4; i++) {
+        fputs("\t\t", f);
+        for (int j = 0; j < 4; j++) {
+            const uint8_t *w = h + 16 * i + 4 * j;
+            fprintf(f, "%s%02x%02x%02x%02x", j ? " " : "", w[0], w[1], w[2], w[3]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void u32_be(uint8_t out[4], uint32_t v) {
+    out[0] = (uint8_t)(v >> 24), out[1] = (uint8_t)(v >> 16), out[2] = (uint8_t)(v >> 8), out[3] = (uint8_t)v;
+}
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- the powers of tau ---- */
+
+typedef struct ptau {
+    zp_binfile bf;
+    int open;
+    const zp_curve_desc *d;
+    unsigned power;
+} ptau;
+
+static zp_status ptau_open(ptau *t, const char *path, zp_error *err) {
+    memset(t, 0, sizeof *t);
+    zp_status st = zp_binfile_open(&t->bf, path, "ptau", 1, err);
+    if (st != ZP_OK) return st;
+    t->open = 1;
+    const uint8_t *p;
+    uint64_t n;
+    if ((st = zp_binfile_section(&t->bf, 1, "header", 1, &p, &n, err)) != ZP_OK) return st;
+    uint32_t n8 = n >= 4 ? rd32(p) : 0;
+    if (n < 4 || n != 4 + (uint64_t)n8 + 8) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, not a ptau header", path,
+                            (unsigned long long)n);
+    }
+    t->d = zp_curve_find_fp(p + 4, n8);
+    if (t->d == NULL) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: section 1 (header): the curve is none of %s", path,
+                            ZP_CURVE_NAMES);
+    }
+    t->power = rd32(p + 4 + n8);
+    if (t->power < 1 || t->power > 30) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header): power %u out of range", path, t->power);
+    }
+    return ZP_OK;
+}
+
+static void ptau_close(ptau *t) {
+    if (t->open) zp_binfile_close(&t->bf);
+    t->open = 0;
+}
+
+/* Section id of the ptau, which must hold exactly count points of elem
+ * bytes. */
+static zp_status ptau_points(const ptau *t, uint32_t id, const char *what, uint64_t count, size_t elem,
+                             const uint8_t **out, zp_error *err) {
+    uint64_t n;
+    zp_status st = zp_binfile_section(&t->bf, id, what, 1, out, &n, err);
+    if (st != ZP_OK) return st;
+    if (n != count * elem) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) is %llu bytes, expected %llu (%llu points)",
+                            t->bf.name, id, what, (unsigned long long)n, (unsigned long long)(count * elem),
+                            (unsigned long long)count);
+    }
+    return ZP_OK;
+}
+
+/* ---- §10: the contributions ---- */
+
+typedef struct contribution {
+    uint8_t delta_after[96], g1_s[96], g1_sx[96], g2_spx[192]; /* affine LEM */
+    uint8_t transcript[64];
+    uint32_t type; /* 0: contribution, 1: beacon */
+    char name[256];
+    int has_name;
+    unsigned iter_exp;
+    uint8_t beacon[255];
+    size_t beacon_len;
+    uint8_t hash[64]; /* the contribution hash, computed */
+} contribution;
+
+typedef struct mpc {
+    uint8_t cs_hash[64];
+    uint32_t n;
+    contribution *c; /* n + 1 slots: room for the next */
+} mpc;
+
+static zp_status mpc_read(mpc *m, const zp_binfile *bf, const zp_curve_desc *d, zp_error *err) {
+    memset(m, 0, sizeof *m);
+    const uint8_t *p;
+    uint64_t size;
+    zp_status st = zp_binfile_section(bf, 10, "contributions", 1, &p, &size, err);
+    if (st != ZP_OK) return st;
+    const char *name = bf->name;
+    if (size < 68) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions) is truncated", name);
+    memcpy(m->cs_hash, p, 64);
+    uint32_t n = rd32(p + 64);
+    size_t g1 = d->g1_bytes, g2 = d->g2_bytes, fixed = 3 * g1 + g2 + 64 + 8;
+    if (n > size / fixed) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): %u contributions do not fit", name, n);
+    }
+    m->c = calloc((size_t)n + 1, sizeof *m->c);
+    if (m->c == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory reading %s's contributions", name);
+    m->n = n;
+    uint64_t off = 68;
+    for (uint32_t i = 0; i < n; i++) {
+        contribution *c = &m->c[i];
+        if (size - off < fixed) {
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): contribution #%u is truncated",
+                                name, i + 1);
+        }
+        memcpy(c->delta_after, p + off, g1), off += g1;
+        memcpy(c->g1_s, p + off, g1), off += g1;
+        memcpy(c->g1_sx, p + off, g1), off += g1;
+        memcpy(c->g2_spx, p + off, g2), off += g2;
+        memcpy(c->transcript, p + off, 64), off += 64;
+        c->type = rd32(p + off), off += 4;
+        uint32_t plen = rd32(p + off);
+        off += 4;
+        const uint8_t *g1s[3] = {c->delta_after, c->g1_s, c->g1_sx};
+        for (int k = 0; k < 3; k++) {
+            uint64_t limbs[12];
+            memcpy(limbs, g1s[k], g1);
+            if (!d->g1_is_on_curve_var(limbs)) {
+                return zp_error_set(err, ZP_ERR_FORMAT,
+                                    "%s: section 10 (contributions): contribution #%u has a G1 point off the curve",
+                                    name, i + 1);
+            }
+        }
+        uint64_t limbs2[24];
+        memcpy(limbs2, c->g2_spx, g2);
+        if (!d->g2_is_on_curve_var(limbs2)) {
+            return zp_error_set(err, ZP_ERR_FORMAT,
+                                "%s: section 10 (contributions): contribution #%u has a G2 point off the curve", name,
+                                i + 1);
+        }
+        if (c->type > 1 || plen > size - off) {
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): contribution #%u is malformed",
+                                name, i + 1);
+        }
+        const uint8_t *q = p + off, *end = q + plen;
+        unsigned last = 0;
+        while (q < end) {
+            unsigned ty = *q++;
+            if (ty <= last || q >= end) goto bad_params;
+            last = ty;
+            unsigned len = *q++;
+            if (ty == 2) {
+                c->iter_exp = len;
+                continue;
+            }
+            if (ty != 1 && ty != 3) goto bad_params;
+            if ((size_t)(end - q) < len) goto bad_params;
+            if (ty == 1) {
+                memcpy(c->name, q, len);
+                c->name[len] = 0;
+                c->has_name = 1;
+            } else {
+                memcpy(c->beacon, q, len);
+                c->beacon_len = len;
+            }
+            q += len;
+        }
+        if (c->type == 1 && (c->beacon_len == 0 || c->iter_exp < 10 || c->iter_exp > 63)) goto bad_params;
+        off += plen;
+        continue;
+    bad_params:
+        return zp_error_set(err, ZP_ERR_FORMAT,
+                            "%s: section 10 (contributions): contribution #%u has malformed parameters", name, i + 1);
+    }
+    if (off != size) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions) has %llu bytes after its end", name,
+                            (unsigned long long)(size - off));
+    }
+    return ZP_OK;
+}
+
+static void mpc_free(mpc *m) {
+    free(m->c);
+    m->c = NULL;
+}
+
+static void hash_pubkey(zp_blake2b *h, const zp_p2_ops *ops, const zp_curve_desc *d, const contribution *c) {
+    uint8_t u[192];
+    ops->g1_to_u(u, c->delta_after);
+    zp_blake2b_update(h, u, d->g1_bytes);
+    ops->g1_to_u(u, c->g1_s);
+    zp_blake2b_update(h, u, d->g1_bytes);
+    ops->g1_to_u(u, c->g1_sx);
+    zp_blake2b_update(h, u, d->g1_bytes);
+    ops->g2_to_u(u, c->g2_spx);
+    zp_blake2b_update(h, u, d->g2_bytes);
+    zp_blake2b_update(h, c->transcript, 64);
+}
+
+static zp_status contribution_hash(uint8_t out[64], const zp_p2_ops *ops, const zp_curve_desc *d, const contribution *c,
+                                   zp_error *err) {
+    zp_blake2b h;
+    zp_status st = zp_blake2b_init(&h, err);
+    if (st != ZP_OK) return st;
+    hash_pubkey(&h, ops, d, c);
+    zp_blake2b_final(&h, out);
+    return ZP_OK;
+}
+
+static void mpc_write(zp_binwriter *w, const mpc *m, const zp_curve_desc *d, uint32_t n) {
+    zp_binwriter_begin(w, 10);
+    zp_binwriter_bytes(w, m->cs_hash, 64);
+    zp_binwriter_u32(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const contribution *c = &m->c[i];
+        zp_binwriter_bytes(w, c->delta_after, d->g1_bytes);
+        zp_binwriter_bytes(w, c->g1_s, d->g1_bytes);
+        zp_binwriter_bytes(w, c->g1_sx, d->g1_bytes);
+        zp_binwriter_bytes(w, c->g2_spx, d->g2_bytes);
+        zp_binwriter_bytes(w, c->transcript, 64);
+        zp_binwriter_u32(w, c->type);
+        uint8_t params[2 + 255 + 2 + 2 + 255];
+        size_t np = 0;
+        if (c->has_name) {
+            size_t len = strlen(c->name);
+            params[np++] = 1;
+            params[np++] = (uint8_t)len;
+            memcpy(params + np, c->name, len);
+            np += len;
+        }
+        if (c->type == 1) {
+            params[np++] = 2;
+            params[np++] = (uint8_t)c->iter_exp;
+            params[np++] = 3;
+            params[np++] = (uint8_t)c->beacon_len;
+            memcpy(params + np, c->beacon, c->beacon_len);
+            np += c->beacon_len;
+        }
+        zp_binwriter_u32(w, (uint32_t)np);
+        zp_binwriter_bytes(w, params, np);
+    }
+    zp_binwriter_end(w);
+}
+
+/* JavaScript's name.substring(0, 64) then UTF-8: at most 64 UTF-16 units;
+ * a surrogate pair cut in two leaves its high half, which TextEncoder
+ * writes as U+FFFD. Invalid UTF-8 in name is refused by the caller. */
+static void js_name(char out[256], const char *name) {
+    size_t units = 0, o = 0;
+    const unsigned char *s = (const unsigned char *)name;
+    while (*s && units < 64) {
+        size_t len = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : 4;
+        if (len == 4 && units == 63) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            break;
+        }
+        memcpy(out + o, s, len);
+        o += len, s += len;
+        units += len == 4 ? 2 : 1;
+    }
+    out[o] = 0;
+}
+
+static int utf8_valid(const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        size_t len = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 0;
+        if (len == 0) return 0;
+        for (size_t i = 1; i < len; i++) {
+            if ((s[i] & 0xc0) != 0x80) return 0;
+        }
+        s += len;
+    }
+    return 1;
+}
+
+/* ---- zkey new ---- */
+
+enum { S_PROTOCOL = 1, S_HEADER, S_IC, S_COEFS, S_A, S_B1, S_B2, S_C, S_H, S_CONTRIB };
+
+typedef struct source {
+    const zp_r1cs_matrix *m;
+    const uint8_t *base;
+    size_t stride;
+} source;
+
+/* The terms of signals [lo, hi): for each source, the matrix's terms of
+ * those signals on base[row]; and, for the public ones (s <= npub), one
+ * term extra[nC + s] when extra is set. */
+static zp_status build_terms(zp_tracked *rsb, zp_tracked *tb, uint32_t lo, uint32_t hi, const source *src, int nsrc,
+                             const uint8_t *extra, size_t extra_stride, uint32_t n_constraints, uint32_t npub,
+                             zp_error *err) {
+    size_t n = hi - lo;
+    zp_status st = big_alloc(rsb, (n + 1) * sizeof(uint64_t), "term rows", err);
+    if (st != ZP_OK) return st;
+    uint64_t *rs = rsb->p; /* zero-filled */
+    for (int k = 0; k < nsrc; k++) {
+        const zp_r1cs_matrix *m = src[k].m;
+        for (size_t e = 0; e < m->n_terms; e++) {
+            uint32_t s = m->wire[e];
+            if (s >= lo && s < hi) rs[s - lo + 1]++;
+        }
+    }
+    if (extra != NULL) {
+        for (uint32_t s = lo; s < hi && s <= npub; s++) rs[s - lo + 1]++;
+    }
+    for (size_t i = 0; i < n; i++) rs[i + 1] += rs[i];
+    zp_tracked fb = {0};
+    if ((st = big_alloc(tb, rs[n] * sizeof(zp_p2_term), "terms", err)) != ZP_OK) return st;
+    if ((st = big_alloc(&fb, n * sizeof(uint64_t), "term fill", err)) != ZP_OK) return st;
+    zp_p2_term *t = tb->p;
+    uint64_t *fill = fb.p;
+    memcpy(fill, rs, n * sizeof *fill);
+    for (int k = 0; k < nsrc; k++) {
+        const zp_r1cs_matrix *m = src[k].m;
+        for (uint32_t c = 0; c < n_constraints; c++) {
+            for (uint64_t e = m->row_start[c]; e < m->row_start[c + 1]; e++) {
+                uint32_t s = m->wire[e];
+                if (s < lo || s >= hi) continue;
+                t[fill[s - lo]++] = (zp_p2_term){src[k].base + (size_t)c * src[k].stride, m->coef + 4 * e};
+            }
+        }
+    }
+    if (extra != NULL) {
+        for (uint32_t s = lo; s < hi && s <= npub; s++) {
+            t[fill[s - lo]++] = (zp_p2_term){extra + (size_t)(n_constraints + s) * extra_stride, NULL};
+        }
+    }
+    big_free(&fb);
+    return ZP_OK;
+}
+
+/* One point section of the new key: composed, written, hashed. */
+static zp_status compose_section(zp_binwriter *w, zp_blake2b *h, const zp_p2_ops *ops, const zp_curve_desc *d,
+                                 uint32_t id, const char *what, uint32_t lo, uint32_t hi, int g2, const source *src,
+                                 int nsrc, const uint8_t *extra, size_t extra_stride, uint32_t nc, uint32_t npub,
+                                 const zp_ceremony_opts *o, zp_error *err) {
+    zp_tracked rsb = {0}, tb = {0}, buf = {0};
+    size_t n = hi - lo, elem = g2 ? d->g2_bytes : d->g1_bytes;
+    zp_status st = build_terms(&rsb, &tb, lo, hi, src, nsrc, extra, extra_stride, nc, npub, err);
+    if (st != ZP_OK) goto out;
+    if ((st = big_alloc(&buf, n * elem, what, err)) != ZP_OK) goto out;
+    progress(o, what, 0, n);
+    ops->compose(buf.p, n, rsb.p, tb.p, g2, o ? o->par : NULL);
+    progress(o, what, n, n);
+    uint8_t be[4];
+    u32_be(be, (uint32_t)n);
+    zp_blake2b_update(h, be, 4);
+    zp_binwriter_begin(w, id);
+    zp_binwriter_bytes(w, buf.p, n * elem);
+    zp_binwriter_end(w);
+    uint8_t u[192];
+    for (size_t i = 0; i < n; i++) {
+        if (g2) {
+            ops->g2_to_u(u, (uint8_t *)buf.p + i * elem);
+        } else {
+            ops->g1_to_u(u, (uint8_t *)buf.p + i * elem);
+        }
+        zp_blake2b_update(h, u, elem);
+    }
+out:
+    big_free(&buf);
+    big_free(&rsb);
+    big_free(&tb);
+    return st;
+}
+
+static unsigned js_log2(uint32_t v) {
+    unsigned r = 0;
+    while (v >>= 1) r++;
+    return r;
+}
+
+/* inexact: NULL to refuse a key whose circuit hash zkpipe cannot make as
+ * snarkjs does (below); else the key is made, *inexact set, and its hash
+ * is not snarkjs's. */
+static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path, const zp_ceremony_opts *o,
+                          uint8_t cs_hash_out[64], int *inexact, zp_error *err) {
+    ptau pt;
+    zp_r1cs *r1cs = NULL;
+    zp_binwriter w = {0};
+    int writing = 0;
+    zp_blake2b h = {0};
+    zp_tracked coefs = {0};
+    zp_status st = ptau_open(&pt, ptau_path, err);
+    if (st != ZP_OK) goto out;
+    if ((st = zp_r1cs_open(&r1cs, r1cs_path, err)) != ZP_OK) goto out;
+    const zp_r1cs_header *rh = zp_r1cs_get_header(r1cs);
+    const zp_curve_desc *d = pt.d;
+    if (rh->curve != d->id) {
+        st = zp_error_set(err, ZP_ERR_MISMATCH, "%s is a %s circuit but %s is a %s powers of tau", r1cs_path,
+                          zp_curve_name(rh->curve), ptau_path, d->name);
+        goto out;
+    }
+    const zp_p2_ops *ops = zp_p2_ops_get(d->id);
+    uint32_t nc = rh->n_constraints, npub = rh->n_pub_out + rh->n_pub_in, nv = rh->n_wires;
+    if (npub >= nv) {
+        st = zp_error_set(err, ZP_ERR_FORMAT, "%s: %u public signals of %u wires", r1cs_path, npub, nv);
+        goto out;
+    }
+    unsigned cir_power = js_log2(nc + npub) + 1;
+    if (cir_power > pt.power) {
+        st = zp_error_set(err, ZP_ERR_MISMATCH,
+                          "%s: powers of tau too small for %s: %u constraints + %u public need 2^%u, the ptau has "
+                          "2^%u",
+                          ptau_path, r1cs_path, nc, npub, cir_power, pt.power);
+        goto out;
+    }
+    if (cir_power >= d->fr_two_adicity) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: a 2^%u domain is too large for %s", r1cs_path, cir_power,
+                          d->title);
+        goto out;
+    }
+    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
+    uint64_t dom = (uint64_t)1 << cir_power, all = ((uint64_t)2 << pt.power) - 1;
+    /* zkey_new.js hashes H's points in chunks of 2^14 whose last is not
+     * cut: above 2^14 it hashes dom differences τ^(i+dom) − τ^i, and when
+     * the domain is the ptau's power the last one reads past tauG1 into
+     * the next section's bytes, which its wasm arithmetic turns into a
+     * point zkpipe does not reproduce. */
+    const uint64_t chunk = 1 << 14;
+    uint64_t per = dom - 1 < chunk ? dom - 1 : chunk, hashed = (dom - 1 + chunk - 1) / chunk * per;
+    if (dom + hashed > all) {
+        if (inexact == NULL) {
+            st = zp_error_set(err, ZP_ERR_UNSUPPORTED,
+                              "%s: a 2^%u circuit on a 2^%u powers of tau: snarkjs's circuit hash here depends on "
+                              "bytes past the ptau's tauG1 (zkey_new.js), which zkpipe does not reproduce; use a "
+                              "ptau of power %u or more, or snarkjs for zkey new (zkpipe contributes to and "
+                              "verifies its key)",
+                              r1cs_path, cir_power, pt.power, cir_power + 1);
+            goto out;
+        }
+        *inexact = 1;
+    }
+    const uint8_t *tau_g1, *alpha1, *beta1, *beta2, *lag[4];
+    if ((st = ptau_points(&pt, 2, "tauG1", all, g1, &tau_g1, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, g1, &alpha1, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, g1, &beta1, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 6, "betaG2", 1, g2, &beta2, err)) != ZP_OK) goto out;
+    {
+        const uint8_t *p;
+        uint64_t n;
+        if ((st = zp_binfile_section(&pt.bf, 12, "lagrange tauG1", 0, &p, &n, err)) != ZP_OK) goto out;
+        if (p == NULL) {
+            st = zp_error_set(err, ZP_ERR_MISMATCH,
+                              "%s: not prepared for phase 2 (no section 12; run 'powersoftau prepare phase2')",
+                              ptau_path);
+            goto out;
+        }
+    }
+    /* prepare phase2 writes the Lagrange bases of 2^0 .. 2^power points,
+     * and for tauG1 one level more (H needs the 2·domain basis). */
+    if ((st = ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, g1, &lag[0], err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 13, "lagrange tauG2", all, g2, &lag[1], err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 14, "lagrange alphaTauG1", all, g1, &lag[2], err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 15, "lagrange betaTauG1", all, g1, &lag[3], err)) != ZP_OK) goto out;
+    const uint8_t *l_tau = lag[0] + (dom - 1) * g1, *l_tau2 = lag[1] + (dom - 1) * g2;
+    const uint8_t *l_alpha = lag[2] + (dom - 1) * g1, *l_beta = lag[3] + (dom - 1) * g1;
+
+    if ((st = zp_blake2b_init(&h, err)) != ZP_OK) goto out;
+    if ((st = zp_binwriter_open(&w, out_path, "zkey", 1, 10, err)) != ZP_OK) goto out;
+    writing = 1;
+    zp_binwriter_begin(&w, S_PROTOCOL);
+    zp_binwriter_u32(&w, 1);
+    zp_binwriter_end(&w);
+
+    zp_binwriter_begin(&w, S_HEADER);
+    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
+    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
+    zp_binwriter_u32(&w, (uint32_t)d->fr_bytes);
+    zp_binwriter_bytes(&w, d->fr_modulus, d->fr_bytes);
+    zp_binwriter_u32(&w, nv);
+    zp_binwriter_u32(&w, npub);
+    zp_binwriter_u32(&w, (uint32_t)dom);
+    const uint8_t *hdr[6] = {alpha1, beta1, beta2, ops->g2_gen, ops->g1_gen, ops->g2_gen};
+    const int hdr_g2[6] = {0, 0, 1, 1, 0, 1};
+    uint8_t u[192];
+    for (int i = 0; i < 6; i++) {
+        zp_binwriter_bytes(&w, hdr[i], hdr_g2[i] ? g2 : g1);
+        if (hdr_g2[i]) {
+            ops->g2_to_u(u, hdr[i]);
+        } else {
+            ops->g1_to_u(u, hdr[i]);
+        }
+        zp_blake2b_update(&h, u, hdr_g2[i] ? g2 : g1);
+    }
+    zp_binwriter_end(&w);
+
+    /* §4: per constraint its A terms then its B terms, then one A term per
+     * public signal (snarkjs's extra rows), each value n·R² mod r. */
+    const zp_r1cs_matrix *ma = zp_r1cs_get_matrix(r1cs, ZP_R1CS_A), *mb = zp_r1cs_get_matrix(r1cs, ZP_R1CS_B),
+                         *mc = zp_r1cs_get_matrix(r1cs, ZP_R1CS_C);
+    {
+        size_t count = ma->n_terms + mb->n_terms + npub + 1;
+        if ((st = big_alloc(&coefs, count * 44, "coefficients", err)) != ZP_OK) goto out;
+        uint8_t *e = coefs.p;
+        static const uint64_t one[4] = {1, 0, 0, 0};
+        for (uint32_t c = 0; c < nc; c++) {
+            const zp_r1cs_matrix *mm[2] = {ma, mb};
+            for (uint32_t k = 0; k < 2; k++) {
+                for (uint64_t t = mm[k]->row_start[c]; t < mm[k]->row_start[c + 1]; t++, e += 44) {
+                    uint32_t v[3] = {k, c, mm[k]->wire[t]};
+                    memcpy(e, v, 12);
+                    ops->coef_r2(e + 12, mm[k]->coef + 4 * t);
+                }
+            }
+        }
+        for (uint32_t s = 0; s <= npub; s++, e += 44) {
+            uint32_t v[3] = {0, nc + s, s};
+            memcpy(e, v, 12);
+            ops->coef_r2(e + 12, one);
+        }
+        zp_binwriter_begin(&w, S_COEFS);
+        zp_binwriter_u32(&w, (uint32_t)count);
+        zp_binwriter_bytes(&w, coefs.p, count * 44);
+        zp_binwriter_end(&w);
+        big_free(&coefs);
+    }
+
+    const source s_a[1] = {{ma, l_tau, g1}};
+    const source s_b1[1] = {{mb, l_tau, g1}};
+    const source s_b2[1] = {{mb, l_tau2, g2}};
+    const source s_ic[3] = {{ma, l_beta, g1}, {mb, l_alpha, g1}, {mc, l_tau, g1}};
+    if ((st = compose_section(&w, &h, ops, d, S_IC, "IC", 0, npub + 1, 0, s_ic, 3, l_beta, g1, nc, npub, o, err)) !=
+        ZP_OK)
+        goto out;
+
+    /* §9, H: the odd points of the 2·dom Lagrange basis; hashed as
+     * zkey_new.js does, by the differences τ^(i+dom) - τ^i of the plain
+     * powers, in chunks of 2^14 whose last is not cut (so dom points are
+     * hashed above 2^14, dom - 1 below). */
+    {
+        const uint8_t *l2 = lag[0] + (2 * dom - 1) * g1;
+        zp_binwriter_begin(&w, S_H);
+        for (uint64_t i = 0; i < dom; i++) zp_binwriter_bytes(&w, l2 + (2 * i + 1) * g1, g1);
+        zp_binwriter_end(&w);
+        uint8_t be[4];
+        u32_be(be, (uint32_t)(dom - 1));
+        zp_blake2b_update(&h, be, 4);
+        zp_tracked hb = {0};
+        if ((st = big_alloc(&hb, per * g1 + 1, "H hash", err)) != ZP_OK) goto out;
+        for (uint64_t i = 0; i < dom - 1; i += chunk) {
+            uint64_t k = i + dom + per <= all ? per : all - i - dom; /* inexact: what tauG1 has */
+            ops->g1_sub_to_u(hb.p, tau_g1 + (i + dom) * g1, tau_g1 + i * g1, k);
+            zp_blake2b_update(&h, hb.p, k * g1);
+        }
+        big_free(&hb);
+    }
+    if ((st = compose_section(&w, &h, ops, d, S_C, "C", npub + 1, nv, 0, s_ic, 3, NULL, 0, nc, npub, o, err)) != ZP_OK)
+        goto out;
+    if ((st = compose_section(&w, &h, ops, d, S_A, "A", 0, nv, 0, s_a, 1, l_tau, g1, nc, npub, o, err)) != ZP_OK)
+        goto out;
+    if ((st = compose_section(&w, &h, ops, d, S_B1, "B1", 0, nv, 0, s_b1, 1, NULL, 0, nc, npub, o, err)) != ZP_OK)
+        goto out;
+    if ((st = compose_section(&w, &h, ops, d, S_B2, "B2", 0, nv, 1, s_b2, 1, NULL, 0, nc, npub, o, err)) != ZP_OK)
+        goto out;
+    uint8_t cs_hash[64];
+    zp_blake2b_final(&h, cs_hash);
+    zp_binwriter_begin(&w, S_CONTRIB);
+    zp_binwriter_bytes(&w, cs_hash, 64);
+    zp_binwriter_u32(&w, 0);
+    zp_binwriter_end(&w);
+    writing = 0;
+    if ((st = zp_binwriter_close(&w, err)) != ZP_OK) goto out;
+    if (cs_hash_out != NULL) memcpy(cs_hash_out, cs_hash, 64);
+out:
+    if (writing) {
+        zp_error ignored = {0};
+        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status; /* removes the partial file */
+        zp_status closed = zp_binwriter_close(&w, &ignored);       /* fails, as status says: removes the file */
+        (void)closed;
+    }
+    zp_blake2b_abort(&h);
+    big_free(&coefs);
+    zp_r1cs_close(r1cs);
+    ptau_close(&pt);
+    return st;
+}
+
+zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path,
+                               const zp_ceremony_opts *o, uint8_t cs_hash_out[64], zp_error *err) {
+    return zkey_new(r1cs_path, ptau_path, out_path, o, cs_hash_out, NULL, err);
+}
+
+/* ---- contribute and beacon ---- */
+
+/* A contribution's secrets, on pages of their own: kept out of core dumps
+ * and swap as far as the OS lets, zeroised before they are unmapped. */
+typedef struct secrets {
+    zp_chacha rng;
+    uint8_t random[64];
+    uint8_t seed[64];
+    uint64_t k[4];    /* delta, Montgomery form */
+    uint64_t kinv[4]; /* its inverse */
+} secrets;
+
+static secrets *secrets_new(zp_error *err) {
+    size_t bytes = (sizeof(secrets) + 4095) & ~(size_t)4095;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        zp_error_set(err, ZP_ERR_NOMEM, "cannot map memory for the contribution's secret");
+        return NULL;
+    }
+    (void)madvise(p, bytes, MADV_DONTDUMP);
+    (void)mlock(p, bytes); /* best effort: RLIMIT_MEMLOCK may refuse */
+    return p;
+}
+
+static void secrets_free(secrets *s) {
+    if (s == NULL) return;
+    size_t bytes = (sizeof(secrets) + 4095) & ~(size_t)4095;
+    explicit_bzero(s, bytes);
+    (void)munlock(s, bytes);
+    munmap(s, bytes);
+}
+
+static int hex_nibble(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* misc.rngFromBeaconParams: SHA-256 iterated 2^iter_exp times. */
+static zp_status beacon_seed(uint8_t seed[32], const uint8_t *beacon, size_t len, unsigned iter_exp, zp_error *err) {
+    uint8_t cur[32];
+    zp_status st = zp_sha256_bytes(cur, beacon, len, err);
+    if (st != ZP_OK) return st;
+    uint64_t n = iter_exp >= 64 ? 0 : ((uint64_t)1 << iter_exp);
+    for (uint64_t i = 1; i < n; i++) {
+        if ((st = zp_sha256_bytes(cur, cur, 32, err)) != ZP_OK) return st;
+    }
+    memcpy(seed, cur, 32);
+    return ZP_OK;
+}
+
+/* Copies section id of bf verbatim into w. */
+static zp_status copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id, const char *what, zp_error *err) {
+    const uint8_t *p;
+    uint64_t n;
+    zp_status st = zp_binfile_section(bf, id, what, 1, &p, &n, err);
+    if (st != ZP_OK) return st;
+    zp_binwriter_begin(w, id);
+    zp_binwriter_bytes(w, p, n);
+    zp_binwriter_end(w);
+    return ZP_OK;
+}
+
+static zp_status contribute(const char *in_path, const char *out_path, const char *name, const char *entropy,
+                            const uint8_t *beacon, size_t beacon_len, unsigned iter_exp, const zp_ceremony_opts *o,
+                            uint8_t hash_out[64], zp_error *err) {
+    zp_zkey *zkey = NULL;
+    zp_binfile bf;
+    int bf_open = 0, writing = 0;
+    mpc m = {0};
+    secrets *sec = NULL;
+    zp_blake2b h = {0};
+    zp_binwriter w = {0};
+    zp_tracked chunk = {0};
+    zp_status st;
+    if (name != NULL && !utf8_valid(name)) return zp_error_set(err, ZP_ERR_ARG, "the name is not valid UTF-8");
+    if ((st = zp_zkey_open(&zkey, in_path, err)) != ZP_OK) goto out;
+    if ((st = zp_binfile_open(&bf, in_path, "zkey", 1, err)) != ZP_OK) goto out;
+    bf_open = 1;
+    const zp_groth16_pk *pk = zp_zkey_pk(zkey);
+    const zp_curve_desc *d = zp_curve_get(pk->curve);
+    const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
+    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
+    if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
+    if ((sec = secrets_new(err)) == NULL) {
+        st = err->status;
+        goto out;
+    }
+    if (beacon == NULL) {
+        if ((st = zp_random_bytes(sec->random, 64, err)) != ZP_OK) goto out;
+        if ((st = zp_blake2b_init(&h, err)) != ZP_OK) goto out;
+        zp_blake2b_update(&h, sec->random, 64);
+        zp_blake2b_update(&h, entropy, strlen(entropy));
+        zp_blake2b_final(&h, sec->seed);
+    } else {
+        if ((st = beacon_seed(sec->seed, beacon, beacon_len, iter_exp, err)) != ZP_OK) goto out;
+    }
+    zp_chacha_seed_be(&sec->rng, sec->seed);
+
+    contribution *c = &m.c[m.n];
+    memset(c, 0, sizeof *c);
+    if ((st = zp_blake2b_init(&h, err)) != ZP_OK) goto out;
+    zp_blake2b_update(&h, m.cs_hash, 64);
+    for (uint32_t i = 0; i < m.n; i++) hash_pubkey(&h, ops, d, &m.c[i]);
+    ops->fr_from_rng(sec->k, &sec->rng);
+    ops->g1_from_rng(c->g1_s, &sec->rng);
+    ops->g1_mul_ct(c->g1_sx, c->g1_s, sec->k);
+    uint8_t u[192], g2_sp[192];
+    ops->g1_to_u(u, c->g1_s);
+    zp_blake2b_update(&h, u, g1);
+    ops->g1_to_u(u, c->g1_sx);
+    zp_blake2b_update(&h, u, g1);
+    zp_blake2b_final(&h, c->transcript);
+    ops->hash_to_g2(g2_sp, c->transcript);
+    ops->g2_mul_ct(c->g2_spx, g2_sp, sec->k);
+    uint8_t delta1[96], delta2[192];
+    ops->g1_mul_ct(delta1, (const uint8_t *)pk->delta1, sec->k);
+    ops->g2_mul_ct(delta2, (const uint8_t *)pk->delta2, sec->k);
+    memcpy(c->delta_after, delta1, g1);
+    c->type = beacon != NULL;
+    if (name != NULL) {
+        js_name(c->name, name);
+        c->has_name = 1;
+    }
+    if (beacon != NULL) {
+        memcpy(c->beacon, beacon, beacon_len);
+        c->beacon_len = beacon_len;
+        c->iter_exp = iter_exp;
+    }
+    ops->fr_inv_ct(sec->kinv, sec->k);
+    explicit_bzero(sec->k, sizeof sec->k);
+    explicit_bzero(&sec->rng, sizeof sec->rng);
+    explicit_bzero(sec->seed, sizeof sec->seed);
+
+    if ((st = zp_binwriter_open(&w, out_path, "zkey", 1, 10, err)) != ZP_OK) goto out;
+    writing = 1;
+    if ((st = copy_section(&w, &bf, S_PROTOCOL, "protocol", err)) != ZP_OK) goto out;
+    {
+        const uint8_t *p;
+        uint64_t n;
+        if ((st = zp_binfile_section(&bf, S_HEADER, "header", 1, &p, &n, err)) != ZP_OK) goto out;
+        size_t at = (size_t)n - (g1 + g2); /* delta1, delta2 close the header */
+        zp_binwriter_begin(&w, S_HEADER);
+        zp_binwriter_bytes(&w, p, at);
+        zp_binwriter_bytes(&w, delta1, g1);
+        zp_binwriter_bytes(&w, delta2, g2);
+        zp_binwriter_end(&w);
+    }
+    static const char *const names[] = {"IC", "coefficients", "A", "B1", "B2"};
+    for (uint32_t id = S_IC; id <= S_B2; id++) {
+        if ((st = copy_section(&w, &bf, id, names[id - S_IC], err)) != ZP_OK) goto out;
+    }
+    const size_t max_chunk = (size_t)1 << 16;
+    if ((st = big_alloc(&chunk, max_chunk * g1, "contribution chunk", err)) != ZP_OK) goto out;
+    for (uint32_t id = S_C; id <= S_H; id++) {
+        const uint8_t *p;
+        uint64_t n;
+        if ((st = zp_binfile_section(&bf, id, id == S_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
+        size_t pts = (size_t)(n / g1);
+        zp_binwriter_begin(&w, id);
+        for (size_t i = 0; i < pts; i += max_chunk) {
+            size_t k = pts - i < max_chunk ? pts - i : max_chunk;
+            memcpy(chunk.p, p + i * g1, k * g1);
+            ops->g1_apply_key(chunk.p, k, sec->kinv, o ? o->par : NULL);
+            zp_binwriter_bytes(&w, chunk.p, k * g1);
+            progress(o, id == S_C ? "contribute: L" : "contribute: H", i + k, pts);
+        }
+        zp_binwriter_end(&w);
+    }
+    mpc_write(&w, &m, d, m.n + 1);
+    writing = 0;
+    if ((st = zp_binwriter_close(&w, err)) != ZP_OK) goto out;
+    if ((st = contribution_hash(c->hash, ops, d, c, err)) != ZP_OK) goto out;
+    if (hash_out != NULL) memcpy(hash_out, c->hash, 64);
+out:
+    if (writing) {
+        zp_error ignored = {0};
+        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status;
+        zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
+        (void)closed;
+    }
+    big_free(&chunk);
+    secrets_free(sec);
+    zp_blake2b_abort(&h);
+    mpc_free(&m);
+    if (bf_open) zp_binfile_close(&bf);
+    zp_zkey_close(zkey);
+    return st;
+}
+
+zp_status zp_ceremony_zkey_contribute(const char *in_path, const char *out_path, const char *name, const char *entropy,
+                                      const zp_ceremony_opts *o, uint8_t hash[64], zp_error *err) {
+    return contribute(in_path, out_path, name, entropy != NULL ? entropy : "", NULL, 0, 0, o, hash, err);
+}
+
+zp_status zp_ceremony_zkey_beacon(const char *in_path, const char *out_path, const char *name, const char *beacon_hex,
+                                  unsigned iter_exp, const zp_ceremony_opts *o, uint8_t hash[64], zp_error *err) {
+    uint8_t beacon[255];
+    size_t len = strlen(beacon_hex);
+    const char *hx = beacon_hex;
+    if (len >= 2 && hx[0] == '0' && hx[1] == 'x') hx += 2, len -= 2;
+    if (len == 0 || len % 2 != 0 || len / 2 > 255) {
+        return zp_error_set(err, ZP_ERR_ARG, "the beacon hash must be 1 to 255 bytes in hex");
+    }
+    for (size_t i = 0; i < len / 2; i++) {
+        int a = hex_nibble(hx[2 * i]), b = hex_nibble(hx[2 * i + 1]);
+        if (a < 0 || b < 0) return zp_error_set(err, ZP_ERR_ARG, "the beacon hash is not hexadecimal");
+        beacon[i] = (uint8_t)(a << 4 | b);
+    }
+    if (iter_exp < 10 || iter_exp > 63) {
+        return zp_error_set(err, ZP_ERR_ARG, "the beacon's iterations exponent must be from 10 to 63");
+    }
+    return contribute(in_path, out_path, name, NULL, beacon, len / 2, iter_exp, o, hash, err);
+}
+
+/* ---- verify ---- */
+
+/* e(Σ r_i·init_i, delta2_init) == e(Σ r_i·final_i, delta2_final) over
+ * section id with random 128-bit r_i: the final points are the initial
+ * ones times one scalar, the same for all, the one delta moved by. */
+static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_curve_desc *d, const uint8_t *init,
+                               const uint8_t *fin, size_t n, const uint8_t *d2_init, const uint8_t *d2_final,
+                               const zp_ceremony_opts *o, zp_error *err) {
+    *ok = 1;
+    if (n == 0) return ZP_OK;
+    zp_tracked sc = {0};
+    zp_status st = big_alloc(&sc, n * 32, "verification scalars", err);
+    if (st != ZP_OK) return st;
+    uint64_t *k = sc.p;
+    for (size_t i = 0; i < n; i++) {
+        if ((st = zp_random_bytes(k + 4 * i, 16, err)) != ZP_OK) goto out;
+        k[4 * i + 2] = k[4 * i + 3] = 0;
+    }
+    uint8_t r1[96], r2[96];
+    if ((st = ops->g1_lincomb(r1, init, k, n, o ? o->par : NULL, err)) != ZP_OK) goto out;
+    if ((st = ops->g1_lincomb(r2, fin, k, n, o ? o->par : NULL, err)) != ZP_OK) goto out;
+    (void)d;
+    *ok = ops->same_ratio(r1, r2, d2_final, d2_init);
+out:
+    big_free(&sc);
+    return st;
+}
+
+zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
+                                  const zp_ceremony_opts *o, FILE *report, zp_error *err) {
+    const char *tdir = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/zkpipe-verify-XXXXXX", tdir != NULL && *tdir ? tdir : "/tmp");
+    zp_zkey *fin = NULL, *ini = NULL;
+    zp_binfile bf, bi;
+    int bf_open = 0, bi_open = 0, have_tmp = 0;
+    mpc m = {0}, mi = {0};
+    zp_blake2b acc = {0}, ours = {0};
+    zp_status st;
+    /* The key first: a malformed key is reported before minutes of work. */
+    if ((st = zp_zkey_open(&fin, zkey_path, err)) != ZP_OK) goto out;
+    if ((st = zp_binfile_open(&bf, zkey_path, "zkey", 1, err)) != ZP_OK) goto out;
+    bf_open = 1;
+    const zp_groth16_pk *pk = zp_zkey_pk(fin);
+    const zp_curve_desc *d = zp_curve_get(pk->curve);
+    const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
+    size_t g1 = d->g1_bytes;
+    if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
+
+    /* The chain. */
+    if ((st = zp_blake2b_init(&acc, err)) != ZP_OK) goto out;
+    zp_blake2b_update(&acc, m.cs_hash, 64);
+    const uint8_t *cur_delta = ops->g1_gen;
+    for (uint32_t i = 0; i < m.n; i++) {
+        contribution *c = &m.c[i];
+        if ((st = zp_blake2b_copy(&ours, &acc, err)) != ZP_OK) goto out;
+        uint8_t u[192], t[64], g2_sp[192];
+        ops->g1_to_u(u, c->g1_s);
+        zp_blake2b_update(&ours, u, g1);
+        ops->g1_to_u(u, c->g1_sx);
+        zp_blake2b_update(&ours, u, g1);
+        zp_blake2b_final(&ours, t);
+        const char *who = c->has_name ? c->name : "";
+        if (memcmp(t, c->transcript, 64) != 0) {
+            st = zp_error_set(err, ZP_ERR_INVALID, "%s: contribution #%u %s: inconsistent transcript", zkey_path, i + 1,
+                              who);
+            goto out;
+        }
+        ops->hash_to_g2(g2_sp, c->transcript);
+        if (!ops->same_ratio(c->g1_s, c->g1_sx, g2_sp, c->g2_spx)) {
+            st = zp_error_set(err, ZP_ERR_INVALID,
+                              "%s: contribution #%u %s: its public key's G1 and G2 parts do not have the same ratio",
+                              zkey_path, i + 1, who);
+            goto out;
+        }
+        if (!ops->same_ratio(cur_delta, c->delta_after, g2_sp, c->g2_spx)) {
+            st = zp_error_set(err, ZP_ERR_INVALID, "%s: contribution #%u %s: deltaAfter does not follow its public key",
+                              zkey_path, i + 1, who);
+            goto out;
+        }
+        if (c->type == 1) {
+            zp_chacha rng;
+            uint8_t seed[32], s[96], sx[96];
+            uint64_t k[4];
+            if ((st = beacon_seed(seed, c->beacon, c->beacon_len, c->iter_exp, err)) != ZP_OK) goto out;
+            zp_chacha_seed_be(&rng, seed);
+            ops->fr_from_rng(k, &rng);
+            ops->g1_from_rng(s, &rng);
+            ops->g1_mul_ct(sx, s, k);
+            if (memcmp(s, c->g1_s, g1) != 0 || memcmp(sx, c->g1_sx, g1) != 0) {
+                st = zp_error_set(err, ZP_ERR_INVALID, "%s: contribution #%u %s: the key does not match its beacon",
+                                  zkey_path, i + 1, who);
+                goto out;
+            }
+        }
+        hash_pubkey(&acc, ops, d, c);
+        if ((st = contribution_hash(c->hash, ops, d, c, err)) != ZP_OK) goto out;
+        cur_delta = c->delta_after;
+    }
+
+    /* The initial key, recomputed. */
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        st = zp_error_set(err, ZP_ERR_IO, "cannot create a temporary file in %s", tdir ? tdir : "/tmp");
+        goto out;
+    }
+    close(fd);
+    have_tmp = 1;
+    int inexact = 0;
+    if ((st = zkey_new(r1cs_path, ptau_path, tmpl, o, NULL, &inexact, err)) != ZP_OK) goto out;
+    if ((st = zp_zkey_open(&ini, tmpl, err)) != ZP_OK) goto out;
+    if ((st = zp_binfile_open(&bi, tmpl, "zkey", 1, err)) != ZP_OK) goto out;
+    bi_open = 1;
+    const zp_groth16_pk *pi = zp_zkey_pk(ini);
+    if ((st = mpc_read(&mi, &bi, d, err)) != ZP_OK) goto out;
+#define FAIL(...)                                                            \
+    do {                                                                     \
+        st = zp_error_set(err, ZP_ERR_INVALID, "%s: INVALID: " __VA_ARGS__); \
+        goto out;                                                            \
+    } while (0)
+    if (pi->curve != pk->curve) FAIL("a key of another curve than %s", zkey_path, r1cs_path);
+    if (pi->n_vars != pk->n_vars || pi->n_public != pk->n_public || pi->domain_size != pk->domain_size) {
+        FAIL("different circuit parameters: nVars %u, nPublic %u, domain %u in the key; %u, %u, %u for %s", zkey_path,
+             pk->n_vars, pk->n_public, pk->domain_size, pi->n_vars, pi->n_public, pi->domain_size, r1cs_path);
+    }
+    /* Where zkpipe cannot make snarkjs's circuit hash (zkey_new above), the
+     * byte comparisons of every section below bind the key to the circuit
+     * without it. */
+    if (!inexact && memcmp(m.cs_hash, mi.cs_hash, 64) != 0) {
+        FAIL("the circuit hash is not that of %s", zkey_path, r1cs_path);
+    }
+    if (memcmp(pi->alpha1, pk->alpha1, g1) != 0) FAIL("alpha1 is not the ptau's", zkey_path);
+    if (memcmp(pi->beta1, pk->beta1, g1) != 0) FAIL("beta1 is not the ptau's", zkey_path);
+    if (memcmp(pi->beta2, pk->beta2, d->g2_bytes) != 0) FAIL("beta2 is not the ptau's", zkey_path);
+    if (memcmp(pi->gamma2, pk->gamma2, d->g2_bytes) != 0) FAIL("gamma2 is not the generator", zkey_path);
+    if (memcmp(pk->delta1, cur_delta, g1) != 0) FAIL("delta1 is not the last contribution's", zkey_path);
+    if (!ops->same_ratio(ops->g1_gen, cur_delta, ops->g2_gen, (const uint8_t *)pk->delta2)) {
+        FAIL("delta2 does not match delta1", zkey_path);
+    }
+    static const char *const names[] = {"IC", "coefficients", "A", "B1", "B2"};
+    for (uint32_t id = S_IC; id <= S_B2; id++) {
+        const uint8_t *p, *q;
+        uint64_t n, nq;
+        if ((st = zp_binfile_section(&bf, id, names[id - S_IC], 1, &p, &n, err)) != ZP_OK) goto out;
+        if ((st = zp_binfile_section(&bi, id, names[id - S_IC], 1, &q, &nq, err)) != ZP_OK) goto out;
+        if (n != nq || memcmp(p, q, n) != 0)
+            FAIL("section %u (%s) is not the circuit's", zkey_path, id, names[id - S_IC]);
+    }
+    int ok;
+    size_t nl = pk->n_vars - pk->n_public - 1;
+    if ((st = section_ratio(&ok, ops, d, pi->c, pk->c, nl, (const uint8_t *)pi->delta2, (const uint8_t *)pk->delta2, o,
+                            err)) != ZP_OK)
+        goto out;
+    if (!ok) FAIL("section 8 (C, the L points) does not match delta", zkey_path);
+    if ((st = section_ratio(&ok, ops, d, pi->h, pk->h, pk->domain_size, (const uint8_t *)pi->delta2,
+                            (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
+        goto out;
+    if (!ok) FAIL("section 9 (H) does not match delta", zkey_path);
+#undef FAIL
+    if (report != NULL) {
+        zp_ceremony_print_hash(report, "Circuit Hash: ", m.cs_hash);
+        if (inexact) {
+            fputs(
+                "(not compared with the circuit's: snarkjs's hash of a key whose domain is the ptau's power, "
+                "above 2^14, reads past the ptau's tauG1; every section was compared instead)\n",
+                report);
+        }
+        for (uint32_t i = m.n; i-- > 0;) {
+            const contribution *c = &m.c[i];
+            char title[300];
+            snprintf(title, sizeof title, "contribution #%u %s:", i + 1, c->has_name ? c->name : "");
+            fputs("-------------------------\n", report);
+            zp_ceremony_print_hash(report, title, c->hash);
+            if (c->type == 1) {
+                fputs("Beacon generator: ", report);
+                for (size_t j = 0; j < c->beacon_len; j++) fprintf(report, "%02x", c->beacon[j]);
+                fprintf(report, "\nBeacon iterations Exp: %u\n", c->iter_exp);
+            }
+        }
+        fputs("-------------------------\nZKey Ok!\n", report);
+    }
+out:
+    zp_blake2b_abort(&acc);
+    zp_blake2b_abort(&ours);
+    mpc_free(&m);
+    mpc_free(&mi);
+    if (bf_open) zp_binfile_close(&bf);
+    if (bi_open) zp_binfile_close(&bi);
+    zp_zkey_close(fin);
+    zp_zkey_close(ini);
+    if (have_tmp) unlink(tmpl);
+    return st;
+}
+
+/* ---- powers of tau: prepare phase2 ---- */
+
+/* One Lagrange section of the prepared file: for p = 0 .. top, the first
+ * 2^p points of the source section, turned into the Lagrange basis of the
+ * 2^p domain (tauG1 goes one level above the ceremony's power, its last
+ * point, τ^(2^(power+1)-1), missing from the file and taken as zero: what
+ * snarkjs does). */
+static zp_status lagrange_section(zp_binwriter *w, const ptau *t, const zp_p2_ops *ops, uint32_t src, uint32_t dst,
+                                  const char *what, const uint8_t *pts, size_t avail, unsigned top, int g2,
+                                  const zp_ceremony_opts *o, zp_error *err) {
+    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, nmax = (size_t)1 << top;
+    zp_tracked buf = {0}, work = {0};
+    zp_status st = big_alloc(&buf, nmax * elem, what, err);
+    if (st == ZP_OK) st = big_alloc(&work, ops->lagrange_work_bytes(nmax, g2), "lagrange work", err);
+    if (st != ZP_OK) goto out;
+    (void)src;
+    zp_binwriter_begin(w, dst);
+    for (unsigned p = 0; p <= top; p++) {
+        size_t n = (size_t)1 << p, have = n <= avail ? n : avail;
+        memcpy(buf.p, pts, have * elem);
+        memset((uint8_t *)buf.p + have * elem, 0, (n - have) * elem);
+        char step[64];
+        snprintf(step, sizeof step, "prepare phase2: %s 2^%u", what, p);
+        progress(o, step, 0, 1);
+        if ((st = ops->lagrange(buf.p, p, g2, work.p, o ? o->par : NULL, err)) != ZP_OK) goto out;
+        progress(o, step, 1, 1);
+        zp_binwriter_bytes(w, buf.p, n * elem);
+    }
+    zp_binwriter_end(w);
+out:
+    big_free(&buf);
+    big_free(&work);
+    return st;
+}
+
+zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, const zp_ceremony_opts *o,
+                                   zp_error *err) {
+    ptau pt;
+    zp_binwriter w = {0};
+    int writing = 0;
+    zp_status st = ptau_open(&pt, in_path, err);
+    if (st != ZP_OK) goto out;
+    const zp_curve_desc *d = pt.d;
+    const zp_p2_ops *ops = zp_p2_ops_get(d->id);
+    unsigned power = pt.power;
+    if (power + 1 > d->fr_two_adicity) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: power %u is too large for %s (at most %u)", in_path, power,
+                          d->title, d->fr_two_adicity - 1);
+        goto out;
+    }
+    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
+    uint64_t n = (uint64_t)1 << power;
+    const uint8_t *tau1, *tau2, *alpha, *beta, *beta2, *contrib;
+    uint64_t ncontrib;
+    if ((st = ptau_points(&pt, 2, "tauG1", 2 * n - 1, g1, &tau1, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 3, "tauG2", n, g2, &tau2, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 4, "alphaTauG1", n, g1, &alpha, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 5, "betaTauG1", n, g1, &beta, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 6, "betaG2", 1, g2, &beta2, err)) != ZP_OK) goto out;
+    if ((st = zp_binfile_section(&pt.bf, 7, "contributions", 1, &contrib, &ncontrib, err)) != ZP_OK) goto out;
+    if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 11, err)) != ZP_OK) goto out;
+    writing = 1;
+    zp_binwriter_begin(&w, 1);
+    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
+    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
+    zp_binwriter_u32(&w, power);
+    zp_binwriter_u32(&w, power); /* writePTauHeader's ceremonyPower defaults to power */
+    zp_binwriter_end(&w);
+    static const char *const names[] = {"tauG1", "tauG2", "alphaTauG1", "betaTauG1", "betaG2", "contributions"};
+    for (uint32_t id = 2; id <= 7; id++) {
+        if ((st = copy_section(&w, &pt.bf, id, names[id - 2], err)) != ZP_OK) goto out;
+    }
+    if ((st = lagrange_section(&w, &pt, ops, 2, 12, "tauG1", tau1, 2 * n - 1, power + 1, 0, o, err)) != ZP_OK) goto out;
+    if ((st = lagrange_section(&w, &pt, ops, 3, 13, "tauG2", tau2, n, power, 1, o, err)) != ZP_OK) goto out;
+    if ((st = lagrange_section(&w, &pt, ops, 4, 14, "alphaTauG1", alpha, n, power, 0, o, err)) != ZP_OK) goto out;
+    if ((st = lagrange_section(&w, &pt, ops, 5, 15, "betaTauG1", beta, n, power, 0, o, err)) != ZP_OK) goto out;
+    writing = 0;
+    st = zp_binwriter_close(&w, err);
+out:
+    if (writing) {
+        zp_error ignored = {0};
+        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status;
+        zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
+        (void)closed;
+    }
+    ptau_close(&pt);
+    return st;
+}
+
+/* ---- powers of tau: new ---- */
+
+static void put_copies(zp_binwriter *w, zp_blake2b *h, const uint8_t *lem, const uint8_t *u, size_t elem, uint64_t n) {
+    uint8_t block[192 * 64];
+    for (size_t i = 0; i < 64; i++) memcpy(block + i * elem, lem, elem);
+    for (uint64_t i = 0; i < n; i += 64) zp_binwriter_bytes(w, block, (size_t)(n - i < 64 ? n - i : 64) * elem);
+    for (uint64_t i = 0; i < n; i++) zp_blake2b_update(h, u, elem);
+}
+
+zp_status zp_ceremony_ptau_new(zp_curve curve, unsigned power, const char *out_path,
+                               uint8_t first_hash[ZP_CEREMONY_HASH_BYTES], zp_error *err) {
+    const zp_curve_desc *d = zp_curve_get(curve);
+    if (d == NULL) return zp_error_set(err, ZP_ERR_ARG, "unknown curve %d", (int)curve);
+    if (power < 1 || power + 1 > d->fr_two_adicity) {
+        return zp_error_set(err, ZP_ERR_ARG, "power %u out of range for %s (1 to %u)", power, d->name,
+                            d->fr_two_adicity - 1);
+    }
+    const zp_p2_ops *ops = zp_p2_ops_get(curve);
+    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
+    uint8_t u1[96], u2[192], empty[64];
+    ops->g1_to_u(u1, ops->g1_gen);
+    ops->g2_to_u(u2, ops->g2_gen);
+    zp_blake2b h = {0};
+    zp_status st = zp_blake2b_init(&h, err);
+    if (st != ZP_OK) return st;
+    zp_blake2b_final(&h, empty);
+    if ((st = zp_blake2b_init(&h, err)) != ZP_OK) return st;
+    zp_blake2b_update(&h, empty, 64);
+    zp_binwriter w;
+    if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 7, err)) != ZP_OK) {
+        zp_blake2b_abort(&h);
+        return st;
+    }
+    uint64_t n = (uint64_t)1 << power;
+    zp_binwriter_begin(&w, 1);
+    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
+    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
+    zp_binwriter_u32(&w, power);
+    zp_binwriter_u32(&w, power); /* snarkjs passes 0, which writePTauHeader takes as power */
+    zp_binwriter_end(&w);
+    const struct {
+        uint32_t id;
+        uint64_t count;
+        int g2;
+    } secs[5] = {{2, 2 * n - 1, 0}, {3, n, 1}, {4, n, 0}, {5, n, 0}, {6, 1, 1}};
+    for (int i = 0; i < 5; i++) {
+        zp_binwriter_begin(&w, secs[i].id);
+        put_copies(&w, &h, secs[i].g2 ? ops->g2_gen : ops->g1_gen, secs[i].g2 ? u2 : u1, secs[i].g2 ? g2 : g1,
+                   secs[i].count);
+        zp_binwriter_end(&w);
+    }
+    zp_binwriter_begin(&w, 7);
+    zp_binwriter_u32(&w, 0);
+    zp_binwriter_end(&w);
+    if ((st = zp_binwriter_close(&w, err)) != ZP_OK) {
+        zp_blake2b_abort(&h);
+        return st;
+    }
+    uint8_t hash[64];
+    zp_blake2b_final(&h, hash);
+    if (first_hash != NULL) memcpy(first_hash, hash, 64);
+    return ZP_OK;
+}

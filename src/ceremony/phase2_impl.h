@@ -1,0 +1,661 @@
+/* The per-curve arithmetic of a phase-2 ceremony, instantiated by phase2.c
+ * with ZP_G set to the curve prefix (zp_bn254, zp_bls12) and
+ * ZP_G_COF1 / ZP_G_COF2 the G1 / G2 cofactors ffjavascript multiplies a
+ * random point by (ZP_G_COF1_N 0: none).
+ *
+ * What must match snarkjs bit for bit (so that a beacon or `zkey new` gives
+ * the same file, and a contribution's g2_sp is the one its verifier derives)
+ * follows ffjavascript 0.3's wasm code: Fr/Fp.fromRng (the ChaCha words,
+ * masked, taken as the Montgomery form), G.fromRng (x, a sign bit, the
+ * root chosen by isNegative, times the cofactor), LEMtoU (big-endian plain
+ * coordinates, Fp2 as c1 then c0, infinity all zeros).
+ *
+ * Secrets (a contribution's delta and its inverse) are used only by
+ * j_mul (constant time, 4-bit windows with masked table scans),
+ * j_to_affine (Fermat inversion) and the field's constant-time mul and
+ * inv. Everything _var here is on public data: points of the files,
+ * r1cs coefficients, beacon-derived and verification values. */
+#define ZP_CAT_(a, b) a##b
+#define ZP_CAT(a, b) ZP_CAT_(a, b)
+#define X_(name) ZP_CAT(ZP_G, _p2_##name)
+#define G1 ZP_CAT(ZP_G, _g1)
+#define G2 ZP_CAT(ZP_G, _g2)
+#define G1J ZP_CAT(ZP_G, _g1j)
+#define G2J ZP_CAT(ZP_G, _g2j)
+#define FR ZP_CAT(ZP_G, _fr)
+#define FP ZP_CAT(ZP_G, _fp)
+#define FP2 ZP_CAT(ZP_G, _fp2)
+#define G1_(name) ZP_CAT(G1, _##name)
+#define G2_(name) ZP_CAT(G2, _##name)
+#define FR_(name) ZP_CAT(FR, _##name)
+#define FP_(name) ZP_CAT(FP, _##name)
+#define FP2_(name) ZP_CAT(FP2, _##name)
+
+#define FPN (sizeof(FP) / 8)
+
+/* ---- field helpers (public values: variable time) ---- */
+
+/* r = a^e, e of elen limbs (plain), in Fp2. */
+static void X_(fp2_pow_var)(FP2 *r, const FP2 *a, const uint64_t *e, size_t elen) {
+    FP2 acc;
+    FP2_(set_one)(&acc);
+    for (size_t i = elen * 64; i-- > 0;) {
+        FP2_(sqr)(&acc, &acc);
+        if ((e[i / 64] >> (i % 64)) & 1) FP2_(mul)(&acc, &acc, a);
+    }
+    *r = acc;
+}
+
+/* (p - 3) / 4 and (p - 1) / 2 of the base field, plain limbs. */
+static void X_(fp_exps)(uint64_t e34[FPN], uint64_t e12[FPN]) {
+    const uint64_t *p = FP_(modulus).v;
+    uint64_t t[FPN];
+    memcpy(t, p, sizeof t);
+    t[0] -= 1; /* p odd: no borrow */
+    for (size_t i = 0; i < FPN; i++) e12[i] = (t[i] >> 1) | (i + 1 < FPN ? t[i + 1] << 63 : 0);
+    t[0] -= 2; /* p = 3 mod 4: p - 3 has its low two bits clear */
+    for (size_t i = 0; i < FPN; i++) e34[i] = (t[i] >> 2) | (i + 1 < FPN ? t[i + 1] << 62 : 0);
+}
+
+/* A square root in Fp (p = 3 mod 4): 1 and r when a is a square. */
+static int X_(fp_sqrt_var)(FP *r, const FP *a) {
+    uint64_t e34[FPN], e12[FPN];
+    X_(fp_exps)(e34, e12);
+    FP c, t;
+    FP_(pow_var)(&c, a, e34, FPN); /* a^((p-3)/4) */
+    FP_(mul)(&c, &c, a);           /* a^((p+1)/4) */
+    FP_(sqr)(&t, &c);
+    if (!FP_(eq_var)(&t, a)) return 0;
+    *r = c;
+    return 1;
+}
+
+/* A square root in Fp2 = Fp[u]/(u²+1), p = 3 mod 4 (Adj and
+ * Rodríguez-Henríquez, algorithm 9): 1 and r when a is a square. */
+static int X_(fp2_sqrt_var)(FP2 *r, const FP2 *a) {
+    uint64_t e34[FPN], e12[FPN];
+    X_(fp_exps)(e34, e12);
+    FP2 a1, alpha, a0, x0, minus_one, t;
+    FP2_(set_one)(&minus_one);
+    FP2_(neg)(&minus_one, &minus_one);
+    X_(fp2_pow_var)(&a1, a, e34, FPN);
+    FP2_(sqr)(&alpha, &a1);
+    FP2_(mul)(&alpha, &alpha, a);
+    FP2_(conj)(&a0, &alpha);
+    FP2_(mul)(&a0, &a0, &alpha);
+    if (FP2_(eq_var)(&a0, &minus_one)) return 0;
+    FP2_(mul)(&x0, &a1, a);
+    if (FP2_(eq_var)(&alpha, &minus_one)) {
+        /* u·x0 = (-x0.c1) + x0.c0·u */
+        FP c0 = x0.c0;
+        FP_(neg)(&t.c0, &x0.c1);
+        t.c1 = c0;
+    } else {
+        FP2 b;
+        FP2_(set_one)(&b);
+        FP2_(add)(&b, &b, &alpha);
+        X_(fp2_pow_var)(&b, &b, e12, FPN);
+        FP2_(mul)(&t, &b, &x0);
+    }
+    FP2 chk;
+    FP2_(sqr)(&chk, &t);
+    if (!FP2_(eq_var)(&chk, a)) return 0;
+    *r = t;
+    return 1;
+}
+
+/* wasmcurves' isNegative: the plain value above (p - 1) / 2; in Fp2, that
+ * of c1, or of c0 when c1 is zero. */
+static int X_(fp_is_negative_var)(const FP *a) {
+    uint64_t e34[FPN], e12[FPN];
+    X_(fp_exps)(e34, e12);
+    FP plain;
+    FP_(from_mont)(&plain, a);
+    return !zp_limbs_lt_var(e12, plain.v, FPN) ? 0 : 1;
+}
+static int X_(fp2_is_negative_var)(const FP2 *a) {
+    return FP_(is_zero)(&a->c1) ? X_(fp_is_negative_var)(&a->c0) : X_(fp_is_negative_var)(&a->c1);
+}
+
+/* ffjavascript's F.fromRng: n64 words of nextU64, masked to the modulus's
+ * bits, redrawn while not below it; the integer is taken as the element's
+ * Montgomery form (so the element is v·R⁻¹). out: n limbs. */
+static void X_(limbs_from_rng)(uint64_t *out, size_t n, const uint64_t *modulus, unsigned bits, zp_chacha *rng) {
+    unsigned top = bits - 64 * (unsigned)(n - 1);
+    uint64_t mask = top >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << top) - 1);
+    do {
+        for (size_t i = 0; i < n; i++) out[i] = zp_chacha_u64(rng);
+        out[n - 1] &= mask;
+    } while (!zp_limbs_lt_var(out, modulus, n));
+}
+
+static void X_(fr_from_rng)(uint64_t mont[4], zp_chacha *rng) {
+    X_(limbs_from_rng)(mont, 4, FR_(modulus).v, ZP_CAT(ZP_G_UP, _FR_BITS), rng);
+}
+
+static void X_(fp_from_rng)(FP *r, zp_chacha *rng) {
+    X_(limbs_from_rng)(r->v, FPN, FP_(modulus).v, ZP_CAT(ZP_G_UP, _FP_BITS), rng);
+}
+
+/* ffjavascript's G1.fromRng, affine. */
+static void X_(g1_from_rng)(G1 *out, zp_chacha *rng) {
+    G1 p;
+    for (;;) {
+        FP x3b;
+        X_(fp_from_rng)(&p.x, rng);
+        int greatest = (int)(zp_chacha_u32(rng) & 1);
+        FP_(sqr)(&x3b, &p.x);
+        FP_(mul)(&x3b, &x3b, &p.x);
+        FP_(add)(&x3b, &x3b, &G1_(b));
+        if (!X_(fp_sqrt_var)(&p.y, &x3b)) continue;
+        if (greatest ^ X_(fp_is_negative_var)(&p.y)) FP_(neg)(&p.y, &p.y);
+        break;
+    }
+#if ZP_G_COF1_N > 0
+    static const uint64_t cof[] = {ZP_G_COF1};
+    G1J j;
+    G1_(j_from_affine)(&j, &p);
+    G1_(j_mul_var)(&j, &j, cof, ZP_G_COF1_N);
+    G1_(j_to_affine)(&p, &j);
+#endif
+    *out = p;
+}
+
+static void X_(g2_from_rng)(G2 *out, zp_chacha *rng) {
+    G2 p;
+    for (;;) {
+        FP2 x3b;
+        X_(fp_from_rng)(&p.x.c0, rng);
+        X_(fp_from_rng)(&p.x.c1, rng);
+        int greatest = (int)(zp_chacha_u32(rng) & 1);
+        FP2_(sqr)(&x3b, &p.x);
+        FP2_(mul)(&x3b, &x3b, &p.x);
+        FP2_(add)(&x3b, &x3b, &G2_(b));
+        if (!X_(fp2_sqrt_var)(&p.y, &x3b)) continue;
+        if (greatest ^ X_(fp2_is_negative_var)(&p.y)) FP2_(neg)(&p.y, &p.y);
+        break;
+    }
+    static const uint64_t cof[] = {ZP_G_COF2};
+    G2J j;
+    G2_(j_from_affine)(&j, &p);
+    G2_(j_mul_var)(&j, &j, cof, sizeof cof / 8);
+    G2_(j_to_affine)(&p, &j);
+    *out = p;
+}
+
+/* ---- encodings ---- */
+
+static void X_(fp_to_be)(uint8_t *out, const FP *a) {
+    FP plain;
+    FP_(from_mont)(&plain, a);
+    for (size_t i = 0; i < FPN * 8; i++) out[i] = (uint8_t)(plain.v[FPN - 1 - i / 8] >> (8 * (7 - i % 8)));
+}
+
+/* LEMtoU: affine LEM bytes to snarkjs's uncompressed form. */
+static void X_(g1_to_u)(uint8_t *out, const uint8_t *lem) {
+    G1 p;
+    memcpy(&p, lem, sizeof p);
+    if (G1_(is_inf)(&p)) {
+        memset(out, 0, sizeof p);
+        return;
+    }
+    X_(fp_to_be)(out, &p.x);
+    X_(fp_to_be)(out + FPN * 8, &p.y);
+}
+static void X_(g2_to_u)(uint8_t *out, const uint8_t *lem) {
+    G2 p;
+    memcpy(&p, lem, sizeof p);
+    if (G2_(is_inf)(&p)) {
+        memset(out, 0, sizeof p);
+        return;
+    }
+    X_(fp_to_be)(out, &p.x.c1);
+    X_(fp_to_be)(out + FPN * 8, &p.x.c0);
+    X_(fp_to_be)(out + FPN * 16, &p.y.c1);
+    X_(fp_to_be)(out + FPN * 24, &p.y.c0);
+}
+
+/* The points snarkjs derives from a contribution's transcript (keypair.js
+ * hashToG2): ChaCha seeded by its first 32 bytes, big-endian words. */
+static void X_(hash_to_g2)(uint8_t *lem, const uint8_t transcript[64]) {
+    zp_chacha rng;
+    zp_chacha_seed_be(&rng, transcript);
+    G2 p;
+    X_(g2_from_rng)(&p, &rng);
+    memcpy(lem, &p, sizeof p);
+    explicit_bzero(&rng, sizeof rng);
+}
+
+/* ---- secrets: constant time ---- */
+
+/* out = k·in, k a Montgomery-form scalar (converted here), in constant
+ * time; affine LEM in and out. */
+static void X_(g1_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]) {
+    FR k;
+    memcpy(k.v, kmont, 32);
+    FR_(from_mont)(&k, &k);
+    G1 p;
+    G1J j;
+    memcpy(&p, in, sizeof p);
+    G1_(j_from_affine)(&j, &p);
+    G1_(j_mul)(&j, &j, k.v, 4);
+    G1_(j_to_affine)(&p, &j);
+    memcpy(out, &p, sizeof p);
+    explicit_bzero(&k, sizeof k);
+    explicit_bzero(&j, sizeof j);
+}
+static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]) {
+    FR k;
+    memcpy(k.v, kmont, 32);
+    FR_(from_mont)(&k, &k);
+    G2 p;
+    G2J j;
+    memcpy(&p, in, sizeof p);
+    G2_(j_from_affine)(&j, &p);
+    G2_(j_mul)(&j, &j, k.v, 4);
+    G2_(j_to_affine)(&p, &j);
+    memcpy(out, &p, sizeof p);
+    explicit_bzero(&k, sizeof k);
+    explicit_bzero(&j, sizeof j);
+}
+
+/* Fermat inversion (constant time) of a Montgomery-form scalar. */
+static void X_(fr_inv_ct)(uint64_t out[4], const uint64_t in[4]) {
+    FR a;
+    memcpy(a.v, in, 32);
+    FR_(inv)(&a, &a);
+    memcpy(out, a.v, 32);
+    explicit_bzero(&a, sizeof a);
+}
+
+/* Multiplies n affine G1 points in place by the plain scalar k, in
+ * constant time in k: one task per block of points. */
+typedef struct {
+    uint8_t *pts;
+    size_t n;
+    const uint64_t *k;
+} X_(apply_job);
+
+#define ZP_P2_APPLY_BLOCK 256
+static void X_(apply_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(apply_job) *job = arg;
+    size_t lo = t * ZP_P2_APPLY_BLOCK, hi = lo + ZP_P2_APPLY_BLOCK < job->n ? lo + ZP_P2_APPLY_BLOCK : job->n;
+    for (size_t i = lo; i < hi; i++) {
+        G1 p;
+        G1J j;
+        uint8_t *at = job->pts + i * sizeof(G1);
+        memcpy(&p, at, sizeof p);
+        G1_(j_from_affine)(&j, &p);
+        G1_(j_mul)(&j, &j, job->k, 4);
+        G1_(j_to_affine)(&p, &j);
+        memcpy(at, &p, sizeof p);
+    }
+}
+static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par) {
+    FR k;
+    memcpy(k.v, kmont, 32);
+    FR_(from_mont)(&k, &k);
+    X_(apply_job) job = {pts, n, k.v};
+    zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_task), &job);
+    explicit_bzero(&k, sizeof k);
+}
+
+/* ---- zkey new: Σ coef·base per signal (public: variable time) ---- */
+
+/* acc += k·P by double-and-add from k's top bit; k above r/2 is taken as
+ * -(r - k), so circom's many -1, -2 ... cost what 1, 2 do. */
+#define ZP_P2_ADD_SCALED(GG, GGJ)                                                         \
+    static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef) {       \
+        if (coef == NULL) {                                                               \
+            ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                   \
+            return;                                                                       \
+        }                                                                                 \
+        uint64_t k[4], half[4];                                                           \
+        const uint64_t *r = FR_(modulus).v;                                               \
+        for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0); \
+        GG q = *p;                                                                        \
+        memcpy(k, coef, sizeof k);                                                        \
+        if (zp_limbs_lt_var(half, k, 4)) {                                                \
+            unsigned __int128 b = 0;                                                      \
+            for (int i = 0; i < 4; i++) {                                                 \
+                unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;       \
+                k[i] = (uint64_t)d;                                                       \
+                b = (d >> 64) & 1;                                                        \
+            }                                                                             \
+            ZP_CAT(GG, _neg)(&q, &q);                                                     \
+        }                                                                                 \
+        int top = 255;                                                                    \
+        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                     \
+        if (top < 0) return;                                                              \
+        GGJ t;                                                                            \
+        ZP_CAT(GG, _j_from_affine)(&t, &q);                                               \
+        for (int i = top - 1; i >= 0; i--) {                                              \
+            ZP_CAT(GG, _j_dbl)(&t, &t);                                                   \
+            if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);   \
+        }                                                                                 \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                             \
+    }
+ZP_P2_ADD_SCALED(G1, G1J)
+ZP_P2_ADD_SCALED(G2, G2J)
+
+typedef struct {
+    uint8_t *out;
+    size_t n;
+    const uint64_t *row_start;
+    const zp_p2_term *terms;
+    int g2;
+} X_(compose_job);
+
+#define ZP_P2_COMPOSE_BLOCK 64
+static void X_(compose_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(compose_job) *job = arg;
+    size_t lo = t * ZP_P2_COMPOSE_BLOCK, hi = lo + ZP_P2_COMPOSE_BLOCK < job->n ? lo + ZP_P2_COMPOSE_BLOCK : job->n;
+    if (!job->g2) {
+        G1J acc[ZP_P2_COMPOSE_BLOCK];
+        FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        for (size_t s = lo; s < hi; s++) {
+            G1_(j_set_inf)(&acc[s - lo]);
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
+                G1 p;
+                memcpy(&p, job->terms[e].base, sizeof p);
+                X_(G1_add_scaled)(&acc[s - lo], &p, job->terms[e].coef);
+            }
+        }
+        G1 res[ZP_P2_COMPOSE_BLOCK];
+        G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+    } else {
+        G2J acc[ZP_P2_COMPOSE_BLOCK];
+        FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        for (size_t s = lo; s < hi; s++) {
+            G2_(j_set_inf)(&acc[s - lo]);
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
+                G2 p;
+                memcpy(&p, job->terms[e].base, sizeof p);
+                X_(G2_add_scaled)(&acc[s - lo], &p, job->terms[e].coef);
+            }
+        }
+        G2 res[ZP_P2_COMPOSE_BLOCK];
+        G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G2), res, (hi - lo) * sizeof(G2));
+    }
+}
+
+static void X_(compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
+                        const zp_parallel *par) {
+    X_(compose_job) job = {out, n, row_start, terms, g2};
+    zp_parallel_for(par, (n + ZP_P2_COMPOSE_BLOCK - 1) / ZP_P2_COMPOSE_BLOCK, X_(compose_task), &job);
+}
+
+/* out[i] = U(a[i] - b[i]) (zkey_new.js's hash of the H points). */
+static void X_(g1_sub_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n) {
+    enum { BLK = 256 };
+    G1J acc[BLK];
+    FP scratch[2 * BLK];
+    G1 res[BLK];
+    for (size_t lo = 0; lo < n; lo += BLK) {
+        size_t m = n - lo < BLK ? n - lo : BLK;
+        for (size_t i = 0; i < m; i++) {
+            G1 p, q;
+            memcpy(&p, a + (lo + i) * sizeof(G1), sizeof p);
+            memcpy(&q, b + (lo + i) * sizeof(G1), sizeof q);
+            G1_(neg)(&q, &q);
+            G1_(j_from_affine)(&acc[i], &p);
+            G1_(j_add_affine_var)(&acc[i], &acc[i], &q);
+        }
+        G1_(j_batch_to_affine_var)(res, acc, m, scratch);
+        for (size_t i = 0; i < m; i++) X_(g1_to_u)(out + (lo + i) * sizeof(G1), (const uint8_t *)&res[i]);
+    }
+}
+
+/* §4's value: the r1cs coefficient n as snarkjs stores it, n·R² mod r
+ * (plain, little-endian). */
+static void X_(coef_r2)(uint8_t out[32], const uint64_t plain[4]) {
+    FR a;
+    memcpy(a.v, plain, 32);
+    FR_(to_mont)(&a, &a);
+    FR_(to_mont)(&a, &a); /* the limbs of (n·R) taken as plain, times R: n·R² */
+    memcpy(out, a.v, 32);
+}
+
+/* ---- prepare phase2: Lagrange bases in the exponent (public) ---- */
+
+/* r = k·p, k plain, by 4-bit fixed windows from k's top (variable time). */
+#define ZP_P2_JMUL(GG, GGJ)                                                           \
+    static void X_(GG##_jmul_w4)(GGJ * r, const GGJ *p, const uint64_t k[4]) {        \
+        int top = 255;                                                                \
+        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                 \
+        if (top < 0) {                                                                \
+            ZP_CAT(GG, _j_set_inf)(r);                                                \
+            return;                                                                   \
+        }                                                                             \
+        GGJ tab[16], acc;                                                             \
+        tab[1] = *p;                                                                  \
+        for (int d = 2; d < 16; d++) ZP_CAT(GG, _j_add_var)(&tab[d], &tab[d - 1], p); \
+        int nib = top / 4;                                                            \
+        acc = tab[(k[nib / 16] >> (4 * (nib % 16))) & 15];                            \
+        for (nib--; nib >= 0; nib--) {                                                \
+            for (int b = 0; b < 4; b++) ZP_CAT(GG, _j_dbl)(&acc, &acc);               \
+            unsigned d = (unsigned)((k[nib / 16] >> (4 * (nib % 16))) & 15);          \
+            if (d) ZP_CAT(GG, _j_add_var)(&acc, &acc, &tab[d]);                       \
+        }                                                                             \
+        *r = acc;                                                                     \
+    }
+ZP_P2_JMUL(G1, G1J)
+ZP_P2_JMUL(G2, G2J)
+
+/* The inverse FFT of n = 2^log_n points (ffjavascript's G.ifft, which is
+ * lagrangeEvaluations below 2^s): out_i = n⁻¹ Σ_j ω^(-ij) in_j, ω the
+ * NTT's root (ffjavascript's Fr.w[log_n]). Radix 2, decimation in time,
+ * each stage's butterflies on the workers. */
+typedef struct {
+    void *a;
+    size_t n, half;
+    const uint64_t *tw; /* half plain twiddles of the stage */
+    int g2;
+} X_(fft_job);
+
+#define ZP_P2_FFT_BLOCK 64
+static void X_(fft_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(fft_job) *j = arg;
+    size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n / 2 ? lo + ZP_P2_FFT_BLOCK : j->n / 2;
+    for (size_t b = lo; b < hi; b++) {
+        size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;
+        if (!j->g2) {
+            G1J *a = j->a, v;
+            if (k == 0) {
+                v = a[i1];
+            } else {
+                X_(G1_jmul_w4)(&v, &a[i1], j->tw + 4 * k);
+            }
+            G1J u = a[i0], nv;
+            G1_(j_add_var)(&a[i0], &u, &v);
+            G1_(j_neg)(&nv, &v);
+            G1_(j_add_var)(&a[i1], &u, &nv);
+        } else {
+            G2J *a = j->a, v;
+            if (k == 0) {
+                v = a[i1];
+            } else {
+                X_(G2_jmul_w4)(&v, &a[i1], j->tw + 4 * k);
+            }
+            G2J u = a[i0], nv;
+            G2_(j_add_var)(&a[i0], &u, &v);
+            G2_(j_neg)(&nv, &v);
+            G2_(j_add_var)(&a[i1], &u, &nv);
+        }
+    }
+}
+
+typedef struct {
+    void *a;
+    size_t n;
+    const uint64_t *k;
+    int g2;
+} X_(scale_job);
+static void X_(scale_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(scale_job) *j = arg;
+    size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n ? lo + ZP_P2_FFT_BLOCK : j->n;
+    for (size_t i = lo; i < hi; i++) {
+        if (!j->g2) {
+            G1J *a = j->a;
+            X_(G1_jmul_w4)(&a[i], &a[i], j->k);
+        } else {
+            G2J *a = j->a;
+            X_(G2_jmul_w4)(&a[i], &a[i], j->k);
+        }
+    }
+}
+
+/* In place over n affine LEM points (any alignment); work: n Jacobian
+ * points of the group plus 2n field elements (lagrange_work_bytes). */
+static size_t X_(lagrange_work_bytes)(size_t n, int g2) {
+    return g2 ? n * (sizeof(G2J) + 2 * sizeof(FP2) + sizeof(G2)) : n * (sizeof(G1J) + 2 * sizeof(FP) + sizeof(G1));
+}
+
+static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err) {
+    size_t n = (size_t)1 << log_n, pe = g2 ? sizeof(G2) : sizeof(G1), je = g2 ? sizeof(G2J) : sizeof(G1J);
+    if (n == 1) return ZP_OK;
+    uint8_t *a = work;
+    /* load in bit-reversed order */
+    for (size_t i = 0; i < n; i++) {
+        size_t r = 0;
+        for (unsigned b = 0; b < log_n; b++) r |= ((i >> b) & 1) << (log_n - 1 - b);
+        if (!g2) {
+            G1 p;
+            memcpy(&p, pts + i * pe, pe);
+            G1_(j_from_affine)((G1J *)(void *)(a + r * je), &p);
+        } else {
+            G2 p;
+            memcpy(&p, pts + i * pe, pe);
+            G2_(j_from_affine)((G2J *)(void *)(a + r * je), &p);
+        }
+    }
+    uint64_t *tw = malloc(n / 2 * 32);
+    if (tw == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for twiddles");
+    for (unsigned s = 1; s <= log_n; s++) {
+        size_t half = (size_t)1 << (s - 1);
+        FR w, x;
+        ZP_CAT(FR, _root_of_unity)(&w, s);
+        FR_(inv)(&w, &w);
+        FR_(set_one)(&x);
+        for (size_t k = 0; k < half; k++) {
+            FR plain;
+            FR_(from_mont)(&plain, &x);
+            memcpy(tw + 4 * k, plain.v, 32);
+            FR_(mul)(&x, &x, &w);
+        }
+        X_(fft_job) job = {a, n, half, tw, g2};
+        zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
+    }
+    FR ninv;
+    FR_(from_u64)(&ninv, n);
+    FR_(inv)(&ninv, &ninv);
+    FR_(from_mont)(&ninv, &ninv);
+    X_(scale_job) sj = {a, n, ninv.v, g2};
+    zp_parallel_for(par, (n + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(scale_task), &sj);
+    free(tw);
+    /* to affine, with one inversion per block */
+    uint8_t *scratch = a + n * je;
+    if (!g2) {
+        G1 *out = (G1 *)(void *)(scratch + 2 * n * sizeof(FP));
+        G1_(j_batch_to_affine_var)(out, (G1J *)(void *)a, n, (FP *)(void *)scratch);
+        memcpy(pts, out, n * pe);
+    } else {
+        G2 *out = (G2 *)(void *)(scratch + 2 * n * sizeof(FP2));
+        G2_(j_batch_to_affine_var)(out, (G2J *)(void *)a, n, (FP2 *)(void *)scratch);
+        memcpy(pts, out, n * pe);
+    }
+    return ZP_OK;
+}
+
+/* ---- verification (public) ---- */
+
+/* e(a1, b2) == e(a2, b1), snarkjs's sameRatio(a1, a2, b1, b2): false when
+ * any point is infinity. */
+static int X_(same_ratio)(const uint8_t *a1, const uint8_t *a2, const uint8_t *b1, const uint8_t *b2) {
+    G1 p[2];
+    G2 q[2];
+    memcpy(&p[0], a1, sizeof(G1));
+    memcpy(&p[1], a2, sizeof(G1));
+    memcpy(&q[1], b1, sizeof(G2));
+    memcpy(&q[0], b2, sizeof(G2));
+    if (G1_(is_inf)(&p[0]) || G1_(is_inf)(&p[1]) || G2_(is_inf)(&q[0]) || G2_(is_inf)(&q[1])) return 0;
+    G1_(neg)(&p[1], &p[1]);
+    return ZP_CAT(ZP_G, _pairing_product_is_one_var)(p, q, 2);
+}
+
+/* out = Σ k_i·P_i (affine LEM), points at any alignment. */
+static zp_status X_(g1_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n,
+                                const zp_parallel *par, zp_error *err) {
+    size_t threads = zp_parallel_threads(par);
+    size_t bytes = ZP_CAT(G1, _msm_scratch_size)(n, threads);
+    void *scratch = NULL;
+    if (posix_memalign(&scratch, 64, bytes ? bytes : 64) != 0) {
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for a verification MSM");
+    }
+    G1J acc;
+    ZP_CAT(G1, _msm_var)(&acc, (const G1 *)(const void *)pts, scalars, n, scratch, par);
+    free(scratch);
+    G1 p;
+    G1_(j_to_affine)(&p, &acc);
+    memcpy(out, &p, sizeof p);
+    return ZP_OK;
+}
+
+static int X_(g1_on_curve)(const uint8_t *lem) {
+    G1 p;
+    memcpy(&p, lem, sizeof p);
+    return G1_(is_inf)(&p) || G1_(is_on_curve_var)(&p);
+}
+
+static const zp_p2_ops X_(ops) = {
+    .fr_from_rng = X_(fr_from_rng),
+    .g1_from_rng = (void (*)(uint8_t *, zp_chacha *))X_(g1_from_rng),
+    .g1_to_u = X_(g1_to_u),
+    .g2_to_u = X_(g2_to_u),
+    .hash_to_g2 = X_(hash_to_g2),
+    .g1_mul_ct = X_(g1_mul_ct),
+    .g2_mul_ct = X_(g2_mul_ct),
+    .fr_inv_ct = X_(fr_inv_ct),
+    .g1_apply_key = X_(g1_apply_key),
+    .compose = X_(compose),
+    .g1_sub_to_u = X_(g1_sub_to_u),
+    .coef_r2 = X_(coef_r2),
+    .same_ratio = X_(same_ratio),
+    .g1_lincomb = X_(g1_lincomb),
+    .g1_on_curve = X_(g1_on_curve),
+    .lagrange = X_(lagrange),
+    .lagrange_work_bytes = X_(lagrange_work_bytes),
+    .g1_gen = (const uint8_t *)&G1_(generator),
+    .g2_gen = (const uint8_t *)&G2_(generator),
+};
+
+#undef FPN
+#undef X_
+#undef G1
+#undef G2
+#undef G1J
+#undef G2J
+#undef FR
+#undef FP
+#undef FP2
+#undef G1_
+#undef G2_
+#undef FR_
+#undef FP_
+#undef FP2_
+#undef ZP_P2_ADD_SCALED
+#undef ZP_P2_JMUL
+#undef ZP_P2_FFT_BLOCK
+#undef ZP_P2_APPLY_BLOCK
+#undef ZP_P2_COMPOSE_BLOCK
+#undef ZP_G
+#undef ZP_G_UP
+#undef ZP_G_COF1
+#undef ZP_G_COF1_N
+#undef ZP_G_COF2

@@ -1,0 +1,87 @@
+/* zkpipe powersoftau (or ptau) prepare phase2: phase 1 of a ceremony on
+ * snarkjs's .ptau files (src/ceremony, docs/ceremony.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "ceremony/ceremony.h"
+#include "cli/cli.h"
+#include "curve/desc.h"
+#include "engine/pool.h"
+
+static const char head[] =
+    "usage: zkpipe powersoftau <subcommand> [options] [arguments]   ('ptau' is the same)\n"
+    "\n"
+    "Phase 1 of a trusted-setup ceremony on snarkjs's .ptau files:\n"
+    "\n"
+    "  powersoftau new <bn128|bls12381> <POWER> <out.ptau>\n"
+    "        the first accumulator of a 2^POWER ceremony (snarkjs's bytes);\n"
+    "        prints the first challenge hash\n"
+    "  powersoftau prepare phase2 <in.ptau> <out.ptau>\n"
+    "        the Lagrange bases zkey new needs (byte for byte what 'snarkjs\n"
+    "        powersoftau prepare phase2' writes)\n"
+    "\n"
+    "contribute, beacon and verify are snarkjs's for now (issue 33).\n"
+    "\n";
+
+typedef struct ptau_args {
+    size_t threads;
+    int quiet;
+} ptau_args;
+
+static const zp_option options[] = {
+    ZP_CLI_THREADS_OPTION(ptau_args, threads, "worker threads (default: one per CPU)"),
+    {"quiet", 'q', ZP_OPT_FLAG, offsetof(ptau_args, quiet), 0, 0, NULL, NULL, "no progress and no summary", NULL},
+};
+
+int zp_cmd_ptau(int argc, char **argv) {
+    ptau_args args = {0};
+    zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
+    zp_cli_command cmd = {"powersoftau", head, tables, 1, NULL};
+    if (argc < 2) return zp_cli_usage_error(&cmd, "a subcommand is needed");
+    if (zp_cli_wants_help(argc, argv)) return zp_cli_help(&cmd);
+    if (strcmp(argv[1], "new") == 0) {
+        int np = zp_cli_parse(&cmd, argc - 1, argv + 1);
+        if (np < 0) return ZP_EXIT_USAGE;
+        if (np != 3) return zp_cli_usage_error(&cmd, "usage: powersoftau new <curve> <power> <out.ptau>");
+        const zp_curve_desc *d = zp_curve_find(argv[2]);
+        char *end = NULL;
+        unsigned long power = strtoul(argv[3], &end, 10);
+        if (d == NULL) return zp_cli_usage_error(&cmd, "unknown curve '%s' (%s)", argv[2], ZP_CURVE_NAMES);
+        if (end == argv[3] || *end != 0 || power < 1 || power > 28) {
+            return zp_cli_usage_error(&cmd, "POWER must be a number from 1 to 28, not '%s'", argv[3]);
+        }
+        zp_error err = {0};
+        uint8_t hash[ZP_CEREMONY_HASH_BYTES];
+        if (zp_ceremony_ptau_new(d->id, (unsigned)power, argv[4], hash, &err) != ZP_OK) return zp_cli_fail(&err);
+        if (!args.quiet) zp_ceremony_print_hash(stdout, "First Contribution Hash: ", hash);
+        return ZP_EXIT_OK;
+    }
+    if (strcmp(argv[1], "prepare") != 0) {
+        return zp_cli_usage_error(&cmd, "'%s' is not done by zkpipe yet: use snarkjs powersoftau %s", argv[1], argv[1]);
+    }
+    int npos = zp_cli_parse(&cmd, argc - 1, argv + 1);
+    if (npos < 0) return ZP_EXIT_USAGE;
+    char **pos = argv + 2;
+    if (npos != 3 || strcmp(pos[0], "phase2") != 0) {
+        return zp_cli_usage_error(&cmd, "usage: powersoftau prepare phase2 <in.ptau> <out.ptau>");
+    }
+    zp_error err = {0};
+    zp_pool *pool = NULL;
+    int rc = ZP_EXIT_OK;
+    double t0 = zp_clock_now();
+    if (zp_pool_create(&pool, args.threads, &err) != ZP_OK) goto fail;
+    zp_parallel par = zp_pool_parallel(pool);
+    zp_ceremony_opts opts = {.par = &par, .progress = !args.quiet && isatty(2)};
+    if (zp_ceremony_ptau_prepare(pos[1], pos[2], &opts, &err) != ZP_OK) goto fail;
+    if (!args.quiet) fprintf(stderr, "zkpipe: wrote %s in %.2f s\n", pos[2], zp_clock_now() - t0);
+    goto done;
+fail:
+    rc = zp_cli_fail(&err);
+done:
+    zp_pool_destroy(pool);
+    return rc;
+}

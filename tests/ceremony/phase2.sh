@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Phase 2 of a ceremony against snarkjs 0.7.6, on both curves, with the
+# merkle example and the committed 2^12 powers of tau:
+# - zkey new and zkey beacon give files byte-identical to snarkjs's;
+# - a mixed chain snarkjs -> zkpipe -> snarkjs -> zkpipe -> beacon passes
+#   `snarkjs zkey verify` and `zkpipe zkey verify` (which prints every
+#   contribution's hash and name);
+# - a tampered contribution, a moved L point and a key of another circuit
+#   make zkpipe's verify exit 1 naming the check; a truncated key or ptau,
+#   and a ptau too small for the circuit, exit 3 naming the file;
+# - the final key proves with zkpipe and snarkjs verifies the proof;
+# - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's.
+# About 2 minutes on 2 cores, mostly snarkjs.
+# Usage: tests/ceremony/phase2.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT WORKDIR
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+Z="$1"
+GEN="$2"
+W="$3"
+rm -rf "$W"
+mkdir -p "$W"
+SNARKJS="$ROOT/node_modules/.bin/snarkjs"
+[ -x "$SNARKJS" ] || { echo "skipped: snarkjs is not installed (npm ci)"; exit 77; }
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+check() { # check NAME COMMAND...: passes when the command succeeds
+    local name="$1"; shift
+    if "$@" >"$W/out.txt" 2>&1; then pass "$name"; else fail "$name" "$(tail -3 "$W/out.txt")"; fi
+}
+status() { # status NAME WANT PATTERN COMMAND...: exit status WANT and PATTERN in the output
+    local name="$1" want="$2" pat="$3"; shift 3
+    "$@" >"$W/out.txt" 2>&1
+    local rc=$?
+    if [ "$rc" = "$want" ] && grep -q -- "$pat" "$W/out.txt"; then pass "$name ($(grep -m1 -- "$pat" "$W/out.txt"))"
+    else fail "$name" "exit $rc (want $want), $(tail -2 "$W/out.txt")"; fi
+}
+same() { # same NAME A B
+    if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$2 and $3 differ"; fi
+}
+# flip FILE OFFSET: xor one byte (offset from the end when negative)
+flip() {
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);let o=+process.argv[2];if(o<0)o+=b.length;b[o]^=1;fs.writeFileSync(process.argv[1],b)' "$1" "$2"
+}
+# section_offset FILE ID: where section ID's data starts
+section_offset() {
+    node -e 'const b=require("fs").readFileSync(process.argv[1]);const n=b.readUInt32LE(8);let o=12;for(let i=0;i<n;i++){const id=b.readUInt32LE(o),sz=Number(b.readBigUInt64LE(o+4));if(id==+process.argv[2]){console.log(o+12);process.exit(0)}o+=12+sz}process.exit(1)' "$1" "$2"
+}
+BEACON=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+
+for curve in bn128 bls12381; do
+    R="$ROOT/examples/merkle/$curve/merkle.r1cs"
+    P="$ROOT/tests/ptau/pot12_$curve.ptau"
+    D="$W/$curve"
+    mkdir -p "$D"
+    g1=64; [ "$curve" = bls12381 ] && g1=96
+
+    check "$curve: zkpipe zkey new" "$Z" zkey new -q "$R" "$P" "$D/z0.zkey"
+    check "$curve: snarkjs zkey new" "$SNARKJS" zkey new "$R" "$P" "$D/s0.zkey"
+    same "$curve: zkey new byte-identical to snarkjs" "$D/z0.zkey" "$D/s0.zkey"
+    check "$curve: zkpipe zkey beacon" "$Z" zkey beacon -q "$D/z0.zkey" "$D/zb.zkey" $BEACON 10 -n="Final Beacon"
+    check "$curve: snarkjs zkey beacon" "$SNARKJS" zkey beacon "$D/z0.zkey" "$D/sb.zkey" $BEACON 10 -n="Final Beacon"
+    same "$curve: zkey beacon byte-identical to snarkjs" "$D/zb.zkey" "$D/sb.zkey"
+
+    # the mixed chain: snarkjs -> zkpipe -> snarkjs -> zkpipe -> beacon
+    check "$curve: snarkjs contributes first" "$SNARKJS" zkey contribute "$D/z0.zkey" "$D/c1.zkey" --name="snark one" -e="e $RANDOM"
+    check "$curve: zkpipe contributes after snarkjs" "$Z" zkey contribute -q "$D/c1.zkey" "$D/c2.zkey" --name "zk two" -e "entropy $RANDOM"
+    check "$curve: snarkjs contributes after zkpipe" "$SNARKJS" zkey contribute "$D/c2.zkey" "$D/c3.zkey" --name="snark three" -e="e $RANDOM"
+    check "$curve: zkpipe contributes again" "$Z" zkey contribute -q "$D/c3.zkey" "$D/c4.zkey" -n "zk four" -e "x"
+    check "$curve: zkpipe beacon ends the chain" "$Z" zkey beacon -q "$D/c4.zkey" "$D/final.zkey" $BEACON 10 -n="Final Beacon"
+    status "$curve: snarkjs verifies zkpipe's contribution on snarkjs's" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/c2.zkey"
+    status "$curve: zkpipe verifies snarkjs's contribution on zkpipe's" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/c3.zkey"
+    status "$curve: snarkjs zkey verify accepts the chain" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey"
+    status "$curve: zkpipe zkey verify accepts the chain" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/final.zkey"
+    if grep -q "contribution #5 Final Beacon" "$W/out.txt" && grep -q "contribution #2 zk two" "$W/out.txt" &&
+        grep -q "Beacon generator: $BEACON" "$W/out.txt"; then pass "$curve: the report names every contribution"
+    else fail "$curve: the report names every contribution" "$(cat "$W/out.txt")"; fi
+    # the contribution hashes zkpipe prints are snarkjs's
+    hashes() { awk '/contribution #/ { on = 1; sub(/.*contribution #/, "contribution #") } on && (/contribution #/ || /^\t\t/)'; }
+    "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey" 2>&1 | hashes >"$W/s.txt"
+    "$Z" zkey verify "$R" "$P" "$D/final.zkey" | hashes >"$W/z.txt"
+    [ "$(grep -c contribution "$W/z.txt")" = 5 ] || fail "$curve: five contributions reported" "$(cat "$W/z.txt")"
+    same "$curve: contribution hashes as snarkjs prints them" "$W/s.txt" "$W/z.txt"
+
+    # tampering
+    cp "$D/final.zkey" "$D/t1.zkey"
+    flip "$D/t1.zkey" -100 # inside the last contribution's transcript
+    status "$curve: a tampered transcript fails (exit 1)" 1 "contribution #5" "$Z" zkey verify "$R" "$P" "$D/t1.zkey"
+    cp "$D/final.zkey" "$D/t2.zkey"
+    o8=$(section_offset "$D/t2.zkey" 8)
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o,o+g,o+2*g);fs.writeFileSync(process.argv[1],b)' "$D/t2.zkey" "$o8" "$g1"
+    status "$curve: a moved L point fails (exit 1)" 1 "section 8" "$Z" zkey verify "$R" "$P" "$D/t2.zkey"
+    check "$curve: another circuit" "$GEN" --curve "$curve" --constraints 200 "$D/other.r1cs" "$D/other.wtns"
+    status "$curve: a key of another circuit fails (exit 1)" 1 "INVALID" "$Z" zkey verify "$D/other.r1cs" "$P" "$D/final.zkey"
+    check "$curve: zkey new, a 2^8 circuit from a 2^12 ptau" "$Z" zkey new -q "$D/other.r1cs" "$P" "$D/oz.zkey"
+    check "$curve: snarkjs zkey new of it" "$SNARKJS" zkey new "$D/other.r1cs" "$P" "$D/os.zkey"
+    same "$curve: zkey new byte-identical for a smaller domain" "$D/oz.zkey" "$D/os.zkey"
+
+    # malformed files
+    head -c 100000 "$D/final.zkey" >"$D/trunc.zkey"
+    status "$curve: a truncated key (exit 3)" 3 "trunc.zkey" "$Z" zkey verify "$R" "$P" "$D/trunc.zkey"
+    head -c 200000 "$P" >"$D/trunc.ptau"
+    status "$curve: a truncated ptau (exit 3)" 3 "trunc.ptau" "$Z" zkey new "$R" "$D/trunc.ptau" "$D/x.zkey"
+    status "$curve: a truncated ptau in verify (exit 3)" 3 "trunc.ptau" "$Z" zkey verify "$R" "$D/trunc.ptau" "$D/final.zkey"
+    cp "$D/final.zkey" "$D/t3.zkey"
+    o10=$(section_offset "$D/t3.zkey" 10)
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);b.writeUInt32LE(1000,+process.argv[2]+64);fs.writeFileSync(process.argv[1],b)' "$D/t3.zkey" "$o10"
+    status "$curve: a bad contribution count (exit 3)" 3 "section 10" "$Z" zkey verify "$R" "$P" "$D/t3.zkey"
+    check "$curve: a circuit of 2^13" "$GEN" --curve "$curve" --log 13 "$D/big.r1cs" "$D/big.wtns"
+    status "$curve: a ptau too small (exit 3)" 3 "too small" "$Z" zkey new "$D/big.r1cs" "$P" "$D/x.zkey"
+    [ -e "$D/x.zkey" ] && fail "$curve: no partial key is left" "$D/x.zkey exists" || pass "$curve: no partial key is left"
+
+    # the key proves, snarkjs verifies
+    check "$curve: zkey export verificationkey" "$Z" zkey export verificationkey "$D/final.zkey" "$D/vk.json"
+    check "$curve: zkpipe proves with the ceremony's key" "$Z" prove "$D/final.zkey" "$ROOT/examples/merkle/$curve/w1.wtns" "$D/proof.json" "$D/public.json"
+    status "$curve: snarkjs verifies the proof" 0 "OK" "$SNARKJS" groth16 verify "$D/vk.json" "$D/public.json" "$D/proof.json"
+done
+
+# phase 1's new and prepare phase2 at 2^8, against snarkjs's
+for curve in bn128 bls12381; do
+    D="$W/ptau-$curve"
+    mkdir -p "$D"
+    check "$curve: snarkjs powersoftau new 2^8" "$SNARKJS" powersoftau new "$curve" 8 "$D/p0.ptau"
+    check "$curve: zkpipe powersoftau new 2^8" "$Z" powersoftau new "$curve" 8 "$D/z0.ptau"
+    same "$curve: powersoftau new byte-identical to snarkjs" "$D/z0.ptau" "$D/p0.ptau"
+    check "$curve: snarkjs powersoftau contribute" "$SNARKJS" powersoftau contribute "$D/p0.ptau" "$D/p1.ptau" --name=t -e="e $RANDOM"
+    check "$curve: snarkjs prepare phase2" "$SNARKJS" powersoftau prepare phase2 "$D/p1.ptau" "$D/s.ptau"
+    check "$curve: zkpipe ptau prepare phase2" "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/z.ptau"
+    same "$curve: prepare phase2 byte-identical to snarkjs" "$D/z.ptau" "$D/s.ptau"
+    head -c 5000 "$D/p1.ptau" >"$D/trunc.ptau"
+    status "$curve: prepare phase2 of a truncated ptau (exit 3)" 3 "trunc.ptau" "$Z" powersoftau prepare phase2 "$D/trunc.ptau" "$D/x.ptau"
+done
+
+echo "ceremony phase 2: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
