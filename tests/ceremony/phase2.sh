@@ -70,17 +70,18 @@ for curve in bn128 bls12381; do
     check "$curve: snarkjs contributes after zkpipe" "$SNARKJS" zkey contribute "$D/c2.zkey" "$D/c3.zkey" --name="snark three" -e="e $RANDOM"
     check "$curve: zkpipe contributes again" "$Z" zkey contribute -q "$D/c3.zkey" "$D/c4.zkey" -n "zk four" -e "x"
     check "$curve: zkpipe beacon ends the chain" "$Z" zkey beacon -q "$D/c4.zkey" "$D/final.zkey" $BEACON 10 -n="Final Beacon"
-    status "$curve: snarkjs verifies zkpipe's contribution on snarkjs's" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/c2.zkey"
-    status "$curve: zkpipe verifies snarkjs's contribution on zkpipe's" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/c3.zkey"
+    # each verifier checks every contribution of the chain: snarkjs's
+    # zkpipe's and zkpipe's snarkjs's (run once each, the reports kept)
     status "$curve: snarkjs zkey verify accepts the chain" 0 "ZKey Ok" "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey"
+    cp "$W/out.txt" "$W/s-report.txt"
     status "$curve: zkpipe zkey verify accepts the chain" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/final.zkey"
     if grep -q "contribution #5 Final Beacon" "$W/out.txt" && grep -q "contribution #2 zk two" "$W/out.txt" &&
         grep -q "Beacon generator: $BEACON" "$W/out.txt"; then pass "$curve: the report names every contribution"
     else fail "$curve: the report names every contribution" "$(cat "$W/out.txt")"; fi
     # the contribution hashes zkpipe prints are snarkjs's
     hashes() { awk '/contribution #/ { on = 1; sub(/.*contribution #/, "contribution #") } on && (/contribution #/ || /^\t\t/)'; }
-    "$SNARKJS" zkey verify "$R" "$P" "$D/final.zkey" 2>&1 | hashes >"$W/s.txt"
-    "$Z" zkey verify "$R" "$P" "$D/final.zkey" | hashes >"$W/z.txt"
+    hashes <"$W/s-report.txt" >"$W/s.txt"
+    hashes <"$W/out.txt" >"$W/z.txt"
     [ "$(grep -c contribution "$W/z.txt")" = 5 ] || fail "$curve: five contributions reported" "$(cat "$W/z.txt")"
     same "$curve: contribution hashes as snarkjs prints them" "$W/s.txt" "$W/z.txt"
 
