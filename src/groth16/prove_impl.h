@@ -11,6 +11,7 @@
  *   π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ
  * prove_start does everything but the G2 MSM; prove_finish does that,
  * unless the key is small enough that prove_start runs it too (joint). */
+#include "groth16/stream.h"
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define X_(name) ZP_CAT(ZP_G, _##name)
@@ -270,46 +271,94 @@ static void X_(plain_mul)(uint64_t out[4], const uint64_t x[4], const uint64_t y
     memcpy(out, a.v, 32);
 }
 
+/* The work before the MSMs: the blinding terms and the transforms of a,
+ * b, c, then h = a·b - c, plain, in a (the b and c parts are done with). */
+static void X_(transforms)(X_(blind_job) *blind, const zp_groth16_pk *pk, FR *a, const uint64_t r[4],
+                           const uint64_t s[4], const uint64_t rs[4], void *msm_scratch, const zp_parallel *par) {
+    size_t n = pk->domain_size;
+    unsigned log_n = X_(log2)(pk->domain_size);
+    FR *b = a + n, *c = b + n;
+    X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
+
+    /* a, b, c = a∘b are in abc already (synth.c) */
+    blind->pk = pk;
+    blind->k[0] = r;
+    blind->k[1] = s;
+    blind->k[2] = rs;
+    blind->log_n = log_n;
+    FR_(root_of_unity)(&blind->shift, log_n + 1);
+    blind->serial = (zp_parallel){NULL, NULL, 1, par != NULL ? par->simd : ZP_SIMD_AUTO};
+    blind->n_ntt = 0;
+    if (X_(ntt_tasks)(log_n, zp_parallel_threads(par))) {
+        blind->n_ntt = 3;
+        blind->v[0] = a;
+        blind->v[1] = b;
+        blind->v[2] = c;
+        blind->ntt_scratch = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
+        blind->ntt_each = X_(ntt_task_scratch)(log_n);
+        /* the three transforms' tables and work, in one call (as the
+         * MSMs' part below): the MSMs reuse these pages */
+        zp_mem_prefault(blind->ntt_scratch, blind->n_ntt * blind->ntt_each);
+    } else {
+        X_(to_odd_points)(a, log_n, &blind->shift, msm_scratch, par);
+        X_(to_odd_points)(b, log_n, &blind->shift, msm_scratch, par);
+        X_(to_odd_points)(c, log_n, &blind->shift, msm_scratch, par);
+    }
+    zp_parallel_for(par, 1 + blind->n_ntt + 3, X_(blind_task), blind);
+    zp_parallel_for(par, job.tasks, X_(h_task), &job); /* h, plain, now in a */
+}
+
+/* π_A, π_C and s·δ₂ into pend, from the MSMs' sums (constant time in
+ * the blinding: see below). */
+static void X_(assemble)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const X_(blind_job) *blind, G1J pi_a,
+                         G1J b1, G1J pi_c, const G1J *h, const uint64_t r[4], const uint64_t s[4],
+                         const zp_parallel *par) {
+    G1J t;
+    G1 affine;
+    /* From here on every operation that touches r or s, or a point that
+     * depends on them, is constant time (curve/point_impl.h: j_mul, j_add,
+     * j_neg, j_to_affine; plain_mul is Montgomery arithmetic): no branch
+     * and no address depends on the blinding, which tests/test_ctime.c
+     * checks under valgrind. The MSMs above are variable time in the
+     * witness, as in every fast prover. */
+    /* π_A = α + Σ w_i A_i + r·δ */
+    G1_(j_add_affine_var)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
+    G1_(j_add)(&pi_a, &pi_a, &blind->k_delta1[0]);
+    /* B_G1 = β + Σ w_i B_i + s·δ */
+    G1_(j_add_affine_var)(&b1, &b1, (const G1 *)pk->beta1);
+    G1_(j_add)(&b1, &b1, &blind->k_delta1[1]);
+    /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
+    X_(cross_job) cross;
+    cross.p[0] = &pi_a;
+    cross.k[0] = s;
+    cross.p[1] = &b1;
+    cross.k[1] = r;
+    zp_parallel_for(par, 2, X_(cross_task), &cross);
+    G1_(j_add_var)(&pi_c, &pi_c, h);
+    G1_(j_add)(&pi_c, &pi_c, &cross.out[0]);
+    G1_(j_add)(&pi_c, &pi_c, &cross.out[1]);
+    G1_(j_neg)(&t, &blind->k_delta1[2]);
+    G1_(j_add)(&pi_c, &pi_c, &t);
+
+    memset(pend, 0, sizeof *pend);
+    pend->curve = pk->curve;
+    memcpy(pend->s_delta2, &blind->s_delta2, sizeof blind->s_delta2);
+    G1_(j_to_affine)(&affine, &pi_a);
+    memcpy(pend->pi_a, &affine, sizeof affine);
+    G1_(j_to_affine)(&affine, &pi_c);
+    memcpy(pend->pi_c, &affine, sizeof affine);
+}
+
 zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                                   const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
                                   const zp_parallel *par) {
-    size_t n = pk->domain_size;
-    unsigned log_n = X_(log2)(pk->domain_size);
-    FR *a = abc, *b = a + n, *c = b + n;
-    X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
+    FR *a = abc;
     uint64_t rs[4];
     X_(plain_mul)(rs, r, s);
-
-    /* a, b, c = a∘b are in abc already (synth.c) */
     X_(blind_job) blind;
-    blind.pk = pk;
-    blind.k[0] = r;
-    blind.k[1] = s;
-    blind.k[2] = rs;
-    blind.log_n = log_n;
-    FR_(root_of_unity)(&blind.shift, log_n + 1);
-    blind.serial = (zp_parallel){NULL, NULL, 1, par != NULL ? par->simd : ZP_SIMD_AUTO};
-    blind.n_ntt = 0;
-    if (X_(ntt_tasks)(log_n, zp_parallel_threads(par))) {
-        blind.n_ntt = 3;
-        blind.v[0] = a;
-        blind.v[1] = b;
-        blind.v[2] = c;
-        blind.ntt_scratch = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
-        blind.ntt_each = X_(ntt_task_scratch)(log_n);
-        /* the three transforms' tables and work, in one call (as the
-         * MSMs' part below): the MSMs reuse these pages */
-        zp_mem_prefault(blind.ntt_scratch, blind.n_ntt * blind.ntt_each);
-    } else {
-        X_(to_odd_points)(a, log_n, &blind.shift, msm_scratch, par);
-        X_(to_odd_points)(b, log_n, &blind.shift, msm_scratch, par);
-        X_(to_odd_points)(c, log_n, &blind.shift, msm_scratch, par);
-    }
-    zp_parallel_for(par, 1 + blind.n_ntt + 3, X_(blind_task), &blind);
-    zp_parallel_for(par, job.tasks, X_(h_task), &job); /* h, plain, now in a */
+    X_(transforms)(&blind, pk, a, r, s, rs, msm_scratch, par);
 
-    G1J pi_a, b1, pi_c, h, t;
-    G1 affine;
+    G1J pi_a, b1, pi_c, h;
     G2J b2_sum;
     int joint = X_(joint)(pk, zp_parallel_threads(par));
     {
@@ -342,44 +391,13 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             G1_(msm_many_var)(outs, points, scalars, n, 4, msm_scratch, par);
         }
     }
-    /* From here on every operation that touches r or s, or a point that
-     * depends on them, is constant time (curve/point_impl.h: j_mul, j_add,
-     * j_neg, j_to_affine; plain_mul is Montgomery arithmetic): no branch
-     * and no address depends on the blinding, which tests/test_ctime.c
-     * checks under valgrind. The MSMs above are variable time in the
-     * witness, as in every fast prover. */
-    /* π_A = α + Σ w_i A_i + r·δ */
-    G1_(j_add_affine_var)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
-    G1_(j_add)(&pi_a, &pi_a, &blind.k_delta1[0]);
-    /* B_G1 = β + Σ w_i B_i + s·δ */
-    G1_(j_add_affine_var)(&b1, &b1, (const G1 *)pk->beta1);
-    G1_(j_add)(&b1, &b1, &blind.k_delta1[1]);
-    /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
-    X_(cross_job) cross;
-    cross.p[0] = &pi_a;
-    cross.k[0] = s;
-    cross.p[1] = &b1;
-    cross.k[1] = r;
-    zp_parallel_for(par, 2, X_(cross_task), &cross);
-    G1_(j_add_var)(&pi_c, &pi_c, &h);
-    G1_(j_add)(&pi_c, &pi_c, &cross.out[0]);
-    G1_(j_add)(&pi_c, &pi_c, &cross.out[1]);
-    G1_(j_neg)(&t, &blind.k_delta1[2]);
-    G1_(j_add)(&pi_c, &pi_c, &t);
+    X_(assemble)(pend, pk, &blind, pi_a, b1, pi_c, &h, r, s, par);
     memset(rs, 0, sizeof rs);
-
-    memset(pend, 0, sizeof *pend);
-    pend->curve = pk->curve;
     _Static_assert(sizeof b2_sum <= sizeof pend->b2_sum, "pending's b2_sum holds a Jacobian G2 point");
-    memcpy(pend->s_delta2, &blind.s_delta2, sizeof blind.s_delta2);
     if (joint) {
         memcpy(pend->b2_sum, &b2_sum, sizeof b2_sum);
         pend->b2_done = 1;
     }
-    G1_(j_to_affine)(&affine, &pi_a);
-    memcpy(pend->pi_a, &affine, sizeof affine);
-    G1_(j_to_affine)(&affine, &pi_c);
-    memcpy(pend->pi_c, &affine, sizeof affine);
     return ZP_OK;
 }
 
@@ -403,6 +421,85 @@ void X_(groth16_prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending 
     memcpy(proof->c, pend->pi_c, sizeof(G1));
     G2_(j_to_affine)(&affine, &pi_b);
     memcpy(proof->b, &affine, sizeof affine);
+}
+
+/* ---- a proof with the key's points streamed (groth16/stream.h) ---- */
+
+/* The scratch of a streamed proof whose MSMs take chunk_g1 / chunk_g2
+ * points at a time: the transforms' first, then the chunks' MSMs. */
+size_t X_(groth16_stream_scratch)(const zp_groth16_pk *pk, size_t threads, size_t chunk_g1, size_t chunk_g2) {
+    unsigned log_n = X_(log2)(pk->domain_size);
+    size_t ntt =
+        X_(ntt_tasks)(log_n, threads) ? 3 * X_(ntt_task_scratch)(log_n) + 64 : FR_(ntt_scratch_size)(log_n, threads);
+    size_t g1 = G1_(msm_scratch_size)(chunk_g1, threads), g2 = G2_(msm_scratch_size)(chunk_g2, threads);
+    size_t m = g1 > g2 ? g1 : g2;
+    return ntt > m ? ntt : m;
+}
+
+/* Σ k_i P_i over one section, its points read chunk by chunk (the read
+ * of the next overlapping the sum of this one). */
+#define ZP_STREAM_MSM_(name, P, PJ, P_)                                                                             \
+    static zp_status X_(name)(PJ * out, const zp_groth16_stream_cfg *cfg, unsigned section, size_t n,               \
+                              const uint64_t *scalars, size_t chunk, void *scratch, const zp_parallel *par,         \
+                              zp_error *err) {                                                                      \
+        zp_stream_reader rd;                                                                                        \
+        P_(j_set_inf)(out);                                                                                         \
+        zp_status st =                                                                                              \
+            zp_stream_begin(&rd, cfg->src, section, sizeof(P), n, chunk, cfg->window, cfg->tracker, cfg->cls, err); \
+        while (st == ZP_OK && rd.next * rd.chunk < n) {                                                             \
+            const void *pts;                                                                                        \
+            size_t first, count;                                                                                    \
+            st = zp_stream_take(&rd, &pts, &first, &count, err);                                                    \
+            if (st != ZP_OK) break;                                                                                 \
+            PJ part;                                                                                                \
+            P_(msm_var)(&part, (const P *)pts, scalars + 4 * first, count, scratch, par);                           \
+            P_(j_add_var)(out, out, &part);                                                                         \
+        }                                                                                                           \
+        zp_stream_end(&rd);                                                                                         \
+        return st;                                                                                                  \
+    }
+ZP_STREAM_MSM_(msm_stream_g1, G1, G1J, G1_)
+ZP_STREAM_MSM_(msm_stream_g2, G2, G2J, G2_)
+#undef ZP_STREAM_MSM_
+
+zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness,
+                                   const uint64_t r[4], const uint64_t s[4], void *abc, void *scratch,
+                                   const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size, first_private = (size_t)pk->n_public + 1;
+    FR *a = abc;
+    uint64_t rs[4];
+    X_(plain_mul)(rs, r, s);
+    X_(blind_job) blind;
+    X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
+    /* b and c are done with: their pages go back now (the tracker keeps
+     * counting the buffer; the budget's phases say what is resident) */
+    zp_mem_release((char *)abc + n * sizeof(FR), 2 * n * sizeof(FR));
+    G1J pi_a, b1, pi_c, h;
+    G2J b2;
+    /* H first, so h's pages go before the other sections stream */
+    zp_status st = X_(msm_stream_g1)(&h, cfg, ZP_SRC_H, n, (const uint64_t *)a, cfg->chunk_g1, scratch, par, err);
+    zp_mem_release(abc, n * sizeof(FR));
+    if (st == ZP_OK)
+        st = X_(msm_stream_g1)(&pi_a, cfg, ZP_SRC_A, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK) st = X_(msm_stream_g1)(&b1, cfg, ZP_SRC_B1, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK) {
+        st = X_(msm_stream_g1)(&pi_c, cfg, ZP_SRC_C, pk->n_vars - first_private, witness + 4 * first_private,
+                               cfg->chunk_g1, scratch, par, err);
+    }
+    if (st == ZP_OK) st = X_(msm_stream_g2)(&b2, cfg, ZP_SRC_B2, pk->n_vars, witness, cfg->chunk_g2, scratch, par, err);
+    /* a point changed under the reads is a wrong sum: no proof */
+    if (st == ZP_OK) st = zp_groth16_source_check(cfg->src, err);
+    if (st == ZP_OK) {
+        zp_groth16_pending pend;
+        X_(assemble)(&pend, pk, &blind, pi_a, b1, pi_c, &h, r, s, par);
+        memcpy(pend.b2_sum, &b2, sizeof b2);
+        pend.b2_done = 1;
+        X_(groth16_prove_finish)(proof, &pend, pk, witness, scratch, par);
+        memset(&pend, 0, sizeof pend);
+    }
+    memset(rs, 0, sizeof rs);
+    memset(&blind, 0, sizeof blind);
+    return st;
 }
 
 /* Up to this many public inputs, L is summed from one multiplication per
