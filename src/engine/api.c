@@ -343,36 +343,26 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     int64_t mtime;
     zp_status st = zp_zkey_point_sections(key->zkey, &path, &size, &mtime, off, id, err);
     if (st == ZP_OK) st = zp_groth16_source_open(&src, path, size, mtime, off, id, err);
-    if (st == ZP_OK) st = ensure_matrices(pr, key, &stat->matrices_s, err);
-    if (st == ZP_OK) {
-        st = ensure(pr, &pr->abc, (zp_backend_buffer){zp_groth16_abc_size(pk), ZP_MEM_HOST}, BUF_ABC,
-                    "the a, b, c vectors", err);
-    }
-    double t1 = zp_clock_now(), t2 = t1;
-    if (st == ZP_OK) {
-        zp_groth16_synthesize(pr->abc.p, pk, pr->matrices.p, w, &pr->par);
-        t2 = zp_clock_now();
-    }
-    /* the plan's synthesis phase ends here: the matrices and the
-     * coefficients are not needed again by this proof */
+    /* no matrices: synthesis streams the coefficient list */
     zp_track_free(&pr->tracker, &pr->matrices);
     pr->matrices_key = 0;
-    zp_zkey_release_coefs(key->zkey);
+    if (st == ZP_OK) {
+        st = zp_track_alloc(&pr->abc, &pr->tracker, BUF_ABC, 0, zp_groth16_abc_size(pk), "the a, b, c vectors", err);
+    }
     if (st == ZP_OK) {
         st = zp_track_alloc(&pr->scratch, &pr->tracker, BUF_SCRATCH, 0, plan->scratch_bytes, "the streamed MSMs", err);
     }
     if (st == ZP_OK && !src.use_mmap) {
-        st =
-            zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, plan->window_bytes, "the key's point window", err);
+        st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, plan->window_bytes, "the key's window", err);
     }
+    double t1 = zp_clock_now();
     if (st == ZP_OK) {
-        zp_groth16_stream_cfg cfg = {&src, pr->window.p, plan->chunk_g1, plan->chunk_g2, &pr->tracker, BUF_WINDOW};
+        zp_groth16_stream_cfg cfg = {&src,         pr->window.p, plan->chunk_g1, plan->chunk_g2, plan->chunk_coefs,
+                                     &pr->tracker, BUF_WINDOW};
         void *scratch = (void *)align64((size_t)(uintptr_t)pr->scratch.p);
         st = zp_groth16_prove_stream(p, pk, w, pr->abc.p, scratch, &cfg, &pr->par, err);
     }
-    double t3 = zp_clock_now();
-    stat->synth_s = t2 - t1;
-    stat->start_s = t3 - t2;
+    stat->start_s = zp_clock_now() - t1;
     stat->window_bytes = plan->window_bytes;
     /* nothing of a streamed proof stays: the next proof plans anew */
     zp_track_free(&pr->tracker, &pr->window);
@@ -428,11 +418,14 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
         double none_s;
         st = ensure_tables(pr, NULL, &none, &none_s, err);
         if (st != ZP_OK) return st;
-        zp_zkey_release_coefs(key->zkey); /* resident again only while synthesis reads them */
         /* resident throughout: the witness, and the matrices when kept */
         size_t fixed = zp_track_round(zp_groth16_witness_bytes(pk)) + (pr->matrices.p != NULL ? pr->matrices.bytes : 0);
-        size_t mat = pr->matrices.p != NULL ? 0 : zp_groth16_matrices_size(pk);
-        st = zp_groth16_stream_plan_make(&plan, pk, zp_prover_threads(pr), pr->budget, fixed, mat, err);
+        /* an earlier proof's synthesis may have left the coefficients'
+         * pages resident: a streamed proof never maps them, an in-memory
+         * one maps them again when it reads them */
+        zp_zkey_release_coefs(key->zkey);
+        st = zp_groth16_stream_plan_make(&plan, pk, zp_prover_threads(pr), pr->budget, fixed, pr->matrices.p != NULL,
+                                         err);
         if (st != ZP_OK) return st;
     }
     int want = mem == NULL && !plan.streamed && pr->budget == 0 &&

@@ -46,7 +46,7 @@ static size_t max3(size_t a, size_t b, size_t c) {
 }
 
 zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk, size_t threads,
-                                      size_t budget, size_t fixed, size_t matrices_bytes, zp_error *err) {
+                                      size_t budget, size_t fixed, int keeps_matrices, zp_error *err) {
     memset(plan, 0, sizeof *plan);
     const stream_fns *fns = stream_of(pk->curve);
     const zp_groth16_curve *gc;
@@ -54,11 +54,20 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     if (st != ZP_OK) return st;
     if (fns == NULL) return zp_error_set(err, ZP_ERR_ARG, "no streamed prover for curve %s", zp_curve_name(pk->curve));
     size_t g1 = zp_g1_bytes(pk->curve), g2 = zp_g2_bytes(pk->curve), n = pk->domain_size, v = pk->n_vars;
-    size_t coefs = zp_track_round(pk->n_coefs * ZP_ZKEY_COEF_BYTES), mat = zp_track_round(matrices_bytes);
+    /* the matrices' size (synth.c's layout) bounded without the scan of
+     * the list that zp_groth16_matrices_size makes, which would map it:
+     * header, chunk rows, 4 indices a row, and a permutation */
+    size_t ib = pk->n_coefs < ((size_t)1 << 32) ? 4 : 8;
+    size_t mat = keeps_matrices ? 0 : zp_track_round(64 + 4200 + 4 * ib * (size_t)n + ib * pk->n_coefs + 256);
+    size_t coefs = zp_track_round(pk->n_coefs * ZP_ZKEY_COEF_BYTES);
     size_t abc = zp_track_round(gc->abc_size(pk)), h = zp_track_round(n * ZP_FR_BYTES);
     size_t points = (2 * v + (v - pk->n_public - 1) + n) * g1 + v * g2;
     size_t inmem_scratch = zp_track_round(gc->msm_scratch_size(pk, threads));
-    plan->in_memory = fixed + ZP_STREAM_SLACK + coefs + mat + abc + inmem_scratch + points;
+    /* in memory: synthesis reads the coefficients through the matrices;
+     * the MSMs read every point of the mapped key (the coefficients'
+     * pages given back, the matrices freed, before) */
+    size_t syn = coefs + mat + abc, msm = abc + inmem_scratch + points;
+    plan->in_memory = fixed + ZP_STREAM_SLACK + (syn > msm ? syn : msm);
     size_t longest = v > n ? v : n;
     int top = ZP_STREAM_MIN_CHUNK_LOG;
     while (top < 30 && ((size_t)1 << top) < longest) top++;
@@ -66,14 +75,14 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     for (int k = top; k >= ZP_STREAM_MIN_CHUNK_LOG; k--) {
         size_t c1 = (size_t)1 << k, half = zp_track_round(c1 * g1), c2 = half / g2;
         size_t window = 2 * half, scratch = zp_track_round(fns->scratch(pk, threads, c1, c2) + 64);
-        size_t ph[3] = {coefs + mat + abc, abc + scratch, h + scratch + window};
+        size_t ph[3] = {abc + window, abc + scratch + window, h + scratch + window};
         size_t peak = fixed + ZP_STREAM_SLACK + max3(ph[0], ph[1], ph[2]);
-        /* the minimum is the smallest chunk's */
-        plan->minimum = peak;
+        plan->minimum = peak; /* the smallest chunk's, at the end */
         if (!chosen && (budget == 0 || peak <= budget)) {
             chosen = 1;
             plan->chunk_g1 = c1;
             plan->chunk_g2 = c2;
+            plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
             plan->window_bytes = window;
             plan->scratch_bytes = scratch;
             plan->peak = peak;

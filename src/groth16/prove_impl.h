@@ -462,11 +462,96 @@ ZP_STREAM_MSM_(msm_stream_g1, G1, G1J, G1_)
 ZP_STREAM_MSM_(msm_stream_g2, G2, G2J, G2_)
 #undef ZP_STREAM_MSM_
 
+/* Synthesis from the streamed coefficient list, without the matrices:
+ * each chunk of entries is summed into a (task 0, matrix A) and b (task
+ * 1, matrix B) by two workers; an entry out of range (the file changed
+ * since it was validated at open) is counted, not used. */
+typedef struct {
+    const uint8_t *e;
+    size_t count;
+    FR *ab[2];
+    const uint64_t *witness;
+    uint32_t rows, vars;
+    size_t bad;
+} X_(coef_job);
+
+static void X_(coef_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(coef_job) *job = arg;
+    FR *dst = job->ab[t];
+    size_t bad = 0;
+    for (size_t i = 0; i < job->count; i++) {
+        const uint8_t *e = job->e + i * ZP_ZKEY_COEF_BYTES;
+        uint32_t m, row, signal;
+        memcpy(&m, e, 4);
+        memcpy(&row, e + 4, 4);
+        memcpy(&signal, e + 8, 4);
+        if (m > 1 || row >= job->rows || signal >= job->vars) {
+            bad += t == 0;
+            continue;
+        }
+        if (m != t) continue;
+        FR v, w, p;
+        memcpy(v.v, e + 12, sizeof v.v);
+        memcpy(w.v, job->witness + 4 * (size_t)signal, sizeof w.v);
+        FR_(mul)(&p, &v, &w); /* v·R² times plain w: the Montgomery form of v·w (synth_impl.h) */
+        FR_(add)(&dst[row], &dst[row], &p);
+    }
+    if (t == 0) job->bad = bad;
+}
+
+typedef struct {
+    FR *a, *b, *c;
+    size_t n, tasks;
+} X_(c_job);
+
+static void X_(c_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(c_job) *job = arg;
+    size_t per = (job->n + job->tasks - 1) / job->tasks, begin = t * per,
+           end = begin + per < job->n ? begin + per : job->n;
+    for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
+}
+
+static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uint64_t *witness,
+                                       const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size;
+    memset(a, 0, 2 * n * sizeof(FR));
+    X_(coef_job) job = {NULL, 0, {a, a + n}, witness, pk->domain_size, pk->n_vars, 0};
+    zp_stream_reader rd;
+    zp_status st = zp_stream_begin(&rd, cfg->src, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs,
+                                   cfg->window, cfg->tracker, cfg->cls, err);
+    size_t bad = 0, first_bad = 0;
+    while (st == ZP_OK && rd.next * rd.chunk < pk->n_coefs) {
+        const void *e;
+        size_t first;
+        st = zp_stream_take(&rd, &e, &first, &job.count, err);
+        if (st != ZP_OK) break;
+        job.e = e;
+        zp_parallel_for(par, 2, X_(coef_task), &job);
+        if (job.bad != 0 && bad == 0) first_bad = first;
+        bad += job.bad;
+    }
+    zp_stream_end(&rd);
+    if (st == ZP_OK && bad != 0) {
+        st = zp_error_set(err, ZP_ERR_FORMAT,
+                          "%s: %zu coefficients from entry %zu on are out of range (the key file changed since it "
+                          "was opened): no proof",
+                          cfg->src->name, bad, first_bad);
+    }
+    if (st != ZP_OK) return st;
+    X_(c_job) cj = {a, a + n, a + 2 * n, n, 4 * zp_parallel_threads(par)};
+    zp_parallel_for(par, cj.tasks, X_(c_task), &cj);
+    return ZP_OK;
+}
+
 zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness,
                                    const uint64_t r[4], const uint64_t s[4], void *abc, void *scratch,
                                    const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
     size_t n = pk->domain_size, first_private = (size_t)pk->n_public + 1;
     FR *a = abc;
+    zp_status st = X_(synthesize_stream)(a, pk, witness, cfg, par, err);
+    if (st != ZP_OK) return st;
     uint64_t rs[4];
     X_(plain_mul)(rs, r, s);
     X_(blind_job) blind;
@@ -477,7 +562,7 @@ zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk 
     G1J pi_a, b1, pi_c, h;
     G2J b2;
     /* H first, so h's pages go before the other sections stream */
-    zp_status st = X_(msm_stream_g1)(&h, cfg, ZP_SRC_H, n, (const uint64_t *)a, cfg->chunk_g1, scratch, par, err);
+    st = X_(msm_stream_g1)(&h, cfg, ZP_SRC_H, n, (const uint64_t *)a, cfg->chunk_g1, scratch, par, err);
     zp_mem_release(abc, n * sizeof(FR));
     if (st == ZP_OK)
         st = X_(msm_stream_g1)(&pi_a, cfg, ZP_SRC_A, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);

@@ -12,7 +12,7 @@
 
 #include "base/error.h"
 
-static const char *const section_names[ZP_SRC_SECTIONS] = {"A", "B1", "B2", "C", "H"};
+static const char *const section_names[ZP_SRC_SECTIONS] = {"A", "B1", "B2", "C", "H", "coefficients"};
 
 static int64_t mtime_of(const struct stat *s) { return (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec; }
 

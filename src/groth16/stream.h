@@ -25,12 +25,14 @@
 #include "mem/track.h"
 #include "zkpipe.h"
 
-enum { ZP_SRC_A = 0, ZP_SRC_B1, ZP_SRC_B2, ZP_SRC_C, ZP_SRC_H, ZP_SRC_SECTIONS };
+/* the five point sections, then the coefficient list (§4: its entries,
+ * after the count) */
+enum { ZP_SRC_A = 0, ZP_SRC_B1, ZP_SRC_B2, ZP_SRC_C, ZP_SRC_H, ZP_SRC_COEFS, ZP_SRC_SECTIONS };
 
 typedef struct zp_groth16_source {
     int fd;                        /* the key file, read only; -1: closed */
     char *name;                    /* for messages (owned) */
-    uint64_t off[ZP_SRC_SECTIONS]; /* byte offsets of A, B1, B2, C, H */
+    uint64_t off[ZP_SRC_SECTIONS]; /* byte offsets of A, B1, B2, C, H, the coefficients */
     uint32_t id[ZP_SRC_SECTIONS];  /* their section numbers, for messages */
     uint64_t size;                 /* the file's size when the key was opened */
     int64_t mtime_ns;              /* and its modification time */
@@ -92,7 +94,7 @@ void zp_stream_end(zp_stream_reader *r);
 typedef struct zp_groth16_stream_cfg {
     const zp_groth16_source *src;
     void *window;
-    size_t chunk_g1, chunk_g2;
+    size_t chunk_g1, chunk_g2, chunk_coefs;
     zp_tracker *tracker;
     unsigned cls;
 } zp_groth16_stream_cfg;
@@ -100,12 +102,14 @@ typedef struct zp_groth16_stream_cfg {
 /* ---- the budget's rule (docs/architecture.md, "Proofs larger than the
  * budget") ----
  *
- * A proof in memory holds, at its most, the key's coefficient list (read
- * by synthesis), the constraint matrices, a, b, c (3·32·N bytes for a
- * domain of N), the MSM scratch and every point of the key (mapped and
- * touched). A streamed proof goes through three phases, each holding
- *   synthesis:  coefficients + matrices + a, b, c
- *   transforms: a, b, c + scratch
+ * A proof in memory holds, at its most, either the key's coefficient
+ * list, the constraint matrices and a, b, c (3·32·N bytes for a domain
+ * of N: synthesis), or a, b, c, the MSM scratch and every point of the
+ * key (mapped and touched: the MSMs). A streamed proof reads the
+ * coefficient list through the window too (no matrices) and goes
+ * through three phases, each holding
+ *   synthesis:  a, b, c + the window
+ *   transforms: a, b, c + scratch + the window
  *   MSMs:       h (32·N) + scratch + the window
  * over what is resident throughout (`fixed`: the witness, what the caller
  * keeps), plus ZP_STREAM_SLACK for what no buffer counts: the process's
@@ -119,7 +123,7 @@ typedef struct zp_groth16_stream_cfg {
 
 typedef struct zp_groth16_stream_plan {
     int streamed; /* 0: the proof fits in memory */
-    size_t chunk_g1, chunk_g2;
+    size_t chunk_g1, chunk_g2, chunk_coefs;
     size_t window_bytes;  /* both halves */
     size_t scratch_bytes; /* the streamed proof's scratch */
     size_t in_memory;     /* what the in-memory proof needs */
@@ -129,16 +133,16 @@ typedef struct zp_groth16_stream_plan {
 } zp_groth16_stream_plan;
 
 /* The plan for one proof of pk on `threads` workers within budget bytes
- * of resident memory (0: no limit), fixed of them already resident,
- * matrices_bytes = zp_groth16_matrices_size(pk) (0 when the caller keeps
- * them already). ZP_ERR_NOMEM naming the minimum when budget is below
+ * of resident memory (0: no limit), fixed of them resident throughout
+ * (the witness, what the caller keeps; keeps_matrices: the key's matrices
+ * among them, which an in-memory proof would build otherwise). ZP_ERR_NOMEM naming the minimum when budget is below
  * it; ZP_ERR_ARG for an unknown curve. */
 zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk, size_t threads,
-                                      size_t budget, size_t fixed, size_t matrices_bytes, zp_error *err) ZP_WARN_UNUSED;
+                                      size_t budget, size_t fixed, int keeps_matrices, zp_error *err) ZP_WARN_UNUSED;
 
-/* The rest of a proof after synthesis with the points streamed: the
- * transforms in abc (zp_groth16_abc_size bytes, written by synthesis;
- * its pages are given back as they are done with), the MSMs in scratch
+/* A proof with the key streamed: synthesis from the coefficient list
+ * read through the window, the transforms in abc (zp_groth16_abc_size
+ * bytes; its pages are given back as they are done with), the MSMs in scratch
  * (plan.scratch_bytes, 64-byte aligned) over cfg's window, then the
  * assembly; r and s the blinding. ZP_ERR_FORMAT / _IO, naming the key
  * file, when a read fails or the file changed: no proof then. */
