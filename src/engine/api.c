@@ -347,18 +347,27 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     zp_track_free(&pr->tracker, &pr->matrices);
     pr->matrices_key = 0;
     if (st == ZP_OK) {
-        st = zp_track_alloc(&pr->abc, &pr->tracker, BUF_ABC, 0, zp_groth16_abc_size(pk), "the a, b, c vectors", err);
+        /* spilled: one vector of the three */
+        size_t abc = plan->spill ? zp_groth16_abc_size(pk) / 3 : zp_groth16_abc_size(pk);
+        st = zp_track_alloc(&pr->abc, &pr->tracker, BUF_ABC, 0, abc, "the a, b, c vectors", err);
     }
     if (st == ZP_OK) {
         st = zp_track_alloc(&pr->scratch, &pr->tracker, BUF_SCRATCH, 0, plan->scratch_bytes, "the streamed MSMs", err);
     }
-    if (st == ZP_OK && !src.use_mmap) {
+    if (st == ZP_OK && (!src.use_mmap || plan->spill)) { /* spilled, it parks a, b, c's parts there too */
         st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, plan->window_bytes, "the key's window", err);
     }
     double t1 = zp_clock_now();
     if (st == ZP_OK) {
-        zp_groth16_stream_cfg cfg = {&src,         pr->window.p, plan->chunk_g1, plan->chunk_g2, plan->chunk_coefs,
-                                     &pr->tracker, BUF_WINDOW};
+        zp_groth16_stream_cfg cfg = {.src = &src,
+                                     .window = pr->window.p,
+                                     .chunk_g1 = plan->chunk_g1,
+                                     .chunk_g2 = plan->chunk_g2,
+                                     .chunk_coefs = plan->chunk_coefs,
+                                     .window_bytes = plan->window_bytes,
+                                     .spill = plan->spill,
+                                     .tracker = &pr->tracker,
+                                     .cls = BUF_WINDOW};
         void *scratch = (void *)align64((size_t)(uintptr_t)pr->scratch.p);
         st = zp_groth16_prove_stream(p, pk, w, pr->abc.p, scratch, &cfg, &pr->par, err);
     }

@@ -71,22 +71,30 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     size_t longest = v > n ? v : n;
     int top = ZP_STREAM_MIN_CHUNK_LOG;
     while (top < 30 && ((size_t)1 << top) < longest) top++;
+    /* a, b, c resident while a window of chunks of at least
+     * 2^ZP_STREAM_SPILL_BELOW_LOG points fits beside them; else one
+     * vector at a time, the others spilled (stream.h), any chunk */
     int chosen = 0;
-    for (int k = top; k >= ZP_STREAM_MIN_CHUNK_LOG; k--) {
-        size_t c1 = (size_t)1 << k, half = zp_track_round(c1 * g1), c2 = half / g2;
-        size_t window = 2 * half, scratch = zp_track_round(fns->scratch(pk, threads, c1, c2) + 64);
-        size_t ph[3] = {abc + window, abc + scratch + window, h + scratch + window};
-        size_t peak = fixed + ZP_STREAM_SLACK + max3(ph[0], ph[1], ph[2]);
-        plan->minimum = peak; /* the smallest chunk's, at the end */
-        if (!chosen && (budget == 0 || peak <= budget)) {
-            chosen = 1;
-            plan->chunk_g1 = c1;
-            plan->chunk_g2 = c2;
-            plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
-            plan->window_bytes = window;
-            plan->scratch_bytes = scratch;
-            plan->peak = peak;
-            memcpy(plan->phase, ph, sizeof ph);
+    for (int spill = 0; spill < 2; spill++) {
+        int bottom = spill ? ZP_STREAM_MIN_CHUNK_LOG : ZP_STREAM_SPILL_BELOW_LOG;
+        for (int k = top; k >= bottom; k--) {
+            size_t c1 = (size_t)1 << k, half = zp_track_round(c1 * g1), c2 = half / g2;
+            size_t window = 2 * half, scratch = zp_track_round(fns->scratch(pk, threads, c1, c2) + 64);
+            size_t vecs = spill ? h : abc;
+            size_t ph[3] = {vecs + window, vecs + scratch + window, h + scratch + window};
+            size_t peak = fixed + ZP_STREAM_SLACK + max3(ph[0], ph[1], ph[2]);
+            if (spill) plan->minimum = peak; /* the smallest chunk's, at the end */
+            if (!chosen && (budget == 0 || peak <= budget)) {
+                chosen = 1;
+                plan->spill = spill;
+                plan->chunk_g1 = c1;
+                plan->chunk_g2 = c2;
+                plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
+                plan->window_bytes = window;
+                plan->scratch_bytes = scratch;
+                plan->peak = peak;
+                memcpy(plan->phase, ph, sizeof ph);
+            }
         }
     }
     if (budget == 0 || plan->in_memory <= budget) return ZP_OK;

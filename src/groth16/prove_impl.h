@@ -432,7 +432,8 @@ size_t X_(groth16_stream_scratch)(const zp_groth16_pk *pk, size_t threads, size_
     size_t ntt =
         X_(ntt_tasks)(log_n, threads) ? 3 * X_(ntt_task_scratch)(log_n) + 64 : FR_(ntt_scratch_size)(log_n, threads);
     size_t g1 = G1_(msm_scratch_size)(chunk_g1, threads), g2 = G2_(msm_scratch_size)(chunk_g2, threads);
-    size_t m = g1 > g2 ? g1 : g2;
+    size_t m = g1 > g2 ? g1 : g2, one = FR_(ntt_scratch_size)(log_n, threads); /* the spilled path's, one at a time */
+    if (one > ntt) ntt = one;
     return ntt > m ? ntt : m;
 }
 
@@ -473,11 +474,13 @@ typedef struct {
     const uint64_t *witness;
     uint32_t rows, vars;
     size_t bad;
+    size_t only; /* with one task: the matrix it sums (0 A, 1 B) */
 } X_(coef_job);
 
 static void X_(coef_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     X_(coef_job) *job = arg;
+    t += job->only; /* one matrix only: task 0 is that one */
     FR *dst = job->ab[t];
     size_t bad = 0;
     for (size_t i = 0; i < job->count; i++) {
@@ -487,7 +490,7 @@ static void X_(coef_task)(void *arg, size_t t, size_t worker) {
         memcpy(&row, e + 4, 4);
         memcpy(&signal, e + 8, 4);
         if (m > 1 || row >= job->rows || signal >= job->vars) {
-            bad += t == 0;
+            bad++;
             continue;
         }
         if (m != t) continue;
@@ -497,7 +500,7 @@ static void X_(coef_task)(void *arg, size_t t, size_t worker) {
         FR_(mul)(&p, &v, &w); /* v·R² times plain w: the Montgomery form of v·w (synth_impl.h) */
         FR_(add)(&dst[row], &dst[row], &p);
     }
-    if (t == 0) job->bad = bad;
+    if (t == job->only) job->bad = bad; /* one task counts them */
 }
 
 typedef struct {
@@ -513,11 +516,16 @@ static void X_(c_task)(void *arg, size_t t, size_t worker) {
     for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
 }
 
-static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uint64_t *witness,
-                                       const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+/* Sums the coefficient list into dst[0] (matrix A) and dst[1] (B), or,
+ * when one of them is NULL, the other only (one task: the spilled path,
+ * which holds one vector at a time); zeroes them first. */
+static zp_status X_(coefs_stream)(FR *dst_a, FR *dst_b, const zp_groth16_pk *pk, const uint64_t *witness,
+                                  const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
     size_t n = pk->domain_size;
-    memset(a, 0, 2 * n * sizeof(FR));
-    X_(coef_job) job = {NULL, 0, {a, a + n}, witness, pk->domain_size, pk->n_vars, 0};
+    if (dst_a != NULL) memset(dst_a, 0, n * sizeof(FR));
+    if (dst_b != NULL) memset(dst_b, 0, n * sizeof(FR));
+    X_(coef_job) job = {NULL, 0, {dst_a, dst_b}, witness, pk->domain_size, pk->n_vars, 0, dst_a == NULL ? 1 : 0};
+    size_t tasks = dst_a != NULL && dst_b != NULL ? 2 : 1;
     zp_stream_reader rd;
     zp_status st = zp_stream_begin(&rd, cfg->src, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs,
                                    cfg->window, cfg->tracker, cfg->cls, err);
@@ -528,7 +536,7 @@ static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uin
         st = zp_stream_take(&rd, &e, &first, &job.count, err);
         if (st != ZP_OK) break;
         job.e = e;
-        zp_parallel_for(par, 2, X_(coef_task), &job);
+        zp_parallel_for(par, tasks, X_(coef_task), &job);
         if (job.bad != 0 && bad == 0) first_bad = first;
         bad += job.bad;
     }
@@ -539,10 +547,102 @@ static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uin
                           "was opened): no proof",
                           cfg->src->name, bad, first_bad);
     }
+    return st;
+}
+
+static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uint64_t *witness,
+                                       const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size;
+    zp_status st = X_(coefs_stream)(a, a + n, pk, witness, cfg, par, err);
     if (st != ZP_OK) return st;
     X_(c_job) cj = {a, a + n, a + 2 * n, n, 4 * zp_parallel_threads(par)};
     zp_parallel_for(par, cj.tasks, X_(c_task), &cj);
     return ZP_OK;
+}
+
+/* ---- the spilled path: one vector of N resident, the others in a
+ * scratch file (groth16/stream.h, zp_stream_spill) ---- */
+
+typedef struct {
+    FR *v;
+    const FR *w;
+    size_t n, tasks;
+    int op; /* 0: v = v·w; 1: v = from_mont(w - v) (h from ab and c) */
+} X_(pair_job);
+
+static void X_(pair_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(pair_job) *job = arg;
+    size_t per = (job->n + job->tasks - 1) / job->tasks, begin = t * per,
+           end = begin + per < job->n ? begin + per : job->n;
+    for (size_t i = begin; i < end; i++) {
+        if (job->op == 0) {
+            FR_(mul)(&job->v[i], &job->v[i], &job->w[i]);
+        } else {
+            FR h;
+            FR_(sub)(&h, &job->w[i], &job->v[i]);
+            FR_(from_mont)(&job->v[i], &h);
+        }
+    }
+}
+
+/* v[i] op= slot[i] for all i < n, the slot read through buf (bytes) a
+ * part at a time */
+static zp_status X_(spill_combine)(FR *v, zp_stream_spill *sp, unsigned slot, int op, void *buf, size_t bytes, size_t n,
+                                   const zp_parallel *par, zp_error *err) {
+    size_t per = bytes / sizeof(FR);
+    for (size_t i = 0; i < n; i += per) {
+        size_t m = n - i < per ? n - i : per;
+        zp_status st = zp_stream_spill_io(sp, 0, slot, i * sizeof(FR), buf, m * sizeof(FR), err);
+        if (st != ZP_OK) return st;
+        X_(pair_job) job = {v + i, buf, m, 2 * zp_parallel_threads(par), op};
+        zp_parallel_for(par, job.tasks, X_(pair_task), &job);
+    }
+    return ZP_OK;
+}
+
+/* h (plain) into v (N elements): a, then b, summed from the list one at
+ * a time; c = a∘b a part at a time; the three transforms one at a time,
+ * each vector parked in the file while another is resident. */
+static zp_status X_(h_spilled)(FR *v, const zp_groth16_pk *pk, const uint64_t *witness,
+                               const zp_groth16_stream_cfg *cfg, void *scratch, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size, bytes = n * sizeof(FR);
+    unsigned log_n = X_(log2)(pk->domain_size);
+    FR shift;
+    FR_(root_of_unity)(&shift, log_n + 1);
+    zp_stream_spill sp;
+    zp_status st = zp_stream_spill_open(&sp, bytes, err);
+    if (st != ZP_OK) return st;
+    enum { SLOT_A = 0, SLOT_C = 1, SLOT_B = 2 }; /* SLOT_A holds a, then a∘b at the odd points */
+    if ((st = X_(coefs_stream)(v, NULL, pk, witness, cfg, par, err)) != ZP_OK) goto out;
+    if ((st = zp_stream_spill_io(&sp, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = X_(coefs_stream)(NULL, v, pk, witness, cfg, par, err)) != ZP_OK) goto out;
+    /* c = a∘b: a read back a part at a time into the window, times b, out */
+    {
+        size_t per = cfg->window_bytes / sizeof(FR);
+        FR *buf = cfg->window;
+        for (size_t i = 0; i < n && st == ZP_OK; i += per) {
+            size_t m = n - i < per ? n - i : per;
+            st = zp_stream_spill_io(&sp, 0, SLOT_A, i * sizeof(FR), buf, m * sizeof(FR), err);
+            if (st != ZP_OK) break;
+            X_(pair_job) job = {buf, v + i, m, 2 * zp_parallel_threads(par), 0};
+            zp_parallel_for(par, job.tasks, X_(pair_task), &job);
+            st = zp_stream_spill_io(&sp, 1, SLOT_C, i * sizeof(FR), buf, m * sizeof(FR), err);
+        }
+        if (st != ZP_OK) goto out;
+    }
+    X_(to_odd_points)(v, log_n, &shift, scratch, par); /* b */
+    if ((st = zp_stream_spill_io(&sp, 1, SLOT_B, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = zp_stream_spill_io(&sp, 0, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    X_(to_odd_points)(v, log_n, &shift, scratch, par); /* a */
+    if ((st = X_(spill_combine)(v, &sp, SLOT_B, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK) goto out;
+    if ((st = zp_stream_spill_io(&sp, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out; /* a·b */
+    if ((st = zp_stream_spill_io(&sp, 0, SLOT_C, 0, v, bytes, err)) != ZP_OK) goto out;
+    X_(to_odd_points)(v, log_n, &shift, scratch, par); /* c */
+    st = X_(spill_combine)(v, &sp, SLOT_A, 1, cfg->window, cfg->window_bytes, n, par, err);
+out:
+    zp_stream_spill_close(&sp);
+    return st;
 }
 
 zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness,
@@ -550,15 +650,35 @@ zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk 
                                    const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
     size_t n = pk->domain_size, first_private = (size_t)pk->n_public + 1;
     FR *a = abc;
-    zp_status st = X_(synthesize_stream)(a, pk, witness, cfg, par, err);
-    if (st != ZP_OK) return st;
     uint64_t rs[4];
     X_(plain_mul)(rs, r, s);
     X_(blind_job) blind;
-    X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
-    /* b and c are done with: their pages go back now (the tracker keeps
-     * counting the buffer; the budget's phases say what is resident) */
-    zp_mem_release((char *)abc + n * sizeof(FR), 2 * n * sizeof(FR));
+    zp_status st;
+    if (cfg->spill) {
+        st = X_(h_spilled)(a, pk, witness, cfg, scratch, par, err);
+        if (st != ZP_OK) {
+            memset(rs, 0, sizeof rs);
+            return st;
+        }
+        /* the blinding terms, without transforms */
+        blind.pk = pk;
+        blind.k[0] = r;
+        blind.k[1] = s;
+        blind.k[2] = rs;
+        blind.n_ntt = 0;
+        zp_parallel_for(par, 4, X_(blind_task), &blind);
+    } else {
+        st = X_(synthesize_stream)(a, pk, witness, cfg, par, err);
+        if (st != ZP_OK) {
+            memset(rs, 0, sizeof rs);
+            return st;
+        }
+        X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
+        /* b and c are done with: their pages go back now (the tracker
+         * keeps counting the buffer; the budget's phases say what is
+         * resident) */
+        zp_mem_release((char *)abc + n * sizeof(FR), 2 * n * sizeof(FR));
+    }
     G1J pi_a, b1, pi_c, h;
     G2J b2;
     /* H first, so h's pages go before the other sections stream */

@@ -216,3 +216,51 @@ void zp_stream_end(zp_stream_reader *r) {
     free(r->thread);
     r->thread = NULL;
 }
+
+zp_status zp_stream_spill_open(zp_stream_spill *sp, size_t slot, zp_error *err) {
+    memset(sp, 0, sizeof *sp);
+    const char *dir = getenv("ZKPIPE_SCRATCH_DIR");
+    if (dir == NULL || dir[0] == 0) dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] == 0) dir = "/var/tmp";
+    snprintf(sp->dir, sizeof sp->dir, "%s", dir);
+    sp->slot = slot;
+#ifdef O_TMPFILE
+    sp->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+    sp->fd = -1;
+#endif
+    if (sp->fd < 0) {
+        /* a file system without O_TMPFILE: a name, unlinked at once */
+        char path[300];
+        snprintf(path, sizeof path, "%s/zkpipe-spill-XXXXXX", dir);
+        sp->fd = mkstemp(path);
+        if (sp->fd >= 0) unlink(path);
+    }
+    if (sp->fd < 0) {
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot make a scratch file for a, b, c: %s", dir, strerror(errno));
+    }
+    return ZP_OK;
+}
+
+zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size_t off, void *buf, size_t bytes,
+                             zp_error *err) {
+    char *p = buf;
+    off_t at = (off_t)(slot * sp->slot + off);
+    size_t done = 0;
+    while (done < bytes) {
+        ssize_t got = write ? pwrite(sp->fd, p + done, bytes - done, at + (off_t)done)
+                            : pread(sp->fd, p + done, bytes - done, at + (off_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            return zp_error_set(err, ZP_ERR_IO, "%s: the scratch file for a, b, c: cannot %s %zu bytes: %s", sp->dir,
+                                write ? "write" : "read", bytes, got < 0 ? strerror(errno) : "it ended early");
+        }
+        done += (size_t)got;
+    }
+    return ZP_OK;
+}
+
+void zp_stream_spill_close(zp_stream_spill *sp) {
+    if (sp->fd >= 0) close(sp->fd);
+    sp->fd = -1;
+}

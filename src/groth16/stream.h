@@ -95,9 +95,27 @@ typedef struct zp_groth16_stream_cfg {
     const zp_groth16_source *src;
     void *window;
     size_t chunk_g1, chunk_g2, chunk_coefs;
+    size_t window_bytes; /* both halves */
+    int spill;           /* 1: a, b, c one at a time, the others in a scratch file */
     zp_tracker *tracker;
     unsigned cls;
 } zp_groth16_stream_cfg;
+
+/* A scratch file of three slots of `slot` bytes for the spilled path:
+ * made unlinked (O_TMPFILE, or created and unlinked at once) in
+ * $ZKPIPE_SCRATCH_DIR, else $TMPDIR, else /var/tmp, so it is gone on
+ * every exit, a crash or SIGKILL included; its pages are the page
+ * cache's, not the process's. */
+typedef struct zp_stream_spill {
+    int fd;
+    size_t slot;
+    char dir[256];
+} zp_stream_spill;
+zp_status zp_stream_spill_open(zp_stream_spill *sp, size_t slot, zp_error *err) ZP_WARN_UNUSED;
+/* Writes (write 1) or reads bytes at off of slot from / into buf. */
+zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size_t off, void *buf, size_t bytes,
+                             zp_error *err) ZP_WARN_UNUSED;
+void zp_stream_spill_close(zp_stream_spill *sp);
 
 /* ---- the budget's rule (docs/architecture.md, "Proofs larger than the
  * budget") ----
@@ -120,9 +138,13 @@ typedef struct zp_groth16_stream_cfg {
 #define ZP_STREAM_SLACK ((size_t)8 << 20)
 /* The smallest chunk: 1024 G1 points (its G2 chunk the same bytes). */
 #define ZP_STREAM_MIN_CHUNK_LOG 10
+/* a, b, c stay resident when a window of chunks of at least this many
+ * points (2^k) fits beside them; below, they are spilled */
+#define ZP_STREAM_SPILL_BELOW_LOG 14
 
 typedef struct zp_groth16_stream_plan {
     int streamed; /* 0: the proof fits in memory */
+    int spill;    /* 1: a, b, c one at a time (zp_stream_spill) */
     size_t chunk_g1, chunk_g2, chunk_coefs;
     size_t window_bytes;  /* both halves */
     size_t scratch_bytes; /* the streamed proof's scratch */
