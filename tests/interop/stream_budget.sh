@@ -12,7 +12,10 @@
 # - zkpipe-test-stream checks the window's tracker class (back to zero
 #   after each proof) and a key truncated or changed while streamed (a
 #   clear error, no proof), at the minimum;
-# - the same proofs with the chunks mapped (ZP_STREAM_MMAP=1) verify too.
+# - the same proofs with the chunks mapped (ZP_STREAM_MMAP=1) verify too;
+# - the scratch file of the spilled a, b, c is open (without a name) while
+#   a proof at the minimum runs, and nothing is left in its directory after
+#   a proof or after SIGTERM (a failed proof closes it the same way).
 # Usage: tests/interop/stream_budget.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT ZKPIPE-TEST-STREAM WORKDIR
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -103,7 +106,30 @@ for spec in bn128:14 bn128:16 bls12381:14; do
     # half the in-memory peak: a, b, c resident beside the window when it fits
     [ $((full / 2)) -ge "$min" ] && prove "$t at 1/2 of in memory" $((full / 2)) "$d"
     prove "$t at the minimum" "$min" "$d"
-    prove "$t at the minimum, chunks mapped" "$min" "$d" ZP_STREAM_MMAP=1
+    mkdir -p "$d/scratch"
+    prove "$t at the minimum, chunks mapped" "$min" "$d" ZP_STREAM_MMAP=1 ZKPIPE_SCRATCH_DIR="$d/scratch"
+    # the scratch file: in use while proving at the minimum (open, no
+    # name), gone after success and after SIGTERM
+    ZKPIPE_SCRATCH_DIR="$d/scratch" "$Z" prove --threads 2 --budget "$min" "$d/c.zkey" "$d/c.wtns" "$d/p.json" \
+        "$d/q.json" >/dev/null 2>&1 &
+    pid=$!
+    seen=0
+    for _ in $(seq 1 400); do
+        if ls -l /proc/$pid/fd 2>/dev/null | grep -q "$d/scratch"; then seen=1; break; fi
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.01
+    done
+    kill -TERM $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    if [ "$seen" = 1 ] && [ -z "$(ls -A "$d/scratch")" ]; then
+        pass "$t: the spill file was open while proving, and is gone after SIGTERM"
+    else
+        fail "$t: the spill file" "seen $seen, left: $(ls -A "$d/scratch" | head -3)"
+    fi
+    ZKPIPE_SCRATCH_DIR="$d/scratch" "$Z" prove --threads 2 --budget "$min" "$d/c.zkey" "$d/c.wtns" "$d/p.json" \
+        "$d/q.json" >/dev/null 2>&1
+    [ -z "$(ls -A "$d/scratch")" ] && pass "$t: no scratch file left after a proof" \
+        || fail "$t: no scratch file left after a proof" "$(ls -A "$d/scratch" | head -3)"
     if "$CHECKER" "$d/c.zkey" "$d/c.wtns" "$min" >"$d/check.txt" 2>&1; then
         pass "$t: window class, spoiled keys ($(grep -c . "$d/check.txt") lines)"
     else
