@@ -464,9 +464,9 @@ ZP_STREAM_MSM_(msm_stream_g2, G2, G2J, G2_)
 #undef ZP_STREAM_MSM_
 
 /* Synthesis from the streamed coefficient list, without the matrices:
- * each chunk of entries is summed into a (task 0, matrix A) and b (task
- * 1, matrix B) by two workers; an entry out of range (the file changed
- * since it was validated at open) is counted, not used. */
+ * each chunk of entries is summed into a (matrix A) and b (matrix B),
+ * the tasks split by matrix and row residue; an entry out of range (the
+ * file changed since it was validated at open) is counted, not used. */
 typedef struct {
     const uint8_t *e;
     size_t count;
@@ -474,14 +474,20 @@ typedef struct {
     const uint64_t *witness;
     uint32_t rows, vars;
     size_t bad;
-    size_t only; /* with one task: the matrix it sums (0 A, 1 B) */
+    size_t only;  /* with one of ab NULL: the matrix summed (0 A, 1 B) */
+    size_t tasks; /* a multiple of the matrices summed */
 } X_(coef_job);
 
 static void X_(coef_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     X_(coef_job) *job = arg;
-    t += job->only; /* one matrix only: task 0 is that one */
-    FR *dst = job->ab[t];
+    /* task t: one matrix (both alternate, or the only one), and the rows
+     * of one residue mod parts: no two tasks write one row, whatever the
+     * list's order */
+    size_t mats = job->ab[0] != NULL && job->ab[1] != NULL ? 2 : 1, parts = job->tasks / mats;
+    uint32_t mat = mats == 2 ? (uint32_t)(t % 2) : (uint32_t)job->only;
+    size_t part = mats == 2 ? t / 2 : t;
+    FR *dst = job->ab[mat];
     size_t bad = 0;
     for (size_t i = 0; i < job->count; i++) {
         const uint8_t *e = job->e + i * ZP_ZKEY_COEF_BYTES;
@@ -493,14 +499,14 @@ static void X_(coef_task)(void *arg, size_t t, size_t worker) {
             bad++;
             continue;
         }
-        if (m != t) continue;
+        if (m != mat || row % parts != part) continue;
         FR v, w, p;
         memcpy(v.v, e + 12, sizeof v.v);
         memcpy(w.v, job->witness + 4 * (size_t)signal, sizeof w.v);
         FR_(mul)(&p, &v, &w); /* v·R² times plain w: the Montgomery form of v·w (synth_impl.h) */
         FR_(add)(&dst[row], &dst[row], &p);
     }
-    if (t == job->only) job->bad = bad; /* one task counts them */
+    if (t == 0) job->bad = bad; /* one task counts them */
 }
 
 typedef struct {
@@ -516,16 +522,26 @@ static void X_(c_task)(void *arg, size_t t, size_t worker) {
     for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
 }
 
-/* Sums the coefficient list into dst[0] (matrix A) and dst[1] (B), or,
- * when one of them is NULL, the other only (one task: the spilled path,
- * which holds one vector at a time); zeroes them first. */
+/* Sums the coefficient list into dst_a (matrix A) and dst_b (B), or,
+ * when one of them is NULL, the other only (the spilled path, which
+ * holds one vector at a time); zeroes them first. Every worker scans each
+ * chunk and sums the entries of its matrix and its residue of rows. */
 static zp_status X_(coefs_stream)(FR *dst_a, FR *dst_b, const zp_groth16_pk *pk, const uint64_t *witness,
                                   const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
     size_t n = pk->domain_size;
     if (dst_a != NULL) memset(dst_a, 0, n * sizeof(FR));
     if (dst_b != NULL) memset(dst_b, 0, n * sizeof(FR));
-    X_(coef_job) job = {NULL, 0, {dst_a, dst_b}, witness, pk->domain_size, pk->n_vars, 0, dst_a == NULL ? 1 : 0};
-    size_t tasks = dst_a != NULL && dst_b != NULL ? 2 : 1;
+    size_t mats = dst_a != NULL && dst_b != NULL ? 2 : 1;
+    X_(coef_job) job = {NULL,
+                        0,
+                        {dst_a, dst_b},
+                        witness,
+                        pk->domain_size,
+                        pk->n_vars,
+                        0,
+                        dst_a == NULL ? 1 : 0,
+                        mats * zp_parallel_threads(par)};
+    size_t tasks = job.tasks;
     zp_stream_reader rd;
     zp_status st = zp_stream_begin(&rd, cfg->src, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs,
                                    cfg->window, cfg->tracker, cfg->cls, err);
