@@ -144,7 +144,8 @@ typedef struct zp_prover_options {
     int skip_verify;     /* 1: do not verify proofs before returning them */
     const char *backend; /* the prover backend by name; NULL: "cpu" (docs/backend.md) */
     size_t table_bytes;  /* the most the point tables may take: 0: 64 MiB; 1: keep none */
-    size_t budget;       /* each proof's memory budget, as zp_prove_options.budget (0: none) */
+    size_t budget;       /* each proof's memory budget, as zp_prove_options.budget (0: none;
+                          * proofs in the caller's scratch, zp_prover_prove_scratch, ignore it) */
 } zp_prover_options;
 
 ZP_WARN_UNUSED zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err);

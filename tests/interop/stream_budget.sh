@@ -12,7 +12,8 @@
 # - zkpipe-test-stream checks the window's tracker class (back to zero
 #   after each proof) and a key truncated or changed while streamed (a
 #   clear error, no proof), at the minimum;
-# - the same proofs with the chunks mapped (ZP_STREAM_MMAP=1) verify too;
+# - the same proofs with the portable arithmetic (no IFMA lanes, no ADX)
+#   and with the chunks mapped (ZP_STREAM_MMAP=1) verify too;
 # - the scratch file of the spilled a, b, c is open (without a name) while
 #   a proof at the minimum runs, and nothing is left in its directory after
 #   a proof or after SIGTERM (a failed proof closes it the same way).
@@ -106,6 +107,7 @@ for spec in bn128:14 bn128:16 bls12381:14; do
     # half the in-memory peak: a, b, c resident beside the window when it fits
     [ $((full / 2)) -ge "$min" ] && prove "$t at 1/2 of in memory" $((full / 2)) "$d"
     prove "$t at the minimum" "$min" "$d"
+    prove "$t at the minimum, portable arithmetic" "$min" "$d" ZKPIPE_SIMD=0 ZKPIPE_ADX=0
     mkdir -p "$d/scratch"
     prove "$t at the minimum, chunks mapped" "$min" "$d" ZP_STREAM_MMAP=1 ZKPIPE_SCRATCH_DIR="$d/scratch"
     # the scratch file: in use while proving at the minimum (open, no
