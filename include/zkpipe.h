@@ -109,6 +109,7 @@ typedef struct zp_prove_stats {
     double tables_s;     /* precomputing the key's point tables (prover); 0 when it had them or makes none */
     size_t tables_bytes; /* the point tables the proof used; 0: none */
     size_t window_bytes; /* the window the key's points streamed through; 0: proved in memory */
+    int spilled;         /* 1: streamed with a, b, c one at a time, the others in a scratch file */
 } zp_prove_stats;
 
 /* One proof of the witness for the key's circuit (options and stats may be

@@ -78,10 +78,10 @@ int zp_cmd_prove(int argc, char **argv) {
     if (zp_proof_write(proof_path, public_path, &proof, key, witness, &err) != ZP_OK) goto fail;
     t_write = zp_clock_now();
     if (verbose) {
-        char window[96] = "proved in memory";
+        char window[128] = "proved in memory";
         if (stats.window_bytes != 0) {
-            snprintf(window, sizeof window, "streamed the key's points through a %.1f MiB window",
-                     (double)stats.window_bytes / (1 << 20));
+            snprintf(window, sizeof window, "streamed the key's points through a %.1f MiB window, a, b, c %s",
+                     (double)stats.window_bytes / (1 << 20), stats.spilled ? "spilled" : "resident");
         }
         fprintf(stderr,
                 "proved: %s circuit, %u wires, %u public signals, domain 2^%d, %zu threads\n"

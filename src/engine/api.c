@@ -377,6 +377,7 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     }
     stat->start_s = zp_clock_now() - t1;
     stat->window_bytes = plan->window_bytes;
+    stat->spilled = plan->spill;
     /* nothing of a streamed proof stays: the next proof plans anew */
     zp_track_free(&pr->tracker, &pr->window);
     zp_track_free(&pr->tracker, &pr->scratch);

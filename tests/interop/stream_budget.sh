@@ -84,6 +84,7 @@ for spec in bn128:14 bn128:16 bls12381:14; do
         continue
     fi
     msg=$(head -1 "$d/out.txt")
+    cp "$d/out.txt" "$d/refused.txt"
     min_mib=$(sed -n 's/.*below the minimum for this .* key of domain 2^[0-9]*: \([0-9.]*\) MiB.*/\1/p' "$d/out.txt")
     if [ -z "$min_mib" ] || [ -e "$d/p.json" ]; then
         fail "$t: 1 MiB refused naming the minimum" "$msg"
@@ -104,29 +105,41 @@ for spec in bn128:14 bn128:16 bls12381:14; do
             fail "$t: 1/8 refused naming the minimum" "$(head -1 "$d/out.txt")"
         fi
     fi
-    # half the in-memory peak: a, b, c resident beside the window when it fits
-    [ $((full / 2)) -ge "$min" ] && prove "$t at 1/2 of in memory" $((full / 2)) "$d"
+    # just below what the in-memory proof is planned at: streamed, a, b, c
+    # resident beside the window
+    inmem_mib=$(sed -n 's/.*(in memory it needs \([0-9.]*\) MiB.*/\1/p' "$d/refused.txt")
+    below=$(awk -v m="$inmem_mib" 'BEGIN { printf "%d", (m - 0.5) * 1048576 }')
+    prove "$t just below the in-memory plan" "$below" "$d"
+    grep -q "a, b, c resident" "$d/out.txt" && pass "$t just below the in-memory plan: a, b, c resident" \
+        || fail "$t just below the in-memory plan: a, b, c resident" "$(grep streamed "$d/out.txt")"
     prove "$t at the minimum" "$min" "$d"
+    grep -q "a, b, c spilled" "$d/out.txt" && pass "$t at the minimum: a, b, c spilled" \
+        || fail "$t at the minimum: a, b, c spilled" "$(grep streamed "$d/out.txt")"
     prove "$t at the minimum, portable arithmetic" "$min" "$d" ZKPIPE_SIMD=0 ZKPIPE_ADX=0
     mkdir -p "$d/scratch"
     prove "$t at the minimum, chunks mapped" "$min" "$d" ZP_STREAM_MMAP=1 ZKPIPE_SCRATCH_DIR="$d/scratch"
     # the scratch file: in use while proving at the minimum (open, no
-    # name), gone after success and after SIGTERM
-    ZKPIPE_SCRATCH_DIR="$d/scratch" "$Z" prove --threads 2 --budget "$min" "$d/c.zkey" "$d/c.wtns" "$d/p.json" \
+    # name; watched for on the 2^16 key, one thread, long enough to see
+    # it), gone after SIGTERM and after success
+    ZKPIPE_SCRATCH_DIR="$d/scratch" "$Z" prove --threads 1 --budget "$min" "$d/c.zkey" "$d/c.wtns" "$d/p.json" \
         "$d/q.json" >/dev/null 2>&1 &
     pid=$!
     seen=0
-    for _ in $(seq 1 400); do
+    for _ in $(seq 1 1000); do
         if ls -l /proc/$pid/fd 2>/dev/null | grep -q "$d/scratch"; then seen=1; break; fi
         kill -0 $pid 2>/dev/null || break
-        sleep 0.01
+        sleep 0.005
     done
     kill -TERM $pid 2>/dev/null
     wait $pid 2>/dev/null
-    if [ "$seen" = 1 ] && [ -z "$(ls -A "$d/scratch")" ]; then
-        pass "$t: the spill file was open while proving, and is gone after SIGTERM"
+    if [ -n "$(ls -A "$d/scratch")" ]; then
+        fail "$t: no spill file left after SIGTERM" "$(ls -A "$d/scratch" | head -3)"
+    elif [ "$seen" = 1 ]; then
+        pass "$t: the spill file was open (unnamed) while proving, and is gone after SIGTERM"
+    elif [ "$k" -ge 16 ]; then
+        fail "$t: the spill file was open while proving" "never seen in /proc/$pid/fd"
     else
-        fail "$t: the spill file" "seen $seen, left: $(ls -A "$d/scratch" | head -3)"
+        pass "$t: no spill file left after SIGTERM (the proof was too quick to watch)"
     fi
     ZKPIPE_SCRATCH_DIR="$d/scratch" "$Z" prove --threads 2 --budget "$min" "$d/c.zkey" "$d/c.wtns" "$d/p.json" \
         "$d/q.json" >/dev/null 2>&1
