@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
     }
     double *total = samples, *start = total + runs, *finish = start + runs, *verify = finish + runs,
            *synth = verify + runs;
-    zp_prover_options opt = {threads, skip_verify, NULL, no_tables ? 1 : 0};
+    zp_prover_options opt = {threads, skip_verify, NULL, no_tables ? 1 : 0, 0};
     double t_open = zp_clock_now();
     if (zp_key_open(&key, pos[0], &err) != ZP_OK || zp_witness_open(&wit, pos[1], &err) != ZP_OK) {
         fprintf(stderr, "%s\n", err.message);

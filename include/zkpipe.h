@@ -90,6 +90,12 @@ void zp_witness_close(zp_witness *witness);
 typedef struct zp_prove_options {
     size_t threads;  /* 0: one per CPU */
     int skip_verify; /* 1: do not verify the proof before returning it */
+    /* The most resident memory (bytes, the whole process's) the proof may
+     * take: 0, no limit. In memory when the whole proof fits, the key's
+     * points streamed through a bounded window when it does not, never
+     * over; below the minimum for the key, ZP_ERR_NOMEM naming it
+     * (docs/architecture.md, "Proofs larger than the budget"). */
+    size_t budget;
 } zp_prove_options;
 
 /* Where a proof's time went (seconds), for callers that report it. */
@@ -102,6 +108,8 @@ typedef struct zp_prove_stats {
     double synth_s;      /* synthesis: a = A·w, b = B·w, c = a∘b */
     double tables_s;     /* precomputing the key's point tables (prover); 0 when it had them or makes none */
     size_t tables_bytes; /* the point tables the proof used; 0: none */
+    size_t window_bytes; /* the window the key's points streamed through; 0: proved in memory */
+    int spilled;         /* 1: streamed with a, b, c one at a time, the others in a scratch file */
 } zp_prove_stats;
 
 /* One proof of the witness for the key's circuit (options and stats may be
@@ -137,6 +145,8 @@ typedef struct zp_prover_options {
     int skip_verify;     /* 1: do not verify proofs before returning them */
     const char *backend; /* the prover backend by name; NULL: "cpu" (docs/backend.md) */
     size_t table_bytes;  /* the most the point tables may take: 0: 64 MiB; 1: keep none */
+    size_t budget;       /* each proof's memory budget, as zp_prove_options.budget (0: none;
+                          * proofs in the caller's scratch, zp_prover_prove_scratch, ignore it) */
 } zp_prover_options;
 
 ZP_WARN_UNUSED zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err);

@@ -21,12 +21,18 @@ static const char head[] =
 typedef struct prove_args {
     size_t threads;
     int no_verify, verbose;
+    uint64_t budget;
 } prove_args;
 
 static const zp_option options[] = {
     ZP_CLI_THREADS_OPTION(prove_args, threads, "worker threads (default: one per CPU)"),
     {"no-verify", 0, ZP_OPT_FLAG, offsetof(prove_args, no_verify), 0, 0, NULL, NULL,
      "skip the check of the proof before writing it", NULL},
+    {"budget", 0, ZP_OPT_MEMORY, offsetof(prove_args, budget), 0, 0, NULL, "SIZE",
+     "the most memory the process may hold while proving (\"2G\", \"512M\"): in memory when the\n"
+     "whole proof fits, the key's points streamed from the file through a bounded window when\n"
+     "not; a budget below the key's minimum is refused, naming it (default: no limit)",
+     NULL},
     {"verbose", 'v', ZP_OPT_FLAG, offsetof(prove_args, verbose), 0, 0, NULL, NULL,
      "print what was proved and how long each step took", NULL},
 };
@@ -49,7 +55,7 @@ int zp_cmd_prove(int argc, char **argv) {
     zp_witness *witness = NULL;
     zp_proof proof;
     zp_prove_stats stats;
-    zp_prove_options opt = {threads, !verify};
+    zp_prove_options opt = {threads, !verify, (size_t)args.budget};
     int rc = ZP_EXIT_OK;
     double t0 = zp_clock_now(), t_key, t_wtns, t_prove, t_write;
 
@@ -72,6 +78,11 @@ int zp_cmd_prove(int argc, char **argv) {
     if (zp_proof_write(proof_path, public_path, &proof, key, witness, &err) != ZP_OK) goto fail;
     t_write = zp_clock_now();
     if (verbose) {
+        char window[128] = "proved in memory";
+        if (stats.window_bytes != 0) {
+            snprintf(window, sizeof window, "streamed the key's points through a %.1f MiB window, a, b, c %s",
+                     (double)stats.window_bytes / (1 << 20), stats.spilled ? "spilled" : "resident");
+        }
         fprintf(stderr,
                 "proved: %s circuit, %u wires, %u public signals, domain 2^%d, %zu threads\n"
                 "  open key      %9.2f ms\n"
@@ -82,12 +93,13 @@ int zp_cmd_prove(int argc, char **argv) {
                 "  prove_finish  %9.2f ms  (B2 MSM, assembly)\n"
                 "  self-verify   %9.2f ms%s\n"
                 "  write         %9.2f ms\n"
-                "  total         %9.2f ms, peak RSS %.1f MiB\n",
+                "  total         %9.2f ms, peak RSS %.1f MiB\n"
+                "  %s\n",
                 zp_curve_name(zp_key_curve(key)), zp_key_wires(key), zp_key_public(key),
                 __builtin_ctz(zp_key_domain_size(key)), stats.threads, 1e3 * (t_key - t0), 1e3 * (t_wtns - t_key),
                 1e3 * stats.matrices_s, 1e3 * stats.synth_s, 1e3 * stats.start_s, 1e3 * stats.finish_s,
                 1e3 * stats.verify_s, verify ? "" : " (skipped)", 1e3 * (t_write - t_prove), 1e3 * (t_write - t0),
-                (double)zp_mem_peak_rss() / (1 << 20));
+                (double)zp_mem_peak_rss() / (1 << 20), window);
     }
     goto done;
 fail:

@@ -13,9 +13,11 @@
 #include "curve/desc.h"
 #include "engine/api_internal.h"
 #include "engine/pool.h"
+#include "engine/prover_internal.h"
 #include "field/mont.h"
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
+#include "groth16/stream.h"
 #include "io/elements.h"
 #include "io/json.h"
 #include "io/wtns.h"
@@ -171,7 +173,13 @@ static zp_status proof_decode(zp_groth16_proof *out, const zp_proof *in, zp_erro
 /* Tracked classes and stage of the prover's buffers (its own tracker:
  * the counts are there for a debugger, and the allocator hook is what a
  * device backend's memory goes through). */
-enum { BUF_MATRICES = 0, BUF_ABC, BUF_SCRATCH, BUF_TABLES };
+enum {
+    BUF_MATRICES = ZP_PROVER_BUF_MATRICES,
+    BUF_ABC = ZP_PROVER_BUF_ABC,
+    BUF_SCRATCH = ZP_PROVER_BUF_SCRATCH,
+    BUF_TABLES = ZP_PROVER_BUF_TABLES,
+    BUF_WINDOW = ZP_PROVER_BUF_WINDOW, /* the key's points, streamed (groth16/stream.h) */
+};
 
 /* zp_prover_options.table_bytes's default: a 2^13 BN254 key's tables
  * (about 60 MB) fit. */
@@ -191,10 +199,12 @@ struct zp_prover {
     zp_backend_ctx *backend;
     zp_tracker tracker;
     int skip_verify;
+    size_t budget; /* zp_prover_options.budget */
     /* 1: one proof (zp_prove): the matrices and a, b, c go as soon as
      * they are used, as before the prover kept them */
     int one_shot;
     zp_tracked matrices, abc, scratch;
+    zp_tracked window;     /* a streamed proof's (BUF_WINDOW): freed when it ends */
     uint64_t matrices_key; /* the serial of the key the matrices are for; 0: none */
     /* that key's verification key prepared for the self-checks (a small
      * heap block; not for one proof, which verifies once) */
@@ -209,12 +219,13 @@ struct zp_prover {
 
 zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err) {
     *out = NULL;
-    zp_prover_options opt = {0, 0, NULL, 0};
+    zp_prover_options opt = {0, 0, NULL, 0, 0};
     if (options != NULL) opt = *options;
     zp_prover *pr = calloc(1, sizeof *pr);
     if (pr == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory creating a prover");
     zp_tracker_init(&pr->tracker);
     pr->skip_verify = opt.skip_verify;
+    pr->budget = opt.budget;
     zp_status st = zp_pool_create(&pr->pool, opt.threads, err);
     if (st == ZP_OK) {
         pr->par = zp_pool_parallel(pr->pool);
@@ -240,9 +251,16 @@ void zp_prover_destroy(zp_prover *pr) {
     zp_track_free(&pr->tracker, &pr->matrices);
     zp_track_free(&pr->tracker, &pr->abc);
     zp_track_free(&pr->tracker, &pr->scratch);
+    zp_track_free(&pr->tracker, &pr->window);
     zp_groth16_pvk_free(pr->pvk);
     zp_backend_ctx_destroy(pr->backend);
     free(pr);
+}
+
+size_t zp_prover_class_bytes(const zp_prover *pr, unsigned cls, size_t *peak) {
+    zp_tracker *t = (zp_tracker *)&pr->tracker; /* atomics: loads do not change it */
+    if (peak != NULL) *peak = (size_t)atomic_load(&t->class_peak[cls]);
+    return (size_t)atomic_load(&t->class_bytes[cls]);
 }
 
 size_t zp_prover_threads(const zp_prover *pr) { return zp_pool_threads(pr->pool); }
@@ -317,6 +335,83 @@ size_t zp_prove_scratch_size(const zp_key *key, size_t threads) {
     return scratch_bytes_for(&sz);
 }
 
+/* One proof with the key's points streamed (plan from
+ * zp_groth16_stream_plan_make): synthesis, then the matrices and the
+ * coefficients' pages go, then the transforms and the MSMs over a window
+ * that is freed before this returns, whatever happens. The proof in p. */
+static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_stats *stat, const zp_key *key,
+                                const uint64_t *w, const zp_groth16_stream_plan *plan, zp_error *err) {
+    const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
+    zp_groth16_source src = {.fd = -1};
+    const char *path;
+    uint64_t size, off[ZP_SRC_SECTIONS];
+    uint32_t id[ZP_SRC_SECTIONS];
+    int64_t mtime;
+    zp_status st = zp_zkey_point_sections(key->zkey, &path, &size, &mtime, off, id, err);
+    if (st == ZP_OK) st = zp_groth16_source_open(&src, path, size, mtime, off, id, err);
+    /* no matrices: synthesis streams the coefficient list */
+    zp_track_free(&pr->tracker, &pr->matrices);
+    pr->matrices_key = 0;
+    if (st == ZP_OK) {
+        /* spilled: one vector of the three */
+        size_t abc = plan->spill ? zp_groth16_abc_size(pk) / 3 : zp_groth16_abc_size(pk);
+        st = zp_track_alloc(&pr->abc, &pr->tracker, BUF_ABC, 0, abc, "the a, b, c vectors", err);
+    }
+    if (st == ZP_OK) {
+        st = zp_track_alloc(&pr->scratch, &pr->tracker, BUF_SCRATCH, 0, plan->scratch_bytes, "the streamed MSMs", err);
+    }
+    /* mapped chunks (ZP_STREAM_MMAP=1) need no window, but the spilled
+     * path parks parts of a, b, c in one: half of it then, the mapped
+     * chunk (at most the other half) being resident beside it */
+    size_t window = src.use_mmap ? (plan->spill ? plan->window_bytes / 2 : 0) : plan->window_bytes;
+    if (st == ZP_OK && window != 0) {
+        st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, window, "the key's window", err);
+    }
+    double t1 = zp_clock_now();
+    if (st == ZP_OK) {
+        zp_groth16_stream_cfg cfg = {.src = &src,
+                                     .window = pr->window.p,
+                                     .chunk_g1 = plan->chunk_g1,
+                                     .chunk_g2 = plan->chunk_g2,
+                                     .chunk_coefs = plan->chunk_coefs,
+                                     .window_bytes = window,
+                                     .spill = plan->spill,
+                                     .tracker = &pr->tracker,
+                                     .cls = BUF_WINDOW};
+        void *scratch = (void *)align64((size_t)(uintptr_t)pr->scratch.p);
+        st = zp_groth16_prove_stream(p, pk, w, pr->abc.p, scratch, &cfg, &pr->par, err);
+    }
+    stat->start_s = zp_clock_now() - t1;
+    stat->window_bytes = plan->window_bytes;
+    stat->spilled = plan->spill;
+    /* nothing of a streamed proof stays: the next proof plans anew */
+    zp_track_free(&pr->tracker, &pr->window);
+    zp_track_free(&pr->tracker, &pr->scratch);
+    zp_track_free(&pr->tracker, &pr->abc);
+    zp_groth16_source_close(&src);
+    return st;
+}
+
+/* The self-check (unless skipped), then the proof encoded. */
+static zp_status prove_check(zp_prover *pr, zp_proof *proof, zp_prove_stats *stats, zp_prove_stats *stat,
+                             const zp_groth16_proof *p, const zp_groth16_pk *pk, const uint64_t *w, zp_error *err) {
+    if (!pr->skip_verify) {
+        double t4 = zp_clock_now();
+        int ok = pr->pvk != NULL ? zp_groth16_verify_prepared(pr->pvk, zp_groth16_witness_public(w), p, &pr->par)
+                                 : zp_groth16_verify_with_pk(pk, w, p, &pr->par);
+        stat->verify_s = zp_clock_now() - t4;
+        if (ok != 1) {
+            return ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")
+                          : zp_error_set(err, ZP_ERR_UNSATISFIED,
+                                         "the witness does not satisfy the circuit (its proof does not verify)");
+        }
+    }
+    proof_encode(proof, p);
+    pr->run_proofs++;
+    if (stats != NULL) *stats = *stat;
+    return ZP_OK;
+}
+
 /* One proof; abc and scratch are the caller's (mem != NULL) or the
  * prover's own. */
 static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
@@ -332,11 +427,41 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
         pr->run_key = key->serial;
         pr->run_proofs = 0;
     }
-    int want = mem == NULL && (pr->tables_key == key->serial || pr->run_proofs >= PROVER_TABLES_AFTER);
+    zp_groth16_stream_plan plan = {0};
+    if (mem == NULL && pr->budget != 0) {
+        /* what earlier proofs left (buffers sized for another key, the
+         * tables) goes first: the budget is for this proof */
+        if (pr->matrices_key != key->serial) zp_track_free(&pr->tracker, &pr->matrices);
+        zp_track_free(&pr->tracker, &pr->abc);
+        zp_track_free(&pr->tracker, &pr->scratch);
+        size_t none;
+        double none_s;
+        st = ensure_tables(pr, NULL, &none, &none_s, err);
+        if (st != ZP_OK) return st;
+        /* resident throughout: the witness, and the matrices when kept */
+        size_t fixed = zp_track_round(zp_groth16_witness_bytes(pk)) + (pr->matrices.p != NULL ? pr->matrices.bytes : 0);
+        /* an earlier proof's synthesis may have left the coefficients'
+         * pages resident: a streamed proof never maps them, an in-memory
+         * one maps them again when it reads them */
+        zp_zkey_release_coefs(key->zkey);
+        st = zp_groth16_stream_plan_make(&plan, pk, zp_prover_threads(pr), pr->budget, fixed, pr->matrices.p != NULL,
+                                         err);
+        if (st != ZP_OK) return st;
+    }
+    int want = mem == NULL && !plan.streamed && pr->budget == 0 &&
+               (pr->tables_key == key->serial || pr->run_proofs >= PROVER_TABLES_AFTER);
     size_t kept;
     double tables_s;
     st = ensure_tables(pr, want ? key : NULL, &kept, &tables_s, err);
     if (st != ZP_OK) return st;
+    zp_prove_stats stat = {.threads = zp_prover_threads(pr), .tables_s = tables_s, .tables_bytes = kept};
+    zp_groth16_proof p;
+    if (plan.streamed) {
+        if (!pr->skip_verify && !pr->one_shot) st = ensure_pvk(pr, key, err);
+        if (st == ZP_OK) st = prove_streamed(pr, &p, &stat, key, w, &plan, err);
+        if (st != ZP_OK) return st;
+        return prove_check(pr, proof, stats, &stat, &p, pk, w, err);
+    }
     zp_backend_sizes sz;
     zp_backend_sizes_get(&sz, pr->backend, pk);
     void *abc, *scratch;
@@ -360,7 +485,6 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
         abc = pr->abc.p;
         scratch = pr->scratch.p;
     }
-    zp_prove_stats stat = {.threads = zp_prover_threads(pr), .tables_s = tables_s, .tables_bytes = kept};
     st = ensure_matrices(pr, key, &stat.matrices_s, err);
     if (st == ZP_OK && !pr->one_shot && !pr->skip_verify) st = ensure_pvk(pr, key, err);
     if (st != ZP_OK) return st;
@@ -373,7 +497,6 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     }
     double t2 = zp_clock_now();
     zp_groth16_pending pend;
-    zp_groth16_proof p;
     st = zp_backend_prove_start(pr->backend, &pend, pk, w, abc, scratch, &pr->par, err);
     if (pr->one_shot) zp_track_free(&pr->tracker, &pr->abc); /* a, b, c are done with */
     if (st != ZP_OK) return st;
@@ -385,20 +508,7 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     stat.synth_s = t2 - t1;
     stat.start_s = t3 - t2;
     stat.finish_s = t4 - t3;
-    if (!pr->skip_verify) {
-        int ok = pr->pvk != NULL ? zp_groth16_verify_prepared(pr->pvk, zp_groth16_witness_public(w), &p, &pr->par)
-                                 : zp_groth16_verify_with_pk(pk, w, &p, &pr->par);
-        stat.verify_s = zp_clock_now() - t4;
-        if (ok != 1) {
-            return ok < 0 ? zp_error_set(err, ZP_ERR_NOMEM, "out of memory verifying the proof")
-                          : zp_error_set(err, ZP_ERR_UNSATISFIED,
-                                         "the witness does not satisfy the circuit (its proof does not verify)");
-        }
-    }
-    proof_encode(proof, &p);
-    pr->run_proofs++;
-    if (stats != NULL) *stats = stat;
-    return ZP_OK;
+    return prove_check(pr, proof, stats, &stat, &p, pk, w, err);
 }
 
 zp_status zp_prover_prepare(zp_prover *pr, const zp_key *key, zp_error *err) {
@@ -428,10 +538,11 @@ zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, co
                    const zp_prove_options *options, zp_error *err) {
     zp_prover *pr;
     memset(proof, 0, sizeof *proof);
-    zp_prover_options opt = {0, 0, NULL, 0};
+    zp_prover_options opt = {0, 0, NULL, 0, 0};
     if (options != NULL) {
         opt.threads = options->threads;
         opt.skip_verify = options->skip_verify;
+        opt.budget = options->budget;
     }
     opt.table_bytes = 1; /* one proof: building tables costs more than they save */
     zp_status st = zp_prover_create(&pr, &opt, err);

@@ -6,7 +6,9 @@
 #include "base/random.h"
 #include "groth16/curves.h"
 #include "groth16/groth16.h"
+#include "groth16/stream.h"
 #include "mem/large.h"
+#include "mem/track.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "pairing/pairing.h"
@@ -22,6 +24,107 @@
         return g##_msm_scratch(pk, threads);                                       \
     }
 ZP_CURVE_LIST(ZP_GROTH16_PROVE_EXPORT_)
+
+/* ---- streamed proofs (stream.h) ---- */
+
+typedef struct {
+    size_t (*scratch)(const zp_groth16_pk *pk, size_t threads, size_t chunk_g1, size_t chunk_g2);
+    zp_status (*prove)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, const uint64_t r[4],
+                       const uint64_t s[4], void *abc, void *scratch, const zp_groth16_stream_cfg *cfg,
+                       const zp_parallel *par, zp_error *err);
+} stream_fns;
+
+static const stream_fns *stream_of(zp_curve curve) {
+    static const stream_fns bn = {zp_bn254_groth16_stream_scratch, zp_bn254_groth16_prove_stream},
+                            bls = {zp_bls12_groth16_stream_scratch, zp_bls12_groth16_prove_stream};
+    return curve == ZP_CURVE_BN254 ? &bn : curve == ZP_CURVE_BLS12_381 ? &bls : NULL;
+}
+
+static size_t max3(size_t a, size_t b, size_t c) {
+    size_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk, size_t threads,
+                                      size_t budget, size_t fixed, int keeps_matrices, zp_error *err) {
+    memset(plan, 0, sizeof *plan);
+    const stream_fns *fns = stream_of(pk->curve);
+    const zp_groth16_curve *gc;
+    zp_status st = zp_groth16_curve_lookup(&gc, pk->curve, err);
+    if (st != ZP_OK) return st;
+    if (fns == NULL) return zp_error_set(err, ZP_ERR_ARG, "no streamed prover for curve %s", zp_curve_name(pk->curve));
+    size_t g1 = zp_g1_bytes(pk->curve), g2 = zp_g2_bytes(pk->curve), n = pk->domain_size, v = pk->n_vars;
+    /* the matrices' size (synth.c's layout) bounded without the scan of
+     * the list that zp_groth16_matrices_size makes, which would map it:
+     * header, chunk rows, 4 indices a row, and a permutation */
+    size_t ib = pk->n_coefs < ((size_t)1 << 32) ? 4 : 8;
+    size_t mat = keeps_matrices ? 0 : zp_track_round(64 + 4200 + 4 * ib * (size_t)n + ib * pk->n_coefs + 256);
+    size_t coefs = zp_track_round(pk->n_coefs * ZP_ZKEY_COEF_BYTES);
+    size_t abc = zp_track_round(gc->abc_size(pk)), h = zp_track_round(n * ZP_FR_BYTES);
+    size_t points = (2 * v + (v - pk->n_public - 1) + n) * g1 + v * g2;
+    size_t inmem_scratch = zp_track_round(gc->msm_scratch_size(pk, threads));
+    /* in memory: synthesis reads the coefficients through the matrices;
+     * the MSMs read every point of the mapped key (the coefficients'
+     * pages given back, the matrices freed, before) */
+    size_t syn = coefs + mat + abc, msm = abc + inmem_scratch + points;
+    plan->in_memory = fixed + ZP_STREAM_SLACK + (syn > msm ? syn : msm);
+    size_t longest = v > n ? v : n;
+    int top = ZP_STREAM_MIN_CHUNK_LOG;
+    while (top < 30 && ((size_t)1 << top) < longest) top++;
+    /* a, b, c resident while a window of chunks of at least
+     * 2^ZP_STREAM_SPILL_BELOW_LOG points fits beside them; else one
+     * vector at a time, the others spilled (stream.h), any chunk */
+    int chosen = 0;
+    for (int spill = 0; spill < 2; spill++) {
+        int bottom = spill ? ZP_STREAM_MIN_CHUNK_LOG : ZP_STREAM_SPILL_BELOW_LOG;
+        for (int k = top; k >= bottom; k--) {
+            size_t c1 = (size_t)1 << k, half = zp_track_round(c1 * g1), c2 = half / g2;
+            size_t window = 2 * half, scratch = zp_track_round(fns->scratch(pk, threads, c1, c2) + 64);
+            size_t vecs = spill ? h : abc;
+            size_t ph[3] = {vecs + window, vecs + scratch + window, h + scratch + window};
+            size_t peak = fixed + ZP_STREAM_SLACK + max3(ph[0], ph[1], ph[2]);
+            if (spill) plan->minimum = peak; /* the smallest chunk's, at the end */
+            if (!chosen && (budget == 0 || peak <= budget)) {
+                chosen = 1;
+                plan->spill = spill;
+                plan->chunk_g1 = c1;
+                plan->chunk_g2 = c2;
+                plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
+                plan->window_bytes = window;
+                plan->scratch_bytes = scratch;
+                plan->peak = peak;
+                memcpy(plan->phase, ph, sizeof ph);
+            }
+        }
+    }
+    if (budget == 0 || plan->in_memory <= budget) return ZP_OK;
+    plan->streamed = 1;
+    if (!chosen) {
+        return zp_error_set(err, ZP_ERR_NOMEM,
+                            "a memory budget of %.1f MiB is below the minimum for this %s key of domain 2^%u: "
+                            "%.1f MiB (in memory it needs %.1f MiB; docs/architecture.md, \"Proofs larger than "
+                            "the budget\")",
+                            (double)budget / (1 << 20), zp_curve_name(pk->curve), (unsigned)__builtin_ctz(n),
+                            (double)plan->minimum / (1 << 20), (double)plan->in_memory / (1 << 20));
+    }
+    return ZP_OK;
+}
+
+zp_status zp_groth16_prove_stream(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+                                  void *scratch, const zp_groth16_stream_cfg *cfg, const zp_parallel *par,
+                                  zp_error *err) {
+    memset(proof, 0, sizeof *proof);
+    const stream_fns *fns = stream_of(pk->curve);
+    if (fns == NULL) return zp_error_set(err, ZP_ERR_ARG, "no streamed prover for curve %s", zp_curve_name(pk->curve));
+    uint64_t r[4], s[4];
+    zp_status st = zp_groth16_random_scalar(r, pk->curve, err);
+    if (st == ZP_OK) st = zp_groth16_random_scalar(s, pk->curve, err);
+    if (st == ZP_OK) st = fns->prove(proof, pk, witness, r, s, abc, scratch, cfg, par, err);
+    memset(r, 0, sizeof r);
+    memset(s, 0, sizeof s);
+    if (st != ZP_OK) memset(proof, 0, sizeof *proof);
+    return st;
+}
 
 /* 0 for a key of an unknown curve: no reader or setup makes one, and
  * prove_start refuses it. */

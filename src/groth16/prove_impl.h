@@ -11,6 +11,7 @@
  *   π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ
  * prove_start does everything but the G2 MSM; prove_finish does that,
  * unless the key is small enough that prove_start runs it too (joint). */
+#include "groth16/stream.h"
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define X_(name) ZP_CAT(ZP_G, _##name)
@@ -270,46 +271,94 @@ static void X_(plain_mul)(uint64_t out[4], const uint64_t x[4], const uint64_t y
     memcpy(out, a.v, 32);
 }
 
+/* The work before the MSMs: the blinding terms and the transforms of a,
+ * b, c, then h = a·b - c, plain, in a (the b and c parts are done with). */
+static void X_(transforms)(X_(blind_job) *blind, const zp_groth16_pk *pk, FR *a, const uint64_t r[4],
+                           const uint64_t s[4], const uint64_t rs[4], void *msm_scratch, const zp_parallel *par) {
+    size_t n = pk->domain_size;
+    unsigned log_n = X_(log2)(pk->domain_size);
+    FR *b = a + n, *c = b + n;
+    X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
+
+    /* a, b, c = a∘b are in abc already (synth.c) */
+    blind->pk = pk;
+    blind->k[0] = r;
+    blind->k[1] = s;
+    blind->k[2] = rs;
+    blind->log_n = log_n;
+    FR_(root_of_unity)(&blind->shift, log_n + 1);
+    blind->serial = (zp_parallel){NULL, NULL, 1, par != NULL ? par->simd : ZP_SIMD_AUTO};
+    blind->n_ntt = 0;
+    if (X_(ntt_tasks)(log_n, zp_parallel_threads(par))) {
+        blind->n_ntt = 3;
+        blind->v[0] = a;
+        blind->v[1] = b;
+        blind->v[2] = c;
+        blind->ntt_scratch = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
+        blind->ntt_each = X_(ntt_task_scratch)(log_n);
+        /* the three transforms' tables and work, in one call (as the
+         * MSMs' part below): the MSMs reuse these pages */
+        zp_mem_prefault(blind->ntt_scratch, blind->n_ntt * blind->ntt_each);
+    } else {
+        X_(to_odd_points)(a, log_n, &blind->shift, msm_scratch, par);
+        X_(to_odd_points)(b, log_n, &blind->shift, msm_scratch, par);
+        X_(to_odd_points)(c, log_n, &blind->shift, msm_scratch, par);
+    }
+    zp_parallel_for(par, 1 + blind->n_ntt + 3, X_(blind_task), blind);
+    zp_parallel_for(par, job.tasks, X_(h_task), &job); /* h, plain, now in a */
+}
+
+/* π_A, π_C and s·δ₂ into pend, from the MSMs' sums (constant time in
+ * the blinding: see below). */
+static void X_(assemble)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const X_(blind_job) *blind, G1J pi_a,
+                         G1J b1, G1J pi_c, const G1J *h, const uint64_t r[4], const uint64_t s[4],
+                         const zp_parallel *par) {
+    G1J t;
+    G1 affine;
+    /* From here on every operation that touches r or s, or a point that
+     * depends on them, is constant time (curve/point_impl.h: j_mul, j_add,
+     * j_neg, j_to_affine; plain_mul is Montgomery arithmetic): no branch
+     * and no address depends on the blinding, which tests/test_ctime.c
+     * checks under valgrind. The MSMs above are variable time in the
+     * witness, as in every fast prover. */
+    /* π_A = α + Σ w_i A_i + r·δ */
+    G1_(j_add_affine_var)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
+    G1_(j_add)(&pi_a, &pi_a, &blind->k_delta1[0]);
+    /* B_G1 = β + Σ w_i B_i + s·δ */
+    G1_(j_add_affine_var)(&b1, &b1, (const G1 *)pk->beta1);
+    G1_(j_add)(&b1, &b1, &blind->k_delta1[1]);
+    /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
+    X_(cross_job) cross;
+    cross.p[0] = &pi_a;
+    cross.k[0] = s;
+    cross.p[1] = &b1;
+    cross.k[1] = r;
+    zp_parallel_for(par, 2, X_(cross_task), &cross);
+    G1_(j_add_var)(&pi_c, &pi_c, h);
+    G1_(j_add)(&pi_c, &pi_c, &cross.out[0]);
+    G1_(j_add)(&pi_c, &pi_c, &cross.out[1]);
+    G1_(j_neg)(&t, &blind->k_delta1[2]);
+    G1_(j_add)(&pi_c, &pi_c, &t);
+
+    memset(pend, 0, sizeof *pend);
+    pend->curve = pk->curve;
+    memcpy(pend->s_delta2, &blind->s_delta2, sizeof blind->s_delta2);
+    G1_(j_to_affine)(&affine, &pi_a);
+    memcpy(pend->pi_a, &affine, sizeof affine);
+    G1_(j_to_affine)(&affine, &pi_c);
+    memcpy(pend->pi_c, &affine, sizeof affine);
+}
+
 zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk *pk, const uint64_t *witness,
                                   const uint64_t r[4], const uint64_t s[4], void *abc, void *msm_scratch,
                                   const zp_parallel *par) {
-    size_t n = pk->domain_size;
-    unsigned log_n = X_(log2)(pk->domain_size);
-    FR *a = abc, *b = a + n, *c = b + n;
-    X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
+    FR *a = abc;
     uint64_t rs[4];
     X_(plain_mul)(rs, r, s);
-
-    /* a, b, c = a∘b are in abc already (synth.c) */
     X_(blind_job) blind;
-    blind.pk = pk;
-    blind.k[0] = r;
-    blind.k[1] = s;
-    blind.k[2] = rs;
-    blind.log_n = log_n;
-    FR_(root_of_unity)(&blind.shift, log_n + 1);
-    blind.serial = (zp_parallel){NULL, NULL, 1, par != NULL ? par->simd : ZP_SIMD_AUTO};
-    blind.n_ntt = 0;
-    if (X_(ntt_tasks)(log_n, zp_parallel_threads(par))) {
-        blind.n_ntt = 3;
-        blind.v[0] = a;
-        blind.v[1] = b;
-        blind.v[2] = c;
-        blind.ntt_scratch = (char *)(((uintptr_t)msm_scratch + 63) & ~(uintptr_t)63);
-        blind.ntt_each = X_(ntt_task_scratch)(log_n);
-        /* the three transforms' tables and work, in one call (as the
-         * MSMs' part below): the MSMs reuse these pages */
-        zp_mem_prefault(blind.ntt_scratch, blind.n_ntt * blind.ntt_each);
-    } else {
-        X_(to_odd_points)(a, log_n, &blind.shift, msm_scratch, par);
-        X_(to_odd_points)(b, log_n, &blind.shift, msm_scratch, par);
-        X_(to_odd_points)(c, log_n, &blind.shift, msm_scratch, par);
-    }
-    zp_parallel_for(par, 1 + blind.n_ntt + 3, X_(blind_task), &blind);
-    zp_parallel_for(par, job.tasks, X_(h_task), &job); /* h, plain, now in a */
+    X_(transforms)(&blind, pk, a, r, s, rs, msm_scratch, par);
 
-    G1J pi_a, b1, pi_c, h, t;
-    G1 affine;
+    G1J pi_a, b1, pi_c, h;
     G2J b2_sum;
     int joint = X_(joint)(pk, zp_parallel_threads(par));
     {
@@ -342,44 +391,13 @@ zp_status X_(groth16_prove_start)(zp_groth16_pending *pend, const zp_groth16_pk 
             G1_(msm_many_var)(outs, points, scalars, n, 4, msm_scratch, par);
         }
     }
-    /* From here on every operation that touches r or s, or a point that
-     * depends on them, is constant time (curve/point_impl.h: j_mul, j_add,
-     * j_neg, j_to_affine; plain_mul is Montgomery arithmetic): no branch
-     * and no address depends on the blinding, which tests/test_ctime.c
-     * checks under valgrind. The MSMs above are variable time in the
-     * witness, as in every fast prover. */
-    /* π_A = α + Σ w_i A_i + r·δ */
-    G1_(j_add_affine_var)(&pi_a, &pi_a, (const G1 *)pk->alpha1);
-    G1_(j_add)(&pi_a, &pi_a, &blind.k_delta1[0]);
-    /* B_G1 = β + Σ w_i B_i + s·δ */
-    G1_(j_add_affine_var)(&b1, &b1, (const G1 *)pk->beta1);
-    G1_(j_add)(&b1, &b1, &blind.k_delta1[1]);
-    /* π_C = Σ_priv w_i C_i + Σ h_j H_j + s·π_A + r·B_G1 - r·s·δ */
-    X_(cross_job) cross;
-    cross.p[0] = &pi_a;
-    cross.k[0] = s;
-    cross.p[1] = &b1;
-    cross.k[1] = r;
-    zp_parallel_for(par, 2, X_(cross_task), &cross);
-    G1_(j_add_var)(&pi_c, &pi_c, &h);
-    G1_(j_add)(&pi_c, &pi_c, &cross.out[0]);
-    G1_(j_add)(&pi_c, &pi_c, &cross.out[1]);
-    G1_(j_neg)(&t, &blind.k_delta1[2]);
-    G1_(j_add)(&pi_c, &pi_c, &t);
+    X_(assemble)(pend, pk, &blind, pi_a, b1, pi_c, &h, r, s, par);
     memset(rs, 0, sizeof rs);
-
-    memset(pend, 0, sizeof *pend);
-    pend->curve = pk->curve;
     _Static_assert(sizeof b2_sum <= sizeof pend->b2_sum, "pending's b2_sum holds a Jacobian G2 point");
-    memcpy(pend->s_delta2, &blind.s_delta2, sizeof blind.s_delta2);
     if (joint) {
         memcpy(pend->b2_sum, &b2_sum, sizeof b2_sum);
         pend->b2_done = 1;
     }
-    G1_(j_to_affine)(&affine, &pi_a);
-    memcpy(pend->pi_a, &affine, sizeof affine);
-    G1_(j_to_affine)(&affine, &pi_c);
-    memcpy(pend->pi_c, &affine, sizeof affine);
     return ZP_OK;
 }
 
@@ -403,6 +421,306 @@ void X_(groth16_prove_finish)(zp_groth16_proof *proof, const zp_groth16_pending 
     memcpy(proof->c, pend->pi_c, sizeof(G1));
     G2_(j_to_affine)(&affine, &pi_b);
     memcpy(proof->b, &affine, sizeof affine);
+}
+
+/* ---- a proof with the key's points streamed (groth16/stream.h) ---- */
+
+/* The scratch of a streamed proof whose MSMs take chunk_g1 / chunk_g2
+ * points at a time: the transforms' first, then the chunks' MSMs. */
+size_t X_(groth16_stream_scratch)(const zp_groth16_pk *pk, size_t threads, size_t chunk_g1, size_t chunk_g2) {
+    unsigned log_n = X_(log2)(pk->domain_size);
+    size_t ntt =
+        X_(ntt_tasks)(log_n, threads) ? 3 * X_(ntt_task_scratch)(log_n) + 64 : FR_(ntt_scratch_size)(log_n, threads);
+    size_t g1 = G1_(msm_scratch_size)(chunk_g1, threads), g2 = G2_(msm_scratch_size)(chunk_g2, threads);
+    size_t m = g1 > g2 ? g1 : g2, one = FR_(ntt_scratch_size)(log_n, threads); /* the spilled path's, one at a time */
+    if (one > ntt) ntt = one;
+    return ntt > m ? ntt : m;
+}
+
+/* Σ k_i P_i over one section, its points read chunk by chunk (the read
+ * of the next overlapping the sum of this one). */
+#define ZP_STREAM_MSM_(name, P, PJ, P_)                                                                             \
+    static zp_status X_(name)(PJ * out, const zp_groth16_stream_cfg *cfg, unsigned section, size_t n,               \
+                              const uint64_t *scalars, size_t chunk, void *scratch, const zp_parallel *par,         \
+                              zp_error *err) {                                                                      \
+        zp_stream_reader rd;                                                                                        \
+        P_(j_set_inf)(out);                                                                                         \
+        zp_status st =                                                                                              \
+            zp_stream_begin(&rd, cfg->src, section, sizeof(P), n, chunk, cfg->window, cfg->tracker, cfg->cls, err); \
+        while (st == ZP_OK && rd.next * rd.chunk < n) {                                                             \
+            const void *pts;                                                                                        \
+            size_t first, count;                                                                                    \
+            st = zp_stream_take(&rd, &pts, &first, &count, err);                                                    \
+            if (st != ZP_OK) break;                                                                                 \
+            PJ part;                                                                                                \
+            P_(msm_var)(&part, (const P *)pts, scalars + 4 * first, count, scratch, par);                           \
+            P_(j_add_var)(out, out, &part);                                                                         \
+        }                                                                                                           \
+        zp_stream_end(&rd);                                                                                         \
+        return st;                                                                                                  \
+    }
+ZP_STREAM_MSM_(msm_stream_g1, G1, G1J, G1_)
+ZP_STREAM_MSM_(msm_stream_g2, G2, G2J, G2_)
+#undef ZP_STREAM_MSM_
+
+/* Synthesis from the streamed coefficient list, without the matrices:
+ * each chunk of entries is summed into a (matrix A) and b (matrix B),
+ * the tasks split by matrix and row residue; an entry out of range (the
+ * file changed since it was validated at open) is counted, not used. */
+typedef struct {
+    const uint8_t *e;
+    size_t count;
+    FR *ab[2];
+    const uint64_t *witness;
+    uint32_t rows, vars;
+    size_t bad;
+    size_t only;  /* with one of ab NULL: the matrix summed (0 A, 1 B) */
+    size_t tasks; /* a multiple of the matrices summed */
+} X_(coef_job);
+
+static void X_(coef_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(coef_job) *job = arg;
+    /* task t: one matrix (both alternate, or the only one), and the rows
+     * of one residue mod parts: no two tasks write one row, whatever the
+     * list's order */
+    size_t mats = job->ab[0] != NULL && job->ab[1] != NULL ? 2 : 1, parts = job->tasks / mats;
+    uint32_t mat = mats == 2 ? (uint32_t)(t % 2) : (uint32_t)job->only;
+    size_t part = mats == 2 ? t / 2 : t;
+    FR *dst = job->ab[mat];
+    size_t bad = 0;
+    for (size_t i = 0; i < job->count; i++) {
+        const uint8_t *e = job->e + i * ZP_ZKEY_COEF_BYTES;
+        uint32_t m, row, signal;
+        memcpy(&m, e, 4);
+        memcpy(&row, e + 4, 4);
+        memcpy(&signal, e + 8, 4);
+        if (m > 1 || row >= job->rows || signal >= job->vars) {
+            bad++;
+            continue;
+        }
+        if (m != mat || row % parts != part) continue;
+        FR v, w, p;
+        memcpy(v.v, e + 12, sizeof v.v);
+        memcpy(w.v, job->witness + 4 * (size_t)signal, sizeof w.v);
+        FR_(mul)(&p, &v, &w); /* v·R² times plain w: the Montgomery form of v·w (synth_impl.h) */
+        FR_(add)(&dst[row], &dst[row], &p);
+    }
+    if (t == 0) job->bad = bad; /* one task counts them */
+}
+
+typedef struct {
+    FR *a, *b, *c;
+    size_t n, tasks;
+} X_(c_job);
+
+static void X_(c_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(c_job) *job = arg;
+    size_t per = (job->n + job->tasks - 1) / job->tasks, begin = t * per,
+           end = begin + per < job->n ? begin + per : job->n;
+    for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
+}
+
+/* Sums the coefficient list into dst_a (matrix A) and dst_b (B), or,
+ * when one of them is NULL, the other only (the spilled path, which
+ * holds one vector at a time); zeroes them first. Every worker scans each
+ * chunk and sums the entries of its matrix and its residue of rows. */
+static zp_status X_(coefs_stream)(FR *dst_a, FR *dst_b, const zp_groth16_pk *pk, const uint64_t *witness,
+                                  const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size;
+    if (dst_a != NULL) memset(dst_a, 0, n * sizeof(FR));
+    if (dst_b != NULL) memset(dst_b, 0, n * sizeof(FR));
+    size_t mats = dst_a != NULL && dst_b != NULL ? 2 : 1;
+    X_(coef_job) job = {NULL,
+                        0,
+                        {dst_a, dst_b},
+                        witness,
+                        pk->domain_size,
+                        pk->n_vars,
+                        0,
+                        dst_a == NULL ? 1 : 0,
+                        mats * zp_parallel_threads(par)};
+    size_t tasks = job.tasks;
+    zp_stream_reader rd;
+    zp_status st = zp_stream_begin(&rd, cfg->src, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs,
+                                   cfg->window, cfg->tracker, cfg->cls, err);
+    size_t bad = 0, first_bad = 0;
+    while (st == ZP_OK && rd.next * rd.chunk < pk->n_coefs) {
+        const void *e;
+        size_t first;
+        st = zp_stream_take(&rd, &e, &first, &job.count, err);
+        if (st != ZP_OK) break;
+        job.e = e;
+        zp_parallel_for(par, tasks, X_(coef_task), &job);
+        if (job.bad != 0 && bad == 0) first_bad = first;
+        bad += job.bad;
+    }
+    zp_stream_end(&rd);
+    if (st == ZP_OK && bad != 0) {
+        st = zp_error_set(err, ZP_ERR_FORMAT,
+                          "%s: %zu coefficients from entry %zu on are out of range (the key file changed since it "
+                          "was opened): no proof",
+                          cfg->src->name, bad, first_bad);
+    }
+    return st;
+}
+
+static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uint64_t *witness,
+                                       const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size;
+    zp_status st = X_(coefs_stream)(a, a + n, pk, witness, cfg, par, err);
+    if (st != ZP_OK) return st;
+    X_(c_job) cj = {a, a + n, a + 2 * n, n, 4 * zp_parallel_threads(par)};
+    zp_parallel_for(par, cj.tasks, X_(c_task), &cj);
+    return ZP_OK;
+}
+
+/* ---- the spilled path: one vector of N resident, the others in a
+ * scratch file (groth16/stream.h, zp_stream_spill) ---- */
+
+typedef struct {
+    FR *v;
+    const FR *w;
+    size_t n, tasks;
+    int op; /* 0: v = v·w; 1: v = from_mont(w - v) (h from ab and c) */
+} X_(pair_job);
+
+static void X_(pair_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(pair_job) *job = arg;
+    size_t per = (job->n + job->tasks - 1) / job->tasks, begin = t * per,
+           end = begin + per < job->n ? begin + per : job->n;
+    for (size_t i = begin; i < end; i++) {
+        if (job->op == 0) {
+            FR_(mul)(&job->v[i], &job->v[i], &job->w[i]);
+        } else {
+            FR h;
+            FR_(sub)(&h, &job->w[i], &job->v[i]);
+            FR_(from_mont)(&job->v[i], &h);
+        }
+    }
+}
+
+/* v[i] op= slot[i] for all i < n, the slot read through buf (bytes) a
+ * part at a time */
+static zp_status X_(spill_combine)(FR *v, zp_stream_spill *sp, unsigned slot, int op, void *buf, size_t bytes, size_t n,
+                                   const zp_parallel *par, zp_error *err) {
+    size_t per = bytes / sizeof(FR);
+    for (size_t i = 0; i < n; i += per) {
+        size_t m = n - i < per ? n - i : per;
+        zp_status st = zp_stream_spill_io(sp, 0, slot, i * sizeof(FR), buf, m * sizeof(FR), err);
+        if (st != ZP_OK) return st;
+        X_(pair_job) job = {v + i, buf, m, 2 * zp_parallel_threads(par), op};
+        zp_parallel_for(par, job.tasks, X_(pair_task), &job);
+    }
+    return ZP_OK;
+}
+
+/* h (plain) into v (N elements): a, then b, summed from the list one at
+ * a time; c = a∘b a part at a time; the three transforms one at a time,
+ * each vector parked in the file while another is resident. */
+static zp_status X_(h_spilled)(FR *v, const zp_groth16_pk *pk, const uint64_t *witness,
+                               const zp_groth16_stream_cfg *cfg, void *scratch, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size, bytes = n * sizeof(FR);
+    unsigned log_n = X_(log2)(pk->domain_size);
+    FR shift;
+    FR_(root_of_unity)(&shift, log_n + 1);
+    zp_stream_spill sp;
+    zp_status st = zp_stream_spill_open(&sp, bytes, err);
+    if (st != ZP_OK) return st;
+    enum { SLOT_A = 0, SLOT_C = 1, SLOT_B = 2 }; /* SLOT_A holds a, then a∘b at the odd points */
+    if ((st = X_(coefs_stream)(v, NULL, pk, witness, cfg, par, err)) != ZP_OK) goto out;
+    if ((st = zp_stream_spill_io(&sp, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = X_(coefs_stream)(NULL, v, pk, witness, cfg, par, err)) != ZP_OK) goto out;
+    /* c = a∘b: a read back a part at a time into the window, times b, out */
+    {
+        size_t per = cfg->window_bytes / sizeof(FR);
+        FR *buf = cfg->window;
+        for (size_t i = 0; i < n && st == ZP_OK; i += per) {
+            size_t m = n - i < per ? n - i : per;
+            st = zp_stream_spill_io(&sp, 0, SLOT_A, i * sizeof(FR), buf, m * sizeof(FR), err);
+            if (st != ZP_OK) break;
+            X_(pair_job) job = {buf, v + i, m, 2 * zp_parallel_threads(par), 0};
+            zp_parallel_for(par, job.tasks, X_(pair_task), &job);
+            st = zp_stream_spill_io(&sp, 1, SLOT_C, i * sizeof(FR), buf, m * sizeof(FR), err);
+        }
+        if (st != ZP_OK) goto out;
+    }
+    X_(to_odd_points)(v, log_n, &shift, scratch, par); /* b */
+    if ((st = zp_stream_spill_io(&sp, 1, SLOT_B, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = zp_stream_spill_io(&sp, 0, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    X_(to_odd_points)(v, log_n, &shift, scratch, par); /* a */
+    if ((st = X_(spill_combine)(v, &sp, SLOT_B, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK) goto out;
+    if ((st = zp_stream_spill_io(&sp, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out; /* a·b */
+    if ((st = zp_stream_spill_io(&sp, 0, SLOT_C, 0, v, bytes, err)) != ZP_OK) goto out;
+    X_(to_odd_points)(v, log_n, &shift, scratch, par); /* c */
+    st = X_(spill_combine)(v, &sp, SLOT_A, 1, cfg->window, cfg->window_bytes, n, par, err);
+out:
+    zp_stream_spill_close(&sp);
+    return st;
+}
+
+zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness,
+                                   const uint64_t r[4], const uint64_t s[4], void *abc, void *scratch,
+                                   const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size, first_private = (size_t)pk->n_public + 1;
+    FR *a = abc;
+    uint64_t rs[4];
+    X_(plain_mul)(rs, r, s);
+    X_(blind_job) blind;
+    zp_status st;
+    if (cfg->spill) {
+        st = X_(h_spilled)(a, pk, witness, cfg, scratch, par, err);
+        if (st != ZP_OK) {
+            memset(rs, 0, sizeof rs);
+            return st;
+        }
+        /* the blinding terms, without transforms */
+        blind.pk = pk;
+        blind.k[0] = r;
+        blind.k[1] = s;
+        blind.k[2] = rs;
+        blind.n_ntt = 0;
+        zp_parallel_for(par, 4, X_(blind_task), &blind);
+    } else {
+        st = X_(synthesize_stream)(a, pk, witness, cfg, par, err);
+        if (st != ZP_OK) {
+            memset(rs, 0, sizeof rs);
+            return st;
+        }
+        X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
+        /* b and c are done with: their pages go back now (the tracker
+         * keeps counting the buffer; the budget's phases say what is
+         * resident) */
+        zp_mem_release((char *)abc + n * sizeof(FR), 2 * n * sizeof(FR));
+    }
+    G1J pi_a, b1, pi_c, h;
+    G2J b2;
+    /* H first, so h's pages go before the other sections stream */
+    st = X_(msm_stream_g1)(&h, cfg, ZP_SRC_H, n, (const uint64_t *)a, cfg->chunk_g1, scratch, par, err);
+    zp_mem_release(abc, n * sizeof(FR));
+    if (st == ZP_OK)
+        st = X_(msm_stream_g1)(&pi_a, cfg, ZP_SRC_A, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK) st = X_(msm_stream_g1)(&b1, cfg, ZP_SRC_B1, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK) {
+        st = X_(msm_stream_g1)(&pi_c, cfg, ZP_SRC_C, pk->n_vars - first_private, witness + 4 * first_private,
+                               cfg->chunk_g1, scratch, par, err);
+    }
+    if (st == ZP_OK) st = X_(msm_stream_g2)(&b2, cfg, ZP_SRC_B2, pk->n_vars, witness, cfg->chunk_g2, scratch, par, err);
+    /* a point changed under the reads is a wrong sum: no proof */
+    if (st == ZP_OK) st = zp_groth16_source_check(cfg->src, err);
+    if (st == ZP_OK) {
+        zp_groth16_pending pend;
+        X_(assemble)(&pend, pk, &blind, pi_a, b1, pi_c, &h, r, s, par);
+        memcpy(pend.b2_sum, &b2, sizeof b2);
+        pend.b2_done = 1;
+        X_(groth16_prove_finish)(proof, &pend, pk, witness, scratch, par);
+        memset(&pend, 0, sizeof pend);
+    }
+    memset(rs, 0, sizeof rs);
+    memset(&blind, 0, sizeof blind);
+    return st;
 }
 
 /* Up to this many public inputs, L is summed from one multiplication per

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "base/error.h"
 #include "curve/desc.h"
@@ -28,6 +29,7 @@ struct zp_zkey {
     zp_binfile bf;
     zp_groth16_pk pk;
     const uint8_t *circuit_hash;
+    int64_t mtime_ns; /* the file's modification time at open (0: from memory) */
 };
 
 static const char *section_name(uint32_t id) {
@@ -164,8 +166,16 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
                             (unsigned long long)n, (unsigned long long)expected, count);
     }
     const zp_groth16_pk *pk = &z->pk;
-    const uint8_t *e = p + 4;
+    const uint8_t *e = p + 4, *kept = p;
     for (uint32_t i = 0; i < count; i++, e += ZP_ZKEY_COEF_BYTES) {
+        /* the checked pages leave the resident set as the check goes (they
+         * stay in the page cache): opening a 2^20 key otherwise held its
+         * 211 MB list resident until a proof released it, which a proof
+         * under a memory budget cannot afford (groth16/stream.h) */
+        if ((size_t)(e - kept) >= ((size_t)4 << 20)) {
+            zp_binfile_release(&z->bf, kept, (size_t)(e - kept));
+            kept = e;
+        }
         uint32_t m = zp_io_u32(e), row = zp_io_u32(e + 4), sig = zp_io_u32(e + 8);
         uint64_t v[4];
         memcpy(v, e + 12, sizeof v);
@@ -187,6 +197,7 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
                                 zp_io_curve_title(pk->curve));
         }
     }
+    zp_binfile_release(&z->bf, kept, (size_t)(e - kept));
     z->pk.coefs = p + 4;
     z->pk.n_coefs = count;
     return ZP_OK;
@@ -267,7 +278,13 @@ static const zp_binfile_format zkey_format = {.magic = "zkey",
 
 zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) {
     zp_binfile_input in = {.path = path};
-    return zp_binfile_read((void **)out, &zkey_format, &in, NULL, err);
+    zp_status st = zp_binfile_read((void **)out, &zkey_format, &in, NULL, err);
+    struct stat s;
+    /* a streamed proof checks that the file it reads is still this one */
+    if (st == ZP_OK && stat(path, &s) == 0) {
+        (*out)->mtime_ns = (int64_t)s.st_mtim.tv_sec * 1000000000 + s.st_mtim.tv_nsec;
+    }
+    return st;
 }
 
 zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const char *name, zp_error *err) {
@@ -278,6 +295,25 @@ zp_status zp_zkey_open_mem(zp_zkey **out, const void *data, size_t size, const c
 const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey) { return &zkey->pk; }
 
 const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey) { return zkey->circuit_hash; }
+
+zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, uint64_t *size, int64_t *mtime_ns,
+                                 uint64_t off[6], uint32_t id[6], zp_error *err) {
+    if (!zkey->bf.mapped) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: a key read from memory has no file to stream its points from",
+                            zkey->bf.name);
+    }
+    const zp_groth16_pk *pk = &zkey->pk;
+    const void *at[6] = {pk->a, pk->b1, pk->b2, pk->c, pk->h, pk->coefs};
+    const uint32_t ids[6] = {S_A, S_B1, S_B2, S_C, S_H, S_COEFS};
+    for (int k = 0; k < 6; k++) {
+        off[k] = (uint64_t)((const uint8_t *)at[k] - zkey->bf.data);
+        id[k] = ids[k];
+    }
+    *path = zkey->bf.name;
+    *size = zkey->bf.size;
+    *mtime_ns = zkey->mtime_ns;
+    return ZP_OK;
+}
 
 void zp_zkey_release_coefs(const zp_zkey *zkey) {
     zp_binfile_release(&zkey->bf, zkey->pk.coefs, (size_t)zkey->pk.n_coefs * ZP_ZKEY_COEF_BYTES);

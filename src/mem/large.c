@@ -45,6 +45,13 @@ void zp_mem_prefault(void *p, size_t bytes) {
     if (p != NULL && bytes < ZP_MEM_HUGE_MIN && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
+void zp_mem_release(void *p, size_t bytes) {
+    size_t page = zp_track_round(1);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(page - 1);
+    if (p != NULL && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 size_t zp_mem_peak_rss(void) {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];

@@ -25,6 +25,11 @@ void zp_mem_unmap(void *p, size_t bytes);
  * serial walk would take the work from the threads that write them. */
 void zp_mem_prefault(void *p, size_t bytes);
 
+/* Gives the whole pages inside [p, p + bytes) back to the kernel
+ * (MADV_DONTNEED: anonymous pages read as zeros afterwards), for a
+ * buffer whose part is done with before the whole can go. */
+void zp_mem_release(void *p, size_t bytes);
+
 /* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
 size_t zp_mem_peak_rss(void);
 
