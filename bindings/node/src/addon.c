@@ -208,7 +208,7 @@ static void run_prove(job *j, zp_proof *proof, zp_witness *w) {
     if (j->prover != NULL) {
         j->st = zp_prover_prove(j->prover, proof, NULL, j->key, w, &j->err);
     } else {
-        zp_prove_options opt = {j->threads, 0};
+        zp_prove_options opt = {.threads = j->threads, .skip_verify = 0};
         j->st = zp_prove(proof, NULL, j->key, w, &opt, &j->err);
     }
 }
