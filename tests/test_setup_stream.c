@@ -212,7 +212,7 @@ int main(void) {
             1 + (uint32_t)(zp_test_rand64() % 5), NULL, 4);
         one(dir, curves[c], 3000 + (uint32_t)(zp_test_rand64() % 1000), 2500 + (uint32_t)(zp_test_rand64() % 3000),
             (uint32_t)(zp_test_rand64() % 40), &par, 4);
-        if (c == 0) one(dir, curves[c], 9000, 12000, 3, &par, 2);
+        if (c == 0) one(dir, curves[c], 9000, 12000, 3, &par, 2); /* 2^14 */
     }
     zp_pool_destroy(pool);
     CHECK(files_in(dir) == 0);

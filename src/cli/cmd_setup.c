@@ -89,6 +89,20 @@ static uint64_t slack_bytes(size_t threads) { return (2u << 20) + (uint64_t)thre
 
 static double mib(uint64_t b) { return (double)b / 1048576.0; }
 
+/* The process's peak RSS so far (VmHWM), 0 if unknown: reading the
+ * circuit maps its file beside the arrays made from it, a peak that is
+ * past but that the budget must have held. */
+static uint64_t rss_peak(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    unsigned long long kb = 0;
+    char line[256];
+    while (f != NULL && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+    }
+    if (f != NULL) fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
 int zp_cmd_setup(int argc, char **argv) {
     setup_args args = {0};
     zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
@@ -132,11 +146,14 @@ int zp_cmd_setup(int argc, char **argv) {
             zp_error_prefix(&err, "%s: ", pos[0]);
             goto fail;
         }
-        if (args.budget < own + least.min_bytes) {
+        uint64_t need = own + least.min_bytes, peak = rss_peak();
+        if (need < peak) need = peak;
+        if (args.budget < need) {
             zp_error_set(&err, ZP_ERR_ARG,
                          "--budget %.1f MiB is below this setup's minimum, %.1f MiB: the process's own %.1f MiB with "
-                         "the circuit loaded, and %.1f MiB of working memory for a 2^%u domain",
-                         mib(args.budget), mib(own + least.min_bytes), mib(own), mib(least.min_bytes), least.log_n);
+                         "the circuit loaded (%.1f MiB at its peak while reading it), and %.1f MiB of working memory "
+                         "for a 2^%u domain",
+                         mib(args.budget), mib(need), mib(own), mib(peak), mib(least.min_bytes), least.log_n);
             goto fail;
         }
         buffers = args.budget - own;
