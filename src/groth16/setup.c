@@ -78,7 +78,7 @@ ZP_CURVE_LIST(ZP_SETUP_CURVE_ID_)
 ZP_CURVE_LIST(ZP_GROTH16_SETUP_EXPORT_)
 
 /* Validates the constraint system's shape before anything is allocated. */
-static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, zp_error *err) {
+static zp_status check_system_to(const zp_constraint_system *cs, unsigned *log_n, unsigned max_log, zp_error *err) {
     if (zp_curve_get(cs->curve) == NULL) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED, "setup: unsupported curve %d (zkpipe supports %s)", (int)cs->curve,
                             ZP_CURVE_NAMES);
@@ -92,10 +92,13 @@ static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, z
     unsigned l = 0;
     while (((uint64_t)1 << (l + 1)) <= rows) l++;
     *log_n = rows == 0 ? 1 : l + 1;
-    if (*log_n > ZP_SETUP_MAX_LOG_DOMAIN) {
+    /* H needs the 2N-domain's roots of unity */
+    unsigned adicity = zp_curve_get(cs->curve)->fr_two_adicity;
+    if (max_log > adicity - 1) max_log = adicity - 1;
+    if (*log_n > max_log) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                            "setup: %u constraints need a 2^%u domain; the development setup stops at 2^%u",
-                            cs->n_constraints, *log_n, ZP_SETUP_MAX_LOG_DOMAIN);
+                            "setup: %u constraints need a 2^%u domain; this setup stops at 2^%u", cs->n_constraints,
+                            *log_n, max_log);
     }
     for (int k = 0; k < 3; k++) {
         const zp_constraint_matrix *m = &cs->m[k];
@@ -111,6 +114,14 @@ static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, z
         }
     }
     return ZP_OK;
+}
+
+static zp_status check_system(const zp_constraint_system *cs, unsigned *log_n, zp_error *err) {
+    return check_system_to(cs, log_n, ZP_SETUP_MAX_LOG_DOMAIN, err);
+}
+
+static zp_status check_system_stream(const zp_constraint_system *cs, unsigned *log_n, zp_error *err) {
+    return check_system_to(cs, log_n, ZP_SETUP_STREAM_MAX_LOG_DOMAIN, err);
 }
 
 zp_status zp_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, const zp_parallel *par,
@@ -158,7 +169,7 @@ static void mib(char *buf, size_t cap, uint64_t bytes) { snprintf(buf, cap, "%.1
 static zp_status plan_with(zp_groth16_setup_plan *plan, const zp_constraint_system *cs, uint64_t budget,
                            size_t row_chunk, size_t wire_chunk, zp_error *err) {
     memset(plan, 0, sizeof *plan);
-    zp_status st = check_system(cs, &plan->log_n, err);
+    zp_status st = check_system_stream(cs, &plan->log_n, err);
     if (st != ZP_OK) return st;
     const zp_curve_desc *d = zp_curve_get(cs->curve);
     size_t n = (size_t)1 << plan->log_n, nw = cs->n_wires;
@@ -223,7 +234,7 @@ zp_status zp_groth16_setup_stream(const zp_constraint_system *cs, const zp_groth
     static const zp_groth16_setup_opts none = {0};
     if (opts == NULL) opts = &none;
     unsigned log_n = 0;
-    zp_status st = check_system(cs, &log_n, err);
+    zp_status st = check_system_stream(cs, &log_n, err);
     if (st != ZP_OK) return st;
     if (plan->log_n != log_n || plan->row_chunk == 0 || plan->wire_chunk == 0) {
         return zp_error_set(err, ZP_ERR_ARG, "setup: the plan is not this circuit's");

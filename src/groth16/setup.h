@@ -20,8 +20,12 @@ typedef struct zp_groth16_setup_key {
     void *memory; /* one allocation holding every array of pk */
 } zp_groth16_setup_key;
 
-/* Largest domain the setup accepts (2^log): bounded by memory, not math. */
+/* Largest domain the in-memory setup accepts (2^log): bounded by memory,
+ * not math. The streaming one (below) goes to 2^27, or less where the
+ * curve's 2N-domain (H) has no roots of unity: its memory does not grow
+ * with the key. */
 #define ZP_SETUP_MAX_LOG_DOMAIN 24
+#define ZP_SETUP_STREAM_MAX_LOG_DOMAIN 27
 
 zp_status zp_groth16_setup(zp_groth16_setup_key *key, const zp_constraint_system *cs, const zp_parallel *par,
                            zp_error *err) ZP_WARN_UNUSED;
