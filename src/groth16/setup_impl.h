@@ -305,6 +305,45 @@ static void X_(coef_put)(X_(coef_out) *o, uint32_t matrix, uint32_t row, uint32_
     }
 }
 
+/* u, v, w of the wires [j0, j0 + cnt) from the rows [r0, r0 + rc), whose
+ * Lagrange values lag holds: each task owns a range of those wires and
+ * reads every term of the rows, so no two write one value and each value
+ * sums its terms in the rows' order, as X_(setup) does. */
+typedef struct {
+    const zp_constraint_system *cs;
+    const FR *lag;
+    FR *uvw[3];
+    size_t r0, rc, rend, j0, cnt, part;
+} X_(gather_job);
+
+static void X_(gather_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(gather_job) *j = arg;
+    size_t lo = t * j->part, m = j->cs->n_constraints;
+    if (lo >= j->cnt) return;
+    size_t len = j->cnt - lo < j->part ? j->cnt - lo : j->part, base = j->j0 + lo;
+    for (int k = 0; k < 3; k++) {
+        const zp_constraint_matrix *mat = &j->cs->m[k];
+        FR *acc = j->uvw[k] + lo;
+        for (size_t i = j->r0; i < j->rend; i++) {
+            for (size_t e = mat->row_start[i]; e < mat->row_start[i + 1]; e++) {
+                size_t at = (size_t)mat->wire[e] - base; /* wraps when below base */
+                if (at >= len) continue;
+                FR c;
+                memcpy(c.v, mat->coef + 4 * e, 32);
+                FR_(to_mont)(&c, &c);
+                FR_(mul)(&c, &c, &j->lag[i - j->r0]);
+                FR_(add)(&acc[at], &acc[at], &c);
+            }
+        }
+    }
+    /* the public rows: u_s += L_{m+s} */
+    for (size_t i = j->r0 > m ? j->r0 : m; i < j->r0 + j->rc; i++) {
+        size_t at = (i - m) - base;
+        if (at < len) FR_(add)(&j->uvw[0][lo + at], &j->uvw[0][lo + at], &j->lag[i - j->r0]);
+    }
+}
+
 /* The streaming setup (setup.h): the same values as X_(setup), made in
  * chunks of plan->row_chunk points and plan->wire_chunk wires and written
  * to the sink's sections at their offsets as they are made. */
@@ -390,27 +429,12 @@ static zp_status X_(setup_stream)(zp_setup_sink *sink, const zp_constraint_syste
         size_t cnt = nw - j0 < K ? nw - j0 : K;
         FR *uvw[3] = {u, v, w};
         for (int k = 0; k < 3; k++) memset(uvw[k], 0, cnt * sizeof(FR));
+        size_t parts = cnt < 512 ? 1 : zp_parallel_threads(par);
         for (size_t r0 = 0; r0 < rows; r0 += R) {
             size_t rc = rows - r0 < R ? rows - r0 : R, rend = r0 + rc < m ? r0 + rc : m;
             X_(lagrange_par)(lag, rc, r0, 1, log_n, &x.tau, scr, par);
-            for (int k = 0; k < 3; k++) {
-                const zp_constraint_matrix *mat = &cs->m[k];
-                for (size_t i = r0; i < rend; i++) {
-                    for (size_t e = mat->row_start[i]; e < mat->row_start[i + 1]; e++) {
-                        size_t at = (size_t)mat->wire[e] - j0; /* wraps when below j0 */
-                        if (at >= cnt) continue;
-                        FR c;
-                        memcpy(c.v, mat->coef + 4 * e, 32);
-                        FR_(to_mont)(&c, &c);
-                        FR_(mul)(&c, &c, &lag[i - r0]);
-                        FR_(add)(&uvw[k][at], &uvw[k][at], &c);
-                    }
-                }
-            }
-            for (size_t i = r0 > m ? r0 : m; i < r0 + rc; i++) { /* the public rows: u_s += L_{m+s} */
-                size_t at = (i - m) - j0;
-                if (at < cnt) FR_(add)(&u[at], &u[at], &lag[i - r0]);
-            }
+            X_(gather_job) job = {cs, lag, {u, v, w}, r0, rc, rend, j0, cnt, (cnt + parts - 1) / parts};
+            zp_parallel_for(par, parts, X_(gather_task), &job);
         }
         for (size_t q0 = 0; q0 < cnt && sink->st == ZP_OK; q0 += R) {
             size_t qc = cnt - q0 < R ? cnt - q0 : R, g0 = j0 + q0;
