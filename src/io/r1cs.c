@@ -9,6 +9,7 @@
 #include "io/elements.h"
 
 enum { N8 = 32, TERM_BYTES = 4 + N8, HEADER_BYTES = 4 + N8 + 4 * 4 + 8 + 4 };
+#define RELEASE_STEP ((uint64_t)16 << 20) /* bytes of the file read between releases */
 
 struct zp_r1cs {
     zp_r1cs_header h;
@@ -58,8 +59,16 @@ static zp_status read_header(zp_r1cs_header *h, const zp_binfile *bf, zp_error *
  * each matrix; with fill == 1 it stores them into the arrays sized by the
  * first pass. Every read is bounds-checked against the section. */
 static zp_status walk(zp_r1cs *r, const zp_binfile *bf, const uint8_t *p, uint64_t n, int fill, zp_error *err) {
-    uint64_t pos = 0, count[3] = {0, 0, 0};
+    uint64_t pos = 0, count[3] = {0, 0, 0}, released = 0;
     for (uint32_t c = 0; c < r->h.n_constraints; c++) {
+        /* The file's pages read so far leave the resident set as the walk
+         * goes (they stay in the page cache): a large circuit's arrays and
+         * its whole mapped file were both resident, twice the circuit
+         * (issue 32: the setup's budget must hold the reading's peak). */
+        if (pos - released >= RELEASE_STEP) {
+            zp_binfile_release(bf, p + released, pos - released);
+            released = pos;
+        }
         for (int k = 0; k < 3; k++) {
             zp_r1cs_matrix *m = &r->m[k];
             if (fill) m->row_start[c] = count[k];
@@ -98,6 +107,7 @@ static zp_status walk(zp_r1cs *r, const zp_binfile *bf, const uint8_t *p, uint64
             }
         }
     }
+    zp_binfile_release(bf, p + released, pos - released);
     if (pos != n) {
         return zp_error_set(err, ZP_ERR_FORMAT,
                             "%s: section 2 (constraints) is %llu bytes, but its %u constraints take %llu", bf->name,
