@@ -15,6 +15,7 @@
 #include "ceremony/internal.h"
 #include "curve/curve.h"
 #include "curve/desc.h"
+#include "curve/subgroup.h"
 #include "io/binfile.h"
 #include "io/r1cs.h"
 #include "io/zkey.h"
@@ -27,8 +28,38 @@
 #define ZP_G_UP ZP_BN254
 #define ZP_G_COF1_N 0
 #define ZP_G_COF2 0x345f2299c0f9fa8dULL, 0x06ceecda572a2489ULL, 0xb85045b68181585eULL, 0x30644e72e131a029ULL
+/* GLV on G1 (phase2_impl.h): k = k1 + k2·λ, λ the cube root of unity mod r
+ * with [λ](x, y) = (βx, y); the reduced basis (a1, -b1), (a2, b2) and
+ * g1 = ⌊2^256·b2/r⌋, g2 = ⌊2^256·b1/r⌋, all plain little-endian limbs. */
+#define ZP_G_GLV 1
+/* G2: ψ (curve/subgroup.h) is [p mod r] = [6x²] on BN254's G2. */
+#define ZP_G_G2_ENDO zp_bn254_g2_j_psi
+#define ZP_G_G2_D 0xf83e9682e87cfd46ULL, 0x6f4d8248eeb859fbULL
+#define ZP_G_GLV_G1 0x5398fd0300ff6565ULL, 0x4ccef014a773d2d2ULL, 0x0000000000000002ULL
+#define ZP_G_GLV_G2 0xd91d232ec7e0b3d7ULL, 0x0000000000000002ULL
+#define ZP_G_GLV_A1 0x8211bbeb7d4f1128ULL, 0x6f4d8248eeb859fcULL
+#define ZP_G_GLV_A2 0x89d3256894d213e3ULL
+#define ZP_G_GLV_B1 0x89d3256894d213e3ULL
+#define ZP_G_GLV_B2 0x0be4e1541221250bULL, 0x6f4d8248eeb859fdULL
+#define ZP_G_GLV_BETA 0xe4bd44e5607cfd48ULL, 0xc28f069fbb966e3dULL, 0x5e6dd9e7e0acccb0ULL, 0x30644e72e131a029ULL
 #include "ceremony/phase2_impl.h"
 
+/* BLS12-381: φ(x, y) = (βx, y) is [-x²] on G1 and ψ² is [x²] on G2
+ * (curve/subgroup.h), x² ≈ 2^128: each scalar splits as q·x² + m. */
+static inline void zp_p2_bls12_g1_phi(zp_bls12_g1j *r, const zp_bls12_g1j *p) {
+    static const zp_bls12_fp beta = ZP_BLS12_G1_BETA_INIT;
+    *r = *p;
+    zp_bls12_fp_mul(&r->x, &r->x, &beta);
+}
+static inline void zp_p2_bls12_g2_psi2(zp_bls12_g2j *r, const zp_bls12_g2j *p) {
+    zp_bls12_g2_j_psi(r, p);
+    zp_bls12_g2_j_psi(r, r);
+}
+#define ZP_G_G1_ENDO zp_p2_bls12_g1_phi
+#define ZP_G_G1_ENDO_NEG 1
+#define ZP_G_G1_D 0x0000000100000000ULL, 0xac45a4010001a402ULL
+#define ZP_G_G2_ENDO zp_p2_bls12_g2_psi2
+#define ZP_G_G2_D 0x0000000100000000ULL, 0xac45a4010001a402ULL
 #define ZP_G zp_bls12
 #define ZP_G_UP ZP_BLS12
 #define ZP_G_COF1_N 2

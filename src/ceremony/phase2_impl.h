@@ -15,6 +15,94 @@
  * j_to_affine (Fermat inversion) and the field's constant-time mul and
  * inv. Everything _var here is on public data: points of the files,
  * r1cs coefficients, beacon-derived and verification values. */
+#ifndef ZP_P2_WNAF_ONCE
+#define ZP_P2_WNAF_ONCE
+/* The width-5 NAF of a plain 256-bit k (public: variable time): digits
+ * least significant first, each 0 or odd in (-16, 16), no two nonzero
+ * within 5 places; the top digit positive. Returns the count (at most 257). */
+#define ZP_P2_WNAF_W 5
+#define ZP_P2_WNAF_MAX 260
+static inline int zp_p2_wnaf(int8_t d[ZP_P2_WNAF_MAX], const uint64_t k[4]) {
+    uint64_t t[5] = {k[0], k[1], k[2], k[3], 0};
+    int len = 0;
+    while (t[0] | t[1] | t[2] | t[3] | t[4]) {
+        int v = 0;
+        if (t[0] & 1) {
+            v = (int)(t[0] & ((1u << ZP_P2_WNAF_W) - 1));
+            if (v >= (1 << (ZP_P2_WNAF_W - 1))) v -= 1 << ZP_P2_WNAF_W;
+            if (v > 0) { /* t -= v: t's low bits are v's, so no borrow out of limb 0 */
+                t[0] -= (uint64_t)v;
+            } else { /* t += -v, carrying */
+                uint64_t a = (uint64_t)-v;
+                for (int i = 0; i < 5 && a; i++) {
+                    t[i] += a;
+                    a = t[i] < a;
+                }
+            }
+        }
+        d[len++] = (int8_t)v;
+        for (int i = 0; i < 4; i++) t[i] = (t[i] >> 1) | (t[i + 1] << 63);
+        t[4] >>= 1;
+    }
+    return len;
+}
+
+/* out = a·b (na + nb limbs). */
+static inline void zp_p2_mulw(uint64_t *out, const uint64_t *a, size_t na, const uint64_t *b, size_t nb) {
+    memset(out, 0, (na + nb) * sizeof *out);
+    for (size_t i = 0; i < na; i++) {
+        unsigned __int128 c = 0;
+        for (size_t j = 0; j < nb; j++) {
+            c += (unsigned __int128)a[i] * b[j] + out[i + j];
+            out[i + j] = (uint64_t)c;
+            c >>= 64;
+        }
+        out[i + nb] = (uint64_t)c;
+    }
+}
+/* r = a - b mod 2^256. */
+static inline void zp_p2_sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    unsigned __int128 br = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 d = (unsigned __int128)a[i] - b[i] - (uint64_t)br;
+        r[i] = (uint64_t)d;
+        br = (d >> 64) & 1;
+    }
+}
+/* m = |v|, v two's complement mod 2^256; returns 1 when v < 0. */
+static inline int zp_p2_abs4(uint64_t m[4], const uint64_t v[4]) {
+    static const uint64_t zero[4] = {0, 0, 0, 0};
+    if (!(v[3] >> 63)) {
+        memcpy(m, v, 4 * sizeof *m);
+        return 0;
+    }
+    zp_p2_sub4(m, zero, v);
+    return 1;
+}
+/* k = q·d + m, d of two limbs with d[1] != 0 (so m < 2^128): binary long
+ * division (public k: variable time). */
+static inline void zp_p2_divmod(uint64_t q[4], uint64_t m[4], const uint64_t k[4], const uint64_t d[2]) {
+    uint64_t rem[3] = {0, 0, 0};
+    memset(q, 0, 4 * sizeof *q);
+    for (int i = 255; i >= 0; i--) {
+        rem[2] = (rem[2] << 1) | (rem[1] >> 63);
+        rem[1] = (rem[1] << 1) | (rem[0] >> 63);
+        rem[0] = (rem[0] << 1) | ((k[i / 64] >> (i % 64)) & 1);
+        if (rem[2] || rem[1] > d[1] || (rem[1] == d[1] && rem[0] >= d[0])) {
+            unsigned __int128 t = (unsigned __int128)rem[0] - d[0];
+            rem[0] = (uint64_t)t;
+            t = (unsigned __int128)rem[1] - d[1] - (uint64_t)((t >> 64) & 1);
+            rem[1] = (uint64_t)t;
+            rem[2] -= (uint64_t)((t >> 64) & 1);
+            q[i / 64] |= (uint64_t)1 << (i % 64);
+        }
+    }
+    m[0] = rem[0];
+    m[1] = rem[1];
+    m[2] = m[3] = 0;
+}
+#endif
+
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #define X_(name) ZP_CAT(ZP_G, _p2_##name)
@@ -301,10 +389,175 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
     explicit_bzero(&k, sizeof k);
 }
 
+/* ---- variable-time scalar multiplication (public scalars) ---- */
+
+/* r = k·p for k recoded by zp_p2_wnaf (variable time): a table of the
+ * odd multiples p, 3p, ..., 15p (one doubling, seven additions), then one
+ * doubling per digit and one addition per nonzero digit (about one in six):
+ * some 255 doublings and 50 additions for a 254-bit k, where 4-bit fixed
+ * windows take 255 doublings and 78 additions. */
+#define ZP_P2_JMUL(GG, GGJ)                                                                  \
+    static inline void X_(GG##_jmul_wnaf)(GGJ * r, const GGJ *p, const int8_t *d, int len) { \
+        if (len == 0) {                                                                      \
+            ZP_CAT(GG, _j_set_inf)(r);                                                       \
+            return;                                                                          \
+        }                                                                                    \
+        GGJ tab[1 << (ZP_P2_WNAF_W - 2)], two, acc, neg;                                     \
+        tab[0] = *p;                                                                         \
+        ZP_CAT(GG, _j_dbl)(&two, p);                                                         \
+        for (int i = 1; i < (1 << (ZP_P2_WNAF_W - 2)); i++) {                                \
+            ZP_CAT(GG, _j_add_var)(&tab[i], &tab[i - 1], &two);                              \
+        }                                                                                    \
+        int i = len - 1; /* the top digit: nonzero, and positive (zp_p2_wnaf) */             \
+        acc = tab[(d[i] - 1) / 2];                                                           \
+        for (i--; i >= 0; i--) {                                                             \
+            ZP_CAT(GG, _j_dbl)(&acc, &acc);                                                  \
+            if (d[i] > 0) {                                                                  \
+                ZP_CAT(GG, _j_add_var)(&acc, &acc, &tab[(d[i] - 1) / 2]);                    \
+            } else if (d[i] < 0) {                                                           \
+                ZP_CAT(GG, _j_neg)(&neg, &tab[(-d[i] - 1) / 2]);                             \
+                ZP_CAT(GG, _j_add_var)(&acc, &acc, &neg);                                    \
+            }                                                                                \
+        }                                                                                    \
+        *r = acc;                                                                            \
+    }                                                                                        \
+    static inline void X_(GG##_jmul_var)(GGJ * r, const GGJ *p, const uint64_t k[4]) {       \
+        int8_t d[ZP_P2_WNAF_MAX];                                                            \
+        X_(GG##_jmul_wnaf)(r, p, d, zp_p2_wnaf(d, k));                                       \
+    }
+ZP_P2_JMUL(G1, G1J)
+ZP_P2_JMUL(G2, G2J)
+
+/* r = Σ_j Σ_i d_j[i]·2^i·P_j for two points given by their odd-multiple
+ * tables (t_j[i] = (2i + 1)·P_j) and wNAF digit strings: one doubling
+ * per digit place shared by both (variable time). */
+#define ZP_P2_JMUL2(GG, GGJ)                                                                                      \
+    static inline void X_(GG##_jmul2)(GGJ * r, const GGJ *t1, const GGJ *t2, const int8_t *d1, int len1,          \
+                                      const int8_t *d2, int len2) {                                               \
+        GGJ acc, neg;                                                                                             \
+        ZP_CAT(GG, _j_set_inf)(&acc);                                                                             \
+        int started = 0;                                                                                          \
+        for (int i = (len1 > len2 ? len1 : len2) - 1; i >= 0; i--) {                                              \
+            if (started) ZP_CAT(GG, _j_dbl)(&acc, &acc);                                                          \
+            int dd[2] = {i < len1 ? d1[i] : 0, i < len2 ? d2[i] : 0};                                             \
+            const GGJ *tb[2] = {t1, t2};                                                                          \
+            for (int h = 0; h < 2; h++) {                                                                         \
+                if (dd[h] == 0) continue;                                                                         \
+                const GGJ *e = &tb[h][((dd[h] < 0 ? -dd[h] : dd[h]) - 1) / 2];                                    \
+                if (dd[h] < 0) {                                                                                  \
+                    ZP_CAT(GG, _j_neg)(&neg, e);                                                                  \
+                    e = &neg;                                                                                     \
+                }                                                                                                 \
+                if (started) {                                                                                    \
+                    ZP_CAT(GG, _j_add_var)(&acc, &acc, e);                                                        \
+                } else {                                                                                          \
+                    acc = *e;                                                                                     \
+                    started = 1;                                                                                  \
+                }                                                                                                 \
+            }                                                                                                     \
+        }                                                                                                         \
+        *r = acc;                                                                                                 \
+    }                                                                                                             \
+    /* k·p = m·p + q·(D·p), k = q·D + m, D ≈ 2^128 an eigenvalue of the                                  \
+     * endomorphism ENDO (ENDO(P) = [D]P, or [-D]P when NEG): two 128-bit                                 \
+     * halves, so half the doublings. */ \
+    static inline void X_(GG##_jmul_split)(GGJ * r, const GGJ *p, const uint64_t k[4], const uint64_t D[2],       \
+                                           void (*endo)(GGJ *, const GGJ *), int endo_neg) {                      \
+        uint64_t q[4], m[4];                                                                                      \
+        zp_p2_divmod(q, m, k, D);                                                                                 \
+        int8_t d1[ZP_P2_WNAF_MAX], d2[ZP_P2_WNAF_MAX];                                                            \
+        int len1 = zp_p2_wnaf(d1, m), len2 = zp_p2_wnaf(d2, q);                                                   \
+        enum { T = 1 << (ZP_P2_WNAF_W - 2) };                                                                     \
+        GGJ t1[T], t2[T], two;                                                                                    \
+        t1[0] = *p;                                                                                               \
+        ZP_CAT(GG, _j_dbl)(&two, p);                                                                              \
+        for (int i = 1; i < T; i++) ZP_CAT(GG, _j_add_var)(&t1[i], &t1[i - 1], &two);                             \
+        for (int i = 0; i < T; i++) {                                                                             \
+            endo(&t2[i], &t1[i]);                                                                                 \
+            if (endo_neg) ZP_CAT(GG, _j_neg)(&t2[i], &t2[i]);                                                     \
+        }                                                                                                         \
+        X_(GG##_jmul2)(r, t1, t2, d1, len1, d2, len2);                                                            \
+    }
+ZP_P2_JMUL2(G1, G1J)
+ZP_P2_JMUL2(G2, G2J)
+
+#ifdef ZP_G_GLV
+/* G1 by GLV (Gallant, Lambert, Vanstone): φ(x, y) = (βx, y) is [λ] on
+ * G1, and k = k1 + k2·λ mod r with |k1|, |k2| < 2^128 (the lattice of
+ * ZP_G_GLV, reduced by the extended Euclidean algorithm on (r, λ); the
+ * split checked in Python on 10^5 random k), so k·p = k1·p + k2·φ(p) by
+ * interleaved wNAF: 128 doublings shared by both halves instead of 255. */
+static inline void X_(glv_split)(uint64_t m1[4], int *neg1, uint64_t m2[4], int *neg2, const uint64_t k[4]) {
+    static const uint64_t g1[3] = {ZP_G_GLV_G1}, g2[2] = {ZP_G_GLV_G2}, a1[2] = {ZP_G_GLV_A1}, a2[1] = {ZP_G_GLV_A2},
+                          b1[1] = {ZP_G_GLV_B1}, b2[2] = {ZP_G_GLV_B2};
+    uint64_t w[7], c1[3], c2[2], x[5], y[5], v1[4], v2[4];
+    zp_p2_mulw(w, k, 4, g1, 3); /* c1 = k·b2 / r, c2 = k·|b1| / r, rounded down */
+    memcpy(c1, w + 4, sizeof c1);
+    zp_p2_mulw(w, k, 4, g2, 2);
+    memcpy(c2, w + 4, sizeof c2);
+    zp_p2_mulw(x, c1, 3, a1, 2); /* k1 = k - c1·a1 - c2·a2 (mod 2^256) */
+    zp_p2_sub4(v1, k, x);
+    memset(y, 0, sizeof y);
+    zp_p2_mulw(y, c2, 2, a2, 1);
+    zp_p2_sub4(v1, v1, y);
+    memset(x, 0, sizeof x);
+    zp_p2_mulw(x, c1, 3, b1, 1); /* k2 = c1·|b1| - c2·b2 */
+    zp_p2_mulw(y, c2, 2, b2, 2);
+    zp_p2_sub4(v2, x, y);
+    *neg1 = zp_p2_abs4(m1, v1);
+    *neg2 = zp_p2_abs4(m2, v2);
+}
+
+static inline void X_(G1_jmul_glv)(G1J *r, const G1J *p, const uint64_t k[4]) {
+    static const uint64_t beta_plain[4] = {ZP_G_GLV_BETA};
+    FP beta;
+    memcpy(beta.v, beta_plain, sizeof beta.v);
+    FP_(to_mont)(&beta, &beta);
+    uint64_t m1[4], m2[4];
+    int neg1, neg2;
+    X_(glv_split)(m1, &neg1, m2, &neg2, k);
+    int8_t d1[ZP_P2_WNAF_MAX], d2[ZP_P2_WNAF_MAX];
+    int len1 = zp_p2_wnaf(d1, m1), len2 = zp_p2_wnaf(d2, m2);
+    enum { T = 1 << (ZP_P2_WNAF_W - 2) };
+    G1J t1[T], t2[T], two;
+    if (neg1) {
+        G1_(j_neg)(&t1[0], p);
+    } else {
+        t1[0] = *p;
+    }
+    G1_(j_dbl)(&two, &t1[0]);
+    for (int i = 1; i < T; i++) G1_(j_add_var)(&t1[i], &t1[i - 1], &two);
+    for (int i = 0; i < T; i++) { /* φ(±p) multiples: βX on Jacobian (X/Z² scaled by β) */
+        t2[i] = t1[i];
+        FP_(mul)(&t2[i].x, &t2[i].x, &beta);
+        if (neg1 != neg2) G1_(j_neg)(&t2[i], &t2[i]);
+    }
+    X_(G1_jmul2)(r, t1, t2, d1, len1, d2, len2);
+}
+static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) { X_(G1_jmul_glv)(r, p, k); }
+#elif defined(ZP_G_G1_ENDO)
+static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) {
+    static const uint64_t D[2] = {ZP_G_G1_D};
+    X_(G1_jmul_split)(r, p, k, D, ZP_G_G1_ENDO, ZP_G_G1_ENDO_NEG);
+}
+#else
+static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) { X_(G1_jmul_var)(r, p, k); }
+#endif
+#ifdef ZP_G_G2_ENDO
+static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) {
+    static const uint64_t D[2] = {ZP_G_G2_D};
+    X_(G2_jmul_split)(r, p, k, D, ZP_G_G2_ENDO, 0);
+}
+#else
+static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) { X_(G2_jmul_var)(r, p, k); }
+#endif
+
 /* ---- zkey new: Σ coef·base per signal (public: variable time) ---- */
 
-/* acc += k·P by double-and-add from k's top bit; k above r/2 is taken as
- * -(r - k), so circom's many -1, -2 ... cost what 1, 2 do. */
+/* acc += k·P; k above r/2 is taken as -(r - k), so circom's many -1,
+ * -2 ... cost what 1, 2 do; small k by double-and-add from k's top bit
+ * (no table to build), wide ones (from ZP_P2_WNAF_FROM bits) by wNAF. */
+#define ZP_P2_WNAF_FROM 24
 #define ZP_P2_ADD_SCALED(GG, GGJ)                                                         \
     static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef) {       \
         if (coef == NULL) {                                                               \
@@ -330,6 +583,11 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
         if (top < 0) return;                                                              \
         GGJ t;                                                                            \
         ZP_CAT(GG, _j_from_affine)(&t, &q);                                               \
+        if (top >= ZP_P2_WNAF_FROM) {                                                     \
+            X_(GG##_mul_wide)(&t, &t, k);                                                 \
+            ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                         \
+            return;                                                                       \
+        }                                                                                 \
         for (int i = top - 1; i >= 0; i--) {                                              \
             ZP_CAT(GG, _j_dbl)(&t, &t);                                                   \
             if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);   \
@@ -422,30 +680,6 @@ static void X_(coef_r2)(uint8_t out[32], const uint64_t plain[4]) {
 
 /* ---- prepare phase2: Lagrange bases in the exponent (public) ---- */
 
-/* r = k·p, k plain, by 4-bit fixed windows from k's top (variable time). */
-#define ZP_P2_JMUL(GG, GGJ)                                                           \
-    static void X_(GG##_jmul_w4)(GGJ * r, const GGJ *p, const uint64_t k[4]) {        \
-        int top = 255;                                                                \
-        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                 \
-        if (top < 0) {                                                                \
-            ZP_CAT(GG, _j_set_inf)(r);                                                \
-            return;                                                                   \
-        }                                                                             \
-        GGJ tab[16], acc;                                                             \
-        tab[1] = *p;                                                                  \
-        for (int d = 2; d < 16; d++) ZP_CAT(GG, _j_add_var)(&tab[d], &tab[d - 1], p); \
-        int nib = top / 4;                                                            \
-        acc = tab[(k[nib / 16] >> (4 * (nib % 16))) & 15];                            \
-        for (nib--; nib >= 0; nib--) {                                                \
-            for (int b = 0; b < 4; b++) ZP_CAT(GG, _j_dbl)(&acc, &acc);               \
-            unsigned d = (unsigned)((k[nib / 16] >> (4 * (nib % 16))) & 15);          \
-            if (d) ZP_CAT(GG, _j_add_var)(&acc, &acc, &tab[d]);                       \
-        }                                                                             \
-        *r = acc;                                                                     \
-    }
-ZP_P2_JMUL(G1, G1J)
-ZP_P2_JMUL(G2, G2J)
-
 /* The inverse FFT of n = 2^log_n points (ffjavascript's G.ifft, which is
  * lagrangeEvaluations below 2^s): out_i = n⁻¹ Σ_j ω^(-ij) in_j, ω the
  * NTT's root (ffjavascript's Fr.w[log_n]). Radix 2, decimation in time,
@@ -469,7 +703,7 @@ static void X_(fft_task)(void *arg, size_t t, size_t worker) {
             if (k == 0) {
                 v = a[i1];
             } else {
-                X_(G1_jmul_w4)(&v, &a[i1], j->tw + 4 * k);
+                X_(G1_mul_wide)(&v, &a[i1], j->tw + 4 * k);
             }
             G1J u = a[i0], nv;
             G1_(j_add_var)(&a[i0], &u, &v);
@@ -480,7 +714,7 @@ static void X_(fft_task)(void *arg, size_t t, size_t worker) {
             if (k == 0) {
                 v = a[i1];
             } else {
-                X_(G2_jmul_w4)(&v, &a[i1], j->tw + 4 * k);
+                X_(G2_mul_wide)(&v, &a[i1], j->tw + 4 * k);
             }
             G2J u = a[i0], nv;
             G2_(j_add_var)(&a[i0], &u, &v);
@@ -503,10 +737,10 @@ static void X_(scale_task)(void *arg, size_t t, size_t worker) {
     for (size_t i = lo; i < hi; i++) {
         if (!j->g2) {
             G1J *a = j->a;
-            X_(G1_jmul_w4)(&a[i], &a[i], j->k);
+            X_(G1_mul_wide)(&a[i], &a[i], j->k);
         } else {
             G2J *a = j->a;
-            X_(G2_jmul_w4)(&a[i], &a[i], j->k);
+            X_(G2_mul_wide)(&a[i], &a[i], j->k);
         }
     }
 }
@@ -651,6 +885,7 @@ static const zp_p2_ops X_(ops) = {
 #undef FP2_
 #undef ZP_P2_ADD_SCALED
 #undef ZP_P2_JMUL
+#undef ZP_P2_WNAF_FROM
 #undef ZP_P2_FFT_BLOCK
 #undef ZP_P2_APPLY_BLOCK
 #undef ZP_P2_COMPOSE_BLOCK
@@ -659,3 +894,17 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_G_COF1
 #undef ZP_G_COF1_N
 #undef ZP_G_COF2
+#undef ZP_G_GLV
+#undef ZP_G_GLV_G1
+#undef ZP_G_GLV_G2
+#undef ZP_G_GLV_A1
+#undef ZP_G_GLV_A2
+#undef ZP_G_GLV_B1
+#undef ZP_G_GLV_B2
+#undef ZP_G_GLV_BETA
+#undef ZP_G_G1_ENDO
+#undef ZP_G_G1_ENDO_NEG
+#undef ZP_G_G1_D
+#undef ZP_G_G2_ENDO
+#undef ZP_G_G2_D
+#undef ZP_P2_JMUL2
