@@ -42,6 +42,8 @@ typedef struct zp_p2_ops {
     void (*g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]);
     void (*fr_inv_ct)(uint64_t out[4], const uint64_t in[4]);
     void (*g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par);
+    /* the same for a public k (a beacon's): variable time, faster */
+    void (*g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par);
     void (*compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
                     const zp_parallel *par);
     void (*g1_sub_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n);

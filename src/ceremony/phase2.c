@@ -849,7 +849,11 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
         for (size_t i = 0; i < pts; i += max_chunk) {
             size_t k = pts - i < max_chunk ? pts - i : max_chunk;
             memcpy(chunk.p, p + i * g1, k * g1);
-            ops->g1_apply_key(chunk.p, k, sec->kinv, o ? o->par : NULL);
+            if (beacon != NULL) { /* a beacon's key is public: no need for constant time */
+                ops->g1_apply_key_var(chunk.p, k, sec->kinv, o ? o->par : NULL);
+            } else {
+                ops->g1_apply_key(chunk.p, k, sec->kinv, o ? o->par : NULL);
+            }
             zp_binwriter_bytes(&w, chunk.p, k * g1);
             progress(o, id == S_C ? "contribute: L" : "contribute: H", i + k, pts);
         }

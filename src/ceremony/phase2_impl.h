@@ -552,6 +552,34 @@ static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) {
 static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) { X_(G2_jmul_var)(r, p, k); }
 #endif
 
+/* The same, variable time, for a public k (a beacon's): GLV or the
+ * endomorphism split (G1_mul_wide), then one inversion per block. */
+#define ZP_P2_APPLY_VAR_BLOCK 64
+static void X_(apply_var_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(apply_job) *job = arg;
+    size_t lo = t * ZP_P2_APPLY_VAR_BLOCK,
+           hi = lo + ZP_P2_APPLY_VAR_BLOCK < job->n ? lo + ZP_P2_APPLY_VAR_BLOCK : job->n;
+    G1J acc[ZP_P2_APPLY_VAR_BLOCK];
+    FP scratch[2 * ZP_P2_APPLY_VAR_BLOCK];
+    G1 res[ZP_P2_APPLY_VAR_BLOCK];
+    for (size_t i = lo; i < hi; i++) {
+        G1 p;
+        memcpy(&p, job->pts + i * sizeof(G1), sizeof p);
+        G1_(j_from_affine)(&acc[i - lo], &p);
+        X_(G1_mul_wide)(&acc[i - lo], &acc[i - lo], job->k);
+    }
+    G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+    memcpy(job->pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+}
+static void X_(g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par) {
+    FR k;
+    memcpy(k.v, kmont, 32);
+    FR_(from_mont)(&k, &k);
+    X_(apply_job) job = {pts, n, k.v};
+    zp_parallel_for(par, (n + ZP_P2_APPLY_VAR_BLOCK - 1) / ZP_P2_APPLY_VAR_BLOCK, X_(apply_var_task), &job);
+}
+
 /* ---- zkey new: Σ coef·base per signal (public: variable time) ---- */
 
 /* acc += k·P; k above r/2 is taken as -(r - k), so circom's many -1,
@@ -857,6 +885,7 @@ static const zp_p2_ops X_(ops) = {
     .g2_mul_ct = X_(g2_mul_ct),
     .fr_inv_ct = X_(fr_inv_ct),
     .g1_apply_key = X_(g1_apply_key),
+    .g1_apply_key_var = X_(g1_apply_key_var),
     .compose = X_(compose),
     .g1_sub_to_u = X_(g1_sub_to_u),
     .coef_r2 = X_(coef_r2),
@@ -888,6 +917,7 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_P2_WNAF_FROM
 #undef ZP_P2_FFT_BLOCK
 #undef ZP_P2_APPLY_BLOCK
+#undef ZP_P2_APPLY_VAR_BLOCK
 #undef ZP_P2_COMPOSE_BLOCK
 #undef ZP_G
 #undef ZP_G_UP
