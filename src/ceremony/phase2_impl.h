@@ -428,59 +428,73 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
 ZP_P2_JMUL(G1, G1J)
 ZP_P2_JMUL(G2, G2J)
 
-/* r = Σ_j Σ_i d_j[i]·2^i·P_j for two points given by their odd-multiple
- * tables (t_j[i] = (2i + 1)·P_j) and wNAF digit strings: one doubling
- * per digit place shared by both (variable time). */
-#define ZP_P2_JMUL2(GG, GGJ)                                                                                      \
-    static inline void X_(GG##_jmul2)(GGJ * r, const GGJ *t1, const GGJ *t2, const int8_t *d1, int len1,          \
-                                      const int8_t *d2, int len2) {                                               \
-        GGJ acc, neg;                                                                                             \
-        ZP_CAT(GG, _j_set_inf)(&acc);                                                                             \
-        int started = 0;                                                                                          \
-        for (int i = (len1 > len2 ? len1 : len2) - 1; i >= 0; i--) {                                              \
-            if (started) ZP_CAT(GG, _j_dbl)(&acc, &acc);                                                          \
-            int dd[2] = {i < len1 ? d1[i] : 0, i < len2 ? d2[i] : 0};                                             \
-            const GGJ *tb[2] = {t1, t2};                                                                          \
-            for (int h = 0; h < 2; h++) {                                                                         \
-                if (dd[h] == 0) continue;                                                                         \
-                const GGJ *e = &tb[h][((dd[h] < 0 ? -dd[h] : dd[h]) - 1) / 2];                                    \
-                if (dd[h] < 0) {                                                                                  \
-                    ZP_CAT(GG, _j_neg)(&neg, e);                                                                  \
-                    e = &neg;                                                                                     \
-                }                                                                                                 \
-                if (started) {                                                                                    \
-                    ZP_CAT(GG, _j_add_var)(&acc, &acc, e);                                                        \
-                } else {                                                                                          \
-                    acc = *e;                                                                                     \
-                    started = 1;                                                                                  \
-                }                                                                                                 \
-            }                                                                                                     \
-        }                                                                                                         \
-        *r = acc;                                                                                                 \
-    }                                                                                                             \
+/* A wNAF string with its point's odd multiples (t[i] = (2i + 1)·P). */
+#define ZP_P2_WNAF_T (1 << (ZP_P2_WNAF_W - 2))
+#define ZP_P2_JMULN(GG, GGJ)                                                                                           \
+    typedef struct {                                                                                                   \
+        GGJ t[ZP_P2_WNAF_T];                                                                                           \
+        int8_t d[ZP_P2_WNAF_MAX];                                                                                      \
+        int len;                                                                                                       \
+    } X_(GG##_wstr);                                                                                                   \
+    static inline void X_(GG##_wstr_table)(X_(GG##_wstr) *s, const GGJ *p) {                                           \
+        GGJ two;                                                                                                       \
+        s->t[0] = *p;                                                                                                  \
+        ZP_CAT(GG, _j_dbl)(&two, p);                                                                                   \
+        for (int i = 1; i < ZP_P2_WNAF_T; i++) ZP_CAT(GG, _j_add_var)(&s->t[i], &s->t[i - 1], &two);                   \
+    }                                                                                                                  \
+    /* r = Σ_j Σ_i s_j.d[i]·2^i·P_j: one doubling per digit place, shared by                            \
+     * all the strings (Straus), one addition per nonzero digit. */          \
+    static inline void X_(GG##_jmuln)(GGJ * r, const X_(GG##_wstr) *s, int cnt) {                                      \
+        GGJ acc, neg;                                                                                                  \
+        ZP_CAT(GG, _j_set_inf)(&acc);                                                                                  \
+        int started = 0, top = 0;                                                                                      \
+        for (int h = 0; h < cnt; h++) top = s[h].len > top ? s[h].len : top;                                           \
+        for (int i = top - 1; i >= 0; i--) {                                                                           \
+            if (started) ZP_CAT(GG, _j_dbl)(&acc, &acc);                                                               \
+            for (int h = 0; h < cnt; h++) {                                                                            \
+                int dd = i < s[h].len ? s[h].d[i] : 0;                                                                 \
+                if (dd == 0) continue;                                                                                 \
+                const GGJ *e = &s[h].t[((dd < 0 ? -dd : dd) - 1) / 2];                                                 \
+                if (dd < 0) {                                                                                          \
+                    ZP_CAT(GG, _j_neg)(&neg, e);                                                                       \
+                    e = &neg;                                                                                          \
+                }                                                                                                      \
+                if (started) {                                                                                         \
+                    ZP_CAT(GG, _j_add_var)(&acc, &acc, e);                                                             \
+                } else {                                                                                               \
+                    acc = *e;                                                                                          \
+                    started = 1;                                                                                       \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        *r = acc;                                                                                                      \
+    }                                                                                                                  \
     /* k·p = m·p + q·(D·p), k = q·D + m, D ≈ 2^128 an eigenvalue of the                                  \
      * endomorphism ENDO (ENDO(P) = [D]P, or [-D]P when NEG): two 128-bit                                 \
-     * halves, so half the doublings. */ \
-    static inline void X_(GG##_jmul_split)(GGJ * r, const GGJ *p, const uint64_t k[4], const uint64_t D[2],       \
-                                           void (*endo)(GGJ *, const GGJ *), int endo_neg) {                      \
-        uint64_t q[4], m[4];                                                                                      \
-        zp_p2_divmod(q, m, k, D);                                                                                 \
-        int8_t d1[ZP_P2_WNAF_MAX], d2[ZP_P2_WNAF_MAX];                                                            \
-        int len1 = zp_p2_wnaf(d1, m), len2 = zp_p2_wnaf(d2, q);                                                   \
-        enum { T = 1 << (ZP_P2_WNAF_W - 2) };                                                                     \
-        GGJ t1[T], t2[T], two;                                                                                    \
-        t1[0] = *p;                                                                                               \
-        ZP_CAT(GG, _j_dbl)(&two, p);                                                                              \
-        for (int i = 1; i < T; i++) ZP_CAT(GG, _j_add_var)(&t1[i], &t1[i - 1], &two);                             \
-        for (int i = 0; i < T; i++) {                                                                             \
-            endo(&t2[i], &t1[i]);                                                                                 \
-            if (endo_neg) ZP_CAT(GG, _j_neg)(&t2[i], &t2[i]);                                                     \
-        }                                                                                                         \
-        X_(GG##_jmul2)(r, t1, t2, d1, len1, d2, len2);                                                            \
+     * halves, so half the doublings. */      \
+    static inline void X_(GG##_prep_split)(X_(GG##_wstr) s[2], const GGJ *p, const uint64_t k[4], const uint64_t D[2], \
+                                           void (*endo)(GGJ *, const GGJ *), int endo_neg) {                           \
+        uint64_t q[4], m[4];                                                                                           \
+        zp_p2_divmod(q, m, k, D);                                                                                      \
+        s[0].len = zp_p2_wnaf(s[0].d, m);                                                                              \
+        s[1].len = zp_p2_wnaf(s[1].d, q);                                                                              \
+        X_(GG##_wstr_table)(&s[0], p);                                                                                 \
+        for (int i = 0; i < ZP_P2_WNAF_T; i++) {                                                                       \
+            endo(&s[1].t[i], &s[0].t[i]);                                                                              \
+            if (endo_neg) ZP_CAT(GG, _j_neg)(&s[1].t[i], &s[1].t[i]);                                                  \
+        }                                                                                                              \
+    }                                                                                                                  \
+    /* one string: plain wNAF (a group without an endomorphism here) */                                                \
+    static inline void X_(GG##_prep_plain)(X_(GG##_wstr) s[2], const GGJ *p, const uint64_t k[4]) {                    \
+        s[0].len = zp_p2_wnaf(s[0].d, k);                                                                              \
+        X_(GG##_wstr_table)(&s[0], p);                                                                                 \
+        s[1].len = 0;                                                                                                  \
     }
-ZP_P2_JMUL2(G1, G1J)
-ZP_P2_JMUL2(G2, G2J)
+ZP_P2_JMULN(G1, G1J)
+ZP_P2_JMULN(G2, G2J)
 
+/* X_(G1_prep) / X_(G2_prep): k·p as two wNAF strings of about 128 bits
+ * (or one of 256 where the group has no split here), for jmuln. */
 #ifdef ZP_G_GLV
 /* G1 by GLV (Gallant, Lambert, Vanstone): φ(x, y) = (βx, y) is [λ] on
  * G1, and k = k1 + k2·λ mod r with |k1|, |k2| < 2^128 (the lattice of
@@ -508,7 +522,7 @@ static inline void X_(glv_split)(uint64_t m1[4], int *neg1, uint64_t m2[4], int 
     *neg2 = zp_p2_abs4(m2, v2);
 }
 
-static inline void X_(G1_jmul_glv)(G1J *r, const G1J *p, const uint64_t k[4]) {
+static inline void X_(G1_prep)(X_(G1_wstr) s[2], const G1J *p, const uint64_t k[4]) {
     static const uint64_t beta_plain[4] = {ZP_G_GLV_BETA};
     FP beta;
     memcpy(beta.v, beta_plain, sizeof beta.v);
@@ -516,41 +530,47 @@ static inline void X_(G1_jmul_glv)(G1J *r, const G1J *p, const uint64_t k[4]) {
     uint64_t m1[4], m2[4];
     int neg1, neg2;
     X_(glv_split)(m1, &neg1, m2, &neg2, k);
-    int8_t d1[ZP_P2_WNAF_MAX], d2[ZP_P2_WNAF_MAX];
-    int len1 = zp_p2_wnaf(d1, m1), len2 = zp_p2_wnaf(d2, m2);
-    enum { T = 1 << (ZP_P2_WNAF_W - 2) };
-    G1J t1[T], t2[T], two;
+    s[0].len = zp_p2_wnaf(s[0].d, m1);
+    s[1].len = zp_p2_wnaf(s[1].d, m2);
+    G1J base;
     if (neg1) {
-        G1_(j_neg)(&t1[0], p);
+        G1_(j_neg)(&base, p);
     } else {
-        t1[0] = *p;
+        base = *p;
     }
-    G1_(j_dbl)(&two, &t1[0]);
-    for (int i = 1; i < T; i++) G1_(j_add_var)(&t1[i], &t1[i - 1], &two);
-    for (int i = 0; i < T; i++) { /* φ(±p) multiples: βX on Jacobian (X/Z² scaled by β) */
-        t2[i] = t1[i];
-        FP_(mul)(&t2[i].x, &t2[i].x, &beta);
-        if (neg1 != neg2) G1_(j_neg)(&t2[i], &t2[i]);
+    X_(G1_wstr_table)(&s[0], &base);
+    for (int i = 0; i < ZP_P2_WNAF_T; i++) { /* φ(±p) multiples: βX on Jacobian (X/Z² scaled by β) */
+        s[1].t[i] = s[0].t[i];
+        FP_(mul)(&s[1].t[i].x, &s[1].t[i].x, &beta);
+        if (neg1 != neg2) G1_(j_neg)(&s[1].t[i], &s[1].t[i]);
     }
-    X_(G1_jmul2)(r, t1, t2, d1, len1, d2, len2);
 }
-static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) { X_(G1_jmul_glv)(r, p, k); }
 #elif defined(ZP_G_G1_ENDO)
-static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) {
+static inline void X_(G1_prep)(X_(G1_wstr) s[2], const G1J *p, const uint64_t k[4]) {
     static const uint64_t D[2] = {ZP_G_G1_D};
-    X_(G1_jmul_split)(r, p, k, D, ZP_G_G1_ENDO, ZP_G_G1_ENDO_NEG);
+    X_(G1_prep_split)(s, p, k, D, ZP_G_G1_ENDO, ZP_G_G1_ENDO_NEG);
 }
 #else
-static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) { X_(G1_jmul_var)(r, p, k); }
+static inline void X_(G1_prep)(X_(G1_wstr) s[2], const G1J *p, const uint64_t k[4]) { X_(G1_prep_plain)(s, p, k); }
 #endif
 #ifdef ZP_G_G2_ENDO
-static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) {
+static inline void X_(G2_prep)(X_(G2_wstr) s[2], const G2J *p, const uint64_t k[4]) {
     static const uint64_t D[2] = {ZP_G_G2_D};
-    X_(G2_jmul_split)(r, p, k, D, ZP_G_G2_ENDO, 0);
+    X_(G2_prep_split)(s, p, k, D, ZP_G_G2_ENDO, 0);
 }
 #else
-static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) { X_(G2_jmul_var)(r, p, k); }
+static inline void X_(G2_prep)(X_(G2_wstr) s[2], const G2J *p, const uint64_t k[4]) { X_(G2_prep_plain)(s, p, k); }
 #endif
+static inline void X_(G1_mul_wide)(G1J *r, const G1J *p, const uint64_t k[4]) {
+    X_(G1_wstr) s[2];
+    X_(G1_prep)(s, p, k);
+    X_(G1_jmuln)(r, s, 2);
+}
+static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) {
+    X_(G2_wstr) s[2];
+    X_(G2_prep)(s, p, k);
+    X_(G2_jmuln)(r, s, 2);
+}
 
 /* The same, variable time, for a public k (a beacon's): GLV or the
  * endomorphism split (G1_mul_wide), then one inversion per block. */
@@ -584,43 +604,54 @@ static void X_(g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4]
 
 /* acc += k·P; k above r/2 is taken as -(r - k), so circom's many -1,
  * -2 ... cost what 1, 2 do; small k by double-and-add from k's top bit
- * (no table to build), wide ones (from ZP_P2_WNAF_FROM bits) by wNAF. */
+ * (no table to build); wide ones (from ZP_P2_WNAF_FROM bits) become two
+ * wNAF strings pending in ws (*nw of them), added to acc by flush with
+ * their doublings shared, ZP_P2_STRAUS terms at a time. */
 #define ZP_P2_WNAF_FROM 24
-#define ZP_P2_ADD_SCALED(GG, GGJ)                                                         \
-    static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef) {       \
-        if (coef == NULL) {                                                               \
-            ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                   \
-            return;                                                                       \
-        }                                                                                 \
-        uint64_t k[4], half[4];                                                           \
-        const uint64_t *r = FR_(modulus).v;                                               \
-        for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0); \
-        GG q = *p;                                                                        \
-        memcpy(k, coef, sizeof k);                                                        \
-        if (zp_limbs_lt_var(half, k, 4)) {                                                \
-            unsigned __int128 b = 0;                                                      \
-            for (int i = 0; i < 4; i++) {                                                 \
-                unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;       \
-                k[i] = (uint64_t)d;                                                       \
-                b = (d >> 64) & 1;                                                        \
-            }                                                                             \
-            ZP_CAT(GG, _neg)(&q, &q);                                                     \
-        }                                                                                 \
-        int top = 255;                                                                    \
-        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                     \
-        if (top < 0) return;                                                              \
-        GGJ t;                                                                            \
-        ZP_CAT(GG, _j_from_affine)(&t, &q);                                               \
-        if (top >= ZP_P2_WNAF_FROM) {                                                     \
-            X_(GG##_mul_wide)(&t, &t, k);                                                 \
-            ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                         \
-            return;                                                                       \
-        }                                                                                 \
-        for (int i = top - 1; i >= 0; i--) {                                              \
-            ZP_CAT(GG, _j_dbl)(&t, &t);                                                   \
-            if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);   \
-        }                                                                                 \
-        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                             \
+#define ZP_P2_STRAUS 4
+#define ZP_P2_ADD_SCALED(GG, GGJ)                                                                               \
+    static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                   \
+        if (*nw == 0) return;                                                                                   \
+        GGJ t;                                                                                                  \
+        X_(GG##_jmuln)(&t, ws, *nw);                                                                            \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                   \
+        *nw = 0;                                                                                                \
+    }                                                                                                           \
+    static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef, X_(GG##_wstr) *ws, int *nw) { \
+        if (coef == NULL) {                                                                                     \
+            ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                                         \
+            return;                                                                                             \
+        }                                                                                                       \
+        uint64_t k[4], half[4];                                                                                 \
+        const uint64_t *r = FR_(modulus).v;                                                                     \
+        for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0);                       \
+        GG q = *p;                                                                                              \
+        memcpy(k, coef, sizeof k);                                                                              \
+        if (zp_limbs_lt_var(half, k, 4)) {                                                                      \
+            unsigned __int128 b = 0;                                                                            \
+            for (int i = 0; i < 4; i++) {                                                                       \
+                unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;                             \
+                k[i] = (uint64_t)d;                                                                             \
+                b = (d >> 64) & 1;                                                                              \
+            }                                                                                                   \
+            ZP_CAT(GG, _neg)(&q, &q);                                                                           \
+        }                                                                                                       \
+        int top = 255;                                                                                          \
+        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                                           \
+        if (top < 0) return;                                                                                    \
+        GGJ t;                                                                                                  \
+        ZP_CAT(GG, _j_from_affine)(&t, &q);                                                                     \
+        if (top >= ZP_P2_WNAF_FROM) {                                                                           \
+            X_(GG##_prep)(ws + *nw, &t, k);                                                                     \
+            *nw += 2;                                                                                           \
+            if (*nw == 2 * ZP_P2_STRAUS) X_(GG##_flush)(acc, ws, nw);                                           \
+            return;                                                                                             \
+        }                                                                                                       \
+        for (int i = top - 1; i >= 0; i--) {                                                                    \
+            ZP_CAT(GG, _j_dbl)(&t, &t);                                                                         \
+            if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);                         \
+        }                                                                                                       \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                   \
     }
 ZP_P2_ADD_SCALED(G1, G1J)
 ZP_P2_ADD_SCALED(G2, G2J)
@@ -640,28 +671,34 @@ static void X_(compose_task)(void *arg, size_t t, size_t worker) {
     size_t lo = t * ZP_P2_COMPOSE_BLOCK, hi = lo + ZP_P2_COMPOSE_BLOCK < job->n ? lo + ZP_P2_COMPOSE_BLOCK : job->n;
     if (!job->g2) {
         G1J acc[ZP_P2_COMPOSE_BLOCK];
+        X_(G1_wstr) ws[2 * ZP_P2_STRAUS];
         FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
         for (size_t s = lo; s < hi; s++) {
             G1_(j_set_inf)(&acc[s - lo]);
+            int nw = 0;
             for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
                 G1 p;
                 memcpy(&p, job->terms[e].base, sizeof p);
-                X_(G1_add_scaled)(&acc[s - lo], &p, job->terms[e].coef);
+                X_(G1_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw);
             }
+            X_(G1_flush)(&acc[s - lo], ws, &nw);
         }
         G1 res[ZP_P2_COMPOSE_BLOCK];
         G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
         memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
     } else {
         G2J acc[ZP_P2_COMPOSE_BLOCK];
+        X_(G2_wstr) ws[2 * ZP_P2_STRAUS];
         FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
         for (size_t s = lo; s < hi; s++) {
             G2_(j_set_inf)(&acc[s - lo]);
+            int nw = 0;
             for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
                 G2 p;
                 memcpy(&p, job->terms[e].base, sizeof p);
-                X_(G2_add_scaled)(&acc[s - lo], &p, job->terms[e].coef);
+                X_(G2_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw);
             }
+            X_(G2_flush)(&acc[s - lo], ws, &nw);
         }
         G2 res[ZP_P2_COMPOSE_BLOCK];
         G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
@@ -937,4 +974,6 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_G_G1_D
 #undef ZP_G_G2_ENDO
 #undef ZP_G_G2_D
-#undef ZP_P2_JMUL2
+#undef ZP_P2_JMULN
+#undef ZP_P2_WNAF_T
+#undef ZP_P2_STRAUS
