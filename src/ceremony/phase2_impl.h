@@ -752,7 +752,8 @@ static void X_(coef_r2)(uint8_t out[32], const uint64_t plain[4]) {
 typedef struct {
     void *a;
     size_t n, half;
-    const uint64_t *tw; /* half plain twiddles of the stage */
+    const uint64_t *tw;     /* half plain twiddles of the stage */
+    const uint64_t *uscale; /* the last stage: n⁻¹ (plain), u's factor; NULL before */
     int g2;
 } X_(fft_job);
 
@@ -765,47 +766,28 @@ static void X_(fft_task)(void *arg, size_t t, size_t worker) {
         size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;
         if (!j->g2) {
             G1J *a = j->a, v;
-            if (k == 0) {
+            if (k == 0 && j->uscale == NULL) {
                 v = a[i1];
             } else {
                 X_(G1_mul_wide)(&v, &a[i1], j->tw + 4 * k);
             }
             G1J u = a[i0], nv;
+            if (j->uscale != NULL) X_(G1_mul_wide)(&u, &u, j->uscale);
             G1_(j_add_var)(&a[i0], &u, &v);
             G1_(j_neg)(&nv, &v);
             G1_(j_add_var)(&a[i1], &u, &nv);
         } else {
             G2J *a = j->a, v;
-            if (k == 0) {
+            if (k == 0 && j->uscale == NULL) {
                 v = a[i1];
             } else {
                 X_(G2_mul_wide)(&v, &a[i1], j->tw + 4 * k);
             }
             G2J u = a[i0], nv;
+            if (j->uscale != NULL) X_(G2_mul_wide)(&u, &u, j->uscale);
             G2_(j_add_var)(&a[i0], &u, &v);
             G2_(j_neg)(&nv, &v);
             G2_(j_add_var)(&a[i1], &u, &nv);
-        }
-    }
-}
-
-typedef struct {
-    void *a;
-    size_t n;
-    const uint64_t *k;
-    int g2;
-} X_(scale_job);
-static void X_(scale_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    const X_(scale_job) *j = arg;
-    size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n ? lo + ZP_P2_FFT_BLOCK : j->n;
-    for (size_t i = lo; i < hi; i++) {
-        if (!j->g2) {
-            G1J *a = j->a;
-            X_(G1_mul_wide)(&a[i], &a[i], j->k);
-        } else {
-            G2J *a = j->a;
-            X_(G2_mul_wide)(&a[i], &a[i], j->k);
         }
     }
 }
@@ -836,27 +818,31 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
     }
     uint64_t *tw = malloc(n / 2 * 32);
     if (tw == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for twiddles");
+    /* n⁻¹ is folded into the last stage: its outputs are n⁻¹u ± (n⁻¹ω^k)v,
+     * two multiplications per butterfly there instead of three */
+    FR ninv, ninv_plain;
+    FR_(from_u64)(&ninv, n);
+    FR_(inv)(&ninv, &ninv);
+    FR_(from_mont)(&ninv_plain, &ninv);
     for (unsigned s = 1; s <= log_n; s++) {
         size_t half = (size_t)1 << (s - 1);
         FR w, x;
         ZP_CAT(FR, _root_of_unity)(&w, s);
         FR_(inv)(&w, &w);
-        FR_(set_one)(&x);
+        if (s == log_n) {
+            x = ninv;
+        } else {
+            FR_(set_one)(&x);
+        }
         for (size_t k = 0; k < half; k++) {
             FR plain;
             FR_(from_mont)(&plain, &x);
             memcpy(tw + 4 * k, plain.v, 32);
             FR_(mul)(&x, &x, &w);
         }
-        X_(fft_job) job = {a, n, half, tw, g2};
+        X_(fft_job) job = {a, n, half, tw, s == log_n ? ninv_plain.v : NULL, g2};
         zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
     }
-    FR ninv;
-    FR_(from_u64)(&ninv, n);
-    FR_(inv)(&ninv, &ninv);
-    FR_(from_mont)(&ninv, &ninv);
-    X_(scale_job) sj = {a, n, ninv.v, g2};
-    zp_parallel_for(par, (n + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(scale_task), &sj);
     free(tw);
     /* to affine, with one inversion per block */
     uint8_t *scratch = a + n * je;
