@@ -631,17 +631,17 @@ zp_status pg_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *
         const char *owner = pg_text(c.claims, i, 2);
         const char *no_lease = pg_text(c.claims, i, 3), *too_long = pg_text(c.claims, i, 4);
         const char *forever = pg_text(c.claims, i, 5);
-        if (no_lease && *no_lease == 't')
-            snprintf(line, sizeof line, "claimed by '%s' without a lease: queued again", owner);
+        zp_store_repair_why why = ZP_STORE_REPAIR_NO_NODE;
+        if (no_lease && *no_lease == 't') why = ZP_STORE_REPAIR_NO_LEASE;
         else if (too_long && *too_long == 't')
-            snprintf(line, sizeof line, "claimed by '%s' with a lease %s: queued again", owner,
-                     forever && *forever == 't' ? "that never ends" : "past any daemon's (a day)");
-        else snprintf(line, sizeof line, "claimed by '%s', no daemon of the store: queued again", owner);
+            why = forever && *forever == 't' ? ZP_STORE_REPAIR_LEASE_FOREVER : ZP_STORE_REPAIR_LEASE_LONG;
+        zp_store_repair_line(line, sizeof line, why, owner);
         if (fn) fn(arg, pg_i64(c.claims, i, 0), (uint32_t)pg_i64(c.claims, i, 1), line);
     }
+    char unproved[96];
+    zp_store_repair_line(unproved, sizeof unproved, ZP_STORE_REPAIR_UNPROVED, "");
     for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.unproved); i++)
-        fn(arg, pg_i64(c.unproved, i, 0), (uint32_t)pg_i64(c.unproved, i, 1),
-           "marked done without a proof: queued again, to be proved");
+        fn(arg, pg_i64(c.unproved, i, 0), (uint32_t)pg_i64(c.unproved, i, 1), unproved);
     if (rc == ZP_OK) *repaired = (size_t)(pg_rows(c.claims) + pg_rows(c.unproved));
     pg_free(c.claims);
     pg_free(c.unproved);

@@ -395,8 +395,6 @@ static zp_status list_body(pg_tx *tx, void *arg) {
 }
 
 zp_status pg_list(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err) {
-    if (state > ZP_JOB_CANCELLED)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: listing jobs: unknown state %d", s->name, state);
     list_ctx c = {.limit = limit, .state = state};
     zp_status rc = pg_run((pg_store *)s, PG_READ, "listing jobs", list_body, &c, err);
     for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.rows); i++) {
