@@ -26,6 +26,16 @@ const char *zp_file_kind(unsigned mode) {
     }
 }
 
+int zp_file_check_regular(int fd, struct stat *sb) {
+    if (fstat(fd, sb) != 0) return -1;
+    if (!S_ISREG(sb->st_mode)) return 1;
+    /* A regular file never blocks, but whoever reads it next expects an
+     * ordinary descriptor: give it one. */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)) return -1;
+    return 0;
+}
+
 zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_error *err) {
     *fd = -1;
     if (size != NULL) *size = 0;
@@ -34,22 +44,13 @@ zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_err
     int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (f < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(f, &sb) != 0) {
-        int e = errno;
+    int r = zp_file_check_regular(f, &sb), e = errno;
+    if (r != 0) {
         close(f);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(f);
-        return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file (%s)", path, zp_file_kind((unsigned)sb.st_mode));
-    }
-    /* A regular file never blocks, but whoever reads it next expects an
-     * ordinary descriptor: give it one. */
-    int flags = fcntl(f, F_GETFL);
-    if (flags < 0 || ((flags & O_NONBLOCK) && fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0)) {
-        int e = errno;
-        close(f);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot set up the descriptor: %s", path, strerror(e));
+        if (r > 0)
+            return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file (%s)", path,
+                                zp_file_kind((unsigned)sb.st_mode));
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(e));
     }
     *fd = f;
     if (size != NULL) *size = (uint64_t)sb.st_size;

@@ -22,6 +22,15 @@
  * a regular file (a FIFO)" (ZP_ERR_IO, with the kind of file). */
 zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_error *err) ZP_WARN_UNUSED;
 
+/* zp_file_open_regular's check, for a descriptor opened another way
+ * (zp_file_open_beneath, openat), read-only and O_NONBLOCK as it opens:
+ * through fd, that it is a regular file, then blocking again. Returns 0
+ * with *sb filled; 1 when it is no regular file (zp_file_kind of
+ * sb->st_mode says what it is); -1 with errno when fstat or fcntl failed.
+ * fd stays open either way. */
+struct stat;
+int zp_file_check_regular(int fd, struct stat *sb);
+
 /* The whole of a regular file (zp_file_open_regular) of at most max bytes,
  * malloc'd and NUL-terminated in *text, its length in *len. The cap is
  * checked on the descriptor's size before a byte is read (a huge or sparse

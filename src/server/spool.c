@@ -138,20 +138,12 @@ zp_status server_spool_open(int *fd, char rel[SPOOL_PATH_MAX], const zp_server *
     int f = zp_file_open_beneath(s->spool_fd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
     if (f < 0) return beneath_error(err, s, path, errno);
     struct stat sb;
-    if (fstat(f, &sb) != 0) {
-        int e = errno;
+    int r = zp_file_check_regular(f, &sb), e = errno;
+    if (r != 0) {
         close(f);
-        return zp_error_set(err, ZP_ERR_IO, "spooled file '%.1024s': %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(f);
-        return zp_error_set(err, ZP_ERR_FORMAT, "spooled file '%.1024s': not a regular file (%s): refused", path,
-                            zp_file_kind((unsigned)sb.st_mode));
-    }
-    int flags = fcntl(f, F_GETFL); /* a regular file never blocks; its readers expect an ordinary descriptor */
-    if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        int e = errno;
-        close(f);
+        if (r > 0)
+            return zp_error_set(err, ZP_ERR_FORMAT, "spooled file '%.1024s': not a regular file (%s): refused", path,
+                                zp_file_kind((unsigned)sb.st_mode));
         return zp_error_set(err, ZP_ERR_IO, "spooled file '%.1024s': %s", path, strerror(e));
     }
     *fd = f;
