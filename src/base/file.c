@@ -228,25 +228,39 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode) 
     return zp_file_open_beneath_walk(dir_fd, rel, flags, mode);
 }
 
+int zp_file_untrusted(const struct stat *sb, char *why, size_t cap) {
+    if (sb->st_uid != geteuid()) {
+        snprintf(why, cap, "owned by uid %u, not by this user (uid %u)", (unsigned)sb->st_uid, (unsigned)geteuid());
+        return 1;
+    }
+    unsigned mode = (unsigned)sb->st_mode;
+    if (!(mode & (S_IWGRP | S_IWOTH))) return 0;
+    snprintf(why, cap, "writable by %s (mode %04o)",
+             (mode & S_IWGRP) && (mode & S_IWOTH) ? "its group and others"
+             : (mode & S_IWGRP)                   ? "its group"
+                                                  : "others",
+             mode & 07777);
+    return 2;
+}
+
 zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) {
     struct stat sb;
     if (fstat(fd, &sb) != 0) return zp_error_set(err, ZP_ERR_IO, "%s %s: cannot stat: %s", what, path, strerror(errno));
     if (!S_ISDIR(sb.st_mode))
         return zp_error_set(err, ZP_ERR_ARG, "%s %s: not a directory (%s)", what, path,
                             zp_file_kind((unsigned)sb.st_mode));
-    if (sb.st_uid != geteuid())
+    char why[96];
+    switch (zp_file_untrusted(&sb, why, sizeof why)) {
+    case 1:
         return zp_error_set(err, ZP_ERR_ARG,
-                            "%s %s: owned by uid %u, not by this process's user (uid %u): whoever owns it can change "
-                            "what is read from it; chown it, or choose another directory",
-                            what, path, (unsigned)sb.st_uid, (unsigned)geteuid());
-    if (sb.st_mode & (S_IWGRP | S_IWOTH))
+                            "%s %s: %s: whoever owns it can change what is read from it; chown it, or choose another "
+                            "directory",
+                            what, path, why);
+    case 2:
         return zp_error_set(err, ZP_ERR_ARG,
-                            "%s %s: writable by %s (mode %04o): another user could change what is read from it; "
-                            "chmod go-w it (0700), or choose another directory",
-                            what, path,
-                            (sb.st_mode & S_IWGRP) && (sb.st_mode & S_IWOTH) ? "its group and others"
-                            : (sb.st_mode & S_IWGRP)                         ? "its group"
-                                                                             : "others",
-                            (unsigned)(sb.st_mode & 07777));
+                            "%s %s: %s: another user could change what is read from it; chmod go-w it (0700), or "
+                            "choose another directory",
+                            what, path, why);
+    }
     return ZP_OK;
 }

@@ -11,6 +11,7 @@
 #ifndef ZP_BASE_FILE_H
 #define ZP_BASE_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "zkpipe.h"
@@ -67,13 +68,19 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode);
  * answers, but any ".." is refused, even one that would stay beneath. */
 int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode);
 
-/* Whether the directory open at fd may be trusted with what is read from
- * it, as sshd's StrictModes and PostgreSQL judge theirs: owned by this
- * process's effective user, writable by nobody else (group and others'
- * write bits clear). what and path name it in the message: "spool_dir
- * /x: writable by others (mode 0777): ..." (ZP_ERR_ARG); "... owned by
- * uid 1000, not by this process's user (uid 0)" (ZP_ERR_ARG); not a
- * directory (ZP_ERR_ARG); fstat failing (ZP_ERR_IO). */
+/* Whether a file may be trusted with what is read from it, as sshd's
+ * StrictModes and PostgreSQL judge theirs: owned by this process's
+ * effective user, writable by nobody else (group and others' write bits
+ * clear). 0 when it may; else 1 (another owner) or 2 (others may write
+ * it), and why says so for a message: "owned by uid 1000, not by this
+ * user (uid 0)", "writable by its group (mode 0770)". */
+int zp_file_untrusted(const struct stat *sb, char *why, size_t cap);
+
+/* The directory open at fd, judged by zp_file_untrusted. what and path
+ * name it in the message: "spool_dir /x: writable by others (mode
+ * 0777): ..." (ZP_ERR_ARG); "... owned by uid 1000, not by this user
+ * (uid 0): ..." (ZP_ERR_ARG); not a directory (ZP_ERR_ARG); fstat
+ * failing (ZP_ERR_IO). */
 zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) ZP_WARN_UNUSED;
 
 /* What kind of file a stat mode is, for messages: "a FIFO", "a directory",
