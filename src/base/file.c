@@ -228,6 +228,17 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode) 
     return zp_file_open_beneath_walk(dir_fd, rel, flags, mode);
 }
 
+DIR *zp_file_opendir_at(int dir_fd, const char *name) {
+    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return d;
+}
+
 int zp_file_untrusted(const struct stat *sb, char *why, size_t cap) {
     if (sb->st_uid != geteuid()) {
         snprintf(why, cap, "owned by uid %u, not by this user (uid %u)", (unsigned)sb->st_uid, (unsigned)geteuid());

@@ -11,6 +11,7 @@
 #ifndef ZP_BASE_FILE_H
 #define ZP_BASE_FILE_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,12 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode);
 /* The fallback alone, whatever the kernel (for the tests): the same
  * answers, but any ".." is refused, even one that would stay beneath. */
 int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode);
+
+/* A directory stream of name beneath dir_fd, opened without following a
+ * symlink (O_NOFOLLOW); name "." is dir_fd itself, with a read position
+ * of its own (a dup would share dir_fd's). closedir closes it. NULL with
+ * errno when it cannot be opened or is no directory. */
+DIR *zp_file_opendir_at(int dir_fd, const char *name);
 
 /* Whether a file may be trusted with what is read from it, as sshd's
  * StrictModes and PostgreSQL judge theirs: owned by this process's

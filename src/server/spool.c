@@ -362,12 +362,8 @@ static int open_subdir(int dfd, const char *name) {
 }
 
 static uint64_t dir_bytes(int dfd, int depth) {
-    int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not dup: its own read position */
-    DIR *d = own >= 0 ? fdopendir(own) : NULL;
-    if (d == NULL) {
-        if (own >= 0) close(own);
-        return 0;
-    }
+    DIR *d = zp_file_opendir_at(dfd, "."); /* not dup: its own read position */
+    if (d == NULL) return 0;
     uint64_t total = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -399,12 +395,8 @@ static int cmp_file_id(const void *a, const void *b) {
 /* Everything beneath dfd that keep does not hold, by descriptor: a
  * directory swapped for a symlink while the sweep runs is not followed. */
 static void sweep_dir(int dfd, const spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes, int depth) {
-    int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not dup: its own read position */
-    DIR *d = own >= 0 ? fdopendir(own) : NULL;
-    if (d == NULL) {
-        if (own >= 0) close(own);
-        return;
-    }
+    DIR *d = zp_file_opendir_at(dfd, "."); /* not dup: its own read position */
+    if (d == NULL) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
