@@ -1,7 +1,8 @@
-/* SHA-256 over libcrypto's EVP interface (the one OpenSSL 3 keeps),
- * loaded at the first digest rather than linked (base/dynlib.h): most
- * zkpipe processes (a proof, a cached witness calculator) hash nothing,
- * and libcrypto's loading costs each about 4 ms of CPU. */
+/* SHA-256 and BLAKE2b-512 over libcrypto's EVP interface (the one
+ * OpenSSL 3 keeps), loaded at the first digest rather than linked
+ * (base/dynlib.h): most zkpipe processes (a proof, a cached witness
+ * calculator) hash nothing, and libcrypto's loading costs each about 4 ms
+ * of CPU. */
 #include "base/digest.h"
 
 #include <openssl/evp.h>
@@ -25,8 +26,8 @@ static zp_status crypto_load(zp_error *err) {
     static const char *const sonames[] = {"libcrypto.so.3", "libcrypto.so", NULL};
 #define SYM(f) \
     { "EVP_" #f, (void **)&evp.f }
-    const zp_dynsym syms[] = {SYM(MD_CTX_new),   SYM(MD_CTX_free),    SYM(sha256),     SYM(DigestInit_ex),
-                              SYM(DigestUpdate), SYM(DigestFinal_ex), SYM(blake2b512), SYM(MD_CTX_copy_ex)};
+    const zp_dynsym syms[] = {SYM(MD_CTX_new),    SYM(MD_CTX_free),  SYM(sha256),
+                              SYM(DigestInit_ex), SYM(DigestUpdate), SYM(DigestFinal_ex)};
 #undef SYM
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libssl3", err);
 }
@@ -47,36 +48,46 @@ static zp_status blake2b_load(zp_error *err) {
     return zp_dynlib_load(&once, sonames, syms, sizeof syms / sizeof *syms, "libssl3", err);
 }
 
-zp_status zp_sha256_init(zp_sha256 *h, zp_error *err) {
-    h->ctx = NULL;
-    zp_status st = crypto_load(err);
-    if (st != ZP_OK) return st;
-    EVP_MD_CTX *ctx = evp.MD_CTX_new();
-    h->ctx = ctx;
-    if (ctx == NULL || evp.DigestInit_ex(ctx, evp.sha256(), NULL) != 1) {
-        evp.MD_CTX_free(ctx);
-        h->ctx = NULL;
-        return zp_error_set(err, ZP_ERR_NOMEM, "sha256: cannot start a digest");
+/* A context started on md (its symbols loaded), or NULL and err. */
+static zp_status md_start(void **ctx, const EVP_MD *md, const char *name, zp_error *err) {
+    EVP_MD_CTX *c = evp.MD_CTX_new();
+    *ctx = c;
+    if (c == NULL || evp.DigestInit_ex(c, md, NULL) != 1) {
+        evp.MD_CTX_free(c);
+        *ctx = NULL;
+        return zp_error_set(err, ZP_ERR_NOMEM, "%s: cannot start a digest", name);
     }
     return ZP_OK;
 }
 
-void zp_sha256_update(zp_sha256 *h, const void *data, size_t len) {
-    if (h->ctx != NULL && len > 0) (void)evp.DigestUpdate(h->ctx, data, len);
+static void md_abort(void **ctx) {
+    if (*ctx != NULL) evp.MD_CTX_free(*ctx);
+    *ctx = NULL;
 }
 
-void zp_sha256_final(zp_sha256 *h, uint8_t out[ZP_SHA256_BYTES]) {
+static void md_update(void *ctx, const void *data, size_t len) {
+    if (ctx != NULL && len > 0) (void)evp.DigestUpdate(ctx, data, len);
+}
+
+/* The digest of size bytes into out (zeros when there is none), and the
+ * context freed. */
+static void md_final(void **ctx, uint8_t *out, unsigned size) {
     unsigned n = 0;
-    if (h->ctx == NULL || evp.DigestFinal_ex(h->ctx, out, &n) != 1 || n != ZP_SHA256_BYTES) {
-        for (int i = 0; i < ZP_SHA256_BYTES; i++) out[i] = 0;
+    if (*ctx == NULL || evp.DigestFinal_ex(*ctx, out, &n) != 1 || n != size) {
+        for (unsigned i = 0; i < size; i++) out[i] = 0;
     }
-    zp_sha256_abort(h);
+    md_abort(ctx);
 }
 
-void zp_sha256_abort(zp_sha256 *h) {
-    if (h->ctx != NULL) evp.MD_CTX_free(h->ctx);
+zp_status zp_sha256_init(zp_sha256 *h, zp_error *err) {
     h->ctx = NULL;
+    zp_status st = crypto_load(err);
+    return st != ZP_OK ? st : md_start(&h->ctx, evp.sha256(), "sha256", err);
 }
+
+void zp_sha256_update(zp_sha256 *h, const void *data, size_t len) { md_update(h->ctx, data, len); }
+void zp_sha256_final(zp_sha256 *h, uint8_t out[ZP_SHA256_BYTES]) { md_final(&h->ctx, out, ZP_SHA256_BYTES); }
+void zp_sha256_abort(zp_sha256 *h) { md_abort(&h->ctx); }
 
 zp_status zp_sha256_bytes(uint8_t out[ZP_SHA256_BYTES], const void *data, size_t len, zp_error *err) {
     zp_sha256 h;
@@ -101,15 +112,7 @@ void zp_sha256_hex(char out[ZP_SHA256_HEX], const uint8_t digest[ZP_SHA256_BYTES
 zp_status zp_blake2b_init(zp_blake2b *h, zp_error *err) {
     h->ctx = NULL;
     zp_status st = blake2b_load(err);
-    if (st != ZP_OK) return st;
-    EVP_MD_CTX *ctx = evp.MD_CTX_new();
-    h->ctx = ctx;
-    if (ctx == NULL || evp.DigestInit_ex(ctx, evp.blake2b512(), NULL) != 1) {
-        evp.MD_CTX_free(ctx);
-        h->ctx = NULL;
-        return zp_error_set(err, ZP_ERR_NOMEM, "blake2b: cannot start a digest");
-    }
-    return ZP_OK;
+    return st != ZP_OK ? st : md_start(&h->ctx, evp.blake2b512(), "blake2b", err);
 }
 
 zp_status zp_blake2b_copy(zp_blake2b *dst, const zp_blake2b *src, zp_error *err) {
@@ -124,19 +127,6 @@ zp_status zp_blake2b_copy(zp_blake2b *dst, const zp_blake2b *src, zp_error *err)
     return ZP_OK;
 }
 
-void zp_blake2b_update(zp_blake2b *h, const void *data, size_t len) {
-    if (h->ctx != NULL && len > 0) (void)evp.DigestUpdate(h->ctx, data, len);
-}
-
-void zp_blake2b_final(zp_blake2b *h, uint8_t out[ZP_BLAKE2B_BYTES]) {
-    unsigned n = 0;
-    if (h->ctx == NULL || evp.DigestFinal_ex(h->ctx, out, &n) != 1 || n != ZP_BLAKE2B_BYTES) {
-        for (int i = 0; i < ZP_BLAKE2B_BYTES; i++) out[i] = 0;
-    }
-    zp_blake2b_abort(h);
-}
-
-void zp_blake2b_abort(zp_blake2b *h) {
-    if (h->ctx != NULL) evp.MD_CTX_free(h->ctx);
-    h->ctx = NULL;
-}
+void zp_blake2b_update(zp_blake2b *h, const void *data, size_t len) { md_update(h->ctx, data, len); }
+void zp_blake2b_final(zp_blake2b *h, uint8_t out[ZP_BLAKE2B_BYTES]) { md_final(&h->ctx, out, ZP_BLAKE2B_BYTES); }
+void zp_blake2b_abort(zp_blake2b *h) { md_abort(&h->ctx); }

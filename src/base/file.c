@@ -26,6 +26,16 @@ const char *zp_file_kind(unsigned mode) {
     }
 }
 
+int zp_file_check_regular(int fd, struct stat *sb) {
+    if (fstat(fd, sb) != 0) return -1;
+    if (!S_ISREG(sb->st_mode)) return 1;
+    /* A regular file never blocks, but whoever reads it next expects an
+     * ordinary descriptor: give it one. */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)) return -1;
+    return 0;
+}
+
 zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_error *err) {
     *fd = -1;
     if (size != NULL) *size = 0;
@@ -34,22 +44,13 @@ zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_err
     int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (f < 0) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(f, &sb) != 0) {
-        int e = errno;
+    int r = zp_file_check_regular(f, &sb), e = errno;
+    if (r != 0) {
         close(f);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(f);
-        return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file (%s)", path, zp_file_kind((unsigned)sb.st_mode));
-    }
-    /* A regular file never blocks, but whoever reads it next expects an
-     * ordinary descriptor: give it one. */
-    int flags = fcntl(f, F_GETFL);
-    if (flags < 0 || ((flags & O_NONBLOCK) && fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0)) {
-        int e = errno;
-        close(f);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot set up the descriptor: %s", path, strerror(e));
+        if (r > 0)
+            return zp_error_set(err, ZP_ERR_IO, "%s: not a regular file (%s)", path,
+                                zp_file_kind((unsigned)sb.st_mode));
+        return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", path, strerror(e));
     }
     *fd = f;
     if (size != NULL) *size = (uint64_t)sb.st_size;
@@ -227,25 +228,50 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode) 
     return zp_file_open_beneath_walk(dir_fd, rel, flags, mode);
 }
 
+DIR *zp_file_opendir_at(int dir_fd, const char *name) {
+    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return d;
+}
+
+int zp_file_untrusted(const struct stat *sb, char *why, size_t cap) {
+    if (sb->st_uid != geteuid()) {
+        snprintf(why, cap, "owned by uid %u, not by this user (uid %u)", (unsigned)sb->st_uid, (unsigned)geteuid());
+        return 1;
+    }
+    unsigned mode = (unsigned)sb->st_mode;
+    if (!(mode & (S_IWGRP | S_IWOTH))) return 0;
+    snprintf(why, cap, "writable by %s (mode %04o)",
+             (mode & S_IWGRP) && (mode & S_IWOTH) ? "its group and others"
+             : (mode & S_IWGRP)                   ? "its group"
+                                                  : "others",
+             mode & 07777);
+    return 2;
+}
+
 zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) {
     struct stat sb;
     if (fstat(fd, &sb) != 0) return zp_error_set(err, ZP_ERR_IO, "%s %s: cannot stat: %s", what, path, strerror(errno));
     if (!S_ISDIR(sb.st_mode))
         return zp_error_set(err, ZP_ERR_ARG, "%s %s: not a directory (%s)", what, path,
                             zp_file_kind((unsigned)sb.st_mode));
-    if (sb.st_uid != geteuid())
+    char why[96];
+    switch (zp_file_untrusted(&sb, why, sizeof why)) {
+    case 1:
         return zp_error_set(err, ZP_ERR_ARG,
-                            "%s %s: owned by uid %u, not by this process's user (uid %u): whoever owns it can change "
-                            "what is read from it; chown it, or choose another directory",
-                            what, path, (unsigned)sb.st_uid, (unsigned)geteuid());
-    if (sb.st_mode & (S_IWGRP | S_IWOTH))
+                            "%s %s: %s: whoever owns it can change what is read from it; chown it, or choose another "
+                            "directory",
+                            what, path, why);
+    case 2:
         return zp_error_set(err, ZP_ERR_ARG,
-                            "%s %s: writable by %s (mode %04o): another user could change what is read from it; "
-                            "chmod go-w it (0700), or choose another directory",
-                            what, path,
-                            (sb.st_mode & S_IWGRP) && (sb.st_mode & S_IWOTH) ? "its group and others"
-                            : (sb.st_mode & S_IWGRP)                         ? "its group"
-                                                                             : "others",
-                            (unsigned)(sb.st_mode & 07777));
+                            "%s %s: %s: another user could change what is read from it; chmod go-w it (0700), or "
+                            "choose another directory",
+                            what, path, why);
+    }
     return ZP_OK;
 }

@@ -11,6 +11,8 @@
 #ifndef ZP_BASE_FILE_H
 #define ZP_BASE_FILE_H
 
+#include <dirent.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "zkpipe.h"
@@ -21,6 +23,15 @@
  * is -1 and err says "PATH: cannot open: ..." (ZP_ERR_IO) or "PATH: not
  * a regular file (a FIFO)" (ZP_ERR_IO, with the kind of file). */
 zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_error *err) ZP_WARN_UNUSED;
+
+/* zp_file_open_regular's check, for a descriptor opened another way
+ * (zp_file_open_beneath, openat), read-only and O_NONBLOCK as it opens:
+ * through fd, that it is a regular file, then blocking again. Returns 0
+ * with *sb filled; 1 when it is no regular file (zp_file_kind of
+ * sb->st_mode says what it is); -1 with errno when fstat or fcntl failed.
+ * fd stays open either way. */
+struct stat;
+int zp_file_check_regular(int fd, struct stat *sb);
 
 /* The whole of a regular file (zp_file_open_regular) of at most max bytes,
  * malloc'd and NUL-terminated in *text, its length in *len. The cap is
@@ -58,13 +69,25 @@ int zp_file_open_beneath(int dir_fd, const char *rel, int flags, unsigned mode);
  * answers, but any ".." is refused, even one that would stay beneath. */
 int zp_file_open_beneath_walk(int dir_fd, const char *rel, int flags, unsigned mode);
 
-/* Whether the directory open at fd may be trusted with what is read from
- * it, as sshd's StrictModes and PostgreSQL judge theirs: owned by this
- * process's effective user, writable by nobody else (group and others'
- * write bits clear). what and path name it in the message: "spool_dir
- * /x: writable by others (mode 0777): ..." (ZP_ERR_ARG); "... owned by
- * uid 1000, not by this process's user (uid 0)" (ZP_ERR_ARG); not a
- * directory (ZP_ERR_ARG); fstat failing (ZP_ERR_IO). */
+/* A directory stream of name beneath dir_fd, opened without following a
+ * symlink (O_NOFOLLOW); name "." is dir_fd itself, with a read position
+ * of its own (a dup would share dir_fd's). closedir closes it. NULL with
+ * errno when it cannot be opened or is no directory. */
+DIR *zp_file_opendir_at(int dir_fd, const char *name);
+
+/* Whether a file may be trusted with what is read from it, as sshd's
+ * StrictModes and PostgreSQL judge theirs: owned by this process's
+ * effective user, writable by nobody else (group and others' write bits
+ * clear). 0 when it may; else 1 (another owner) or 2 (others may write
+ * it), and why says so for a message: "owned by uid 1000, not by this
+ * user (uid 0)", "writable by its group (mode 0770)". */
+int zp_file_untrusted(const struct stat *sb, char *why, size_t cap);
+
+/* The directory open at fd, judged by zp_file_untrusted. what and path
+ * name it in the message: "spool_dir /x: writable by others (mode
+ * 0777): ..." (ZP_ERR_ARG); "... owned by uid 1000, not by this user
+ * (uid 0): ..." (ZP_ERR_ARG); not a directory (ZP_ERR_ARG); fstat
+ * failing (ZP_ERR_IO). */
 zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, zp_error *err) ZP_WARN_UNUSED;
 
 /* What kind of file a stat mode is, for messages: "a FIFO", "a directory",

@@ -13,7 +13,6 @@
  * whole life (engine/witgen.c), so a file changed later is not what it
  * computes witnesses with. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "base/digest.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "server/internal.h"
 
 #define READ_CHUNK (1 << 20)
@@ -56,11 +56,12 @@ static zp_status hash_file(char hex[ZP_SHA256_HEX], struct stat *sb, const char 
     if (buf == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for its digest", path);
     zp_status st = ZP_OK;
     for (int attempt = 0; attempt < 3; attempt++) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd;
         struct stat before, after;
-        if (fd < 0 || fstat(fd, &before) != 0) {
+        if ((st = zp_file_open_regular(&fd, NULL, path, err)) != ZP_OK) break;
+        if (fstat(fd, &before) != 0) {
             st = zp_error_set(err, ZP_ERR_IO, "%s: cannot read it for its digest: %s", path, strerror(errno));
-            if (fd >= 0) close(fd);
+            close(fd);
             break;
         }
         zp_sha256 h;

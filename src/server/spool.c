@@ -138,20 +138,12 @@ zp_status server_spool_open(int *fd, char rel[SPOOL_PATH_MAX], const zp_server *
     int f = zp_file_open_beneath(s->spool_fd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
     if (f < 0) return beneath_error(err, s, path, errno);
     struct stat sb;
-    if (fstat(f, &sb) != 0) {
-        int e = errno;
+    int r = zp_file_check_regular(f, &sb), e = errno;
+    if (r != 0) {
         close(f);
-        return zp_error_set(err, ZP_ERR_IO, "spooled file '%.1024s': %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(f);
-        return zp_error_set(err, ZP_ERR_FORMAT, "spooled file '%.1024s': not a regular file (%s): refused", path,
-                            zp_file_kind((unsigned)sb.st_mode));
-    }
-    int flags = fcntl(f, F_GETFL); /* a regular file never blocks; its readers expect an ordinary descriptor */
-    if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        int e = errno;
-        close(f);
+        if (r > 0)
+            return zp_error_set(err, ZP_ERR_FORMAT, "spooled file '%.1024s': not a regular file (%s): refused", path,
+                                zp_file_kind((unsigned)sb.st_mode));
         return zp_error_set(err, ZP_ERR_IO, "spooled file '%.1024s': %s", path, strerror(e));
     }
     *fd = f;
@@ -370,12 +362,8 @@ static int open_subdir(int dfd, const char *name) {
 }
 
 static uint64_t dir_bytes(int dfd, int depth) {
-    int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not dup: its own read position */
-    DIR *d = own >= 0 ? fdopendir(own) : NULL;
-    if (d == NULL) {
-        if (own >= 0) close(own);
-        return 0;
-    }
+    DIR *d = zp_file_opendir_at(dfd, "."); /* not dup: its own read position */
+    if (d == NULL) return 0;
     uint64_t total = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -407,12 +395,8 @@ static int cmp_file_id(const void *a, const void *b) {
 /* Everything beneath dfd that keep does not hold, by descriptor: a
  * directory swapped for a symlink while the sweep runs is not followed. */
 static void sweep_dir(int dfd, const spool_file_id *keep, size_t n_keep, size_t *removed, uint64_t *bytes, int depth) {
-    int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not dup: its own read position */
-    DIR *d = own >= 0 ? fdopendir(own) : NULL;
-    if (d == NULL) {
-        if (own >= 0) close(own);
-        return;
-    }
+    DIR *d = zp_file_opendir_at(dfd, "."); /* not dup: its own read position */
+    if (d == NULL) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;

@@ -146,9 +146,6 @@ static zp_status claim_body(pg_tx *tx, void *arg) {
 zp_status pg_claim(zp_store_claim *out, size_t max, size_t *n, zp_store *s, const char *node, const zp_store_key *keys,
                    size_t n_keys, double lease_s, zp_error *err) {
     static const char what[] = "claiming partitions";
-    *n = 0;
-    if (max == 0) return ZP_OK;
-    if (node == NULL || *node == '\0') return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no node id", s->name, what);
     pin_arrays pins;
     int ok = pins_build(&pins, keys, keys ? n_keys : 0);
     claim_ctx c = {.out = out, .max = max, .node = node, .lease_s = lease_s, .pins = keys ? &pins : NULL};
@@ -375,13 +372,6 @@ static zp_status part_body(pg_tx *tx, void *arg) {
 zp_status pg_finish_part(int *job_ended, zp_store *s, const zp_store_held *h, zp_job_state state, const char *error,
                          const zp_store_result *result, zp_error *err) {
     static const char what[] = "recording a partition's end";
-    *job_ended = 0;
-    if (state != ZP_JOB_DONE && state != ZP_JOB_FAILED)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: a partition ends done or failed, not state %d", s->name, what,
-                            (int)state);
-    if (state == ZP_JOB_DONE && (result == NULL || result->proof_json == NULL))
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: partition %u of job %lld is done without a proof", s->name, what,
-                            h->idx, (long long)h->job_id);
     part_ctx c = {.h = h, .state = state, .error = error, .result = result};
     zp_status rc = pg_run((pg_store *)s, PG_WRITE, what, part_body, &c, err);
     if (rc == ZP_OK && c.pins_refused)
@@ -463,7 +453,6 @@ static zp_status join_body(pg_tx *tx, void *arg) {
 }
 
 zp_status pg_join(zp_store *s, const zp_store_node *me, double lease_s, zp_error *err) {
-    if (me == NULL || me->id[0] == '\0') return zp_error_set(err, ZP_ERR_ARG, "%s: joining: no node id", s->name);
     join_ctx c = {.me = me, .lease_s = lease_s};
     return pg_run((pg_store *)s, PG_WRITE, "joining the fleet", join_body, &c, err);
 }
@@ -475,7 +464,6 @@ static zp_status heartbeat_body(pg_tx *tx, void *arg) {
 }
 
 zp_status pg_heartbeat(zp_store *s, const zp_store_node *me, zp_error *err) {
-    if (me == NULL || me->id[0] == '\0') return zp_error_set(err, ZP_ERR_ARG, "%s: heartbeat: no node id", s->name);
     return pg_run((pg_store *)s, PG_WRITE, "recording a heartbeat", heartbeat_body, (void *)me, err);
 }
 
@@ -486,7 +474,6 @@ static zp_status leave_body(pg_tx *tx, void *arg) {
 }
 
 zp_status pg_leave(zp_store *s, const char *node, zp_error *err) {
-    if (node == NULL || *node == '\0') return zp_error_set(err, ZP_ERR_ARG, "%s: leaving: no node id", s->name);
     return pg_run((pg_store *)s, PG_WRITE, "leaving the fleet", leave_body, (void *)node, err);
 }
 
@@ -631,17 +618,17 @@ zp_status pg_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *
         const char *owner = pg_text(c.claims, i, 2);
         const char *no_lease = pg_text(c.claims, i, 3), *too_long = pg_text(c.claims, i, 4);
         const char *forever = pg_text(c.claims, i, 5);
-        if (no_lease && *no_lease == 't')
-            snprintf(line, sizeof line, "claimed by '%s' without a lease: queued again", owner);
+        zp_store_repair_why why = ZP_STORE_REPAIR_NO_NODE;
+        if (no_lease && *no_lease == 't') why = ZP_STORE_REPAIR_NO_LEASE;
         else if (too_long && *too_long == 't')
-            snprintf(line, sizeof line, "claimed by '%s' with a lease %s: queued again", owner,
-                     forever && *forever == 't' ? "that never ends" : "past any daemon's (a day)");
-        else snprintf(line, sizeof line, "claimed by '%s', no daemon of the store: queued again", owner);
+            why = forever && *forever == 't' ? ZP_STORE_REPAIR_LEASE_FOREVER : ZP_STORE_REPAIR_LEASE_LONG;
+        zp_store_repair_line(line, sizeof line, why, owner);
         if (fn) fn(arg, pg_i64(c.claims, i, 0), (uint32_t)pg_i64(c.claims, i, 1), line);
     }
+    char unproved[96];
+    zp_store_repair_line(unproved, sizeof unproved, ZP_STORE_REPAIR_UNPROVED, "");
     for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.unproved); i++)
-        fn(arg, pg_i64(c.unproved, i, 0), (uint32_t)pg_i64(c.unproved, i, 1),
-           "marked done without a proof: queued again, to be proved");
+        fn(arg, pg_i64(c.unproved, i, 0), (uint32_t)pg_i64(c.unproved, i, 1), unproved);
     if (rc == ZP_OK) *repaired = (size_t)(pg_rows(c.claims) + pg_rows(c.unproved));
     pg_free(c.claims);
     pg_free(c.unproved);

@@ -116,26 +116,14 @@ zp_status pg_add_job(int64_t *id, int *existing, zp_store *s, const char *reques
                      const char *key_id, const char *key_digest, const char *wasm_digest, int priority,
                      uint32_t partitions, const char *const *witness_paths, zp_error *err) {
     static const char what[] = "adding a job";
-    *id = 0;
-    *existing = 0;
-    if (request_id != NULL && *request_id == '\0') request_id = NULL;
-    if (request_digest != NULL && *request_digest == '\0') request_digest = NULL;
-    if (key_id == NULL || *key_id == '\0' || partitions == 0 || witness_paths == NULL)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no key or no partitions", s->name, what);
     pg_array paths;
     pg_array_begin(&paths);
-    for (uint32_t i = 0; i < partitions; i++) {
-        if (witness_paths[i] == NULL || *witness_paths[i] == '\0') {
-            pg_array_free(&paths);
-            return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no witness path for partition %u", s->name, what, i);
-        }
-        pg_array_str(&paths, witness_paths[i]);
-    }
+    for (uint32_t i = 0; i < partitions; i++) pg_array_str(&paths, witness_paths[i]);
     add_ctx c = {.request_id = request_id,
                  .request_digest = request_digest,
                  .key_id = key_id,
-                 .key_digest = key_digest ? key_digest : "",
-                 .wasm_digest = wasm_digest ? wasm_digest : "",
+                 .key_digest = key_digest,
+                 .wasm_digest = wasm_digest,
                  .paths = pg_array_end(&paths),
                  .priority = priority,
                  .partitions = partitions};
@@ -315,11 +303,6 @@ static zp_status end_body(pg_tx *tx, void *arg) {
 zp_status pg_finish_job(zp_store *s, int64_t id, zp_job_state state, const char *error, const zp_store_result *results,
                         uint32_t n, zp_error *err) {
     static const char what[] = "recording a job's end";
-    if (state != ZP_JOB_DONE && state != ZP_JOB_FAILED && state != ZP_JOB_CANCELLED)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: %s: state %d is not an end state (done, failed, cancelled)", s->name,
-                            what, (int)state);
-    if (n != 0 && results == NULL) return zp_error_set(err, ZP_ERR_ARG, "%s: %s: no results", s->name, what);
-    if (error != NULL && *error == '\0') error = NULL;
     end_ctx c = {.id = id, .state = state, .error = error, .n = n, .results = results};
     pg_array arr[9];
     for (int k = 0; k < 9; k++) pg_array_begin(&arr[k]);
@@ -395,8 +378,6 @@ static zp_status list_body(pg_tx *tx, void *arg) {
 }
 
 zp_status pg_list(zp_store *s, uint32_t limit, int state, zp_store_job_fn fn, void *arg, zp_error *err) {
-    if (state > ZP_JOB_CANCELLED)
-        return zp_error_set(err, ZP_ERR_ARG, "%s: listing jobs: unknown state %d", s->name, state);
     list_ctx c = {.limit = limit, .state = state};
     zp_status rc = pg_run((pg_store *)s, PG_READ, "listing jobs", list_body, &c, err);
     for (int i = 0; rc == ZP_OK && fn != NULL && i < pg_rows(c.rows); i++) {

@@ -514,13 +514,12 @@ zp_status sq_repair(size_t *repaired, zp_store *base, zp_store_repair_fn fn, voi
             char owner[128];
             store_copy_text(owner, sizeof owner, st, 2);
             double until = sq.column_double(st, 3);
-            if (kind == 1) snprintf(o->line, sizeof o->line, "marked done without a proof: queued again, to be proved");
-            else if (sq.column_type(st, 3) == SQLITE_NULL)
-                snprintf(o->line, sizeof o->line, "claimed by '%s' without a lease: queued again", owner);
+            zp_store_repair_why why = ZP_STORE_REPAIR_NO_NODE;
+            if (kind == 1) why = ZP_STORE_REPAIR_UNPROVED;
+            else if (sq.column_type(st, 3) == SQLITE_NULL) why = ZP_STORE_REPAIR_NO_LEASE;
             else if (until > now + ZP_STORE_MAX_LEASE_S + ZP_STORE_LEASE_SLACK_S)
-                snprintf(o->line, sizeof o->line, "claimed by '%s' with a lease %s: queued again", owner,
-                         until > 1e300 ? "that never ends" : "past any daemon's (a day)");
-            else snprintf(o->line, sizeof o->line, "claimed by '%s', no daemon of the store: queued again", owner);
+                why = until > 1e300 ? ZP_STORE_REPAIR_LEASE_FOREVER : ZP_STORE_REPAIR_LEASE_LONG;
+            zp_store_repair_line(o->line, sizeof o->line, why, owner);
         }
         if (rc == ZP_OK && r < 0) rc = (zp_status)-r;
         sq.finalize(st);

@@ -146,6 +146,24 @@ zp_status zp_store_clock(double *now, zp_store *s, zp_error *err) {
     return s->ops->clock(now, s, err);
 }
 
+void zp_store_repair_line(char *line, size_t cap, zp_store_repair_why why, const char *owner) {
+    switch (why) {
+    case ZP_STORE_REPAIR_NO_LEASE: snprintf(line, cap, "claimed by '%s' without a lease: queued again", owner); break;
+    case ZP_STORE_REPAIR_LEASE_FOREVER:
+        snprintf(line, cap, "claimed by '%s' with a lease that never ends: queued again", owner);
+        break;
+    case ZP_STORE_REPAIR_LEASE_LONG:
+        snprintf(line, cap, "claimed by '%s' with a lease past any daemon's (a day): queued again", owner);
+        break;
+    case ZP_STORE_REPAIR_NO_NODE:
+        snprintf(line, cap, "claimed by '%s', no daemon of the store: queued again", owner);
+        break;
+    case ZP_STORE_REPAIR_UNPROVED:
+        snprintf(line, cap, "marked done without a proof: queued again, to be proved");
+        break;
+    }
+}
+
 zp_status zp_store_repair(size_t *repaired, zp_store *s, zp_store_repair_fn fn, void *arg, zp_error *err) {
     *repaired = 0;
     return s->ops->repair(repaired, s, fn, arg, err);

@@ -67,6 +67,19 @@ extern const zp_store_ops zp_store_pg_ops;
 #define ZP_STORE_MAX_LEASE_S 86400.0
 #define ZP_STORE_LEASE_SLACK_S 60.0
 
+/* Why zp_store_repair queued a partition again. */
+typedef enum zp_store_repair_why {
+    ZP_STORE_REPAIR_NO_LEASE,      /* claimed without a lease */
+    ZP_STORE_REPAIR_LEASE_FOREVER, /* claimed with a lease that never ends */
+    ZP_STORE_REPAIR_LEASE_LONG,    /* claimed with a lease past any daemon's */
+    ZP_STORE_REPAIR_NO_NODE,       /* claimed by no daemon of the store */
+    ZP_STORE_REPAIR_UNPROVED,      /* marked done without a proof */
+} zp_store_repair_why;
+
+/* The line zp_store_repair's fn gets for a partition repaired for why,
+ * the same from every kind; owner is the claim's (unused for UNPROVED). */
+void zp_store_repair_line(char *line, size_t cap, zp_store_repair_why why, const char *owner);
+
 /* Whether a claim of key k may take a partition of a job with these pins
  * ("" for none): the same digests, or a job without pins. */
 int zp_store_key_matches(const zp_store_key *k, const char *key_id, const char *key_digest, const char *wasm_digest);

@@ -145,20 +145,17 @@ zp_status zp_witness_cache_trusted(const struct stat *sb, unsigned kind, const c
         return zp_error_set(err, ZP_ERR_IO, "%s: %s is %s, not %s: refusing to use it", path, what,
                             zp_file_kind((unsigned)sb->st_mode), kind == S_IFDIR ? "a directory" : "a regular file");
     }
-    if (sb->st_uid != geteuid()) {
+    char why[96];
+    switch (zp_file_untrusted(sb, why, sizeof why)) {
+    case 1:
         return zp_error_set(err, ZP_ERR_IO,
-                            "%s: %s is owned by uid %u, not by this user (uid %u): refusing to trust it (its owner "
-                            "could give zkpipe code to run; use a cache of your own: --cache DIR or ZKPIPE_CACHE)",
-                            path, what, (unsigned)sb->st_uid, (unsigned)geteuid());
-    }
-    unsigned mode = (unsigned)sb->st_mode;
-    if (mode & (S_IWGRP | S_IWOTH)) {
+                            "%s: %s is %s: refusing to trust it (its owner could give zkpipe code to run; use a cache "
+                            "of your own: --cache DIR or ZKPIPE_CACHE)",
+                            path, what, why);
+    case 2:
         return zp_error_set(err, ZP_ERR_IO,
-                            "%s: %s is writable by %s (mode %04o): refusing to trust it (others could give zkpipe "
-                            "code to run; chmod go-w it)",
-                            path, what,
-                            (mode & S_IWOTH) ? ((mode & S_IWGRP) ? "its group and others" : "others") : "its group",
-                            mode & 07777);
+                            "%s: %s is %s: refusing to trust it (others could give zkpipe code to run; chmod go-w it)",
+                            path, what, why);
     }
     return ZP_OK;
 }

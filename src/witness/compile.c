@@ -264,12 +264,8 @@ static void remove_tree_flat(const char *dir) {
  * of them is in use. Through the cache folder's descriptor, links not
  * followed. */
 static void sweep_stale_builds(int cache_fd) {
-    int fd = openat(cache_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (d == NULL) {
-        if (fd >= 0) close(fd);
-        return;
-    }
+    DIR *d = zp_file_opendir_at(cache_fd, "."); /* its own offset */
+    if (d == NULL) return;
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -278,12 +274,8 @@ static void sweep_stale_builds(int cache_fd) {
             !S_ISDIR(sb.st_mode) || now - sb.st_mtime <= 24 * 3600) {
             continue;
         }
-        int bfd = openat(cache_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        DIR *b = bfd >= 0 ? fdopendir(bfd) : NULL;
-        if (b == NULL) {
-            if (bfd >= 0) close(bfd);
-            continue;
-        }
+        DIR *b = zp_file_opendir_at(cache_fd, e->d_name);
+        if (b == NULL) continue;
         struct dirent *f;
         while ((f = readdir(b)) != NULL) {
             if (strcmp(f->d_name, ".") != 0 && strcmp(f->d_name, "..") != 0) unlinkat(dirfd(b), f->d_name, 0);
