@@ -280,12 +280,16 @@ static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system
     pk->n_coefs = n_coefs;
 
 done:
-    /* forget the toxic waste */
+    /* forget the toxic waste and every value made from it but the points
+     * (the Lagrange values at τ give τ back, as do their scalars) */
     explicit_bzero(&x, sizeof x);
     explicit_bzero(&t, sizeof t);
     if (u) explicit_bzero(u, nw * sizeof(FR));
     if (v) explicit_bzero(v, nw * sizeof(FR));
     if (w) explicit_bzero(w, nw * sizeof(FR));
+    if (lag) explicit_bzero(lag, n * sizeof(FR));
+    if (scratch) explicit_bzero(scratch, 2 * n * sizeof(FR));
+    if (plain) explicit_bzero(plain, big * 32);
     free(u);
     free(v);
     free(w);
