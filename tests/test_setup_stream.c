@@ -197,6 +197,46 @@ static void one(const char *dir, zp_curve curve, uint32_t m, uint32_t nw, uint32
     sys_free(&s);
 }
 
+/* A folder others can write (/tmp): names planted where the temporary
+ * file could go, symlinks to a file of the victim's, neither block the
+ * writer nor are written through. (The name was once PID and a counter.) */
+static void planted(const char *dir) {
+    sys s;
+    sys_build(&s, ZP_CURVE_BN254, 40, 50, 2);
+    zp_groth16_setup_plan p;
+    zp_error err = {0};
+    CHECK(zp_groth16_setup_plan_for(&p, &s.cs, 0, &err) == ZP_OK);
+    zp_groth16_pk shape;
+    zp_groth16_setup_shape(&shape, &s.cs, &p);
+    char victim[512], dest[512], trap[600];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(dest, sizeof dest, "%s/k.zkey", dir);
+    FILE *f = fopen(victim, "w");
+    CHECK(f != NULL && fputs("mine", f) >= 0 && fclose(f) == 0);
+    enum { TRAPS = 16 };
+    for (int i = 0; i < TRAPS; i++) {
+        snprintf(trap, sizeof trap, "%s/.k.zkey.tmp-%ld-%d", dir, (long)getpid(), i);
+        CHECK(symlink(victim, trap) == 0);
+    }
+    zp_zkey_writer *w = NULL;
+    CHECK_MSG(zp_zkey_writer_open(&w, dest, &shape, &err) == ZP_OK, "%s", err.message);
+    if (w != NULL) {
+        struct stat st;
+        CHECK(lstat(zp_zkey_writer_temp(w), &st) == 0 && S_ISREG(st.st_mode));
+    }
+    zp_zkey_writer_abort(w);
+    size_t n = 0;
+    uint8_t *b = slurp(victim, &n);
+    CHECK(b != NULL && n == 4 && memcmp(b, "mine", 4) == 0);
+    free(b);
+    for (int i = 0; i < TRAPS; i++) {
+        snprintf(trap, sizeof trap, "%s/.k.zkey.tmp-%ld-%d", dir, (long)getpid(), i);
+        unlink(trap);
+    }
+    remove(victim);
+    sys_free(&s);
+}
+
 int main(void) {
     zp_test_init("test_setup_stream");
     char dir[] = "/tmp/zp-setup-stream-XXXXXX";
@@ -205,6 +245,7 @@ int main(void) {
     zp_error err;
     CHECK(zp_pool_create(&pool, 2, &err) == ZP_OK);
     zp_parallel par = zp_pool_parallel(pool);
+    planted(dir); /* first: the writer's first name, had it a counter */
     zp_curve curves[] = {ZP_CURVE_BN254, ZP_CURVE_BLS12_381};
     /* ZP_TEST_ITERS below 100 (the sanitizer builds): fewer shapes at
      * 2^12 and no 2^14 */
