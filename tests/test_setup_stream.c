@@ -19,6 +19,7 @@
 #include "io/zkey.h"
 #include "io/zkey_writer.h"
 #include "mem/track.h"
+#include "test_io_common.h"
 #include "testutil.h"
 
 typedef struct sys {
@@ -63,22 +64,6 @@ static void sys_free(sys *s) {
         free(s->wire[k]);
         free(s->coef[k]);
     }
-}
-
-static uint8_t *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    if (b != NULL && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return b;
 }
 
 /* The files in dir (. and .. aside). */
@@ -139,7 +124,7 @@ static void one(const char *dir, zp_curve curve, uint32_t m, uint32_t nw, uint32
     CHECK(zp_zkey_write(ref, &key.pk, NULL, &err) == ZP_OK);
     zp_groth16_setup_free(&key);
     size_t ref_n = 0, got_n = 0;
-    uint8_t *want = slurp(ref, &ref_n);
+    uint8_t *want = io_slurp(ref, &ref_n);
     CHECK(want != NULL);
 
     zp_groth16_setup_plan least, plans[4];
@@ -156,7 +141,7 @@ static void one(const char *dir, zp_curve curve, uint32_t m, uint32_t nw, uint32
         const zp_groth16_setup_plan *p = &plans[i];
         zp_status st = stream_to(got, &s, p, seed, par, &err);
         CHECK_MSG(st == ZP_OK, "%s", err.message);
-        uint8_t *have = slurp(got, &got_n);
+        uint8_t *have = io_slurp(got, &got_n);
         CHECK_MSG(have != NULL && got_n == ref_n && memcmp(have, want, ref_n) == 0,
                   "%s 2^%u, %u wires: the key of chunks %zu / %zu (%zu passes) is the in-memory key",
                   zp_curve_name(curve), p->log_n, nw, p->row_chunk, p->wire_chunk, p->passes);
@@ -226,7 +211,7 @@ static void planted(const char *dir) {
     }
     zp_zkey_writer_abort(w);
     size_t n = 0;
-    uint8_t *b = slurp(victim, &n);
+    uint8_t *b = io_slurp(victim, &n);
     CHECK(b != NULL && n == 4 && memcmp(b, "mine", 4) == 0);
     free(b);
     for (int i = 0; i < TRAPS; i++) {
@@ -239,8 +224,8 @@ static void planted(const char *dir) {
 
 int main(void) {
     zp_test_init("test_setup_stream");
-    char dir[] = "/tmp/zp-setup-stream-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    io_tmp_init();
+    const char *dir = io_tmpdir;
     zp_pool *pool = NULL;
     zp_error err;
     CHECK(zp_pool_create(&pool, 2, &err) == ZP_OK);
