@@ -19,6 +19,7 @@
 #include "io/zkey.h"
 #include "io/zkey_writer.h"
 #include "mem/track.h"
+#include "test_io_common.h"
 #include "testutil.h"
 
 typedef struct sys {
@@ -63,22 +64,6 @@ static void sys_free(sys *s) {
         free(s->wire[k]);
         free(s->coef[k]);
     }
-}
-
-static uint8_t *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    if (b != NULL && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return b;
 }
 
 /* The files in dir (. and .. aside). */
@@ -139,7 +124,7 @@ static void one(const char *dir, zp_curve curve, uint32_t m, uint32_t nw, uint32
     CHECK(zp_zkey_write(ref, &key.pk, NULL, &err) == ZP_OK);
     zp_groth16_setup_free(&key);
     size_t ref_n = 0, got_n = 0;
-    uint8_t *want = slurp(ref, &ref_n);
+    uint8_t *want = io_slurp(ref, &ref_n);
     CHECK(want != NULL);
 
     zp_groth16_setup_plan least, plans[4];
@@ -156,7 +141,7 @@ static void one(const char *dir, zp_curve curve, uint32_t m, uint32_t nw, uint32
         const zp_groth16_setup_plan *p = &plans[i];
         zp_status st = stream_to(got, &s, p, seed, par, &err);
         CHECK_MSG(st == ZP_OK, "%s", err.message);
-        uint8_t *have = slurp(got, &got_n);
+        uint8_t *have = io_slurp(got, &got_n);
         CHECK_MSG(have != NULL && got_n == ref_n && memcmp(have, want, ref_n) == 0,
                   "%s 2^%u, %u wires: the key of chunks %zu / %zu (%zu passes) is the in-memory key",
                   zp_curve_name(curve), p->log_n, nw, p->row_chunk, p->wire_chunk, p->passes);
@@ -197,14 +182,55 @@ static void one(const char *dir, zp_curve curve, uint32_t m, uint32_t nw, uint32
     sys_free(&s);
 }
 
+/* A folder others can write (/tmp): names planted where the temporary
+ * file could go, symlinks to a file of the victim's, neither block the
+ * writer nor are written through. (The name was once PID and a counter.) */
+static void planted(const char *dir) {
+    sys s;
+    sys_build(&s, ZP_CURVE_BN254, 40, 50, 2);
+    zp_groth16_setup_plan p;
+    zp_error err = {0};
+    CHECK(zp_groth16_setup_plan_for(&p, &s.cs, 0, &err) == ZP_OK);
+    zp_groth16_pk shape;
+    zp_groth16_setup_shape(&shape, &s.cs, &p);
+    char victim[512], dest[512], trap[600];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(dest, sizeof dest, "%s/k.zkey", dir);
+    FILE *f = fopen(victim, "w");
+    CHECK(f != NULL && fputs("mine", f) >= 0 && fclose(f) == 0);
+    enum { TRAPS = 16 };
+    for (int i = 0; i < TRAPS; i++) {
+        snprintf(trap, sizeof trap, "%s/.k.zkey.tmp-%ld-%d", dir, (long)getpid(), i);
+        CHECK(symlink(victim, trap) == 0);
+    }
+    zp_zkey_writer *w = NULL;
+    CHECK_MSG(zp_zkey_writer_open(&w, dest, &shape, &err) == ZP_OK, "%s", err.message);
+    if (w != NULL) {
+        struct stat st;
+        CHECK(lstat(zp_zkey_writer_temp(w), &st) == 0 && S_ISREG(st.st_mode));
+    }
+    zp_zkey_writer_abort(w);
+    size_t n = 0;
+    uint8_t *b = io_slurp(victim, &n);
+    CHECK(b != NULL && n == 4 && memcmp(b, "mine", 4) == 0);
+    free(b);
+    for (int i = 0; i < TRAPS; i++) {
+        snprintf(trap, sizeof trap, "%s/.k.zkey.tmp-%ld-%d", dir, (long)getpid(), i);
+        unlink(trap);
+    }
+    remove(victim);
+    sys_free(&s);
+}
+
 int main(void) {
     zp_test_init("test_setup_stream");
-    char dir[] = "/tmp/zp-setup-stream-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    io_tmp_init();
+    const char *dir = io_tmpdir;
     zp_pool *pool = NULL;
     zp_error err;
     CHECK(zp_pool_create(&pool, 2, &err) == ZP_OK);
     zp_parallel par = zp_pool_parallel(pool);
+    planted(dir); /* first: the writer's first name, had it a counter */
     zp_curve curves[] = {ZP_CURVE_BN254, ZP_CURVE_BLS12_381};
     /* ZP_TEST_ITERS below 100 (the sanitizer builds): fewer shapes at
      * 2^12 and no 2^14 */

@@ -12,6 +12,7 @@
 #include "groth16/setup.h"
 #include "io/r1cs.h"
 #include "io/zkey_writer.h"
+#include "mem/large.h"
 #include "mem/track.h"
 
 static const char head[] =
@@ -89,20 +90,6 @@ static uint64_t slack_bytes(size_t threads) { return (2u << 20) + (uint64_t)thre
 
 static double mib(uint64_t b) { return (double)b / 1048576.0; }
 
-/* The process's peak RSS so far (VmHWM), 0 if unknown: reading the
- * circuit maps its file beside the arrays made from it, a peak that is
- * past but that the budget must have held. */
-static uint64_t rss_peak(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    unsigned long long kb = 0;
-    char line[256];
-    while (f != NULL && fgets(line, sizeof line, f)) {
-        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
-    }
-    if (f != NULL) fclose(f);
-    return (uint64_t)kb * 1024;
-}
-
 int zp_cmd_setup(int argc, char **argv) {
     setup_args args = {0};
     zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
@@ -146,7 +133,9 @@ int zp_cmd_setup(int argc, char **argv) {
             zp_error_prefix(&err, "%s: ", pos[0]);
             goto fail;
         }
-        uint64_t need = own + least.min_bytes, peak = rss_peak();
+        /* reading the circuit mapped its file beside the arrays made from
+         * it: a peak that is past, but that the budget must have held */
+        uint64_t need = own + least.min_bytes, peak = zp_mem_peak_rss();
         if (need < peak) need = peak;
         if (args.budget < need) {
             zp_error_set(&err, ZP_ERR_ARG,

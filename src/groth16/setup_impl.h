@@ -133,6 +133,50 @@ static void X_(g2_times)(uint64_t *dst, const G2 *table, const FR *k) {
     G2_(fixed_mul_var)((G2 *)dst, table, plain, 1, NULL);
 }
 
+/* §4's entries: A's and B's, values stored as Montgomery(Montgomery(v)),
+ * then the public rows (A, row m+s, signal s, 1), gathered in buf and
+ * put to the sink when it holds cap (the in-memory setup: buf is the
+ * key's list, no sink, cap never reached). */
+typedef struct {
+    zp_setup_sink *sink;
+    uint8_t *buf;
+    size_t cap, fill;
+    uint64_t at;
+} X_(coef_out);
+
+static void X_(coef_put)(X_(coef_out) *o, uint32_t matrix, uint32_t row, uint32_t wire, const FR *val) {
+    uint8_t *ent = o->buf + o->fill * ZP_ZKEY_COEF_BYTES;
+    memcpy(ent, &matrix, 4);
+    memcpy(ent + 4, &row, 4);
+    memcpy(ent + 8, &wire, 4);
+    memcpy(ent + 12, val->v, 32);
+    if (++o->fill == o->cap) {
+        zp_setup_put(o->sink, ZP_SETUP_S_COEFS, o->at, o->buf, o->fill * ZP_ZKEY_COEF_BYTES);
+        o->at += o->fill * ZP_ZKEY_COEF_BYTES;
+        o->fill = 0;
+    }
+}
+
+static void X_(coefs)(X_(coef_out) *o, const zp_constraint_system *cs) {
+    uint32_t m = cs->n_constraints;
+    for (uint32_t k = 0; k < 2; k++) {
+        const zp_constraint_matrix *mat = &cs->m[k];
+        for (uint32_t i = 0; i < m; i++) {
+            for (size_t j = mat->row_start[i]; j < mat->row_start[i + 1]; j++) {
+                FR val;
+                memcpy(val.v, mat->coef + 4 * j, 32);
+                FR_(to_mont)(&val, &val);
+                FR_(to_mont)(&val, &val);
+                X_(coef_put)(o, k, i, mat->wire[j], &val);
+            }
+        }
+    }
+    FR one;
+    FR_(set_one)(&one);
+    FR_(to_mont)(&one, &one);
+    for (uint32_t s = 0; s <= cs->n_public; s++) X_(coef_put)(o, ZP_MATRIX_A, m + s, s, &one);
+}
+
 static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system *cs, unsigned log_n,
                            const uint8_t *seed, const zp_parallel *par, zp_error *err) {
     zp_groth16_pk *pk = &key->pk;
@@ -229,46 +273,23 @@ static zp_status X_(setup)(zp_groth16_setup_key *key, const zp_constraint_system
     pk->c = c;
     pk->h = h;
 
-    /* §4: A and B entries, values stored as Montgomery(Montgomery(v)), then
-     * the public rows (A, row m+s, signal s, 1) */
-    size_t e_at = 0;
-    for (uint32_t k = 0; k < 2; k++) {
-        const zp_constraint_matrix *mat = &cs->m[k];
-        for (uint32_t i = 0; i < m; i++) {
-            for (size_t j = mat->row_start[i]; j < mat->row_start[i + 1]; j++) {
-                FR val;
-                memcpy(val.v, mat->coef + 4 * j, 32);
-                FR_(to_mont)(&val, &val);
-                FR_(to_mont)(&val, &val);
-                uint8_t *ent = coefs + e_at++ * ZP_ZKEY_COEF_BYTES;
-                memcpy(ent, &k, 4);
-                memcpy(ent + 4, &i, 4);
-                memcpy(ent + 8, &mat->wire[j], 4);
-                memcpy(ent + 12, val.v, 32);
-            }
-        }
-    }
-    for (uint32_t s = 0; s <= npub; s++) {
-        FR one;
-        FR_(set_one)(&one);
-        FR_(to_mont)(&one, &one);
-        uint8_t *ent = coefs + e_at++ * ZP_ZKEY_COEF_BYTES;
-        uint32_t matrix = ZP_MATRIX_A, row = (uint32_t)(m + s);
-        memcpy(ent, &matrix, 4);
-        memcpy(ent + 4, &row, 4);
-        memcpy(ent + 8, &s, 4);
-        memcpy(ent + 12, one.v, 32);
-    }
+    /* §4 */
+    X_(coef_out) co = {NULL, coefs, SIZE_MAX, 0, 0};
+    X_(coefs)(&co, cs);
     pk->coefs = coefs;
     pk->n_coefs = n_coefs;
 
 done:
-    /* forget the toxic waste */
+    /* forget the toxic waste and every value made from it but the points
+     * (the Lagrange values at τ give τ back, as do their scalars) */
     explicit_bzero(&x, sizeof x);
     explicit_bzero(&t, sizeof t);
     if (u) explicit_bzero(u, nw * sizeof(FR));
     if (v) explicit_bzero(v, nw * sizeof(FR));
     if (w) explicit_bzero(w, nw * sizeof(FR));
+    if (lag) explicit_bzero(lag, n * sizeof(FR));
+    if (scratch) explicit_bzero(scratch, 2 * n * sizeof(FR));
+    if (plain) explicit_bzero(plain, big * 32);
     free(u);
     free(v);
     free(w);
@@ -282,27 +303,6 @@ done:
         key->memory = NULL;
     }
     return st;
-}
-
-/* §4's entries, gathered in a buffer and written when it is full. */
-typedef struct {
-    zp_setup_sink *sink;
-    uint8_t *buf;
-    size_t cap, fill;
-    uint64_t at;
-} X_(coef_out);
-
-static void X_(coef_put)(X_(coef_out) *o, uint32_t matrix, uint32_t row, uint32_t wire, const FR *val) {
-    uint8_t *ent = o->buf + o->fill * ZP_ZKEY_COEF_BYTES;
-    memcpy(ent, &matrix, 4);
-    memcpy(ent + 4, &row, 4);
-    memcpy(ent + 8, &wire, 4);
-    memcpy(ent + 12, val->v, 32);
-    if (++o->fill == o->cap) {
-        zp_setup_put(o->sink, ZP_SETUP_S_COEFS, o->at, o->buf, o->fill * ZP_ZKEY_COEF_BYTES);
-        o->at += o->fill * ZP_ZKEY_COEF_BYTES;
-        o->fill = 0;
-    }
 }
 
 /* u, v, w of the wires [j0, j0 + cnt) from the rows [r0, r0 + rc), whose
@@ -398,29 +398,12 @@ static zp_status X_(setup_stream)(zp_setup_sink *sink, const zp_constraint_syste
         zp_setup_put(sink, ZP_SETUP_S_HEADER, at += sizeof d1, &d2, sizeof d2);
     }
 
-    /* §4: as X_(setup), a buffer of entries at a time (the points' room) */
+    /* §4: a buffer of entries at a time (the points' room) */
     {
         X_(coef_out) co = {sink, b_pts.p, b_pts.bytes / ZP_ZKEY_COEF_BYTES, 0, 4};
         uint32_t n_coefs = (uint32_t)(cs->m[0].row_start[m] + cs->m[1].row_start[m] + npub + 1);
         zp_setup_put(sink, ZP_SETUP_S_COEFS, 0, &n_coefs, 4);
-        for (uint32_t k = 0; k < 2; k++) {
-            const zp_constraint_matrix *mat = &cs->m[k];
-            for (uint32_t i = 0; i < m; i++) {
-                for (size_t j = mat->row_start[i]; j < mat->row_start[i + 1]; j++) {
-                    FR val;
-                    memcpy(val.v, mat->coef + 4 * j, 32);
-                    FR_(to_mont)(&val, &val);
-                    FR_(to_mont)(&val, &val);
-                    X_(coef_put)(&co, k, i, mat->wire[j], &val);
-                }
-            }
-        }
-        for (uint32_t s = 0; s <= npub; s++) {
-            FR one;
-            FR_(set_one)(&one);
-            FR_(to_mont)(&one, &one);
-            X_(coef_put)(&co, ZP_MATRIX_A, (uint32_t)(m + s), s, &one);
-        }
+        X_(coefs)(&co, cs);
         zp_setup_put(sink, ZP_SETUP_S_COEFS, co.at, co.buf, co.fill * ZP_ZKEY_COEF_BYTES);
     }
 

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/random.h"
 #include "curve/desc.h"
 #include "io/elements.h"
 
@@ -76,15 +76,28 @@ zp_status zp_zkey_writer_open(zp_zkey_writer **out, const char *path, const zp_g
                             shape->n_vars, shape->n_public, shape->n_coefs);
     }
     zp_zkey_writer *w = calloc(1, sizeof *w);
-    static _Atomic unsigned counter;
     const char *slash = strrchr(path, '/');
-    size_t dir = slash ? (size_t)(slash - path + 1) : 0, len = strlen(path) + 64;
+    size_t dir = slash ? (size_t)(slash - path + 1) : 0, len = strlen(path) + 32;
     if (w == NULL || (w->path = strdup(path)) == NULL || (w->temp = malloc(len)) == NULL) {
         if (w != NULL) writer_free(w);
         return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
     }
-    snprintf(w->temp, len, "%.*s.%s.tmp-%ld-%u", (int)dir, path, path + dir, (long)getpid(), counter++);
-    w->fd = open(w->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    /* The destination's folder may be shared (/tmp): the name is random,
+     * so nobody can plant a file or a symlink at it beforehand to make the
+     * setup fail, and O_EXCL never opens what is there (nor follows a
+     * symlink). */
+    w->fd = -1;
+    errno = EEXIST;
+    for (int tries = 0; w->fd < 0 && errno == EEXIST && tries < 8; tries++) {
+        uint64_t r;
+        zp_status st = zp_random_bytes(&r, sizeof r, err);
+        if (st != ZP_OK) {
+            writer_free(w);
+            return st;
+        }
+        snprintf(w->temp, len, "%.*s.%s.tmp-%016llx", (int)dir, path, path + dir, (unsigned long long)r);
+        w->fd = open(w->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    }
     if (w->fd < 0) {
         zp_status st = zp_error_set(err, ZP_ERR_IO, "%s: cannot create %s: %s", path, w->temp, strerror(errno));
         writer_free(w);

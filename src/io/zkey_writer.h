@@ -5,8 +5,10 @@
  * than memory a chunk at a time; the bytes are those zp_zkey_write would
  * write for the same key.
  *
- * The file is written as "DIR/.NAME.tmp-PID-N" beside path and renamed
- * to path by zp_zkey_writer_commit after an fsync; commit's failure and
+ * The file is written as "DIR/.NAME.tmp-R" beside path (R: 16 random hex
+ * digits, created with O_EXCL: a name planted in a shared folder neither
+ * blocks it nor is written through) and renamed to path by
+ * zp_zkey_writer_commit after an fsync; commit's failure and
  * zp_zkey_writer_abort remove it, so path is either the whole new key or
  * untouched. */
 #ifndef ZP_IO_ZKEY_WRITER_H
