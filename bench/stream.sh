@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Proofs under a memory budget (issue 32): whole-process time and peak RSS
 # (GNU time -v) of `zkpipe prove` at budgets unlimited, 1/2, 1/4 and 1/8
-# of the in-memory proof's peak RSS and at the key's minimum, then the
-# 1/4 run with the chunks mapped (ZP_STREAM_MMAP=1) instead of pread, and
+# of the in-memory proof's peak RSS and at the key's minimum, then
 # the unlimited and 1/4 runs again with the page cache dropped first
 # (when this user may: root). snarkjs verifies every proof. Each warm row
 # is the best of REPS runs (default 2: the machine is shared), its RSS
@@ -68,7 +67,6 @@ for name in "$@"; do
     min=$(awk -v m="$min_mib" 'BEGIN { printf "%d", (m + 0.1) * 1048576 }')
     for f in 2 4 8; do run "$name" "1/$f of in-memory peak" $((full / f)); done
     run "$name" "minimum ($min_mib MiB)" "$min"
-    run "$name" "1/4, chunks mapped" $((full / 4)) ZP_STREAM_MMAP=1
     if [ "$can_drop" = 1 ]; then
         sync; echo 3 >/proc/sys/vm/drop_caches; RUNS=1 run "$name" "unlimited, cold cache" 0
         sync; echo 3 >/proc/sys/vm/drop_caches; RUNS=1 run "$name" "1/4, cold cache" $((full / 4))

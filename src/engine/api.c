@@ -360,12 +360,8 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     if (st == ZP_OK) {
         st = zp_track_alloc(&pr->scratch, &pr->tracker, BUF_SCRATCH, 0, plan->scratch_bytes, "the streamed MSMs", err);
     }
-    /* mapped chunks (ZP_STREAM_MMAP=1) need no window, but the spilled
-     * path parks parts of a, b, c in one: half of it then, the mapped
-     * chunk (at most the other half) being resident beside it */
-    size_t window = src.use_mmap ? (plan->spill ? plan->window_bytes / 2 : 0) : plan->window_bytes;
-    if (st == ZP_OK && window != 0) {
-        st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, window, "the key's window", err);
+    if (st == ZP_OK) {
+        st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, plan->window_bytes, "the key's window", err);
     }
     double t1 = zp_clock_now();
     if (st == ZP_OK) {
@@ -374,10 +370,8 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
                                      .chunk_g1 = plan->chunk_g1,
                                      .chunk_g2 = plan->chunk_g2,
                                      .chunk_coefs = plan->chunk_coefs,
-                                     .window_bytes = window,
-                                     .spill = plan->spill,
-                                     .tracker = &pr->tracker,
-                                     .cls = BUF_WINDOW};
+                                     .window_bytes = plan->window_bytes,
+                                     .spill = plan->spill};
         void *scratch = (void *)align64((size_t)(uintptr_t)pr->scratch.p);
         st = zp_groth16_prove_stream(p, pk, w, pr->abc.p, scratch, &cfg, &pr->par, err);
     }

@@ -446,7 +446,7 @@ size_t X_(groth16_stream_scratch)(const zp_groth16_pk *pk, size_t threads, size_
         zp_stream_reader rd;                                                                                        \
         P_(j_set_inf)(out);                                                                                         \
         zp_status st =                                                                                              \
-            zp_stream_begin(&rd, cfg->src, section, sizeof(P), n, chunk, cfg->window, cfg->tracker, cfg->cls, err); \
+            zp_stream_begin(&rd, cfg->src, section, sizeof(P), n, chunk, cfg->window, err);                         \
         while (st == ZP_OK && rd.next * rd.chunk < n) {                                                             \
             const void *pts;                                                                                        \
             size_t first, count;                                                                                    \
@@ -544,7 +544,7 @@ static zp_status X_(coefs_stream)(FR *dst_a, FR *dst_b, const zp_groth16_pk *pk,
     size_t tasks = job.tasks;
     zp_stream_reader rd;
     zp_status st = zp_stream_begin(&rd, cfg->src, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs,
-                                   cfg->window, cfg->tracker, cfg->cls, err);
+                                   cfg->window, err);
     size_t bad = 0, first_bad = 0;
     while (st == ZP_OK && rd.next * rd.chunk < pk->n_coefs) {
         const void *e;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,8 +42,6 @@ zp_status zp_groth16_source_open(zp_groth16_source *src, const char *path, uint6
     memcpy(src->id, id, sizeof src->id);
     src->size = size;
     src->mtime_ns = mtime_of(&s);
-    const char *m = getenv("ZP_STREAM_MMAP");
-    src->use_mmap = m != NULL && m[0] == '1';
     /* the chunks are read once, in order: no point keeping them cached
      * beyond what the kernel's read-ahead wants */
     posix_fadvise(src->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -112,7 +109,7 @@ static void *read_main(void *arg) {
 static zp_status start_read(zp_stream_reader *r, size_t k, zp_error *err) {
     r->pending = k;
     r->busy = 0;
-    if (k * r->chunk >= r->n || r->src->use_mmap) return ZP_OK;
+    if (k * r->chunk >= r->n) return ZP_OK;
     pthread_t *t = r->thread;
     if (pthread_create(t, NULL, read_main, r) != 0) {
         /* no thread: read it here, without the overlap */
@@ -129,7 +126,7 @@ static zp_status start_read(zp_stream_reader *r, size_t k, zp_error *err) {
 }
 
 zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, unsigned section, size_t elem, size_t n,
-                          size_t chunk, void *window, zp_tracker *tracker, unsigned cls, zp_error *err) {
+                          size_t chunk, void *window, zp_error *err) {
     memset(r, 0, sizeof *r);
     r->src = src;
     r->section = section;
@@ -138,52 +135,9 @@ zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, uns
     r->chunk = chunk > 0 ? chunk : 1;
     r->half[0] = window;
     r->half[1] = (char *)window + chunk * elem;
-    r->tracker = tracker;
-    r->cls = cls;
     r->thread = malloc(sizeof(pthread_t));
     if (r->thread == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     return start_read(r, 0, err);
-}
-
-static void unmap_chunk(zp_stream_reader *r) {
-    if (r->map == NULL) return;
-    munmap(r->map, r->map_len);
-    zp_track_free(r->tracker, &r->map_acct);
-    r->map = NULL;
-}
-
-/* mmap mode: chunk k mapped (from a page boundary), the next advised */
-static zp_status map_chunk(zp_stream_reader *r, size_t k, const void **points, zp_error *err) {
-    uint64_t off;
-    size_t len, count;
-    chunk_range(r, k, &off, &len, &count);
-    if (off + len > r->src->size) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) ends past the end of the file", r->src->name,
-                            r->src->id[r->section], section_names[r->section]);
-    }
-    /* a mapping past the file's current end would fault (SIGBUS) */
-    zp_status st = zp_groth16_source_check(r->src, err);
-    if (st != ZP_OK) return st;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint64_t base = off & ~(uint64_t)(page - 1);
-    size_t mlen = (size_t)(off + len - base);
-    void *m = mmap(NULL, mlen, PROT_READ, MAP_PRIVATE, r->src->fd, (off_t)base);
-    if (m == MAP_FAILED) {
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot map section %u (%s): %s", r->src->name, r->src->id[r->section],
-                            section_names[r->section], strerror(errno));
-    }
-    madvise(m, mlen, MADV_SEQUENTIAL | MADV_WILLNEED);
-    r->map = m;
-    r->map_len = mlen;
-    zp_track_account(&r->map_acct, r->tracker, m, r->cls, 0, mlen);
-    uint64_t noff;
-    size_t nlen, ncount;
-    if ((k + 1) * r->chunk < r->n) {
-        chunk_range(r, k + 1, &noff, &nlen, &ncount);
-        posix_fadvise(r->src->fd, (off_t)noff, (off_t)nlen, POSIX_FADV_WILLNEED);
-    }
-    *points = (const char *)m + (off - base);
-    return ZP_OK;
 }
 
 zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first, size_t *count, zp_error *err) {
@@ -192,11 +146,6 @@ zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first
     size_t len;
     chunk_range(r, k, &off, &len, count);
     *first = k * r->chunk;
-    if (r->src->use_mmap) {
-        unmap_chunk(r);
-        r->next++;
-        return map_chunk(r, k, points, err);
-    }
     if (r->busy == 1) pthread_join(*(pthread_t *)r->thread, NULL);
     r->busy = 0;
     if (r->read_st != ZP_OK) {
@@ -212,7 +161,6 @@ zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first
 void zp_stream_end(zp_stream_reader *r) {
     if (r->busy == 1) pthread_join(*(pthread_t *)r->thread, NULL);
     r->busy = 0;
-    unmap_chunk(r);
     free(r->thread);
     r->thread = NULL;
 }

@@ -8,11 +8,7 @@
  * of a tracked window (its own tracker class): while the workers sum
  * chunk i from one half, a reader thread reads chunk i+1 into the other.
  * The window's pages are anonymous memory that every chunk reuses, so
- * what the proof holds resident is the window, whatever the key's size.
- *
- * ZP_STREAM_MMAP=1 in the environment maps each chunk read-only instead
- * (MADV_WILLNEED on the next one, munmap after use), for the measurement
- * in bench/stream.sh; pread is the default (it measured better). */
+ * what the proof holds resident is the window, whatever the key's size. */
 #ifndef ZP_GROTH16_STREAM_H
 #define ZP_GROTH16_STREAM_H
 
@@ -36,7 +32,6 @@ typedef struct zp_groth16_source {
     uint32_t id[ZP_SRC_SECTIONS];  /* their section numbers, for messages */
     uint64_t size;                 /* the file's size when the key was opened */
     int64_t mtime_ns;              /* and its modification time */
-    int use_mmap;                  /* 1: chunks are mapped, not read */
 } zp_groth16_source;
 
 /* Opens path as the source of a key whose mapping had `size` bytes and
@@ -52,8 +47,7 @@ void zp_groth16_source_close(zp_groth16_source *src);
 zp_status zp_groth16_source_check(const zp_groth16_source *src, zp_error *err) ZP_WARN_UNUSED;
 
 /* One section's chunks, read ahead (see above). The window is the
- * caller's tracked buffer of two halves of `half` bytes each (mmap mode:
- * only counted, the chunks' mappings accounted in its place). */
+ * caller's tracked buffer of two halves of `half` bytes each. */
 typedef struct zp_stream_reader {
     const zp_groth16_source *src;
     unsigned section;
@@ -66,39 +60,28 @@ typedef struct zp_stream_reader {
     void *thread; /* pthread_t, opaque here */
     zp_status read_st;
     char read_msg[200];
-    /* mmap mode: the chunk mapped for the caller, to unmap at the next take */
-    void *map;
-    size_t map_len;
-    zp_tracker *tracker;
-    zp_tracked map_acct;
-    unsigned cls;
 } zp_stream_reader;
 
 /* Starts reading section's n points of elem bytes, chunk points at a
- * time, into the two halves of window (each >= chunk·elem bytes); in
- * mmap mode window is unused and the mapped chunks are accounted on
- * tracker in class cls. */
+ * time, into the two halves of window (each >= chunk·elem bytes). */
 zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, unsigned section, size_t elem, size_t n,
-                          size_t chunk, void *window, zp_tracker *tracker, unsigned cls, zp_error *err) ZP_WARN_UNUSED;
+                          size_t chunk, void *window, zp_error *err) ZP_WARN_UNUSED;
 /* The next chunk: waits for its read, starts the one after, and gives
  * its points (*count of them, from point *first). ZP_ERR_FORMAT / _IO,
  * naming the file and section, when the read failed or came up short. */
 zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first, size_t *count,
                          zp_error *err) ZP_WARN_UNUSED;
-/* Waits for a read in flight and releases a mapped chunk; always call it. */
+/* Waits for a read in flight; always call it. */
 void zp_stream_end(zp_stream_reader *r);
 
-/* What a streamed proof reads its points through: the source, the
- * window (two halves, each of chunk_g1 G1 or chunk_g2 G2 points), and
- * the tracker and class a mapped chunk is counted in. */
+/* What a streamed proof reads its points through: the source and the
+ * window (two halves, each of chunk_g1 G1 or chunk_g2 G2 points). */
 typedef struct zp_groth16_stream_cfg {
     const zp_groth16_source *src;
     void *window;
     size_t chunk_g1, chunk_g2, chunk_coefs;
     size_t window_bytes; /* both halves */
     int spill;           /* 1: a, b, c one at a time, the others in a scratch file */
-    zp_tracker *tracker;
-    unsigned cls;
 } zp_groth16_stream_cfg;
 
 /* A scratch file of three slots of `slot` bytes for the spilled path:
