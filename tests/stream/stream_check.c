@@ -17,7 +17,7 @@
 
 #include "base/options.h"
 #include "engine/prover_internal.h"
-#include "groth16/stream.h"
+#include "engine/stream_io.h"
 #include "io/zkey.h"
 #include "testutil.h"
 #include "zkpipe.h"
@@ -124,9 +124,9 @@ int main(int argc, char **argv) {
         uint64_t size, off[ZP_SRC_SECTIONS];
         uint32_t id[ZP_SRC_SECTIONS];
         int64_t mtime;
-        zp_groth16_source src;
+        zp_stream_source src;
         CHECK(zp_zkey_point_sections(z, &path, &size, &mtime, off, id, &err) == ZP_OK);
-        CHECK(zp_groth16_source_open(&src, path, size, mtime, off, id, &err) == ZP_OK);
+        CHECK(zp_stream_source_open(&src, path, size, mtime, off, id, &err) == ZP_OK);
         const zp_groth16_pk *pk = zp_zkey_pk(z);
         size_t elem = zp_g1_bytes(pk->curve), n = pk->domain_size;
         CHECK(truncate(tmp, (off_t)(off[ZP_SRC_H] + elem * n / 2)) == 0);
@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
                   "message: %s", err.message);
         printf("reader over a truncated file: %s\n", err.message);
         free(window);
-        zp_groth16_source_close(&src);
+        zp_stream_source_close(&src);
         zp_zkey_close(z);
         unlink(tmp);
     }

@@ -1,4 +1,4 @@
-#include "groth16/stream.h"
+#include "engine/stream_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,32 +10,31 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 
 static const char *const section_names[ZP_SRC_SECTIONS] = {"A", "B1", "B2", "C", "H", "coefficients"};
 
 static int64_t mtime_of(const struct stat *s) { return (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec; }
 
-zp_status zp_groth16_source_open(zp_groth16_source *src, const char *path, uint64_t size, int64_t mtime_ns,
-                                 const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
-                                 zp_error *err) {
+zp_status zp_stream_source_open(zp_stream_source *src, const char *path, uint64_t size, int64_t mtime_ns,
+                                const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
+                                zp_error *err) {
     memset(src, 0, sizeof *src);
     src->fd = -1;
     src->name = strdup(path);
     if (src->name == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    src->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (src->fd < 0) {
-        zp_status st =
-            zp_error_set(err, ZP_ERR_IO, "%s: cannot open it to stream its points: %s", path, strerror(errno));
-        zp_groth16_source_close(src);
+    zp_status st = zp_file_open_regular(&src->fd, NULL, path, err);
+    if (st != ZP_OK) {
+        zp_stream_source_close(src);
         return st;
     }
     struct stat s;
     if (fstat(src->fd, &s) != 0 || (uint64_t)s.st_size != size || (mtime_ns != 0 && mtime_of(&s) != mtime_ns)) {
-        zp_status st = zp_error_set(err, ZP_ERR_FORMAT,
+        st = zp_error_set(err, ZP_ERR_FORMAT,
                                     "%s: the key file changed since it was opened (%lld bytes now, %llu then, "
                                     "or written since): no proof",
                                     path, (long long)s.st_size, (unsigned long long)size);
-        zp_groth16_source_close(src);
+        zp_stream_source_close(src);
         return st;
     }
     memcpy(src->off, off, sizeof src->off);
@@ -48,14 +47,14 @@ zp_status zp_groth16_source_open(zp_groth16_source *src, const char *path, uint6
     return ZP_OK;
 }
 
-void zp_groth16_source_close(zp_groth16_source *src) {
+void zp_stream_source_close(zp_stream_source *src) {
     if (src->fd >= 0) close(src->fd);
     src->fd = -1;
     free(src->name);
     src->name = NULL;
 }
 
-zp_status zp_groth16_source_check(const zp_groth16_source *src, zp_error *err) {
+zp_status zp_stream_source_check(const zp_stream_source *src, zp_error *err) {
     struct stat s;
     if (fstat(src->fd, &s) != 0) {
         return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat the key file: %s", src->name, strerror(errno));
@@ -125,7 +124,7 @@ static zp_status start_read(zp_stream_reader *r, size_t k, zp_error *err) {
     return ZP_OK;
 }
 
-zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, unsigned section, size_t elem, size_t n,
+zp_status zp_stream_begin(zp_stream_reader *r, const zp_stream_source *src, unsigned section, size_t elem, size_t n,
                           size_t chunk, void *window, zp_error *err) {
     memset(r, 0, sizeof *r);
     r->src = src;
@@ -165,11 +164,15 @@ void zp_stream_end(zp_stream_reader *r) {
     r->thread = NULL;
 }
 
-zp_status zp_stream_spill_open(zp_stream_spill *sp, size_t slot, zp_error *err) {
-    memset(sp, 0, sizeof *sp);
+const char *zp_stream_scratch_dir(void) {
     const char *dir = getenv("ZKPIPE_SCRATCH_DIR");
     if (dir == NULL || dir[0] == 0) dir = getenv("TMPDIR");
     if (dir == NULL || dir[0] == 0) dir = "/var/tmp";
+    return dir;
+}
+
+zp_status zp_stream_spill_open(zp_stream_spill *sp, const char *dir, size_t slot, zp_error *err) {
+    memset(sp, 0, sizeof *sp);
     snprintf(sp->dir, sizeof sp->dir, "%s", dir);
     sp->slot = slot;
 #ifdef O_TMPFILE
@@ -211,4 +214,37 @@ zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size
 void zp_stream_spill_close(zp_stream_spill *sp) {
     if (sp->fd >= 0) close(sp->fd);
     sp->fd = -1;
+}
+
+/* ---- the groth16 layer's io over a source (groth16/stream.h) ---- */
+
+static zp_status io_begin(void *ctx, unsigned section, size_t elem, size_t n, size_t chunk, zp_error *err) {
+    zp_stream_io *s = ctx;
+    return zp_stream_begin(&s->rd, s->src, section, elem, n, chunk, s->window, err);
+}
+
+static zp_status io_take(void *ctx, const void **data, size_t *first, size_t *count, zp_error *err) {
+    return zp_stream_take(&((zp_stream_io *)ctx)->rd, data, first, count, err);
+}
+
+static void io_end(void *ctx) { zp_stream_end(&((zp_stream_io *)ctx)->rd); }
+
+static zp_status io_check(void *ctx, zp_error *err) { return zp_stream_source_check(((zp_stream_io *)ctx)->src, err); }
+
+static zp_status io_spill_open(void *ctx, size_t slot, zp_error *err) {
+    zp_stream_io *s = ctx;
+    return zp_stream_spill_open(&s->sp, s->scratch_dir, slot, err);
+}
+
+static zp_status io_spill_io(void *ctx, int write, unsigned slot, size_t off, void *buf, size_t bytes,
+                             zp_error *err) {
+    return zp_stream_spill_io(&((zp_stream_io *)ctx)->sp, write, slot, off, buf, bytes, err);
+}
+
+static void io_spill_close(void *ctx) { zp_stream_spill_close(&((zp_stream_io *)ctx)->sp); }
+
+void zp_stream_io_init(zp_groth16_stream_io *io, zp_stream_io *sio) {
+    sio->sp.fd = -1;
+    *io = (zp_groth16_stream_io){sio,     sio->src->name, io_begin,      io_take,    io_end,
+                                 io_check, io_spill_open, io_spill_io, io_spill_close};
 }
