@@ -92,8 +92,6 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
                 plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
                 plan->window_bytes = window;
                 plan->scratch_bytes = scratch;
-                plan->peak = peak;
-                memcpy(plan->phase, ph, sizeof ph);
             }
         }
     }

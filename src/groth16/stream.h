@@ -92,8 +92,6 @@ typedef struct zp_groth16_stream_plan {
     size_t scratch_bytes; /* the streamed proof's scratch */
     size_t in_memory;     /* what the in-memory proof needs */
     size_t minimum;       /* the smallest budget a streamed proof fits */
-    size_t peak;          /* what the chosen plan needs */
-    size_t phase[3];      /* synthesis, transforms, MSMs (the chosen plan) */
 } zp_groth16_stream_plan;
 
 /* The plan for one proof of pk on `threads` workers within budget bytes
