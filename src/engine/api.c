@@ -345,11 +345,11 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_stream_source src = {.fd = -1};
     const char *path;
-    uint64_t size, off[ZP_SRC_SECTIONS];
+    zp_zkey_stamp stamp;
+    uint64_t off[ZP_SRC_SECTIONS];
     uint32_t id[ZP_SRC_SECTIONS];
-    int64_t mtime;
-    zp_status st = zp_zkey_point_sections(key->zkey, &path, &size, &mtime, off, id, err);
-    if (st == ZP_OK) st = zp_stream_source_open(&src, path, size, mtime, off, id, err);
+    zp_status st = zp_zkey_point_sections(key->zkey, &path, &stamp, off, id, err);
+    if (st == ZP_OK) st = zp_stream_source_open(&src, path, &stamp, off, id, err);
     /* no matrices: synthesis streams the coefficient list */
     zp_track_free(&pr->tracker, &pr->matrices);
     pr->matrices_key = 0;

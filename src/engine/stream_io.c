@@ -16,7 +16,7 @@ static const char *const section_names[ZP_SRC_SECTIONS] = {"A", "B1", "B2", "C",
 
 static int64_t mtime_of(const struct stat *s) { return (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec; }
 
-zp_status zp_stream_source_open(zp_stream_source *src, const char *path, uint64_t size, int64_t mtime_ns,
+zp_status zp_stream_source_open(zp_stream_source *src, const char *path, const zp_zkey_stamp *stamp,
                                 const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
                                 zp_error *err) {
     memset(src, 0, sizeof *src);
@@ -29,17 +29,27 @@ zp_status zp_stream_source_open(zp_stream_source *src, const char *path, uint64_
         return st;
     }
     struct stat s;
-    if (fstat(src->fd, &s) != 0 || (uint64_t)s.st_size != size || (mtime_ns != 0 && mtime_of(&s) != mtime_ns)) {
+    if (fstat(src->fd, &s) != 0) {
+        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot stat the key file: %s", path, strerror(errno));
+        zp_stream_source_close(src);
+        return st;
+    }
+    /* a copy renamed over the key (another inode) is another file, even
+     * with the same size and time */
+    int known = stamp->mtime_ns != 0;
+    if ((uint64_t)s.st_size != stamp->size ||
+        (known &&
+         (mtime_of(&s) != stamp->mtime_ns || (uint64_t)s.st_dev != stamp->dev || (uint64_t)s.st_ino != stamp->ino))) {
         st = zp_error_set(err, ZP_ERR_FORMAT,
-                                    "%s: the key file changed since it was opened (%lld bytes now, %llu then, "
-                                    "or written since): no proof",
-                                    path, (long long)s.st_size, (unsigned long long)size);
+                          "%s: the key file changed since it was opened (%lld bytes now, %llu then, or written or "
+                          "replaced since): no proof",
+                          path, (long long)s.st_size, (unsigned long long)stamp->size);
         zp_stream_source_close(src);
         return st;
     }
     memcpy(src->off, off, sizeof src->off);
     memcpy(src->id, id, sizeof src->id);
-    src->size = size;
+    src->size = stamp->size;
     src->mtime_ns = mtime_of(&s);
     /* the chunks are read once, in order: no point keeping them cached
      * beyond what the kernel's read-ahead wants */
@@ -236,8 +246,7 @@ static zp_status io_spill_open(void *ctx, size_t slot, zp_error *err) {
     return zp_stream_spill_open(&s->sp, s->scratch_dir, slot, err);
 }
 
-static zp_status io_spill_io(void *ctx, int write, unsigned slot, size_t off, void *buf, size_t bytes,
-                             zp_error *err) {
+static zp_status io_spill_io(void *ctx, int write, unsigned slot, size_t off, void *buf, size_t bytes, zp_error *err) {
     return zp_stream_spill_io(&((zp_stream_io *)ctx)->sp, write, slot, off, buf, bytes, err);
 }
 
@@ -245,6 +254,6 @@ static void io_spill_close(void *ctx) { zp_stream_spill_close(&((zp_stream_io *)
 
 void zp_stream_io_init(zp_groth16_stream_io *io, zp_stream_io *sio) {
     sio->sp.fd = -1;
-    *io = (zp_groth16_stream_io){sio,     sio->src->name, io_begin,      io_take,    io_end,
-                                 io_check, io_spill_open, io_spill_io, io_spill_close};
+    *io = (zp_groth16_stream_io){sio,      sio->src->name, io_begin,    io_take,       io_end,
+                                 io_check, io_spill_open,  io_spill_io, io_spill_close};
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "groth16/stream.h"
+#include "io/zkey.h"
 #include "zkpipe.h"
 
 typedef struct zp_stream_source {
@@ -26,11 +27,11 @@ typedef struct zp_stream_source {
     int64_t mtime_ns;              /* and its modification time */
 } zp_stream_source;
 
-/* Opens path as the source of a key whose mapping had `size` bytes and
- * modification time mtime_ns (0: not known), sections at off[] (ids
- * id[]). ZP_ERR_IO when it cannot be opened or is no regular file;
- * ZP_ERR_FORMAT when its size or time changed since. */
-zp_status zp_stream_source_open(zp_stream_source *src, const char *path, uint64_t size, int64_t mtime_ns,
+/* Opens path as the source of the key stamped `stamp` when it was opened
+ * (zp_zkey_point_sections), sections at off[] (ids id[]). ZP_ERR_IO when
+ * it cannot be opened or is no regular file; ZP_ERR_FORMAT when it is
+ * another file now (device and inode) or its size or time changed. */
+zp_status zp_stream_source_open(zp_stream_source *src, const char *path, const zp_zkey_stamp *stamp,
                                 const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
                                 zp_error *err) ZP_WARN_UNUSED;
 void zp_stream_source_close(zp_stream_source *src);
