@@ -25,13 +25,13 @@ REPS=${REPS:-2}
 run() {
     local best_t="" best_r=0 i
     for i in $(seq 1 "${RUNS:-$REPS}"); do
-        run1 "$@" >/tmp/stream-bench-row.$$
+        run1 "$@" >"$D/.stream-bench-row"
         [ "$T" = 0 ] && break
-        if [ -z "$best_t" ] || awk -v a="$T" -v b="$best_t" 'BEGIN {exit !(a < b)}'; then best_t=$T; cp /tmp/stream-bench-row.$$ /tmp/stream-bench-best.$$; fi
+        if [ -z "$best_t" ] || awk -v a="$T" -v b="$best_t" 'BEGIN {exit !(a < b)}'; then best_t=$T; cp "$D/.stream-bench-row" "$D/.stream-bench-best"; fi
         [ "$R" -gt "$best_r" ] && best_r=$R
     done
-    if [ "$T" = 0 ]; then cat /tmp/stream-bench-row.$$; else T=$best_t; R=$best_r; cat /tmp/stream-bench-best.$$; fi
-    rm -f /tmp/stream-bench-row.$$ /tmp/stream-bench-best.$$
+    if [ "$T" = 0 ]; then cat "$D/.stream-bench-row"; else T=$best_t; R=$best_r; cat "$D/.stream-bench-best"; fi
+    rm -f "$D/.stream-bench-row" "$D/.stream-bench-best"
 }
 run1() {
     local name="$1" label="$2" budget="$3"

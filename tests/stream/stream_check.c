@@ -9,7 +9,8 @@
  * - a changed copy renamed over the key after it was opened, with the
  *   key's size and times: a clear error, no proof;
  * - the reader alone over a section of a file truncated under it: the
- *   error names the file, the section and the truncation. */
+ *   error names the file, the section and the truncation;
+ * - the budget's bound on a key's matrices is at least their size. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@
 #include "base/options.h"
 #include "engine/prover_internal.h"
 #include "engine/stream_io.h"
+#include "groth16/groth16.h"
+#include "groth16/synth.h"
 #include "io/zkey.h"
 #include "testutil.h"
 #include "zkpipe.h"
@@ -146,6 +149,8 @@ int main(int argc, char **argv) {
         CHECK(zp_zkey_point_sections(z, &path, &stamp, off, id, &err) == ZP_OK);
         CHECK(zp_stream_source_open(&src, path, &stamp, off, id, &err) == ZP_OK);
         const zp_groth16_pk *pk = zp_zkey_pk(z);
+        /* the plan's bound on the matrices it would build (no scan) */
+        CHECK(zp_groth16_matrices_bound(pk) >= zp_groth16_matrices_size(pk));
         size_t elem = zp_g1_bytes(pk->curve), n = pk->domain_size;
         CHECK(truncate(tmp, (off_t)(off[ZP_SRC_H] + elem * n / 2)) == 0);
         char *window = malloc(2 * 256 * elem);
