@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Proofs under a memory budget (issue 32): whole-process time and peak RSS
 # (GNU time -v) of `zkpipe prove` at budgets unlimited, 1/2, 1/4 and 1/8
-# of the in-memory proof's peak RSS and at the key's minimum, then the
-# 1/4 run with the chunks mapped (ZP_STREAM_MMAP=1) instead of pread, and
+# of the in-memory proof's peak RSS and at the key's minimum, then
 # the unlimited and 1/4 runs again with the page cache dropped first
 # (when this user may: root). snarkjs verifies every proof. Each warm row
 # is the best of REPS runs (default 2: the machine is shared), its RSS
@@ -26,13 +25,13 @@ REPS=${REPS:-2}
 run() {
     local best_t="" best_r=0 i
     for i in $(seq 1 "${RUNS:-$REPS}"); do
-        run1 "$@" >/tmp/stream-bench-row.$$
+        run1 "$@" >"$D/.stream-bench-row"
         [ "$T" = 0 ] && break
-        if [ -z "$best_t" ] || awk -v a="$T" -v b="$best_t" 'BEGIN {exit !(a < b)}'; then best_t=$T; cp /tmp/stream-bench-row.$$ /tmp/stream-bench-best.$$; fi
+        if [ -z "$best_t" ] || awk -v a="$T" -v b="$best_t" 'BEGIN {exit !(a < b)}'; then best_t=$T; cp "$D/.stream-bench-row" "$D/.stream-bench-best"; fi
         [ "$R" -gt "$best_r" ] && best_r=$R
     done
-    if [ "$T" = 0 ]; then cat /tmp/stream-bench-row.$$; else T=$best_t; R=$best_r; cat /tmp/stream-bench-best.$$; fi
-    rm -f /tmp/stream-bench-row.$$ /tmp/stream-bench-best.$$
+    if [ "$T" = 0 ]; then cat "$D/.stream-bench-row"; else T=$best_t; R=$best_r; cat "$D/.stream-bench-best"; fi
+    rm -f "$D/.stream-bench-row" "$D/.stream-bench-best"
 }
 run1() {
     local name="$1" label="$2" budget="$3"
@@ -68,7 +67,6 @@ for name in "$@"; do
     min=$(awk -v m="$min_mib" 'BEGIN { printf "%d", (m + 0.1) * 1048576 }')
     for f in 2 4 8; do run "$name" "1/$f of in-memory peak" $((full / f)); done
     run "$name" "minimum ($min_mib MiB)" "$min"
-    run "$name" "1/4, chunks mapped" $((full / 4)) ZP_STREAM_MMAP=1
     if [ "$can_drop" = 1 ]; then
         sync; echo 3 >/proc/sys/vm/drop_caches; RUNS=1 run "$name" "unlimited, cold cache" 0
         sync; echo 3 >/proc/sys/vm/drop_caches; RUNS=1 run "$name" "1/4, cold cache" $((full / 4))

@@ -14,6 +14,7 @@
 #include "engine/api_internal.h"
 #include "engine/pool.h"
 #include "engine/prover_internal.h"
+#include "engine/stream_io.h"
 #include "field/mont.h"
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
@@ -342,13 +343,13 @@ size_t zp_prove_scratch_size(const zp_key *key, size_t threads) {
 static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_stats *stat, const zp_key *key,
                                 const uint64_t *w, const zp_groth16_stream_plan *plan, zp_error *err) {
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
-    zp_groth16_source src = {.fd = -1};
+    zp_stream_source src = {.fd = -1};
     const char *path;
-    uint64_t size, off[ZP_SRC_SECTIONS];
+    zp_zkey_stamp stamp;
+    uint64_t off[ZP_SRC_SECTIONS];
     uint32_t id[ZP_SRC_SECTIONS];
-    int64_t mtime;
-    zp_status st = zp_zkey_point_sections(key->zkey, &path, &size, &mtime, off, id, err);
-    if (st == ZP_OK) st = zp_groth16_source_open(&src, path, size, mtime, off, id, err);
+    zp_status st = zp_zkey_point_sections(key->zkey, &path, &stamp, off, id, err);
+    if (st == ZP_OK) st = zp_stream_source_open(&src, path, &stamp, off, id, err);
     /* no matrices: synthesis streams the coefficient list */
     zp_track_free(&pr->tracker, &pr->matrices);
     pr->matrices_key = 0;
@@ -360,24 +361,23 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     if (st == ZP_OK) {
         st = zp_track_alloc(&pr->scratch, &pr->tracker, BUF_SCRATCH, 0, plan->scratch_bytes, "the streamed MSMs", err);
     }
-    /* mapped chunks (ZP_STREAM_MMAP=1) need no window, but the spilled
-     * path parks parts of a, b, c in one: half of it then, the mapped
-     * chunk (at most the other half) being resident beside it */
-    size_t window = src.use_mmap ? (plan->spill ? plan->window_bytes / 2 : 0) : plan->window_bytes;
-    if (st == ZP_OK && window != 0) {
-        st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, window, "the key's window", err);
+    if (st == ZP_OK) {
+        st = zp_track_alloc(&pr->window, &pr->tracker, BUF_WINDOW, 0, plan->window_bytes, "the key's window", err);
     }
     double t1 = zp_clock_now();
     if (st == ZP_OK) {
-        zp_groth16_stream_cfg cfg = {.src = &src,
+        /* the reads, their thread and the scratch file are the engine's;
+         * the prover math sees them through io */
+        zp_stream_io sio = {.src = &src, .window = pr->window.p, .scratch_dir = zp_stream_scratch_dir()};
+        zp_groth16_stream_io io;
+        zp_stream_io_init(&io, &sio);
+        zp_groth16_stream_cfg cfg = {.io = &io,
                                      .window = pr->window.p,
                                      .chunk_g1 = plan->chunk_g1,
                                      .chunk_g2 = plan->chunk_g2,
                                      .chunk_coefs = plan->chunk_coefs,
-                                     .window_bytes = window,
-                                     .spill = plan->spill,
-                                     .tracker = &pr->tracker,
-                                     .cls = BUF_WINDOW};
+                                     .window_bytes = plan->window_bytes,
+                                     .spill = plan->spill};
         void *scratch = (void *)align64((size_t)(uintptr_t)pr->scratch.p);
         st = zp_groth16_prove_stream(p, pk, w, pr->abc.p, scratch, &cfg, &pr->par, err);
     }
@@ -388,7 +388,7 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     zp_track_free(&pr->tracker, &pr->window);
     zp_track_free(&pr->tracker, &pr->scratch);
     zp_track_free(&pr->tracker, &pr->abc);
-    zp_groth16_source_close(&src);
+    zp_stream_source_close(&src);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include "groth16/curves.h"
 #include "groth16/groth16.h"
 #include "groth16/stream.h"
+#include "groth16/synth.h"
 #include "mem/large.h"
 #include "mem/track.h"
 #include "msm/msm.h"
@@ -54,11 +55,7 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     if (st != ZP_OK) return st;
     if (fns == NULL) return zp_error_set(err, ZP_ERR_ARG, "no streamed prover for curve %s", zp_curve_name(pk->curve));
     size_t g1 = zp_g1_bytes(pk->curve), g2 = zp_g2_bytes(pk->curve), n = pk->domain_size, v = pk->n_vars;
-    /* the matrices' size (synth.c's layout) bounded without the scan of
-     * the list that zp_groth16_matrices_size makes, which would map it:
-     * header, chunk rows, 4 indices a row, and a permutation */
-    size_t ib = pk->n_coefs < ((size_t)1 << 32) ? 4 : 8;
-    size_t mat = keeps_matrices ? 0 : zp_track_round(64 + 4200 + 4 * ib * (size_t)n + ib * pk->n_coefs + 256);
+    size_t mat = keeps_matrices ? 0 : zp_track_round(zp_groth16_matrices_bound(pk));
     size_t coefs = zp_track_round(pk->n_coefs * ZP_ZKEY_COEF_BYTES);
     size_t abc = zp_track_round(gc->abc_size(pk)), h = zp_track_round(n * ZP_FR_BYTES);
     size_t points = (2 * v + (v - pk->n_public - 1) + n) * g1 + v * g2;
@@ -92,8 +89,6 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
                 plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
                 plan->window_bytes = window;
                 plan->scratch_bytes = scratch;
-                plan->peak = peak;
-                memcpy(plan->phase, ph, sizeof ph);
             }
         }
     }

@@ -271,6 +271,17 @@ static void X_(plain_mul)(uint64_t out[4], const uint64_t x[4], const uint64_t y
     memcpy(out, a.v, 32);
 }
 
+/* The blinding's job over r, s, rs = r·s, with no transforms among its
+ * tasks (yet). */
+static void X_(blind_init)(X_(blind_job) *blind, const zp_groth16_pk *pk, const uint64_t r[4], const uint64_t s[4],
+                           const uint64_t rs[4]) {
+    blind->pk = pk;
+    blind->k[0] = r;
+    blind->k[1] = s;
+    blind->k[2] = rs;
+    blind->n_ntt = 0;
+}
+
 /* The work before the MSMs: the blinding terms and the transforms of a,
  * b, c, then h = a·b - c, plain, in a (the b and c parts are done with). */
 static void X_(transforms)(X_(blind_job) *blind, const zp_groth16_pk *pk, FR *a, const uint64_t r[4],
@@ -281,14 +292,10 @@ static void X_(transforms)(X_(blind_job) *blind, const zp_groth16_pk *pk, FR *a,
     X_(abc_job) job = {pk, a, b, c, 4 * zp_parallel_threads(par)};
 
     /* a, b, c = a∘b are in abc already (synth.c) */
-    blind->pk = pk;
-    blind->k[0] = r;
-    blind->k[1] = s;
-    blind->k[2] = rs;
+    X_(blind_init)(blind, pk, r, s, rs);
     blind->log_n = log_n;
     FR_(root_of_unity)(&blind->shift, log_n + 1);
     blind->serial = (zp_parallel){NULL, NULL, 1, par != NULL ? par->simd : ZP_SIMD_AUTO};
-    blind->n_ntt = 0;
     if (X_(ntt_tasks)(log_n, zp_parallel_threads(par))) {
         blind->n_ntt = 3;
         blind->v[0] = a;
@@ -439,25 +446,25 @@ size_t X_(groth16_stream_scratch)(const zp_groth16_pk *pk, size_t threads, size_
 
 /* Σ k_i P_i over one section, its points read chunk by chunk (the read
  * of the next overlapping the sum of this one). */
-#define ZP_STREAM_MSM_(name, P, PJ, P_)                                                                             \
-    static zp_status X_(name)(PJ * out, const zp_groth16_stream_cfg *cfg, unsigned section, size_t n,               \
-                              const uint64_t *scalars, size_t chunk, void *scratch, const zp_parallel *par,         \
-                              zp_error *err) {                                                                      \
-        zp_stream_reader rd;                                                                                        \
-        P_(j_set_inf)(out);                                                                                         \
-        zp_status st =                                                                                              \
-            zp_stream_begin(&rd, cfg->src, section, sizeof(P), n, chunk, cfg->window, cfg->tracker, cfg->cls, err); \
-        while (st == ZP_OK && rd.next * rd.chunk < n) {                                                             \
-            const void *pts;                                                                                        \
-            size_t first, count;                                                                                    \
-            st = zp_stream_take(&rd, &pts, &first, &count, err);                                                    \
-            if (st != ZP_OK) break;                                                                                 \
-            PJ part;                                                                                                \
-            P_(msm_var)(&part, (const P *)pts, scalars + 4 * first, count, scratch, par);                           \
-            P_(j_add_var)(out, out, &part);                                                                         \
-        }                                                                                                           \
-        zp_stream_end(&rd);                                                                                         \
-        return st;                                                                                                  \
+#define ZP_STREAM_MSM_(name, P, PJ, P_)                                                                     \
+    static zp_status X_(name)(PJ * out, const zp_groth16_stream_cfg *cfg, unsigned section, size_t n,       \
+                              const uint64_t *scalars, size_t chunk, void *scratch, const zp_parallel *par, \
+                              zp_error *err) {                                                              \
+        const zp_groth16_stream_io *io = cfg->io;                                                           \
+        P_(j_set_inf)(out);                                                                                 \
+        zp_status st = io->begin(io->ctx, section, sizeof(P), n, chunk, err);                               \
+        for (size_t done = 0; st == ZP_OK && done < n;) {                                                   \
+            const void *pts;                                                                                \
+            size_t first, count;                                                                            \
+            st = io->take(io->ctx, &pts, &first, &count, err);                                              \
+            if (st != ZP_OK) break;                                                                         \
+            PJ part;                                                                                        \
+            P_(msm_var)(&part, (const P *)pts, scalars + 4 * first, count, scratch, par);                   \
+            P_(j_add_var)(out, out, &part);                                                                 \
+            done = first + count;                                                                           \
+        }                                                                                                   \
+        io->end(io->ctx);                                                                                   \
+        return st;                                                                                          \
     }
 ZP_STREAM_MSM_(msm_stream_g1, G1, G1J, G1_)
 ZP_STREAM_MSM_(msm_stream_g2, G2, G2J, G2_)
@@ -509,17 +516,29 @@ static void X_(coef_task)(void *arg, size_t t, size_t worker) {
     if (t == 0) job->bad = bad; /* one task counts them */
 }
 
+/* out[i] = x[i]·y[i] (op 0) or from_mont(y[i] - x[i]) (op 1: h from a·b
+ * and c), for i < n, in tasks parts */
 typedef struct {
-    FR *a, *b, *c;
+    FR *out;
+    const FR *x, *y;
     size_t n, tasks;
-} X_(c_job);
+    int op;
+} X_(pair_job);
 
-static void X_(c_task)(void *arg, size_t t, size_t worker) {
+static void X_(pair_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
-    X_(c_job) *job = arg;
+    X_(pair_job) *job = arg;
     size_t per = (job->n + job->tasks - 1) / job->tasks, begin = t * per,
            end = begin + per < job->n ? begin + per : job->n;
-    for (size_t i = begin; i < end; i++) FR_(mul)(&job->c[i], &job->a[i], &job->b[i]);
+    for (size_t i = begin; i < end; i++) {
+        if (job->op == 0) {
+            FR_(mul)(&job->out[i], &job->x[i], &job->y[i]);
+        } else {
+            FR h;
+            FR_(sub)(&h, &job->y[i], &job->x[i]);
+            FR_(from_mont)(&job->out[i], &h);
+        }
+    }
 }
 
 /* Sums the coefficient list into dst_a (matrix A) and dst_b (B), or,
@@ -542,26 +561,26 @@ static zp_status X_(coefs_stream)(FR *dst_a, FR *dst_b, const zp_groth16_pk *pk,
                         dst_a == NULL ? 1 : 0,
                         mats * zp_parallel_threads(par)};
     size_t tasks = job.tasks;
-    zp_stream_reader rd;
-    zp_status st = zp_stream_begin(&rd, cfg->src, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs,
-                                   cfg->window, cfg->tracker, cfg->cls, err);
+    const zp_groth16_stream_io *io = cfg->io;
+    zp_status st = io->begin(io->ctx, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs, err);
     size_t bad = 0, first_bad = 0;
-    while (st == ZP_OK && rd.next * rd.chunk < pk->n_coefs) {
+    for (size_t done = 0; st == ZP_OK && done < pk->n_coefs;) {
         const void *e;
         size_t first;
-        st = zp_stream_take(&rd, &e, &first, &job.count, err);
+        st = io->take(io->ctx, &e, &first, &job.count, err);
         if (st != ZP_OK) break;
         job.e = e;
         zp_parallel_for(par, tasks, X_(coef_task), &job);
         if (job.bad != 0 && bad == 0) first_bad = first;
         bad += job.bad;
+        done = first + job.count;
     }
-    zp_stream_end(&rd);
+    io->end(io->ctx);
     if (st == ZP_OK && bad != 0) {
         st = zp_error_set(err, ZP_ERR_FORMAT,
                           "%s: %zu coefficients from entry %zu on are out of range (the key file changed since it "
                           "was opened): no proof",
-                          cfg->src->name, bad, first_bad);
+                          io->name, bad, first_bad);
     }
     return st;
 }
@@ -571,48 +590,29 @@ static zp_status X_(synthesize_stream)(FR *a, const zp_groth16_pk *pk, const uin
     size_t n = pk->domain_size;
     zp_status st = X_(coefs_stream)(a, a + n, pk, witness, cfg, par, err);
     if (st != ZP_OK) return st;
-    X_(c_job) cj = {a, a + n, a + 2 * n, n, 4 * zp_parallel_threads(par)};
-    zp_parallel_for(par, cj.tasks, X_(c_task), &cj);
+    X_(pair_job) cj = {a + 2 * n, a, a + n, n, 4 * zp_parallel_threads(par), 0}; /* c = a∘b */
+    zp_parallel_for(par, cj.tasks, X_(pair_task), &cj);
     return ZP_OK;
 }
 
-/* ---- the spilled path: one vector of N resident, the others in a
- * scratch file (groth16/stream.h, zp_stream_spill) ---- */
+/* ---- the spilled path: one vector of N resident, the others in the
+ * io's scratch file (groth16/stream.h) ---- */
 
-typedef struct {
-    FR *v;
-    const FR *w;
-    size_t n, tasks;
-    int op; /* 0: v = v·w; 1: v = from_mont(w - v) (h from ab and c) */
-} X_(pair_job);
-
-static void X_(pair_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    X_(pair_job) *job = arg;
-    size_t per = (job->n + job->tasks - 1) / job->tasks, begin = t * per,
-           end = begin + per < job->n ? begin + per : job->n;
-    for (size_t i = begin; i < end; i++) {
-        if (job->op == 0) {
-            FR_(mul)(&job->v[i], &job->v[i], &job->w[i]);
-        } else {
-            FR h;
-            FR_(sub)(&h, &job->w[i], &job->v[i]);
-            FR_(from_mont)(&job->v[i], &h);
-        }
-    }
-}
-
-/* v[i] op= slot[i] for all i < n, the slot read through buf (bytes) a
- * part at a time */
-static zp_status X_(spill_combine)(FR *v, zp_stream_spill *sp, unsigned slot, int op, void *buf, size_t bytes, size_t n,
-                                   const zp_parallel *par, zp_error *err) {
+/* For all i < n, slot `in`'s [i] read through buf (bytes) a part at a
+ * time, then v[i] op= it (out < 0), or, out >= 0, v[i] op it written to
+ * slot out (v unchanged). */
+static zp_status X_(spill_combine)(FR *v, const zp_groth16_stream_io *io, unsigned in, int out, int op, void *buf,
+                                   size_t bytes, size_t n, const zp_parallel *par, zp_error *err) {
     size_t per = bytes / sizeof(FR);
     for (size_t i = 0; i < n; i += per) {
         size_t m = n - i < per ? n - i : per;
-        zp_status st = zp_stream_spill_io(sp, 0, slot, i * sizeof(FR), buf, m * sizeof(FR), err);
+        zp_status st = io->spill_io(io->ctx, 0, in, i * sizeof(FR), buf, m * sizeof(FR), err);
         if (st != ZP_OK) return st;
-        X_(pair_job) job = {v + i, buf, m, 2 * zp_parallel_threads(par), op};
+        X_(pair_job) job = {out < 0 ? v + i : buf, v + i, buf, m, 2 * zp_parallel_threads(par), op};
         zp_parallel_for(par, job.tasks, X_(pair_task), &job);
+        if (out >= 0 &&
+            (st = io->spill_io(io->ctx, 1, (unsigned)out, i * sizeof(FR), buf, m * sizeof(FR), err)) != ZP_OK)
+            return st;
     }
     return ZP_OK;
 }
@@ -626,38 +626,27 @@ static zp_status X_(h_spilled)(FR *v, const zp_groth16_pk *pk, const uint64_t *w
     unsigned log_n = X_(log2)(pk->domain_size);
     FR shift;
     FR_(root_of_unity)(&shift, log_n + 1);
-    zp_stream_spill sp;
-    zp_status st = zp_stream_spill_open(&sp, bytes, err);
-    if (st != ZP_OK) return st;
+    const zp_groth16_stream_io *io = cfg->io;
     enum { SLOT_A = 0, SLOT_C = 1, SLOT_B = 2 }; /* SLOT_A holds a, then a∘b at the odd points */
+    zp_status st = io->spill_open(io->ctx, bytes, err);
+    if (st != ZP_OK) goto out;
     if ((st = X_(coefs_stream)(v, NULL, pk, witness, cfg, par, err)) != ZP_OK) goto out;
-    if ((st = zp_stream_spill_io(&sp, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = io->spill_io(io->ctx, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
     if ((st = X_(coefs_stream)(NULL, v, pk, witness, cfg, par, err)) != ZP_OK) goto out;
     /* c = a∘b: a read back a part at a time into the window, times b, out */
-    {
-        size_t per = cfg->window_bytes / sizeof(FR);
-        FR *buf = cfg->window;
-        for (size_t i = 0; i < n && st == ZP_OK; i += per) {
-            size_t m = n - i < per ? n - i : per;
-            st = zp_stream_spill_io(&sp, 0, SLOT_A, i * sizeof(FR), buf, m * sizeof(FR), err);
-            if (st != ZP_OK) break;
-            X_(pair_job) job = {buf, v + i, m, 2 * zp_parallel_threads(par), 0};
-            zp_parallel_for(par, job.tasks, X_(pair_task), &job);
-            st = zp_stream_spill_io(&sp, 1, SLOT_C, i * sizeof(FR), buf, m * sizeof(FR), err);
-        }
-        if (st != ZP_OK) goto out;
-    }
+    if ((st = X_(spill_combine)(v, io, SLOT_A, SLOT_C, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK)
+        goto out;
     X_(to_odd_points)(v, log_n, &shift, scratch, par); /* b */
-    if ((st = zp_stream_spill_io(&sp, 1, SLOT_B, 0, v, bytes, err)) != ZP_OK) goto out;
-    if ((st = zp_stream_spill_io(&sp, 0, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = io->spill_io(io->ctx, 1, SLOT_B, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = io->spill_io(io->ctx, 0, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
     X_(to_odd_points)(v, log_n, &shift, scratch, par); /* a */
-    if ((st = X_(spill_combine)(v, &sp, SLOT_B, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK) goto out;
-    if ((st = zp_stream_spill_io(&sp, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out; /* a·b */
-    if ((st = zp_stream_spill_io(&sp, 0, SLOT_C, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = X_(spill_combine)(v, io, SLOT_B, -1, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK) goto out;
+    if ((st = io->spill_io(io->ctx, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out; /* a·b */
+    if ((st = io->spill_io(io->ctx, 0, SLOT_C, 0, v, bytes, err)) != ZP_OK) goto out;
     X_(to_odd_points)(v, log_n, &shift, scratch, par); /* c */
-    st = X_(spill_combine)(v, &sp, SLOT_A, 1, cfg->window, cfg->window_bytes, n, par, err);
+    st = X_(spill_combine)(v, io, SLOT_A, -1, 1, cfg->window, cfg->window_bytes, n, par, err);
 out:
-    zp_stream_spill_close(&sp);
+    io->spill_close(io->ctx);
     return st;
 }
 
@@ -669,26 +658,17 @@ zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk 
     uint64_t rs[4];
     X_(plain_mul)(rs, r, s);
     X_(blind_job) blind;
-    zp_status st;
+    zp_status st = cfg->spill ? X_(h_spilled)(a, pk, witness, cfg, scratch, par, err)
+                              : X_(synthesize_stream)(a, pk, witness, cfg, par, err);
+    if (st != ZP_OK) {
+        memset(rs, 0, sizeof rs);
+        return st;
+    }
     if (cfg->spill) {
-        st = X_(h_spilled)(a, pk, witness, cfg, scratch, par, err);
-        if (st != ZP_OK) {
-            memset(rs, 0, sizeof rs);
-            return st;
-        }
-        /* the blinding terms, without transforms */
-        blind.pk = pk;
-        blind.k[0] = r;
-        blind.k[1] = s;
-        blind.k[2] = rs;
-        blind.n_ntt = 0;
+        /* h is in a: the blinding terms, without transforms */
+        X_(blind_init)(&blind, pk, r, s, rs);
         zp_parallel_for(par, 4, X_(blind_task), &blind);
     } else {
-        st = X_(synthesize_stream)(a, pk, witness, cfg, par, err);
-        if (st != ZP_OK) {
-            memset(rs, 0, sizeof rs);
-            return st;
-        }
         X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
         /* b and c are done with: their pages go back now (the tracker
          * keeps counting the buffer; the budget's phases say what is
@@ -709,7 +689,7 @@ zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk 
     }
     if (st == ZP_OK) st = X_(msm_stream_g2)(&b2, cfg, ZP_SRC_B2, pk->n_vars, witness, cfg->chunk_g2, scratch, par, err);
     /* a point changed under the reads is a wrong sum: no proof */
-    if (st == ZP_OK) st = zp_groth16_source_check(cfg->src, err);
+    if (st == ZP_OK) st = cfg->io->check(cfg->io->ctx, err);
     if (st == ZP_OK) {
         zp_groth16_pending pend;
         X_(assemble)(&pend, pk, &blind, pi_a, b1, pi_c, &h, r, s, par);

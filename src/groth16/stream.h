@@ -1,24 +1,14 @@
-/* The key's bulk point sections read through a bounded window, for a
- * proof larger than its memory budget (docs/architecture.md, "Proofs
- * larger than the budget").
- *
- * A point source is the key file opened a second time and the byte
- * offsets of its five point sections. A streamed MSM reads its section
- * in chunks, in order, each point once per proof, into one of two halves
- * of a tracked window (its own tracker class): while the workers sum
- * chunk i from one half, a reader thread reads chunk i+1 into the other.
- * The window's pages are anonymous memory that every chunk reuses, so
- * what the proof holds resident is the window, whatever the key's size.
- *
- * ZP_STREAM_MMAP=1 in the environment maps each chunk read-only instead
- * (MADV_WILLNEED on the next one, munmap after use), for the measurement
- * in bench/stream.sh; pread is the default (it measured better). */
+/* A proof larger than its memory budget (docs/architecture.md, "Proofs
+ * larger than the budget"): the key's coefficient list and bulk point
+ * sections taken chunk by chunk, in order, each once per proof, through
+ * a bounded window that the caller's io fills (zp_groth16_stream_io); a
+ * streamed MSM sums each chunk and adds it to its running sum. What the
+ * proof holds resident is the window, whatever the key's size. */
 #ifndef ZP_GROTH16_STREAM_H
 #define ZP_GROTH16_STREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "base/parallel.h"
 #include "groth16/keys.h"
@@ -29,93 +19,43 @@
  * after the count) */
 enum { ZP_SRC_A = 0, ZP_SRC_B1, ZP_SRC_B2, ZP_SRC_C, ZP_SRC_H, ZP_SRC_COEFS, ZP_SRC_SECTIONS };
 
-typedef struct zp_groth16_source {
-    int fd;                        /* the key file, read only; -1: closed */
-    char *name;                    /* for messages (owned) */
-    uint64_t off[ZP_SRC_SECTIONS]; /* byte offsets of A, B1, B2, C, H, the coefficients */
-    uint32_t id[ZP_SRC_SECTIONS];  /* their section numbers, for messages */
-    uint64_t size;                 /* the file's size when the key was opened */
-    int64_t mtime_ns;              /* and its modification time */
-    int use_mmap;                  /* 1: chunks are mapped, not read */
-} zp_groth16_source;
+/* Where a streamed proof's key data comes from, and where it parks a,
+ * b, c when they are spilled: the caller's (the engine reads the key file
+ * with a thread of its own, src/engine/stream_io.h); this layer opens no
+ * file and starts no thread. */
+typedef struct zp_groth16_stream_io {
+    void *ctx;
+    const char *name; /* the key's, for messages */
+    /* Starts section (ZP_SRC_*): n elements of elem bytes, handed over
+     * chunk at a time, in order. */
+    zp_status (*begin)(void *ctx, unsigned section, size_t elem, size_t n, size_t chunk, zp_error *err);
+    /* The next chunk: *count elements from element *first, valid until
+     * the next take or end. ZP_ERR_FORMAT / _IO, naming the file and
+     * section, when it cannot be had. */
+    zp_status (*take)(void *ctx, const void **data, size_t *first, size_t *count, zp_error *err);
+    /* Ends the section (after an error too). */
+    void (*end)(void *ctx);
+    /* ZP_OK while the key's bytes are still those it was opened with. */
+    zp_status (*check)(void *ctx, zp_error *err);
+    /* A scratch file of three slots of `slot` bytes, gone on every exit;
+     * spill_io writes (write 1) or reads bytes at off of a slot from /
+     * into buf; spill_close after a failed open too. */
+    zp_status (*spill_open)(void *ctx, size_t slot, zp_error *err);
+    zp_status (*spill_io)(void *ctx, int write, unsigned slot, size_t off, void *buf, size_t bytes, zp_error *err);
+    void (*spill_close)(void *ctx);
+} zp_groth16_stream_io;
 
-/* Opens path as the source of a key whose mapping had `size` bytes and
- * modification time mtime_ns (0: not known), sections at off[] (ids
- * id[]). ZP_ERR_IO when it cannot be opened; ZP_ERR_FORMAT when its size
- * or time changed since. */
-zp_status zp_groth16_source_open(zp_groth16_source *src, const char *path, uint64_t size, int64_t mtime_ns,
-                                 const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
-                                 zp_error *err) ZP_WARN_UNUSED;
-void zp_groth16_source_close(zp_groth16_source *src);
-/* ZP_OK while the file has its size and modification time of open;
- * ZP_ERR_FORMAT naming the file otherwise. */
-zp_status zp_groth16_source_check(const zp_groth16_source *src, zp_error *err) ZP_WARN_UNUSED;
-
-/* One section's chunks, read ahead (see above). The window is the
- * caller's tracked buffer of two halves of `half` bytes each (mmap mode:
- * only counted, the chunks' mappings accounted in its place). */
-typedef struct zp_stream_reader {
-    const zp_groth16_source *src;
-    unsigned section;
-    size_t elem, n, chunk; /* bytes per point, points, points per chunk */
-    size_t next;           /* the chunk take returns next */
-    char *half[2];
-    /* the read in flight: chunk `pending` into half[pending % 2] */
-    int busy;
-    size_t pending;
-    void *thread; /* pthread_t, opaque here */
-    zp_status read_st;
-    char read_msg[200];
-    /* mmap mode: the chunk mapped for the caller, to unmap at the next take */
-    void *map;
-    size_t map_len;
-    zp_tracker *tracker;
-    zp_tracked map_acct;
-    unsigned cls;
-} zp_stream_reader;
-
-/* Starts reading section's n points of elem bytes, chunk points at a
- * time, into the two halves of window (each >= chunk·elem bytes); in
- * mmap mode window is unused and the mapped chunks are accounted on
- * tracker in class cls. */
-zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, unsigned section, size_t elem, size_t n,
-                          size_t chunk, void *window, zp_tracker *tracker, unsigned cls, zp_error *err) ZP_WARN_UNUSED;
-/* The next chunk: waits for its read, starts the one after, and gives
- * its points (*count of them, from point *first). ZP_ERR_FORMAT / _IO,
- * naming the file and section, when the read failed or came up short. */
-zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first, size_t *count,
-                         zp_error *err) ZP_WARN_UNUSED;
-/* Waits for a read in flight and releases a mapped chunk; always call it. */
-void zp_stream_end(zp_stream_reader *r);
-
-/* What a streamed proof reads its points through: the source, the
- * window (two halves, each of chunk_g1 G1 or chunk_g2 G2 points), and
- * the tracker and class a mapped chunk is counted in. */
+/* What a streamed proof reads its points through: the io and the window
+ * the io reads into (two halves, each of chunk_g1 G1 or chunk_g2 G2
+ * points, or chunk_coefs entries), which the spilled path also uses
+ * between the sections, for parts of a, b, c. */
 typedef struct zp_groth16_stream_cfg {
-    const zp_groth16_source *src;
+    const zp_groth16_stream_io *io;
     void *window;
     size_t chunk_g1, chunk_g2, chunk_coefs;
     size_t window_bytes; /* both halves */
-    int spill;           /* 1: a, b, c one at a time, the others in a scratch file */
-    zp_tracker *tracker;
-    unsigned cls;
+    int spill;           /* 1: a, b, c one at a time, the others in io's scratch file */
 } zp_groth16_stream_cfg;
-
-/* A scratch file of three slots of `slot` bytes for the spilled path:
- * made unlinked (O_TMPFILE, or created and unlinked at once) in
- * $ZKPIPE_SCRATCH_DIR, else $TMPDIR, else /var/tmp, so it is gone on
- * every exit, a crash or SIGKILL included; its pages are the page
- * cache's, not the process's. */
-typedef struct zp_stream_spill {
-    int fd;
-    size_t slot;
-    char dir[256];
-} zp_stream_spill;
-zp_status zp_stream_spill_open(zp_stream_spill *sp, size_t slot, zp_error *err) ZP_WARN_UNUSED;
-/* Writes (write 1) or reads bytes at off of slot from / into buf. */
-zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size_t off, void *buf, size_t bytes,
-                             zp_error *err) ZP_WARN_UNUSED;
-void zp_stream_spill_close(zp_stream_spill *sp);
 
 /* ---- the budget's rule (docs/architecture.md, "Proofs larger than the
  * budget") ----
@@ -146,14 +86,12 @@ void zp_stream_spill_close(zp_stream_spill *sp);
 
 typedef struct zp_groth16_stream_plan {
     int streamed; /* 0: the proof fits in memory */
-    int spill;    /* 1: a, b, c one at a time (zp_stream_spill) */
+    int spill;    /* 1: a, b, c one at a time (the io's scratch file) */
     size_t chunk_g1, chunk_g2, chunk_coefs;
     size_t window_bytes;  /* both halves */
     size_t scratch_bytes; /* the streamed proof's scratch */
     size_t in_memory;     /* what the in-memory proof needs */
     size_t minimum;       /* the smallest budget a streamed proof fits */
-    size_t peak;          /* what the chosen plan needs */
-    size_t phase[3];      /* synthesis, transforms, MSMs (the chosen plan) */
 } zp_groth16_stream_plan;
 
 /* The plan for one proof of pk on `threads` workers within budget bytes

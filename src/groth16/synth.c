@@ -126,15 +126,20 @@ typedef struct {
     size_t chunk_off, rows_off, perm_off, bytes;
 } zp_synth_layout;
 
-static size_t layout(zp_synth_layout *l, const zp_groth16_pk *pk, unsigned index_bytes, int validate) {
-    int in_order;
-    size_t bad = scan(pk, validate, &in_order);
+/* The layout for a list in order or not (permuted). */
+static void layout_as(zp_synth_layout *l, const zp_groth16_pk *pk, unsigned index_bytes, int permuted) {
     l->index_bytes = index_bytes == 8 || pk->n_coefs > UINT32_MAX ? 8 : 4;
-    l->permuted = !in_order;
+    l->permuted = permuted;
     l->chunk_off = round64(sizeof(zp_synth_header));
     l->rows_off = l->chunk_off + round64((ZP_SYNTH_CHUNKS + 1) * sizeof(uint32_t));
     l->perm_off = l->rows_off + round64((size_t)pk->domain_size * 4 * l->index_bytes);
     l->bytes = l->perm_off + (l->permuted ? round64(pk->n_coefs * l->index_bytes) : 0);
+}
+
+static size_t layout(zp_synth_layout *l, const zp_groth16_pk *pk, unsigned index_bytes, int validate) {
+    int in_order;
+    size_t bad = scan(pk, validate, &in_order);
+    layout_as(l, pk, index_bytes, !in_order);
     return bad;
 }
 
@@ -145,6 +150,12 @@ size_t zp_groth16_matrices_size_as(const zp_groth16_pk *pk, unsigned index_bytes
 }
 
 size_t zp_groth16_matrices_size(const zp_groth16_pk *pk) { return zp_groth16_matrices_size_as(pk, 0); }
+
+size_t zp_groth16_matrices_bound(const zp_groth16_pk *pk) {
+    zp_synth_layout l;
+    layout_as(&l, pk, 0, 1);
+    return l.bytes;
+}
 
 static zp_status corrupt(const zp_groth16_pk *pk, size_t i, zp_error *err) {
     const uint8_t *e = pk->coefs + i * ZP_ZKEY_COEF_BYTES;

@@ -24,6 +24,10 @@ zp_groth16_matrices_info zp_groth16_matrices_describe(const void *matrices);
  * 8 forces 64-bit indices (for tests; a key needs them only past 2^32
  * coefficients). */
 size_t zp_groth16_matrices_size_as(const zp_groth16_pk *pk, unsigned index_bytes);
+/* At least zp_groth16_matrices_size(pk), without its scan of the
+ * coefficient list (which would map the list): the layout of a list out
+ * of order, the largest. */
+size_t zp_groth16_matrices_bound(const zp_groth16_pk *pk);
 zp_status zp_groth16_matrices_build_as(void *mem, size_t bytes, const zp_groth16_pk *pk, unsigned index_bytes,
                                        const zp_parallel *par, zp_error *err) ZP_WARN_UNUSED;
 

@@ -29,7 +29,7 @@ struct zp_zkey {
     zp_binfile bf;
     zp_groth16_pk pk;
     const uint8_t *circuit_hash;
-    int64_t mtime_ns; /* the file's modification time at open (0: from memory) */
+    zp_zkey_stamp stamp; /* the file's at open (mtime_ns 0: from memory) */
 };
 
 static const char *section_name(uint32_t id) {
@@ -282,7 +282,8 @@ zp_status zp_zkey_open(zp_zkey **out, const char *path, zp_error *err) {
     struct stat s;
     /* a streamed proof checks that the file it reads is still this one */
     if (st == ZP_OK && stat(path, &s) == 0) {
-        (*out)->mtime_ns = (int64_t)s.st_mtim.tv_sec * 1000000000 + s.st_mtim.tv_nsec;
+        (*out)->stamp = (zp_zkey_stamp){(*out)->bf.size, (uint64_t)s.st_dev, (uint64_t)s.st_ino,
+                                        (int64_t)s.st_mtim.tv_sec * 1000000000 + s.st_mtim.tv_nsec};
     }
     return st;
 }
@@ -296,8 +297,8 @@ const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey) { return &zkey->pk; }
 
 const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey) { return zkey->circuit_hash; }
 
-zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, uint64_t *size, int64_t *mtime_ns,
-                                 uint64_t off[6], uint32_t id[6], zp_error *err) {
+zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, zp_zkey_stamp *stamp, uint64_t off[6],
+                                 uint32_t id[6], zp_error *err) {
     if (!zkey->bf.mapped) {
         return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: a key read from memory has no file to stream its points from",
                             zkey->bf.name);
@@ -310,8 +311,8 @@ zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, uint64_
         id[k] = ids[k];
     }
     *path = zkey->bf.name;
-    *size = zkey->bf.size;
-    *mtime_ns = zkey->mtime_ns;
+    *stamp = zkey->stamp;
+    stamp->size = zkey->bf.size;
     return ZP_OK;
 }
 

@@ -30,13 +30,21 @@ const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey);
  * caller done with them (a one-shot proof after synthesis): 380 KB of a
  * 2^11 key, 92 MB at 2^20. A later read maps them again, unchanged. */
 void zp_zkey_release_coefs(const zp_zkey *zkey);
+/* What identifies the key's file as zp_zkey_open found it: a file with
+ * another device and inode (a copy renamed over it), size or
+ * modification time is not the key that was validated. mtime_ns 0: not
+ * known (nothing is). */
+typedef struct zp_zkey_stamp {
+    uint64_t size, dev, ino;
+    int64_t mtime_ns;
+} zp_zkey_stamp;
 /* The key's file and where its bulk sections start in it, in the order
- * A, B1, B2, C, H, then the coefficient list's first entry (off: byte offsets, id: section numbers), and
- * the file's size as mapped and modification time at open, for a prover that reads them itself
- * (groth16/stream.h). *path is the key's; ZP_ERR_UNSUPPORTED for a key
- * opened from memory. */
-zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, uint64_t *size, int64_t *mtime_ns,
-                                 uint64_t off[6], uint32_t id[6], zp_error *err) ZP_WARN_UNUSED;
+ * A, B1, B2, C, H, then the coefficient list's first entry (off: byte
+ * offsets, id: section numbers), and the file's stamp, for a prover that
+ * reads them itself (engine/stream_io.h). *path is the key's;
+ * ZP_ERR_UNSUPPORTED for a key opened from memory. */
+zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, zp_zkey_stamp *stamp, uint64_t off[6],
+                                 uint32_t id[6], zp_error *err) ZP_WARN_UNUSED;
 /* The 64-byte circuit hash of §10, or NULL when the key has no §10. */
 const uint8_t *zp_zkey_circuit_hash(const zp_zkey *zkey);
 void zp_zkey_close(zp_zkey *zkey);

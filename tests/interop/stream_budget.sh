@@ -13,7 +13,7 @@
 #   after each proof) and a key truncated or changed while streamed (a
 #   clear error, no proof), at the minimum;
 # - the same proofs with the portable arithmetic (no IFMA lanes, no ADX)
-#   and with the chunks mapped (ZP_STREAM_MMAP=1) verify too;
+#   verify too;
 # - the scratch file of the spilled a, b, c is open (without a name) while
 #   a proof at the minimum runs, and nothing is left in its directory after
 #   a proof or after SIGTERM (a failed proof closes it the same way).
@@ -117,7 +117,7 @@ for spec in bn128:14 bn128:16 bls12381:14; do
         || fail "$t at the minimum: a, b, c spilled" "$(grep streamed "$d/out.txt")"
     prove "$t at the minimum, portable arithmetic" "$min" "$d" ZKPIPE_SIMD=0 ZKPIPE_ADX=0
     mkdir -p "$d/scratch"
-    prove "$t at the minimum, chunks mapped" "$min" "$d" ZP_STREAM_MMAP=1 ZKPIPE_SCRATCH_DIR="$d/scratch"
+    prove "$t at the minimum, scratch in ZKPIPE_SCRATCH_DIR" "$min" "$d" ZKPIPE_SCRATCH_DIR="$d/scratch"
     # the scratch file: in use while proving at the minimum (open, no
     # name; watched for on the 2^16 key, one thread, long enough to see
     # it), gone after SIGTERM and after success

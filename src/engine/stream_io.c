@@ -1,4 +1,4 @@
-#include "groth16/stream.h"
+#include "engine/stream_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -6,59 +6,65 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 
 static const char *const section_names[ZP_SRC_SECTIONS] = {"A", "B1", "B2", "C", "H", "coefficients"};
 
 static int64_t mtime_of(const struct stat *s) { return (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec; }
 
-zp_status zp_groth16_source_open(zp_groth16_source *src, const char *path, uint64_t size, int64_t mtime_ns,
-                                 const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
-                                 zp_error *err) {
+zp_status zp_stream_source_open(zp_stream_source *src, const char *path, const zp_zkey_stamp *stamp,
+                                const uint64_t off[ZP_SRC_SECTIONS], const uint32_t id[ZP_SRC_SECTIONS],
+                                zp_error *err) {
     memset(src, 0, sizeof *src);
     src->fd = -1;
     src->name = strdup(path);
     if (src->name == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
-    src->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (src->fd < 0) {
-        zp_status st =
-            zp_error_set(err, ZP_ERR_IO, "%s: cannot open it to stream its points: %s", path, strerror(errno));
-        zp_groth16_source_close(src);
+    zp_status st = zp_file_open_regular(&src->fd, NULL, path, err);
+    if (st != ZP_OK) {
+        zp_stream_source_close(src);
         return st;
     }
     struct stat s;
-    if (fstat(src->fd, &s) != 0 || (uint64_t)s.st_size != size || (mtime_ns != 0 && mtime_of(&s) != mtime_ns)) {
-        zp_status st = zp_error_set(err, ZP_ERR_FORMAT,
-                                    "%s: the key file changed since it was opened (%lld bytes now, %llu then, "
-                                    "or written since): no proof",
-                                    path, (long long)s.st_size, (unsigned long long)size);
-        zp_groth16_source_close(src);
+    if (fstat(src->fd, &s) != 0) {
+        st = zp_error_set(err, ZP_ERR_IO, "%s: cannot stat the key file: %s", path, strerror(errno));
+        zp_stream_source_close(src);
+        return st;
+    }
+    /* a copy renamed over the key (another inode) is another file, even
+     * with the same size and time */
+    int known = stamp->mtime_ns != 0;
+    if ((uint64_t)s.st_size != stamp->size ||
+        (known &&
+         (mtime_of(&s) != stamp->mtime_ns || (uint64_t)s.st_dev != stamp->dev || (uint64_t)s.st_ino != stamp->ino))) {
+        st = zp_error_set(err, ZP_ERR_FORMAT,
+                          "%s: the key file changed since it was opened (%lld bytes now, %llu then, or written or "
+                          "replaced since): no proof",
+                          path, (long long)s.st_size, (unsigned long long)stamp->size);
+        zp_stream_source_close(src);
         return st;
     }
     memcpy(src->off, off, sizeof src->off);
     memcpy(src->id, id, sizeof src->id);
-    src->size = size;
+    src->size = stamp->size;
     src->mtime_ns = mtime_of(&s);
-    const char *m = getenv("ZP_STREAM_MMAP");
-    src->use_mmap = m != NULL && m[0] == '1';
     /* the chunks are read once, in order: no point keeping them cached
      * beyond what the kernel's read-ahead wants */
     posix_fadvise(src->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     return ZP_OK;
 }
 
-void zp_groth16_source_close(zp_groth16_source *src) {
+void zp_stream_source_close(zp_stream_source *src) {
     if (src->fd >= 0) close(src->fd);
     src->fd = -1;
     free(src->name);
     src->name = NULL;
 }
 
-zp_status zp_groth16_source_check(const zp_groth16_source *src, zp_error *err) {
+zp_status zp_stream_source_check(const zp_stream_source *src, zp_error *err) {
     struct stat s;
     if (fstat(src->fd, &s) != 0) {
         return zp_error_set(err, ZP_ERR_IO, "%s: cannot stat the key file: %s", src->name, strerror(errno));
@@ -112,7 +118,7 @@ static void *read_main(void *arg) {
 static zp_status start_read(zp_stream_reader *r, size_t k, zp_error *err) {
     r->pending = k;
     r->busy = 0;
-    if (k * r->chunk >= r->n || r->src->use_mmap) return ZP_OK;
+    if (k * r->chunk >= r->n) return ZP_OK;
     pthread_t *t = r->thread;
     if (pthread_create(t, NULL, read_main, r) != 0) {
         /* no thread: read it here, without the overlap */
@@ -128,8 +134,8 @@ static zp_status start_read(zp_stream_reader *r, size_t k, zp_error *err) {
     return ZP_OK;
 }
 
-zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, unsigned section, size_t elem, size_t n,
-                          size_t chunk, void *window, zp_tracker *tracker, unsigned cls, zp_error *err) {
+zp_status zp_stream_begin(zp_stream_reader *r, const zp_stream_source *src, unsigned section, size_t elem, size_t n,
+                          size_t chunk, void *window, zp_error *err) {
     memset(r, 0, sizeof *r);
     r->src = src;
     r->section = section;
@@ -138,52 +144,9 @@ zp_status zp_stream_begin(zp_stream_reader *r, const zp_groth16_source *src, uns
     r->chunk = chunk > 0 ? chunk : 1;
     r->half[0] = window;
     r->half[1] = (char *)window + chunk * elem;
-    r->tracker = tracker;
-    r->cls = cls;
     r->thread = malloc(sizeof(pthread_t));
     if (r->thread == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory");
     return start_read(r, 0, err);
-}
-
-static void unmap_chunk(zp_stream_reader *r) {
-    if (r->map == NULL) return;
-    munmap(r->map, r->map_len);
-    zp_track_free(r->tracker, &r->map_acct);
-    r->map = NULL;
-}
-
-/* mmap mode: chunk k mapped (from a page boundary), the next advised */
-static zp_status map_chunk(zp_stream_reader *r, size_t k, const void **points, zp_error *err) {
-    uint64_t off;
-    size_t len, count;
-    chunk_range(r, k, &off, &len, &count);
-    if (off + len > r->src->size) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) ends past the end of the file", r->src->name,
-                            r->src->id[r->section], section_names[r->section]);
-    }
-    /* a mapping past the file's current end would fault (SIGBUS) */
-    zp_status st = zp_groth16_source_check(r->src, err);
-    if (st != ZP_OK) return st;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint64_t base = off & ~(uint64_t)(page - 1);
-    size_t mlen = (size_t)(off + len - base);
-    void *m = mmap(NULL, mlen, PROT_READ, MAP_PRIVATE, r->src->fd, (off_t)base);
-    if (m == MAP_FAILED) {
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot map section %u (%s): %s", r->src->name, r->src->id[r->section],
-                            section_names[r->section], strerror(errno));
-    }
-    madvise(m, mlen, MADV_SEQUENTIAL | MADV_WILLNEED);
-    r->map = m;
-    r->map_len = mlen;
-    zp_track_account(&r->map_acct, r->tracker, m, r->cls, 0, mlen);
-    uint64_t noff;
-    size_t nlen, ncount;
-    if ((k + 1) * r->chunk < r->n) {
-        chunk_range(r, k + 1, &noff, &nlen, &ncount);
-        posix_fadvise(r->src->fd, (off_t)noff, (off_t)nlen, POSIX_FADV_WILLNEED);
-    }
-    *points = (const char *)m + (off - base);
-    return ZP_OK;
 }
 
 zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first, size_t *count, zp_error *err) {
@@ -192,11 +155,6 @@ zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first
     size_t len;
     chunk_range(r, k, &off, &len, count);
     *first = k * r->chunk;
-    if (r->src->use_mmap) {
-        unmap_chunk(r);
-        r->next++;
-        return map_chunk(r, k, points, err);
-    }
     if (r->busy == 1) pthread_join(*(pthread_t *)r->thread, NULL);
     r->busy = 0;
     if (r->read_st != ZP_OK) {
@@ -212,16 +170,19 @@ zp_status zp_stream_take(zp_stream_reader *r, const void **points, size_t *first
 void zp_stream_end(zp_stream_reader *r) {
     if (r->busy == 1) pthread_join(*(pthread_t *)r->thread, NULL);
     r->busy = 0;
-    unmap_chunk(r);
     free(r->thread);
     r->thread = NULL;
 }
 
-zp_status zp_stream_spill_open(zp_stream_spill *sp, size_t slot, zp_error *err) {
-    memset(sp, 0, sizeof *sp);
+const char *zp_stream_scratch_dir(void) {
     const char *dir = getenv("ZKPIPE_SCRATCH_DIR");
     if (dir == NULL || dir[0] == 0) dir = getenv("TMPDIR");
     if (dir == NULL || dir[0] == 0) dir = "/var/tmp";
+    return dir;
+}
+
+zp_status zp_stream_spill_open(zp_stream_spill *sp, const char *dir, size_t slot, zp_error *err) {
+    memset(sp, 0, sizeof *sp);
     snprintf(sp->dir, sizeof sp->dir, "%s", dir);
     sp->slot = slot;
 #ifdef O_TMPFILE
@@ -263,4 +224,36 @@ zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size
 void zp_stream_spill_close(zp_stream_spill *sp) {
     if (sp->fd >= 0) close(sp->fd);
     sp->fd = -1;
+}
+
+/* ---- the groth16 layer's io over a source (groth16/stream.h) ---- */
+
+static zp_status io_begin(void *ctx, unsigned section, size_t elem, size_t n, size_t chunk, zp_error *err) {
+    zp_stream_io *s = ctx;
+    return zp_stream_begin(&s->rd, s->src, section, elem, n, chunk, s->window, err);
+}
+
+static zp_status io_take(void *ctx, const void **data, size_t *first, size_t *count, zp_error *err) {
+    return zp_stream_take(&((zp_stream_io *)ctx)->rd, data, first, count, err);
+}
+
+static void io_end(void *ctx) { zp_stream_end(&((zp_stream_io *)ctx)->rd); }
+
+static zp_status io_check(void *ctx, zp_error *err) { return zp_stream_source_check(((zp_stream_io *)ctx)->src, err); }
+
+static zp_status io_spill_open(void *ctx, size_t slot, zp_error *err) {
+    zp_stream_io *s = ctx;
+    return zp_stream_spill_open(&s->sp, s->scratch_dir, slot, err);
+}
+
+static zp_status io_spill_io(void *ctx, int write, unsigned slot, size_t off, void *buf, size_t bytes, zp_error *err) {
+    return zp_stream_spill_io(&((zp_stream_io *)ctx)->sp, write, slot, off, buf, bytes, err);
+}
+
+static void io_spill_close(void *ctx) { zp_stream_spill_close(&((zp_stream_io *)ctx)->sp); }
+
+void zp_stream_io_init(zp_groth16_stream_io *io, zp_stream_io *sio) {
+    sio->sp.fd = -1;
+    *io = (zp_groth16_stream_io){sio,      sio->src->name, io_begin,    io_take,       io_end,
+                                 io_check, io_spill_open,  io_spill_io, io_spill_close};
 }
