@@ -34,6 +34,14 @@ typedef struct {
     void (*from_mont)(uint64_t *r, const uint64_t *a);
 } field_t;
 
+/* one operand, computed in place (r may alias a, as the library allows) */
+#define FIELD_WRAPPER1(F, OP)                                \
+    static void F##_w_##OP(uint64_t *r, const uint64_t *a) { \
+        F x;                                                 \
+        memcpy(x.v, a, sizeof x);                            \
+        F##_##OP(&x, &x);                                    \
+        memcpy(r, x.v, sizeof x);                            \
+    }
 #define FIELD_WRAPPERS(F)                                                      \
     static void F##_w_mul(uint64_t *r, const uint64_t *a, const uint64_t *b) { \
         F x, y, z;                                                             \
@@ -42,36 +50,11 @@ typedef struct {
         F##_mul(&z, &x, &y);                                                   \
         memcpy(r, z.v, sizeof z);                                              \
     }                                                                          \
-    static void F##_w_sqr(uint64_t *r, const uint64_t *a) {                    \
-        F x;                                                                   \
-        memcpy(x.v, a, sizeof x);                                              \
-        F##_sqr(&x, &x); /* in place: r aliases a */                           \
-        memcpy(r, x.v, sizeof x);                                              \
-    }                                                                          \
-    static void F##_w_inv(uint64_t *r, const uint64_t *a) {                    \
-        F x;                                                                   \
-        memcpy(x.v, a, sizeof x);                                              \
-        F##_inv(&x, &x);                                                       \
-        memcpy(r, x.v, sizeof x);                                              \
-    }                                                                          \
-    static void F##_w_inv_var(uint64_t *r, const uint64_t *a) {                \
-        F x;                                                                   \
-        memcpy(x.v, a, sizeof x);                                              \
-        F##_inv_var(&x, &x); /* in place: r aliases a */                       \
-        memcpy(r, x.v, sizeof x);                                              \
-    }                                                                          \
-    static void F##_w_to_mont(uint64_t *r, const uint64_t *a) {                \
-        F x;                                                                   \
-        memcpy(x.v, a, sizeof x);                                              \
-        F##_to_mont(&x, &x);                                                   \
-        memcpy(r, x.v, sizeof x);                                              \
-    }                                                                          \
-    static void F##_w_from_mont(uint64_t *r, const uint64_t *a) {              \
-        F x;                                                                   \
-        memcpy(x.v, a, sizeof x);                                              \
-        F##_from_mont(&x, &x);                                                 \
-        memcpy(r, x.v, sizeof x);                                              \
-    }
+    FIELD_WRAPPER1(F, sqr)                                                     \
+    FIELD_WRAPPER1(F, inv)                                                     \
+    FIELD_WRAPPER1(F, inv_var)                                                 \
+    FIELD_WRAPPER1(F, to_mont)                                                 \
+    FIELD_WRAPPER1(F, from_mont)
 
 FIELD_WRAPPERS(zp_bn254_fp)
 FIELD_WRAPPERS(zp_bn254_fr)

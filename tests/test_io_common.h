@@ -49,15 +49,19 @@ static const char *io_path(const char *name) {
     return b;
 }
 
+/* The whole file, NUL-terminated (so text can be read as a string);
+ * NULL when it cannot be opened or read whole. */
 static uint8_t *io_slurp(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    *size = fread(b, 1, (size_t)n, f);
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    uint8_t *b = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+    if (b != NULL && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
     fclose(f);
+    if (b != NULL) b[n] = 0, *size = (size_t)n;
     return b;
 }
 

@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "store/store.h"
+#include "test_store_common.h"
 #include "testutil.h"
 
 static char dir[64];
@@ -58,20 +59,7 @@ static zp_store *open_ok(const char *path) {
 }
 
 static int64_t add(zp_store *s, const char *rid, const char *key, int prio, uint32_t n) {
-    const char **paths = malloc(n * sizeof *paths);
-    char(*buf)[64] = malloc(n * sizeof *buf);
-    for (uint32_t i = 0; i < n; i++) {
-        snprintf(buf[i], sizeof buf[i], "/spool/%s-%u.wtns", rid ? rid : key, i);
-        paths[i] = buf[i];
-    }
-    int64_t id = 0;
-    int existing = -1;
-    zp_error err = {0};
-    zp_status st = zp_store_add_job(&id, &existing, s, rid, NULL, key, NULL, NULL, prio, n, paths, &err);
-    CHECK_MSG(st == ZP_OK && id > 0 && existing == 0, "%s", err.message);
-    free(paths);
-    free(buf);
-    return id;
+    return store_add(s, rid, rid ? rid : key, key, prio, n);
 }
 
 /* Marks jobs "running" with SQL of its own, the store closed: no function
@@ -99,24 +87,6 @@ static void finish(zp_store *s, int64_t id, zp_job_state state) {
     zp_error err = {0};
     zp_status st = zp_store_finish_job(s, id, state, NULL, NULL, 0, &err);
     CHECK_MSG(st == ZP_OK, "%s", err.message);
-}
-
-/* Whether a time is the store's clock's, now or a little before. */
-static int recent(zp_store *s, double t) {
-    double now = 0;
-    zp_error err = {0};
-    zp_status st = zp_store_clock(&now, s, &err);
-    CHECK_MSG(st == ZP_OK, "%s", err.message);
-    return t > now - 120 && t <= now + 0.001;
-}
-
-static zp_store_job get(zp_store *s, int64_t id) {
-    zp_store_job j;
-    memset(&j, 0, sizeof j);
-    zp_error err = {0};
-    zp_status st = zp_store_get_job(&j, s, id, &err);
-    CHECK_MSG(st == ZP_OK, "%s", err.message);
-    return j;
 }
 
 /* Collects what the callbacks give. */

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "test_store_common.h"
 #include "testutil.h"
 
 static const char *where;
@@ -58,20 +59,7 @@ static zp_store *open_store(void) {
 }
 
 static int64_t add(zp_store *s, const char *name, const char *key, int prio, uint32_t n) {
-    const char **paths = malloc(n * sizeof *paths);
-    char(*buf)[64] = malloc(n * sizeof *buf);
-    for (uint32_t i = 0; i < n; i++) {
-        snprintf(buf[i], sizeof buf[i], "/spool/%s-%u.wtns", name, i);
-        paths[i] = buf[i];
-    }
-    int64_t id = 0;
-    int existing = -1;
-    zp_error err = {0};
-    zp_status st = zp_store_add_job(&id, &existing, s, NULL, NULL, key, NULL, NULL, prio, n, paths, &err);
-    CHECK_MSG(st == ZP_OK && id > 0 && existing == 0, "adding %s: %s", name, err.message);
-    free(paths);
-    free(buf);
-    return id;
+    return store_add(s, NULL, name, key, prio, n);
 }
 
 static size_t claim(zp_store_claim *out, size_t max, zp_store *s, const char *node, const zp_store_key *keys,
@@ -93,24 +81,6 @@ static zp_status done(int *ended, zp_store *s, const zp_store_held *h, const cha
     zp_store_result r = {proof, "[\"1\"]", {.prove = 0.5, .total = 1.5}, NULL, NULL};
     *ended = -1;
     return zp_store_finish_part(ended, s, h, ZP_JOB_DONE, NULL, &r, err);
-}
-
-/* Whether a time is the store's clock's, now or a little before. */
-static int recent(zp_store *s, double t) {
-    double now = 0;
-    zp_error err = {0};
-    zp_status st = zp_store_clock(&now, s, &err);
-    CHECK_MSG(st == ZP_OK, "%s", err.message);
-    return t > now - 120 && t <= now + 0.001;
-}
-
-static zp_store_job get(zp_store *s, int64_t id) {
-    zp_store_job j;
-    memset(&j, 0, sizeof j);
-    zp_error err = {0};
-    zp_status st = zp_store_get_job(&j, s, id, &err);
-    CHECK_MSG(st == ZP_OK, "%s", err.message);
-    return j;
 }
 
 static zp_store_counts counts(zp_store *s) {

@@ -20,27 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_io_common.h"
 #include "testutil.h"
 #include "witness/cache.h"
 #include "witness/compile.h"
 
 #define WASM "tests/witness/circuits/multidim.wasm"
-
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b != NULL && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
 
 static int spill(const char *path, const uint8_t *data, size_t len) {
     FILE *f = fopen(path, "wb");
@@ -94,7 +79,7 @@ int main(void) {
     CHECK_MSG(st == ZP_OK, "compile: %s", err.message);
     if (st != ZP_OK) return zp_test_done();
     size_t len = 0;
-    uint8_t *obj = slurp(c.so_path, &len);
+    uint8_t *obj = io_slurp(c.so_path, &len);
     CHECK(obj != NULL && len > ZP_OBJECT_TRAILER_BYTES);
     if (obj == NULL) return zp_test_done();
     size_t elf = len - ZP_OBJECT_TRAILER_BYTES; /* the image, without its trailer */
@@ -117,7 +102,7 @@ int main(void) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.so", dir, c.key);
     size_t again_len = 0;
-    uint8_t *again = slurp(path, &again_len);
+    uint8_t *again = io_slurp(path, &again_len);
     CHECK(again != NULL && again_len == len && memcmp(again, obj, len) == 0); /* the seal is deterministic */
     free(again);
     void *h = NULL;

@@ -15,25 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_io_common.h"
 #include "testutil.h"
 #include "witness/fastfr_text.h"
 #include "witness/patch.h"
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s != NULL && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    if (s != NULL) s[n] = 0, *len = (size_t)n;
-    return s;
-}
 
 static int write_file(const char *path, const char *s, size_t len) {
     FILE *f = fopen(path, "wb");
@@ -47,7 +32,7 @@ static void check_embedded_text(void) {
     const char *files[] = {"src/witness/fastfr.c.in", "src/field/mont_x86_64.h"};
     for (int i = 0; i < 2; i++) {
         size_t len = 0;
-        char *in = read_file(files[i], &len);
+        char *in = (char *)io_slurp(files[i], &len);
         CHECK_MSG(in != NULL, "%s: run from the source folder", files[i]);
         if (in == NULL) continue;
         CHECK_MSG(strstr(zp_fastfr_text, in) != NULL,
@@ -92,7 +77,7 @@ static void check_field(const char *wasm, const char *field, const char *dir, un
     snprintf(cmd, sizeof cmd, "wasm2c -n circuit -o '%s' '%s'", c_path, wasm);
     CHECK_MSG(system(cmd) == 0, "%s", cmd);
     size_t len = 0;
-    char *text = read_file(c_path, &len);
+    char *text = (char *)io_slurp(c_path, &len);
     CHECK(text != NULL);
     if (text == NULL) return;
 

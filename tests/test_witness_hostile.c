@@ -81,6 +81,19 @@ static void one_input(zp_witness_inputs *in, const zp_witness_module *m) {
     CHECK_MSG(st == ZP_OK, "%s", err.message);
 }
 
+/* The puppet m calculated once with its one input into out (3 wires):
+ * the instance, to be destroyed (NULL when none could be made). */
+static zp_witness_instance *calculate_once(zp_witness_module *m, uint8_t *out, zp_error *err) {
+    zp_witness_inputs in = {0};
+    one_input(&in, m);
+    zp_witness_instance *inst = NULL;
+    CHECK(zp_witness_instance_create(&inst, m, err) == ZP_OK);
+    zp_status st = inst ? zp_witness_instance_calculate(inst, &in, out, 0, err) : ZP_ERR_INTERNAL;
+    CHECK_MSG(st == ZP_OK, "calculate: %s", err->message);
+    zp_witness_inputs_free(&in);
+    return inst;
+}
+
 /* Opens the puppet (probe script open_words), calculates once with the
  * calc script; returns the status, the message in err. */
 static zp_status calc_with(const uint32_t *open_words, size_t open_len, const uint32_t *calc_words, size_t calc_len,
@@ -119,15 +132,33 @@ static int selected(const char *name) {
     return c == NULL || c[0] == 0 || strstr(name, c) != NULL;
 }
 
+/* wat2wasm into $ZKPIPE_CACHE (a folder of this user's; without it, a new
+ * one under /tmp, not a name another user could have put a link at):
+ * wasm, the module's path; 0 when wat2wasm failed. */
+static char wasm_dir[64];
+static int wat_to_wasm(const char *wat, char *wasm, size_t cap) {
+    const char *cache = getenv("ZKPIPE_CACHE");
+    if (cache == NULL || cache[0] == 0) {
+        if (wasm_dir[0] == 0) {
+            snprintf(wasm_dir, sizeof wasm_dir, "/tmp/zp_hostile_XXXXXX");
+            if (mkdtemp(wasm_dir) == NULL) wasm_dir[0] = 0;
+        }
+        cache = wasm_dir;
+    }
+    mkdir(cache, 0700);
+    const char *base = strrchr(wat, '/');
+    snprintf(wasm, cap, "%s/hostile-%ld-%s.wasm", cache, (long)getpid(), base ? base + 1 : wat);
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "wat2wasm '%s' -o '%s'", wat, wasm);
+    int ok = cache[0] != 0 && system(cmd) == 0;
+    CHECK_MSG(ok, "%s", cmd);
+    return ok;
+}
+
 /* wat2wasm, then zp_witness_compile into $ZKPIPE_CACHE: the object's path. */
 static int compile_wat(const char *wat, char *so, size_t cap) {
-    const char *cache = getenv("ZKPIPE_CACHE");
-    if (cache == NULL || cache[0] == 0) cache = "/tmp";
-    char wasm[4096], cmd[8400];
-    snprintf(wasm, sizeof wasm, "%s/hostile-%ld.wasm", cache, (long)getpid());
-    mkdir(cache, 0700);
-    snprintf(cmd, sizeof cmd, "wat2wasm '%s' -o '%s'", wat, wasm);
-    CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    char wasm[4096];
+    if (!wat_to_wasm(wat, wasm, sizeof wasm)) return 0;
     zp_error err = {0};
     zp_witness_compiled c;
     zp_status st = zp_witness_compile(&c, wasm, NULL, &err);
@@ -174,16 +205,10 @@ int main(void) {
         zp_witness_module *m = open_with(&s, &st, &err);
         CHECK_MSG(st == ZP_OK, "open: %s", err.message);
         if (m != NULL) {
-            zp_witness_inputs in = {0};
-            one_input(&in, m);
             uint8_t out[3 * 32];
-            zp_witness_instance *inst = NULL;
-            CHECK(zp_witness_instance_create(&inst, m, &err) == ZP_OK);
-            st = inst ? zp_witness_instance_calculate(inst, &in, out, 0, &err) : ZP_ERR_INTERNAL;
-            CHECK_MSG(st == ZP_OK, "calculate: %s", err.message);
+            zp_witness_instance *inst = calculate_once(m, out, &err);
             for (int i = 0; i < 3; i++) CHECK(out[32 * i] == i && out[32 * i + 1] == 0);
             zp_witness_instance_destroy(inst);
-            zp_witness_inputs_free(&in);
             zp_witness_module_close(m);
         }
     }
@@ -237,18 +262,14 @@ int main(void) {
         static const uint32_t log_script[] = {5, 1, 27, 1, 'x', 0, 5, 1, '\n', 0};
         scripts s = {.words = {NULL, log_script}, .len = {0, 10}};
         zp_witness_module *m = open_with(&s, &st, &err);
+        CHECK_MSG(m != NULL, "message: open for the log: %s", err.message);
         if (m != NULL) {
-            zp_witness_inputs in = {0};
-            one_input(&in, m);
             uint8_t out[3 * 32];
-            zp_witness_instance *inst = NULL;
-            CHECK(zp_witness_instance_create(&inst, m, &err) == ZP_OK);
-            CHECK(inst != NULL && zp_witness_instance_calculate(inst, &in, out, 0, &err) == ZP_OK);
+            zp_witness_instance *inst = calculate_once(m, out, &err);
             size_t len = 0;
             const char *log = inst ? zp_witness_instance_log(inst, &len) : "";
             CHECK_MSG(len == 3 && memcmp(log, "?x\n", 3) == 0, "log: %zu '%.*s'", len, (int)len, log);
             zp_witness_instance_destroy(inst);
-            zp_witness_inputs_free(&in);
             zp_witness_module_close(m);
         }
     }
@@ -275,12 +296,8 @@ int main(void) {
      * glue's own refusal to grow during instantiation stays behind it. */
     char other[4096];
     if (selected("start")) {
-        const char *cache = getenv("ZKPIPE_CACHE");
-        if (cache == NULL || cache[0] == 0) cache = "/tmp";
-        char wasm[4096], cmd[8400];
-        snprintf(wasm, sizeof wasm, "%s/hostile-start-%ld.wasm", cache, (long)getpid());
-        snprintf(cmd, sizeof cmd, "wat2wasm tests/witness/hostile/start.wat -o '%s'", wasm);
-        CHECK_MSG(system(cmd) == 0, "%s", cmd);
+        char wasm[4096];
+        CHECK(wat_to_wasm("tests/witness/hostile/start.wat", wasm, sizeof wasm));
         zp_witness_compiled c;
         st = zp_witness_compile(&c, wasm, NULL, &err);
         unlink(wasm);
@@ -296,5 +313,6 @@ int main(void) {
     }
 
     dlclose(h);
+    if (wasm_dir[0] != 0) rmdir(wasm_dir);
     return zp_test_done();
 }

@@ -7,13 +7,9 @@
 # curves; a budget below the process's own memory is refused naming it.
 # Usage: budget.sh ZKPIPE WORKDIR
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-Z="$1"; W="$2"
-rm -rf "$W"; mkdir -p "$W"
-EX="$ROOT/examples/merkle"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+# shellcheck source=../server/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../server/lib.sh" # EX, pass, fail, finish
+test_setup "$@"
 
 for curve in bn128 bls12381; do
     K="$EX/$curve/merkle.zkey"
@@ -21,9 +17,9 @@ for curve in bn128 bls12381; do
     "$Z" run --key "$K" --witness "${wits[@]}" --out "$W/o" --budget 2M --quiet >"$W/out" 2>"$W/err"
     rc=$?
     if [ $rc != 0 ] && grep -q "not above this process's own memory" "$W/err"; then
-        ok "$curve: --budget 2M refused: $(cat "$W/err")"
+        pass "$curve: --budget 2M refused: $(cat "$W/err")"
     else
-        ko "$curve: --budget 2M refused naming the process's own memory" "exit $rc $(cat "$W/err")"
+        fail "$curve: --budget 2M refused naming the process's own memory" "exit $rc $(cat "$W/err")"
     fi
     # The smallest budget that admits one partition, from the error's
     # figure: asked for with a budget 2 MiB above the process's own memory
@@ -35,11 +31,11 @@ for curve in bn128 bls12381; do
     "$Z" run --key "$K" --witness "${wits[@]}" --out "$W/o" --budget "${own_kb}K" --quiet >"$W/out" 2>"$W/err"
     need="$(sed -n 's/.*it needs \([0-9.]*\) MiB.*/\1/p' "$W/err")"
     if [ -z "$need" ]; then
-        ko "$curve: the too-small error gives what one partition needs" "$(cat "$W/err")"
+        fail "$curve: the too-small error gives what one partition needs" "$(cat "$W/err")"
         continue
     fi
-    grep -q "the process's own" "$W/err" && ok "$curve: one partition needs $need MiB, the process's own memory included" ||
-        ko "$curve: the too-small error counts the process's own memory" "$(cat "$W/err")"
+    grep -q "the process's own" "$W/err" && pass "$curve: one partition needs $need MiB, the process's own memory included" ||
+        fail "$curve: the too-small error counts the process's own memory" "$(cat "$W/err")"
     # 0.5 MiB over the figure: the process's own memory at start varies by
     # about 0.2 MiB from run to run (7.9 and 8.1 MiB seen on one machine)
     min_kb=$(awk -v n="$need" 'BEGIN { printf "%d", (n + 0.5) * 1024 }')
@@ -51,11 +47,10 @@ for curve in bn128 bls12381; do
         rss="$(tail -1 "$W/rss")"
         line="$(grep 'memory (MB)' "$W/out")"
         if [ $rc = 0 ] && [ -n "$rss" ] && [ "$rss" -le "$b" ]; then
-            ok "$curve: --budget ${b}K: 4 proofs, peak RSS ${rss} KB within it ($line)"
+            pass "$curve: --budget ${b}K: 4 proofs, peak RSS ${rss} KB within it ($line)"
         else
-            ko "$curve: --budget ${b}K: peak RSS within the budget" "exit $rc, peak RSS ${rss} KB; $line $(head -3 "$W/err")"
+            fail "$curve: --budget ${b}K: peak RSS within the budget" "exit $rc, peak RSS ${rss} KB; $line $(head -3 "$W/err")"
         fi
     done
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

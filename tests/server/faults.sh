@@ -56,18 +56,9 @@ head -c 65536 /dev/urandom >"$W/keys/random.zkey"
 cp "$BN/w1.wtns" "$BN/w2.wtns" "$W/wit/bn128/"
 : >"$W/wit/bn128/empty.wtns"
 
-conf() {  # conf FILE DATA_DIR [more lines...]
-    local f="$1" d="$2"; shift 2
-    {
-        echo "listen 127.0.0.1:0"
-        echo "data_dir $d"
-        echo "keys_dir $W/keys"
-        echo "witness_dir $W/wit"
-        echo "token \"$TOKEN\""
-        echo "budget 256M"
-        echo "shutdown_grace 5"
-        for l in "$@"; do echo "$l"; done
-    } >"$f"
+conf() { # conf FILE DATA_DIR [more lines...]
+    write_conf "$1" "$2" \
+        "keys_dir $W/keys" "witness_dir $W/wit" "token \"$TOKEN\"" "budget 256M" "shutdown_grace 5" "${@:3}"
 }
 conf "$W/d1.conf" "$W/data1"
 if ! start_daemon d1 "$W/d1.conf"; then

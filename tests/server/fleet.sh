@@ -22,62 +22,21 @@
 # Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "$ROOT/tests/lib/pg.sh"
+source "$HERE/fleet_lib.sh"
 test_setup "$@"
 LEASE="${FLEET_LEASE:-2}"
+GRACE=2
+AWAIT_SECS=180
 CANCEL_MAX="${FLEET_CANCEL_MAX:-1.5}" # seconds: "within about a second"
-on_exit() {
-    cleanup_daemons
-    pg_cleanup
-}
-trap on_exit EXIT
-if ! pg_available; then
-    fail "PostgreSQL is available" "$PG_WHY"
-    finish
-    exit 1
-fi
-if ! pg_start "$W/pg" >"$W/logs/pg_start.log" 2>&1; then
-    fail "a PostgreSQL cluster starts" "$(tail -3 "$W/logs/pg_start.log" | tr '\n' ' ')"
-    finish
-    exit 1
-fi
-pass "a PostgreSQL cluster starts ($PG_URI)"
-sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
+fleet_pg_start
 
-mkdir -p "$W/keys" "$W/spool" "$W/wit" "$W/out"
+mkdir -p "$W/keys" "$W/spool" "$W/out"
 ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
 ln -s "$EX/bls12381/merkle.zkey" "$W/keys/bls.zkey"
 declare -A VK=([bn]="$EX/bn128/vk.json" [bls]="$EX/bls12381/vk.json")
-declare -A WIT=([bn]="$EX/bn128/w1.wtns $EX/bn128/w2.wtns" [bls]="$EX/bls12381/w1.wtns $EX/bls12381/w2.wtns")
 
-conf() { # conf NAME
-    cat >"$W/$1.conf" <<EOF
-listen 127.0.0.1:0
-data_dir $W/$1
-store $PG_URI
-spool_dir $W/spool
-node $1
-lease $LEASE
-keys_dir $W/keys
-budget 512M
-synth_workers 1
-threads 1
-queue 1
-shutdown_grace 2
-EOF
-}
-declare -A DPID_OF URL_OF
-start() { # start NAME
-    conf "$1"
-    if start_daemon "$1" "$W/$1.conf"; then
-        DPID_OF[$1]=$DPID
-        URL_OF[$1]=$URL
-        return 0
-    fi
-    return 1
-}
 for d in d1 d2 d3; do
-    if ! start "$d"; then
+    if ! fleet_start "$d"; then
         fail "daemon $d starts on the shared store" "see $W/$d.log"
         finish
         exit 1
@@ -85,23 +44,6 @@ for d in d1 d2 d3; do
 done
 pass "three daemons start on one store"
 
-# submit NAME KEY PARTS RID: a job of PARTS partitions to daemon NAME; prints its id
-submit() {
-    local w=() i
-    read -r -a pool <<<"${WIT[$2]}"
-    for ((i = 0; i < $3; i++)); do w+=("${pool[$((i % 2))]}"); done
-    "$Z" submit --server "${URL_OF[$1]}" --key "$2" --request-id "$4" "${w[@]}"
-}
-# await_job NAME ID DIR [TIMEOUT]: waits on daemon NAME (180 s by default), writes the proofs
-await_job() { "$Z" await "$2" --server "${URL_OF[$1]}" --out "$3" --timeout "${4:-180}" >"$3.log" 2>&1; }
-# verify_dir KEY DIR PARTS: every partition's proof verifies
-verify_dir() {
-    local i
-    for ((i = 0; i < $3; i++)); do
-        "$Z" verify "${VK[$1]}" "$2/public_$i.json" "$2/proof_$i.json" >/dev/null 2>&1 || return 1
-    done
-}
-metric() { curl -s "${URL_OF[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
 # six_jobs DAEMON TAG: six bn jobs of P3 partitions sent to DAEMON; prints their ids, comma-separated.
 # Sections 3 and 3b stop a daemon while it holds claims, so the fleet must
 # still be busy when they look: at 8 partitions a job the 48 were all
@@ -110,7 +52,7 @@ metric() { curl -s "${URL_OF[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }
 P3=32
 six_jobs() {
     local ids=() n
-    for n in 1 2 3 4 5 6; do ids+=("$(submit "$1" bn "$P3" "$2-$n")"); done
+    for n in 1 2 3 4 5 6; do ids+=("$(fleet_submit "$1" bn "$P3" "$2-$n")"); done
     (IFS=,; echo "${ids[*]}")
 }
 # await_running OWNER JOB_IDS: waits (60 s at most) until OWNER runs a partition of one of the jobs
@@ -129,7 +71,7 @@ for n in $(seq 1 18); do
     k=bn; [ $((n % 3)) = 0 ] && k=bls
     parts=$((2 + n % 3))
     d=${NAMES[$((n % 3))]}
-    (id="$(submit "$d" "$k" "$parts" "r1-$n")" && echo "$n $id $k $parts" >"$W/out/sub1-$n") &
+    (id="$(fleet_submit "$d" "$k" "$parts" "r1-$n")" && echo "$n $id $k $parts" >"$W/out/sub1-$n") &
     clients+=($!)
 done
 wait "${clients[@]}"
@@ -142,8 +84,8 @@ expect_eq "1: 18 jobs accepted by three daemons at once" "$bad" "0"
 bad=0
 for i in "${!ids[@]}"; do
     id=${ids[$i]}
-    await_job "${NAMES[$(((i + 1) % 3))]}" "$id" "$W/out/j$id" || { bad=$((bad + 1)); continue; }
-    verify_dir "${JKEY[$id]}" "$W/out/j$id" "${JPARTS[$id]}" || bad=$((bad + 1))
+    fleet_await "${NAMES[$(((i + 1) % 3))]}" "$id" "$W/out/j$id" || { bad=$((bad + 1)); continue; }
+    verify_dir "${VK[${JKEY[$id]}]}" "$W/out/j$id" "${JPARTS[$id]}" || bad=$((bad + 1))
 done
 expect_eq "1: every job done, awaited on another daemon than its own, every proof verified" "$bad" "0"
 check "1: snarkjs accepts a bn128 proof from the fleet" "$SNARKJS" groth16 verify "${VK[${JKEY[${ids[0]}]}]}" \
@@ -166,7 +108,7 @@ expect_eq "1: GET /v1/fleet lists the three daemons with their heartbeats" \
 
 # ---- 2. kill -9 of a daemon mid-run
 ids2=()
-for n in 1 2 3 4 5 6; do ids2+=("$(submit d2 bn 8 "r2-$n")"); done
+for n in 1 2 3 4 5 6; do ids2+=("$(fleet_submit d2 bn 8 "r2-$n")"); done
 list2="$(IFS=,; echo "${ids2[*]}")"
 deadline=$(($(date +%s) + 60))
 while [ "$(date +%s)" -lt $deadline ]; do
@@ -186,14 +128,14 @@ TAKEOVER="$(awk -v a="$T_KILL" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b -
 echo "fleet: kill -9 of d1 holding $held partitions: taken over after ${TAKEOVER} s (lease ${LEASE} s)"
 bad=0
 for id in "${ids2[@]}"; do
-    await_job d3 "$id" "$W/out/j$id" && verify_dir bn "$W/out/j$id" 8 || bad=$((bad + 1))
+    fleet_await d3 "$id" "$W/out/j$id" && verify_dir "${VK[bn]}" "$W/out/j$id" 8 || bad=$((bad + 1))
 done
 expect_eq "2: kill -9 of d1 holding $held partitions: its work taken over after ${TAKEOVER} s (lease $LEASE s), every job done and verified" "$bad" "0"
 sql "SELECT job_id, idx, fence FROM partitions WHERE (job_id, idx) IN (SELECT job_id, idx FROM partitions WHERE job_id IN ($list2) AND state = 2) ORDER BY 1, 2" |
     grep -Fxf "$W/out/done_before_kill" | wc -l >"$W/out/kept"
 expect_eq "2: the $(wc -l <"$W/out/done_before_kill") partitions finished before the kill were not proved again" \
     "$(cat "$W/out/kept")" "$(wc -l <"$W/out/done_before_kill")"
-if start d1; then pass "2: d1 starts again on its node id"; else fail "2: d1 starts again on its node id" "see $W/d1.log"; fi
+if fleet_start d1; then pass "2: d1 starts again on its node id"; else fail "2: d1 starts again on its node id" "see $W/d1.log"; fi
 
 # ---- 3. SIGSTOP past the lease, then SIGCONT
 list3="$(six_jobs d3 r3)"
@@ -213,7 +155,7 @@ done
 sleep $((LEASE + 2))
 bad=0
 for id in "${ids3[@]}"; do
-    await_job d1 "$id" "$W/out/j$id" && verify_dir bn "$W/out/j$id" "$P3" || bad=$((bad + 1))
+    fleet_await d1 "$id" "$W/out/j$id" && verify_dir "${VK[bn]}" "$W/out/j$id" "$P3" || bad=$((bad + 1))
 done
 expect_eq "3: d2 stopped holding $(wc -l <"$W/out/stalled") claims: the others finished every job" "$bad" "0"
 kill -CONT "${DPID_OF[d2]}"
@@ -250,8 +192,8 @@ sleep 0.3
 caught="$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'zkpipe' AND state = 'idle in transaction'")"
 bad=0
 for id in "${ids3b[@]}"; do
-    await_job d3 "$id" "$W/out/j$id" $((LEASE + 8)) &&
-        verify_dir bn "$W/out/j$id" "$P3" || bad=$((bad + 1))
+    fleet_await d3 "$id" "$W/out/j$id" $((LEASE + 8)) &&
+        verify_dir "${VK[bn]}" "$W/out/j$id" "$P3" || bad=$((bad + 1))
 done
 left="$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'zkpipe' AND state = 'idle in transaction' AND now() - state_change > interval '2 s'")"
 kill -CONT "${DPID_OF[d2]}"
@@ -264,15 +206,15 @@ expect_eq "3b: d2 answers again after SIGCONT" "$code" "200"
 
 # ---- 4. PostgreSQL restarted under load
 ids4=()
-for n in 1 2 3 4 5 6; do ids4+=("$(submit "${NAMES[$((n % 3))]}" bls 4 "r4-$n")"); done
+for n in 1 2 3 4 5 6; do ids4+=("$(fleet_submit "${NAMES[$((n % 3))]}" bls 4 "r4-$n")"); done
 sleep 0.5
 if pg_restart "$W/pg" >"$W/logs/pg_restart.log" 2>&1; then pass "4: PostgreSQL restarted under load"
 else fail "4: PostgreSQL restarted under load" "$(tail -3 "$W/logs/pg_restart.log")"; fi
-for n in 7 8; do ids4+=("$(submit "${NAMES[$((n % 3))]}" bls 4 "r4-$n")"); done
+for n in 7 8; do ids4+=("$(fleet_submit "${NAMES[$((n % 3))]}" bls 4 "r4-$n")"); done
 bad=0
 for id in "${ids4[@]}"; do
     if [ -z "$id" ]; then bad=$((bad + 1)); continue; fi
-    await_job d2 "$id" "$W/out/j$id" && verify_dir bls "$W/out/j$id" 4 || bad=$((bad + 1))
+    fleet_await d2 "$id" "$W/out/j$id" && verify_dir "${VK[bls]}" "$W/out/j$id" 4 || bad=$((bad + 1))
 done
 expect_eq "4: every job accepted before and after the restart is done and verified" "$bad" "0"
 
@@ -286,7 +228,7 @@ expect_eq "4: every job accepted before and after the restart is done and verifi
 seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 outcome=none
 for try in 1 2 3 4 5; do
-    big="$(submit d1 bn 40 "r5-$try")"
+    big="$(fleet_submit d1 bn 40 "r5-$try")"
     await_running d3 "$big"
     kill -STOP "${DPID_OF[d3]}"
     # a transaction d3 left open may hold the partition's row: the cancel
@@ -328,7 +270,7 @@ expect_eq "5: none of its partitions runs anywhere" "$(sql "SELECT count(*) FROM
 
 # ---- 6. PostgreSQL down at a daemon's start
 pg_stop "$W/pg" >/dev/null 2>&1
-conf d4
+fleet_conf d4
 "$Z" serve --config "$W/d4.conf" >"$W/d4.log" 2>&1 &
 p4=$!
 DAEMON_PIDS+=("$p4")

@@ -13,57 +13,24 @@
 # Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "$ROOT/tests/lib/pg.sh"
+source "$HERE/fleet_lib.sh"
 test_setup "$@"
 LEASE=5 # leases are not what is timed here: room for a loaded machine
 SKEW=$((3 * 86400))
-on_exit() {
-    cleanup_daemons
-    pg_cleanup
-}
-trap on_exit EXIT
+GRACE=1
 FAKETIME_LIB="$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)"
 if [ -z "$FAKETIME_LIB" ]; then
     fail "faketime is installed" "scripts/deps.sh installs the faketime package"
     finish
     exit 1
 fi
-if ! pg_available; then
-    fail "PostgreSQL is available" "$PG_WHY"
-    finish
-    exit 1
-fi
-if ! pg_start "$W/pg" >"$W/logs/pg_start.log" 2>&1; then
-    fail "a PostgreSQL cluster starts" "$(tail -3 "$W/logs/pg_start.log" | tr '\n' ' ')"
-    finish
-    exit 1
-fi
-sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
+fleet_pg_start
 
 mkdir -p "$W/keys" "$W/spool" "$W/out"
 ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
 VK="$EX/bn128/vk.json"
-conf() { # conf NAME
-    cat >"$W/$1.conf" <<EOF
-listen 127.0.0.1:0
-data_dir $W/$1
-store $PG_URI
-spool_dir $W/spool
-node $1
-lease $LEASE
-keys_dir $W/keys
-budget 512M
-synth_workers 1
-threads 1
-queue 1
-result_ttl 86400
-shutdown_grace 1
-EOF
-}
-declare -A DPID_OF URL_OF
 # start NAME [OFFSET]: OFFSET for faketime ("+3d", "-3d")
 start() {
-    conf "$1"
     local z="$Z"
     if [ -n "${2:-}" ]; then
         # libfaketime: the process's clocks (wall, monotonic) shifted by
@@ -75,26 +42,8 @@ start() {
         chmod +x "$W/zkpipe-$1"
         z="$W/zkpipe-$1"
     fi
-    if Z="$z" start_daemon "$1" "$W/$1.conf"; then
-        DPID_OF[$1]=$DPID
-        URL_OF[$1]=$URL
-        return 0
-    fi
-    return 1
+    Z="$z" fleet_start "$1" "$W/keys" "result_ttl 86400"
 }
-submit() { # submit DAEMON PARTS RID
-    local w=() i
-    for ((i = 0; i < $2; i++)); do w+=("$EX/bn128/w$((i % 2 + 1)).wtns"); done
-    "$Z" submit --server "${URL_OF[$1]}" --key bn --request-id "$3" "${w[@]}"
-}
-await_job() { "$Z" await "$2" --server "${URL_OF[$1]}" --out "$3" --timeout "${4:-60}" >"$3.log" 2>&1; }
-verify_dir() {
-    local i
-    for ((i = 0; i < $2; i++)); do
-        "$Z" verify "$VK" "$1/public_$i.json" "$1/proof_$i.json" >/dev/null 2>&1 || return 1
-    done
-}
-metric() { curl -s "${URL_OF[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
 # states DAEMON IDS...: "CODE:STATE" of each job as DAEMON answers it
 states() {
     local d=$1 id out=()
@@ -111,9 +60,9 @@ all_done() { # all_done N: N times "200:done"
 # ---- 1. a daemon three days ahead starts after jobs finished
 start n || { fail "daemon n starts" "see $W/n.log"; finish; exit 1; }
 ids=()
-for k in 1 2 3; do ids+=("$(submit n 2 "c1-$k")"); done
+for k in 1 2 3; do ids+=("$(fleet_submit n bn 2 "c1-$k")"); done
 bad=0
-for id in "${ids[@]}"; do await_job n "$id" "$W/out/j$id" && verify_dir "$W/out/j$id" 2 || bad=$((bad + 1)); done
+for id in "${ids[@]}"; do fleet_await n "$id" "$W/out/j$id" && verify_dir "$VK" "$W/out/j$id" 2 || bad=$((bad + 1)); done
 expect_eq "1: three jobs done by n (right clock)" "$bad" "0"
 start f "+3d" || { fail "daemon f (+3 days) starts" "see $W/f.log"; finish; exit 1; }
 sleep 2 # f's sampler has run its expiry pass (at start, then hourly)
@@ -122,9 +71,9 @@ expect_eq "1: and so does f" "$(states f "${ids[@]}")" "$(all_done 3)"
 
 # ---- 2. f works under leases and says its clock is off
 idf=()
-for k in 1 2 3 4; do idf+=("$(submit f 4 "c2-$k")"); done
+for k in 1 2 3 4; do idf+=("$(fleet_submit f bn 4 "c2-$k")"); done
 bad=0
-for id in "${idf[@]}"; do await_job f "$id" "$W/out/j$id" && verify_dir "$W/out/j$id" 4 || bad=$((bad + 1)); done
+for id in "${idf[@]}"; do fleet_await f "$id" "$W/out/j$id" && verify_dir "$VK" "$W/out/j$id" 4 || bad=$((bad + 1)); done
 expect_eq "2: jobs sent to f are done and verified" "$bad" "0"
 expect_eq "2: f's leases are the database's: none lost, none refused" \
     "$(metric f zkpipe_leases_lost_total) $(metric f zkpipe_results_refused_total)" "0 0"
@@ -149,9 +98,9 @@ stop_daemon "${DPID_OF[f]}"
 stop_daemon "${DPID_OF[n]}"
 start p "-3d" || { fail "daemon p (-3 days) starts" "see $W/p.log"; finish; exit 1; }
 idp=()
-for k in 1 2 3; do idp+=("$(submit p 2 "c3-$k")"); done
+for k in 1 2 3; do idp+=("$(fleet_submit p bn 2 "c3-$k")"); done
 bad=0
-for id in "${idp[@]}"; do await_job p "$id" "$W/out/j$id" && verify_dir "$W/out/j$id" 2 || bad=$((bad + 1)); done
+for id in "${idp[@]}"; do fleet_await p "$id" "$W/out/j$id" && verify_dir "$VK" "$W/out/j$id" 2 || bad=$((bad + 1)); done
 expect_eq "3: three jobs done by p (3 days behind)" "$bad" "0"
 stop_daemon "${DPID_OF[p]}"
 start n || fail "3: n starts again" "see $W/n.log"

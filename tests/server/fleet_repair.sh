@@ -17,63 +17,24 @@
 # more for a sanitizer build, whose proofs are 50 times slower).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "$ROOT/tests/lib/pg.sh"
+source "$HERE/fleet_lib.sh"
 test_setup "$@"
 WAIT="${FLEET_WAIT:-20}"
-on_exit() {
-    cleanup_daemons
-    pg_cleanup
-}
-trap on_exit EXIT
-if ! pg_available; then
-    fail "PostgreSQL is available" "$PG_WHY"
-    finish
-    exit 1
-fi
-if ! pg_start "$W/pg" >"$W/logs/pg_start.log" 2>&1; then
-    fail "a PostgreSQL cluster starts" "$(tail -3 "$W/logs/pg_start.log" | tr '\n' ' ')"
-    finish
-    exit 1
-fi
-sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
+LEASE=1
+GRACE=0
+fleet_pg_start
 
 mkdir -p "$W/keys" "$W/spool" "$W/out"
 ln -s "$EX/bn128/merkle.zkey" "$W/keys/bn.zkey"
 VK="$EX/bn128/vk.json"
-cat >"$W/d.conf" <<EOF
-listen 127.0.0.1:0
-data_dir $W/d
-store $PG_URI
-spool_dir $W/spool
-node d
-lease 1
-keys_dir $W/keys
-budget 512M
-synth_workers 1
-threads 1
-queue 1
-shutdown_grace 0
-EOF
-cp "$W/d.conf" "$W/d3.conf"
-echo "degraded_after 2" >>"$W/d3.conf"
-start() { # start CONFIG
-    if start_daemon d "$1"; then return 0; fi
+start() { # start [LINE...]: daemon d, its config's further LINEs
+    if fleet_start d "$W/keys" "$@"; then return 0; fi
     fail "the daemon starts" "see $W/d.log"
     finish
     exit 1
 }
-submit() { # submit PARTS RID
-    local w=() i
-    for ((i = 0; i < $1; i++)); do w+=("$EX/bn128/w$((i % 2 + 1)).wtns"); done
-    "$Z" submit --server "$URL" --key bn --request-id "$2" "${w[@]}"
-}
-await_job() { "$Z" await "$1" --server "$URL" --out "$2" --timeout "${3:-20}" >"$2.log" 2>&1; }
-verify_dir() {
-    local i
-    for ((i = 0; i < $2; i++)); do
-        "$Z" verify "$VK" "$1/public_$i.json" "$1/proof_$i.json" >/dev/null 2>&1 || return 1
-    done
-}
+submit() { fleet_submit d bn "$1" "$2"; } # submit PARTS RID
+
 # damage JOB WHAT: one queued partition of JOB (the last) becomes WHAT:
 #   ghost: claimed by node 'ghost' (no such daemon), lease infinite
 #   unproved: done without a proof
@@ -91,7 +52,7 @@ damage() {
 }
 
 # ---- 1. damaged while the daemon is stopped: repaired at its start
-start "$W/d.conf"
+start
 P=12
 j1="$(submit $P r1)"
 stop_daemon "$DPID" # shutdown_grace 0: what it held goes back to the queue
@@ -103,8 +64,8 @@ else
     pass "1: job $j1: partition $g1 claimed by a ghost with an infinite lease, $u1 done without a proof"
 fi
 T0=$(date +%s.%N)
-start "$W/d.conf"
-if await_job "$j1" "$W/out/j1" "$WAIT" && verify_dir "$W/out/j1" $P; then
+start
+if fleet_await d "$j1" "$W/out/j1" "$WAIT" && verify_dir "$VK" "$W/out/j1" $P; then
     pass "1: the daemon started repairs the rows; the job is done in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, every proof verified"
 else
     fail "1: the job is done within $WAIT s of the daemon's start" "$(URL=$URL http GET "/v1/jobs/$j1") $(head -c 300 "$W/body")"
@@ -122,7 +83,7 @@ y2="$(damage "$j2" decade)"
 expect_eq "2: three queued partitions of job $j2 damaged while the daemon runs" \
     "$([ -n "$g2" ] && [ -n "$u2" ] && [ -n "$y2" ] && echo yes)" "yes"
 T0=$(date +%s.%N)
-if await_job "$j2" "$W/out/j2" "$WAIT" && verify_dir "$W/out/j2" 24; then
+if fleet_await d "$j2" "$W/out/j2" "$WAIT" && verify_dir "$VK" "$W/out/j2" 24; then
     pass "2: rows damaged under a running daemon (ghost $g2, unproved $u2, ten-year lease $y2) repaired: done in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, verified"
 else
     fail "2: the job is done within $WAIT s" "$(URL=$URL http GET "/v1/jobs/$j2") $(head -c 300 "$W/body")"
@@ -132,7 +93,7 @@ expect_eq "2: no claim left with a lease past a day" \
 stop_daemon "$DPID"
 
 # ---- 3. records refused for longer than degraded_after
-start "$W/d3.conf"
+start "degraded_after 2"
 code="$(http GET /v1/status)"
 expect_eq "3: /v1/status says ok" "$code $(jget j.status)" "200 ok"
 sql "CREATE FUNCTION refuse_proofs() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
@@ -145,7 +106,7 @@ expect_eq "3: records refused for 2 s and more: /v1/status says degraded, naming
     "$code $(jget "[j.status, (j.degraded || []).some(r => r.includes('job $j3') && /injected/.test(r))].join()")" \
     "200 degraded,true"
 sql "DROP TRIGGER refuse_proofs ON partitions"
-if await_job "$j3" "$W/out/j3" 40 && verify_dir "$W/out/j3" 2; then pass "3: the records go through: job done"
+if fleet_await d "$j3" "$W/out/j3" 40 && verify_dir "$VK" "$W/out/j3" 2; then pass "3: the records go through: job done"
 else fail "3: the records go through: job done" "$(http GET "/v1/jobs/$j3")"; fi
 deadline=$(($(date +%s) + 40))
 while [ "$(http GET /v1/status) $(jget j.status)" != "200 ok" ] && [ "$(date +%s)" -lt $deadline ]; do sleep 0.2; done

@@ -17,25 +17,11 @@
 # Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "$ROOT/tests/lib/pg.sh"
+source "$HERE/fleet_lib.sh"
 test_setup "$@"
 LEASE=1
-on_exit() {
-    cleanup_daemons
-    pg_cleanup
-}
-trap on_exit EXIT
-if ! pg_available; then
-    fail "PostgreSQL is available" "$PG_WHY"
-    finish
-    exit 1
-fi
-if ! pg_start "$W/pg" >"$W/logs/pg_start.log" 2>&1; then
-    fail "a PostgreSQL cluster starts" "$(tail -3 "$W/logs/pg_start.log" | tr '\n' ' ')"
-    finish
-    exit 1
-fi
-sql() { "$PG_BIN/psql" -X -q -At -d "$PG_URI" -c "$1"; }
+GRACE=1
+fleet_pg_start
 
 mkdir -p "$W/keys_a" "$W/keys_b" "$W/spool" "$W/out"
 cp "$EX/bn128/merkle.zkey" "$W/keys_a/bn.zkey"
@@ -51,54 +37,14 @@ DIGEST_A="$(sha256sum <"$W/keys_a/bn.zkey" | cut -d' ' -f1)"
 DIGEST_B="$(sha256sum <"$W/keys_b/bn.zkey" | cut -d' ' -f1)"
 pass "two keys of one circuit under id bn: a ${DIGEST_A:0:12}, b ${DIGEST_B:0:12} ($(stat -c %s "$W/keys_b/bn.zkey") bytes each)"
 
-conf() { # conf NAME KEYS_DIR
-    cat >"$W/$1.conf" <<EOF
-listen 127.0.0.1:0
-data_dir $W/$1
-store $PG_URI
-spool_dir $W/spool
-node $1
-lease $LEASE
-keys_dir $2
-budget 512M
-synth_workers 1
-threads 1
-queue 1
-shutdown_grace 1
-EOF
-}
-declare -A DPID_OF URL_OF
-start() { # start NAME KEYS_DIR
-    conf "$1" "$2"
-    if start_daemon "$1" "$W/$1.conf"; then
-        DPID_OF[$1]=$DPID
-        URL_OF[$1]=$URL
-        return 0
-    fi
-    return 1
-}
-submit() { # submit DAEMON PARTS RID: prints the job's id
-    local w=() i
-    for ((i = 0; i < $2; i++)); do w+=("$EX/bn128/w$((i % 2 + 1)).wtns"); done
-    "$Z" submit --server "${URL_OF[$1]}" --key bn --request-id "$3" "${w[@]}"
-}
-await_job() { "$Z" await "$2" --server "${URL_OF[$1]}" --out "$3" --timeout "${4:-60}" >"$3.log" 2>&1; }
-verify_dir() { # verify_dir VK DIR PARTS
-    local i
-    for ((i = 0; i < $3; i++)); do
-        "$Z" verify "$1" "$2/public_$i.json" "$2/proof_$i.json" >/dev/null 2>&1 || return 1
-    done
-}
-metric() { curl -s "${URL_OF[$1]}/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
-
-start a "$W/keys_a" || { fail "daemon a starts" "see $W/a.log"; finish; exit 1; }
-start b "$W/keys_b" || { fail "daemon b starts" "see $W/b.log"; finish; exit 1; }
+fleet_start a "$W/keys_a" || { fail "daemon a starts" "see $W/a.log"; finish; exit 1; }
+fleet_start b "$W/keys_b" || { fail "daemon b starts" "see $W/b.log"; finish; exit 1; }
 pass "daemons a and b start on one store, each with its own bn.zkey"
 
 # ---- 1. a's jobs, a killed at once: b must not take them over
 P=8
 ids=()
-for n in 1 2 3 4 5 6; do ids+=("$(submit a $P "ta-$n")"); done
+for n in 1 2 3 4 5 6; do ids+=("$(fleet_submit a bn $P "ta-$n")"); done
 stop_daemon "${DPID_OF[a]}" KILL
 list="$(IFS=,; echo "${ids[*]}")"
 left="$(sql "SELECT count(*) FROM partitions WHERE job_id IN ($list) AND state <> 2")"
@@ -128,10 +74,10 @@ if [ "$left" -gt 0 ]; then
 else
     fail "1: a was killed with work left" "all $((6 * P)) partitions were done before the kill"
 fi
-start a "$W/keys_a" || fail "1: a starts again" "see $W/a.log"
+fleet_start a "$W/keys_a" || fail "1: a starts again" "see $W/a.log"
 bad=0
 for id in "${ids[@]}"; do
-    await_job a "$id" "$W/out/j$id" && verify_dir "$VK_A" "$W/out/j$id" $P || bad=$((bad + 1))
+    fleet_await a "$id" "$W/out/j$id" && verify_dir "$VK_A" "$W/out/j$id" $P || bad=$((bad + 1))
 done
 expect_eq "1: every job sent to a is done and every proof verifies under a's key" "$bad" "0"
 check "1: snarkjs accepts a proof of a's job under a's key" snarkjs_ok "$VK_A" \
@@ -143,10 +89,10 @@ expect_eq "1: the jobs carry a's key digest" \
 
 # ---- 2. b's own jobs: proved by b, under b's key
 idb=()
-for n in 1 2; do idb+=("$(submit b 4 "tb-$n")"); done
+for n in 1 2; do idb+=("$(fleet_submit b bn 4 "tb-$n")"); done
 bad=0
 for id in "${idb[@]}"; do
-    await_job b "$id" "$W/out/j$id" && verify_dir "$VK_B" "$W/out/j$id" 4 || bad=$((bad + 1))
+    fleet_await b "$id" "$W/out/j$id" && verify_dir "$VK_B" "$W/out/j$id" 4 || bad=$((bad + 1))
 done
 expect_eq "2: the jobs sent to b verify under b's key" "$bad" "0"
 check "2: snarkjs accepts b's proof under b's key" snarkjs_ok "$VK_B" "$W/out/j${idb[0]}/public_0.json" \
@@ -157,18 +103,18 @@ expect_eq "2: a proved none of b's jobs" \
 # ---- 3. b's key file replaced by a's while b has its own loaded
 stop_daemon "${DPID_OF[a]}" KILL
 ids3=()
-for n in 1 2 3; do ids3+=("$(submit b 2 "tc-$n")"); done # b's own key loaded
-for id in "${ids3[@]}"; do await_job b "$id" "$W/out/j$id" >/dev/null 2>&1; done
-start a "$W/keys_a" || fail "3: a starts again" "see $W/a.log"
+for n in 1 2 3; do ids3+=("$(fleet_submit b bn 2 "tc-$n")"); done # b's own key loaded
+for id in "${ids3[@]}"; do fleet_await b "$id" "$W/out/j$id" >/dev/null 2>&1; done
+fleet_start a "$W/keys_a" || fail "3: a starts again" "see $W/a.log"
 ids4=()
-for n in 1 2 3 4; do ids4+=("$(submit a 4 "td-$n")"); done
+for n in 1 2 3 4; do ids4+=("$(fleet_submit a bn 4 "td-$n")"); done
 stop_daemon "${DPID_OF[a]}" KILL
 # replaced as an operator does (a new file renamed over the old): b's
 # engine still has the old one mapped
 cp "$W/keys_a/bn.zkey" "$W/keys_b/bn.zkey.new" && mv "$W/keys_b/bn.zkey.new" "$W/keys_b/bn.zkey"
 bad=0
 for id in "${ids4[@]}"; do
-    await_job b "$id" "$W/out/j$id" 60 && verify_dir "$VK_A" "$W/out/j$id" 4 || bad=$((bad + 1))
+    fleet_await b "$id" "$W/out/j$id" 60 && verify_dir "$VK_A" "$W/out/j$id" 4 || bad=$((bad + 1))
 done
 expect_eq "3: with a's bytes in its file, b finishes a's jobs and every proof verifies under a's key" "$bad" "0"
 

@@ -26,14 +26,7 @@ TOKEN="hostile-$RANDOM$RANDOM"
 CT=(-H "Content-Type: application/json")
 
 conf() { # conf FILE DATA_DIR [more lines...]
-    local f="$1" d="$2"; shift 2
-    {
-        echo "listen 127.0.0.1:0"
-        echo "data_dir $d"
-        echo "budget 256M"
-        echo "shutdown_grace 1"
-        for l in "$@"; do echo "$l"; done
-    } >"$f"
+    write_conf "$1" "$2" "budget 256M" "shutdown_grace 1" "${@:3}"
 }
 
 # ---- item 2: bodies are judged by their headers -------------------------

@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2034
 # Helpers shared by the daemon's end-to-end tests (e2e.sh, load_crash.sh,
-# faults.sh, hostile.sh, confine.sh); sourced, not run. Each test then calls
+# faults.sh, hostile.sh, confine.sh, rows.sh, the fleet's through
+# fleet_lib.sh) and tests/witness/{budget,hostile,stop}.sh; sourced, not run. Each test then calls
 # test_setup "$@", which sets Z (the zkpipe binary) and W (its work dir).
 #
 # Checks print "PASS name" / "FAIL name: why"; finish prints
@@ -57,6 +58,18 @@ jget() { node "$JS" get "$1" "${2:-$W/body}"; }
 # absolute path of the binary under test
 abs_bin() {
     case "$1" in /*) echo "$1" ;; */*) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;; *) command -v "$1" ;; esac
+}
+
+# write_conf FILE DATA_DIR [LINE...]: a daemon config listening on a free
+# loopback port with its data in DATA_DIR, then each LINE ("budget 256M")
+write_conf() {
+    local f="$1" d="$2" l
+    shift 2
+    {
+        echo "listen 127.0.0.1:0"
+        echo "data_dir $d"
+        for l in "$@"; do echo "$l"; done
+    } >"$f"
 }
 
 # start_daemon NAME CONFIG [extra serve args...]: starts `zkpipe serve` in the

@@ -47,17 +47,8 @@ canaries() { (cd "$W/outside" && find . -type f | sort | xargs sha256sum); }
 canaries >"$W/canaries.before"
 
 conf() { # conf FILE DATA_DIR [more lines...]
-    local f="$1" d="$2"; shift 2
-    {
-        echo "listen 127.0.0.1:0"
-        echo "data_dir $d"
-        echo "keys_dir $W/keys"
-        echo "budget 256M"
-        echo "synth_workers 1"
-        echo "threads 1"
-        echo "shutdown_grace 2"
-        for l in "$@"; do echo "$l"; done
-    } >"$f"
+    write_conf "$1" "$2" \
+        "keys_dir $W/keys" "budget 256M" "synth_workers 1" "threads 1" "shutdown_grace 2" "${@:3}"
 }
 DATA="$W/data"
 SPOOL="$DATA/spool"

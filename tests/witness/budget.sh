@@ -14,28 +14,25 @@
 # the daemon, at 64M, at 512 MB.
 # Usage: budget.sh ZKPIPE WORKDIR
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-Z="$1"; W="$2"
+# shellcheck source=../server/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../server/lib.sh" # start_daemon, pass, fail
 for t in wat2wasm wasm2c; do
     command -v "$t" >/dev/null || { echo "budget.sh: skipped: no $t (apt-get install wabt)"; exit 77; }
 done
 [ -x /usr/bin/time ] || { echo "budget.sh: skipped: no /usr/bin/time"; exit 77; }
-rm -rf "$W"; mkdir -p "$W"
-EX="$ROOT/examples/merkle/bn128"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+test_setup "$@"
+BN="$EX/bn128"
 
 # The grower, its witness the .wtns file's bytes at 65536.
 T="$ROOT/tests/witness/hostile/grower.wat"
 {
     sed '/;;DATA;;/,$d' "$T"
     printf '  (data (i32.const 65536) "'
-    od -An -v -tx1 "$EX/w1.wtns" | tr -d ' \n' | sed 's/../\\&/g'
+    od -An -v -tx1 "$BN/w1.wtns" | tr -d ' \n' | sed 's/../\\&/g'
     printf '")\n'
     sed '1,/;;DATA;;/d' "$T"
 } >"$W/grower.wat"
-wat2wasm "$W/grower.wat" -o "$W/grower.wasm" || { ko "wat2wasm grower" "failed"; exit 1; }
+wat2wasm "$W/grower.wat" -o "$W/grower.wasm" || { fail "wat2wasm grower" "failed"; exit 1; }
 echo '{"mb": 0}' >"$W/in0.json"
 echo '{"mb": 1000}' >"$W/in1000.json"
 echo '{"mb": 20}' >"$W/in20.json"
@@ -45,18 +42,18 @@ echo '{"mb": 20}' >"$W/in20.json"
 # peak RSS /usr/bin/time would report).
 C="$W/cache"
 if "$Z" wtns calculate "$W/grower.wasm" "$W/in0.json" "$W/w.wtns" --cache "$C" 2>"$W/err" &&
-    cmp -s "$W/w.wtns" "$EX/w1.wtns"; then
-    ok "the grower computes merkle's w1.wtns"
+    cmp -s "$W/w.wtns" "$BN/w1.wtns"; then
+    pass "the grower computes merkle's w1.wtns"
 else
-    ko "the grower computes merkle's w1.wtns" "$(head -3 "$W/err")"
-    echo "$pass passed, $fail failed"; exit 1
+    fail "the grower computes merkle's w1.wtns" "$(head -3 "$W/err")"
+    finish; exit 1
 fi
 
 # measure NAME BUDGET INPUT: runs zkpipe run, sets rc, rss (KB), err.
 measure() {
     local name="$1" budget="$2" input="$3"
     rm -f "$C"/*.witgen # each run reserves from scratch, not from the last run's figure
-    /usr/bin/time -f "%M" -o "$W/rss" "$Z" run --quiet --key "$EX/merkle.zkey" --wasm "$W/grower.wasm" \
+    /usr/bin/time -f "%M" -o "$W/rss" "$Z" run --quiet --key "$BN/merkle.zkey" --wasm "$W/grower.wasm" \
         --input "$input" --out "$W/out-$name" --budget "$budget" --cache "$C" >"$W/out" 2>"$W/err"
     rc=$?
     rss="$(tail -1 "$W/rss")"
@@ -67,50 +64,39 @@ measure() {
 measure grow1000 128M "$W/in1000.json"
 if [ "$rc" != 0 ] && grep -qE "memory would grow to [0-9]+ bytes during setInputSignal, past its limit of [0-9]+ bytes" "$W/err" &&
     [ "$rss" -le $((128 * 1024)) ]; then
-    ok "1000 MiB of growth under --budget 128M: refused, peak RSS $rss KB ($err)"
+    pass "1000 MiB of growth under --budget 128M: refused, peak RSS $rss KB ($err)"
 else
-    ko "1000 MiB of growth under --budget 128M refused within it" "exit $rc, peak RSS $rss KB, $err"
+    fail "1000 MiB of growth under --budget 128M refused within it" "exit $rc, peak RSS $rss KB, $err"
 fi
 
 # 20 MiB under 128M: proved, within the budget.
 measure grow20 128M "$W/in20.json"
 if [ "$rc" = 0 ] && [ -s "$W/out-grow20/proof_0.json" ] && [ "$rss" -le $((128 * 1024)) ] &&
     grep -qE "witgen 2[0-9]\." "$W/out"; then
-    ok "20 MiB of growth under --budget 128M: proved, peak RSS $rss KB"
+    pass "20 MiB of growth under --budget 128M: proved, peak RSS $rss KB"
 else
-    ko "20 MiB of growth under --budget 128M proved within it" "exit $rc, peak RSS $rss KB, $err $(grep witgen "$W/out")"
+    fail "20 MiB of growth under --budget 128M proved within it" "exit $rc, peak RSS $rss KB, $err $(grep witgen "$W/out")"
 fi
 
 # 4,000,000 input values (8 MB of text) under 64M: refused before the
 # parse, the figures named.
 measure values 64M "$W/in4m.json"
 if [ "$rc" != 0 ] && grep -qE "in4m.json: reading it takes [0-9]+ bytes" "$W/err" && [ "$rss" -le $((64 * 1024)) ]; then
-    ok "4,000,000 input values under --budget 64M: refused, peak RSS $rss KB ($err)"
+    pass "4,000,000 input values under --budget 64M: refused, peak RSS $rss KB ($err)"
 else
-    ko "4,000,000 input values under --budget 64M refused within it" "exit $rc, peak RSS $rss KB, $err"
+    fail "4,000,000 input values under --budget 64M refused within it" "exit $rc, peak RSS $rss KB, $err"
 fi
 
 # The daemon, at --budget 64M, merkle's key with the grower beside it:
 # 1000 MiB of growth fails that job, 20 MiB proves, and the daemon's peak
 # RSS (VmHWM) stays within the budget (before: 512 MB).
 if "$Z" serve --help >/dev/null 2>&1 && command -v curl >/dev/null; then
-    Wsave="$W" EXsave="$EX"
-    # shellcheck source=../server/lib.sh
-    source "$ROOT/tests/server/lib.sh" # start_daemon (its W and EX are ours)
-    W="$Wsave" EX="$EXsave"
     trap cleanup_daemons EXIT
     mkdir -p "$W/keys"
-    ln -s "$EX/merkle.zkey" "$W/keys/merkle.zkey"
+    ln -s "$BN/merkle.zkey" "$W/keys/merkle.zkey"
     cp "$W/grower.wasm" "$W/keys/merkle.wasm"
     TOKEN="budget-$RANDOM"
-    cat >"$W/d.conf" <<CONF
-listen 127.0.0.1:0
-data_dir $W/data
-keys_dir $W/keys
-token "$TOKEN"
-budget 64M
-shutdown_grace 2
-CONF
+    write_conf "$W/d.conf" "$W/data" "keys_dir $W/keys" "token \"$TOKEN\"" "budget 64M" "shutdown_grace 2"
     rm -f "$C"/*.witgen
     if ZKPIPE_CACHE="$C" start_daemon d "$W/d.conf"; then
         for _ in $(seq 1 300); do grep -q "key 'merkle': circuit" "$W/d.log" && break; sleep 0.1; done
@@ -122,15 +108,14 @@ CONF
         hwm="$(awk '/VmHWM/ { print $2 }' "/proc/$DPID/status")"
         if [ "$rc1" = 3 ] && grep -q "memory would grow to [0-9]* bytes" "$W/err" && [ "$rc2" = 0 ] &&
             [ -s "$W/d20/proof_0.json" ] && [ "${hwm:-999999}" -le $((64 * 1024)) ]; then
-            ok "the daemon at 64M: 1000 MiB of growth failed its job, 20 MiB proved, peak RSS $hwm KB"
+            pass "the daemon at 64M: 1000 MiB of growth failed its job, 20 MiB proved, peak RSS $hwm KB"
         else
-            ko "the daemon at 64M within its budget" "exits $rc1 $rc2, peak RSS $hwm KB, $(head -3 "$W/err")"
+            fail "the daemon at 64M within its budget" "exits $rc1 $rc2, peak RSS $hwm KB, $(head -3 "$W/err")"
         fi
         stop_daemon "$DPID"
     else
-        ko "the daemon starts" "$(tail -3 "$W/d.log")"
+        fail "the daemon starts" "$(tail -3 "$W/d.log")"
     fi
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

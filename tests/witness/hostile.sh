@@ -8,48 +8,34 @@
 # answers are tests/test_witness_hostile.c's and fuzz/fuzz_glue.c's.
 # Usage: hostile.sh ZKPIPE WORKDIR
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; W="$2"
+# shellcheck source=../server/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../server/lib.sh" # start_daemon, pass, fail
 for t in wat2wasm wasm2c; do
     command -v "$t" >/dev/null || { echo "hostile.sh: skipped: no $t (apt-get install wabt)"; exit 77; }
 done
-rm -rf "$W"; mkdir -p "$W"
-W="$(cd "$W" && pwd)"
-MK="$ROOT/examples/merkle/bn128"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+test_setup "$@"
+MK="$EX/bn128"
 export ZKPIPE_CACHE="$W/cache"
 
-wat2wasm "$ROOT/tests/witness/hostile/liar.wat" -o "$W/liar.wasm" || { ko "wat2wasm liar" "failed"; exit 1; }
+wat2wasm "$ROOT/tests/witness/hostile/liar.wat" -o "$W/liar.wasm" || { fail "wat2wasm liar" "failed"; exit 1; }
 echo '{}' >"$W/in.json"
 "$Z" wtns calculate "$W/liar.wasm" "$W/in.json" "$W/out.wtns" >"$W/out" 2>"$W/err"
 rc=$?
 if [ "$rc" = 3 ] && [ "$(wc -l <"$W/err")" = 1 ] && grep -q "broke circom's ABI during getRawPrime: getFieldNumLen32 answered 64 after 8" "$W/err" &&
     [ ! -e "$W/out.wtns" ]; then
-    ok "wtns calculate: exit 3, $(cat "$W/err")"
+    pass "wtns calculate: exit 3, $(cat "$W/err")"
 else
-    ko "wtns calculate refuses the liar in one line" "exit $rc, $(head -3 "$W/err")"
+    fail "wtns calculate refuses the liar in one line" "exit $rc, $(head -3 "$W/err")"
 fi
 
 if "$Z" serve --help >/dev/null 2>&1 && command -v curl >/dev/null; then
-    # shellcheck source=../server/lib.sh
-    source "$ROOT/tests/server/lib.sh" # start_daemon, stop_daemon (its W is ours)
-    W="$(cd "$2" && pwd)"
     trap cleanup_daemons EXIT
     mkdir -p "$W/keys"
     ln -s "$MK/merkle.zkey" "$W/keys/merkle.zkey"
     ln -s "$MK/merkle.zkey" "$W/keys/liar.zkey"
     cp "$W/liar.wasm" "$W/keys/liar.wasm"
     TOKEN="hostile-$RANDOM"
-    cat >"$W/d.conf" <<CONF
-listen 127.0.0.1:0
-data_dir $W/data
-keys_dir $W/keys
-token "$TOKEN"
-budget 256M
-shutdown_grace 2
-CONF
+    write_conf "$W/d.conf" "$W/data" "keys_dir $W/keys" "token \"$TOKEN\"" "budget 256M" "shutdown_grace 2"
     if start_daemon d "$W/d.conf"; then
         for _ in $(seq 1 300); do grep -q "key 'liar': " "$W/d.log" && break; sleep 0.1; done
         export ZKPIPE_SERVER="$URL" ZKPIPE_TOKEN="$TOKEN"
@@ -57,16 +43,15 @@ CONF
         rc=$?
         if kill -0 "$DPID" 2>/dev/null && grep -q "key 'liar': its circuit .* cannot be used: .*broke circom's ABI" "$W/d.log" &&
             [ "$rc" = 0 ] && [ -s "$W/proofs/proof_0.json" ]; then
-            ok "the daemon with the liar in keys_dir: up, $(grep -o "key 'liar': its circuit.*" "$W/d.log" | head -1 | cut -c1-160), merkle proved"
+            pass "the daemon with the liar in keys_dir: up, $(grep -o "key 'liar': its circuit.*" "$W/d.log" | head -1 | cut -c1-160), merkle proved"
         else
-            ko "the daemon with the liar in keys_dir serves" "alive $(kill -0 "$DPID" 2>/dev/null && echo yes || echo no), submit exit $rc, $(tail -3 "$W/d.log")"
+            fail "the daemon with the liar in keys_dir serves" "alive $(kill -0 "$DPID" 2>/dev/null && echo yes || echo no), submit exit $rc, $(tail -3 "$W/d.log")"
         fi
         stop_daemon "$DPID"
-        [ "$STOP_RC" = 0 ] && ok "the daemon stops cleanly" || ko "the daemon stops cleanly" "exit $STOP_RC"
+        [ "$STOP_RC" = 0 ] && pass "the daemon stops cleanly" || fail "the daemon stops cleanly" "exit $STOP_RC"
     else
-        ko "the daemon with the liar in keys_dir starts" "$(tail -3 "$W/d.log")"
+        fail "the daemon with the liar in keys_dir starts" "$(tail -3 "$W/d.log")"
     fi
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -13,17 +13,13 @@
 # Usage: tests/witness/stop.sh ZKPIPE WORKDIR
 # Prints PASS/FAIL lines, then "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-[ $# -eq 2 ] || { echo "usage: $0 ZKPIPE WORKDIR" >&2; exit 2; }
-Z="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-rm -rf "$2" && mkdir -p "$2" && W="$(cd "$2" && pwd)"
+# shellcheck source=../server/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../server/lib.sh" # pass, fail, finish
+test_setup "$@"
 command -v wat2wasm >/dev/null && command -v wasm2c >/dev/null ||
     { echo "stop.sh: skipped: no wat2wasm or wasm2c (apt-get install wabt)"; exit 77; }
 export ZKPIPE_CACHE="$W/cache"
 KEY="$ROOT/examples/merkle/bn128/merkle.zkey"
-passed=0 failed=0
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1${2:+: $2}"; failed=$((failed + 1)); }
 T0=$(date +%s)
 
 # stops NAME RE CMD...: CMD exits 3 within 2.5 s, its message matching RE
@@ -79,5 +75,4 @@ stops "a module with a start function is refused" "start function" \
     "$Z" wtns calculate --time-limit 1 "$W/start.wasm" "$W/in0.json" "$W/w.wtns"
 
 echo "    ($(($(date +%s) - T0)) s)"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
