@@ -22,7 +22,6 @@
 #include "witness/calc.h"
 #include "witness/compile.h"
 #include "witness/input.h"
-#include "witness/witness.h"
 #include "zkpipe.h"
 
 const char *zp_version(void) { return ZKPIPE_VERSION; }
@@ -203,9 +202,15 @@ zp_status zp_circuit_open(zp_circuit **out, const char *wasm_path, const zp_circ
     pthread_mutex_init(&c->lock, NULL);
     c->memory_limit = opt.memory_limit;
     zp_witness_compile_options copt = {.cache_dir = opt.cache_dir};
+    zp_witness_compiled cc;
     /* a note (a damaged cached object compiled again) goes to stderr, as
-     * the command's does */
-    zp_status st = zp_witness_load(&c->module, wasm_path, &copt, 0, NULL, err);
+     * the command's does; the module's first calls poll opt.stop (where
+     * zp_witness_load's poll its time limit's flag) */
+    zp_status st = zp_witness_compile(&cc, wasm_path, &copt, err);
+    if (st == ZP_OK) {
+        st = zp_witness_module_open_stoppable(&c->module, cc.so_path, wasm_path, opt.stop, err);
+        zp_witness_compiled_free(&cc);
+    }
     if (st != ZP_OK) {
         zp_circuit_close(c);
         return st;

@@ -255,7 +255,7 @@ static void execute(napi_env env, void *data) {
     }
     case J_CIRCUIT_OPEN: {
         zp_circuit *c = NULL;
-        zp_circuit_options opt = {t[1], j->memory_limit};
+        zp_circuit_options opt = {t[1], j->memory_limit, j->stop};
         j->st = j->text0_is_path ? zp_circuit_open(&c, t[0], &opt, err)
                                  : zp_circuit_open_mem(&c, t[0], n[0], "the circuit's wasm", &opt, err);
         j->out_handle = c;
@@ -375,13 +375,13 @@ typedef struct async_fn {
 } async_fn;
 
 static const async_fn async_fns[] = {
-    {"keyOpen", J_KEY_OPEN, H_KEY, "S"},               /* (source) -> Promise<key> */
-    {"circuitOpen", J_CIRCUIT_OPEN, H_CIRCUIT, "SDM"}, /* (source, cacheDir, memoryLimit) -> Promise<circuit> */
-    {"fullProve", J_FULLPROVE, 0, "PKCTXNW"},          /* (prover, key, circuit, inputJson, stop, threads, wantWtns) */
-    {"prove", J_PROVE, 0, "PKSXN"},                    /* (prover, key, wtnsSource, stop, threads) */
-    {"wtnsCalculate", J_WTNS, 0, "CTX"},               /* (circuit, inputJson, stop) -> Promise<Uint8Array> */
-    {"vkJson", J_VK, 0, "K"},                          /* (key) -> Promise<string> */
-    {"verify", J_VERIFY, 0, "TTT"},                    /* (vkJson, publicJson, proofJson) -> Promise<boolean> */
+    {"keyOpen", J_KEY_OPEN, H_KEY, "S"},                /* (source) -> Promise<key> */
+    {"circuitOpen", J_CIRCUIT_OPEN, H_CIRCUIT, "SDMX"}, /* (source, cacheDir, memoryLimit, stop) -> Promise<circuit> */
+    {"fullProve", J_FULLPROVE, 0, "PKCTXNW"},           /* (prover, key, circuit, inputJson, stop, threads, wantWtns) */
+    {"prove", J_PROVE, 0, "PKSXN"},                     /* (prover, key, wtnsSource, stop, threads) */
+    {"wtnsCalculate", J_WTNS, 0, "CTX"},                /* (circuit, inputJson, stop) -> Promise<Uint8Array> */
+    {"vkJson", J_VK, 0, "K"},                           /* (key) -> Promise<string> */
+    {"verify", J_VERIFY, 0, "TTT"},                     /* (vkJson, publicJson, proofJson) -> Promise<boolean> */
 };
 
 #define MAX_ARGS 8
