@@ -248,6 +248,12 @@ typedef struct zp_circuit zp_circuit;
 typedef struct zp_circuit_options {
     const char *cache_dir; /* NULL: $ZKPIPE_CACHE, $XDG_CACHE_HOME/zkpipe, ~/.cache/zkpipe */
     uint64_t memory_limit; /* the most linear memory an instance may grow to, bytes; 0: the module's own maximum */
+    /* NULL, or a flag another thread stores nonzero in to stop the
+     * module's first calls (getVersion ... getWitnessSize, made when it
+     * is opened; not the compile) as for zp_circuit_calculate: the circuit
+     * is its author's code, and a module whose getVersion never returns
+     * would hold the thread for ever. Read during zp_circuit_open only. */
+    const int *stop;
 } zp_circuit_options;
 
 /* Compiles (or finds in the cache) and loads the calculator of the .wasm

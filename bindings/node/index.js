@@ -103,8 +103,10 @@ async function openBoth(keyPromise, circuitPromise) {
 }
 
 async function openKey(zkeyFile) { return native.keyOpen(source(zkeyFile, "the zkey")); }
-async function openCircuit(wasmFile, opts = {}) {
-    return native.circuitOpen(source(wasmFile, "the wasm"), opts.cacheDir || null, opts.memoryLimit || 0);
+// stop (withSignal's) also stops the module's first calls, made as it is
+// opened: the circuit is its author's code, and they may never return.
+async function openCircuit(wasmFile, opts = {}, stop = null) {
+    return native.circuitOpen(source(wasmFile, "the wasm"), opts.cacheDir || null, opts.memoryLimit || 0, stop);
 }
 
 function result(r) {
@@ -118,14 +120,15 @@ async function fullProve(input, wasmFile, zkeyFile, ...rest) {
     const o = options(rest);
     const json = inputJson(input);
     if (o.signal && o.signal.aborted) throw abortError(o.signal);
-    const [key, circuit] = await openBoth(openKey(zkeyFile), openCircuit(wasmFile, o));
-    try {
-        return result(await withSignal(o.signal, (stop) =>
-            native.fullProve(null, key, circuit, json, stop, o.threads || 0, false)));
-    } finally {
-        native.close(key);
-        native.close(circuit);
-    }
+    return result(await withSignal(o.signal, async (stop) => {
+        const [key, circuit] = await openBoth(openKey(zkeyFile), openCircuit(wasmFile, o, stop));
+        try {
+            return await native.fullProve(null, key, circuit, json, stop, o.threads || 0, false);
+        } finally {
+            native.close(key);
+            native.close(circuit);
+        }
+    }));
 }
 
 async function prove(zkeyFile, wtnsFile, ...rest) {
@@ -156,13 +159,14 @@ async function verify(vk, publicSignals, proof) {
 async function wtnsCalculate(input, wasmFile, wtnsFile, ...rest) {
     const o = options(rest);
     const json = inputJson(input);
-    const circuit = await openCircuit(wasmFile, o);
-    let bytes;
-    try {
-        bytes = await withSignal(o.signal, (stop) => native.wtnsCalculate(circuit, json, stop));
-    } finally {
-        native.close(circuit);
-    }
+    const bytes = await withSignal(o.signal, async (stop) => {
+        const circuit = await openCircuit(wasmFile, o, stop);
+        try {
+            return await native.wtnsCalculate(circuit, json, stop);
+        } finally {
+            native.close(circuit);
+        }
+    });
     if (typeof wtnsFile === "string") await fs.promises.writeFile(wtnsFile, bytes);
     else if (wtnsFile && typeof wtnsFile === "object" && wtnsFile.type === "mem") wtnsFile.data = bytes;
     else if (wtnsFile && typeof wtnsFile === "object" && wtnsFile.type === "file") await fs.promises.writeFile(wtnsFile.fileName, bytes);

@@ -22,7 +22,6 @@
 #include "witness/calc.h"
 #include "witness/compile.h"
 #include "witness/input.h"
-#include "witness/witness.h"
 #include "zkpipe.h"
 
 const char *zp_version(void) { return ZKPIPE_VERSION; }
@@ -74,10 +73,12 @@ static uint8_t *put64(uint8_t *p, uint64_t v) {
 }
 
 /* A version-2 .wtns (docs/formats.md) of count values of n8 bytes each,
- * little-endian: the bytes `snarkjs wtns calculate` writes. */
-static zp_status wtns_bytes(uint8_t **out, size_t *size, const uint8_t *prime, size_t n8, const uint8_t *values,
+ * little-endian, the bytes `snarkjs wtns calculate` writes: its header
+ * written, *values where the caller puts the values (count × n8 bytes),
+ * so that they are written once, in place. */
+static zp_status wtns_bytes(uint8_t **out, size_t *size, uint8_t **values, const uint8_t *prime, size_t n8,
                             size_t count, zp_error *err) {
-    *out = NULL;
+    *out = *values = NULL;
     *size = 0;
     if (count > UINT32_MAX || n8 > 64)
         return zp_error_set(err, ZP_ERR_ARG, "a witness of %zu values does not fit a .wtns", count);
@@ -95,7 +96,7 @@ static zp_status wtns_bytes(uint8_t **out, size_t *size, const uint8_t *prime, s
     p = put32(p + n8, (uint32_t)count);
     p = put32(p, 2);
     p = put64(p, s2);
-    memcpy(p, values, s2);
+    *values = p;
     *out = b;
     *size = total;
     return ZP_OK;
@@ -107,16 +108,14 @@ zp_status zp_witness_dump(uint8_t **out, size_t *size, const zp_witness *witness
     *out = NULL;
     *size = 0;
     if (d == NULL) return zp_error_set(err, ZP_ERR_INTERNAL, "the witness has no known curve");
-    size_t count = zp_wtns_count(w);
     /* the values are held as 4 plain 64-bit limbs, the prime as the curve's
      * r: both written little-endian, 32 bytes each */
-    uint8_t prime[32], *values = malloc(count > 0 ? count * 32 : 1);
-    if (values == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for a witness of %zu values", count);
-    const uint64_t *v = zp_wtns_values(w);
-    for (size_t i = 0; i < 4 * count; i++) put64(values + 8 * i, v[i]);
+    size_t count = zp_wtns_count(w);
+    uint8_t prime[32], *values;
     for (size_t i = 0; i < 4; i++) put64(prime + 8 * i, d->fr_modulus[i]);
-    zp_status st = wtns_bytes(out, size, prime, 32, values, count, err);
-    free(values);
+    zp_status st = wtns_bytes(out, size, &values, prime, 32, count, err);
+    const uint64_t *v = zp_wtns_values(w);
+    for (size_t i = 0; st == ZP_OK && i < 4 * count; i++) put64(values + 8 * i, v[i]);
     return st;
 }
 
@@ -203,9 +202,15 @@ zp_status zp_circuit_open(zp_circuit **out, const char *wasm_path, const zp_circ
     pthread_mutex_init(&c->lock, NULL);
     c->memory_limit = opt.memory_limit;
     zp_witness_compile_options copt = {.cache_dir = opt.cache_dir};
+    zp_witness_compiled cc;
     /* a note (a damaged cached object compiled again) goes to stderr, as
-     * the command's does */
-    zp_status st = zp_witness_load(&c->module, wasm_path, &copt, 0, NULL, err);
+     * the command's does; the module's first calls poll opt.stop (where
+     * zp_witness_load's poll its time limit's flag) */
+    zp_status st = zp_witness_compile(&cc, wasm_path, &copt, err);
+    if (st == ZP_OK) {
+        st = zp_witness_module_open_stoppable(&c->module, cc.so_path, wasm_path, opt.stop, err);
+        zp_witness_compiled_free(&cc);
+    }
     if (st != ZP_OK) {
         zp_circuit_close(c);
         return st;
@@ -269,14 +274,15 @@ zp_status zp_circuit_calculate(zp_witness **out, zp_circuit *c, const char *inpu
     if (input_json == NULL) return zp_error_set(err, ZP_ERR_ARG, "no inputs given");
     zp_witness_inputs in = {0};
     zp_witness_instance *inst = NULL;
-    uint8_t *values = NULL, *bytes = NULL;
-    size_t count = zp_witness_module_size(m), n8 = zp_witness_module_n8(m), size = 0;
-    zp_status st = zp_witness_inputs_parse(&in, input_json, len, zp_witness_module_prime(m), n8, "the inputs", err);
+    uint8_t *bytes = NULL, *values;
+    size_t size = 0;
+    zp_status st = zp_witness_inputs_parse(&in, input_json, len, zp_witness_module_prime(m), zp_witness_module_n8(m),
+                                           "the inputs", err);
+    /* the .wtns's bytes, the values calculated into them */
+    if (st == ZP_OK)
+        st = wtns_bytes(&bytes, &size, &values, zp_witness_module_prime(m), zp_witness_module_n8(m),
+                        zp_witness_module_size(m), err);
     if (st != ZP_OK) goto done;
-    if ((values = malloc(count * n8 > 0 ? count * n8 : 1)) == NULL) {
-        st = zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory for a witness of %zu values", name, count);
-        goto done;
-    }
     pthread_mutex_lock(&c->lock);
     if (c->n_idle > 0) inst = c->idle[--c->n_idle];
     pthread_mutex_unlock(&c->lock);
@@ -289,8 +295,7 @@ zp_status zp_circuit_calculate(zp_witness **out, zp_circuit *c, const char *inpu
     zp_witness_instance_set_stop(inst, NULL);
     if (st != ZP_OK) goto done;
     zp_wtns *wtns = NULL;
-    st = wtns_bytes(&bytes, &size, zp_witness_module_prime(m), n8, values, count, err);
-    if (st == ZP_OK) st = zp_wtns_open_mem(&wtns, bytes, size, name, err);
+    st = zp_wtns_open_mem(&wtns, bytes, size, name, err);
     if (st == ZP_OK && (st = zp_api_witness_wrap(out, wtns, err)) != ZP_OK) zp_wtns_close(wtns);
 done:
     if (inst != NULL) { /* kept for the next call (a failed one is rebuilt there) */
@@ -303,7 +308,6 @@ done:
         zp_witness_instance_destroy(inst);
     }
     zp_witness_inputs_free(&in);
-    free(values);
     free(bytes);
     return st;
 }

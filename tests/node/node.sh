@@ -6,7 +6,8 @@
 # circom2 once per content (tests/witness/circuits.sh's cache), keys made
 # by zkpipe setup, then bindings/node/test/*.test.js: proofs checked by
 # snarkjs, shapes against snarkjs's, bad inputs, aborts, a Prover under a
-# budget, memory flat over many calls.
+# budget, memory flat over many calls, a calculator that never returns
+# stopped by an abort as it is opened.
 #
 # Usage: node.sh ZKPIPE LIBZKPIPE_A WORKDIR CACHE
 set -uo pipefail
@@ -44,6 +45,14 @@ for cc in assert.bn128 assert.bls12381; do
         "$d/$c.r1cs" >>"$FIX"
     sep=","
 done
+# a calculator whose getVersion, run as it is opened, never returns
+# (tests/witness/stop.sh's): an abort stops it there
+if command -v wat2wasm >/dev/null; then
+    sed 's/(func (export "getVersion") (result i32) (i32.const 2))/(func (export "getVersion") (result i32) (loop $l (br $l)) (i32.const 2))/' \
+        tests/witness/circuits/loop.wat >"$W/version.wat"
+    wat2wasm "$W/version.wat" -o "$W/version.wasm" || { echo "FAIL: wat2wasm version.wat"; exit 1; }
+    printf ',"loop.version": {"wasm": "%s"}\n' "$W/version.wasm" >>"$FIX"
+fi
 echo "}" >>"$FIX"
 echo "node.sh: addon, circuits and keys ready in $(( $(date +%s) - t0 )) s"
 export ZKPIPE_TEST_FIXTURES="$FIX" ZKPIPE_TEST_WORKDIR="$W"

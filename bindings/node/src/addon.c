@@ -96,12 +96,11 @@ static napi_value handle_new(napi_env env, int type, void *p) {
     return v;
 }
 
-/* The handle of v, of that type and open; NULL (and a TypeError thrown)
- * otherwise. null/undefined is allowed where optional. */
-static handle *handle_get(napi_env env, napi_value v, int type, int optional) {
+/* The handle of v, of that type and open; NULL (and an error thrown)
+ * otherwise. */
+static handle *handle_get(napi_env env, napi_value v, int type) {
     napi_valuetype t;
     if (napi_typeof(env, v, &t) != napi_ok) return NULL;
-    if (optional && (t == napi_null || t == napi_undefined)) return NULL;
     handle *h = NULL;
     if (t != napi_external || napi_get_value_external(env, v, (void **)&h) != napi_ok || h == NULL || h->type != type) {
         napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "not a zkpipe handle of the right kind");
@@ -116,60 +115,89 @@ static handle *handle_get(napi_env env, napi_value v, int type, int optional) {
 
 /* ---- arguments ------------------------------------------------------------ */
 
-/* A string (UTF-8) or a Uint8Array/Buffer, copied: *is_path 1 for a string. */
+static int is_nullish(napi_env env, napi_value v) {
+    napi_valuetype t;
+    return napi_typeof(env, v, &t) == napi_ok && (t == napi_null || t == napi_undefined);
+}
+
+/* A string (UTF-8) or a Uint8Array/Buffer, copied (NUL-terminated): 0 with
+ * an error thrown, or pending, when it is neither. *is_path (is_path not
+ * NULL) says which: 1 for a string. */
 static int get_source(napi_env env, napi_value v, char **data, size_t *len, int *is_path) {
     napi_valuetype t;
     *data = NULL;
     *len = 0;
     if (napi_typeof(env, v, &t) != napi_ok) return 0;
-    if (t == napi_string) {
-        size_t n;
-        if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return 0;
-        if ((*data = malloc(n + 1)) == NULL) return 0;
-        napi_get_value_string_utf8(env, v, *data, n + 1, &n);
-        *len = n;
-        if (is_path) *is_path = 1;
-        return 1;
-    }
+    size_t n = 0;
+    void *p = NULL;
     bool ta = false;
-    napi_is_typedarray(env, v, &ta);
-    if (ta) {
+    if (t == napi_string) {
+        if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return 0;
+    } else if (napi_is_typedarray(env, v, &ta) == napi_ok && ta) {
         napi_typedarray_type tt;
-        size_t n, off;
-        void *p;
+        size_t off;
         napi_value ab;
         if (napi_get_typedarray_info(env, v, &tt, &n, &p, &ab, &off) != napi_ok) return 0;
         if (tt != napi_uint8_array) {
             napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "expected a Uint8Array");
             return 0;
         }
-        if ((*data = malloc(n + 1)) == NULL) return 0;
+    } else {
+        napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "expected a path (string) or bytes (Uint8Array)");
+        return 0;
+    }
+    if ((*data = malloc(n + 1)) == NULL) {
+        napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory copying an argument");
+        return 0;
+    }
+    if (t == napi_string) {
+        napi_get_value_string_utf8(env, v, *data, n + 1, &n);
+    } else {
         if (n > 0) memcpy(*data, p, n);
         (*data)[n] = 0;
-        *len = n;
-        if (is_path) *is_path = 0;
-        return 1;
     }
-    napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "expected a path (string) or bytes (Uint8Array)");
-    return 0;
+    *len = n;
+    if (is_path) *is_path = t == napi_string;
+    return 1;
+}
+
+static size_t get_size(napi_env env, napi_value v) {
+    double d = 0;
+    if (napi_get_value_double(env, v, &d) != napi_ok || !(d > 0)) return 0;
+    return d > 1e18 ? (size_t)1e18 : (size_t)d;
+}
+
+/* The callback's arguments, want of them (undefined past those given),
+ * and the function's data when data is not NULL. */
+static int get_args(napi_env env, napi_callback_info info, size_t want, napi_value *argv, void **data) {
+    size_t argc = want;
+    for (size_t i = 0; i < want; i++) argv[i] = NULL;
+    if (napi_get_cb_info(env, info, &argc, argv, NULL, data) != napi_ok) return 0;
+    napi_value undef;
+    napi_get_undefined(env, &undef);
+    for (size_t i = argc; i < want; i++) argv[i] = undef;
+    return 1;
 }
 
 /* ---- async jobs ----------------------------------------------------------- */
 
 enum { J_KEY_OPEN, J_CIRCUIT_OPEN, J_FULLPROVE, J_PROVE, J_WTNS, J_VK, J_VERIFY };
 
-#define MAX_REFS 4
+#define MAX_REFS 4  /* the handles a job holds: prover, key, circuit, stop */
+#define MAX_TEXTS 3 /* its sources and texts */
 
 typedef struct job {
     int kind;
+    int out_type; /* H_KEY, H_CIRCUIT: the handle it makes; 0: none */
     napi_async_work work;
     napi_deferred deferred;
     napi_ref refs[MAX_REFS];
     int nrefs;
     /* inputs */
-    char *a, *b, *c; /* a source, a text, ... (copied) */
-    size_t na, nb, nc;
-    int a_is_path;
+    char *text[MAX_TEXTS]; /* sources (paths or bytes) and texts, copied, in argument order */
+    size_t ntext[MAX_TEXTS];
+    int ntexts;
+    int text0_is_path; /* text[0] is a path, not bytes */
     zp_key *key;
     zp_circuit *circuit;
     zp_prover *prover; /* NULL: a prover for this call only */
@@ -188,18 +216,11 @@ typedef struct job {
 
 static void job_free(napi_env env, job *j) {
     for (int i = 0; i < j->nrefs; i++) napi_delete_reference(env, j->refs[i]);
-    free(j->a);
-    free(j->b);
-    free(j->c);
+    for (int i = 0; i < j->ntexts; i++) free(j->text[i]);
     zp_free(j->json1);
     zp_free(j->json2);
     zp_free(j->bytes);
     free(j);
-}
-
-/* Keeps v (a handle) alive until the job ends. */
-static void job_hold(napi_env env, job *j, napi_value v) {
-    if (j->nrefs < MAX_REFS && napi_create_reference(env, v, 1, &j->refs[j->nrefs]) == napi_ok) j->nrefs++;
 }
 
 static int stopped(const job *j) { return j->stop != NULL && __atomic_load_n(j->stop, __ATOMIC_RELAXED); }
@@ -217,6 +238,8 @@ static void execute(napi_env env, void *data) {
     (void)env;
     job *j = data;
     zp_error *err = &j->err;
+    char *const *t = j->text;
+    const size_t *n = j->ntext;
     zp_proof proof;
     zp_witness *w = NULL;
     if (stopped(j)) {
@@ -226,15 +249,15 @@ static void execute(napi_env env, void *data) {
     switch (j->kind) {
     case J_KEY_OPEN: {
         zp_key *k = NULL;
-        j->st = j->a_is_path ? zp_key_open(&k, j->a, err) : zp_key_open_mem(&k, j->a, j->na, "the zkey", err);
+        j->st = j->text0_is_path ? zp_key_open(&k, t[0], err) : zp_key_open_mem(&k, t[0], n[0], "the zkey", err);
         j->out_handle = k;
         break;
     }
     case J_CIRCUIT_OPEN: {
         zp_circuit *c = NULL;
-        zp_circuit_options opt = {j->b, j->memory_limit};
-        j->st = j->a_is_path ? zp_circuit_open(&c, j->a, &opt, err)
-                             : zp_circuit_open_mem(&c, j->a, j->na, "the circuit's wasm", &opt, err);
+        zp_circuit_options opt = {t[1], j->memory_limit, j->stop};
+        j->st = j->text0_is_path ? zp_circuit_open(&c, t[0], &opt, err)
+                                 : zp_circuit_open_mem(&c, t[0], n[0], "the circuit's wasm", &opt, err);
         j->out_handle = c;
         break;
     }
@@ -245,7 +268,7 @@ static void execute(napi_env env, void *data) {
             zp_prover_options opt = {.threads = j->threads, .table_bytes = 1};
             j->st = zp_prover_create(&pr, &opt, err);
         }
-        if (j->st == ZP_OK) j->st = zp_fullprove(pr, &proof, &w, j->key, j->circuit, j->b, j->nb, j->stop, err);
+        if (j->st == ZP_OK) j->st = zp_fullprove(pr, &proof, &w, j->key, j->circuit, t[0], n[0], j->stop, err);
         if (j->prover == NULL) zp_prover_destroy(pr);
         if (j->st == ZP_OK) j->st = zp_proof_json(&j->json1, &proof, err);
         if (j->st == ZP_OK) j->st = zp_public_json(&j->json2, j->key, w, err);
@@ -254,17 +277,17 @@ static void execute(napi_env env, void *data) {
     }
     case J_PROVE:
         j->st =
-            j->a_is_path ? zp_witness_open(&w, j->a, err) : zp_witness_open_mem(&w, j->a, j->na, "the witness", err);
+            j->text0_is_path ? zp_witness_open(&w, t[0], err) : zp_witness_open_mem(&w, t[0], n[0], "the witness", err);
         if (j->st == ZP_OK) run_prove(j, &proof, w);
         if (j->st == ZP_OK) j->st = zp_proof_json(&j->json1, &proof, err);
         if (j->st == ZP_OK) j->st = zp_public_json(&j->json2, j->key, w, err);
         break;
     case J_WTNS:
-        j->st = zp_circuit_calculate(&w, j->circuit, j->b, j->nb, j->stop, err);
+        j->st = zp_circuit_calculate(&w, j->circuit, t[0], n[0], j->stop, err);
         if (j->st == ZP_OK) j->st = zp_witness_dump(&j->bytes, &j->nbytes, w, err);
         break;
     case J_VK: j->st = zp_key_vk_json(&j->json1, j->key, err); break;
-    case J_VERIFY: j->st = zp_verify_json(j->a, j->na, j->b, j->nb, j->c, j->nc, err); break;
+    case J_VERIFY: j->st = zp_verify_json(t[0], n[0], t[1], n[1], t[2], n[2], err); break;
     default: j->st = ZP_ERR_INTERNAL; break;
     }
     zp_witness_close(w);
@@ -290,10 +313,8 @@ static void complete(napi_env env, napi_status status, void *data) {
     napi_value result = NULL;
     if (status == napi_cancelled || (stopped(j) && (j->st != ZP_OK || j->kind != J_VERIFY))) {
         /* an aborted call: what it made is freed here, never handed out */
-        if (j->out_handle != NULL) {
-            if (j->kind == J_KEY_OPEN) zp_key_close(j->out_handle);
-            if (j->kind == J_CIRCUIT_OPEN) zp_circuit_close(j->out_handle);
-        }
+        handle made = {j->out_type, j->out_handle, 0};
+        handle_free(&made);
         napi_value e = make_error(env, "ABORT_ERR", "The operation was aborted");
         napi_value name;
         napi_create_string_utf8(env, "AbortError", NAPI_AUTO_LENGTH, &name);
@@ -310,8 +331,8 @@ static void complete(napi_env env, napi_status status, void *data) {
         napi_reject_deferred(env, j->deferred, e);
     } else {
         switch (j->kind) {
-        case J_KEY_OPEN: result = handle_new(env, H_KEY, j->out_handle); break;
-        case J_CIRCUIT_OPEN: result = handle_new(env, H_CIRCUIT, j->out_handle); break;
+        case J_KEY_OPEN:
+        case J_CIRCUIT_OPEN: result = handle_new(env, j->out_type, j->out_handle); break;
         case J_FULLPROVE:
         case J_PROVE:
             napi_create_object(env, &result);
@@ -337,9 +358,94 @@ static void complete(napi_env env, napi_status status, void *data) {
     job_free(env, j);
 }
 
-/* Queues j and returns its promise; on failure frees j and throws. */
-static napi_value job_start(napi_env env, job *j) {
-    napi_value promise, name;
+/* ---- the async functions: one table ---------------------------------------
+ * Each is a job kind and its arguments, one letter each, in order:
+ *   P  a prover handle or null (null: a prover for this call only)
+ *   K  a key handle                 C  a circuit handle
+ *   X  a stop handle or null        (each handle held until the job ends)
+ *   S  a source: a path (string) or bytes (Uint8Array), copied
+ *   T  a text (string or Uint8Array), copied
+ *   D  a folder (string) or null
+ *   N  the threads of a proof       M  the witness calculator's memory limit
+ *   W  a boolean: hand back the witness's bytes as well */
+typedef struct async_fn {
+    const char *name;
+    int kind, out_type;
+    const char *args;
+} async_fn;
+
+static const async_fn async_fns[] = {
+    {"keyOpen", J_KEY_OPEN, H_KEY, "S"},                /* (source) -> Promise<key> */
+    {"circuitOpen", J_CIRCUIT_OPEN, H_CIRCUIT, "SDMX"}, /* (source, cacheDir, memoryLimit, stop) -> Promise<circuit> */
+    {"fullProve", J_FULLPROVE, 0, "PKCTXNW"},           /* (prover, key, circuit, inputJson, stop, threads, wantWtns) */
+    {"prove", J_PROVE, 0, "PKSXN"},                     /* (prover, key, wtnsSource, stop, threads) */
+    {"wtnsCalculate", J_WTNS, 0, "CTX"},                /* (circuit, inputJson, stop) -> Promise<Uint8Array> */
+    {"vkJson", J_VK, 0, "K"},                           /* (key) -> Promise<string> */
+    {"verify", J_VERIFY, 0, "TTT"},                     /* (vkJson, publicJson, proofJson) -> Promise<boolean> */
+};
+
+#define MAX_ARGS 8
+
+/* Reads argument v of kind a (a letter of the table) into j: 0 with an
+ * error thrown, or pending, when it is not one. */
+static int job_arg(napi_env env, job *j, char a, napi_value v) {
+    switch (a) {
+    case 'S':
+    case 'T':
+    case 'D': {
+        int i = j->ntexts++;
+        napi_valuetype t = napi_undefined;
+        napi_typeof(env, v, &t);
+        if (a == 'D' && (t == napi_null || t == napi_undefined)) return 1;
+        if (a == 'D' && t != napi_string) {
+            napi_throw_type_error(env, "ZKPIPE_BAD_ARGUMENT", "expected a folder (string) or null");
+            return 0;
+        }
+        return get_source(env, v, &j->text[i], &j->ntext[i], i == 0 && a == 'S' ? &j->text0_is_path : NULL);
+    }
+    case 'N': j->threads = get_size(env, v); return 1;
+    case 'M': j->memory_limit = get_size(env, v); return 1;
+    case 'W': {
+        bool b = false;
+        napi_get_value_bool(env, v, &b);
+        j->want_wtns = b;
+        return 1;
+    }
+    default: break;
+    }
+    if ((a == 'P' || a == 'X') && is_nullish(env, v)) return 1;
+    int type = a == 'P' ? H_PROVER : a == 'K' ? H_KEY : a == 'C' ? H_CIRCUIT : H_STOP;
+    handle *h = handle_get(env, v, type);
+    if (h == NULL || j->nrefs == MAX_REFS || napi_create_reference(env, v, 1, &j->refs[j->nrefs]) != napi_ok) return 0;
+    j->nrefs++;
+    switch (a) {
+    case 'P': j->prover = h->p; break;
+    case 'K': j->key = h->p; break;
+    case 'C': j->circuit = h->p; break;
+    default: j->stop = &h->flag; break;
+    }
+    return 1;
+}
+
+/* An async function of the table (its row the function's data): the
+ * arguments read into a job, the job queued, its promise returned. */
+static napi_value call_async(napi_env env, napi_callback_info info) {
+    napi_value argv[MAX_ARGS], promise, name;
+    const async_fn *fn = NULL;
+    if (!get_args(env, info, MAX_ARGS, argv, (void **)&fn)) return throw_last(env);
+    job *j = calloc(1, sizeof *j);
+    if (j == NULL) {
+        napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
+        return NULL;
+    }
+    j->kind = fn->kind;
+    j->out_type = fn->out_type;
+    for (const char *a = fn->args; *a; a++) {
+        if (!job_arg(env, j, *a, argv[a - fn->args])) {
+            job_free(env, j);
+            return throw_last(env);
+        }
+    }
     if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
         napi_create_string_utf8(env, "zkpipe", NAPI_AUTO_LENGTH, &name) != napi_ok ||
         napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok ||
@@ -350,177 +456,12 @@ static napi_value job_start(napi_env env, job *j) {
     return promise;
 }
 
-static job *job_new(napi_env env, int kind) {
-    job *j = calloc(1, sizeof *j);
-    if (j == NULL) napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
-    if (j != NULL) j->kind = kind;
-    return j;
-}
-
-static int get_args(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
-    size_t argc = want;
-    for (size_t i = 0; i < want; i++) argv[i] = NULL;
-    if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return 0;
-    napi_value undef;
-    napi_get_undefined(env, &undef);
-    for (size_t i = argc; i < want; i++) argv[i] = undef;
-    return 1;
-}
-
-/* The optional stop handle at argv[i]: its flag, kept alive by the job. */
-static int get_stop(napi_env env, job *j, napi_value v) {
-    napi_valuetype t;
-    napi_typeof(env, v, &t);
-    if (t == napi_null || t == napi_undefined) return 1;
-    handle *h = handle_get(env, v, H_STOP, 0);
-    if (h == NULL) return 0;
-    j->stop = &h->flag;
-    job_hold(env, j, v);
-    return 1;
-}
-
-static size_t get_size(napi_env env, napi_value v) {
-    double d = 0;
-    if (napi_get_value_double(env, v, &d) != napi_ok || !(d > 0)) return 0;
-    return d > 1e18 ? (size_t)1e18 : (size_t)d;
-}
-
-/* keyOpen(source) -> Promise<key> */
-static napi_value key_open(napi_env env, napi_callback_info info) {
-    napi_value argv[1];
-    if (!get_args(env, info, 1, argv)) return throw_last(env);
-    job *j = job_new(env, J_KEY_OPEN);
-    if (j == NULL) return NULL;
-    if (!get_source(env, argv[0], &j->a, &j->na, &j->a_is_path)) {
-        job_free(env, j);
-        return NULL;
-    }
-    return job_start(env, j);
-}
-
-/* circuitOpen(source, cacheDir|null, memoryLimit) -> Promise<circuit> */
-static napi_value circuit_open(napi_env env, napi_callback_info info) {
-    napi_value argv[3];
-    if (!get_args(env, info, 3, argv)) return throw_last(env);
-    job *j = job_new(env, J_CIRCUIT_OPEN);
-    if (j == NULL) return NULL;
-    napi_valuetype t;
-    napi_typeof(env, argv[1], &t);
-    if (!get_source(env, argv[0], &j->a, &j->na, &j->a_is_path) ||
-        (t == napi_string && !get_source(env, argv[1], &j->b, &j->nb, NULL))) {
-        job_free(env, j);
-        return NULL;
-    }
-    j->memory_limit = get_size(env, argv[2]);
-    return job_start(env, j);
-}
-
-/* fullProve(prover|null, key, circuit, inputJson, stop|null, threads, wantWtns) */
-static napi_value full_prove(napi_env env, napi_callback_info info) {
-    napi_value argv[7];
-    if (!get_args(env, info, 7, argv)) return throw_last(env);
-    job *j = job_new(env, J_FULLPROVE);
-    if (j == NULL) return NULL;
-    handle *pr = handle_get(env, argv[0], H_PROVER, 1);
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    handle *k = pending ? NULL : handle_get(env, argv[1], H_KEY, 0);
-    handle *c = k == NULL ? NULL : handle_get(env, argv[2], H_CIRCUIT, 0);
-    if (c == NULL || !get_source(env, argv[3], &j->b, &j->nb, NULL) || !get_stop(env, j, argv[4])) {
-        job_free(env, j);
-        return NULL;
-    }
-    if (pr != NULL) {
-        j->prover = pr->p;
-        job_hold(env, j, argv[0]);
-    }
-    j->key = k->p;
-    j->circuit = c->p;
-    job_hold(env, j, argv[1]);
-    job_hold(env, j, argv[2]);
-    j->threads = get_size(env, argv[5]);
-    bool want = false;
-    napi_get_value_bool(env, argv[6], &want);
-    j->want_wtns = want;
-    return job_start(env, j);
-}
-
-/* prove(prover|null, key, wtnsSource, stop|null, threads) */
-static napi_value prove(napi_env env, napi_callback_info info) {
-    napi_value argv[5];
-    if (!get_args(env, info, 5, argv)) return throw_last(env);
-    job *j = job_new(env, J_PROVE);
-    if (j == NULL) return NULL;
-    handle *pr = handle_get(env, argv[0], H_PROVER, 1);
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    handle *k = pending ? NULL : handle_get(env, argv[1], H_KEY, 0);
-    if (k == NULL || !get_source(env, argv[2], &j->a, &j->na, &j->a_is_path) || !get_stop(env, j, argv[3])) {
-        job_free(env, j);
-        return NULL;
-    }
-    if (pr != NULL) {
-        j->prover = pr->p;
-        job_hold(env, j, argv[0]);
-    }
-    j->key = k->p;
-    job_hold(env, j, argv[1]);
-    j->threads = get_size(env, argv[4]);
-    return job_start(env, j);
-}
-
-/* wtnsCalculate(circuit, inputJson, stop|null) -> Promise<Uint8Array> */
-static napi_value wtns_calculate(napi_env env, napi_callback_info info) {
-    napi_value argv[3];
-    if (!get_args(env, info, 3, argv)) return throw_last(env);
-    job *j = job_new(env, J_WTNS);
-    if (j == NULL) return NULL;
-    handle *c = handle_get(env, argv[0], H_CIRCUIT, 0);
-    if (c == NULL || !get_source(env, argv[1], &j->b, &j->nb, NULL) || !get_stop(env, j, argv[2])) {
-        job_free(env, j);
-        return NULL;
-    }
-    j->circuit = c->p;
-    job_hold(env, j, argv[0]);
-    return job_start(env, j);
-}
-
-/* vkJson(key) -> Promise<string> */
-static napi_value vk_json(napi_env env, napi_callback_info info) {
-    napi_value argv[1];
-    if (!get_args(env, info, 1, argv)) return throw_last(env);
-    job *j = job_new(env, J_VK);
-    if (j == NULL) return NULL;
-    handle *k = handle_get(env, argv[0], H_KEY, 0);
-    if (k == NULL) {
-        job_free(env, j);
-        return NULL;
-    }
-    j->key = k->p;
-    job_hold(env, j, argv[0]);
-    return job_start(env, j);
-}
-
-/* verify(vkJson, publicJson, proofJson) -> Promise<boolean> */
-static napi_value verify(napi_env env, napi_callback_info info) {
-    napi_value argv[3];
-    if (!get_args(env, info, 3, argv)) return throw_last(env);
-    job *j = job_new(env, J_VERIFY);
-    if (j == NULL) return NULL;
-    if (!get_source(env, argv[0], &j->a, &j->na, NULL) || !get_source(env, argv[1], &j->b, &j->nb, NULL) ||
-        !get_source(env, argv[2], &j->c, &j->nc, NULL)) {
-        job_free(env, j);
-        return NULL;
-    }
-    return job_start(env, j);
-}
-
 /* ---- synchronous ------------------------------------------------------------ */
 
 /* proverCreate(threads, tableBytes) -> prover */
 static napi_value prover_create(napi_env env, napi_callback_info info) {
     napi_value argv[2];
-    if (!get_args(env, info, 2, argv)) return throw_last(env);
+    if (!get_args(env, info, 2, argv, NULL)) return throw_last(env);
     zp_prover_options opt = {.threads = get_size(env, argv[0]), .table_bytes = get_size(env, argv[1])};
     zp_prover *pr = NULL;
     zp_error err = {0};
@@ -534,33 +475,23 @@ static napi_value prover_create(napi_env env, napi_callback_info info) {
 /* close(handle): frees the C object now (a second close does nothing). */
 static napi_value close_handle(napi_env env, napi_callback_info info) {
     napi_value argv[1], undef;
-    if (!get_args(env, info, 1, argv)) return throw_last(env);
+    if (!get_args(env, info, 1, argv, NULL)) return throw_last(env);
     handle *h = NULL;
     napi_get_undefined(env, &undef);
     if (napi_get_value_external(env, argv[0], (void **)&h) == napi_ok && h != NULL) handle_free(h);
     return undef;
 }
 
+/* stopCreate() -> stop: a flag an abort sets (stopSet) and the calls poll. */
 static napi_value stop_create(napi_env env, napi_callback_info info) {
     (void)info;
-    handle *h = calloc(1, sizeof *h);
-    napi_value v;
-    if (h == NULL) {
-        napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
-        return NULL;
-    }
-    h->type = H_STOP;
-    if (napi_create_external(env, h, handle_finalize, NULL, &v) != napi_ok) {
-        free(h);
-        return throw_last(env);
-    }
-    return v;
+    return handle_new(env, H_STOP, NULL);
 }
 
 static napi_value stop_set(napi_env env, napi_callback_info info) {
     napi_value argv[1], undef;
-    if (!get_args(env, info, 1, argv)) return throw_last(env);
-    handle *h = handle_get(env, argv[0], H_STOP, 0);
+    if (!get_args(env, info, 1, argv, NULL)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_STOP);
     if (h == NULL) return NULL;
     __atomic_store_n(&h->flag, 1, __ATOMIC_RELAXED);
     napi_get_undefined(env, &undef);
@@ -577,8 +508,8 @@ static napi_value set_num(napi_env env, napi_value obj, const char *name, double
 /* keyInfo(key) -> { curve, wires, nPublic, domainSize } */
 static napi_value key_info(napi_env env, napi_callback_info info) {
     napi_value argv[2], o;
-    if (!get_args(env, info, 2, argv)) return throw_last(env);
-    handle *h = handle_get(env, argv[0], H_KEY, 0);
+    if (!get_args(env, info, 2, argv, NULL)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_KEY);
     if (h == NULL) return NULL;
     CHECK(env, napi_create_object(env, &o));
     napi_set_named_property(env, o, "curve", str(env, zp_curve_name(zp_key_curve(h->p))));
@@ -592,8 +523,8 @@ static napi_value key_info(napi_env env, napi_callback_info info) {
 /* circuitInfo(circuit) -> { curve, wires, memory } */
 static napi_value circuit_info(napi_env env, napi_callback_info info) {
     napi_value argv[1], o;
-    if (!get_args(env, info, 1, argv)) return throw_last(env);
-    handle *h = handle_get(env, argv[0], H_CIRCUIT, 0);
+    if (!get_args(env, info, 1, argv, NULL)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_CIRCUIT);
     if (h == NULL) return NULL;
     CHECK(env, napi_create_object(env, &o));
     zp_curve c = zp_circuit_curve(h->p);
@@ -606,8 +537,8 @@ static napi_value circuit_info(napi_env env, napi_callback_info info) {
 /* proverMemory(prover) -> { bytes, peak, threads } */
 static napi_value prover_memory(napi_env env, napi_callback_info info) {
     napi_value argv[1], o;
-    if (!get_args(env, info, 1, argv)) return throw_last(env);
-    handle *h = handle_get(env, argv[0], H_PROVER, 0);
+    if (!get_args(env, info, 1, argv, NULL)) return throw_last(env);
+    handle *h = handle_get(env, argv[0], H_PROVER);
     if (h == NULL) return NULL;
     size_t bytes, peak;
     zp_prover_memory(h->p, &bytes, &peak);
@@ -628,26 +559,18 @@ NAPI_MODULE_INIT() {
         const char *name;
         napi_callback fn;
     } fns[] = {
-        {"keyOpen", key_open},
-        {"circuitOpen", circuit_open},
-        {"fullProve", full_prove},
-        {"prove", prove},
-        {"wtnsCalculate", wtns_calculate},
-        {"vkJson", vk_json},
-        {"verify", verify},
-        {"proverCreate", prover_create},
-        {"close", close_handle},
-        {"stopCreate", stop_create},
-        {"stopSet", stop_set},
-        {"keyInfo", key_info},
-        {"circuitInfo", circuit_info},
-        {"proverMemory", prover_memory},
-        {"version", version},
+        {"proverCreate", prover_create}, {"close", close_handle}, {"stopCreate", stop_create},
+        {"stopSet", stop_set},           {"keyInfo", key_info},   {"circuitInfo", circuit_info},
+        {"proverMemory", prover_memory}, {"version", version},
     };
-    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
+    size_t n_sync = sizeof fns / sizeof *fns, n_async = sizeof async_fns / sizeof *async_fns;
+    for (size_t i = 0; i < n_sync + n_async; i++) {
+        const async_fn *a = i >= n_sync ? &async_fns[i - n_sync] : NULL;
+        const char *name = a != NULL ? a->name : fns[i].name;
         napi_value f;
-        if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok ||
-            napi_set_named_property(env, exports, fns[i].name, f) != napi_ok)
+        if (napi_create_function(env, name, NAPI_AUTO_LENGTH, a != NULL ? call_async : fns[i].fn, (void *)a, &f) !=
+                napi_ok ||
+            napi_set_named_property(env, exports, name, f) != napi_ok)
             return NULL;
     }
     return exports;

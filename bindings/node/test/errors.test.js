@@ -91,3 +91,22 @@ test("verify: a malformed proof is false, as snarkjs answers", async () => {
     assert.strictEqual(await zkpipe.groth16.verify(vk, r.publicSignals, p), false);
     assert.strictEqual(await zkpipe.groth16.verify(vk, [], r.proof), false);
 });
+
+// The circuit is its author's code: a calculator whose getVersion (run as
+// the module is opened) never returns is stopped there by an abort, as a
+// calculation is, and the call rejects with an AbortError instead of
+// holding a thread of the pool for ever.
+const loop = fixtures["loop.version"];
+test("a calculator that never returns as it is opened: an abort stops it",
+    { skip: !loop && "no wat2wasm", timeout: 120000 }, async () => {
+        const calls = [
+            (signal) => zkpipe.groth16.fullProve({ in: "0" }, loop.wasm, bn.zkey, { signal }),
+            (signal) => zkpipe.wtns.calculate({ in: "0" }, loop.wasm, { type: "mem" }, { signal }),
+        ];
+        for (const call of calls) {
+            const ac = new AbortController();
+            const p = call(ac.signal);
+            setTimeout(() => ac.abort(), 300);
+            await assert.rejects(p, { name: "AbortError" });
+        }
+    });
