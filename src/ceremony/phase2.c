@@ -2,8 +2,12 @@
  * layouts and the order of every hash follow snarkjs 0.7.6's zkey_new.js,
  * zkey_contribute.js, zkey_beacon.js, zkey_utils.js and
  * zkey_verify_frominit.js; docs/ceremony.md says what is checked. */
+#define _GNU_SOURCE /* O_TMPFILE */
 #include "ceremony/ceremony.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +21,7 @@
 #include "curve/desc.h"
 #include "curve/subgroup.h"
 #include "io/binfile.h"
+#include "io/elements.h"
 #include "io/r1cs.h"
 #include "io/zkey.h"
 #include "mem/track.h"
@@ -117,6 +122,53 @@ static uint32_t rd32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* ---- points read from a file ---- */
+
+/* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
+ * its curve and in the prime-order subgroup: snarkjs checks none of it,
+ * but the endomorphism splits of phase2_impl.h (GLV, ψ, x²) are k·P only
+ * in the subgroup, so a point outside it would give bytes other than
+ * snarkjs's, and a verifier's pairings would be meaningless. One task per
+ * block of points; the first bad one is reported, naming the file and the
+ * section. */
+#define CHECK_BLOCK 1024
+typedef struct check_job {
+    const uint8_t *pts;
+    size_t n, elem;
+    zp_curve curve;
+    int g2;
+    _Atomic size_t bad; /* the lowest bad index seen; n when none */
+} check_job;
+
+static void check_task(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    check_job *j = arg;
+    size_t lo = t * CHECK_BLOCK, hi = lo + CHECK_BLOCK < j->n ? lo + CHECK_BLOCK : j->n;
+    for (size_t i = lo; i < hi && i < atomic_load_explicit(&j->bad, memory_order_relaxed); i++) {
+        uint64_t limbs[24];
+        memcpy(limbs, j->pts + i * j->elem, j->elem);
+        zp_io_point_check r = j->g2 ? zp_io_g2_check(j->curve, limbs, 1) : zp_io_g1_check(j->curve, limbs, 1);
+        if (r == ZP_IO_POINT_OK) continue;
+        size_t cur = atomic_load(&j->bad);
+        while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i)) {
+        }
+        return;
+    }
+}
+
+static zp_status check_points(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
+                              const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o, zp_error *err) {
+    check_job j = {pts, n, g2 ? d->g2_bytes : d->g1_bytes, d->id, g2, n};
+    zp_parallel_for(o ? o->par : NULL, (n + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
+    size_t bad = atomic_load(&j.bad);
+    if (bad == n) return ZP_OK;
+    uint64_t limbs[24];
+    memcpy(limbs, pts + bad * j.elem, j.elem);
+    zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
+    return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, bad,
+                        zp_io_point_problem(r));
+}
+
 /* ---- the powers of tau ---- */
 
 typedef struct ptau {
@@ -156,11 +208,13 @@ static void ptau_close(ptau *t) {
     t->open = 0;
 }
 
-/* Section id of the ptau, which must hold exactly count points of elem
- * bytes. */
-static zp_status ptau_points(const ptau *t, uint32_t id, const char *what, uint64_t count, size_t elem,
-                             const uint8_t **out, zp_error *err) {
+/* Section id of the ptau, which must hold exactly count points (G2 ones
+ * when g2); those of [from, from + used), the ones the step reads, are
+ * checked (check_points). */
+static zp_status ptau_points(const ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
+                             uint64_t used, const uint8_t **out, const zp_ceremony_opts *o, zp_error *err) {
     uint64_t n;
+    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes;
     zp_status st = zp_binfile_section(&t->bf, id, what, 1, out, &n, err);
     if (st != ZP_OK) return st;
     if (n != count * elem) {
@@ -168,7 +222,7 @@ static zp_status ptau_points(const ptau *t, uint32_t id, const char *what, uint6
                             t->bf.name, id, what, (unsigned long long)n, (unsigned long long)(count * elem),
                             (unsigned long long)count);
     }
-    return ZP_OK;
+    return check_points(&t->bf, id, what, t->d, *out + from * elem, (size_t)used, g2, o, err);
 }
 
 /* ---- §10: the contributions ---- */
@@ -223,22 +277,15 @@ static zp_status mpc_read(mpc *m, const zp_binfile *bf, const zp_curve_desc *d, 
         c->type = rd32(p + off), off += 4;
         uint32_t plen = rd32(p + off);
         off += 4;
-        const uint8_t *g1s[3] = {c->delta_after, c->g1_s, c->g1_sx};
-        for (int k = 0; k < 3; k++) {
-            uint64_t limbs[12];
-            memcpy(limbs, g1s[k], g1);
-            if (!d->g1_is_on_curve_var(limbs)) {
-                return zp_error_set(err, ZP_ERR_FORMAT,
-                                    "%s: section 10 (contributions): contribution #%u has a G1 point off the curve",
-                                    name, i + 1);
+        const uint8_t *pts[4] = {c->delta_after, c->g1_s, c->g1_sx, c->g2_spx};
+        for (int k = 0; k < 4; k++) {
+            uint64_t limbs[24];
+            memcpy(limbs, pts[k], k < 3 ? g1 : g2);
+            zp_io_point_check r = k < 3 ? zp_io_g1_check(d->id, limbs, 1) : zp_io_g2_check(d->id, limbs, 1);
+            if (r != ZP_IO_POINT_OK) {
+                return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): contribution #%u: a point %s",
+                                    name, i + 1, zp_io_point_problem(r));
             }
-        }
-        uint64_t limbs2[24];
-        memcpy(limbs2, c->g2_spx, g2);
-        if (!d->g2_is_on_curve_var(limbs2)) {
-            return zp_error_set(err, ZP_ERR_FORMAT,
-                                "%s: section 10 (contributions): contribution #%u has a G2 point off the curve", name,
-                                i + 1);
         }
         if (c->type > 1 || plen > size - off) {
             return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): contribution #%u is malformed",
@@ -535,11 +582,15 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
         }
         *inexact = 1;
     }
+    /* the points read: tauG1's up to the last the hash of H takes, the
+     * first of alpha, beta and betaG2, the Lagrange bases of the domain
+     * (and of 2·domain for tauG1, whose odd points are H) */
     const uint8_t *tau_g1, *alpha1, *beta1, *beta2, *lag[4];
-    if ((st = ptau_points(&pt, 2, "tauG1", all, g1, &tau_g1, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, g1, &alpha1, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, g1, &beta1, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 6, "betaG2", 1, g2, &beta2, err)) != ZP_OK) goto out;
+    uint64_t hash_end = dom + hashed < all ? dom + hashed : all;
+    if ((st = ptau_points(&pt, 2, "tauG1", all, 0, 0, hash_end, &tau_g1, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, 0, 0, 1, &alpha1, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, 0, 0, 1, &beta1, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
     {
         const uint8_t *p;
         uint64_t n;
@@ -553,10 +604,11 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
     }
     /* prepare phase2 writes the Lagrange bases of 2^0 .. 2^power points,
      * and for tauG1 one level more (H needs the 2·domain basis). */
-    if ((st = ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, g1, &lag[0], err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 13, "lagrange tauG2", all, g2, &lag[1], err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 14, "lagrange alphaTauG1", all, g1, &lag[2], err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 15, "lagrange betaTauG1", all, g1, &lag[3], err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, 0, dom - 1, 3 * dom, &lag[0], o, err)) != ZP_OK)
+        goto out;
+    if ((st = ptau_points(&pt, 13, "lagrange tauG2", all, 1, dom - 1, dom, &lag[1], o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 14, "lagrange alphaTauG1", all, 0, dom - 1, dom, &lag[2], o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 15, "lagrange betaTauG1", all, 0, dom - 1, dom, &lag[3], o, err)) != ZP_OK) goto out;
     const uint8_t *l_tau = lag[0] + (dom - 1) * g1, *l_tau2 = lag[1] + (dom - 1) * g2;
     const uint8_t *l_alpha = lag[2] + (dom - 1) * g1, *l_beta = lag[3] + (dom - 1) * g1;
 
@@ -844,7 +896,8 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
         const uint8_t *p;
         uint64_t n;
         if ((st = zp_binfile_section(&bf, id, id == S_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
-        size_t pts = (size_t)(n / g1);
+        size_t pts = (size_t)(n / g1); /* a whole number: zp_zkey_open checked the size */
+        if ((st = check_points(&bf, id, id == S_C ? "C" : "H", d, p, pts, 0, o, err)) != ZP_OK) goto out;
         zp_binwriter_begin(&w, id);
         for (size_t i = 0; i < pts; i += max_chunk) {
             size_t k = pts - i < max_chunk ? pts - i : max_chunk;
@@ -933,14 +986,33 @@ out:
     return st;
 }
 
+/* A file with no name for the recomputed initial key, in $TMPDIR (default
+ * /tmp): O_TMPFILE, so nothing another user of a shared directory could
+ * see, pre-empt or find left behind; where the file system has no
+ * O_TMPFILE, mkstemp's file unlinked at once. *fd stays open; path is
+ * where the writer and the readers reopen it (/proc/self/fd/N). */
+static zp_status unnamed_file(int *fd, char path[32], zp_error *err) {
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] == 0) dir = "/tmp";
+    *fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (*fd < 0) {
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/zkpipe-verify-XXXXXX", dir);
+        *fd = mkostemp(tmpl, O_CLOEXEC);
+        if (*fd >= 0) unlink(tmpl);
+    }
+    if (*fd < 0) return zp_error_set(err, ZP_ERR_IO, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+    snprintf(path, 32, "/proc/self/fd/%d", *fd);
+    return ZP_OK;
+}
+
 zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
                                   const zp_ceremony_opts *o, FILE *report, zp_error *err) {
-    const char *tdir = getenv("TMPDIR");
-    char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/zkpipe-verify-XXXXXX", tdir != NULL && *tdir ? tdir : "/tmp");
+    char tmp[32];
+    int tmp_fd = -1;
     zp_zkey *fin = NULL, *ini = NULL;
     zp_binfile bf, bi;
-    int bf_open = 0, bi_open = 0, have_tmp = 0;
+    int bf_open = 0, bi_open = 0;
     mpc m = {0}, mi = {0};
     zp_blake2b acc = {0}, ours = {0};
     zp_status st;
@@ -953,6 +1025,9 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
     size_t g1 = d->g1_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
+    /* the points the key was changed in: the rest is compared byte for byte */
+    if ((st = check_points(&bf, S_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, o, err)) != ZP_OK) goto out;
+    if ((st = check_points(&bf, S_H, "H", d, pk->h, pk->domain_size, 0, o, err)) != ZP_OK) goto out;
 
     /* The chain. */
     if ((st = zp_blake2b_init(&acc, err)) != ZP_OK) goto out;
@@ -1006,17 +1081,11 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     }
 
     /* The initial key, recomputed. */
-    int fd = mkstemp(tmpl);
-    if (fd < 0) {
-        st = zp_error_set(err, ZP_ERR_IO, "cannot create a temporary file in %s", tdir ? tdir : "/tmp");
-        goto out;
-    }
-    close(fd);
-    have_tmp = 1;
+    if ((st = unnamed_file(&tmp_fd, tmp, err)) != ZP_OK) goto out;
     int inexact = 0;
-    if ((st = zkey_new(r1cs_path, ptau_path, tmpl, o, NULL, &inexact, err)) != ZP_OK) goto out;
-    if ((st = zp_zkey_open(&ini, tmpl, err)) != ZP_OK) goto out;
-    if ((st = zp_binfile_open(&bi, tmpl, "zkey", 1, err)) != ZP_OK) goto out;
+    if ((st = zkey_new(r1cs_path, ptau_path, tmp, o, NULL, &inexact, err)) != ZP_OK) goto out;
+    if ((st = zp_zkey_open(&ini, tmp, err)) != ZP_OK) goto out;
+    if ((st = zp_binfile_open(&bi, tmp, "zkey", 1, err)) != ZP_OK) goto out;
     bi_open = 1;
     const zp_groth16_pk *pi = zp_zkey_pk(ini);
     if ((st = mpc_read(&mi, &bi, d, err)) != ZP_OK) goto out;
@@ -1095,7 +1164,7 @@ out:
     if (bi_open) zp_binfile_close(&bi);
     zp_zkey_close(fin);
     zp_zkey_close(ini);
-    if (have_tmp) unlink(tmpl);
+    if (tmp_fd >= 0) close(tmp_fd);
     return st;
 }
 
@@ -1149,15 +1218,14 @@ zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, co
                           d->title, d->fr_two_adicity - 1);
         goto out;
     }
-    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
     uint64_t n = (uint64_t)1 << power;
     const uint8_t *tau1, *tau2, *alpha, *beta, *beta2, *contrib;
     uint64_t ncontrib;
-    if ((st = ptau_points(&pt, 2, "tauG1", 2 * n - 1, g1, &tau1, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 3, "tauG2", n, g2, &tau2, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 4, "alphaTauG1", n, g1, &alpha, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 5, "betaTauG1", n, g1, &beta, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 6, "betaG2", 1, g2, &beta2, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 2, "tauG1", 2 * n - 1, 0, 0, 2 * n - 1, &tau1, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 3, "tauG2", n, 1, 0, n, &tau2, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 4, "alphaTauG1", n, 0, 0, n, &alpha, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 5, "betaTauG1", n, 0, 0, n, &beta, o, err)) != ZP_OK) goto out;
+    if ((st = ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
     if ((st = zp_binfile_section(&pt.bf, 7, "contributions", 1, &contrib, &ncontrib, err)) != ZP_OK) goto out;
     if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 11, err)) != ZP_OK) goto out;
     writing = 1;

@@ -7,7 +7,8 @@
 #   contribution's hash and name);
 # - a tampered contribution, a moved L point and a key of another circuit
 #   make zkpipe's verify exit 1 naming the check; a truncated key or ptau,
-#   and a ptau too small for the circuit, exit 3 naming the file;
+#   a ptau too small for the circuit, and a point off the curve or outside
+#   the subgroup in a ptau or a key, exit 3 naming the file and section;
 # - the final key proves with zkpipe and snarkjs verifies the proof;
 # - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's.
 # About 2 minutes on 2 cores, mostly snarkjs.
@@ -47,6 +48,28 @@ flip() {
 # section_offset FILE ID: where section ID's data starts
 section_offset() {
     node -e 'const b=require("fs").readFileSync(process.argv[1]);const n=b.readUInt32LE(8);let o=12;for(let i=0;i<n;i++){const id=b.readUInt32LE(o),sz=Number(b.readBigUInt64LE(o+4));if(id==+process.argv[2]){console.log(o+12);process.exit(0)}o+=12+sz}process.exit(1)' "$1" "$2"
+}
+# bad_point FILE SECTION INDEX CURVE KIND: writes point INDEX of section
+# SECTION (LEM) as a G1 point off the curve (KIND off) or, on BLS12-381,
+# on the curve but outside the prime-order subgroup (KIND outside)
+bad_point() {
+    node -e '
+const fs=require("fs");const [f,sec,idx,curve,kind]=process.argv.slice(1);
+const b=fs.readFileSync(f);const n=b.readUInt32LE(8);let o=12,at=-1;
+for(let i=0;i<n;i++){const id=b.readUInt32LE(o),sz=Number(b.readBigUInt64LE(o+4));if(id==+sec)at=o+12;o+=12+sz}
+const bls=curve=="bls12381";
+const p=bls?0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn
+           :0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n;
+const n8=bls?48:32,B=bls?4n:3n,R=(1n<<BigInt(8*n8))%p;
+const pw=(a,e)=>{let r=1n;a%=p;for(;e>0n;e>>=1n,a=a*a%p)if(e&1n)r=r*a%p;return r};
+let x=1n,y;for(;;x++){const v=(x*x*x+B)%p;y=pw(v,(p+1n)/4n);if(y*y%p==v)break}
+if(kind=="off")y=(y+1n)%p;
+const put=(v,off)=>{v=v*R%p;for(let i=0;i<n8;i++,v>>=8n)b[off+i]=Number(v&255n)};
+const q=at+(+idx)*2*n8;put(x,q);put(y,q+n8);fs.writeFileSync(f,b)' "$@"
+}
+# domain FILE.zkey: the key's domain size
+domain() {
+    node -e 'const b=require("fs").readFileSync(process.argv[1]);const n=b.readUInt32LE(8);let o=12;for(let i=0;i<n;i++){const id=b.readUInt32LE(o),sz=Number(b.readBigUInt64LE(o+4));if(id==2){const q=b.readUInt32LE(o+12),r=b.readUInt32LE(o+16+q);console.log(b.readUInt32LE(o+28+q+r));process.exit(0)}o+=12+sz}process.exit(1)' "$1"
 }
 BEACON=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
@@ -109,6 +132,18 @@ for curve in bn128 bls12381; do
     o10=$(section_offset "$D/t3.zkey" 10)
     node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);b.writeUInt32LE(1000,+process.argv[2]+64);fs.writeFileSync(process.argv[1],b)' "$D/t3.zkey" "$o10"
     status "$curve: a bad contribution count (exit 3)" 3 "section 10" "$Z" zkey verify "$R" "$P" "$D/t3.zkey"
+    # points off the curve, or (BLS12-381's G1 has a cofactor) outside the
+    # subgroup, where the endomorphism splits would not give snarkjs's bytes
+    kind=off; problem="not on the curve"
+    [ "$curve" = bls12381 ] && { kind=outside; problem="prime-order subgroup"; }
+    dom=$(domain "$D/z0.zkey")
+    cp "$P" "$D/bad.ptau"
+    bad_point "$D/bad.ptau" 12 $((dom - 1)) "$curve" "$kind" # the domain's first Lagrange point
+    status "$curve: zkey new of a ptau with a bad point (exit 3)" 3 "section 12.*$problem" "$Z" zkey new "$R" "$D/bad.ptau" "$D/x.zkey"
+    cp "$D/final.zkey" "$D/bad.zkey"
+    bad_point "$D/bad.zkey" 8 3 "$curve" "$kind"
+    status "$curve: zkey beacon on a key with a bad point (exit 3)" 3 "section 8.*$problem" "$Z" zkey beacon "$D/bad.zkey" "$D/x.zkey" $BEACON 10
+    status "$curve: zkey verify of a key with a bad point (exit 3)" 3 "section 8.*$problem" "$Z" zkey verify "$R" "$P" "$D/bad.zkey"
     check "$curve: a circuit of 2^13" "$GEN" --curve "$curve" --log 13 "$D/big.r1cs" "$D/big.wtns"
     status "$curve: a ptau too small (exit 3)" 3 "too small" "$Z" zkey new "$D/big.r1cs" "$P" "$D/x.zkey"
     [ -e "$D/x.zkey" ] && fail "$curve: no partial key is left" "$D/x.zkey exists" || pass "$curve: no partial key is left"
@@ -130,6 +165,11 @@ for curve in bn128 bls12381; do
     check "$curve: snarkjs prepare phase2" "$SNARKJS" powersoftau prepare phase2 "$D/p1.ptau" "$D/s.ptau"
     check "$curve: zkpipe ptau prepare phase2" "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/z.ptau"
     same "$curve: prepare phase2 byte-identical to snarkjs" "$D/z.ptau" "$D/s.ptau"
+    cp "$D/p1.ptau" "$D/bad.ptau"
+    kind=off; problem="not on the curve"
+    [ "$curve" = bls12381 ] && { kind=outside; problem="prime-order subgroup"; }
+    bad_point "$D/bad.ptau" 5 7 "$curve" "$kind"
+    status "$curve: prepare phase2 of a ptau with a bad point (exit 3)" 3 "section 5.*$problem" "$Z" powersoftau prepare phase2 "$D/bad.ptau" "$D/x.ptau"
     head -c 5000 "$D/p1.ptau" >"$D/trunc.ptau"
     status "$curve: prepare phase2 of a truncated ptau (exit 3)" 3 "trunc.ptau" "$Z" powersoftau prepare phase2 "$D/trunc.ptau" "$D/x.ptau"
 done
