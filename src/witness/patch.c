@@ -53,6 +53,7 @@ static const char *const replaced[] = {
     "static void w2c_Fr_mul(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
     "static void w2c_Fr_toMontgomery(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
     "static void w2c_Fr_int_div(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_c, u32 w2c_r) {\n",
+    "static void w2c_Fr_int_inverseMod(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_pm, u32 w2c_pr) {\n",
 };
 #define FIRST_HASHED 14
 /* The type-level functions (wasmcurves' buildFr: they branch on the short,
@@ -61,18 +62,21 @@ static const char *const replaced[] = {
  * they hold no address of the field's constants), as 64-bit FNV-1a hashes
  * of the whole definition, and the macro that tells fastfr.c.in each is
  * known. Fr_mul's holds the address of R^3 mod p (704, the same for both
- * primes), which fastfr.c.in uses as ZP_FF_R3_ADDR: the hash pins it. */
+ * primes), which fastfr.c.in uses as ZP_FF_R3_ADDR: the hash pins it.
+ * Fr_int_inverseMod (wasmcurves' extended Euclid, behind Fr_inv and
+ * Fr_div) holds its scratch addresses, the same for both primes too. */
 static const struct {
     uint64_t fnv;
     const char *macro;
 } known_body[] = {
-    {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"}, {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
-    {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},      {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
-    {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},     {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
-    {0xf1e193ba0afd69c5ULL, "ZP_FF_HAVE_SUB"},     {0x535c73b4d34ee21fULL, "ZP_FF_HAVE_MUL"},
-    {0x6807286921ec213fULL, "ZP_FF_HAVE_TO_MONT"}, {0x9f8d2f671d42c381ULL, "ZP_FF_HAVE_INT_DIV"},
+    {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"},     {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
+    {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},          {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
+    {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},         {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
+    {0xf1e193ba0afd69c5ULL, "ZP_FF_HAVE_SUB"},         {0x535c73b4d34ee21fULL, "ZP_FF_HAVE_MUL"},
+    {0x6807286921ec213fULL, "ZP_FF_HAVE_TO_MONT"},     {0x9f8d2f671d42c381ULL, "ZP_FF_HAVE_INT_DIV"},
+    {0x03ee26cae8c582a5ULL, "ZP_FF_HAVE_INVERSE_MOD"},
 };
-#define INT_DIV_INDEX (N_REPLACED - 1)
+#define INT_DIV_INDEX (FIRST_HASHED + 9)
 /* fastfr's Fr_int_div reproduces what these write, so they are pinned
  * too: it is replaced only when all of them have their known bodies */
 static const struct {

@@ -19,7 +19,7 @@
 
 /* Bump when fastfr.c.in or the patching changes: compile.c hashes it (and
  * the text) into the cache key, so objects built otherwise are not reused. */
-#define ZP_FASTFR_PATCH_VERSION "fastfr 10"
+#define ZP_FASTFR_PATCH_VERSION "fastfr 11"
 
 typedef struct zp_fastfr_outcome {
     int applied;          /* 1: the functions were replaced */
