@@ -39,7 +39,7 @@ export interface VerificationKey {
 export interface CallOptions {
     /** Stops the call: it rejects with an AbortError once the native side has freed what it held. */
     signal?: AbortSignal;
-    /** Prover threads for this call (0: one per CPU). */
+    /** Prover threads for this call (default: one per CPU but one, which the event loop keeps). */
     threads?: number;
     /** The folder of compiled witness calculators ($ZKPIPE_CACHE, ~/.cache/zkpipe). */
     cacheDir?: string;
@@ -77,7 +77,7 @@ export interface ProverOptions {
     zkey: FileSource;
     /** The circuit's witness calculator; without it only prove(wtns) works. */
     wasm?: FileSource;
-    /** Threads of each proof (0: one per CPU). */
+    /** Threads of each proof (default: one per CPU but one, which the event loop keeps). */
     threads?: number;
     /** Bytes the prover may hold: the key, each slot's working memory, matrices and witness. */
     budget?: number;
@@ -95,6 +95,8 @@ export interface ProverMemory {
     /** The witness calculator's idle instances' linear memory. */
     witness: number;
     slots: number;
+    /** Threads of each slot's proofs. */
+    threads: number;
     inFlight: number;
     /** The process's resident set now. */
     rss: number;

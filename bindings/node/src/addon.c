@@ -227,7 +227,10 @@ static int stopped(const job *j) { return j->stop != NULL && __atomic_load_n(j->
 
 static void run_prove(job *j, zp_proof *proof, zp_witness *w) {
     if (j->prover != NULL) {
+        /* an abort stops the proof between its stages */
+        zp_prover_set_stop(j->prover, j->stop);
         j->st = zp_prover_prove(j->prover, proof, NULL, j->key, w, &j->err);
+        zp_prover_set_stop(j->prover, NULL);
     } else {
         zp_prove_options opt = {.threads = j->threads, .skip_verify = 0};
         j->st = zp_prove(proof, NULL, j->key, w, &opt, &j->err);

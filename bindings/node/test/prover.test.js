@@ -111,3 +111,16 @@ test("no leak over 1,000 calls: RSS flat", async () => {
     assert.ok(end - mid < 16 * MiB, `RSS grew ${((end - mid) / MiB).toFixed(1)} MiB over 900 calls`);
     await prover.close();
 });
+
+test("a proof's threads: one per CPU but one unless given, so the event loop keeps a core", async () => {
+    const os = require("os");
+    const cpus = typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
+    const byDefault = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1 });
+    const given = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, threads: 3 });
+    await Promise.all([byDefault.ready(), given.ready()]);
+    assert.strictEqual(byDefault.memory().threads, Math.max(1, cpus - 1));
+    assert.strictEqual(given.memory().threads, 3);
+    const r = await byDefault.fullProve(randomInput("assert.bn128"));
+    assert.strictEqual(await snarkjs.groth16.verify(await snarkjsVk("assert.bn128"), r.publicSignals, r.proof), true);
+    await Promise.all([byDefault.close(), given.close()]);
+});
