@@ -124,3 +124,25 @@ test("a proof's threads: one per CPU but one unless given, so the event loop kee
     assert.strictEqual(await snarkjs.groth16.verify(await snarkjsVk("assert.bn128"), r.publicSignals, r.proof), true);
     await Promise.all([byDefault.close(), given.close()]);
 });
+
+test("prepare: the slots make their point tables as the Prover opens", async () => {
+    const plain = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1 });
+    const prepared = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, prepare: true });
+    await Promise.all([plain.ready(), prepared.ready()]);
+    assert.strictEqual(plain.memory().tracked, 0);
+    assert.ok(prepared.memory().tracked > 0, "prepared before the first call");
+    const input = randomInput("assert.bn128");
+    const [a, b] = await Promise.all([plain.fullProve(input), prepared.fullProve(input)]);
+    // the tables are what the prepared slot holds beyond the plain one's working memory and matrices
+    assert.ok(prepared.memory().tracked > plain.memory().tracked,
+        `prepared ${prepared.memory().tracked} bytes, plain ${plain.memory().tracked}`);
+    const vk = await snarkjsVk("assert.bn128");
+    for (const r of [a, b]) assert.strictEqual(await snarkjs.groth16.verify(vk, r.publicSignals, r.proof), true);
+    await Promise.all([plain.close(), prepared.close()]);
+    // under a budget the slots keep no tables: prepare makes the matrices only
+    const budgeted = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, prepare: true, budget: 64 << 20 });
+    await budgeted.ready();
+    const r = await budgeted.fullProve(input);
+    assert.strictEqual(await snarkjs.groth16.verify(vk, r.publicSignals, r.proof), true);
+    await budgeted.close();
+});
