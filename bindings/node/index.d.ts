@@ -98,6 +98,8 @@ export interface ProverMemory {
     /** Bytes the slots' trackers hold now, and their peak. */
     tracked: number;
     trackedPeak: number;
+    /** The key's bytes: its file's mapping, or the native copy of a key given as bytes (outside the trackers). */
+    key: number;
     /** The witness calculator's idle instances' linear memory. */
     witness: number;
     slots: number;

@@ -229,6 +229,7 @@ class Prover {
         const info = native.keyInfo(key, this._threads);
         this._info = info;
         const keyBytes = typeof o.zkey === "string" ? fs.statSync(o.zkey).size : source(o.zkey, "the zkey").length;
+        this._keyBytes = keyBytes;
         let n = Math.max(1, Math.floor(o.concurrency || 2));
         if (o.budget !== undefined) {
             const per = info.proverBytes;
@@ -316,7 +317,9 @@ class Prover {
     async ready() { return this._ready; }
 
     // The tracker's figures: bytes the slots hold now and their peak, plus
-    // the key's size, the witness calculator's idle memory, the process's RSS.
+    // what the trackers do not see: the key (its file's mapping, or the
+    // copy the native side keeps of a key given as bytes), the witness
+    // calculator's idle memory; and the process's RSS.
     memory() {
         let bytes = 0, peak = 0;
         for (const s of this._slots) {
@@ -327,6 +330,7 @@ class Prover {
         return {
             tracked: bytes,
             trackedPeak: peak,
+            key: this._keyBytes || 0,
             witness: this._circuit ? native.circuitInfo(this._circuit).memory : 0,
             slots: this._slots.length,
             threads: this._slots.length ? native.proverMemory(this._slots[0]).threads : 0,

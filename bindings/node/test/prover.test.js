@@ -119,6 +119,7 @@ test("a proof's threads: one per CPU but one unless given, so the event loop kee
     const given = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, threads: 3 });
     await Promise.all([byDefault.ready(), given.ready()]);
     assert.strictEqual(byDefault.memory().threads, Math.max(1, cpus - 1));
+    assert.strictEqual(byDefault.memory().key, require("fs").statSync(bn.zkey).size);
     assert.strictEqual(given.memory().threads, 3);
     const r = await byDefault.fullProve(randomInput("assert.bn128"));
     assert.strictEqual(await snarkjs.groth16.verify(await snarkjsVk("assert.bn128"), r.publicSignals, r.proof), true);
