@@ -2,7 +2,6 @@
 #define _GNU_SOURCE /* memmem */
 #include "witness/patch.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -524,56 +523,4 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     outcome->field = field->name;
     return ZP_OK;
 #endif
-}
-
-zp_status zp_witness_fastfr_patch_file(const char *c_path, zp_fastfr_outcome *outcome, zp_error *err) {
-    memset(outcome, 0, sizeof *outcome);
-    FILE *f = fopen(c_path, "rb");
-    if (f == NULL) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", c_path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            char *nt = realloc(text, ncap + 1);
-            if (nt == NULL) {
-                free(text);
-                fclose(f);
-                return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", c_path);
-            }
-            text = nt, cap = ncap;
-        }
-        size_t n = fread(text + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot read", c_path);
-    }
-    text[len] = 0;
-    char *patched = NULL;
-    size_t plen = 0;
-    zp_status st = zp_witness_fastfr_patch(&patched, &plen, text, len, outcome, err);
-    free(text);
-    if (st != ZP_OK || patched == NULL) return st;
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.patched", c_path) >= (int)sizeof tmp) {
-        free(patched);
-        return zp_error_set(err, ZP_ERR_IO, "%s: path too long", c_path);
-    }
-    f = fopen(tmp, "wb");
-    if (f == NULL) {
-        free(patched);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    }
-    size_t w = fwrite(patched, 1, plen, f);
-    free(patched);
-    if (fclose(f) != 0 || w != plen || rename(tmp, c_path) != 0) {
-        remove(tmp);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot write the patched file", c_path);
-    }
-    return ZP_OK;
 }

@@ -42,8 +42,4 @@ const char *zp_witness_fastfr_key_text(void);
 zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len, zp_fastfr_outcome *outcome,
                                   zp_error *err) ZP_WARN_UNUSED;
 
-/* The same on a file, rewritten in place (through a temporary and a
- * rename) when patched. */
-zp_status zp_witness_fastfr_patch_file(const char *c_path, zp_fastfr_outcome *outcome, zp_error *err) ZP_WARN_UNUSED;
-
 #endif
