@@ -164,6 +164,15 @@ ZP_WARN_UNUSED zp_status zp_prover_prepare(zp_prover *prover, const zp_key *key,
 ZP_WARN_UNUSED zp_status zp_prover_prove(zp_prover *prover, zp_proof *proof, zp_prove_stats *stats, const zp_key *key,
                                          const zp_witness *witness, zp_error *err);
 
+/* A flag another thread stores nonzero in (a relaxed atomic store) to
+ * stop the prover's proofs: checked before each stage (synthesis, the
+ * transforms and G1 MSMs, the G2 MSM, the self-check), a proof stopped so
+ * fails with ZP_ERR_UNSUPPORTED, no proof given; the prover stays usable
+ * for the next. NULL (the default): proofs run to their end. The flag
+ * must outlive the proofs that may read it; zp_fullprove sets its own
+ * stop here for the proof and puts this one back after. */
+void zp_prover_set_stop(zp_prover *prover, const int *stop);
+
 /* Caller-owned working memory, as libsecp256k1's preallocated contexts:
  * zp_prove_scratch_size says how many bytes one proof of this key needs
  * with a pool of threads threads (0: one per CPU, as in the options), and
@@ -292,8 +301,9 @@ ZP_WARN_UNUSED zp_status zp_circuit_calculate(zp_witness **out, zp_circuit *circ
  * prover (zp_prover_prove: one proof at a time per prover). witness may be
  * NULL; else *witness receives the witness (the caller closes it; NULL
  * on failure), for zp_public_json. A circuit of another curve or size
- * than the key is ZP_ERR_MISMATCH; *stop as for zp_circuit_calculate
- * (also checked before the proof). */
+ * than the key is ZP_ERR_MISMATCH; *stop as for zp_circuit_calculate,
+ * also checked before the proof and between its stages
+ * (zp_prover_set_stop). */
 ZP_WARN_UNUSED zp_status zp_fullprove(zp_prover *prover, zp_proof *proof, zp_witness **witness, const zp_key *key,
                                       zp_circuit *circuit, const char *input_json, size_t len, const int *stop,
                                       zp_error *err);

@@ -4,8 +4,9 @@
  * truncation of a key's and a witness's bytes refused without a crash, a
  * witness dumped byte for byte as snarkjs wrote it, the JSON texts of a
  * proof verified by zp_verify_json (a changed signal refused), bad JSON
- * refused. The witness calculator (zp_circuit_*) needs wasm2c and is
- * tested through bindings/node (tests/node/node.sh). */
+ * refused, a prover's stop flag honoured. The witness calculator
+ * (zp_circuit_*) needs wasm2c and is tested through bindings/node
+ * (tests/node/node.sh). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,23 @@ static void check_curve(const char *curve) {
     zp_free(pj);
     zp_free(pub);
     zp_free(vk);
+
+    /* a prover's stop flag: a proof stopped between its stages fails
+     * (no proof), and the prover proves again once it is cleared */
+    zp_prover *pr = NULL;
+    CHECK_MSG(zp_prover_create(&pr, NULL, &err) == ZP_OK, "%s", err.message);
+    if (pr != NULL) {
+        int stop = 1;
+        zp_prover_set_stop(pr, &stop);
+        memset(&proof, 0xff, sizeof proof);
+        zp_status st = zp_prover_prove(pr, &proof, NULL, km, w, &err);
+        CHECK_MSG(st == ZP_ERR_UNSUPPORTED && strstr(err.message, "stopped") != NULL && proof.curve == ZP_CURVE_NONE,
+                  "%s: a stopped proof: status %d (%s)", curve, (int)st, err.message);
+        stop = 0;
+        CHECK_MSG(zp_prover_prove(pr, &proof, NULL, km, w, &err) == ZP_OK, "%s", err.message);
+        zp_prover_set_stop(pr, NULL);
+        zp_prover_destroy(pr);
+    }
 done:
     zp_witness_close(w);
     zp_key_close(kp);

@@ -216,6 +216,7 @@ struct zp_prover {
      * PROVER_TABLES_AFTER of them (or zp_prover_prepare) */
     uint64_t run_key;
     size_t run_proofs;
+    const int *stop; /* zp_prover_set_stop's flag; NULL: none */
 };
 
 zp_status zp_prover_create(zp_prover **out, const zp_prover_options *options, zp_error *err) {
@@ -392,10 +393,21 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     return st;
 }
 
+void zp_prover_set_stop(zp_prover *pr, const int *stop) { pr->stop = stop; }
+
+/* ZP_ERR_UNSUPPORTED, naming the stage it stopped before, when the
+ * prover's stop flag is set; ZP_OK otherwise. */
+static zp_status check_stop(const zp_prover *pr, const char *before, zp_error *err) {
+    if (pr->stop == NULL || !__atomic_load_n(pr->stop, __ATOMIC_RELAXED)) return ZP_OK;
+    return zp_error_set(err, ZP_ERR_UNSUPPORTED, "the proof was stopped before %s", before);
+}
+
 /* The self-check (unless skipped), then the proof encoded. */
 static zp_status prove_check(zp_prover *pr, zp_proof *proof, zp_prove_stats *stats, zp_prove_stats *stat,
                              const zp_groth16_proof *p, const zp_groth16_pk *pk, const uint64_t *w, zp_error *err) {
     if (!pr->skip_verify) {
+        zp_status st = check_stop(pr, "its self-check", err);
+        if (st != ZP_OK) return st;
         double t4 = zp_clock_now();
         int ok = pr->pvk != NULL ? zp_groth16_verify_prepared(pr->pvk, zp_groth16_witness_public(w), p, &pr->par)
                                  : zp_groth16_verify_with_pk(pk, w, p, &pr->par);
@@ -420,6 +432,7 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     const uint64_t *w = zp_wtns_values(witness->wtns);
     memset(proof, 0, sizeof *proof);
     zp_status st = zp_groth16_check_witness(pk, zp_wtns_curve(witness->wtns), zp_wtns_count(witness->wtns), w, err);
+    if (st == ZP_OK) st = check_stop(pr, "it started", err);
     if (st != ZP_OK) return st;
     /* what the backend keeps for the key (the point tables) first: it
      * changes the sizes; the caller's scratch was sized without it */
@@ -487,6 +500,7 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     }
     st = ensure_matrices(pr, key, &stat.matrices_s, err);
     if (st == ZP_OK && !pr->one_shot && !pr->skip_verify) st = ensure_pvk(pr, key, err);
+    if (st == ZP_OK) st = check_stop(pr, "its synthesis", err);
     if (st != ZP_OK) return st;
     double t1 = zp_clock_now();
     zp_groth16_synthesize(abc, pk, pr->matrices.p, w, &pr->par);
@@ -497,10 +511,13 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     }
     double t2 = zp_clock_now();
     zp_groth16_pending pend;
+    if ((st = check_stop(pr, "its transforms and G1 MSMs", err)) != ZP_OK) return st;
     st = zp_backend_prove_start(pr->backend, &pend, pk, w, abc, scratch, &pr->par, err);
     if (pr->one_shot) zp_track_free(&pr->tracker, &pr->abc); /* a, b, c are done with */
     if (st != ZP_OK) return st;
     double t3 = zp_clock_now();
+    /* pend holds values only: nothing to release when it stops here */
+    if ((st = check_stop(pr, "its G2 MSM", err)) != ZP_OK) return st;
     st = zp_backend_prove_finish(pr->backend, &p, &pend, pk, w, scratch, &pr->par, err);
     memset(&pend, 0, sizeof pend);
     if (st != ZP_OK) return st;
@@ -623,3 +640,4 @@ zp_status zp_api_proof_decode(zp_groth16_proof *out, const zp_proof *in, zp_erro
     return proof_decode(out, in, err);
 }
 const zp_tracker *zp_api_prover_tracker(const zp_prover *pr) { return &pr->tracker; }
+const int *zp_api_prover_stop(const zp_prover *pr) { return pr->stop; }

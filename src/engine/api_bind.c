@@ -335,11 +335,18 @@ zp_status zp_fullprove(zp_prover *prover, zp_proof *proof, zp_witness **witness,
     if (st == ZP_OK && stop != NULL && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
         st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: stopped before the proof", name);
     }
-    if (st == ZP_OK && (st = zp_prover_prove(prover, proof, NULL, key, w, err)) == ZP_ERR_UNSATISFIED) {
+    if (st == ZP_OK) {
+        /* the proof polls the same flag between its stages */
+        const int *prover_stop = zp_api_prover_stop(prover);
+        if (stop != NULL) zp_prover_set_stop(prover, stop);
+        st = zp_prover_prove(prover, proof, NULL, key, w, err);
+        zp_prover_set_stop(prover, prover_stop);
         /* the calculator's own failures (a failed assert) keep their words */
-        zp_error_set(err, ZP_ERR_UNSATISFIED,
-                     "the witness of the inputs does not satisfy the key's circuit (its proof "
-                     "does not verify)");
+        if (st == ZP_ERR_UNSATISFIED) {
+            zp_error_set(err, ZP_ERR_UNSATISFIED,
+                         "the witness of the inputs does not satisfy the key's circuit (its proof "
+                         "does not verify)");
+        }
     }
     if (st == ZP_OK && witness != NULL) {
         *witness = w;

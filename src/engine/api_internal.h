@@ -19,5 +19,7 @@ const zp_zkey *zp_api_key_zkey(const zp_key *key);
 const zp_wtns *zp_api_witness_wtns(const zp_witness *witness);
 zp_status zp_api_proof_decode(zp_groth16_proof *out, const zp_proof *in, zp_error *err);
 const zp_tracker *zp_api_prover_tracker(const zp_prover *prover);
+/* The flag zp_prover_set_stop last gave the prover (NULL: none). */
+const int *zp_api_prover_stop(const zp_prover *prover);
 
 #endif

@@ -460,6 +460,29 @@ static double thread_cpu_s(void) {
 /* wasm2c, the header check, the patch, cc, then the object sealed and
  * renamed into place (dir: the cache folder, cache_fd its descriptor);
  * *stop (NULL: never) set while a tool runs kills it. */
+/* wasm2c's C at c_path patched in memory and written back once (through
+ * write_whole: a full disk is named as such): fastfr (patch.h: circom's
+ * field code as native code, when the field is known), then the stop polls
+ * (poll.h; after fastfr, which matches wasm2c's own text). */
+static zp_status patch_c(const char *c_path, const char *wasm_path, const char *dir, zp_error *err) {
+    char *text = NULL, *fast = NULL, *polled = NULL;
+    size_t len = 0, fast_len = 0, polled_len = 0, polls = 0;
+    /* wasm2c writes ~10 C bytes per wasm byte, and compile.c takes wasms up to 1 GiB */
+    zp_status st = zp_file_read_all(&text, &len, c_path, (size_t)16 << 30, "wasm2c's output", err);
+    if (st == ZP_OK && zp_witness_fastfr_enabled()) {
+        zp_fastfr_outcome fastfr;
+        st = zp_witness_fastfr_patch(&fast, &fast_len, text, len, &fastfr, err);
+    }
+    const char *from = fast != NULL ? fast : text;
+    if (st == ZP_OK)
+        st = zp_witness_poll_patch(&polled, &polled_len, &polls, from, fast ? fast_len : len, wasm_path, err);
+    free(text);
+    free(fast);
+    if (st == ZP_OK) st = write_whole(c_path, polled, polled_len, dir, err);
+    free(polled);
+    return st;
+}
+
 static zp_status build(const char *dir, int cache_fd, const char *tmp, const char *wasm_path, const char *wasm2c,
                        const char *cc, const int *stop, zp_witness_compiled *out, zp_error *err) {
     char *wasm = str_printf("%s/circuit.wasm", tmp), *c_path = str_printf("%s/circuit.c", tmp);
@@ -504,12 +527,7 @@ static zp_status build(const char *dir, int cache_fd, const char *tmp, const cha
     /* fastfr (patch.h): circom's field code as native code, when the field is known */
     t0 = zp_clock_now();
     double c0 = thread_cpu_s();
-    if (zp_witness_fastfr_enabled()) {
-        zp_fastfr_outcome fastfr;
-        if ((st = zp_witness_fastfr_patch_file(c_path, &fastfr, err)) != ZP_OK) goto done;
-    }
-    /* stop polls (poll.h), after fastfr (which matches wasm2c's own text) */
-    if ((st = zp_witness_poll_patch_file(c_path, wasm_path, err)) != ZP_OK) goto done;
+    if ((st = patch_c(c_path, wasm_path, dir, err)) != ZP_OK) goto done;
     out->patch_s = zp_clock_now() - t0;
     out->patch_cpu_s = thread_cpu_s() - c0;
     {

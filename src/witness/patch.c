@@ -2,7 +2,6 @@
 #define _GNU_SOURCE /* memmem */
 #include "witness/patch.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +52,7 @@ static const char *const replaced[] = {
     "static void w2c_Fr_mul(Z_circuit_instance_t* instance, u32 w2c_pR, u32 w2c_pA, u32 w2c_pB) {\n",
     "static void w2c_Fr_toMontgomery(Z_circuit_instance_t* instance, u32 w2c_pR) {\n",
     "static void w2c_Fr_int_div(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_c, u32 w2c_r) {\n",
+    "static void w2c_Fr_int_inverseMod(Z_circuit_instance_t* instance, u32 w2c_px, u32 w2c_pm, u32 w2c_pr) {\n",
 };
 #define FIRST_HASHED 14
 /* The type-level functions (wasmcurves' buildFr: they branch on the short,
@@ -61,18 +61,21 @@ static const char *const replaced[] = {
  * they hold no address of the field's constants), as 64-bit FNV-1a hashes
  * of the whole definition, and the macro that tells fastfr.c.in each is
  * known. Fr_mul's holds the address of R^3 mod p (704, the same for both
- * primes), which fastfr.c.in uses as ZP_FF_R3_ADDR: the hash pins it. */
+ * primes), which fastfr.c.in uses as ZP_FF_R3_ADDR: the hash pins it.
+ * Fr_int_inverseMod (wasmcurves' extended Euclid, behind Fr_inv and
+ * Fr_div) holds its scratch addresses, the same for both primes too. */
 static const struct {
     uint64_t fnv;
     const char *macro;
 } known_body[] = {
-    {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"}, {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
-    {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},      {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
-    {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},     {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
-    {0xf1e193ba0afd69c5ULL, "ZP_FF_HAVE_SUB"},     {0x535c73b4d34ee21fULL, "ZP_FF_HAVE_MUL"},
-    {0x6807286921ec213fULL, "ZP_FF_HAVE_TO_MONT"}, {0x9f8d2f671d42c381ULL, "ZP_FF_HAVE_INT_DIV"},
+    {0x6e5c3328490738c3ULL, "ZP_FF_HAVE_IS_TRUE"},     {0xaf386f4fffc1087eULL, "ZP_FF_HAVE_TO_INT"},
+    {0x5ea4edc9d541248fULL, "ZP_FF_HAVE_LT"},          {0x5a2d52d06aab623aULL, "ZP_FF_HAVE_EQR"},
+    {0xb7423c1bcb46ed01ULL, "ZP_FF_HAVE_GTR"},         {0x522fd080799bc14eULL, "ZP_FF_HAVE_ADD"},
+    {0xf1e193ba0afd69c5ULL, "ZP_FF_HAVE_SUB"},         {0x535c73b4d34ee21fULL, "ZP_FF_HAVE_MUL"},
+    {0x6807286921ec213fULL, "ZP_FF_HAVE_TO_MONT"},     {0x9f8d2f671d42c381ULL, "ZP_FF_HAVE_INT_DIV"},
+    {0x03ee26cae8c582a5ULL, "ZP_FF_HAVE_INVERSE_MOD"},
 };
-#define INT_DIV_INDEX (N_REPLACED - 1)
+#define INT_DIV_INDEX (FIRST_HASHED + 9)
 /* fastfr's Fr_int_div reproduces what these write, so they are pinned
  * too: it is replaced only when all of them have their known bodies */
 static const struct {
@@ -520,56 +523,4 @@ zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text,
     outcome->field = field->name;
     return ZP_OK;
 #endif
-}
-
-zp_status zp_witness_fastfr_patch_file(const char *c_path, zp_fastfr_outcome *outcome, zp_error *err) {
-    memset(outcome, 0, sizeof *outcome);
-    FILE *f = fopen(c_path, "rb");
-    if (f == NULL) return zp_error_set(err, ZP_ERR_IO, "%s: cannot open: %s", c_path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            char *nt = realloc(text, ncap + 1);
-            if (nt == NULL) {
-                free(text);
-                fclose(f);
-                return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", c_path);
-            }
-            text = nt, cap = ncap;
-        }
-        size_t n = fread(text + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot read", c_path);
-    }
-    text[len] = 0;
-    char *patched = NULL;
-    size_t plen = 0;
-    zp_status st = zp_witness_fastfr_patch(&patched, &plen, text, len, outcome, err);
-    free(text);
-    if (st != ZP_OK || patched == NULL) return st;
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.patched", c_path) >= (int)sizeof tmp) {
-        free(patched);
-        return zp_error_set(err, ZP_ERR_IO, "%s: path too long", c_path);
-    }
-    f = fopen(tmp, "wb");
-    if (f == NULL) {
-        free(patched);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    }
-    size_t w = fwrite(patched, 1, plen, f);
-    free(patched);
-    if (fclose(f) != 0 || w != plen || rename(tmp, c_path) != 0) {
-        remove(tmp);
-        return zp_error_set(err, ZP_ERR_IO, "%s: cannot write the patched file", c_path);
-    }
-    return ZP_OK;
 }

@@ -19,7 +19,7 @@
 
 /* Bump when fastfr.c.in or the patching changes: compile.c hashes it (and
  * the text) into the cache key, so objects built otherwise are not reused. */
-#define ZP_FASTFR_PATCH_VERSION "fastfr 10"
+#define ZP_FASTFR_PATCH_VERSION "fastfr 11"
 
 typedef struct zp_fastfr_outcome {
     int applied;          /* 1: the functions were replaced */
@@ -41,9 +41,5 @@ const char *zp_witness_fastfr_key_text(void);
  * as it is (outcome->why_not says why). ZP_ERR_NOMEM is the only error. */
 zp_status zp_witness_fastfr_patch(char **out, size_t *out_len, const char *text, size_t len, zp_fastfr_outcome *outcome,
                                   zp_error *err) ZP_WARN_UNUSED;
-
-/* The same on a file, rewritten in place (through a temporary and a
- * rename) when patched. */
-zp_status zp_witness_fastfr_patch_file(const char *c_path, zp_fastfr_outcome *outcome, zp_error *err) ZP_WARN_UNUSED;
 
 #endif

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
-
 /* wasm2c 1.0.32's prologue and epilogue, exactly; the polls' definitions
  * go right after them, so that every function below sees them. */
 static const char prologue_defs[] =
@@ -184,16 +182,4 @@ zp_status zp_witness_poll_patch(char **out, size_t *out_len, size_t *polls, cons
     *out = o;
     *out_len = used;
     return ZP_OK;
-}
-
-zp_status zp_witness_poll_patch_file(const char *c_path, const char *name, zp_error *err) {
-    char *text = NULL, *patched = NULL;
-    size_t len = 0, plen = 0, polls = 0;
-    /* wasm2c writes ~10 C bytes per wasm byte, and compile.c takes wasms up to 1 GiB */
-    zp_status st = zp_file_read_all(&text, &len, c_path, (size_t)16 << 30, "wasm2c's output", err);
-    if (st == ZP_OK) st = zp_witness_poll_patch(&patched, &plen, &polls, text, len, name, err);
-    free(text);
-    if (st == ZP_OK) st = zp_file_write_all(c_path, patched, plen, err);
-    free(patched);
-    return st;
 }

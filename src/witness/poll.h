@@ -39,7 +39,4 @@
 zp_status zp_witness_poll_patch(char **out, size_t *out_len, size_t *polls, const char *text, size_t len,
                                 const char *name, zp_error *err) ZP_WARN_UNUSED;
 
-/* The same on a file, rewritten in place. */
-zp_status zp_witness_poll_patch_file(const char *c_path, const char *name, zp_error *err) ZP_WARN_UNUSED;
-
 #endif

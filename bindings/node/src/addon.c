@@ -181,7 +181,7 @@ static int get_args(napi_env env, napi_callback_info info, size_t want, napi_val
 
 /* ---- async jobs ----------------------------------------------------------- */
 
-enum { J_KEY_OPEN, J_CIRCUIT_OPEN, J_FULLPROVE, J_PROVE, J_WTNS, J_VK, J_VERIFY };
+enum { J_KEY_OPEN, J_CIRCUIT_OPEN, J_FULLPROVE, J_PROVE, J_WTNS, J_VK, J_VERIFY, J_PREPARE };
 
 #define MAX_REFS 4  /* the handles a job holds: prover, key, circuit, stop */
 #define MAX_TEXTS 3 /* its sources and texts */
@@ -227,7 +227,10 @@ static int stopped(const job *j) { return j->stop != NULL && __atomic_load_n(j->
 
 static void run_prove(job *j, zp_proof *proof, zp_witness *w) {
     if (j->prover != NULL) {
+        /* an abort stops the proof between its stages */
+        zp_prover_set_stop(j->prover, j->stop);
         j->st = zp_prover_prove(j->prover, proof, NULL, j->key, w, &j->err);
+        zp_prover_set_stop(j->prover, NULL);
     } else {
         zp_prove_options opt = {.threads = j->threads, .skip_verify = 0};
         j->st = zp_prove(proof, NULL, j->key, w, &opt, &j->err);
@@ -287,6 +290,7 @@ static void execute(napi_env env, void *data) {
         if (j->st == ZP_OK) j->st = zp_witness_dump(&j->bytes, &j->nbytes, w, err);
         break;
     case J_VK: j->st = zp_key_vk_json(&j->json1, j->key, err); break;
+    case J_PREPARE: j->st = zp_prover_prepare(j->prover, j->key, err); break;
     case J_VERIFY: j->st = zp_verify_json(t[0], n[0], t[1], n[1], t[2], n[2], err); break;
     default: j->st = ZP_ERR_INTERNAL; break;
     }
@@ -382,6 +386,7 @@ static const async_fn async_fns[] = {
     {"wtnsCalculate", J_WTNS, 0, "CTX"},                /* (circuit, inputJson, stop) -> Promise<Uint8Array> */
     {"vkJson", J_VK, 0, "K"},                           /* (key) -> Promise<string> */
     {"verify", J_VERIFY, 0, "TTT"},                     /* (vkJson, publicJson, proofJson) -> Promise<boolean> */
+    {"prepare", J_PREPARE, 0, "PK"},                    /* (prover, key) -> Promise<undefined> */
 };
 
 #define MAX_ARGS 8

@@ -111,3 +111,39 @@ test("no leak over 1,000 calls: RSS flat", async () => {
     assert.ok(end - mid < 16 * MiB, `RSS grew ${((end - mid) / MiB).toFixed(1)} MiB over 900 calls`);
     await prover.close();
 });
+
+test("a proof's threads: one per CPU but one unless given, so the event loop keeps a core", async () => {
+    const os = require("os");
+    const cpus = typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
+    const byDefault = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1 });
+    const given = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, threads: 3 });
+    await Promise.all([byDefault.ready(), given.ready()]);
+    assert.strictEqual(byDefault.memory().threads, Math.max(1, cpus - 1));
+    assert.strictEqual(byDefault.memory().key, require("fs").statSync(bn.zkey).size);
+    assert.strictEqual(given.memory().threads, 3);
+    const r = await byDefault.fullProve(randomInput("assert.bn128"));
+    assert.strictEqual(await snarkjs.groth16.verify(await snarkjsVk("assert.bn128"), r.publicSignals, r.proof), true);
+    await Promise.all([byDefault.close(), given.close()]);
+});
+
+test("prepare: the slots make their point tables as the Prover opens", async () => {
+    const plain = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1 });
+    const prepared = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, prepare: true });
+    await Promise.all([plain.ready(), prepared.ready()]);
+    assert.strictEqual(plain.memory().tracked, 0);
+    assert.ok(prepared.memory().tracked > 0, "prepared before the first call");
+    const input = randomInput("assert.bn128");
+    const [a, b] = await Promise.all([plain.fullProve(input), prepared.fullProve(input)]);
+    // the tables are what the prepared slot holds beyond the plain one's working memory and matrices
+    assert.ok(prepared.memory().tracked > plain.memory().tracked,
+        `prepared ${prepared.memory().tracked} bytes, plain ${plain.memory().tracked}`);
+    const vk = await snarkjsVk("assert.bn128");
+    for (const r of [a, b]) assert.strictEqual(await snarkjs.groth16.verify(vk, r.publicSignals, r.proof), true);
+    await Promise.all([plain.close(), prepared.close()]);
+    // under a budget the slots keep no tables: prepare makes the matrices only
+    const budgeted = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, prepare: true, budget: 64 << 20 });
+    await budgeted.ready();
+    const r = await budgeted.fullProve(input);
+    assert.strictEqual(await snarkjs.groth16.verify(vk, r.publicSignals, r.proof), true);
+    await budgeted.close();
+});
