@@ -53,7 +53,8 @@ static const zp_option options[] = {
     {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
     {"budget", 0, ZP_OPT_MEMORY, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
      "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked "
-     "buffer\n(default: available memory minus 10%)",
+     "buffer;\na key one partition of which does not fit in memory\nis streamed from its file through a "
+     "bounded window,\none below the minimum refused naming it\n(default: available memory minus 10%)",
      NULL},
     {"synth-workers", 0, ZP_OPT_COUNT, ENG(synth_workers), 1, 256, NULL, "N",
      "synthesis workers (default: one per CPU)", NULL},
