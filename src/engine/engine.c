@@ -275,7 +275,8 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
          * paged in (the prover's and the pairing's pages come in when
          * they first run: 3 MB of 4), and what the threads about to start
          * will touch (stack pages, their malloc arenas). */
-        size_t threads = e->n_synth + e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
+        /* (each prove worker's second: a streamed proof's reader) */
+        size_t threads = e->n_synth + 2 * e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
                          (e->n_prove + e->n_final) * (e->opt.prove_threads - 1);
         e->own_bytes = e->baseline_rss + zp_mem_image_unloaded() + (uint64_t)threads * ZP_ENGINE_THREAD_BYTES;
         /* room for the released buffers kept mapped (mem/reuse.h), from

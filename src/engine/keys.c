@@ -38,22 +38,24 @@ static void plan_stream(engine_key *k, const zp_engine *e, const zp_groth16_pk *
     uint64_t points = (2 * v + (v - pk->n_public - 1) + n) * g1 + v * g2;
     /* what the mapping keeps resident: all but the bulk points and the
      * coefficient list (the header, IC, §10), the pages the sections'
-     * edges share, and the digest's buffer; opening it checks the
-     * coefficient list, whose pages are resident until given back just
-     * after: that is done in the room of the partition that loads it */
+     * edges share, and the digest's buffer. Opening the key checks the
+     * coefficient list and gives its pages back as it goes, yet a load
+     * was measured to hold about the whole list at its peak (2^16: 12
+     * MB): counted whole, in the room of the partition that loads it */
     uint64_t coefs = (uint64_t)pk->n_coefs * ZP_ZKEY_COEF_BYTES;
     uint64_t rest = file_size > points + coefs ? file_size - points - coefs : 1;
     uint64_t key_bytes = zp_track_round(rest) + 4 * zp_track_round(1) + (e->opt.key_digests ? KEY_DIGEST_CHUNK : 0);
-    uint64_t load = zp_track_round(coefs) + zp_track_round(1);
+    uint64_t load = zp_track_round(coefs) + 2 * zp_track_round(1);
     uint64_t avail = e->budget > key_bytes ? e->budget - key_bytes : 0;
     uint64_t shares[2] = {avail / e->n_prove, avail};
     for (int i = 0; i < 2; i++) {
         zp_groth16_stream_plan plan;
         zp_error err;
-        (void)zp_groth16_stream_plan_make(&plan, pk, e->opt.prove_threads, shares[i] + ZP_STREAM_SLACK,
-                                          k->witness_bytes, 0, &err);
-        if (plan.minimum == 0) return;                   /* no streamed prover for the curve */
-        uint64_t least = plan.minimum - ZP_STREAM_SLACK; /* the witness and a streamed proof */
+        /* below the minimum: ZP_ERR_NOMEM, the minimum still set */
+        zp_status planned = zp_groth16_stream_plan_make(&plan, pk, e->opt.prove_threads, shares[i] + ZP_STREAM_SLACK,
+                                                        k->witness_bytes, 0, &err);
+        if (planned != ZP_OK && plan.minimum == 0) return; /* no streamed prover for the curve */
+        uint64_t least = plan.minimum - ZP_STREAM_SLACK;   /* the witness and a streamed proof */
         if (k->stream_need == 0) k->stream_need = key_bytes + (least > load ? least : load);
         if (plan.window_bytes == 0) continue;
         size_t abc = zp_groth16_abc_size(pk);

@@ -328,8 +328,9 @@ static zp_status prove_streamed(stage_worker *w, engine_part *p, zp_error *err) 
         st =
             part_alloc(e, p, &p->abc, ZP_BUF_ABC, ZP_MEM_HOST, plan->spill ? abc / 3 : abc, "the a, b, c vectors", err);
     }
-    if (st == ZP_OK)
+    if (st == ZP_OK) {
         st = part_alloc(e, p, &p->msm, ZP_BUF_MSM, ZP_MEM_HOST, plan->scratch_bytes, "the streamed MSMs", err);
+    }
     if (st == ZP_OK) {
         st = part_alloc(e, p, &p->window, ZP_BUF_STREAM, ZP_MEM_HOST, plan->window_bytes, "the key's window", err);
     }
@@ -344,8 +345,7 @@ static zp_status prove_streamed(stage_worker *w, engine_part *p, zp_error *err) 
                                      .chunk_coefs = plan->chunk_coefs,
                                      .window_bytes = plan->window_bytes,
                                      .spill = plan->spill};
-        /* tracked buffers are page-aligned: the 64 bytes the scratch
-         * needs aligned */
+        /* the scratch is page-aligned (tracked), so 64-byte aligned */
         st = zp_groth16_prove_stream(&p->proof, pk, p->witness.p, p->abc.p, p->msm.p, &cfg, &w->par, err);
     }
     zp_stream_source_close(&src);

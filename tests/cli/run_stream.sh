@@ -69,8 +69,9 @@ run_ok() {
     else
         fail "$name: peak RSS within the budget" "$(mib "$rss") > $(mib "$b")"
     fi
-    if grep -qE ' stream [1-9]' <<<"$classes" && grep -qE ' matrices 0\.0 ' <<<"$classes"; then
-        pass "$name: streamed ($classes)"
+    if grep -qE ' stream [1-9]' <<<"$classes" && grep -qE ' matrices 0\.0 ' <<<"$classes" &&
+        grep -q "the key streamed from its file" "$d/out"; then
+        pass "$name: streamed ($(grep -o 'a [0-9.]* MB window per proof' "$d/out"); $classes)"
     else
         fail "$name: streamed (class stream above 0, no matrices)" "$classes"
     fi
