@@ -41,6 +41,7 @@ typedef enum zp_buffer_class {
     ZP_BUF_MSM,      /* MSM scratch (buckets), prove and finalize */
     ZP_BUF_WITGEN,   /* a synthesis worker's witness calculator: the wasm instance's linear memory */
     ZP_BUF_INTAKE,   /* data in flight beside the pipeline: a daemon's request bodies (zp_engine_intake_alloc) */
+    ZP_BUF_STREAM,   /* a streamed proof's window: the key's points read a chunk at a time (docs/architecture.md) */
     ZP_BUF_CLASSES
 } zp_buffer_class;
 
@@ -57,7 +58,7 @@ typedef enum zp_stage {
     ZP_STAGES
 } zp_stage;
 
-/* "key", "matrices", "witness", "abc", "msm", "witgen", "intake" */
+/* "key", "matrices", "witness", "abc", "msm", "witgen", "intake", "stream" */
 const char *zp_buffer_class_name(zp_buffer_class cls);
 const char *zp_stage_name(zp_stage stage); /* "keys", "synth", "wait_prove", ... */
 
@@ -267,8 +268,21 @@ typedef struct zp_engine_key_info {
     int loaded;               /* mapped, with its matrices */
     size_t partitions_active; /* partitions using it now */
     size_t jobs;              /* jobs referring to it */
+    /* What the key holds while loaded (the file mapped, or streamed: its
+     * pages besides the bulk points; the matrices, none when streamed)
+     * and what one partition reserves: a submission needs all three. */
     uint64_t key_bytes, matrices_bytes, partition_bytes;
     char digest[65]; /* options.key_digests: SHA-256 hex of the bytes loaded; "" when not loaded */
+    /* 1: one partition in memory does not fit the budget, so its proofs
+     * stream the key's points from the file through a window of
+     * window_bytes (docs/architecture.md, "Proofs larger than the
+     * budget") */
+    int streamed;
+    uint64_t window_bytes;
+    /* the least buffer budget that admits one partition, in memory or
+     * streamed: the figure to name when key + matrices + partition is
+     * more than the budget */
+    uint64_t least_bytes;
 } zp_engine_key_info;
 
 /* Fills up to max entries (the keys the engine knows); returns how many

@@ -53,7 +53,8 @@ static const zp_option options[] = {
     {"out", 0, ZP_OPT_ARG, offsetof(run_args, out), 0, 0, NULL, "DIR", "where the proofs go (required)", NULL},
     {"budget", 0, ZP_OPT_MEMORY, ENG(budget), 1, UINT64_MAX, NULL, "SIZE",
      "memory budget for the whole process, e.g. 8G, 512M:\nits own memory at start, then every tracked "
-     "buffer\n(default: available memory minus 10%)",
+     "buffer;\na key one partition of which does not fit in memory\nis streamed from its file through a "
+     "bounded window,\none below the minimum refused naming it\n(default: available memory minus 10%)",
      NULL},
     {"synth-workers", 0, ZP_OPT_COUNT, ENG(synth_workers), 1, 256, NULL, "N",
      "synthesis workers (default: one per CPU)", NULL},
@@ -108,7 +109,7 @@ static void stage_row(const char *name, double *v, size_t n) {
     printf("  %-12s median %8.3f s  max %8.3f s  total %8.3f s\n", name, n ? v[n / 2] : 0, n ? v[n - 1] : 0, sum);
 }
 
-static void summary(zp_engine *engine, uint64_t job, size_t n, double wall) {
+static void summary(zp_engine *engine, const char *key_path, uint64_t job, size_t n, double wall) {
     zp_engine_stats s;
     zp_engine_stats_get(&s, engine);
     double *v = calloc(n * 7, sizeof *v);
@@ -132,6 +133,14 @@ static void summary(zp_engine *engine, uint64_t job, size_t n, double wall) {
         "buffers), peak reserved %.0f, peak tracked %.0f; peak RSS %.0f\n",
         mb(s.budget), mb(s.budget - s.buffer_budget), mb(s.baseline_rss), mb(s.buffer_budget), mb(s.peak_reserved),
         mb(s.peak_tracked), mb(s.peak_rss));
+    zp_engine_key_info ki;
+    zp_error kerr;
+    if (zp_engine_key_describe(&ki, engine, key_path, &kerr) == ZP_OK && ki.streamed) {
+        printf(
+            "  the key streamed from its file (one partition in memory is more than the budget): a %.1f MB "
+            "window per proof, %.1f MB per partition\n",
+            mb(ki.window_bytes), mb(ki.partition_bytes));
+    }
     printf("  peak tracked by class (MB):");
     for (int c = 0; c < ZP_BUF_CLASSES; c++) {
         printf(" %s %.1f", zp_buffer_class_name((zp_buffer_class)c), mb(s.by_class[c].peak_bytes));
@@ -271,7 +280,7 @@ int zp_cmd_run(int argc, char **argv) {
         free(pub);
         if (rc == ZP_EXIT_OK) {
             printf("wrote %zu proofs to %s\n", n, out);
-            summary(engine, job, n, wall);
+            summary(engine, key, job, n, wall);
         }
     }
     zp_engine_destroy(engine);

@@ -14,7 +14,9 @@
 #include "engine/internal.h"
 #include "io/json.h"
 
-static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc", "msm", "witgen", "intake"};
+_Static_assert(ZP_BUF_CLASSES <= ZP_TRACK_CLASSES, "the tracker counts every buffer class");
+static const char *const class_names[ZP_BUF_CLASSES] = {"key", "matrices", "witness", "abc",
+                                                        "msm", "witgen",   "intake",  "stream"};
 static const char *const stage_names[ZP_STAGES] = {"keys",       "synth", "wait_prove", "prove",
                                                    "wait_final", "final", "dealloc"};
 static const char *const state_names[] = {"queued", "running", "done", "failed", "cancelled"};
@@ -62,6 +64,7 @@ void engine_part_stage(zp_engine *e, engine_part *p, zp_stage stage) {
     zp_track_move(&e->tracker, &p->witness, stage);
     zp_track_move(&e->tracker, &p->abc, stage);
     zp_track_move(&e->tracker, &p->msm, stage);
+    zp_track_move(&e->tracker, &p->window, stage);
     engine_log_transition(e, p, from, stage);
 }
 
@@ -137,6 +140,7 @@ void engine_part_abandon(zp_engine *e, engine_part *p, part_state why) {
     engine_dealloc(e, &p->witness);
     engine_dealloc(e, &p->abc);
     engine_dealloc(e, &p->msm);
+    engine_dealloc(e, &p->window);
     e->reserved -= p->unallocated;
     p->unallocated = 0;
     job->key->active--;
@@ -271,7 +275,8 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
          * paged in (the prover's and the pairing's pages come in when
          * they first run: 3 MB of 4), and what the threads about to start
          * will touch (stack pages, their malloc arenas). */
-        size_t threads = e->n_synth + e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
+        /* (each prove worker's second: a streamed proof's reader) */
+        size_t threads = e->n_synth + 2 * e->n_prove + e->n_final + 3 + e->n_synth * (e->opt.synth_threads - 1) +
                          (e->n_prove + e->n_final) * (e->opt.prove_threads - 1);
         e->own_bytes = e->baseline_rss + zp_mem_image_unloaded() + (uint64_t)threads * ZP_ENGINE_THREAD_BYTES;
         /* room for the released buffers kept mapped (mem/reuse.h), from
@@ -405,18 +410,24 @@ void zp_engine_destroy(zp_engine *e) {
 /* ---- submission -------------------------------------------------------- */
 
 zp_status engine_job_fits(const zp_engine *e, const engine_key *key, uint64_t witgen, zp_error *err) {
-    uint64_t one = engine_key_bytes(key) + key->footprint + witgen;
+    uint64_t one = engine_key_bytes(key) + key->footprint + engine_key_load_extra(key) + witgen;
     if (one <= e->budget) return ZP_OK;
-    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    /* the least either way: in memory, or streamed at the smallest window */
+    uint64_t least = key->inmem_need;
+    if (key->stream_need != 0 && key->stream_need < least) least = key->stream_need;
+    least += witgen;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
     int base = e->opt.budget_covers_baseline;
-    return zp_error_set(err, ZP_ERR_NOMEM,
-                        "the memory budget (%s) is too small for one partition of %s: it needs %s "
-                        "(key %s, matrices %s, witness + a/b/c + MSM %s%s%s%s%s%s)",
-                        human(b1, e->opt.budget), key->path, human(b2, one + e->own_bytes), human(b3, key->file_bytes),
-                        human(b4, key->matrices_bytes), human(b5, key->footprint),
-                        witgen ? ", the witness calculator's memory " : "", witgen ? human(b7, witgen) : "",
-                        base ? ", and the process's own " : "", base ? human(b6, e->own_bytes) : "",
-                        base ? " before any buffer" : "");
+    return zp_error_set(
+        err, ZP_ERR_NOMEM,
+        "the memory budget (%s) is too small for one partition of %s: it needs %s "
+        "(in memory: key %s, matrices %s, witness + a/b/c + MSM %s; streamed from the key file, at "
+        "the least %s%s%s%s%s%s; docs/architecture.md, \"Proofs larger than the budget\")",
+        human(b1, e->opt.budget), key->path, human(b2, least + e->own_bytes), human(b3, key->file_bytes),
+        human(b4, key->matrices_bytes), human(b5, key->inmem_need - key->file_bytes - key->matrices_bytes),
+        key->stream_need ? human(b8, key->stream_need) : "(no streamed prover for this curve)",
+        witgen ? "; and the witness calculator's memory " : "", witgen ? human(b7, witgen) : "",
+        base ? "; and the process's own " : "", base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
 }
 
 static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {

@@ -14,6 +14,7 @@
 #include "engine/pool.h"
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
+#include "groth16/stream.h"
 #include "io/zkey.h"
 #include "mem/reuse.h"
 #include "mem/track.h"
@@ -43,6 +44,23 @@ typedef struct engine_key {
     uint64_t file_bytes, matrices_bytes;
     /* One partition's buffers, counted, and their sum. */
     uint64_t witness_bytes, abc_bytes, msm_bytes, footprint;
+    /* 1: one partition in memory (the file, the matrices, the buffers
+     * above) does not fit the budget, so the key's points are streamed
+     * from the file (groth16/stream.h) as `zkpipe prove --budget` does:
+     * the key holds only what its mapping makes resident besides the
+     * bulk points (stream_key_bytes, counted as file; no matrices), and a
+     * partition's footprint is the witness, a, b, c (one third of them
+     * spilled), the streamed MSMs' scratch and the window, per `plan`. */
+    int streamed;
+    zp_groth16_stream_plan plan;
+    uint64_t stream_key_bytes;
+    /* the coefficient list's pages, resident while a load checks them
+     * (then given back): done in the room of the partition that loads
+     * the key, and load_reserved (set with KEY_LOADING) more where that
+     * room is smaller */
+    uint64_t stream_load_bytes, load_reserved;
+    uint64_t inmem_need;  /* key + matrices + one partition in memory */
+    uint64_t stream_need; /* the least a streamed partition and its key need; 0: no streamed plan */
     key_state state;
     zp_tracked file, matrices;
     zp_zkey *zkey;       /* over file.p while loaded */
@@ -124,6 +142,7 @@ typedef struct engine_part {
     zp_stage stage;       /* where it is while ACTIVE */
     uint64_t unallocated; /* reserved bytes not yet allocated */
     zp_tracked witness, abc, msm;
+    zp_tracked window; /* a streamed proof's (class stream), while it proves */
     zp_groth16_pending pending;
     zp_groth16_proof proof;
     uint64_t *public_values; /* n_public × 4 limbs once done */
@@ -257,8 +276,12 @@ void engine_key_put(zp_engine *e, engine_key *key);
 /* The key's own bytes: file, matrices. */
 uint64_t engine_key_bytes(const engine_key *key);
 /* Bytes a partition of this key needs admitted now (its footprint, plus
- * the key's own when not loaded). Lock held. */
+ * the key's own when not loaded, and engine_key_load_extra). Lock held. */
 uint64_t engine_key_need(const engine_key *key);
+/* What loading a streamed key needs beyond its own bytes and the
+ * loading partition's room, for a moment (the coefficients' pages):
+ * returned once loaded. Lock held. */
+uint64_t engine_key_load_extra(const engine_key *key);
 /* Evicts idle loaded keys (least recently used first, never keep) until
  * at least bytes are on their way back, or none is left. Returns the bytes
  * handed to the dealloc thread. Lock held. */

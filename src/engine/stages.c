@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "engine/internal.h"
+#include "engine/stream_io.h"
 #include "io/wtns.h"
 
 static zp_status injected(zp_engine *e, zp_stage stage, const engine_part *p, zp_error *err) {
@@ -77,6 +78,7 @@ static engine_part *admit(zp_engine *e, witgen_slot *slot, int *load) {
         if (job->circuit) engine_witgen_take(e, slot, job->circuit, witgen);
         if (key->state == KEY_UNLOADED) {
             key->state = KEY_LOADING;
+            key->load_reserved = engine_key_load_extra(key);
             *load = 1;
         }
         key->active++;
@@ -261,12 +263,14 @@ static zp_status synthesize(zp_engine *e, witgen_slot *slot, engine_part *p, con
         st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, zp_groth16_witness_bytes(pk), "a witness", err);
     }
     if (st == ZP_OK) st = read_witness(e, slot, p, pk, err);
-    if (st == ZP_OK) { /* the backend's size, as the key's footprint counted it */
+    /* a streamed proof synthesizes in the prove stage, from the
+     * coefficient list read through its window */
+    if (st == ZP_OK && !key->streamed) { /* the backend's size, as the key's footprint counted it */
         zp_backend_sizes sz;
         zp_backend_sizes_get(&sz, e->backend, pk);
         st = part_alloc(e, p, &p->abc, ZP_BUF_ABC, sz.abc.kind, sz.abc.bytes, "the a, b, c vectors", err);
     }
-    if (st == ZP_OK) zp_groth16_synthesize(p->abc.p, pk, key->matrices.p, p->witness.p, par);
+    if (st == ZP_OK && !key->streamed) zp_groth16_synthesize(p->abc.p, pk, key->matrices.p, p->witness.p, par);
     return st;
 }
 
@@ -300,8 +304,60 @@ static engine_part *prove_next(stage_worker *w) {
     return take(w->e, &w->e->to_prove, ZP_STAGE_WAIT_PROVE, ZP_STAGE_PROVE);
 }
 
+/* A streamed partition's proof, whole (docs/architecture.md, "Proofs
+ * larger than the budget"): the key file opened a second time and its
+ * sections read through the window (class stream) by a reader thread,
+ * synthesis from the coefficient list, the transforms in a, b, c, the
+ * MSMs in the scratch (class msm), all out of the partition's
+ * reservation; the window, a, b, c and the scratch go when it is
+ * handed on. The proof in p->proof. Unlocked. */
+static zp_status prove_streamed(stage_worker *w, engine_part *p, zp_error *err) {
+    zp_engine *e = w->e;
+    const engine_key *key = p->job->key;
+    const zp_groth16_stream_plan *plan = &key->plan;
+    const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
+    zp_stream_source src = {.fd = -1};
+    const char *path;
+    zp_zkey_stamp stamp;
+    uint64_t off[ZP_SRC_SECTIONS];
+    uint32_t id[ZP_SRC_SECTIONS];
+    zp_status st = zp_zkey_point_sections(key->zkey, &path, &stamp, off, id, err);
+    if (st == ZP_OK) st = zp_stream_source_open(&src, path, &stamp, off, id, err);
+    if (st == ZP_OK) {
+        size_t abc = zp_groth16_abc_size(pk);
+        st =
+            part_alloc(e, p, &p->abc, ZP_BUF_ABC, ZP_MEM_HOST, plan->spill ? abc / 3 : abc, "the a, b, c vectors", err);
+    }
+    if (st == ZP_OK) {
+        st = part_alloc(e, p, &p->msm, ZP_BUF_MSM, ZP_MEM_HOST, plan->scratch_bytes, "the streamed MSMs", err);
+    }
+    if (st == ZP_OK) {
+        st = part_alloc(e, p, &p->window, ZP_BUF_STREAM, ZP_MEM_HOST, plan->window_bytes, "the key's window", err);
+    }
+    if (st == ZP_OK) {
+        zp_stream_io sio = {.src = &src, .window = p->window.p, .scratch_dir = zp_stream_scratch_dir()};
+        zp_groth16_stream_io io;
+        zp_stream_io_init(&io, &sio);
+        zp_groth16_stream_cfg cfg = {.io = &io,
+                                     .window = p->window.p,
+                                     .chunk_g1 = plan->chunk_g1,
+                                     .chunk_g2 = plan->chunk_g2,
+                                     .chunk_coefs = plan->chunk_coefs,
+                                     .window_bytes = plan->window_bytes,
+                                     .spill = plan->spill};
+        /* the scratch is page-aligned (tracked), so 64-byte aligned */
+        st = zp_groth16_prove_stream(&p->proof, pk, p->witness.p, p->abc.p, p->msm.p, &cfg, &w->par, err);
+    }
+    zp_stream_source_close(&src);
+    return st;
+}
+
 static zp_status prove_work(stage_worker *w, engine_part *p, zp_error *err) {
     zp_engine *e = w->e;
+    if (p->job->key->streamed) {
+        zp_status st = injected(e, ZP_STAGE_PROVE, p, err);
+        return st == ZP_OK ? prove_streamed(w, p, err) : st;
+    }
     const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
     zp_backend_sizes sz;
     zp_backend_sizes_get(&sz, e->backend, pk);
@@ -316,7 +372,11 @@ static zp_status prove_work(stage_worker *w, engine_part *p, zp_error *err) {
 }
 
 static void prove_hand_off(zp_engine *e, engine_part *p, zp_status st, const zp_error *err) {
-    engine_dealloc(e, &p->abc); /* a, b, c are done with: freed early */
+    engine_dealloc(e, &p->abc);  /* a, b, c are done with: freed early */
+    if (p->job->key->streamed) { /* and a streamed proof's scratch and window: it is made */
+        engine_dealloc(e, &p->msm);
+        engine_dealloc(e, &p->window);
+    }
     if (st != ZP_OK || !queue_push(e, &e->to_final, p, ZP_STAGE_WAIT_FINAL)) drop(e, p, st, err);
 }
 
@@ -331,7 +391,10 @@ static zp_status final_work(stage_worker *w, engine_part *p, zp_error *err) {
     const zp_groth16_pk *pk = zp_zkey_pk(p->job->key->zkey);
     const uint64_t *wit = p->witness.p;
     zp_status st = injected(e, ZP_STAGE_FINAL, p, err);
-    if (st == ZP_OK) st = zp_backend_prove_finish(e->backend, &p->proof, &p->pending, pk, wit, p->msm.p, &w->par, err);
+    /* a streamed proof was made whole in the prove stage */
+    if (st == ZP_OK && !p->job->key->streamed) {
+        st = zp_backend_prove_finish(e->backend, &p->proof, &p->pending, pk, wit, p->msm.p, &w->par, err);
+    }
     memset(&p->pending, 0, sizeof p->pending);
     if (st != ZP_OK) return st;
     if (!e->opt.skip_verify) {

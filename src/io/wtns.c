@@ -80,7 +80,7 @@ static zp_status parse_sections(zp_curve *curve, uint32_t *count, const uint8_t 
 /* Copies the values out and checks each is canonical and w[0] = 1. */
 static zp_status copy_values(uint64_t *dst, const uint8_t *src, size_t count, zp_curve curve, const char *name,
                              zp_error *err) {
-    memcpy(dst, src, count * N8);
+    if ((const void *)dst != (const void *)src) memcpy(dst, src, count * N8);
     for (size_t i = 0; i < count; i++) {
         if (!zp_io_fr_is_canonical(curve, dst + 4 * i)) {
             return zp_error_set(err, ZP_ERR_FORMAT, "%s: w[%zu] is not below the %s scalar field modulus", name, i,
@@ -193,7 +193,16 @@ static zp_status parse_into(void *object, const zp_binfile *bf, void *arg, zp_er
                             "the witness is for another circuit",
                             bf->name, file_count, a->count);
     }
-    return copy_values(a->values, p, a->count, a->curve, bf->name, err);
+    /* a slice at a time, each slice's file pages given back once copied
+     * (they stay in the page cache): a 2^20 witness's 32 MiB would
+     * otherwise be resident twice while the engine reads it */
+    size_t slice = ZP_WTNS_READ_RESIDENT / N8;
+    for (size_t at = 0; at < a->count; at += slice) {
+        size_t n = a->count - at < slice ? a->count - at : slice;
+        memcpy(a->values + 4 * at, p + at * N8, n * N8);
+        zp_binfile_release(bf, p + at * N8, n * N8);
+    }
+    return copy_values(a->values, (const uint8_t *)a->values, a->count, a->curve, bf->name, err);
 }
 
 static const zp_binfile_format wtns_into_format = {

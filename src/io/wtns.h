@@ -31,7 +31,10 @@ zp_status zp_wtns_check_mem(zp_curve *curve, size_t *count, const void *data, si
                             zp_error *err) ZP_WARN_UNUSED;
 /* Reads a .wtns straight into the caller's values (count × 4 limbs), with
  * the same checks, failing when the file's curve or count differ: the
- * engine reads witnesses into its tracked buffers this way. */
+ * engine reads witnesses into its tracked buffers this way. The file's
+ * pages are given back as they are copied, ZP_WTNS_READ_RESIDENT bytes at
+ * a time: the most of the file resident at once beside the values. */
+#define ZP_WTNS_READ_RESIDENT ((size_t)1 << 20)
 zp_status zp_wtns_read_into(uint64_t *values, size_t count, zp_curve curve, const char *path,
                             zp_error *err) ZP_WARN_UNUSED;
 

@@ -141,6 +141,8 @@ static json_t *key_json(const char *id, const char *path, const zp_engine_key_in
         json_object_set_new(o, "key_bytes", json_integer((json_int_t)k->key_bytes));
         json_object_set_new(o, "matrices_bytes", json_integer((json_int_t)k->matrices_bytes));
         json_object_set_new(o, "partition_bytes", json_integer((json_int_t)k->partition_bytes));
+        json_object_set_new(o, "streamed", json_boolean(k->streamed));
+        json_object_set_new(o, "window_bytes", json_integer((json_int_t)k->window_bytes));
     }
     return o;
 }

@@ -216,9 +216,10 @@ static zp_status key_fits(zp_engine_key_info *key, zp_server *s, const char *key
         *http_status = 422;
         return zp_error_set(err, ZP_ERR_NOMEM,
                             "the memory budget (%llu bytes, %llu of them the daemon's own before any buffer) is too "
-                            "small for one partition of key '%s' (%llu bytes)",
+                            "small for one partition of key '%s': it needs at least %llu bytes for buffers, in memory "
+                            "or with the key streamed (docs/architecture.md, \"Proofs larger than the budget\")",
                             (unsigned long long)stats.budget, (unsigned long long)(stats.budget - stats.buffer_budget),
-                            key_id, (unsigned long long)one);
+                            key_id, (unsigned long long)key->least_bytes);
     }
     return ZP_OK;
 }

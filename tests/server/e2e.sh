@@ -55,7 +55,7 @@ CT=(-H "Content-Type: application/json")
 
 # ---- the keys before any job (docs/daemon.md: every key with its curve, wires, ...)
 code="$(http GET /v1/keys)"
-missing="$(jget '[].concat(...j.keys.map(k => ["id","path","curve","wires","public","domain","loaded","partitions_active","key_bytes","matrices_bytes","partition_bytes"].filter(f => !(f in k)).map(f => k.id + "." + f))).join(" ")')"
+missing="$(jget '[].concat(...j.keys.map(k => ["id","path","curve","wires","public","domain","loaded","partitions_active","key_bytes","matrices_bytes","partition_bytes","streamed","window_bytes"].filter(f => !(f in k)).map(f => k.id + "." + f))).join(" ")')"
 expect_eq "GET /v1/keys before any job: 2 keys with every documented field" "$code $(jget 'j.keys.length') $missing" "200 2 "
 
 # ---- authentication

@@ -18,10 +18,11 @@
 (function () {
   'use strict';
 
-  var CLASSES = ['key', 'matrices', 'witness', 'abc', 'msm', 'intake'];
+  /* the engine's buffer classes, in its order (zp_buffer_class) */
+  var CLASSES = ['key', 'matrices', 'witness', 'abc', 'msm', 'witgen', 'intake', 'stream'];
   var STAGES = ['synth', 'wait_prove', 'prove', 'wait_final', 'final', 'dealloc'];
   var TIMING_STAGES = ['queued', 'synth', 'wait_prove', 'prove', 'wait_final', 'final'];
-  var COLORS = { key: '#5794f2', matrices: '#b877d9', witness: '#fade2a', abc: '#ff9830', msm: '#73bf69', intake: '#e0b400' };
+  var COLORS = { key: '#5794f2', matrices: '#b877d9', witness: '#fade2a', abc: '#ff9830', msm: '#73bf69', witgen: '#ff9ec9', intake: '#e0b400', stream: '#2fb5c9' };
   var EXTRA_COLORS = ['#8ab8ff', '#ff7383', '#5ad8c5', '#c8f2c2'];
   var LINES = { rss: '#f2f2f2', reserved: '#8ab8ff', budget: '#f2495c' };
   var PERIOD = 1000, TIMEOUT = 4000;
