@@ -32,3 +32,17 @@ zp_status zp_error_prefix(zp_error *err, const char *fmt, ...) {
     err->message[len + rest] = '\0';
     return err->status;
 }
+
+const char *zp_size_text(char buf[32], uint64_t bytes) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    if (bytes % (1ULL << (10 * u)) == 0)
+        snprintf(buf, 32, "%llu %s", (unsigned long long)(bytes >> (10 * u)), units[u]);
+    else snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
+}

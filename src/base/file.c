@@ -57,15 +57,6 @@ zp_status zp_file_open_regular(int *fd, uint64_t *size, const char *path, zp_err
     return ZP_OK;
 }
 
-static const char *cap_size(char buf[32], uint64_t bytes) {
-    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
-        snprintf(buf, 32, "%llu MiB", (unsigned long long)(bytes >> 20));
-    } else {
-        snprintf(buf, 32, "%llu KiB", (unsigned long long)(bytes >> 10));
-    }
-    return buf;
-}
-
 zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t max, const char *what, zp_error *err) {
     *text = NULL;
     *len = 0;
@@ -77,7 +68,7 @@ zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t ma
     if (size > max) {
         close(fd);
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: %llu bytes, more than %s can hold (%s)", path,
-                            (unsigned long long)size, what, cap_size(cap_text, max));
+                            (unsigned long long)size, what, zp_size_text(cap_text, max));
     }
     /* One byte more than the size: a file that grew since fstat shows as
      * more bytes than expected and is read again up to the cap, never past. */
@@ -114,7 +105,8 @@ zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t ma
     close(fd);
     if (n > max) {
         free(buf);
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than %s can hold (%s)", path, what, cap_size(cap_text, max));
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: more than %s can hold (%s)", path, what,
+                            zp_size_text(cap_text, max));
     }
     buf[n] = '\0';
     *text = buf;

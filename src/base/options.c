@@ -123,20 +123,6 @@ const zp_option *zp_options_find(const zp_option *options, size_t n, const char 
 #define ZP_OPT_ERROR(err, where, spelled, fmt, ...) \
     zp_error_set(err, ZP_ERR_ARG, "%s%s%s " fmt, where ? where : "", where ? ": " : "", spelled, __VA_ARGS__)
 
-/* "23.5 GiB", "16.0 EiB": a size for a message. */
-static const char *human_size(char buf[32], uint64_t bytes) {
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 6) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0) snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
-    else snprintf(buf, 32, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 static int in_bounds(const zp_option *o, uint64_t v) {
     return (o->min == 0 && o->max == 0) || (v >= o->min && v <= o->max);
 }
@@ -203,7 +189,7 @@ zp_status zp_options_set(void *dst, const zp_option *o, const char *spelled, con
             if (have != 0 && v > have) {
                 return ZP_OPT_ERROR(err, where, spelled,
                                     "%s (%s) is more than this machine's memory: %s (%s); give at most that", value,
-                                    human_size(b1, v), human_size(b2, have), what);
+                                    zp_size_text(b1, v), zp_size_text(b2, have), what);
             }
         }
         if (o->type == ZP_OPT_COUNT) {

@@ -62,4 +62,14 @@ int zp_cli_usage_error(const zp_cli_command *cmd, const char *fmt, ...) __attrib
 #define ZP_CLI_THREADS_OPTION(type_, field_, help_) \
     { "threads", 't', ZP_OPT_COUNT, offsetof(type_, field_), 0, 1024, NULL, "N", help_, NULL }
 
+/* --time-limit S: how long the circuit's code may run, in a double
+ * field (0: no limit). */
+#define ZP_CLI_TIME_LIMIT_OPTION(type_, field_)                                                                \
+    {                                                                                                          \
+        "time-limit", 0, ZP_OPT_SECONDS, offsetof(type_, field_), 0, 0, NULL, "S",                             \
+            "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not " \
+            "counted): exit 3 (default: none)",                                                                \
+            NULL                                                                                               \
+    }
+
 #endif

@@ -41,10 +41,7 @@ static const zp_option options[] = {
     ZP_CLI_THREADS_OPTION(fullprove_args, threads, "worker threads of the prover (default: one per CPU)"),
     {"cache", 0, ZP_OPT_ARG, offsetof(fullprove_args, cache), 0, 0, NULL, "DIR",
      "the folder of compiled calculators (default: $ZKPIPE_CACHE, $XDG_CACHE_HOME/zkpipe, ~/.cache/zkpipe)", NULL},
-    {"time-limit", 0, ZP_OPT_SECONDS, offsetof(fullprove_args, time_limit), 0, 0, NULL, "S",
-     "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not counted): exit 3 "
-     "(default: none)",
-     NULL},
+    ZP_CLI_TIME_LIMIT_OPTION(fullprove_args, time_limit),
     {"no-verify", 0, ZP_OPT_FLAG, offsetof(fullprove_args, no_verify), 0, 0, NULL, NULL,
      "skip the check of the proof before writing it", NULL},
     {"verbose", 'v', ZP_OPT_FLAG, offsetof(fullprove_args, verbose), 0, 0, NULL, NULL,

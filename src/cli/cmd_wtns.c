@@ -39,10 +39,7 @@ typedef struct wtns_args {
 static const zp_option options[] = {
     {"cache", 0, ZP_OPT_ARG, offsetof(wtns_args, cache), 0, 0, NULL, "DIR",
      "the folder of compiled calculators (default: see below)", NULL},
-    {"time-limit", 0, ZP_OPT_SECONDS, offsetof(wtns_args, time_limit), 0, 0, NULL, "S",
-     "stop the circuit's code after S seconds (its first calls, then the\nwitness; the compile is not counted): exit 3 "
-     "(default: none)",
-     NULL},
+    ZP_CLI_TIME_LIMIT_OPTION(wtns_args, time_limit),
     {"sanity-check", 'c', ZP_OPT_FLAG, offsetof(wtns_args, sanity_check), 0, 0, NULL, NULL,
      "let the calculator check every signal as it is set (snarkjs -c)", NULL},
     {"verbose", 'v', ZP_OPT_FLAG, offsetof(wtns_args, verbose), 0, 0, NULL, NULL, "print how long each step took",

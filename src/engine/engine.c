@@ -226,13 +226,6 @@ static zp_status start_thread(zp_engine *e, void *(*fn)(void *), size_t pool_ind
     return ZP_OK;
 }
 
-/* Bytes for messages: "12.5 MiB", "3.00 GiB". */
-static const char *human(char buf[32], uint64_t bytes) {
-    if (bytes >= (1ULL << 30)) snprintf(buf, 32, "%.2f GiB", (double)bytes / (1ULL << 30));
-    else snprintf(buf, 32, "%.1f MiB", (double)bytes / (1ULL << 20));
-    return buf;
-}
-
 zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp_error *err) {
     *out = NULL;
     zp_engine *e = calloc(1, sizeof *e);
@@ -293,7 +286,7 @@ zp_status zp_engine_create(zp_engine **out, const zp_engine_options *options, zp
             return zp_error_set(err, ZP_ERR_NOMEM,
                                 "the memory budget (%s) is not above this process's own memory before any buffer "
                                 "(%s: its RSS, its code and its %zu threads), which it must cover",
-                                human(b1, budget), human(b2, own), threads);
+                                zp_size_text(b1, budget), zp_size_text(b2, own), threads);
         }
         e->budget -= e->own_bytes;
     }
@@ -418,16 +411,17 @@ zp_status engine_job_fits(const zp_engine *e, const engine_key *key, uint64_t wi
     least += witgen;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
     int base = e->opt.budget_covers_baseline;
-    return zp_error_set(
-        err, ZP_ERR_NOMEM,
-        "the memory budget (%s) is too small for one partition of %s: it needs %s "
-        "(in memory: key %s, matrices %s, witness + a/b/c + MSM %s; streamed from the key file, at "
-        "the least %s%s%s%s%s%s; docs/architecture.md, \"Proofs larger than the budget\")",
-        human(b1, e->opt.budget), key->path, human(b2, least + e->own_bytes), human(b3, key->file_bytes),
-        human(b4, key->matrices_bytes), human(b5, key->inmem_need - key->file_bytes - key->matrices_bytes),
-        key->stream_need ? human(b8, key->stream_need) : "(no streamed prover for this curve)",
-        witgen ? "; and the witness calculator's memory " : "", witgen ? human(b7, witgen) : "",
-        base ? "; and the process's own " : "", base ? human(b6, e->own_bytes) : "", base ? " before any buffer" : "");
+    return zp_error_set(err, ZP_ERR_NOMEM,
+                        "the memory budget (%s) is too small for one partition of %s: it needs %s "
+                        "(in memory: key %s, matrices %s, witness + a/b/c + MSM %s; streamed from the key file, at "
+                        "the least %s%s%s%s%s%s; docs/architecture.md, \"Proofs larger than the budget\")",
+                        zp_size_text(b1, e->opt.budget), key->path, zp_size_text(b2, least + e->own_bytes),
+                        zp_size_text(b3, key->file_bytes), zp_size_text(b4, key->matrices_bytes),
+                        zp_size_text(b5, key->inmem_need - key->file_bytes - key->matrices_bytes),
+                        key->stream_need ? zp_size_text(b8, key->stream_need) : "(no streamed prover for this curve)",
+                        witgen ? "; and the witness calculator's memory " : "", witgen ? zp_size_text(b7, witgen) : "",
+                        base ? "; and the process's own " : "", base ? zp_size_text(b6, e->own_bytes) : "",
+                        base ? " before any buffer" : "");
 }
 
 static zp_status check_spec(const zp_job_spec *spec, zp_error *err) {

@@ -157,8 +157,6 @@ static uint64_t plan_bytes(const zp_curve_desc *d, size_t R, size_t K) {
            zp_track_round(R * d->g2_bytes) + 3 * (uint64_t)zp_track_round(K * fr);
 }
 
-static void mib(char *buf, size_t cap, uint64_t bytes) { snprintf(buf, cap, "%.1f MiB", (double)bytes / 1048576.0); }
-
 /* R and K at their least: R_MIN points (or the domain), and as many wires
  * as ZP_SETUP_MAX_PASSES passes need; R at most R_MAX, past which bigger
  * chunks buy nothing but memory. */
@@ -179,11 +177,9 @@ static zp_status plan_with(zp_groth16_setup_plan *plan, const zp_constraint_syst
     plan->min_bytes = plan_bytes(d, r_min, k_min);
     if (budget != 0 && budget < plan->min_bytes) {
         char a[32], b[32];
-        mib(a, sizeof a, budget);
-        mib(b, sizeof b, plan->min_bytes);
         return zp_error_set(err, ZP_ERR_ARG,
                             "setup: a budget of %s is below the minimum for this circuit (2^%u domain, %zu wires): %s",
-                            a, plan->log_n, nw, b);
+                            zp_size_text(a, budget), plan->log_n, nw, zp_size_text(b, plan->min_bytes));
     }
     size_t R = r_max, K = nw;
     if (budget != 0 && plan_bytes(d, R, K) > budget) {
