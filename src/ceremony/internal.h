@@ -68,6 +68,11 @@ typedef struct zp_p2_ops {
                             const zp_parallel *par);
     void (*g2_apply_powers)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
                             const zp_parallel *par);
+    /* the same for public first and inc (a beacon's): variable time */
+    void (*g1_apply_powers_var)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
+                                const zp_parallel *par);
+    void (*g2_apply_powers_var)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
+                                const zp_parallel *par);
     void (*g1_to_c)(uint8_t *out, const uint8_t *lem); /* wasmcurves' LEMtoC */
     void (*g2_to_c)(uint8_t *out, const uint8_t *lem);
     zp_status (*g2_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n, const zp_parallel *par,

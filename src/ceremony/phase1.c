@@ -250,8 +250,8 @@ typedef struct p1_secrets {
  * receives points 0 and 1 (1 only when there are two). */
 static zp_status apply_section(zp_binwriter *w, long *start, zp_ptau_hash *resp, const zp_cer_ptau *t,
                                const zp_p2_ops *ops, uint32_t id, const char *what, uint64_t count, int g2,
-                               const uint64_t *first, const uint64_t *inc, uint8_t *chunk, uint8_t *cbuf,
-                               uint8_t first_out[2][192], const zp_ceremony_opts *o, zp_error *err) {
+                               const uint64_t *first, const uint64_t *inc, int public_key, uint8_t *chunk,
+                               uint8_t *cbuf, uint8_t first_out[2][192], const zp_ceremony_opts *o, zp_error *err) {
     const uint8_t *pts;
     size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, celem = elem / 2;
     zp_status st = zp_cer_ptau_points(t, id, what, count, g2, 0, count, &pts, o, err);
@@ -263,10 +263,10 @@ static zp_status apply_section(zp_binwriter *w, long *start, zp_ptau_hash *resp,
     for (uint64_t i = 0; i < count; i += per) {
         size_t k = (size_t)(count - i < per ? count - i : per);
         memcpy(chunk, pts + i * elem, k * elem);
-        if (g2) {
-            ops->g2_apply_powers(chunk, k, i, first, inc, par);
+        if (public_key) { /* a beacon's: no need for constant time */
+            (g2 ? ops->g2_apply_powers_var : ops->g1_apply_powers_var)(chunk, k, i, first, inc, par);
         } else {
-            ops->g1_apply_powers(chunk, k, i, first, inc, par);
+            (g2 ? ops->g2_apply_powers : ops->g1_apply_powers)(chunk, k, i, first, inc, par);
         }
         zp_binwriter_bytes(w, chunk, k * elem);
         for (size_t j = 0; j < k; j++) (g2 ? ops->g2_to_c : ops->g1_to_c)(cbuf + j * celem, chunk + j * elem);
@@ -382,24 +382,24 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     long start[7] = {0};
     uint8_t firsts[2][192];
     const uint64_t *tau = sec->prv[0], *alpha = sec->prv[1], *beta = sec->prv[2];
-    if ((st = apply_section(&w, &start[2], &resp, &pt, ops, 2, "tauG1", 2 * n - 1, 0, NULL, tau, chunk.p, aux.p, firsts,
-                            o, err)) != ZP_OK)
+    if ((st = apply_section(&w, &start[2], &resp, &pt, ops, 2, "tauG1", 2 * n - 1, 0, NULL, tau, beacon != NULL,
+                            chunk.p, aux.p, firsts, o, err)) != ZP_OK)
         goto out;
     memcpy(c->tau_g1, firsts[1], d->g1_bytes);
-    if ((st = apply_section(&w, &start[3], &resp, &pt, ops, 3, "tauG2", n, 1, NULL, tau, chunk.p, aux.p, firsts, o,
-                            err)) != ZP_OK)
+    if ((st = apply_section(&w, &start[3], &resp, &pt, ops, 3, "tauG2", n, 1, NULL, tau, beacon != NULL, chunk.p, aux.p,
+                            firsts, o, err)) != ZP_OK)
         goto out;
     memcpy(c->tau_g2, firsts[1], d->g2_bytes);
-    if ((st = apply_section(&w, &start[4], &resp, &pt, ops, 4, "alphaTauG1", n, 0, alpha, tau, chunk.p, aux.p, firsts,
-                            o, err)) != ZP_OK)
+    if ((st = apply_section(&w, &start[4], &resp, &pt, ops, 4, "alphaTauG1", n, 0, alpha, tau, beacon != NULL, chunk.p,
+                            aux.p, firsts, o, err)) != ZP_OK)
         goto out;
     memcpy(c->alpha_g1, firsts[0], d->g1_bytes);
-    if ((st = apply_section(&w, &start[5], &resp, &pt, ops, 5, "betaTauG1", n, 0, beta, tau, chunk.p, aux.p, firsts, o,
-                            err)) != ZP_OK)
+    if ((st = apply_section(&w, &start[5], &resp, &pt, ops, 5, "betaTauG1", n, 0, beta, tau, beacon != NULL, chunk.p,
+                            aux.p, firsts, o, err)) != ZP_OK)
         goto out;
     memcpy(c->beta_g1, firsts[0], d->g1_bytes);
-    if ((st = apply_section(&w, &start[6], &resp, &pt, ops, 6, "betaG2", 1, 1, beta, tau, chunk.p, aux.p, firsts, o,
-                            err)) != ZP_OK)
+    if ((st = apply_section(&w, &start[6], &resp, &pt, ops, 6, "betaG2", 1, 1, beta, tau, beacon != NULL, chunk.p,
+                            aux.p, firsts, o, err)) != ZP_OK)
         goto out;
     memcpy(c->beta_g2, firsts[0], d->g2_bytes);
     zp_cer_secret_free(sec, sizeof *sec);

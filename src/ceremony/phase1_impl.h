@@ -64,6 +64,44 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
 ZP_P1_POWERS(G1, G1J)
 ZP_P1_POWERS(G2, G2J)
 
+/* The same for public first and inc (a beacon's): each point by the
+ * endomorphism split and wNAF (G1_mul_wide), one inversion per block. */
+#define ZP_P1_POWERS_VAR_BLOCK 64
+#define ZP_P1_POWERS_VAR(GG, GGJ, FF)                                                                             \
+    static void X_(GG##_powers_var_task)(void *arg, size_t t, size_t worker) {                                    \
+        (void)worker;                                                                                             \
+        const X_(powers_job) *job = arg;                                                                          \
+        size_t lo = t * ZP_P1_POWERS_VAR_BLOCK;                                                                   \
+        size_t hi = lo + ZP_P1_POWERS_VAR_BLOCK < job->n ? lo + ZP_P1_POWERS_VAR_BLOCK : job->n;                  \
+        GGJ acc[ZP_P1_POWERS_VAR_BLOCK];                                                                          \
+        FF scratch[2 * ZP_P1_POWERS_VAR_BLOCK];                                                                   \
+        GG res[ZP_P1_POWERS_VAR_BLOCK];                                                                           \
+        FR s, k;                                                                                                  \
+        X_(fr_pow_public)(&s, job->inc, job->start + lo);                                                         \
+        if (job->first != NULL) FR_(mul)(&s, &s, job->first);                                                     \
+        for (size_t i = lo; i < hi; i++) {                                                                        \
+            GG p;                                                                                                 \
+            memcpy(&p, job->pts + i * sizeof(GG), sizeof p);                                                      \
+            FR_(from_mont)(&k, &s);                                                                               \
+            ZP_CAT(GG, _j_from_affine)(&acc[i - lo], &p);                                                         \
+            X_(GG##_mul_wide)(&acc[i - lo], &acc[i - lo], k.v);                                                   \
+            FR_(mul)(&s, &s, job->inc);                                                                           \
+        }                                                                                                         \
+        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                                           \
+        memcpy(job->pts + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                          \
+    }                                                                                                             \
+    static void X_(GG##_apply_powers_var)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],       \
+                                          const uint64_t inc[4], const zp_parallel *par) {                        \
+        FR f, c;                                                                                                  \
+        if (first != NULL) memcpy(f.v, first, 32);                                                                \
+        memcpy(c.v, inc, 32);                                                                                     \
+        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c};                                      \
+        zp_parallel_for(par, (n + ZP_P1_POWERS_VAR_BLOCK - 1) / ZP_P1_POWERS_VAR_BLOCK, X_(GG##_powers_var_task), \
+                        &job);                                                                                    \
+    }
+ZP_P1_POWERS_VAR(G1, G1J, FP)
+ZP_P1_POWERS_VAR(G2, G2J, FP2)
+
 /* ---- encodings ---- */
 
 /* wasmcurves' LEMtoC, the compressed form snarkjs hashes a response in:
@@ -115,3 +153,5 @@ static zp_status X_(g2_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t
 
 #undef ZP_P1_POWERS
 #undef ZP_P1_POWERS_BLOCK
+#undef ZP_P1_POWERS_VAR
+#undef ZP_P1_POWERS_VAR_BLOCK
