@@ -3,13 +3,13 @@
 # - a zkpipe contribution passes `snarkjs powersoftau verify`, a snarkjs
 #   one `zkpipe powersoftau verify`, and a mixed chain zkpipe -> snarkjs
 #   -> zkpipe -> snarkjs -> beacon passes both (zkpipe's report names every
-#   contribution and the beacon);
+#   contribution and the beacon, and prints snarkjs's hashes);
 # - zkpipe's beacon is byte-identical to snarkjs's (its partialHash
 #   included: libb2's state written in noble's layout, stale buffer bytes
 #   and all);
-# - a tampered partialHash, a moved tauG1 point and a moved Lagrange point
-#   make zkpipe's verify exit 1 naming the contribution or the section; a
-#   truncated file and a point off the curve or outside the subgroup exit
+# - a tampered partialHash or next challenge, a moved tauG1 point and a
+#   moved Lagrange point make zkpipe's verify exit 1 naming the
+#   contribution or the section; a truncated file and a point off the curve or outside the subgroup exit
 #   3 naming the file and the section; a bad beacon argument exits 2;
 # - prepare phase2 of the zkpipe chain, zkey new, and the key proves a
 #   circuit that snarkjs then verifies.
@@ -46,7 +46,13 @@ for curve in bn128 bls12381; do
     check "$curve: snarkjs beacon" "$SNARKJS" powersoftau beacon "$D/c4.ptau" "$D/sb.ptau" $BEACON 10 -n="Final Beacon"
     same "$curve: powersoftau beacon byte-identical to snarkjs" "$D/zb.ptau" "$D/sb.ptau"
     status "$curve: snarkjs verifies the mixed chain" 0 "Powers of Tau Ok" "$SNARKJS" powersoftau verify "$D/zb.ptau"
+    grep -P '^\t\t' "$W/out.txt" >"$W/s-hashes.txt"
     status "$curve: zkpipe verifies the mixed chain" 0 "Powers of Tau Ok" "$Z" powersoftau verify "$D/zb.ptau"
+    grep -P '^\t\t' "$W/out.txt" >"$W/z-hashes.txt"
+    # every hash of the report (next challenge; per contribution the next
+    # challenge, the response hash from the partialHash, the challenge)
+    same "$curve: the report's hashes are snarkjs's" "$W/s-hashes.txt" "$W/z-hashes.txt"
+    [ "$(wc -l <"$W/z-hashes.txt")" = 64 ] && pass "$curve: 16 hashes reported" || fail "$curve: 16 hashes reported" "$(wc -l <"$W/z-hashes.txt") lines"
     if grep -q "Contribution #5: Final Beacon" "$W/out.txt" && grep -q "Contribution #2: snark two" "$W/out.txt" &&
         grep -q "Contribution #1: zk one" "$W/out.txt" && grep -q "Beacon generator: $BEACON" "$W/out.txt"; then
         pass "$curve: the report names every contribution"
