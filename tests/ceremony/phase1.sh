@@ -9,11 +9,12 @@
 #   and all);
 # - a tampered partialHash or next challenge, a moved tauG1 point and a
 #   moved Lagrange point make zkpipe's verify exit 1 naming the
-#   contribution or the section; a truncated file and a point off the curve or outside the subgroup exit
-#   3 naming the file and the section; a bad beacon argument exits 2;
+#   contribution or the section; a truncated file and a point off the
+#   curve or outside the subgroup exit 3 naming the file and the section;
+#   a bad beacon argument exits 2;
 # - prepare phase2 of the zkpipe chain, zkey new, and the key proves a
 #   circuit that snarkjs then verifies.
-# About a minute on 2 cores, mostly snarkjs.
+# About 90 s on 2 cores, mostly snarkjs.
 # Usage: tests/ceremony/phase1.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT WORKDIR
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
