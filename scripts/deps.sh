@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what zkpipe's build and tests need, when it is missing: Debian
-# packages (compilers, cmake, jansson, libssl for SHA-256, libmicrohttpd,
+# packages (compilers, cmake, jansson, libssl for SHA-256, libb2 for a
+# ptau contribution's BLAKE2b state, libmicrohttpd,
 # SQLite, libcurl, libpq and PostgreSQL for the shared job store and its
 # tests, faketime for a daemon with a wrong clock, wabt for wasm2c, clang for the fuzzers, clang-format 14 for
 # scripts/check_format.sh, node and npm if absent) and the npm packages pinned by package-lock.json (snarkjs, circom2,
@@ -16,6 +17,7 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 [ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 [ -f /usr/include/openssl/evp.h ] || need+=(libssl-dev)
+[ -f /usr/include/blake2.h ] || need+=(libb2-dev) # src/ceremony/ptau_hash.c
 [ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v wasm2c >/dev/null || need+=(wabt)

@@ -203,6 +203,52 @@ static void ct_prover(zp_curve curve) {
 CT_CONTRIB(zp_bn254, ZP_CURVE_BN254)
 CT_CONTRIB(zp_bls12, ZP_CURVE_BLS12_381)
 
+/* Phase 1's powers (powersoftau contribute): point i of a section times
+ * first·tau^(start + i), first and tau secret; the results equal the
+ * variable-time code's on public copies. */
+#define CT_POWERS(g, CURVE)                                                                                  \
+    static void ct_powers_##g(void) {                                                                        \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                         \
+        uint64_t tau[4], first[4], tau_pub[4], first_pub[4];                                                 \
+        secret_scalar(tau, CURVE);                                                                           \
+        secret_scalar(first, CURVE);                                                                         \
+        memcpy(tau_pub, tau, sizeof tau);                                                                    \
+        memcpy(first_pub, first, sizeof first);                                                              \
+        SECRET(tau, sizeof tau);                                                                             \
+        SECRET(first, sizeof first);                                                                         \
+        g##_g1 p1[3];                                                                                        \
+        g##_g2 p2[3];                                                                                        \
+        for (int i = 0; i < 3; i++) p1[i] = g##_g1_generator, p2[i] = g##_g2_generator;                      \
+        ops->g1_apply_powers((uint8_t *)p1, 3, 5, first, tau, NULL);                                         \
+        ops->g2_apply_powers((uint8_t *)p2, 3, 5, NULL, tau, NULL);                                          \
+        DECLASSIFY(p1, sizeof p1);                                                                           \
+        DECLASSIFY(p2, sizeof p2);                                                                           \
+        for (int i = 0; i < 3; i++) {                                                                        \
+            g##_fr t, f, e1, e2;                                                                             \
+            uint64_t ex = (uint64_t)(5 + i);                                                                 \
+            memcpy(t.v, tau_pub, 32);                                                                        \
+            memcpy(f.v, first_pub, 32);                                                                      \
+            g##_fr_pow_var(&e2, &t, &ex, 1);                                                                 \
+            g##_fr_mul(&e1, &e2, &f);                                                                        \
+            g##_fr_from_mont(&e1, &e1);                                                                      \
+            g##_fr_from_mont(&e2, &e2);                                                                      \
+            g##_g1j j1;                                                                                      \
+            g##_g2j j2;                                                                                      \
+            g##_g1 w1;                                                                                       \
+            g##_g2 w2;                                                                                       \
+            g##_g1_j_from_affine(&j1, &g##_g1_generator);                                                    \
+            g##_g2_j_from_affine(&j2, &g##_g2_generator);                                                    \
+            g##_g1_j_mul_var(&j1, &j1, e1.v, 4);                                                             \
+            g##_g2_j_mul_var(&j2, &j2, e2.v, 4);                                                             \
+            g##_g1_j_to_affine(&w1, &j1);                                                                    \
+            g##_g2_j_to_affine(&w2, &j2);                                                                    \
+            CHECK_MSG(memcmp(&p1[i], &w1, sizeof w1) == 0, #g ": G1 point %d times first·tau^%d", i, 5 + i); \
+            CHECK_MSG(memcmp(&p2[i], &w2, sizeof w2) == 0, #g ": G2 point %d times tau^%d", i, 5 + i);       \
+        }                                                                                                    \
+    }
+CT_POWERS(zp_bn254, ZP_CURVE_BN254)
+CT_POWERS(zp_bls12, ZP_CURVE_BLS12_381)
+
 int main(void) {
     zp_test_init("test_ctime");
 #ifndef ZP_HAVE_MEMCHECK
@@ -216,5 +262,7 @@ int main(void) {
     ct_prover(ZP_CURVE_BLS12_381);
     ct_contrib_zp_bn254();
     ct_contrib_zp_bls12();
+    ct_powers_zp_bn254();
+    ct_powers_zp_bls12();
     return zp_test_done();
 }

@@ -75,6 +75,34 @@ zp_status zp_ceremony_ptau_new(zp_curve curve, unsigned power, const char *out_p
 zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, const zp_ceremony_opts *opts,
                                    zp_error *err) ZP_WARN_UNUSED;
 
+/* snarkjs `powersoftau contribute`: a new accumulator with one more
+ * contribution, its secrets (tau, alpha, beta) from 64 bytes of OS
+ * randomness and entropy (UTF-8, may be empty but not NULL) hashed
+ * together with BLAKE2b-512, every power multiplied in constant time.
+ * name may be NULL. response and next_challenge (may be NULL) receive
+ * the contribution's response hash and the next challenge hash. */
+zp_status zp_ceremony_ptau_contribute(const char *in_path, const char *out_path, const char *name, const char *entropy,
+                                      const zp_ceremony_opts *opts, uint8_t response[ZP_CEREMONY_HASH_BYTES],
+                                      uint8_t next_challenge[ZP_CEREMONY_HASH_BYTES], zp_error *err) ZP_WARN_UNUSED;
+
+/* snarkjs `powersoftau beacon`: the contribution made from beacon_hex (1
+ * to 255 bytes in hex) hashed 2^iter_exp times with SHA-256 (10 <=
+ * iter_exp <= 63). Deterministic: the same file snarkjs writes. */
+zp_status zp_ceremony_ptau_beacon(const char *in_path, const char *out_path, const char *name, const char *beacon_hex,
+                                  unsigned iter_exp, const zp_ceremony_opts *opts,
+                                  uint8_t response[ZP_CEREMONY_HASH_BYTES],
+                                  uint8_t next_challenge[ZP_CEREMONY_HASH_BYTES], zp_error *err) ZP_WARN_UNUSED;
+
+/* snarkjs `powersoftau verify`: ZP_OK when every contribution of the
+ * ptau at path checks (its proofs of knowledge, its place in the chain),
+ * the points are the powers of the last one (random linear combinations
+ * and pairings), the hashes agree, and a prepared file's Lagrange
+ * sections are those of its powers. The report (each contribution, last
+ * first, as snarkjs prints it) goes to report (may be NULL).
+ * ZP_ERR_INVALID names the contribution and the check. */
+zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *opts, FILE *report,
+                                  zp_error *err) ZP_WARN_UNUSED;
+
 /* snarkjs's formatHash: four lines of four big-endian words in hex, each
  * line starting with two tabs, after title and a newline. */
 void zp_ceremony_print_hash(FILE *f, const char *title, const uint8_t hash[ZP_CEREMONY_HASH_BYTES]);

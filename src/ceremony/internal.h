@@ -1,5 +1,6 @@
-/* Internal to src/ceremony: ffjavascript's ChaCha generator and the table
- * of one curve's phase-2 arithmetic (phase2_impl.h). */
+/* Internal to src/ceremony: ffjavascript's ChaCha generator, the table of
+ * one curve's ceremony arithmetic (phase2_impl.h, phase1_impl.h), and what
+ * the steps of both phases share (common.c). */
 #ifndef ZP_CEREMONY_INTERNAL_H
 #define ZP_CEREMONY_INTERNAL_H
 
@@ -7,7 +8,12 @@
 #include <stdint.h>
 
 #include "base/parallel.h"
+#include "ceremony/ceremony.h"
+#include "io/binfile.h"
+#include "mem/track.h"
 #include "zkpipe.h"
+
+struct zp_curve_desc;
 
 /* ffjavascript's ChaCha (chacha.js): the 20-round block function over
  * "expand 32-byte k", an 8-word key, a 4-word counter from zero, words
@@ -56,11 +62,127 @@ typedef struct zp_p2_ops {
      * 2^log_n affine LEM points, work of lagrange_work_bytes(n, g2). */
     zp_status (*lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err);
     size_t (*lagrange_work_bytes)(size_t n, int g2);
+    /* phase 1 (phase1_impl.h): pts[i] *= first·inc^(start + i), in
+     * constant time in first (NULL: one) and inc (Montgomery form) */
+    void (*g1_apply_powers)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
+                            const zp_parallel *par);
+    void (*g2_apply_powers)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
+                            const zp_parallel *par);
+    /* the same for public first and inc (a beacon's): variable time */
+    void (*g1_apply_powers_var)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
+                                const zp_parallel *par);
+    void (*g2_apply_powers_var)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
+                                const zp_parallel *par);
+    void (*g1_to_c)(uint8_t *out, const uint8_t *lem); /* wasmcurves' LEMtoC */
+    void (*g2_to_c)(uint8_t *out, const uint8_t *lem);
+    zp_status (*g2_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n, const zp_parallel *par,
+                            zp_error *err);
     const uint8_t *g1_gen, *g2_gen; /* affine LEM */
 } zp_p2_ops;
 
 /* The table of a curve; NULL for an unknown one. tests/test_ctime.c runs
  * the secret-handling entries under valgrind. */
 const zp_p2_ops *zp_p2_ops_get(zp_curve curve);
+
+/* ---- common.c ---- */
+
+static inline uint32_t zp_cer_rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The large buffers of a ceremony step, counted like every other. */
+zp_status zp_cer_alloc(zp_tracked *b, size_t bytes, const char *what, zp_error *err) ZP_WARN_UNUSED;
+void zp_cer_free(zp_tracked *b);
+/* "\rzkpipe: step done/total" on stderr when o asks for progress. */
+void zp_cer_progress(const zp_ceremony_opts *o, const char *step, size_t done, size_t total);
+
+/* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
+ * its curve and in the prime-order subgroup (zp_io_g1_check), checked in
+ * parallel; the first bad one is reported as ZP_ERR_FORMAT naming the
+ * file bf, the section id and what it holds. */
+zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const struct zp_curve_desc *d,
+                              const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o,
+                              zp_error *err) ZP_WARN_UNUSED;
+
+/* An open .ptau: its header (section 1) read and checked. */
+typedef struct zp_cer_ptau {
+    zp_binfile bf;
+    int open;
+    const struct zp_curve_desc *d;
+    unsigned power, ceremony_power;
+} zp_cer_ptau;
+
+zp_status zp_cer_ptau_open(zp_cer_ptau *t, const char *path, zp_error *err) ZP_WARN_UNUSED;
+void zp_cer_ptau_close(zp_cer_ptau *t);
+/* Section id of the ptau, which must hold exactly count points (G2 ones
+ * when g2); those of [from, from + used), the ones the step reads, are
+ * checked (zp_cer_check_points). */
+zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
+                             uint64_t used, const uint8_t **out, const zp_ceremony_opts *o,
+                             zp_error *err) ZP_WARN_UNUSED;
+
+/* Pages for a contribution's secrets: kept out of core dumps and swap as
+ * far as the OS lets; zeroised before they are unmapped. */
+void *zp_cer_secret_alloc(size_t size, zp_error *err);
+void zp_cer_secret_free(void *p, size_t size);
+
+/* A beacon (snarkjs's checks): 1 to 255 bytes of hex (an 0x allowed),
+ * 10 <= iter_exp <= 63; and misc.rngFromBeaconParams's seed, SHA-256
+ * iterated 2^iter_exp times. */
+zp_status zp_cer_beacon_parse(uint8_t beacon[255], size_t *len, const char *beacon_hex, unsigned iter_exp,
+                              zp_error *err) ZP_WARN_UNUSED;
+zp_status zp_cer_beacon_seed(uint8_t seed[32], const uint8_t *beacon, size_t len, unsigned iter_exp,
+                             zp_error *err) ZP_WARN_UNUSED;
+
+/* Copies section id of bf verbatim into w. */
+zp_status zp_cer_copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id, const char *what,
+                              zp_error *err) ZP_WARN_UNUSED;
+
+/* JavaScript's name.substring(0, 64) then UTF-8: at most 64 UTF-16 units;
+ * a surrogate pair cut in two leaves its high half, which TextEncoder
+ * writes as U+FFFD. Invalid UTF-8 in name is refused by the caller
+ * (zp_cer_utf8_valid). */
+void zp_cer_js_name(char out[256], const char *name);
+int zp_cer_utf8_valid(const char *str);
+
+/* ---- phase 1 (phase1.c): section 7 of a .ptau, the keys ---- */
+
+/* One contribution of section 7 (powersoftau_utils.js readContribution),
+ * points in affine LEM. key_g1: tau, alpha, beta's g1_s and g1_sx in
+ * that order; key_g2: their g2_spx. response: the contribution's response
+ * hash, from its partialHash and its public key. */
+typedef struct zp_p1_contribution {
+    uint8_t tau_g1[96], tau_g2[192], alpha_g1[96], beta_g1[96], beta_g2[192];
+    uint8_t key_g1[6][96], key_g2[3][192];
+    uint8_t partial[216];
+    uint8_t next_challenge[64];
+    uint8_t response[64];
+    uint32_t type; /* 0: contribution, 1: beacon */
+    char name[256];
+    unsigned iter_exp;
+    uint8_t beacon[255];
+    size_t beacon_len;
+    const uint8_t *raw; /* the record as the file holds it */
+    size_t raw_len;
+} zp_p1_contribution;
+
+/* Reads section 7 of t: *out (free it) holds *n contributions and room
+ * for one more. ZP_ERR_FORMAT names the file, the section and the
+ * contribution. */
+zp_status zp_p1_read_contributions(const zp_cer_ptau *t, zp_p1_contribution **out, uint32_t *n,
+                                   zp_error *err) ZP_WARN_UNUSED;
+/* calculateFirstChallengeHash: the challenge before any contribution to
+ * a 2^power ceremony. */
+void zp_p1_first_challenge(const zp_p2_ops *ops, const struct zp_curve_desc *d, unsigned power, uint8_t out[64]);
+/* keypair.js getG2sp: hashToG2 of BLAKE2b(personalization, challenge,
+ * g1_s, g1_sx uncompressed). */
+void zp_p1_g2sp(const zp_p2_ops *ops, const struct zp_curve_desc *d, uint8_t out[192], unsigned personalization,
+                const uint8_t challenge[64], const uint8_t *g1_s, const uint8_t *g1_sx);
+/* keypair.js createPTauKey's public key from rng: the three secrets
+ * (Montgomery form, tau, alpha, beta) drawn first, then each one's g1_s,
+ * g1_sx = s·g1_s, g2_spx = s·g2sp, into c->key_g1 / c->key_g2. The
+ * secrets go to prv (pages of zp_cer_secret_alloc). */
+void zp_p1_key(const zp_p2_ops *ops, const struct zp_curve_desc *d, zp_p1_contribution *c, uint64_t prv[3][4],
+               zp_chacha *rng, const uint8_t challenge[64]);
 
 #endif

@@ -7,10 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/digest.h"
@@ -82,147 +80,8 @@ const zp_p2_ops *zp_p2_ops_get(zp_curve c) {
     }
 }
 
-/* The large buffers of a ceremony step, counted like every other. */
-static zp_tracker tracker;
-static int tracker_ready;
-static zp_status big_alloc(zp_tracked *b, size_t bytes, const char *what, zp_error *err) {
-    if (!tracker_ready) {
-        zp_tracker_init(&tracker);
-        tracker_ready = 1;
-    }
-    return zp_track_alloc(b, &tracker, 0, 0, bytes ? bytes : 1, what, err);
-}
-static void big_free(zp_tracked *b) {
-    if (b->p != NULL) zp_track_free(&tracker, b);
-}
-
-static void progress(const zp_ceremony_opts *o, const char *step, size_t done, size_t total) {
-    if (o == NULL || !o->progress) return;
-    fprintf(stderr, "\rzkpipe: %s %zu/%zu   ", step, done, total);
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
-}
-
-void zp_ceremony_print_hash(FILE *f, const char *title, const uint8_t h[ZP_CEREMONY_HASH_BYTES]) {
-    fprintf(f, "%s\n", title);
-    for (int i = 0; i < 4; i++) {
-        fputs("\t\t", f);
-        for (int j = 0; j < 4; j++) {
-            const uint8_t *w = h + 16 * i + 4 * j;
-            fprintf(f, "%s%02x%02x%02x%02x", j ? " " : "", w[0], w[1], w[2], w[3]);
-        }
-        fputc('\n', f);
-    }
-}
-
 static void u32_be(uint8_t out[4], uint32_t v) {
     out[0] = (uint8_t)(v >> 24), out[1] = (uint8_t)(v >> 16), out[2] = (uint8_t)(v >> 8), out[3] = (uint8_t)v;
-}
-static uint32_t rd32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* ---- points read from a file ---- */
-
-/* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
- * its curve and in the prime-order subgroup: snarkjs checks none of it,
- * but the endomorphism splits of phase2_impl.h (GLV, ψ, x²) are k·P only
- * in the subgroup, so a point outside it would give bytes other than
- * snarkjs's, and a verifier's pairings would be meaningless. One task per
- * block of points; the first bad one is reported, naming the file and the
- * section. */
-#define CHECK_BLOCK 1024
-typedef struct check_job {
-    const uint8_t *pts;
-    size_t n, elem;
-    zp_curve curve;
-    int g2;
-    _Atomic size_t bad; /* the lowest bad index seen; n when none */
-} check_job;
-
-static void check_task(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    check_job *j = arg;
-    size_t lo = t * CHECK_BLOCK, hi = lo + CHECK_BLOCK < j->n ? lo + CHECK_BLOCK : j->n;
-    for (size_t i = lo; i < hi && i < atomic_load_explicit(&j->bad, memory_order_relaxed); i++) {
-        uint64_t limbs[24];
-        memcpy(limbs, j->pts + i * j->elem, j->elem);
-        zp_io_point_check r = j->g2 ? zp_io_g2_check(j->curve, limbs, 1) : zp_io_g1_check(j->curve, limbs, 1);
-        if (r == ZP_IO_POINT_OK) continue;
-        size_t cur = atomic_load(&j->bad);
-        while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i)) {
-        }
-        return;
-    }
-}
-
-static zp_status check_points(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
-                              const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o, zp_error *err) {
-    check_job j = {pts, n, g2 ? d->g2_bytes : d->g1_bytes, d->id, g2, n};
-    zp_parallel_for(o ? o->par : NULL, (n + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
-    size_t bad = atomic_load(&j.bad);
-    if (bad == n) return ZP_OK;
-    uint64_t limbs[24];
-    memcpy(limbs, pts + bad * j.elem, j.elem);
-    zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
-    return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, bad,
-                        zp_io_point_problem(r));
-}
-
-/* ---- the powers of tau ---- */
-
-typedef struct ptau {
-    zp_binfile bf;
-    int open;
-    const zp_curve_desc *d;
-    unsigned power;
-} ptau;
-
-static zp_status ptau_open(ptau *t, const char *path, zp_error *err) {
-    memset(t, 0, sizeof *t);
-    zp_status st = zp_binfile_open(&t->bf, path, "ptau", 1, err);
-    if (st != ZP_OK) return st;
-    t->open = 1;
-    const uint8_t *p;
-    uint64_t n;
-    if ((st = zp_binfile_section(&t->bf, 1, "header", 1, &p, &n, err)) != ZP_OK) return st;
-    uint32_t n8 = n >= 4 ? rd32(p) : 0;
-    if (n < 4 || n != 4 + (uint64_t)n8 + 8) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, not a ptau header", path,
-                            (unsigned long long)n);
-    }
-    t->d = zp_curve_find_fp(p + 4, n8);
-    if (t->d == NULL) {
-        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: section 1 (header): the curve is none of %s", path,
-                            ZP_CURVE_NAMES);
-    }
-    t->power = rd32(p + 4 + n8);
-    if (t->power < 1 || t->power > 30) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header): power %u out of range", path, t->power);
-    }
-    return ZP_OK;
-}
-
-static void ptau_close(ptau *t) {
-    if (t->open) zp_binfile_close(&t->bf);
-    t->open = 0;
-}
-
-/* Section id of the ptau, which must hold exactly count points (G2 ones
- * when g2); those of [from, from + used), the ones the step reads, are
- * checked (check_points). */
-static zp_status ptau_points(const ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
-                             uint64_t used, const uint8_t **out, const zp_ceremony_opts *o, zp_error *err) {
-    uint64_t n;
-    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes;
-    zp_status st = zp_binfile_section(&t->bf, id, what, 1, out, &n, err);
-    if (st != ZP_OK) return st;
-    if (n != count * elem) {
-        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) is %llu bytes, expected %llu (%llu points)",
-                            t->bf.name, id, what, (unsigned long long)n, (unsigned long long)(count * elem),
-                            (unsigned long long)count);
-    }
-    return check_points(&t->bf, id, what, t->d, *out + from * elem, (size_t)used, g2, o, err);
 }
 
 /* ---- §10: the contributions ---- */
@@ -254,7 +113,7 @@ static zp_status mpc_read(mpc *m, const zp_binfile *bf, const zp_curve_desc *d, 
     const char *name = bf->name;
     if (size < 68) return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions) is truncated", name);
     memcpy(m->cs_hash, p, 64);
-    uint32_t n = rd32(p + 64);
+    uint32_t n = zp_cer_rd32(p + 64);
     size_t g1 = d->g1_bytes, g2 = d->g2_bytes, fixed = 3 * g1 + g2 + 64 + 8;
     if (n > size / fixed) {
         return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): %u contributions do not fit", name, n);
@@ -274,8 +133,8 @@ static zp_status mpc_read(mpc *m, const zp_binfile *bf, const zp_curve_desc *d, 
         memcpy(c->g1_sx, p + off, g1), off += g1;
         memcpy(c->g2_spx, p + off, g2), off += g2;
         memcpy(c->transcript, p + off, 64), off += 64;
-        c->type = rd32(p + off), off += 4;
-        uint32_t plen = rd32(p + off);
+        c->type = zp_cer_rd32(p + off), off += 4;
+        uint32_t plen = zp_cer_rd32(p + off);
         off += 4;
         const uint8_t *pts[4] = {c->delta_after, c->g1_s, c->g1_sx, c->g2_spx};
         for (int k = 0; k < 4; k++) {
@@ -391,39 +250,6 @@ static void mpc_write(zp_binwriter *w, const mpc *m, const zp_curve_desc *d, uin
     zp_binwriter_end(w);
 }
 
-/* JavaScript's name.substring(0, 64) then UTF-8: at most 64 UTF-16 units;
- * a surrogate pair cut in two leaves its high half, which TextEncoder
- * writes as U+FFFD. Invalid UTF-8 in name is refused by the caller. */
-static void js_name(char out[256], const char *name) {
-    size_t units = 0, o = 0;
-    const unsigned char *s = (const unsigned char *)name;
-    while (*s && units < 64) {
-        size_t len = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : 4;
-        if (len == 4 && units == 63) {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            break;
-        }
-        memcpy(out + o, s, len);
-        o += len, s += len;
-        units += len == 4 ? 2 : 1;
-    }
-    out[o] = 0;
-}
-
-static int utf8_valid(const char *str) {
-    const unsigned char *s = (const unsigned char *)str;
-    while (*s) {
-        size_t len = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 0;
-        if (len == 0) return 0;
-        for (size_t i = 1; i < len; i++) {
-            if ((s[i] & 0xc0) != 0x80) return 0;
-        }
-        s += len;
-    }
-    return 1;
-}
-
 /* ---- zkey new ---- */
 
 enum { S_PROTOCOL = 1, S_HEADER, S_IC, S_COEFS, S_A, S_B1, S_B2, S_C, S_H, S_CONTRIB };
@@ -441,7 +267,7 @@ static zp_status build_terms(zp_tracked *rsb, zp_tracked *tb, uint32_t lo, uint3
                              const uint8_t *extra, size_t extra_stride, uint32_t n_constraints, uint32_t npub,
                              zp_error *err) {
     size_t n = hi - lo;
-    zp_status st = big_alloc(rsb, (n + 1) * sizeof(uint64_t), "term rows", err);
+    zp_status st = zp_cer_alloc(rsb, (n + 1) * sizeof(uint64_t), "term rows", err);
     if (st != ZP_OK) return st;
     uint64_t *rs = rsb->p; /* zero-filled */
     for (int k = 0; k < nsrc; k++) {
@@ -456,8 +282,8 @@ static zp_status build_terms(zp_tracked *rsb, zp_tracked *tb, uint32_t lo, uint3
     }
     for (size_t i = 0; i < n; i++) rs[i + 1] += rs[i];
     zp_tracked fb = {0};
-    if ((st = big_alloc(tb, rs[n] * sizeof(zp_p2_term), "terms", err)) != ZP_OK) return st;
-    if ((st = big_alloc(&fb, n * sizeof(uint64_t), "term fill", err)) != ZP_OK) return st;
+    if ((st = zp_cer_alloc(tb, rs[n] * sizeof(zp_p2_term), "terms", err)) != ZP_OK) return st;
+    if ((st = zp_cer_alloc(&fb, n * sizeof(uint64_t), "term fill", err)) != ZP_OK) return st;
     zp_p2_term *t = tb->p;
     uint64_t *fill = fb.p;
     memcpy(fill, rs, n * sizeof *fill);
@@ -476,7 +302,7 @@ static zp_status build_terms(zp_tracked *rsb, zp_tracked *tb, uint32_t lo, uint3
             t[fill[s - lo]++] = (zp_p2_term){extra + (size_t)(n_constraints + s) * extra_stride, NULL};
         }
     }
-    big_free(&fb);
+    zp_cer_free(&fb);
     return ZP_OK;
 }
 
@@ -489,10 +315,10 @@ static zp_status compose_section(zp_binwriter *w, zp_blake2b *h, const zp_p2_ops
     size_t n = hi - lo, elem = g2 ? d->g2_bytes : d->g1_bytes;
     zp_status st = build_terms(&rsb, &tb, lo, hi, src, nsrc, extra, extra_stride, nc, npub, err);
     if (st != ZP_OK) goto out;
-    if ((st = big_alloc(&buf, n * elem, what, err)) != ZP_OK) goto out;
-    progress(o, what, 0, n);
+    if ((st = zp_cer_alloc(&buf, n * elem, what, err)) != ZP_OK) goto out;
+    zp_cer_progress(o, what, 0, n);
     ops->compose(buf.p, n, rsb.p, tb.p, g2, o ? o->par : NULL);
-    progress(o, what, n, n);
+    zp_cer_progress(o, what, n, n);
     uint8_t be[4];
     u32_be(be, (uint32_t)n);
     zp_blake2b_update(h, be, 4);
@@ -509,9 +335,9 @@ static zp_status compose_section(zp_binwriter *w, zp_blake2b *h, const zp_p2_ops
         zp_blake2b_update(h, u, elem);
     }
 out:
-    big_free(&buf);
-    big_free(&rsb);
-    big_free(&tb);
+    zp_cer_free(&buf);
+    zp_cer_free(&rsb);
+    zp_cer_free(&tb);
     return st;
 }
 
@@ -526,13 +352,13 @@ static unsigned js_log2(uint32_t v) {
  * is not snarkjs's. */
 static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path, const zp_ceremony_opts *o,
                           uint8_t cs_hash_out[64], int *inexact, zp_error *err) {
-    ptau pt;
+    zp_cer_ptau pt;
     zp_r1cs *r1cs = NULL;
     zp_binwriter w = {0};
     int writing = 0;
     zp_blake2b h = {0};
     zp_tracked coefs = {0};
-    zp_status st = ptau_open(&pt, ptau_path, err);
+    zp_status st = zp_cer_ptau_open(&pt, ptau_path, err);
     if (st != ZP_OK) goto out;
     if ((st = zp_r1cs_open(&r1cs, r1cs_path, err)) != ZP_OK) goto out;
     const zp_r1cs_header *rh = zp_r1cs_get_header(r1cs);
@@ -587,10 +413,10 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
      * (and of 2·domain for tauG1, whose odd points are H) */
     const uint8_t *tau_g1, *alpha1, *beta1, *beta2, *lag[4];
     uint64_t hash_end = dom + hashed < all ? dom + hashed : all;
-    if ((st = ptau_points(&pt, 2, "tauG1", all, 0, 0, hash_end, &tau_g1, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, 0, 0, 1, &alpha1, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, 0, 0, 1, &beta1, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", all, 0, 0, hash_end, &tau_g1, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, 0, 0, 1, &alpha1, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, 0, 0, 1, &beta1, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
     {
         const uint8_t *p;
         uint64_t n;
@@ -604,11 +430,14 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
     }
     /* prepare phase2 writes the Lagrange bases of 2^0 .. 2^power points,
      * and for tauG1 one level more (H needs the 2·domain basis). */
-    if ((st = ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, 0, dom - 1, 3 * dom, &lag[0], o, err)) != ZP_OK)
+    if ((st = zp_cer_ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, 0, dom - 1, 3 * dom, &lag[0], o, err)) !=
+        ZP_OK)
         goto out;
-    if ((st = ptau_points(&pt, 13, "lagrange tauG2", all, 1, dom - 1, dom, &lag[1], o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 14, "lagrange alphaTauG1", all, 0, dom - 1, dom, &lag[2], o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 15, "lagrange betaTauG1", all, 0, dom - 1, dom, &lag[3], o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 13, "lagrange tauG2", all, 1, dom - 1, dom, &lag[1], o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 14, "lagrange alphaTauG1", all, 0, dom - 1, dom, &lag[2], o, err)) != ZP_OK)
+        goto out;
+    if ((st = zp_cer_ptau_points(&pt, 15, "lagrange betaTauG1", all, 0, dom - 1, dom, &lag[3], o, err)) != ZP_OK)
+        goto out;
     const uint8_t *l_tau = lag[0] + (dom - 1) * g1, *l_tau2 = lag[1] + (dom - 1) * g2;
     const uint8_t *l_alpha = lag[2] + (dom - 1) * g1, *l_beta = lag[3] + (dom - 1) * g1;
 
@@ -647,7 +476,7 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
                          *mc = zp_r1cs_get_matrix(r1cs, ZP_R1CS_C);
     {
         size_t count = ma->n_terms + mb->n_terms + npub + 1;
-        if ((st = big_alloc(&coefs, count * 44, "coefficients", err)) != ZP_OK) goto out;
+        if ((st = zp_cer_alloc(&coefs, count * 44, "coefficients", err)) != ZP_OK) goto out;
         uint8_t *e = coefs.p;
         static const uint64_t one[4] = {1, 0, 0, 0};
         for (uint32_t c = 0; c < nc; c++) {
@@ -669,7 +498,7 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
         zp_binwriter_u32(&w, (uint32_t)count);
         zp_binwriter_bytes(&w, coefs.p, count * 44);
         zp_binwriter_end(&w);
-        big_free(&coefs);
+        zp_cer_free(&coefs);
     }
 
     const source s_a[1] = {{ma, l_tau, g1}};
@@ -693,13 +522,13 @@ static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const ch
         u32_be(be, (uint32_t)(dom - 1));
         zp_blake2b_update(&h, be, 4);
         zp_tracked hb = {0};
-        if ((st = big_alloc(&hb, per * g1 + 1, "H hash", err)) != ZP_OK) goto out;
+        if ((st = zp_cer_alloc(&hb, per * g1 + 1, "H hash", err)) != ZP_OK) goto out;
         for (uint64_t i = 0; i < dom - 1; i += chunk) {
             uint64_t k = i + dom + per <= all ? per : all - i - dom; /* inexact: what tauG1 has */
             ops->g1_sub_to_u(hb.p, tau_g1 + (i + dom) * g1, tau_g1 + i * g1, k);
             zp_blake2b_update(&h, hb.p, k * g1);
         }
-        big_free(&hb);
+        zp_cer_free(&hb);
     }
     if ((st = compose_section(&w, &h, ops, d, S_C, "C", npub + 1, nv, 0, s_ic, 3, NULL, 0, nc, npub, o, err)) != ZP_OK)
         goto out;
@@ -726,9 +555,9 @@ out:
         (void)closed;
     }
     zp_blake2b_abort(&h);
-    big_free(&coefs);
+    zp_cer_free(&coefs);
     zp_r1cs_close(r1cs);
-    ptau_close(&pt);
+    zp_cer_ptau_close(&pt);
     return st;
 }
 
@@ -749,58 +578,6 @@ typedef struct secrets {
     uint64_t kinv[4]; /* its inverse */
 } secrets;
 
-static secrets *secrets_new(zp_error *err) {
-    size_t bytes = (sizeof(secrets) + 4095) & ~(size_t)4095;
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        zp_error_set(err, ZP_ERR_NOMEM, "cannot map memory for the contribution's secret");
-        return NULL;
-    }
-    (void)madvise(p, bytes, MADV_DONTDUMP);
-    (void)mlock(p, bytes); /* best effort: RLIMIT_MEMLOCK may refuse */
-    return p;
-}
-
-static void secrets_free(secrets *s) {
-    if (s == NULL) return;
-    size_t bytes = (sizeof(secrets) + 4095) & ~(size_t)4095;
-    explicit_bzero(s, bytes);
-    (void)munlock(s, bytes);
-    munmap(s, bytes);
-}
-
-static int hex_nibble(int c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* misc.rngFromBeaconParams: SHA-256 iterated 2^iter_exp times. */
-static zp_status beacon_seed(uint8_t seed[32], const uint8_t *beacon, size_t len, unsigned iter_exp, zp_error *err) {
-    uint8_t cur[32];
-    zp_status st = zp_sha256_bytes(cur, beacon, len, err);
-    if (st != ZP_OK) return st;
-    uint64_t n = iter_exp >= 64 ? 0 : ((uint64_t)1 << iter_exp);
-    for (uint64_t i = 1; i < n; i++) {
-        if ((st = zp_sha256_bytes(cur, cur, 32, err)) != ZP_OK) return st;
-    }
-    memcpy(seed, cur, 32);
-    return ZP_OK;
-}
-
-/* Copies section id of bf verbatim into w. */
-static zp_status copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id, const char *what, zp_error *err) {
-    const uint8_t *p;
-    uint64_t n;
-    zp_status st = zp_binfile_section(bf, id, what, 1, &p, &n, err);
-    if (st != ZP_OK) return st;
-    zp_binwriter_begin(w, id);
-    zp_binwriter_bytes(w, p, n);
-    zp_binwriter_end(w);
-    return ZP_OK;
-}
-
 static zp_status contribute(const char *in_path, const char *out_path, const char *name, const char *entropy,
                             const uint8_t *beacon, size_t beacon_len, unsigned iter_exp, const zp_ceremony_opts *o,
                             uint8_t hash_out[64], zp_error *err) {
@@ -813,7 +590,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     zp_binwriter w = {0};
     zp_tracked chunk = {0};
     zp_status st;
-    if (name != NULL && !utf8_valid(name)) return zp_error_set(err, ZP_ERR_ARG, "the name is not valid UTF-8");
+    if (name != NULL && !zp_cer_utf8_valid(name)) return zp_error_set(err, ZP_ERR_ARG, "the name is not valid UTF-8");
     if ((st = zp_zkey_open(&zkey, in_path, err)) != ZP_OK) goto out;
     if ((st = zp_binfile_open(&bf, in_path, "zkey", 1, err)) != ZP_OK) goto out;
     bf_open = 1;
@@ -822,7 +599,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
     size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
-    if ((sec = secrets_new(err)) == NULL) {
+    if ((sec = zp_cer_secret_alloc(sizeof *sec, err)) == NULL) {
         st = err->status;
         goto out;
     }
@@ -833,7 +610,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
         zp_blake2b_update(&h, entropy, strlen(entropy));
         zp_blake2b_final(&h, sec->seed);
     } else {
-        if ((st = beacon_seed(sec->seed, beacon, beacon_len, iter_exp, err)) != ZP_OK) goto out;
+        if ((st = zp_cer_beacon_seed(sec->seed, beacon, beacon_len, iter_exp, err)) != ZP_OK) goto out;
     }
     zp_chacha_seed_be(&sec->rng, sec->seed);
 
@@ -859,7 +636,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     memcpy(c->delta_after, delta1, g1);
     c->type = beacon != NULL;
     if (name != NULL) {
-        js_name(c->name, name);
+        zp_cer_js_name(c->name, name);
         c->has_name = 1;
     }
     if (beacon != NULL) {
@@ -874,7 +651,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
 
     if ((st = zp_binwriter_open(&w, out_path, "zkey", 1, 10, err)) != ZP_OK) goto out;
     writing = 1;
-    if ((st = copy_section(&w, &bf, S_PROTOCOL, "protocol", err)) != ZP_OK) goto out;
+    if ((st = zp_cer_copy_section(&w, &bf, S_PROTOCOL, "protocol", err)) != ZP_OK) goto out;
     {
         const uint8_t *p;
         uint64_t n;
@@ -888,16 +665,16 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     }
     static const char *const names[] = {"IC", "coefficients", "A", "B1", "B2"};
     for (uint32_t id = S_IC; id <= S_B2; id++) {
-        if ((st = copy_section(&w, &bf, id, names[id - S_IC], err)) != ZP_OK) goto out;
+        if ((st = zp_cer_copy_section(&w, &bf, id, names[id - S_IC], err)) != ZP_OK) goto out;
     }
     const size_t max_chunk = (size_t)1 << 16;
-    if ((st = big_alloc(&chunk, max_chunk * g1, "contribution chunk", err)) != ZP_OK) goto out;
+    if ((st = zp_cer_alloc(&chunk, max_chunk * g1, "contribution chunk", err)) != ZP_OK) goto out;
     for (uint32_t id = S_C; id <= S_H; id++) {
         const uint8_t *p;
         uint64_t n;
         if ((st = zp_binfile_section(&bf, id, id == S_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
         size_t pts = (size_t)(n / g1); /* a whole number: zp_zkey_open checked the size */
-        if ((st = check_points(&bf, id, id == S_C ? "C" : "H", d, p, pts, 0, o, err)) != ZP_OK) goto out;
+        if ((st = zp_cer_check_points(&bf, id, id == S_C ? "C" : "H", d, p, pts, 0, o, err)) != ZP_OK) goto out;
         zp_binwriter_begin(&w, id);
         for (size_t i = 0; i < pts; i += max_chunk) {
             size_t k = pts - i < max_chunk ? pts - i : max_chunk;
@@ -908,7 +685,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
                 ops->g1_apply_key(chunk.p, k, sec->kinv, o ? o->par : NULL);
             }
             zp_binwriter_bytes(&w, chunk.p, k * g1);
-            progress(o, id == S_C ? "contribute: L" : "contribute: H", i + k, pts);
+            zp_cer_progress(o, id == S_C ? "contribute: L" : "contribute: H", i + k, pts);
         }
         zp_binwriter_end(&w);
     }
@@ -924,8 +701,8 @@ out:
         zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
         (void)closed;
     }
-    big_free(&chunk);
-    secrets_free(sec);
+    zp_cer_free(&chunk);
+    zp_cer_secret_free(sec, sizeof *sec);
     zp_blake2b_abort(&h);
     mpc_free(&m);
     if (bf_open) zp_binfile_close(&bf);
@@ -941,21 +718,10 @@ zp_status zp_ceremony_zkey_contribute(const char *in_path, const char *out_path,
 zp_status zp_ceremony_zkey_beacon(const char *in_path, const char *out_path, const char *name, const char *beacon_hex,
                                   unsigned iter_exp, const zp_ceremony_opts *o, uint8_t hash[64], zp_error *err) {
     uint8_t beacon[255];
-    size_t len = strlen(beacon_hex);
-    const char *hx = beacon_hex;
-    if (len >= 2 && hx[0] == '0' && hx[1] == 'x') hx += 2, len -= 2;
-    if (len == 0 || len % 2 != 0 || len / 2 > 255) {
-        return zp_error_set(err, ZP_ERR_ARG, "the beacon hash must be 1 to 255 bytes in hex");
-    }
-    for (size_t i = 0; i < len / 2; i++) {
-        int a = hex_nibble(hx[2 * i]), b = hex_nibble(hx[2 * i + 1]);
-        if (a < 0 || b < 0) return zp_error_set(err, ZP_ERR_ARG, "the beacon hash is not hexadecimal");
-        beacon[i] = (uint8_t)(a << 4 | b);
-    }
-    if (iter_exp < 10 || iter_exp > 63) {
-        return zp_error_set(err, ZP_ERR_ARG, "the beacon's iterations exponent must be from 10 to 63");
-    }
-    return contribute(in_path, out_path, name, NULL, beacon, len / 2, iter_exp, o, hash, err);
+    size_t len = 0;
+    zp_status st = zp_cer_beacon_parse(beacon, &len, beacon_hex, iter_exp, err);
+    if (st != ZP_OK) return st;
+    return contribute(in_path, out_path, name, NULL, beacon, len, iter_exp, o, hash, err);
 }
 
 /* ---- verify ---- */
@@ -969,7 +735,7 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_curve_des
     *ok = 1;
     if (n == 0) return ZP_OK;
     zp_tracked sc = {0};
-    zp_status st = big_alloc(&sc, n * 32, "verification scalars", err);
+    zp_status st = zp_cer_alloc(&sc, n * 32, "verification scalars", err);
     if (st != ZP_OK) return st;
     uint64_t *k = sc.p;
     for (size_t i = 0; i < n; i++) {
@@ -982,7 +748,7 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_curve_des
     (void)d;
     *ok = ops->same_ratio(r1, r2, d2_final, d2_init);
 out:
-    big_free(&sc);
+    zp_cer_free(&sc);
     return st;
 }
 
@@ -1026,8 +792,9 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     size_t g1 = d->g1_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
     /* the points the key was changed in: the rest is compared byte for byte */
-    if ((st = check_points(&bf, S_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, o, err)) != ZP_OK) goto out;
-    if ((st = check_points(&bf, S_H, "H", d, pk->h, pk->domain_size, 0, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_check_points(&bf, S_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, o, err)) != ZP_OK)
+        goto out;
+    if ((st = zp_cer_check_points(&bf, S_H, "H", d, pk->h, pk->domain_size, 0, o, err)) != ZP_OK) goto out;
 
     /* The chain. */
     if ((st = zp_blake2b_init(&acc, err)) != ZP_OK) goto out;
@@ -1064,7 +831,7 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
             zp_chacha rng;
             uint8_t seed[32], s[96], sx[96];
             uint64_t k[4];
-            if ((st = beacon_seed(seed, c->beacon, c->beacon_len, c->iter_exp, err)) != ZP_OK) goto out;
+            if ((st = zp_cer_beacon_seed(seed, c->beacon, c->beacon_len, c->iter_exp, err)) != ZP_OK) goto out;
             zp_chacha_seed_be(&rng, seed);
             ops->fr_from_rng(k, &rng);
             ops->g1_from_rng(s, &rng);
@@ -1166,156 +933,4 @@ out:
     zp_zkey_close(ini);
     if (tmp_fd >= 0) close(tmp_fd);
     return st;
-}
-
-/* ---- powers of tau: prepare phase2 ---- */
-
-/* One Lagrange section of the prepared file: for p = 0 .. top, the first
- * 2^p points of the source section, turned into the Lagrange basis of the
- * 2^p domain (tauG1 goes one level above the ceremony's power, its last
- * point, τ^(2^(power+1)-1), missing from the file and taken as zero: what
- * snarkjs does). */
-static zp_status lagrange_section(zp_binwriter *w, const ptau *t, const zp_p2_ops *ops, uint32_t src, uint32_t dst,
-                                  const char *what, const uint8_t *pts, size_t avail, unsigned top, int g2,
-                                  const zp_ceremony_opts *o, zp_error *err) {
-    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, nmax = (size_t)1 << top;
-    zp_tracked buf = {0}, work = {0};
-    zp_status st = big_alloc(&buf, nmax * elem, what, err);
-    if (st == ZP_OK) st = big_alloc(&work, ops->lagrange_work_bytes(nmax, g2), "lagrange work", err);
-    if (st != ZP_OK) goto out;
-    (void)src;
-    zp_binwriter_begin(w, dst);
-    for (unsigned p = 0; p <= top; p++) {
-        size_t n = (size_t)1 << p, have = n <= avail ? n : avail;
-        memcpy(buf.p, pts, have * elem);
-        memset((uint8_t *)buf.p + have * elem, 0, (n - have) * elem);
-        char step[64];
-        snprintf(step, sizeof step, "prepare phase2: %s 2^%u", what, p);
-        progress(o, step, 0, 1);
-        if ((st = ops->lagrange(buf.p, p, g2, work.p, o ? o->par : NULL, err)) != ZP_OK) goto out;
-        progress(o, step, 1, 1);
-        zp_binwriter_bytes(w, buf.p, n * elem);
-    }
-    zp_binwriter_end(w);
-out:
-    big_free(&buf);
-    big_free(&work);
-    return st;
-}
-
-zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, const zp_ceremony_opts *o,
-                                   zp_error *err) {
-    ptau pt;
-    zp_binwriter w = {0};
-    int writing = 0;
-    zp_status st = ptau_open(&pt, in_path, err);
-    if (st != ZP_OK) goto out;
-    const zp_curve_desc *d = pt.d;
-    const zp_p2_ops *ops = zp_p2_ops_get(d->id);
-    unsigned power = pt.power;
-    if (power + 1 > d->fr_two_adicity) {
-        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: power %u is too large for %s (at most %u)", in_path, power,
-                          d->title, d->fr_two_adicity - 1);
-        goto out;
-    }
-    uint64_t n = (uint64_t)1 << power;
-    const uint8_t *tau1, *tau2, *alpha, *beta, *beta2, *contrib;
-    uint64_t ncontrib;
-    if ((st = ptau_points(&pt, 2, "tauG1", 2 * n - 1, 0, 0, 2 * n - 1, &tau1, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 3, "tauG2", n, 1, 0, n, &tau2, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 4, "alphaTauG1", n, 0, 0, n, &alpha, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 5, "betaTauG1", n, 0, 0, n, &beta, o, err)) != ZP_OK) goto out;
-    if ((st = ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
-    if ((st = zp_binfile_section(&pt.bf, 7, "contributions", 1, &contrib, &ncontrib, err)) != ZP_OK) goto out;
-    if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 11, err)) != ZP_OK) goto out;
-    writing = 1;
-    zp_binwriter_begin(&w, 1);
-    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
-    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
-    zp_binwriter_u32(&w, power);
-    zp_binwriter_u32(&w, power); /* writePTauHeader's ceremonyPower defaults to power */
-    zp_binwriter_end(&w);
-    static const char *const names[] = {"tauG1", "tauG2", "alphaTauG1", "betaTauG1", "betaG2", "contributions"};
-    for (uint32_t id = 2; id <= 7; id++) {
-        if ((st = copy_section(&w, &pt.bf, id, names[id - 2], err)) != ZP_OK) goto out;
-    }
-    if ((st = lagrange_section(&w, &pt, ops, 2, 12, "tauG1", tau1, 2 * n - 1, power + 1, 0, o, err)) != ZP_OK) goto out;
-    if ((st = lagrange_section(&w, &pt, ops, 3, 13, "tauG2", tau2, n, power, 1, o, err)) != ZP_OK) goto out;
-    if ((st = lagrange_section(&w, &pt, ops, 4, 14, "alphaTauG1", alpha, n, power, 0, o, err)) != ZP_OK) goto out;
-    if ((st = lagrange_section(&w, &pt, ops, 5, 15, "betaTauG1", beta, n, power, 0, o, err)) != ZP_OK) goto out;
-    writing = 0;
-    st = zp_binwriter_close(&w, err);
-out:
-    if (writing) {
-        zp_error ignored = {0};
-        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status;
-        zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
-        (void)closed;
-    }
-    ptau_close(&pt);
-    return st;
-}
-
-/* ---- powers of tau: new ---- */
-
-static void put_copies(zp_binwriter *w, zp_blake2b *h, const uint8_t *lem, const uint8_t *u, size_t elem, uint64_t n) {
-    uint8_t block[192 * 64];
-    for (size_t i = 0; i < 64; i++) memcpy(block + i * elem, lem, elem);
-    for (uint64_t i = 0; i < n; i += 64) zp_binwriter_bytes(w, block, (size_t)(n - i < 64 ? n - i : 64) * elem);
-    for (uint64_t i = 0; i < n; i++) zp_blake2b_update(h, u, elem);
-}
-
-zp_status zp_ceremony_ptau_new(zp_curve curve, unsigned power, const char *out_path,
-                               uint8_t first_hash[ZP_CEREMONY_HASH_BYTES], zp_error *err) {
-    const zp_curve_desc *d = zp_curve_get(curve);
-    if (d == NULL) return zp_error_set(err, ZP_ERR_ARG, "unknown curve %d", (int)curve);
-    if (power < 1 || power + 1 > d->fr_two_adicity) {
-        return zp_error_set(err, ZP_ERR_ARG, "power %u out of range for %s (1 to %u)", power, d->name,
-                            d->fr_two_adicity - 1);
-    }
-    const zp_p2_ops *ops = zp_p2_ops_get(curve);
-    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
-    uint8_t u1[96], u2[192], empty[64];
-    ops->g1_to_u(u1, ops->g1_gen);
-    ops->g2_to_u(u2, ops->g2_gen);
-    zp_blake2b h = {0};
-    zp_status st = zp_blake2b_init(&h, err);
-    if (st != ZP_OK) return st;
-    zp_blake2b_final(&h, empty);
-    if ((st = zp_blake2b_init(&h, err)) != ZP_OK) return st;
-    zp_blake2b_update(&h, empty, 64);
-    zp_binwriter w;
-    if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 7, err)) != ZP_OK) {
-        zp_blake2b_abort(&h);
-        return st;
-    }
-    uint64_t n = (uint64_t)1 << power;
-    zp_binwriter_begin(&w, 1);
-    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
-    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
-    zp_binwriter_u32(&w, power);
-    zp_binwriter_u32(&w, power); /* snarkjs passes 0, which writePTauHeader takes as power */
-    zp_binwriter_end(&w);
-    const struct {
-        uint32_t id;
-        uint64_t count;
-        int g2;
-    } secs[5] = {{2, 2 * n - 1, 0}, {3, n, 1}, {4, n, 0}, {5, n, 0}, {6, 1, 1}};
-    for (int i = 0; i < 5; i++) {
-        zp_binwriter_begin(&w, secs[i].id);
-        put_copies(&w, &h, secs[i].g2 ? ops->g2_gen : ops->g1_gen, secs[i].g2 ? u2 : u1, secs[i].g2 ? g2 : g1,
-                   secs[i].count);
-        zp_binwriter_end(&w);
-    }
-    zp_binwriter_begin(&w, 7);
-    zp_binwriter_u32(&w, 0);
-    zp_binwriter_end(&w);
-    if ((st = zp_binwriter_close(&w, err)) != ZP_OK) {
-        zp_blake2b_abort(&h);
-        return st;
-    }
-    uint8_t hash[64];
-    zp_blake2b_final(&h, hash);
-    if (first_hash != NULL) memcpy(first_hash, hash, 64);
-    return ZP_OK;
 }

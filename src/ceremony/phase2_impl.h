@@ -898,6 +898,8 @@ static int X_(g1_on_curve)(const uint8_t *lem) {
     return G1_(is_inf)(&p) || G1_(is_on_curve_var)(&p);
 }
 
+#include "ceremony/phase1_impl.h"
+
 static const zp_p2_ops X_(ops) = {
     .fr_from_rng = X_(fr_from_rng),
     .g1_from_rng = (void (*)(uint8_t *, zp_chacha *))X_(g1_from_rng),
@@ -917,6 +919,13 @@ static const zp_p2_ops X_(ops) = {
     .g1_on_curve = X_(g1_on_curve),
     .lagrange = X_(lagrange),
     .lagrange_work_bytes = X_(lagrange_work_bytes),
+    .g1_apply_powers = X_(G1_apply_powers),
+    .g2_apply_powers = X_(G2_apply_powers),
+    .g1_apply_powers_var = X_(G1_apply_powers_var),
+    .g2_apply_powers_var = X_(G2_apply_powers_var),
+    .g1_to_c = X_(g1_to_c),
+    .g2_to_c = X_(g2_to_c),
+    .g2_lincomb = X_(g2_lincomb),
     .g1_gen = (const uint8_t *)&G1_(generator),
     .g2_gen = (const uint8_t *)&G2_(generator),
 };

@@ -1,5 +1,6 @@
-/* zkpipe powersoftau (or ptau) prepare phase2: phase 1 of a ceremony on
- * snarkjs's .ptau files (src/ceremony, docs/ceremony.md). */
+/* zkpipe powersoftau (or ptau) new, contribute, beacon, verify, prepare
+ * phase2: phase 1 of a ceremony on snarkjs's .ptau files (src/ceremony,
+ * docs/ceremony.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +21,133 @@ static const char head[] =
     "  powersoftau new <bn128|bls12381> <POWER> <out.ptau>\n"
     "        the first accumulator of a 2^POWER ceremony (snarkjs's bytes);\n"
     "        prints the first challenge hash\n"
+    "  powersoftau contribute <in.ptau> <out.ptau> [--name NAME] [--entropy TEXT]\n"
+    "        one more contribution: secrets from the OS's randomness and the\n"
+    "        entropy (asked on a terminal when not given); prints its\n"
+    "        response hash and the next challenge hash\n"
+    "  powersoftau beacon <in.ptau> <out.ptau> <HASH> <ITERATIONS> [--name NAME]\n"
+    "        the contribution of a public beacon: HASH (hex) hashed\n"
+    "        2^ITERATIONS times with SHA-256 (byte for byte snarkjs's file)\n"
+    "  powersoftau verify <in.ptau>\n"
+    "        check every contribution, the powers and the hashes (and a\n"
+    "        prepared file's Lagrange bases); exit 0 when all pass, 1 naming\n"
+    "        the failed check, 3 for a bad file\n"
     "  powersoftau prepare phase2 <in.ptau> <out.ptau>\n"
     "        the Lagrange bases zkey new needs (byte for byte what 'snarkjs\n"
     "        powersoftau prepare phase2' writes)\n"
     "\n"
-    "contribute, beacon and verify are snarkjs's for now (issue 33).\n"
+    "Options may also be written --name=NAME, -e=TEXT, as snarkjs takes them.\n"
     "\n";
 
 typedef struct ptau_args {
     size_t threads;
+    const char *name;
+    const char *entropy;
     int quiet;
 } ptau_args;
 
 static const zp_option options[] = {
     ZP_CLI_THREADS_OPTION(ptau_args, threads, "worker threads (default: one per CPU)"),
+    {"name", 'n', ZP_OPT_ARG, offsetof(ptau_args, name), 0, 0, NULL, "NAME", "the contribution's name", NULL},
+    {"entropy", 'e', ZP_OPT_ARG, offsetof(ptau_args, entropy), 0, 0, NULL, "TEXT",
+     "extra entropy for a contribution (default: asked on a terminal, else none)", NULL},
     {"quiet", 'q', ZP_OPT_FLAG, offsetof(ptau_args, quiet), 0, 0, NULL, NULL, "no progress and no summary", NULL},
 };
+
+/* --name=X and -e=X (snarkjs's spelling) become two arguments. */
+static char **split_equals(int argc, char **argv, int *out_argc) {
+    char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
+    if (v == NULL) return NULL;
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i], *eq = strchr(a, '=');
+        if (i > 0 && a[0] == '-' && eq != NULL) {
+            *eq = 0;
+            v[n++] = a;
+            v[n++] = eq + 1;
+        } else {
+            v[n++] = a;
+        }
+    }
+    *out_argc = n;
+    return v;
+}
+
+static void read_entropy(char *buf, size_t cap) {
+    buf[0] = 0;
+    if (!isatty(0)) return;
+    fputs("Enter a random text. (Entropy): ", stderr);
+    fflush(stderr);
+    if (fgets(buf, (int)cap, stdin) == NULL) buf[0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+/* contribute, beacon and verify. */
+static int phase1_step(zp_cli_command *cmd, ptau_args *args, const char *sub, int argc, char **argv) {
+    int n = 0;
+    char **v = split_equals(argc, argv, &n);
+    if (v == NULL) {
+        fputs("zkpipe: out of memory\n", stderr);
+        return ZP_EXIT_FAILURE;
+    }
+    int npos = zp_cli_parse(cmd, n, v);
+    int rc = ZP_EXIT_OK;
+    zp_pool *pool = NULL;
+    zp_error err = {0};
+    if (npos < 0) {
+        free(v);
+        return ZP_EXIT_USAGE;
+    }
+    char **pos = v + 1;
+    int want = strcmp(sub, "verify") == 0 ? 1 : strcmp(sub, "beacon") == 0 ? 4 : 2;
+    if (npos != want) {
+        rc =
+            zp_cli_usage_error(cmd, "powersoftau %s takes %d argument%s, got %d", sub, want, want > 1 ? "s" : "", npos);
+        goto done;
+    }
+    if (zp_pool_create(&pool, args->threads, &err) != ZP_OK) goto fail;
+    zp_parallel par = zp_pool_parallel(pool);
+    zp_ceremony_opts opts = {.par = &par, .progress = !args->quiet && isatty(2)};
+    uint8_t response[ZP_CEREMONY_HASH_BYTES], next[ZP_CEREMONY_HASH_BYTES];
+    double t0 = zp_clock_now();
+    if (strcmp(sub, "verify") == 0) {
+        if (zp_ceremony_ptau_verify(pos[0], &opts, args->quiet ? NULL : stdout, &err) != ZP_OK) goto fail;
+        goto done;
+    }
+    if (strcmp(sub, "contribute") == 0) {
+        char line[1024];
+        const char *entropy = args->entropy;
+        if (entropy == NULL) {
+            read_entropy(line, sizeof line);
+            entropy = line;
+        }
+        int ok = zp_ceremony_ptau_contribute(pos[0], pos[1], args->name, entropy, &opts, response, next, &err) == ZP_OK;
+        explicit_bzero(line, sizeof line);
+        if (!ok) goto fail;
+    } else {
+        char *end = NULL;
+        unsigned long e = strtoul(pos[3], &end, 10);
+        if (end == pos[3] || *end != 0 || e < 10 || e > 63) {
+            rc = zp_cli_usage_error(cmd, "ITERATIONS must be a number from 10 to 63, not '%s'", pos[3]);
+            goto done;
+        }
+        if (zp_ceremony_ptau_beacon(pos[0], pos[1], args->name, pos[2], (unsigned)e, &opts, response, next, &err) !=
+            ZP_OK)
+            goto fail;
+    }
+    if (!args->quiet) {
+        zp_ceremony_print_hash(stdout, "Contribution Response Hash imported: ", response);
+        zp_ceremony_print_hash(stdout, "Next Challenge Hash: ", next);
+        fprintf(stderr, "zkpipe: wrote %s in %.2f s\n", pos[1], zp_clock_now() - t0);
+    }
+    goto done;
+fail:
+    rc = zp_cli_fail(&err);
+done:
+    zp_pool_destroy(pool);
+    free(v);
+    return rc;
+}
 
 int zp_cmd_ptau(int argc, char **argv) {
     ptau_args args = {0};
@@ -60,8 +172,11 @@ int zp_cmd_ptau(int argc, char **argv) {
         if (!args.quiet) zp_ceremony_print_hash(stdout, "First Contribution Hash: ", hash);
         return ZP_EXIT_OK;
     }
+    if (strcmp(argv[1], "contribute") == 0 || strcmp(argv[1], "beacon") == 0 || strcmp(argv[1], "verify") == 0) {
+        return phase1_step(&cmd, &args, argv[1], argc - 1, argv + 1);
+    }
     if (strcmp(argv[1], "prepare") != 0) {
-        return zp_cli_usage_error(&cmd, "'%s' is not done by zkpipe yet: use snarkjs powersoftau %s", argv[1], argv[1]);
+        return zp_cli_usage_error(&cmd, "'%s' is not done by zkpipe: use snarkjs powersoftau %s", argv[1], argv[1]);
     }
     int npos = zp_cli_parse(&cmd, argc - 1, argv + 1);
     if (npos < 0) return ZP_EXIT_USAGE;

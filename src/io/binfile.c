@@ -220,7 +220,8 @@ zp_status zp_binwriter_open(zp_binwriter *w, const char *path, const char *magic
     w->size_pos = -1;
     w->path = dup_name(path);
     if (w->path == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "%s: out of memory", path);
-    w->f = fopen(path, "wb");
+    /* read too: a ptau contribution hashes what it wrote (pread on the fd) */
+    w->f = fopen(path, "w+b");
     if (w->f == NULL) {
         zp_status st = zp_error_set(err, ZP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
         free(w->path);

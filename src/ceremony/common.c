@@ -1,0 +1,242 @@
+/* What phase 1 and phase 2 share (internal.h): the tracked buffers, the
+ * progress line, the checks of points read from a file, the ptau header,
+ * the pages that hold a contribution's secrets, beacons, names. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/digest.h"
+#include "base/error.h"
+#include "ceremony/ceremony.h"
+#include "ceremony/internal.h"
+#include "curve/desc.h"
+#include "io/elements.h"
+#include "mem/track.h"
+
+/* The large buffers of a ceremony step, counted like every other. */
+static zp_tracker tracker;
+static int tracker_ready;
+zp_status zp_cer_alloc(zp_tracked *b, size_t bytes, const char *what, zp_error *err) {
+    if (!tracker_ready) {
+        zp_tracker_init(&tracker);
+        tracker_ready = 1;
+    }
+    return zp_track_alloc(b, &tracker, 0, 0, bytes ? bytes : 1, what, err);
+}
+void zp_cer_free(zp_tracked *b) {
+    if (b->p != NULL) zp_track_free(&tracker, b);
+}
+
+void zp_cer_progress(const zp_ceremony_opts *o, const char *step, size_t done, size_t total) {
+    if (o == NULL || !o->progress) return;
+    fprintf(stderr, "\rzkpipe: %s %zu/%zu   ", step, done, total);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void zp_ceremony_print_hash(FILE *f, const char *title, const uint8_t h[ZP_CEREMONY_HASH_BYTES]) {
+    fprintf(f, "%s\n", title);
+    for (int i = 0; i < 4; i++) {
+        fputs("\t\t", f);
+        for (int j = 0; j < 4; j++) {
+            const uint8_t *w = h + 16 * i + 4 * j;
+            fprintf(f, "%s%02x%02x%02x%02x", j ? " " : "", w[0], w[1], w[2], w[3]);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* ---- points read from a file ---- */
+
+/* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
+ * its curve and in the prime-order subgroup: snarkjs checks none of it,
+ * but the endomorphism splits of phase2_impl.h (GLV, ψ, x²) are k·P only
+ * in the subgroup, so a point outside it would give bytes other than
+ * snarkjs's, and a verifier's pairings would be meaningless. One task per
+ * block of points; the first bad one is reported, naming the file and the
+ * section. */
+#define CHECK_BLOCK 1024
+typedef struct check_job {
+    const uint8_t *pts;
+    size_t n, elem;
+    zp_curve curve;
+    int g2;
+    _Atomic size_t bad; /* the lowest bad index seen; n when none */
+} check_job;
+
+static void check_task(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    check_job *j = arg;
+    size_t lo = t * CHECK_BLOCK, hi = lo + CHECK_BLOCK < j->n ? lo + CHECK_BLOCK : j->n;
+    for (size_t i = lo; i < hi && i < atomic_load_explicit(&j->bad, memory_order_relaxed); i++) {
+        uint64_t limbs[24];
+        memcpy(limbs, j->pts + i * j->elem, j->elem);
+        zp_io_point_check r = j->g2 ? zp_io_g2_check(j->curve, limbs, 1) : zp_io_g1_check(j->curve, limbs, 1);
+        if (r == ZP_IO_POINT_OK) continue;
+        size_t cur = atomic_load(&j->bad);
+        while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i)) {
+        }
+        return;
+    }
+}
+
+zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
+                              const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o, zp_error *err) {
+    check_job j = {pts, n, g2 ? d->g2_bytes : d->g1_bytes, d->id, g2, n};
+    zp_parallel_for(o ? o->par : NULL, (n + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
+    size_t bad = atomic_load(&j.bad);
+    if (bad == n) return ZP_OK;
+    uint64_t limbs[24];
+    memcpy(limbs, pts + bad * j.elem, j.elem);
+    zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
+    return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, bad,
+                        zp_io_point_problem(r));
+}
+
+/* ---- the powers of tau ---- */
+
+zp_status zp_cer_ptau_open(zp_cer_ptau *t, const char *path, zp_error *err) {
+    memset(t, 0, sizeof *t);
+    zp_status st = zp_binfile_open(&t->bf, path, "ptau", 1, err);
+    if (st != ZP_OK) return st;
+    t->open = 1;
+    const uint8_t *p;
+    uint64_t n;
+    if ((st = zp_binfile_section(&t->bf, 1, "header", 1, &p, &n, err)) != ZP_OK) return st;
+    uint32_t n8 = n >= 4 ? zp_cer_rd32(p) : 0;
+    if (n < 4 || n != 4 + (uint64_t)n8 + 8) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header) is %llu bytes, not a ptau header", path,
+                            (unsigned long long)n);
+    }
+    t->d = zp_curve_find_fp(p + 4, n8);
+    if (t->d == NULL) {
+        return zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: section 1 (header): the curve is none of %s", path,
+                            ZP_CURVE_NAMES);
+    }
+    t->power = zp_cer_rd32(p + 4 + n8);
+    t->ceremony_power = zp_cer_rd32(p + 8 + n8);
+    if (t->power < 1 || t->power > 30) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 1 (header): power %u out of range", path, t->power);
+    }
+    return ZP_OK;
+}
+
+void zp_cer_ptau_close(zp_cer_ptau *t) {
+    if (t->open) zp_binfile_close(&t->bf);
+    t->open = 0;
+}
+
+zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
+                             uint64_t used, const uint8_t **out, const zp_ceremony_opts *o, zp_error *err) {
+    uint64_t n;
+    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes;
+    zp_status st = zp_binfile_section(&t->bf, id, what, 1, out, &n, err);
+    if (st != ZP_OK) return st;
+    if (n != count * elem) {
+        return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) is %llu bytes, expected %llu (%llu points)",
+                            t->bf.name, id, what, (unsigned long long)n, (unsigned long long)(count * elem),
+                            (unsigned long long)count);
+    }
+    return zp_cer_check_points(&t->bf, id, what, t->d, *out + from * elem, (size_t)used, g2, o, err);
+}
+
+void *zp_cer_secret_alloc(size_t size, zp_error *err) {
+    size_t bytes = (size + 4095) & ~(size_t)4095;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        zp_error_set(err, ZP_ERR_NOMEM, "cannot map memory for the contribution's secret");
+        return NULL;
+    }
+    (void)madvise(p, bytes, MADV_DONTDUMP);
+    (void)mlock(p, bytes); /* best effort: RLIMIT_MEMLOCK may refuse */
+    return p;
+}
+
+void zp_cer_secret_free(void *s, size_t size) {
+    if (s == NULL) return;
+    size_t bytes = (size + 4095) & ~(size_t)4095;
+    explicit_bzero(s, bytes);
+    (void)munlock(s, bytes);
+    munmap(s, bytes);
+}
+
+static int hex_nibble(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+zp_status zp_cer_beacon_seed(uint8_t seed[32], const uint8_t *beacon, size_t len, unsigned iter_exp, zp_error *err) {
+    uint8_t cur[32];
+    zp_status st = zp_sha256_bytes(cur, beacon, len, err);
+    if (st != ZP_OK) return st;
+    uint64_t n = iter_exp >= 64 ? 0 : ((uint64_t)1 << iter_exp);
+    for (uint64_t i = 1; i < n; i++) {
+        if ((st = zp_sha256_bytes(cur, cur, 32, err)) != ZP_OK) return st;
+    }
+    memcpy(seed, cur, 32);
+    return ZP_OK;
+}
+
+zp_status zp_cer_beacon_parse(uint8_t beacon[255], size_t *len_out, const char *beacon_hex, unsigned iter_exp,
+                              zp_error *err) {
+    size_t len = strlen(beacon_hex);
+    const char *hx = beacon_hex;
+    if (len >= 2 && hx[0] == '0' && hx[1] == 'x') hx += 2, len -= 2;
+    if (len == 0 || len % 2 != 0 || len / 2 > 255) {
+        return zp_error_set(err, ZP_ERR_ARG, "the beacon hash must be 1 to 255 bytes in hex");
+    }
+    for (size_t i = 0; i < len / 2; i++) {
+        int a = hex_nibble(hx[2 * i]), b = hex_nibble(hx[2 * i + 1]);
+        if (a < 0 || b < 0) return zp_error_set(err, ZP_ERR_ARG, "the beacon hash is not hexadecimal");
+        beacon[i] = (uint8_t)(a << 4 | b);
+    }
+    if (iter_exp < 10 || iter_exp > 63) {
+        return zp_error_set(err, ZP_ERR_ARG, "the beacon's iterations exponent must be from 10 to 63");
+    }
+    *len_out = len / 2;
+    return ZP_OK;
+}
+
+zp_status zp_cer_copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id, const char *what, zp_error *err) {
+    const uint8_t *p;
+    uint64_t n;
+    zp_status st = zp_binfile_section(bf, id, what, 1, &p, &n, err);
+    if (st != ZP_OK) return st;
+    zp_binwriter_begin(w, id);
+    zp_binwriter_bytes(w, p, n);
+    zp_binwriter_end(w);
+    return ZP_OK;
+}
+
+void zp_cer_js_name(char out[256], const char *name) {
+    size_t units = 0, o = 0;
+    const unsigned char *s = (const unsigned char *)name;
+    while (*s && units < 64) {
+        size_t len = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : 4;
+        if (len == 4 && units == 63) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            break;
+        }
+        memcpy(out + o, s, len);
+        o += len, s += len;
+        units += len == 4 ? 2 : 1;
+    }
+    out[o] = 0;
+}
+
+int zp_cer_utf8_valid(const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        size_t len = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 0;
+        if (len == 0) return 0;
+        for (size_t i = 1; i < len; i++) {
+            if ((s[i] & 0xc0) != 0x80) return 0;
+        }
+        s += len;
+    }
+    return 1;
+}

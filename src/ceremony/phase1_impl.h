@@ -1,0 +1,157 @@
+/* Phase 1's arithmetic for one curve: included by phase2_impl.h inside its
+ * instantiation (its macros: G1, G2, FR, X_ ...), entries of zp_p2_ops. */
+
+/* ---- contribute: the powers, in constant time ---- */
+
+/* pts[i] (affine LEM, n of them) times first·inc^(start + i), first (NULL:
+ * one) and inc Montgomery-form secrets: each task derives its block's first scalar
+ * by a square-and-multiply over the public exponent (start + lo), whose
+ * multiplications are constant time in the secret, then multiplies each
+ * point by the constant-time ladder (j_mul) and steps the scalar by inc. */
+typedef struct {
+    uint8_t *pts;
+    size_t n;
+    uint64_t start;
+    const FR *first, *inc;
+} X_(powers_job);
+
+#define ZP_P1_POWERS_BLOCK 256
+static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
+    FR acc, base = *a;
+    FR_(set_one)(&acc);
+    for (; e != 0; e >>= 1) {
+        if (e & 1) FR_(mul)(&acc, &acc, &base);
+        FR_(sqr)(&base, &base);
+    }
+    *r = acc;
+    explicit_bzero(&base, sizeof base);
+    explicit_bzero(&acc, sizeof acc);
+}
+#define ZP_P1_POWERS(GG, GGJ)                                                                                \
+    static void X_(GG##_powers_task)(void *arg, size_t t, size_t worker) {                                   \
+        (void)worker;                                                                                        \
+        const X_(powers_job) *job = arg;                                                                     \
+        size_t lo = t * ZP_P1_POWERS_BLOCK;                                                                  \
+        size_t hi = lo + ZP_P1_POWERS_BLOCK < job->n ? lo + ZP_P1_POWERS_BLOCK : job->n;                     \
+        FR s, k;                                                                                             \
+        X_(fr_pow_public)(&s, job->inc, job->start + lo);                                                    \
+        if (job->first != NULL) FR_(mul)(&s, &s, job->first);                                                \
+        for (size_t i = lo; i < hi; i++) {                                                                   \
+            GG p;                                                                                            \
+            GGJ j;                                                                                           \
+            uint8_t *at = job->pts + i * sizeof(GG);                                                         \
+            memcpy(&p, at, sizeof p);                                                                        \
+            FR_(from_mont)(&k, &s);                                                                          \
+            ZP_CAT(GG, _j_from_affine)(&j, &p);                                                              \
+            ZP_CAT(GG, _j_mul)(&j, &j, k.v, 4);                                                              \
+            ZP_CAT(GG, _j_to_affine)(&p, &j);                                                                \
+            memcpy(at, &p, sizeof p);                                                                        \
+            FR_(mul)(&s, &s, job->inc);                                                                      \
+        }                                                                                                    \
+        explicit_bzero(&s, sizeof s);                                                                        \
+        explicit_bzero(&k, sizeof k);                                                                        \
+    }                                                                                                        \
+    static void X_(GG##_apply_powers)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],      \
+                                      const uint64_t inc[4], const zp_parallel *par) {                       \
+        FR f, c;                                                                                             \
+        if (first != NULL) memcpy(f.v, first, 32);                                                           \
+        memcpy(c.v, inc, 32);                                                                                \
+        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c};                                 \
+        zp_parallel_for(par, (n + ZP_P1_POWERS_BLOCK - 1) / ZP_P1_POWERS_BLOCK, X_(GG##_powers_task), &job); \
+        explicit_bzero(&f, sizeof f);                                                                        \
+        explicit_bzero(&c, sizeof c);                                                                        \
+    }
+ZP_P1_POWERS(G1, G1J)
+ZP_P1_POWERS(G2, G2J)
+
+/* The same for public first and inc (a beacon's): each point by the
+ * endomorphism split and wNAF (G1_mul_wide), one inversion per block. */
+#define ZP_P1_POWERS_VAR_BLOCK 64
+#define ZP_P1_POWERS_VAR(GG, GGJ, FF)                                                                             \
+    static void X_(GG##_powers_var_task)(void *arg, size_t t, size_t worker) {                                    \
+        (void)worker;                                                                                             \
+        const X_(powers_job) *job = arg;                                                                          \
+        size_t lo = t * ZP_P1_POWERS_VAR_BLOCK;                                                                   \
+        size_t hi = lo + ZP_P1_POWERS_VAR_BLOCK < job->n ? lo + ZP_P1_POWERS_VAR_BLOCK : job->n;                  \
+        GGJ acc[ZP_P1_POWERS_VAR_BLOCK];                                                                          \
+        FF scratch[2 * ZP_P1_POWERS_VAR_BLOCK];                                                                   \
+        GG res[ZP_P1_POWERS_VAR_BLOCK];                                                                           \
+        FR s, k;                                                                                                  \
+        X_(fr_pow_public)(&s, job->inc, job->start + lo);                                                         \
+        if (job->first != NULL) FR_(mul)(&s, &s, job->first);                                                     \
+        for (size_t i = lo; i < hi; i++) {                                                                        \
+            GG p;                                                                                                 \
+            memcpy(&p, job->pts + i * sizeof(GG), sizeof p);                                                      \
+            FR_(from_mont)(&k, &s);                                                                               \
+            ZP_CAT(GG, _j_from_affine)(&acc[i - lo], &p);                                                         \
+            X_(GG##_mul_wide)(&acc[i - lo], &acc[i - lo], k.v);                                                   \
+            FR_(mul)(&s, &s, job->inc);                                                                           \
+        }                                                                                                         \
+        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                                           \
+        memcpy(job->pts + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                          \
+    }                                                                                                             \
+    static void X_(GG##_apply_powers_var)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],       \
+                                          const uint64_t inc[4], const zp_parallel *par) {                        \
+        FR f, c;                                                                                                  \
+        if (first != NULL) memcpy(f.v, first, 32);                                                                \
+        memcpy(c.v, inc, 32);                                                                                     \
+        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c};                                      \
+        zp_parallel_for(par, (n + ZP_P1_POWERS_VAR_BLOCK - 1) / ZP_P1_POWERS_VAR_BLOCK, X_(GG##_powers_var_task), \
+                        &job);                                                                                    \
+    }
+ZP_P1_POWERS_VAR(G1, G1J, FP)
+ZP_P1_POWERS_VAR(G2, G2J, FP2)
+
+/* ---- encodings ---- */
+
+/* wasmcurves' LEMtoC, the compressed form snarkjs hashes a response in:
+ * x big-endian (c1 then c0 in G2), the top bit set when y is "negative"
+ * (fp_is_negative_var); infinity is zeros with 0x40 first. */
+static void X_(g1_to_c)(uint8_t *out, const uint8_t *lem) {
+    G1 p;
+    memcpy(&p, lem, sizeof p);
+    if (G1_(is_inf)(&p)) {
+        memset(out, 0, FPN * 8);
+        out[0] = 0x40;
+        return;
+    }
+    X_(fp_to_be)(out, &p.x);
+    if (X_(fp_is_negative_var)(&p.y)) out[0] |= 0x80;
+}
+static void X_(g2_to_c)(uint8_t *out, const uint8_t *lem) {
+    G2 p;
+    memcpy(&p, lem, sizeof p);
+    if (G2_(is_inf)(&p)) {
+        memset(out, 0, FPN * 16);
+        out[0] = 0x40;
+        return;
+    }
+    X_(fp_to_be)(out, &p.x.c1);
+    X_(fp_to_be)(out + FPN * 8, &p.x.c0);
+    if (X_(fp2_is_negative_var)(&p.y)) out[0] |= 0x80;
+}
+
+/* ---- verify (public) ---- */
+
+/* out = Σ k_i·Q_i over G2 (affine LEM), as g1_lincomb. */
+static zp_status X_(g2_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n,
+                                const zp_parallel *par, zp_error *err) {
+    size_t threads = zp_parallel_threads(par);
+    size_t bytes = ZP_CAT(G2, _msm_scratch_size)(n, threads);
+    void *scratch = NULL;
+    if (posix_memalign(&scratch, 64, bytes ? bytes : 64) != 0) {
+        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for a verification MSM");
+    }
+    G2J acc;
+    ZP_CAT(G2, _msm_var)(&acc, (const G2 *)(const void *)pts, scalars, n, scratch, par);
+    free(scratch);
+    G2 p;
+    G2_(j_to_affine)(&p, &acc);
+    memcpy(out, &p, sizeof p);
+    return ZP_OK;
+}
+
+#undef ZP_P1_POWERS
+#undef ZP_P1_POWERS_BLOCK
+#undef ZP_P1_POWERS_VAR
+#undef ZP_P1_POWERS_VAR_BLOCK
