@@ -55,7 +55,7 @@ fi
 # The embedded texts: each script writes next to itself.
 cp src/witness/embed_fastfr.sh src/witness/embed_glue.sh src/witness/fastfr.c.in src/witness/w2c_glue.c.in \
     "$T/src/witness/"
-cp src/field/mont_x86_64.h "$T/src/field/"
+cp src/field/mont_x86_64.h src/field/modinv.h "$T/src/field/"
 sh "$T/src/witness/embed_fastfr.sh" && same src/witness/fastfr_text.h "$T/src/witness/fastfr_text.h" \
     "sh src/witness/embed_fastfr.sh"
 sh "$T/src/witness/embed_glue.sh" && same src/witness/w2c_glue.h "$T/src/witness/w2c_glue.h" \
