@@ -31,19 +31,24 @@ SEED=$(( (RANDOM << 16) | RANDOM ))
 echo "seed $SEED"
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
+# a size as messages write it ("264 KiB", "12.3 MiB", "1.5 GiB") and its
+# value in MiB; empty when there is none
+SIZE_RE='\([0-9.]* [KMG]iB\)'
+in_mib() { [ -n "$1" ] && awk -v v="${1% *}" -v u="${1#* }" 'BEGIN { printf "%.3f", v * (u == "KiB" ? 1 / 1024 : u == "GiB" ? 1024 : 1) }'; }
+
 # figures NAME ERRFILE: sets NEED (the least budget, bytes, rounded up to
 # 0.5 MiB) and INMEM (key + matrices + buffers + the process's own: one
 # partition in memory) from a refusal's message
 figures() {
     local msg need key mat buf own
     msg="$(cat "$2")"
-    need="$(sed -n 's/.*it needs \([0-9.]*\) MiB.*/\1/p' <<<"$msg")"
-    key="$(sed -n 's/.*in memory: key \([0-9.]*\) MiB.*/\1/p' <<<"$msg")"
-    mat="$(sed -n 's/.*, matrices \([0-9.]*\) MiB.*/\1/p' <<<"$msg")"
-    buf="$(sed -n 's/.*witness + a\/b\/c + MSM \([0-9.]*\) MiB.*/\1/p' <<<"$msg")"
-    own="$(sed -n "s/.*the process's own \([0-9.]*\) MiB.*/\1/p" <<<"$msg")"
+    need="$(in_mib "$(sed -n "s/.*it needs $SIZE_RE.*/\1/p" <<<"$msg")")"
+    key="$(in_mib "$(sed -n "s/.*in memory: key $SIZE_RE.*/\1/p" <<<"$msg")")"
+    mat="$(in_mib "$(sed -n "s/.*, matrices $SIZE_RE.*/\1/p" <<<"$msg")")"
+    buf="$(in_mib "$(sed -n "s/.*witness + a\/b\/c + MSM $SIZE_RE.*/\1/p" <<<"$msg")")"
+    own="$(in_mib "$(sed -n "s/.*the process's own $SIZE_RE.*/\1/p" <<<"$msg")")"
     if [ -z "$need" ] || [ -z "$key" ] || [ -z "$mat" ] || [ -z "$buf" ] || [ -z "$own" ] ||
-        ! grep -q "streamed from the key file, at the least [0-9.]* MiB" <<<"$msg"; then
+        ! grep -q "streamed from the key file, at the least [0-9.]* [KMG]iB" <<<"$msg"; then
         fail "$1: the refusal names the minimum, in memory and streamed" "$msg"
         return 1
     fi
