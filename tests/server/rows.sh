@@ -252,7 +252,7 @@ out="$(timeout 30 "$Z" run --key "$BN/merkle.zkey" --witness "$BN/w1.wtns" --out
 rc=$?
 [ $rc != 0 ] && grep -qiE "budget.*more than.*memory" <<<"$out" && pass "run --budget 2^64-1 is refused: $(head -1 <<<"$out")" ||
     fail "run --budget 2^64-1 is refused" "exit $rc: $(tail -2 <<<"$out" | tr '\n' ' ')"
-refused_start "serve --budget 2M: the message names the bound" "budget.*2\.0 MiB.*own memory.*[0-9]+(\.[0-9])? MiB" \
+refused_start "serve --budget 2M: the message names the bound" "budget.*\(2 MiB\).*own memory.*[0-9]+(\.[0-9])? MiB" \
     "$W/d.conf" --budget 2M
 
 # ---- PostgreSQL: a row outside the spool, a swapped witness -------------------
