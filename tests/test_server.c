@@ -229,12 +229,24 @@ static void test_options(void) {
     CHECK(o.threads == 8 && o.budget == 8ULL << 30 && o.prio == -3 && o.wait == 1.5 && quiet == 1);
     CHECK(n == 3 && !strcmp(argv[1], "a") && !strcmp(argv[2], "-") && !strcmp(argv[3], "b"));
     CHECK(o.list.n == 3 && !strcmp(items[0], "w1") && !strcmp(items[1], "w2") && !strcmp(items[2], "w3"));
+    /* --name=VALUE and -n=VALUE (snarkjs's spelling), a value holding '=' */
+    {
+        char *eq[] = {"cmd", "--threads=4", "-t=5", "--budget=2G", "--witness=a=b", "pos"};
+        o.list.n = 0;
+        st = parse_opts(&o, &quiet, &n, eq, 6, &err);
+        CHECK_MSG(st == ZP_OK, "%s", err.message);
+        CHECK(o.threads == 5 && o.budget == 2ULL << 30 && o.list.n == 1 && !strcmp(items[0], "a=b"));
+        CHECK(n == 1 && !strcmp(eq[1], "pos"));
+    }
     /* the errors name the option as it was spelled, and the value */
     struct {
         const char *args[3];
         const char *want;
     } bad[] = {
         {{"--frob"}, "unknown option '--frob'"},
+        {{"--frob=1"}, "unknown option '--frob'"},
+        {{"-q=1"}, "-q takes no value"},
+        {{"--threads=x"}, "--threads needs a whole number, not 'x'"},
         {{"-x"}, "unknown option '-x'"},
         {{"--"}, "unknown option '--'"},
         {{"--threads"}, "--threads needs a value"},

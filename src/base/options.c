@@ -241,11 +241,27 @@ zp_status zp_options_parse(const zp_option_table *tables, size_t n_tables, int a
             argv[out++] = argv[i];
             continue;
         }
+        /* --name=VALUE and -n=VALUE (snarkjs's spelling) as two words */
+        char name[128];
+        const char *eq = strchr(a, '='), *inline_value = NULL;
+        if (eq != NULL) {
+            if ((size_t)(eq - a) >= sizeof name) return zp_error_set(err, ZP_ERR_ARG, "unknown option '%s'", a);
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            inline_value = eq + 1;
+        }
         void *dst = NULL;
         const zp_option *o = lookup(tables, n_tables, a, &dst);
         if (o == NULL) return zp_error_set(err, ZP_ERR_ARG, "unknown option '%s'", a);
         if (o->type == ZP_OPT_FLAG) {
+            if (inline_value != NULL) return zp_error_set(err, ZP_ERR_ARG, "%s takes no value", a);
             *(int *)((char *)dst + o->offset) = 1;
+            continue;
+        }
+        if (inline_value != NULL) {
+            zp_status st = zp_options_set(dst, o, a, inline_value, NULL, err);
+            if (st != ZP_OK) return st;
             continue;
         }
         if (o->type == ZP_OPT_LIST) {

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -54,4 +56,14 @@ int zp_cli_parse(const zp_cli_command *cmd, int argc, char **argv) {
         return -1;
     }
     return n;
+}
+
+int zp_cli_read_entropy(char *buf, size_t cap) {
+    buf[0] = 0;
+    if (!isatty(0)) return 0;
+    fputs("Enter a random text. (Entropy): ", stderr);
+    fflush(stderr);
+    if (fgets(buf, (int)cap, stdin) == NULL) buf[0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    return 1;
 }

@@ -57,6 +57,12 @@ int zp_cli_parse(const zp_cli_command *cmd, int argc, char **argv);
  * ZP_EXIT_USAGE. */
 int zp_cli_usage_error(const zp_cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Asks for a contribution's entropy on the terminal ("Enter a random
+ * text. (Entropy): ", as snarkjs asks) and reads one line into buf (cap
+ * bytes, the newline dropped). Returns 1 when it asked, 0 when stdin is
+ * not a terminal (buf then empty). */
+int zp_cli_read_entropy(char *buf, size_t cap);
+
 /* -t, --threads N (0: one per CPU), into a size_t; every command with
  * worker threads lists it. */
 #define ZP_CLI_THREADS_OPTION(type_, field_, help_) \

@@ -54,51 +54,14 @@ static const zp_option options[] = {
     {"quiet", 'q', ZP_OPT_FLAG, offsetof(ptau_args, quiet), 0, 0, NULL, NULL, "no progress and no summary", NULL},
 };
 
-/* --name=X and -e=X (snarkjs's spelling) become two arguments. */
-static char **split_equals(int argc, char **argv, int *out_argc) {
-    char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
-    if (v == NULL) return NULL;
-    int n = 0;
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i], *eq = strchr(a, '=');
-        if (i > 0 && a[0] == '-' && eq != NULL) {
-            *eq = 0;
-            v[n++] = a;
-            v[n++] = eq + 1;
-        } else {
-            v[n++] = a;
-        }
-    }
-    *out_argc = n;
-    return v;
-}
-
-static void read_entropy(char *buf, size_t cap) {
-    buf[0] = 0;
-    if (!isatty(0)) return;
-    fputs("Enter a random text. (Entropy): ", stderr);
-    fflush(stderr);
-    if (fgets(buf, (int)cap, stdin) == NULL) buf[0] = 0;
-    buf[strcspn(buf, "\n")] = 0;
-}
-
 /* contribute, beacon and verify. */
 static int phase1_step(zp_cli_command *cmd, ptau_args *args, const char *sub, int argc, char **argv) {
-    int n = 0;
-    char **v = split_equals(argc, argv, &n);
-    if (v == NULL) {
-        fputs("zkpipe: out of memory\n", stderr);
-        return ZP_EXIT_FAILURE;
-    }
-    int npos = zp_cli_parse(cmd, n, v);
+    int npos = zp_cli_parse(cmd, argc, argv);
     int rc = ZP_EXIT_OK;
     zp_pool *pool = NULL;
     zp_error err = {0};
-    if (npos < 0) {
-        free(v);
-        return ZP_EXIT_USAGE;
-    }
-    char **pos = v + 1;
+    if (npos < 0) return ZP_EXIT_USAGE;
+    char **pos = argv + 1;
     int want = strcmp(sub, "verify") == 0 ? 1 : strcmp(sub, "beacon") == 0 ? 4 : 2;
     if (npos != want) {
         rc =
@@ -118,7 +81,7 @@ static int phase1_step(zp_cli_command *cmd, ptau_args *args, const char *sub, in
         char line[1024];
         const char *entropy = args->entropy;
         if (entropy == NULL) {
-            read_entropy(line, sizeof line);
+            zp_cli_read_entropy(line, sizeof line);
             entropy = line;
         }
         int ok = zp_ceremony_ptau_contribute(pos[0], pos[1], args->name, entropy, &opts, response, next, &err) == ZP_OK;
@@ -145,7 +108,6 @@ fail:
     rc = zp_cli_fail(&err);
 done:
     zp_pool_destroy(pool);
-    free(v);
     return rc;
 }
 

@@ -51,37 +51,6 @@ static const zp_option options[] = {
     {"quiet", 'q', ZP_OPT_FLAG, offsetof(zkey_args, quiet), 0, 0, NULL, NULL, "no report and no progress", NULL},
 };
 
-/* --name=X and -e=X (snarkjs's spelling) become two arguments. */
-static char **split_equals(int argc, char **argv, int *out_argc) {
-    char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
-    if (v == NULL) return NULL;
-    int n = 0;
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i], *eq = strchr(a, '=');
-        if (i > 0 && a[0] == '-' && eq != NULL) {
-            *eq = 0;
-            v[n++] = a;
-            v[n++] = eq + 1;
-        } else {
-            v[n++] = a;
-        }
-    }
-    *out_argc = n;
-    return v;
-}
-
-static int read_entropy(char *buf, size_t cap) {
-    if (!isatty(0)) {
-        buf[0] = 0;
-        return 0;
-    }
-    fputs("Enter a random text. (Entropy): ", stderr);
-    fflush(stderr);
-    if (fgets(buf, (int)cap, stdin) == NULL) buf[0] = 0;
-    buf[strcspn(buf, "\n")] = 0;
-    return 1;
-}
-
 int zp_cmd_zkey(int argc, char **argv) {
     zkey_args args = {0};
     zp_option_table tables[] = {{"options:", options, sizeof options / sizeof *options, &args}};
@@ -98,21 +67,12 @@ int zp_cmd_zkey(int argc, char **argv) {
         argv[2] = "export-vk";
         return zp_cmd_export_vk(argc - 2, argv + 2);
     }
-    int n = 0;
-    char **v = split_equals(argc - 1, argv + 1, &n);
-    if (v == NULL) {
-        fputs("zkpipe: out of memory\n", stderr);
-        return ZP_EXIT_FAILURE;
-    }
-    int npos = zp_cli_parse(&cmd, n, v);
+    int npos = zp_cli_parse(&cmd, argc - 1, argv + 1);
     int rc = ZP_EXIT_OK;
     zp_pool *pool = NULL;
     zp_error err = {0};
-    if (npos < 0) {
-        free(v);
-        return ZP_EXIT_USAGE;
-    }
-    char **pos = v + 1;
+    if (npos < 0) return ZP_EXIT_USAGE;
+    char **pos = argv + 2;
     if (zp_pool_create(&pool, args.threads, &err) != ZP_OK) goto fail;
     zp_parallel par = zp_pool_parallel(pool);
     zp_ceremony_opts opts = {.par = &par, .progress = !args.quiet && isatty(2)};
@@ -136,7 +96,7 @@ int zp_cmd_zkey(int argc, char **argv) {
         char line[1024];
         const char *entropy = args.entropy;
         if (entropy == NULL) {
-            read_entropy(line, sizeof line);
+            zp_cli_read_entropy(line, sizeof line);
             entropy = line;
         }
         int ok = zp_ceremony_zkey_contribute(pos[0], pos[1], args.name, entropy, &opts, hash, &err) == ZP_OK;
@@ -179,6 +139,5 @@ fail:
     rc = zp_cli_fail(&err);
 done:
     zp_pool_destroy(pool);
-    free(v);
     return rc;
 }
