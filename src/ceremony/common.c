@@ -240,3 +240,51 @@ int zp_cer_utf8_valid(const char *str) {
     }
     return 1;
 }
+
+size_t zp_cer_params_encode(uint8_t out[ZP_CER_PARAMS_MAX], const char *name, uint32_t type, unsigned iter_exp,
+                            const uint8_t *beacon, size_t beacon_len) {
+    size_t n = 0;
+    if (name != NULL) {
+        size_t len = strlen(name);
+        out[n++] = 1;
+        out[n++] = (uint8_t)len;
+        memcpy(out + n, name, len);
+        n += len;
+    }
+    if (type == 1) {
+        out[n++] = 2;
+        out[n++] = (uint8_t)iter_exp;
+        out[n++] = 3;
+        out[n++] = (uint8_t)beacon_len;
+        memcpy(out + n, beacon, beacon_len);
+        n += beacon_len;
+    }
+    return n;
+}
+
+int zp_cer_params_decode(const uint8_t *q, size_t len, uint32_t type, char name[256], int *has_name, unsigned *iter_exp,
+                         uint8_t beacon[255], size_t *beacon_len) {
+    const uint8_t *end = q + len;
+    unsigned last = 0;
+    while (q < end) {
+        unsigned ty = *q++;
+        if (ty <= last || q >= end) return 0;
+        last = ty;
+        unsigned n = *q++;
+        if (ty == 2) {
+            *iter_exp = n;
+            continue;
+        }
+        if ((ty != 1 && ty != 3) || (size_t)(end - q) < n) return 0;
+        if (ty == 1) {
+            memcpy(name, q, n);
+            name[n] = 0;
+            *has_name = 1;
+        } else {
+            memcpy(beacon, q, n);
+            *beacon_len = n;
+        }
+        q += n;
+    }
+    return type != 1 || (*beacon_len != 0 && *iter_exp >= 10 && *iter_exp <= 63);
+}

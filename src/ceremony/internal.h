@@ -134,6 +134,23 @@ zp_status zp_cer_beacon_parse(uint8_t beacon[255], size_t *len, const char *beac
 zp_status zp_cer_beacon_seed(uint8_t seed[32], const uint8_t *beacon, size_t len, unsigned iter_exp,
                              zp_error *err) ZP_WARN_UNUSED;
 
+/* A contribution's parameter list, as both phases write it (snarkjs's
+ * writeContribution / writeMPCParams): 1 the name, 2 a beacon's
+ * iteration exponent, 3 its bytes, each a type byte, a length byte and
+ * the bytes (2's length byte is the exponent itself). */
+#define ZP_CER_PARAMS_MAX (2 + 255 + 2 + 2 + 255)
+/* Writes the list into out and returns its length: the name when name is
+ * not NULL (an empty one too), the beacon when type is 1. */
+size_t zp_cer_params_encode(uint8_t out[ZP_CER_PARAMS_MAX], const char *name, uint32_t type, unsigned iter_exp,
+                            const uint8_t *beacon, size_t beacon_len);
+/* Reads the list of len bytes at q for a contribution of the given type:
+ * the name into name (terminated; *has_name 1 when there was one), the
+ * beacon into beacon, *beacon_len and *iter_exp. Returns 0 when it is
+ * malformed: types out of order or unknown, a length past the end, or a
+ * beacon (type 1) without bytes or with iter_exp outside 10..63. */
+int zp_cer_params_decode(const uint8_t *q, size_t len, uint32_t type, char name[256], int *has_name, unsigned *iter_exp,
+                         uint8_t beacon[255], size_t *beacon_len);
+
 /* Copies section id of bf verbatim into w. */
 zp_status zp_cer_copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id, const char *what,
                               zp_error *err) ZP_WARN_UNUSED;

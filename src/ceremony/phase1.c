@@ -88,28 +88,9 @@ zp_status zp_p1_read_contributions(const zp_cer_ptau *t, zp_p1_contribution **ou
         uint32_t plen = zp_cer_rd32(p + off);
         off += 4;
         if (c->type > 1 || plen > size - off) goto bad_params;
-        const uint8_t *q = p + off, *end = q + plen;
-        unsigned last = 0;
-        while (q < end) {
-            unsigned ty = *q++;
-            if (ty <= last || q >= end) goto bad_params;
-            last = ty;
-            unsigned len = *q++;
-            if (ty == 2) {
-                c->iter_exp = len;
-                continue;
-            }
-            if ((ty != 1 && ty != 3) || (size_t)(end - q) < len) goto bad_params;
-            if (ty == 1) {
-                memcpy(c->name, q, len);
-                c->name[len] = 0;
-            } else {
-                memcpy(c->beacon, q, len);
-                c->beacon_len = len;
-            }
-            q += len;
-        }
-        if (c->type == 1 && (c->beacon_len == 0 || c->iter_exp < 10 || c->iter_exp > 63)) goto bad_params;
+        int has_name = 0;
+        if (!zp_cer_params_decode(p + off, plen, c->type, c->name, &has_name, &c->iter_exp, c->beacon, &c->beacon_len))
+            goto bad_params;
         off += plen;
         c->raw_len = (size_t)(p + off - c->raw);
         zp_ptau_hash h;
@@ -159,22 +140,9 @@ static void write_contribution(zp_binwriter *w, const zp_curve_desc *d, const zp
     zp_binwriter_bytes(w, c->partial, 216);
     zp_binwriter_bytes(w, c->next_challenge, 64);
     zp_binwriter_u32(w, c->type);
-    uint8_t params[2 + 255 + 2 + 2 + 255];
-    size_t np = 0, len = strlen(c->name);
-    if (len > 0) {
-        params[np++] = 1;
-        params[np++] = (uint8_t)len;
-        memcpy(params + np, c->name, len);
-        np += len;
-    }
-    if (c->type == 1) {
-        params[np++] = 2;
-        params[np++] = (uint8_t)c->iter_exp;
-        params[np++] = 3;
-        params[np++] = (uint8_t)c->beacon_len;
-        memcpy(params + np, c->beacon, c->beacon_len);
-        np += c->beacon_len;
-    }
+    uint8_t params[ZP_CER_PARAMS_MAX];
+    size_t np =
+        zp_cer_params_encode(params, c->name[0] ? c->name : NULL, c->type, c->iter_exp, c->beacon, c->beacon_len);
     zp_binwriter_u32(w, (uint32_t)np);
     zp_binwriter_bytes(w, params, np);
 }

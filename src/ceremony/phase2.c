@@ -150,30 +150,9 @@ static zp_status mpc_read(mpc *m, const zp_binfile *bf, const zp_curve_desc *d, 
             return zp_error_set(err, ZP_ERR_FORMAT, "%s: section 10 (contributions): contribution #%u is malformed",
                                 name, i + 1);
         }
-        const uint8_t *q = p + off, *end = q + plen;
-        unsigned last = 0;
-        while (q < end) {
-            unsigned ty = *q++;
-            if (ty <= last || q >= end) goto bad_params;
-            last = ty;
-            unsigned len = *q++;
-            if (ty == 2) {
-                c->iter_exp = len;
-                continue;
-            }
-            if (ty != 1 && ty != 3) goto bad_params;
-            if ((size_t)(end - q) < len) goto bad_params;
-            if (ty == 1) {
-                memcpy(c->name, q, len);
-                c->name[len] = 0;
-                c->has_name = 1;
-            } else {
-                memcpy(c->beacon, q, len);
-                c->beacon_len = len;
-            }
-            q += len;
-        }
-        if (c->type == 1 && (c->beacon_len == 0 || c->iter_exp < 10 || c->iter_exp > 63)) goto bad_params;
+        if (!zp_cer_params_decode(p + off, plen, c->type, c->name, &c->has_name, &c->iter_exp, c->beacon,
+                                  &c->beacon_len))
+            goto bad_params;
         off += plen;
         continue;
     bad_params:
@@ -227,23 +206,9 @@ static void mpc_write(zp_binwriter *w, const mpc *m, const zp_curve_desc *d, uin
         zp_binwriter_bytes(w, c->g2_spx, d->g2_bytes);
         zp_binwriter_bytes(w, c->transcript, 64);
         zp_binwriter_u32(w, c->type);
-        uint8_t params[2 + 255 + 2 + 2 + 255];
-        size_t np = 0;
-        if (c->has_name) {
-            size_t len = strlen(c->name);
-            params[np++] = 1;
-            params[np++] = (uint8_t)len;
-            memcpy(params + np, c->name, len);
-            np += len;
-        }
-        if (c->type == 1) {
-            params[np++] = 2;
-            params[np++] = (uint8_t)c->iter_exp;
-            params[np++] = 3;
-            params[np++] = (uint8_t)c->beacon_len;
-            memcpy(params + np, c->beacon, c->beacon_len);
-            np += c->beacon_len;
-        }
+        uint8_t params[ZP_CER_PARAMS_MAX];
+        size_t np =
+            zp_cer_params_encode(params, c->has_name ? c->name : NULL, c->type, c->iter_exp, c->beacon, c->beacon_len);
         zp_binwriter_u32(w, (uint32_t)np);
         zp_binwriter_bytes(w, params, np);
     }
