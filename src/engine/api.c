@@ -369,18 +369,8 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     if (st == ZP_OK) {
         /* the reads, their thread and the scratch file are the engine's;
          * the prover math sees them through io */
-        zp_stream_io sio = {.src = &src, .window = pr->window.p, .scratch_dir = zp_stream_scratch_dir()};
-        zp_groth16_stream_io io;
-        zp_stream_io_init(&io, &sio);
-        zp_groth16_stream_cfg cfg = {.io = &io,
-                                     .window = pr->window.p,
-                                     .chunk_g1 = plan->chunk_g1,
-                                     .chunk_g2 = plan->chunk_g2,
-                                     .chunk_coefs = plan->chunk_coefs,
-                                     .window_bytes = plan->window_bytes,
-                                     .spill = plan->spill};
         void *scratch = (void *)align64((size_t)(uintptr_t)pr->scratch.p);
-        st = zp_groth16_prove_stream(p, pk, w, pr->abc.p, scratch, &cfg, &pr->par, err);
+        st = zp_stream_prove(p, pk, w, pr->abc.p, scratch, pr->window.p, &src, plan, &pr->par, err);
     }
     stat->start_s = zp_clock_now() - t1;
     stat->window_bytes = plan->window_bytes;

@@ -335,18 +335,8 @@ static zp_status prove_streamed(stage_worker *w, engine_part *p, zp_error *err) 
         st = part_alloc(e, p, &p->window, ZP_BUF_STREAM, ZP_MEM_HOST, plan->window_bytes, "the key's window", err);
     }
     if (st == ZP_OK) {
-        zp_stream_io sio = {.src = &src, .window = p->window.p, .scratch_dir = zp_stream_scratch_dir()};
-        zp_groth16_stream_io io;
-        zp_stream_io_init(&io, &sio);
-        zp_groth16_stream_cfg cfg = {.io = &io,
-                                     .window = p->window.p,
-                                     .chunk_g1 = plan->chunk_g1,
-                                     .chunk_g2 = plan->chunk_g2,
-                                     .chunk_coefs = plan->chunk_coefs,
-                                     .window_bytes = plan->window_bytes,
-                                     .spill = plan->spill};
         /* the scratch is page-aligned (tracked), so 64-byte aligned */
-        st = zp_groth16_prove_stream(&p->proof, pk, p->witness.p, p->abc.p, p->msm.p, &cfg, &w->par, err);
+        st = zp_stream_prove(&p->proof, pk, p->witness.p, p->abc.p, p->msm.p, p->window.p, &src, plan, &w->par, err);
     }
     zp_stream_source_close(&src);
     return st;

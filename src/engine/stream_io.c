@@ -228,6 +228,16 @@ void zp_stream_spill_close(zp_stream_spill *sp) {
 
 /* ---- the groth16 layer's io over a source (groth16/stream.h) ---- */
 
+/* A source, a window and a scratch directory as the groth16 layer's io:
+ * one reader and one spill file at a time. */
+typedef struct zp_stream_io {
+    const zp_stream_source *src;
+    void *window;
+    const char *scratch_dir;
+    zp_stream_reader rd;
+    zp_stream_spill sp;
+} zp_stream_io;
+
 static zp_status io_begin(void *ctx, unsigned section, size_t elem, size_t n, size_t chunk, zp_error *err) {
     zp_stream_io *s = ctx;
     return zp_stream_begin(&s->rd, s->src, section, elem, n, chunk, s->window, err);
@@ -252,8 +262,19 @@ static zp_status io_spill_io(void *ctx, int write, unsigned slot, size_t off, vo
 
 static void io_spill_close(void *ctx) { zp_stream_spill_close(&((zp_stream_io *)ctx)->sp); }
 
-void zp_stream_io_init(zp_groth16_stream_io *io, zp_stream_io *sio) {
-    sio->sp.fd = -1;
-    *io = (zp_groth16_stream_io){sio,      sio->src->name, io_begin,    io_take,       io_end,
-                                 io_check, io_spill_open,  io_spill_io, io_spill_close};
+zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+                          void *scratch, void *window, const zp_stream_source *src, const zp_groth16_stream_plan *plan,
+                          const zp_parallel *par, zp_error *err) {
+    zp_stream_io sio = {.src = src, .window = window, .scratch_dir = zp_stream_scratch_dir()};
+    sio.sp.fd = -1;
+    zp_groth16_stream_io io = {&sio,     src->name,     io_begin,    io_take,       io_end,
+                               io_check, io_spill_open, io_spill_io, io_spill_close};
+    zp_groth16_stream_cfg cfg = {.io = &io,
+                                 .window = window,
+                                 .chunk_g1 = plan->chunk_g1,
+                                 .chunk_g2 = plan->chunk_g2,
+                                 .chunk_coefs = plan->chunk_coefs,
+                                 .window_bytes = plan->window_bytes,
+                                 .spill = plan->spill};
+    return zp_groth16_prove_stream(proof, pk, witness, abc, scratch, &cfg, par, err);
 }

@@ -84,17 +84,12 @@ void zp_stream_spill_close(zp_stream_spill *sp);
 /* Where spill files go: $ZKPIPE_SCRATCH_DIR, else $TMPDIR, else /var/tmp. */
 const char *zp_stream_scratch_dir(void);
 
-/* A source, a window and a scratch directory as the groth16 layer's io:
- * one reader and one spill file at a time. */
-typedef struct zp_stream_io {
-    const zp_stream_source *src;
-    void *window;
-    const char *scratch_dir;
-    zp_stream_reader rd;
-    zp_stream_spill sp;
-} zp_stream_io;
-/* Fills io (its ctx is sio, which must outlive it) from sio's src,
- * window and scratch_dir. */
-void zp_stream_io_init(zp_groth16_stream_io *io, zp_stream_io *sio);
+/* zp_groth16_prove_stream with the engine's io: the key's points read
+ * from src through window (plan->window_bytes) by the reader thread, a/b/c
+ * spilled (when plan->spill) to a file in zp_stream_scratch_dir(); the
+ * rest as zp_groth16_prove_stream says. */
+zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+                          void *scratch, void *window, const zp_stream_source *src, const zp_groth16_stream_plan *plan,
+                          const zp_parallel *par, zp_error *err) ZP_WARN_UNUSED;
 
 #endif
