@@ -239,6 +239,39 @@ static void check_synthesis(zp_curve curve, unsigned log_n, enum order order, in
     free_key(&k);
 }
 
+/* What a pager saw: the spans must be consecutive, in order, each at
+ * most a step (plus the entry that crossed it), and cover the list. */
+typedef struct {
+    const uint8_t *next;
+    size_t spans, bad;
+} pager_seen;
+
+static void pager_done(void *ctx, const uint8_t *p, size_t bytes) {
+    pager_seen *seen = ctx;
+    if (p != seen->next || bytes > ZP_COEF_PAGE_STEP + ZP_ZKEY_COEF_BYTES) seen->bad++;
+    seen->next = p + bytes;
+    seen->spans++;
+}
+
+/* The paged size is the size, whatever the order, and the pager is handed
+ * the list once, a step at a time: all of it when it is in order (a walk
+ * over a list out of order may stop early). */
+static void check_paged(zp_curve curve, unsigned log_n, enum order order) {
+    test_key k;
+    make_key(&k, curve, log_n, order, 0);
+    const zp_groth16_pk *pk = &k.pk;
+    pager_seen seen = {pk->coefs, 0, 0};
+    zp_groth16_pager pager = {pager_done, &seen};
+    size_t list = pk->n_coefs * ZP_ZKEY_COEF_BYTES;
+    CHECK(zp_groth16_matrices_size_paged(pk, &pager) == zp_groth16_matrices_size(pk));
+    int whole = in_order(pk) ? seen.next == pk->coefs + list : seen.next <= pk->coefs + list;
+    CHECK_MSG(seen.bad == 0 && whole && seen.spans >= 1, "%s, 2^%u, %s: %zu spans, %zu bad, %zu of %zu bytes",
+              zp_curve_name(curve), log_n, order_name[order], seen.spans, seen.bad, (size_t)(seen.next - pk->coefs),
+              list);
+    if (in_order(pk)) CHECK(seen.spans >= list / (ZP_COEF_PAGE_STEP + ZP_ZKEY_COEF_BYTES));
+    free_key(&k);
+}
+
 static void check_empty(zp_curve curve) {
     zp_groth16_pk pk;
     memset(&pk, 0, sizeof pk);
@@ -314,6 +347,7 @@ int main(void) {
         check_synthesis(curves[c], 0, ORDER_SNARKJS, 0, pars, 3); /* a domain of one row */
         check_synthesis(curves[c], 14, ORDER_SETUP, 1, pars, 3);  /* more rows than chunks */
         check_synthesis(curves[c], 14, ORDER_SHUFFLED, 0, pars, 3);
+        for (int order = 0; order < N_ORDERS; order++) check_paged(curves[c], order ? 10 : 17, (enum order)order);
         check_empty(curves[c]);
         check_rejects(curves[c]);
     }

@@ -39,13 +39,13 @@ static void plan_stream(engine_key *k, const zp_engine *e, const zp_groth16_pk *
     /* what the mapping keeps resident: all but the bulk points and the
      * coefficient list (the header, IC, §10), the pages the sections'
      * edges share, and the digest's buffer. Opening the key checks the
-     * coefficient list and gives its pages back as it goes, yet a load
-     * was measured to hold about the whole list at its peak (2^16: 12
-     * MB): counted whole, in the room of the partition that loads it */
+     * coefficient list a step at a time, giving each step's pages back:
+     * a step (and the pages at its ends) is what the load holds beyond
+     * the key's own bytes, in the room of the partition that loads it */
     uint64_t coefs = (uint64_t)pk->n_coefs * ZP_ZKEY_COEF_BYTES;
     uint64_t rest = file_size > points + coefs ? file_size - points - coefs : 1;
     uint64_t key_bytes = zp_track_round(rest) + 4 * zp_track_round(1) + (e->opt.key_digests ? KEY_DIGEST_CHUNK : 0);
-    uint64_t load = zp_track_round(coefs) + 2 * zp_track_round(1);
+    uint64_t load = zp_track_round(coefs < ZP_COEF_PAGE_STEP ? coefs : ZP_COEF_PAGE_STEP) + 2 * zp_track_round(1);
     uint64_t avail = e->budget > key_bytes ? e->budget - key_bytes : 0;
     uint64_t shares[2] = {avail / e->n_prove, avail};
     for (int i = 0; i < 2; i++) {
@@ -88,7 +88,10 @@ static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
     k->n_vars = pk->n_vars;
     k->n_public = pk->n_public;
     k->domain_size = pk->domain_size;
-    k->matrices_bytes = zp_track_round(zp_groth16_matrices_size(pk));
+    /* the list's pages go behind the scan: a key too large for memory
+     * is not made resident here, outside any reservation */
+    zp_groth16_pager pager = {zp_zkey_release_span, zkey};
+    k->matrices_bytes = zp_track_round(zp_groth16_matrices_size_paged(pk, &pager));
     k->witness_bytes = zp_track_round(zp_groth16_witness_bytes(pk));
     zp_backend_sizes sz; /* the backend's buffers for one partition */
     zp_backend_sizes_get(&sz, e->backend, pk);

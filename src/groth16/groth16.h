@@ -83,6 +83,23 @@ zp_status zp_groth16_check_witness(const zp_groth16_pk *pk, zp_curve witness_cur
  * engine reserves exactly this much before building). Scans the
  * coefficient list once. */
 size_t zp_groth16_matrices_size(const zp_groth16_pk *pk);
+/* The caller's way to let pages of the coefficient list go behind a walk
+ * over it (a mapped key's list touched whole would stay resident: 210 MB
+ * at 2^20). done(ctx, p, bytes) is called on consecutive, disjoint spans
+ * of at most ZP_COEF_PAGE_STEP bytes (and one entry), in order from the
+ * list's start, each once the walk has passed it, up to where the walk
+ * stopped (the whole list, unless it stopped early: an entry out of order
+ * or corrupt); the list must read the same afterwards (a mapping's pages
+ * are read back in). */
+typedef struct {
+    void (*done)(void *ctx, const uint8_t *p, size_t bytes);
+    void *ctx;
+} zp_groth16_pager;
+/* zp_groth16_matrices_size, handing each span of the list to pager (not
+ * NULL) as the scan passes it: what a caller that only sizes the matrices
+ * (the engine deciding whether a key is streamed) uses to keep at most a
+ * step of the list resident. */
+size_t zp_groth16_matrices_size_paged(const zp_groth16_pk *pk, const zp_groth16_pager *pager);
 /* Builds the matrices into mem (bytes >= zp_groth16_matrices_size(pk),
  * 64-byte aligned, caller-owned, e.g. mmap'd). They refer into the key's
  * coefficient list: the key must outlive them. ZP_ERR_FORMAT on a corrupt

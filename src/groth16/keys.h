@@ -23,6 +23,11 @@ size_t zp_g2_bytes(zp_curve curve); /* 128 or 192: x.c0, x.c1, y.c0, y.c1 */
 
 /* One entry of the .zkey coefficient list (§4): 12 + 32 bytes, packed. */
 #define ZP_ZKEY_COEF_BYTES 44
+/* How much of the coefficient list a walk over a mapped key (reading it,
+ * sizing its matrices) touches before it gives those pages back: the most
+ * of the list such a walk keeps resident (docs/architecture.md, "Proofs
+ * larger than the budget"). */
+#define ZP_COEF_PAGE_STEP ((size_t)4 << 20)
 enum { ZP_MATRIX_A = 0, ZP_MATRIX_B = 1 };
 
 typedef struct zp_groth16_pk {

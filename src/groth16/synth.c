@@ -96,28 +96,40 @@ static inline void zp_synth_row(const void *rows, unsigned ib, size_t r, size_t 
  * corrupt entry counts as out of order, so that the size stays a function
  * of the key whatever the list holds; the build rejects it anyway. Without
  * validation the pass stops as soon as the answer is known. */
-static size_t scan(const zp_groth16_pk *pk, int validate, int *in_order) {
+static size_t scan(const zp_groth16_pk *pk, int validate, int *in_order, const zp_groth16_pager *pager) {
     int64_t last[2] = {-1, -1};
     uint32_t prev_m = UINT32_MAX, prev_r = 0;
+    size_t i, kept = 0, bad = pk->n_coefs; /* kept: the first entry not yet handed to pager */
     *in_order = 1;
-    for (size_t i = 0; i < pk->n_coefs; i++) {
+    for (i = 0; i < pk->n_coefs; i++) {
         const uint8_t *e = pk->coefs + i * ZP_ZKEY_COEF_BYTES;
+        if (pager != NULL && (i - kept) * ZP_ZKEY_COEF_BYTES >= ZP_COEF_PAGE_STEP) {
+            pager->done(pager->ctx, pk->coefs + kept * ZP_ZKEY_COEF_BYTES, (i - kept) * ZP_ZKEY_COEF_BYTES);
+            kept = i;
+        }
         uint32_t m = rd32(e), r = rd32(e + 4), s = rd32(e + 8);
         if (m > ZP_MATRIX_B || r >= pk->domain_size || s >= pk->n_vars) {
             *in_order = 0;
-            return i;
+            bad = i++;
+            break;
         }
         if (m != prev_m || r != prev_r) { /* a run starts */
             if ((int64_t)r <= last[m]) {
                 *in_order = 0;
-                if (!validate) return pk->n_coefs;
+                if (!validate) {
+                    i++;
+                    break;
+                }
             }
             last[m] = r;
             prev_m = m;
             prev_r = r;
         }
     }
-    return pk->n_coefs;
+    /* the last span: up to the entry the walk stopped after */
+    if (pager != NULL && i > kept)
+        pager->done(pager->ctx, pk->coefs + kept * ZP_ZKEY_COEF_BYTES, (i - kept) * ZP_ZKEY_COEF_BYTES);
+    return bad;
 }
 
 typedef struct {
@@ -138,7 +150,7 @@ static void layout_as(zp_synth_layout *l, const zp_groth16_pk *pk, unsigned inde
 
 static size_t layout(zp_synth_layout *l, const zp_groth16_pk *pk, unsigned index_bytes, int validate) {
     int in_order;
-    size_t bad = scan(pk, validate, &in_order);
+    size_t bad = scan(pk, validate, &in_order, NULL);
     layout_as(l, pk, index_bytes, !in_order);
     return bad;
 }
@@ -150,6 +162,14 @@ size_t zp_groth16_matrices_size_as(const zp_groth16_pk *pk, unsigned index_bytes
 }
 
 size_t zp_groth16_matrices_size(const zp_groth16_pk *pk) { return zp_groth16_matrices_size_as(pk, 0); }
+
+size_t zp_groth16_matrices_size_paged(const zp_groth16_pk *pk, const zp_groth16_pager *pager) {
+    zp_synth_layout l;
+    int in_order;
+    (void)scan(pk, 0, &in_order, pager);
+    layout_as(&l, pk, 0, !in_order);
+    return l.bytes;
+}
 
 size_t zp_groth16_matrices_bound(const zp_groth16_pk *pk) {
     zp_synth_layout l;

@@ -172,7 +172,7 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
          * stay in the page cache): opening a 2^20 key otherwise held its
          * 211 MB list resident until a proof released it, which a proof
          * under a memory budget cannot afford (groth16/stream.h) */
-        if ((size_t)(e - kept) >= ((size_t)4 << 20)) {
+        if ((size_t)(e - kept) >= ZP_COEF_PAGE_STEP) {
             zp_binfile_release(&z->bf, kept, (size_t)(e - kept));
             kept = e;
         }
@@ -314,6 +314,11 @@ zp_status zp_zkey_point_sections(const zp_zkey *zkey, const char **path, zp_zkey
     *stamp = zkey->stamp;
     stamp->size = zkey->bf.size;
     return ZP_OK;
+}
+
+void zp_zkey_release_span(void *zkey, const uint8_t *p, size_t bytes) {
+    const zp_zkey *z = zkey;
+    zp_binfile_release(&z->bf, p, bytes);
 }
 
 void zp_zkey_release_coefs(const zp_zkey *zkey) {

@@ -30,6 +30,10 @@ const zp_groth16_pk *zp_zkey_pk(const zp_zkey *zkey);
  * caller done with them (a one-shot proof after synthesis): 380 KB of a
  * 2^11 key, 92 MB at 2^20. A later read maps them again, unchanged. */
 void zp_zkey_release_coefs(const zp_zkey *zkey);
+/* The same for bytes of the list from p (inside it), with a signature
+ * fit for zp_groth16_pager.done: zkey is the const zp_zkey * the list
+ * belongs to. */
+void zp_zkey_release_span(void *zkey, const uint8_t *p, size_t bytes);
 /* What identifies the key's file as zp_zkey_open found it: a file with
  * another device and inode (a copy renamed over it), size or
  * modification time is not the key that was validated. mtime_ns 0: not
