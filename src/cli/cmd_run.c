@@ -83,16 +83,25 @@ static void log_line(void *arg, const char *line) {
 
 static double mb(uint64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
 
+/* One line: the partitions in each stage and the bytes of every class
+ * that holds any now (the list of classes is the tracker's own). */
 static void status_line(const zp_engine_stats *s, size_t total, int tty) {
+    char classes[256] = "";
+    size_t used = 0;
+    for (int c = 0; c < ZP_BUF_CLASSES && used < sizeof classes; c++) {
+        if (s->by_class[c].bytes == 0) continue;
+        int w = snprintf(classes + used, sizeof classes - used, "%s%s %.0f", used ? " " : "",
+                         zp_buffer_class_name((zp_buffer_class)c), mb(s->by_class[c].bytes));
+        if (w < 0) break;
+        used += (size_t)w;
+    }
     fprintf(stderr,
             "%s[%6.1fs] proofs %llu/%zu | synth %zu wait %zu prove %zu wait %zu final %zu | tracked %.0f MB "
-            "(witgen %.0f witness %.0f abc %.0f msm %.0f) reserved %.0f/%.0f MB | rss %.0f MB%s",
+            "(%s) reserved %.0f/%.0f MB | rss %.0f MB%s",
             tty ? "\r" : "", s->uptime, (unsigned long long)s->proofs_done, total, s->partitions_in[ZP_STAGE_SYNTH],
             s->partitions_in[ZP_STAGE_WAIT_PROVE], s->partitions_in[ZP_STAGE_PROVE],
-            s->partitions_in[ZP_STAGE_WAIT_FINAL], s->partitions_in[ZP_STAGE_FINAL], mb(s->tracked),
-            mb(s->by_class[ZP_BUF_WITGEN].bytes), mb(s->by_class[ZP_BUF_WITNESS].bytes),
-            mb(s->by_class[ZP_BUF_ABC].bytes), mb(s->by_class[ZP_BUF_MSM].bytes), mb(s->reserved), mb(s->budget),
-            mb(s->rss), tty ? "\033[K" : "\n");
+            s->partitions_in[ZP_STAGE_WAIT_FINAL], s->partitions_in[ZP_STAGE_FINAL], mb(s->tracked), classes,
+            mb(s->reserved), mb(s->budget), mb(s->rss), tty ? "\033[K" : "\n");
     fflush(stderr);
 }
 
