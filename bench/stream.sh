@@ -46,7 +46,7 @@ run1() {
         return
     fi
     T=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$out")
-    R=$(awk -F': ' '/Maximum resident set size/ {print $2 * 1024}' "$out")
+    R=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 * 1024}' "$out")
     local ok=yes
     [ "$budget" != 0 ] && [ "$R" -gt "$budget" ] && ok=NO
     local v=ok

@@ -94,7 +94,10 @@ typedef struct zp_prove_options {
      * take: 0, no limit. In memory when the whole proof fits, the key's
      * points streamed through a bounded window when it does not, never
      * over; below the minimum for the key, ZP_ERR_NOMEM naming it
-     * (docs/architecture.md, "Proofs larger than the budget"). */
+     * (docs/architecture.md, "Proofs larger than the budget"). At the
+     * tightest budgets the witness's values are paged out to a scratch
+     * file during the proof and read back before it returns: do not use
+     * the same zp_witness from another thread meanwhile. */
     size_t budget;
 } zp_prove_options;
 
@@ -110,6 +113,7 @@ typedef struct zp_prove_stats {
     size_t tables_bytes; /* the point tables the proof used; 0: none */
     size_t window_bytes; /* the window the key's points streamed through; 0: proved in memory */
     int spilled;         /* 1: streamed with a, b, c one at a time, the others in a scratch file */
+    int paged;           /* 1 (spilled too): the witness was in the scratch file after synthesis */
 } zp_prove_stats;
 
 /* One proof of the witness for the key's circuit (options and stats may be

@@ -263,7 +263,9 @@ static void check_paged(zp_curve curve, unsigned log_n, enum order order) {
     pager_seen seen = {pk->coefs, 0, 0};
     zp_groth16_pager pager = {pager_done, &seen};
     size_t list = pk->n_coefs * ZP_ZKEY_COEF_BYTES;
-    CHECK(zp_groth16_matrices_size_paged(pk, &pager) == zp_groth16_matrices_size(pk));
+    int ordered = -1;
+    CHECK(zp_groth16_matrices_size_paged(pk, &pager, &ordered) == zp_groth16_matrices_size(pk));
+    CHECK(ordered == in_order(pk));
     int whole = in_order(pk) ? seen.next == pk->coefs + list : seen.next <= pk->coefs + list;
     CHECK_MSG(seen.bad == 0 && whole && seen.spans >= 1, "%s, 2^%u, %s: %zu spans, %zu bad, %zu of %zu bytes",
               zp_curve_name(curve), log_n, order_name[order], seen.spans, seen.bad, (size_t)(seen.next - pk->coefs),

@@ -81,7 +81,10 @@ int zp_cmd_prove(int argc, char **argv) {
         char window[128] = "proved in memory";
         if (stats.window_bytes != 0) {
             snprintf(window, sizeof window, "streamed the key's points through a %.1f MiB window, a, b, c %s",
-                     (double)stats.window_bytes / (1 << 20), stats.spilled ? "spilled" : "resident");
+                     (double)stats.window_bytes / (1 << 20),
+                     stats.paged     ? "spilled, the witness paged"
+                     : stats.spilled ? "spilled"
+                                     : "resident");
         }
         fprintf(stderr,
                 "proved: %s circuit, %u wires, %u public signals, domain 2^%d, %zu threads\n"

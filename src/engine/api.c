@@ -342,7 +342,7 @@ size_t zp_prove_scratch_size(const zp_key *key, size_t threads) {
  * coefficients' pages go, then the transforms and the MSMs over a window
  * that is freed before this returns, whatever happens. The proof in p. */
 static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_stats *stat, const zp_key *key,
-                                const uint64_t *w, const zp_groth16_stream_plan *plan, zp_error *err) {
+                                uint64_t *w, const zp_groth16_stream_plan *plan, zp_error *err) {
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_stream_source src = {.fd = -1};
     const char *path;
@@ -375,6 +375,7 @@ static zp_status prove_streamed(zp_prover *pr, zp_groth16_proof *p, zp_prove_sta
     stat->start_s = zp_clock_now() - t1;
     stat->window_bytes = plan->window_bytes;
     stat->spilled = plan->spill;
+    stat->paged = plan->page;
     /* nothing of a streamed proof stays: the next proof plans anew */
     zp_track_free(&pr->tracker, &pr->window);
     zp_track_free(&pr->tracker, &pr->scratch);
@@ -447,8 +448,21 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
          * pages resident: a streamed proof never maps them, an in-memory
          * one maps them again when it reads them */
         zp_zkey_release_coefs(key->zkey);
-        st = zp_groth16_stream_plan_make(&plan, pk, zp_prover_threads(pr), pr->budget, fixed, pr->matrices.p != NULL,
-                                         err);
+        size_t wbytes = zp_track_round(zp_groth16_witness_bytes(pk));
+        zp_groth16_stream_need need = {zp_prover_threads(pr), pr->budget, fixed, wbytes, pr->matrices.p != NULL, 0};
+        st = zp_groth16_stream_plan_make(&plan, pk, &need, err);
+        /* ZKPIPE_STREAM_PAGE=0: never paged (tests of the spilled path) */
+        const char *page_env = getenv("ZKPIPE_STREAM_PAGE");
+        int may_page = page_env == NULL || strcmp(page_env, "0") != 0;
+        if (may_page && (st == ZP_ERR_NOMEM ||
+                         (st == ZP_OK && plan.spill && plan.chunk_g1 < ((size_t)1 << ZP_STREAM_GOOD_CHUNK_LOG)))) {
+            /* tight: a paged proof may fit where a spilled one does not,
+             * or with a larger window, if the list is in order (a scan
+             * over it, its pages given back behind) */
+            zp_groth16_pager pager = {zp_zkey_release_span, key->zkey};
+            (void)zp_groth16_matrices_size_paged(pk, &pager, &need.in_order);
+            if (need.in_order) st = zp_groth16_stream_plan_make(&plan, pk, &need, err);
+        }
         if (st != ZP_OK) return st;
     }
     int want = mem == NULL && !plan.streamed && pr->budget == 0 &&
@@ -461,7 +475,10 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
     zp_groth16_proof p;
     if (plan.streamed) {
         if (!pr->skip_verify && !pr->one_shot) st = ensure_pvk(pr, key, err);
-        if (st == ZP_OK) st = prove_streamed(pr, &p, &stat, key, w, &plan, err);
+        /* paged, the witness's pages are let go and read back during
+         * the proof: its values are this library's memory (zp_mem_map in
+         * wtns.c), writable; zkpipe.h says not to share it meanwhile */
+        if (st == ZP_OK) st = prove_streamed(pr, &p, &stat, key, (uint64_t *)(uintptr_t)w, &plan, err);
         if (st != ZP_OK) return st;
         return prove_check(pr, proof, stats, &stat, &p, pk, w, err);
     }

@@ -42,15 +42,19 @@ typedef struct engine_key {
     /* counted (page-rounded): the mapped file, whose point sections are
      * used in place, and the matrices */
     uint64_t file_bytes, matrices_bytes;
-    /* One partition's buffers, counted, and their sum. */
-    uint64_t witness_bytes, abc_bytes, msm_bytes, footprint;
+    /* One partition's buffers, counted, and their sum; witness_alloc: the
+     * witness buffer's size (witness_bytes, or, paged, room for a vector
+     * of the domain too, which it also serves as) */
+    uint64_t witness_bytes, abc_bytes, msm_bytes, footprint, witness_alloc;
+    int in_order; /* the key's coefficient list is in order (a paged plan's need) */
     /* 1: one partition in memory (the file, the matrices, the buffers
      * above) does not fit the budget, so the key's points are streamed
      * from the file (groth16/stream.h) as `zkpipe prove --budget` does:
      * the key holds only what its mapping makes resident besides the
      * bulk points (stream_key_bytes, counted as file; no matrices), and a
      * partition's footprint is the witness, a, b, c (one third of them
-     * spilled), the streamed MSMs' scratch and the window, per `plan`. */
+     * spilled; paged, the witness's buffer serves as that third), the
+     * streamed MSMs' scratch and the window, per `plan`. */
     int streamed;
     zp_groth16_stream_plan plan;
     uint64_t stream_key_bytes;

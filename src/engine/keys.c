@@ -52,21 +52,27 @@ static void plan_stream(engine_key *k, const zp_engine *e, const zp_groth16_pk *
         zp_groth16_stream_plan plan;
         zp_error err;
         /* below the minimum: ZP_ERR_NOMEM, the minimum still set */
-        zp_status planned = zp_groth16_stream_plan_make(&plan, pk, e->opt.prove_threads, shares[i] + ZP_STREAM_SLACK,
-                                                        k->witness_bytes, 0, &err);
+        zp_groth16_stream_need need = {
+            e->opt.prove_threads, shares[i] + ZP_STREAM_SLACK, k->witness_bytes, k->witness_bytes, 0, k->in_order};
+        zp_status planned = zp_groth16_stream_plan_make(&plan, pk, &need, &err);
         if (planned != ZP_OK && plan.minimum == 0) return; /* no streamed prover for the curve */
         uint64_t least = plan.minimum - ZP_STREAM_SLACK;   /* the witness and a streamed proof */
         if (k->stream_need == 0) k->stream_need = key_bytes + (least > load ? least : load);
         if (plan.window_bytes == 0) continue;
         size_t abc = zp_groth16_abc_size(pk);
-        uint64_t footprint = k->witness_bytes + zp_track_round(plan.spill ? abc / 3 : abc) +
-                             zp_track_round(plan.scratch_bytes) + zp_track_round(plan.window_bytes);
+        uint64_t vec = zp_track_round(plan.spill ? abc / 3 : abc), wit = k->witness_bytes;
+        if (plan.page) { /* one buffer, the witness's, serves as the vector too */
+            wit = wit > vec ? wit : vec;
+            vec = 0;
+        }
+        uint64_t footprint = wit + vec + zp_track_round(plan.scratch_bytes) + zp_track_round(plan.window_bytes);
         if (footprint > shares[i] || load > avail) continue;
         k->streamed = 1;
         k->plan = plan;
         k->stream_key_bytes = key_bytes;
         k->stream_load_bytes = load;
         k->footprint = footprint;
+        k->witness_alloc = wit;
         return;
     }
 }
@@ -91,13 +97,14 @@ static zp_status probe(engine_key *k, const zp_engine *e, zp_error *err) {
     /* the list's pages go behind the scan: a key too large for memory
      * is not made resident here, outside any reservation */
     zp_groth16_pager pager = {zp_zkey_release_span, zkey};
-    k->matrices_bytes = zp_track_round(zp_groth16_matrices_size_paged(pk, &pager));
+    k->matrices_bytes = zp_track_round(zp_groth16_matrices_size_paged(pk, &pager, &k->in_order));
     k->witness_bytes = zp_track_round(zp_groth16_witness_bytes(pk));
     zp_backend_sizes sz; /* the backend's buffers for one partition */
     zp_backend_sizes_get(&sz, e->backend, pk);
     k->abc_bytes = zp_track_round(sz.abc.bytes);
     k->msm_bytes = zp_track_round(sz.scratch.bytes);
     k->footprint = k->witness_bytes + k->abc_bytes + k->msm_bytes;
+    k->witness_alloc = k->witness_bytes;
     plan_stream(k, e, pk, (uint64_t)sb.st_size);
     zp_zkey_close(zkey);
     return ZP_OK;

@@ -260,7 +260,7 @@ static zp_status synthesize(zp_engine *e, witgen_slot *slot, engine_part *p, con
     const zp_groth16_pk *pk = zp_zkey_pk(key->zkey);
     zp_status st = injected(e, ZP_STAGE_SYNTH, p, err);
     if (st == ZP_OK) {
-        st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, zp_groth16_witness_bytes(pk), "a witness", err);
+        st = part_alloc(e, p, &p->witness, ZP_BUF_WITNESS, ZP_MEM_HOST, key->witness_alloc, "a witness", err);
     }
     if (st == ZP_OK) st = read_witness(e, slot, p, pk, err);
     /* a streamed proof synthesizes in the prove stage, from the
@@ -323,7 +323,7 @@ static zp_status prove_streamed(stage_worker *w, engine_part *p, zp_error *err) 
     uint32_t id[ZP_SRC_SECTIONS];
     zp_status st = zp_zkey_point_sections(key->zkey, &path, &stamp, off, id, err);
     if (st == ZP_OK) st = zp_stream_source_open(&src, path, &stamp, off, id, err);
-    if (st == ZP_OK) {
+    if (st == ZP_OK && !plan->page) { /* paged, the witness's buffer is the vector too */
         size_t abc = zp_groth16_abc_size(pk);
         st =
             part_alloc(e, p, &p->abc, ZP_BUF_ABC, ZP_MEM_HOST, plan->spill ? abc / 3 : abc, "the a, b, c vectors", err);
@@ -336,7 +336,8 @@ static zp_status prove_streamed(stage_worker *w, engine_part *p, zp_error *err) 
     }
     if (st == ZP_OK) {
         /* the scratch is page-aligned (tracked), so 64-byte aligned */
-        st = zp_stream_prove(&p->proof, pk, p->witness.p, p->abc.p, p->msm.p, p->window.p, &src, plan, &w->par, err);
+        void *abc = plan->page ? p->witness.p : p->abc.p;
+        st = zp_stream_prove(&p->proof, pk, p->witness.p, abc, p->msm.p, p->window.p, &src, plan, &w->par, err);
     }
     zp_stream_source_close(&src);
     return st;

@@ -262,8 +262,8 @@ static zp_status io_spill_io(void *ctx, int write, unsigned slot, size_t off, vo
 
 static void io_spill_close(void *ctx) { zp_stream_spill_close(&((zp_stream_io *)ctx)->sp); }
 
-zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
-                          void *scratch, void *window, const zp_stream_source *src, const zp_groth16_stream_plan *plan,
+zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, uint64_t *witness, void *abc, void *scratch,
+                          void *window, const zp_stream_source *src, const zp_groth16_stream_plan *plan,
                           const zp_parallel *par, zp_error *err) {
     zp_stream_io sio = {.src = src, .window = window, .scratch_dir = zp_stream_scratch_dir()};
     sio.sp.fd = -1;
@@ -275,6 +275,8 @@ zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, cons
                                  .chunk_g2 = plan->chunk_g2,
                                  .chunk_coefs = plan->chunk_coefs,
                                  .window_bytes = plan->window_bytes,
-                                 .spill = plan->spill};
+                                 .scratch_bytes = plan->scratch_bytes - 64, /* the caller aligned it */
+                                 .spill = plan->spill,
+                                 .page = plan->page};
     return zp_groth16_prove_stream(proof, pk, witness, abc, scratch, &cfg, par, err);
 }

@@ -88,8 +88,8 @@ const char *zp_stream_scratch_dir(void);
  * from src through window (plan->window_bytes) by the reader thread, a/b/c
  * spilled (when plan->spill) to a file in zp_stream_scratch_dir(); the
  * rest as zp_groth16_prove_stream says. */
-zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
-                          void *scratch, void *window, const zp_stream_source *src, const zp_groth16_stream_plan *plan,
+zp_status zp_stream_prove(zp_groth16_proof *proof, const zp_groth16_pk *pk, uint64_t *witness, void *abc, void *scratch,
+                          void *window, const zp_stream_source *src, const zp_groth16_stream_plan *plan,
                           const zp_parallel *par, zp_error *err) ZP_WARN_UNUSED;
 
 #endif

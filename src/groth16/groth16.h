@@ -98,8 +98,10 @@ typedef struct {
 /* zp_groth16_matrices_size, handing each span of the list to pager (not
  * NULL) as the scan passes it: what a caller that only sizes the matrices
  * (the engine deciding whether a key is streamed) uses to keep at most a
- * step of the list resident. */
-size_t zp_groth16_matrices_size_paged(const zp_groth16_pk *pk, const zp_groth16_pager *pager);
+ * step of the list resident. *in_order (unless NULL): 1 when the list is
+ * in order (see synth.c: each matrix's rows in increasing order), what a
+ * streamed proof needs to synthesize a part of the rows at a time. */
+size_t zp_groth16_matrices_size_paged(const zp_groth16_pk *pk, const zp_groth16_pager *pager, int *in_order);
 /* Builds the matrices into mem (bytes >= zp_groth16_matrices_size(pk),
  * 64-byte aligned, caller-owned, e.g. mmap'd). They refer into the key's
  * coefficient list: the key must outlive them. ZP_ERR_FORMAT on a corrupt

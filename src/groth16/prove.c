@@ -30,7 +30,7 @@ ZP_CURVE_LIST(ZP_GROTH16_PROVE_EXPORT_)
 
 typedef struct {
     size_t (*scratch)(const zp_groth16_pk *pk, size_t threads, size_t chunk_g1, size_t chunk_g2);
-    zp_status (*prove)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, const uint64_t r[4],
+    zp_status (*prove)(zp_groth16_proof *proof, const zp_groth16_pk *pk, uint64_t *witness, const uint64_t r[4],
                        const uint64_t s[4], void *abc, void *scratch, const zp_groth16_stream_cfg *cfg,
                        const zp_parallel *par, zp_error *err);
 } stream_fns;
@@ -46,8 +46,12 @@ static size_t max3(size_t a, size_t b, size_t c) {
     return m > c ? m : c;
 }
 
-zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk, size_t threads,
-                                      size_t budget, size_t fixed, int keeps_matrices, zp_error *err) {
+/* The smallest block of rows a paged synthesis sums at a time: two of
+ * them live in the scratch. */
+#define PAGE_MIN_BLOCK_ROWS ((size_t)1 << 12)
+
+zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk,
+                                      const zp_groth16_stream_need *need, zp_error *err) {
     memset(plan, 0, sizeof *plan);
     const stream_fns *fns = stream_of(pk->curve);
     const zp_groth16_curve *gc;
@@ -55,7 +59,9 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     if (st != ZP_OK) return st;
     if (fns == NULL) return zp_error_set(err, ZP_ERR_ARG, "no streamed prover for curve %s", zp_curve_name(pk->curve));
     size_t g1 = zp_g1_bytes(pk->curve), g2 = zp_g2_bytes(pk->curve), n = pk->domain_size, v = pk->n_vars;
-    size_t mat = keeps_matrices ? 0 : zp_track_round(zp_groth16_matrices_bound(pk));
+    size_t budget = need->budget, fixed = need->fixed, threads = need->threads;
+    size_t wit = need->witness < fixed ? need->witness : fixed, other = fixed - wit;
+    size_t mat = need->keeps_matrices ? 0 : zp_track_round(zp_groth16_matrices_bound(pk));
     size_t coefs = zp_track_round(pk->n_coefs * ZP_ZKEY_COEF_BYTES);
     size_t abc = zp_track_round(gc->abc_size(pk)), h = zp_track_round(n * ZP_FR_BYTES);
     size_t points = (2 * v + (v - pk->n_public - 1) + n) * g1 + v * g2;
@@ -68,22 +74,37 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     size_t longest = v > n ? v : n;
     int top = ZP_STREAM_MIN_CHUNK_LOG;
     while (top < 30 && ((size_t)1 << top) < longest) top++;
-    /* a, b, c resident while a window of chunks of at least
-     * 2^ZP_STREAM_SPILL_BELOW_LOG points fits beside them; else one
-     * vector at a time, the others spilled (stream.h), any chunk */
-    int chosen = 0;
-    for (int spill = 0; spill < 2; spill++) {
-        int bottom = spill ? ZP_STREAM_MIN_CHUNK_LOG : ZP_STREAM_SPILL_BELOW_LOG;
+    /* mode 0: a, b, c resident while a window of chunks of at least
+     * 2^ZP_STREAM_SPILL_BELOW_LOG points fits beside them; 1: spilled, one
+     * vector at a time, the others in the scratch file (stream.h), any
+     * chunk; 2: paged, the witness and one vector never resident at once
+     * (a list in order only; chunks no longer than the domain, whose
+     * vector's memory holds a chunk's scalars) */
+    int chosen = -1; /* the chunk's log, of the mode chosen */
+    for (int mode = 0; mode < 3; mode++) {
+        if (mode == 2 && !need->in_order) break;
+        int bottom = mode ? ZP_STREAM_MIN_CHUNK_LOG : ZP_STREAM_SPILL_BELOW_LOG;
         for (int k = top; k >= bottom; k--) {
             size_t c1 = (size_t)1 << k, half = zp_track_round(c1 * g1), c2 = half / g2;
+            if (mode == 2 && c1 > n) continue;
             size_t window = 2 * half, scratch = zp_track_round(fns->scratch(pk, threads, c1, c2) + 64);
-            size_t vecs = spill ? h : abc;
-            size_t ph[3] = {vecs + window, vecs + scratch + window, h + scratch + window};
-            size_t peak = fixed + ZP_STREAM_SLACK + max3(ph[0], ph[1], ph[2]);
-            if (spill) plan->minimum = peak; /* the smallest chunk's, at the end */
-            if (!chosen && (budget == 0 || peak <= budget)) {
-                chosen = 1;
-                plan->spill = spill;
+            size_t peak;
+            if (mode < 2) {
+                size_t vecs = mode ? h : abc;
+                size_t ph[3] = {vecs + window, vecs + scratch + window, h + scratch + window};
+                peak = fixed + ZP_STREAM_SLACK + max3(ph[0], ph[1], ph[2]);
+            } else {
+                size_t blocks = zp_track_round(2 * PAGE_MIN_BLOCK_ROWS * ZP_FR_BYTES + 64);
+                if (scratch < blocks) scratch = blocks;
+                peak = other + ZP_STREAM_SLACK + (wit > h ? wit : h) + scratch + window;
+            }
+            if (mode) plan->minimum = peak; /* the smallest chunk's, at the end */
+            /* the largest window that fits; a later mode (more I/O) only
+             * for a larger one where the earlier's chunks are short */
+            if (k > chosen && chosen < ZP_STREAM_GOOD_CHUNK_LOG && (budget == 0 || peak <= budget)) {
+                chosen = k;
+                plan->spill = mode >= 1;
+                plan->page = mode == 2;
                 plan->chunk_g1 = c1;
                 plan->chunk_g2 = c2;
                 plan->chunk_coefs = half / ZP_ZKEY_COEF_BYTES;
@@ -92,9 +113,12 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
             }
         }
     }
-    if (budget == 0 || plan->in_memory <= budget) return ZP_OK;
+    if (budget == 0 || plan->in_memory <= budget) {
+        plan->page = 0; /* in memory: nothing is paged */
+        return ZP_OK;
+    }
     plan->streamed = 1;
-    if (!chosen) {
+    if (chosen < 0) {
         return zp_error_set(err, ZP_ERR_NOMEM,
                             "a memory budget of %.1f MiB is below the minimum for this %s key of domain 2^%u: "
                             "%.1f MiB (in memory it needs %.1f MiB; docs/architecture.md, \"Proofs larger than "
@@ -105,7 +129,7 @@ zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_gro
     return ZP_OK;
 }
 
-zp_status zp_groth16_prove_stream(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+zp_status zp_groth16_prove_stream(zp_groth16_proof *proof, const zp_groth16_pk *pk, uint64_t *witness, void *abc,
                                   void *scratch, const zp_groth16_stream_cfg *cfg, const zp_parallel *par,
                                   zp_error *err) {
     memset(proof, 0, sizeof *proof);

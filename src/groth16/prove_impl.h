@@ -444,27 +444,40 @@ size_t X_(groth16_stream_scratch)(const zp_groth16_pk *pk, size_t threads, size_
     return ntt > m ? ntt : m;
 }
 
+/* Where a streamed MSM's scalars come from: memory, or (the paged path)
+ * the witness's slot of the scratch file, read a chunk at a time into buf
+ * (chunk_g1 scalars), from element `from` on. */
+typedef struct {
+    const uint64_t *mem;
+    uint64_t *buf;
+    size_t from;
+} X_(scalars);
+
 /* Σ k_i P_i over one section, its points read chunk by chunk (the read
  * of the next overlapping the sum of this one). */
-#define ZP_STREAM_MSM_(name, P, PJ, P_)                                                                     \
-    static zp_status X_(name)(PJ * out, const zp_groth16_stream_cfg *cfg, unsigned section, size_t n,       \
-                              const uint64_t *scalars, size_t chunk, void *scratch, const zp_parallel *par, \
-                              zp_error *err) {                                                              \
-        const zp_groth16_stream_io *io = cfg->io;                                                           \
-        P_(j_set_inf)(out);                                                                                 \
-        zp_status st = io->begin(io->ctx, section, sizeof(P), n, chunk, err);                               \
-        for (size_t done = 0; st == ZP_OK && done < n;) {                                                   \
-            const void *pts;                                                                                \
-            size_t first, count;                                                                            \
-            st = io->take(io->ctx, &pts, &first, &count, err);                                              \
-            if (st != ZP_OK) break;                                                                         \
-            PJ part;                                                                                        \
-            P_(msm_var)(&part, (const P *)pts, scalars + 4 * first, count, scratch, par);                   \
-            P_(j_add_var)(out, out, &part);                                                                 \
-            done = first + count;                                                                           \
-        }                                                                                                   \
-        io->end(io->ctx);                                                                                   \
-        return st;                                                                                          \
+#define ZP_STREAM_MSM_(name, P, PJ, P_)                                                                            \
+    static zp_status X_(name)(PJ * out, const zp_groth16_stream_cfg *cfg, unsigned section, size_t n,              \
+                              const X_(scalars) *k, size_t chunk, void *scratch, const zp_parallel *par,           \
+                              zp_error *err) {                                                                     \
+        const zp_groth16_stream_io *io = cfg->io;                                                                  \
+        P_(j_set_inf)(out);                                                                                        \
+        zp_status st = io->begin(io->ctx, section, sizeof(P), n, chunk, err);                                      \
+        for (size_t done = 0; st == ZP_OK && done < n;) {                                                          \
+            const void *pts;                                                                                       \
+            size_t first, count;                                                                                   \
+            st = io->take(io->ctx, &pts, &first, &count, err);                                                     \
+            if (st != ZP_OK) break;                                                                                \
+            const uint64_t *sc = k->mem != NULL ? k->mem + 4 * first : k->buf;                                     \
+            if (k->mem == NULL && (st = io->spill_io(io->ctx, 0, ZP_STREAM_SLOT_W, (k->from + first) * sizeof(FR), \
+                                                     k->buf, count * sizeof(FR), err)) != ZP_OK)                   \
+                break;                                                                                             \
+            PJ part;                                                                                               \
+            P_(msm_var)(&part, (const P *)pts, sc, count, scratch, par);                                           \
+            P_(j_add_var)(out, out, &part);                                                                        \
+            done = first + count;                                                                                  \
+        }                                                                                                          \
+        io->end(io->ctx);                                                                                          \
+        return st;                                                                                                 \
     }
 ZP_STREAM_MSM_(msm_stream_g1, G1, G1J, G1_)
 ZP_STREAM_MSM_(msm_stream_g2, G2, G2J, G2_)
@@ -617,79 +630,262 @@ static zp_status X_(spill_combine)(FR *v, const zp_groth16_stream_io *io, unsign
     return ZP_OK;
 }
 
-/* h (plain) into v (N elements): a, then b, summed from the list one at
- * a time; c = a∘b a part at a time; the three transforms one at a time,
- * each vector parked in the file while another is resident. */
-static zp_status X_(h_spilled)(FR *v, const zp_groth16_pk *pk, const uint64_t *witness,
-                               const zp_groth16_stream_cfg *cfg, void *scratch, const zp_parallel *par, zp_error *err) {
+/* The paged path's synthesis (groth16/stream.h): a and b summed from the
+ * list into two blocks of `rows` rows each (block m holds matrix m's rows
+ * [base[m], base[m] + rows)), each written to its slot once the list has
+ * passed it, so that only the witness and the blocks are resident. A
+ * chunk of entries is summed in rounds: each round sums the entries in
+ * the blocks and finds the least row past each block; a block with rows
+ * past it is complete, written, and moves to that row for the next round.
+ * An entry below `floor` (its matrix's block when the chunk began: rows
+ * already written) means the list is out of order, which the plan ruled
+ * out: the file changed since it was checked. */
+typedef struct {
+    const uint8_t *e;
+    size_t count;
+    FR *blk[2];
+    uint32_t base[2], floor[2], rows;
+    int active[2]; /* the matrix's block moved since the round before: its entries there not summed yet */
+    const uint64_t *witness;
+    uint32_t n_rows, vars;
+    size_t tasks; /* even: the two matrices alternate */
+    /* found by the tasks: entries out of range, entries below floor, and
+     * the least row at or past each block's end (UINT32_MAX: none) */
+    size_t bad, below[2];
+    uint32_t past[2];
+} X_(block_job);
+
+static void X_(block_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(block_job) *job = arg;
+    uint32_t mat = (uint32_t)(t % 2);
+    size_t parts = job->tasks / 2, part = t / 2;
+    uint32_t base = job->base[mat], floor = job->floor[mat], end = base + job->rows, past = UINT32_MAX;
+    FR *dst = job->blk[mat];
+    size_t bad = 0, below = 0;
+    for (size_t i = 0; i < job->count && job->active[mat]; i++) {
+        const uint8_t *e = job->e + i * ZP_ZKEY_COEF_BYTES;
+        uint32_t m, row, signal;
+        memcpy(&m, e, 4);
+        memcpy(&row, e + 4, 4);
+        memcpy(&signal, e + 8, 4);
+        if (m > 1 || row >= job->n_rows || signal >= job->vars) {
+            bad++;
+            continue;
+        }
+        if (m != mat) continue;
+        if (row < base) { /* summed in an earlier round, or out of order */
+            below += row < floor;
+            continue;
+        }
+        if (row >= end) {
+            if (row < past) past = row;
+            continue;
+        }
+        if ((row - base) % parts != part) continue;
+        FR v, w, p;
+        memcpy(v.v, e + 12, sizeof v.v);
+        memcpy(w.v, job->witness + 4 * (size_t)signal, sizeof w.v);
+        FR_(mul)(&p, &v, &w); /* as coef_task */
+        FR_(add)(&dst[row - base], &dst[row - base], &p);
+    }
+    if (t == 0 && job->active[mat]) job->bad = bad; /* round 0: both active */
+    if (part == 0) {                                /* every task of a matrix sees the same */
+        job->below[mat] = below;
+        job->past[mat] = past;
+    }
+}
+
+/* Writes rows [from, to) of matrix m's vector to its slot: those of the
+ * block (from >= base), zeros for rows past it (the block, zeroed, is the
+ * source); the block is zero after. */
+static zp_status X_(block_write)(X_(block_job) *job, const zp_groth16_stream_io *io, unsigned m, unsigned slot,
+                                 uint32_t to, zp_error *err) {
+    uint32_t at = job->base[m];
+    size_t rows = job->rows;
+    while (at < to) {
+        size_t k = to - at < rows ? to - at : rows;
+        zp_status st = io->spill_io(io->ctx, 1, slot, (size_t)at * sizeof(FR), job->blk[m], k * sizeof(FR), err);
+        if (st != ZP_OK) return st;
+        if (at == job->base[m]) memset(job->blk[m], 0, rows * sizeof(FR));
+        at += (uint32_t)k;
+    }
+    return ZP_OK;
+}
+
+static zp_status X_(synthesize_blocks)(const zp_groth16_pk *pk, const uint64_t *witness,
+                                       const zp_groth16_stream_cfg *cfg, void *blocks, size_t blocks_bytes,
+                                       const zp_parallel *par, zp_error *err) {
+    const zp_groth16_stream_io *io = cfg->io;
+    size_t rows = blocks_bytes / (2 * sizeof(FR));
+    if (rows > pk->domain_size) rows = pk->domain_size;
+    const unsigned slot[2] = {ZP_STREAM_SLOT_A, ZP_STREAM_SLOT_B};
+    X_(block_job) job = {.blk = {blocks, (FR *)blocks + rows},
+                         .rows = (uint32_t)rows,
+                         .witness = witness,
+                         .n_rows = pk->domain_size,
+                         .vars = pk->n_vars,
+                         .tasks = 2 * zp_parallel_threads(par)};
+    memset(blocks, 0, 2 * rows * sizeof(FR));
+    zp_status st = io->begin(io->ctx, ZP_SRC_COEFS, ZP_ZKEY_COEF_BYTES, pk->n_coefs, cfg->chunk_coefs, err);
+    size_t bad = 0, first_bad = 0, below = 0;
+    for (size_t done = 0; st == ZP_OK && done < pk->n_coefs;) {
+        const void *e;
+        size_t first;
+        st = io->take(io->ctx, &e, &first, &job.count, err);
+        if (st != ZP_OK) break;
+        job.e = e;
+        job.floor[0] = job.base[0];
+        job.floor[1] = job.base[1];
+        job.active[0] = job.active[1] = 1;
+        for (int round = 0;; round++) {
+            zp_parallel_for(par, job.tasks, X_(block_task), &job);
+            if (round == 0) {
+                if (job.bad != 0 && bad == 0) first_bad = first;
+                bad += job.bad;
+                below += job.below[0] + job.below[1];
+            }
+            int more = 0;
+            for (unsigned m = 0; m < 2 && st == ZP_OK; m++) {
+                job.active[m] = job.past[m] != UINT32_MAX;
+                if (!job.active[m]) continue;
+                /* the block is complete, and so are the rows up to the
+                 * least row past it: written, the block moves there, and
+                 * only a matrix whose block moved is summed again */
+                st = X_(block_write)(&job, io, m, slot[m], job.past[m], err);
+                job.base[m] = job.past[m];
+                more = 1;
+            }
+            if (!more || st != ZP_OK) break;
+        }
+        done = first + job.count;
+    }
+    io->end(io->ctx);
+    for (unsigned m = 0; m < 2 && st == ZP_OK; m++) st = X_(block_write)(&job, io, m, slot[m], pk->domain_size, err);
+    if (st == ZP_OK && (bad != 0 || below != 0)) {
+        st = zp_error_set(err, ZP_ERR_FORMAT,
+                          "%s: %zu coefficients out of range (from entry %zu on) and %zu out of order (the key file "
+                          "changed since it was opened): no proof",
+                          io->name, bad, first_bad, below);
+    }
+    return st;
+}
+
+/* h (plain) into v (N elements) from a in slot A and b in v: c = a∘b a
+ * part at a time; the three transforms one at a time, each vector parked
+ * in the file while another is resident. */
+static zp_status X_(h_from_slots)(FR *v, const zp_groth16_pk *pk, const zp_groth16_stream_cfg *cfg, void *scratch,
+                                  const zp_parallel *par, zp_error *err) {
     size_t n = pk->domain_size, bytes = n * sizeof(FR);
     unsigned log_n = X_(log2)(pk->domain_size);
     FR shift;
     FR_(root_of_unity)(&shift, log_n + 1);
     const zp_groth16_stream_io *io = cfg->io;
-    enum { SLOT_A = 0, SLOT_C = 1, SLOT_B = 2 }; /* SLOT_A holds a, then a∘b at the odd points */
-    zp_status st = io->spill_open(io->ctx, bytes, err);
-    if (st != ZP_OK) goto out;
-    if ((st = X_(coefs_stream)(v, NULL, pk, witness, cfg, par, err)) != ZP_OK) goto out;
-    if ((st = io->spill_io(io->ctx, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
-    if ((st = X_(coefs_stream)(NULL, v, pk, witness, cfg, par, err)) != ZP_OK) goto out;
+    enum { SLOT_A = ZP_STREAM_SLOT_A, SLOT_B = ZP_STREAM_SLOT_B, SLOT_C = ZP_STREAM_SLOT_C }; /* A: a, then a·b */
+    zp_status st;
     /* c = a∘b: a read back a part at a time into the window, times b, out */
     if ((st = X_(spill_combine)(v, io, SLOT_A, SLOT_C, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK)
-        goto out;
+        return st;
     X_(to_odd_points)(v, log_n, &shift, scratch, par); /* b */
-    if ((st = io->spill_io(io->ctx, 1, SLOT_B, 0, v, bytes, err)) != ZP_OK) goto out;
-    if ((st = io->spill_io(io->ctx, 0, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = io->spill_io(io->ctx, 1, SLOT_B, 0, v, bytes, err)) != ZP_OK) return st;
+    if ((st = io->spill_io(io->ctx, 0, SLOT_A, 0, v, bytes, err)) != ZP_OK) return st;
     X_(to_odd_points)(v, log_n, &shift, scratch, par); /* a */
-    if ((st = X_(spill_combine)(v, io, SLOT_B, -1, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK) goto out;
-    if ((st = io->spill_io(io->ctx, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) goto out; /* a·b */
-    if ((st = io->spill_io(io->ctx, 0, SLOT_C, 0, v, bytes, err)) != ZP_OK) goto out;
+    if ((st = X_(spill_combine)(v, io, SLOT_B, -1, 0, cfg->window, cfg->window_bytes, n, par, err)) != ZP_OK) return st;
+    if ((st = io->spill_io(io->ctx, 1, SLOT_A, 0, v, bytes, err)) != ZP_OK) return st; /* a·b */
+    if ((st = io->spill_io(io->ctx, 0, SLOT_C, 0, v, bytes, err)) != ZP_OK) return st;
     X_(to_odd_points)(v, log_n, &shift, scratch, par); /* c */
-    st = X_(spill_combine)(v, io, SLOT_A, -1, 1, cfg->window, cfg->window_bytes, n, par, err);
-out:
-    io->spill_close(io->ctx);
+    return X_(spill_combine)(v, io, SLOT_A, -1, 1, cfg->window, cfg->window_bytes, n, par, err);
+}
+
+/* h (plain) into v, a and b summed from the list one at a time into v
+ * (the spilled path), or a block of rows at a time into scratch and the
+ * witness parked in its slot, its pages let go, before v is touched (the
+ * paged path). The io's scratch file is open. */
+static zp_status X_(h_spilled)(FR *v, const zp_groth16_pk *pk, uint64_t *witness, const zp_groth16_stream_cfg *cfg,
+                               void *scratch, size_t scratch_bytes, int *paged, const zp_parallel *par, zp_error *err) {
+    size_t bytes = pk->domain_size * sizeof(FR), wbytes = (size_t)pk->n_vars * sizeof(FR);
+    const zp_groth16_stream_io *io = cfg->io;
+    zp_status st;
+    if (cfg->page) {
+        if ((st = X_(synthesize_blocks)(pk, witness, cfg, scratch, scratch_bytes, par, err)) != ZP_OK) return st;
+        if ((st = io->spill_io(io->ctx, 1, ZP_STREAM_SLOT_W, 0, witness, wbytes, err)) != ZP_OK) return st;
+        zp_mem_release(witness, wbytes); /* read back before the proof returns */
+        *paged = 1;
+        if ((st = io->spill_io(io->ctx, 0, ZP_STREAM_SLOT_B, 0, v, bytes, err)) != ZP_OK) return st;
+    } else {
+        if ((st = X_(coefs_stream)(v, NULL, pk, witness, cfg, par, err)) != ZP_OK) return st;
+        if ((st = io->spill_io(io->ctx, 1, ZP_STREAM_SLOT_A, 0, v, bytes, err)) != ZP_OK) return st;
+        if ((st = X_(coefs_stream)(NULL, v, pk, witness, cfg, par, err)) != ZP_OK) return st;
+    }
+    return X_(h_from_slots)(v, pk, cfg, scratch, par, err);
+}
+
+/* The proof's sums over the streamed sections, H first (so that h's pages
+ * go before the others stream), the witness's scalars from memory or,
+ * paged, from its slot (into the head of abc, free by then). */
+static zp_status X_(stream_msms)(G1J *h, G1J *pi_a, G1J *b1, G1J *pi_c, G2J *b2, const zp_groth16_pk *pk,
+                                 const uint64_t *witness, FR *abc, void *scratch, const zp_groth16_stream_cfg *cfg,
+                                 const zp_parallel *par, zp_error *err) {
+    size_t n = pk->domain_size, first_private = (size_t)pk->n_public + 1;
+    X_(scalars) hk = {(const uint64_t *)abc, NULL, 0};
+    zp_status st = X_(msm_stream_g1)(h, cfg, ZP_SRC_H, n, &hk, cfg->chunk_g1, scratch, par, err);
+    zp_mem_release(abc, n * sizeof(FR));
+    X_(scalars) wk = {cfg->page ? NULL : witness, (uint64_t *)abc, 0};
+    X_(scalars) ck = {cfg->page ? NULL : witness + 4 * first_private, (uint64_t *)abc, first_private};
+    if (st == ZP_OK) st = X_(msm_stream_g1)(pi_a, cfg, ZP_SRC_A, pk->n_vars, &wk, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK) st = X_(msm_stream_g1)(b1, cfg, ZP_SRC_B1, pk->n_vars, &wk, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK)
+        st = X_(msm_stream_g1)(pi_c, cfg, ZP_SRC_C, pk->n_vars - first_private, &ck, cfg->chunk_g1, scratch, par, err);
+    if (st == ZP_OK) st = X_(msm_stream_g2)(b2, cfg, ZP_SRC_B2, pk->n_vars, &wk, cfg->chunk_g2, scratch, par, err);
+    /* the chunk of scalars goes too, before the witness is read back */
+    if (cfg->page) zp_mem_release(abc, cfg->chunk_g1 * sizeof(FR));
     return st;
 }
 
-zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness,
+zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk *pk, uint64_t *witness,
                                    const uint64_t r[4], const uint64_t s[4], void *abc, void *scratch,
                                    const zp_groth16_stream_cfg *cfg, const zp_parallel *par, zp_error *err) {
-    size_t n = pk->domain_size, first_private = (size_t)pk->n_public + 1;
+    size_t n = pk->domain_size, wbytes = (size_t)pk->n_vars * sizeof(FR);
+    const zp_groth16_stream_io *io = cfg->io;
     FR *a = abc;
     uint64_t rs[4];
     X_(plain_mul)(rs, r, s);
     X_(blind_job) blind;
-    zp_status st = cfg->spill ? X_(h_spilled)(a, pk, witness, cfg, scratch, par, err)
-                              : X_(synthesize_stream)(a, pk, witness, cfg, par, err);
-    if (st != ZP_OK) {
-        memset(rs, 0, sizeof rs);
-        return st;
-    }
+    memset(&blind, 0, sizeof blind);
+    zp_status st = ZP_OK;
+    int paged = 0; /* the witness in its slot, its pages let go */
     if (cfg->spill) {
-        /* h is in a: the blinding terms, without transforms */
-        X_(blind_init)(&blind, pk, r, s, rs);
-        zp_parallel_for(par, 4, X_(blind_task), &blind);
+        size_t slot = n > pk->n_vars ? n * sizeof(FR) : wbytes;
+        st = io->spill_open(io->ctx, slot, err);
+        if (st == ZP_OK) st = X_(h_spilled)(a, pk, witness, cfg, scratch, cfg->scratch_bytes, &paged, par, err);
+        if (st == ZP_OK) { /* h is in a: the blinding terms, without transforms */
+            X_(blind_init)(&blind, pk, r, s, rs);
+            zp_parallel_for(par, 4, X_(blind_task), &blind);
+        }
     } else {
-        X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
-        /* b and c are done with: their pages go back now (the tracker
-         * keeps counting the buffer; the budget's phases say what is
-         * resident) */
-        zp_mem_release((char *)abc + n * sizeof(FR), 2 * n * sizeof(FR));
+        st = X_(synthesize_stream)(a, pk, witness, cfg, par, err);
+        if (st == ZP_OK) {
+            X_(transforms)(&blind, pk, a, r, s, rs, scratch, par);
+            /* b and c are done with: their pages go back now (the tracker
+             * keeps counting the buffer; the budget's phases say what is
+             * resident) */
+            zp_mem_release((char *)abc + n * sizeof(FR), 2 * n * sizeof(FR));
+        }
     }
     G1J pi_a, b1, pi_c, h;
     G2J b2;
-    /* H first, so h's pages go before the other sections stream */
-    st = X_(msm_stream_g1)(&h, cfg, ZP_SRC_H, n, (const uint64_t *)a, cfg->chunk_g1, scratch, par, err);
-    zp_mem_release(abc, n * sizeof(FR));
-    if (st == ZP_OK)
-        st = X_(msm_stream_g1)(&pi_a, cfg, ZP_SRC_A, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);
-    if (st == ZP_OK) st = X_(msm_stream_g1)(&b1, cfg, ZP_SRC_B1, pk->n_vars, witness, cfg->chunk_g1, scratch, par, err);
-    if (st == ZP_OK) {
-        st = X_(msm_stream_g1)(&pi_c, cfg, ZP_SRC_C, pk->n_vars - first_private, witness + 4 * first_private,
-                               cfg->chunk_g1, scratch, par, err);
-    }
-    if (st == ZP_OK) st = X_(msm_stream_g2)(&b2, cfg, ZP_SRC_B2, pk->n_vars, witness, cfg->chunk_g2, scratch, par, err);
+    if (st == ZP_OK) st = X_(stream_msms)(&h, &pi_a, &b1, &pi_c, &b2, pk, witness, a, scratch, cfg, par, err);
     /* a point changed under the reads is a wrong sum: no proof */
-    if (st == ZP_OK) st = cfg->io->check(cfg->io->ctx, err);
+    if (st == ZP_OK) st = io->check(io->ctx, err);
+    if (paged) { /* the witness back as it was, whatever happened since */
+        zp_error rerr;
+        zp_status rst = io->spill_io(io->ctx, 0, ZP_STREAM_SLOT_W, 0, witness, wbytes, &rerr);
+        if (rst != ZP_OK && st == ZP_OK) {
+            st = rst;
+            if (err != NULL) *err = rerr;
+        }
+    }
+    if (cfg->spill) io->spill_close(io->ctx);
     if (st == ZP_OK) {
         zp_groth16_pending pend;
         X_(assemble)(&pend, pk, &blind, pi_a, b1, pi_c, &h, r, s, par);

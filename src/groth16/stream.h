@@ -53,9 +53,16 @@ typedef struct zp_groth16_stream_cfg {
     const zp_groth16_stream_io *io;
     void *window;
     size_t chunk_g1, chunk_g2, chunk_coefs;
-    size_t window_bytes; /* both halves */
-    int spill;           /* 1: a, b, c one at a time, the others in io's scratch file */
+    size_t window_bytes;  /* both halves */
+    size_t scratch_bytes; /* of the scratch the proof is given */
+    int spill;            /* 1: a, b, c one at a time, the others in io's scratch file */
+    int page;             /* 1 (with spill): the witness paged out after synthesis (see below) */
 } zp_groth16_stream_cfg;
+
+/* The slots of io's scratch file: a, b, c (spilled), and the witness
+ * (paged). Each is as large as the larger of the domain's vectors and the
+ * witness. */
+enum { ZP_STREAM_SLOT_A = 0, ZP_STREAM_SLOT_C = 1, ZP_STREAM_SLOT_B = 2, ZP_STREAM_SLOT_W = 3 };
 
 /* ---- the budget's rule (docs/architecture.md, "Proofs larger than the
  * budget") ----
@@ -70,7 +77,16 @@ typedef struct zp_groth16_stream_cfg {
  *   transforms: a, b, c + scratch + the window
  *   MSMs:       h (32·N) + scratch + the window
  * over what is resident throughout (`fixed`: the witness, what the caller
- * keeps), plus ZP_STREAM_SLACK for what no buffer counts: the process's
+ * keeps). Spilled, one vector of N stands for a, b, c: the others wait in
+ * the scratch file. Paged (a spilled proof of a key whose list is in
+ * order, zp_groth16_matrices_size_paged), the witness (W = 32·V bytes for
+ * V wires) is resident only while synthesis sums a and b a block of rows
+ * at a time into scratch, then waits in the scratch file, its pages let
+ * go, while one vector of N is transformed and H summed; the other MSMs
+ * read its scalars from the file a chunk at a time; it is read back at
+ * the end. The phases then hold W + scratch + window, or 32·N + scratch +
+ * window: max(W, 32·N) in all, not their sum. Add ZP_STREAM_SLACK for
+ * what no buffer counts: the process's
  * own pages (code, libraries, thread stacks, the allocator's small
  * blocks; zkpipe prove holds 3.5 to 5 MiB of them before a proof). The
  * rule depends on the key and the budget only, never on what happens to
@@ -83,10 +99,16 @@ typedef struct zp_groth16_stream_cfg {
 /* a, b, c stay resident when a window of chunks of at least this many
  * points (2^k) fits beside them; below, they are spilled */
 #define ZP_STREAM_SPILL_BELOW_LOG 14
+/* Chunks of 2^18 points and more sum nearly as fast per point as longer
+ * ones (an MSM's window grows with the log of its size): past them, a
+ * larger window is not worth the paged path's extra reads and writes, and
+ * a plan takes it only for a window whose chunks are shorter. */
+#define ZP_STREAM_GOOD_CHUNK_LOG 18
 
 typedef struct zp_groth16_stream_plan {
     int streamed; /* 0: the proof fits in memory */
     int spill;    /* 1: a, b, c one at a time (the io's scratch file) */
+    int page;     /* 1 (with spill): the witness paged out after synthesis */
     size_t chunk_g1, chunk_g2, chunk_coefs;
     size_t window_bytes;  /* both halves */
     size_t scratch_bytes; /* the streamed proof's scratch */
@@ -94,21 +116,38 @@ typedef struct zp_groth16_stream_plan {
     size_t minimum;       /* the smallest budget a streamed proof fits */
 } zp_groth16_stream_plan;
 
-/* The plan for one proof of pk on `threads` workers within budget bytes
- * of resident memory (0: no limit), fixed of them resident throughout
- * (the witness, what the caller keeps; keeps_matrices: the key's matrices
- * among them, which an in-memory proof would build otherwise). ZP_ERR_NOMEM naming the minimum when budget is below
- * it; ZP_ERR_ARG for an unknown curve. */
-zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk, size_t threads,
-                                      size_t budget, size_t fixed, int keeps_matrices, zp_error *err) ZP_WARN_UNUSED;
+/* What a plan is made for: a proof on `threads` workers within budget
+ * bytes of resident memory (0: no limit), fixed of them resident
+ * throughout (the witness, what the caller keeps), witness of those the
+ * witness's own (which a paged proof lets go for a while); keeps_matrices:
+ * the key's matrices are among fixed (an in-memory proof would build
+ * them otherwise); in_order: the key's coefficient list is in order
+ * (zp_groth16_matrices_size_paged), which a paged proof needs. */
+typedef struct zp_groth16_stream_need {
+    size_t threads, budget, fixed, witness;
+    int keeps_matrices, in_order;
+} zp_groth16_stream_need;
+
+/* The plan for one proof of pk as need says: in memory when it fits, else
+ * the largest window that fits with a, b, c resident, else spilled, else
+ * paged. ZP_ERR_NOMEM naming the minimum when the budget is below it;
+ * ZP_ERR_ARG for an unknown curve. */
+zp_status zp_groth16_stream_plan_make(zp_groth16_stream_plan *plan, const zp_groth16_pk *pk,
+                                      const zp_groth16_stream_need *need, zp_error *err) ZP_WARN_UNUSED;
 
 /* A proof with the key streamed: synthesis from the coefficient list
  * read through the window, the transforms in abc (zp_groth16_abc_size
- * bytes; its pages are given back as they are done with), the MSMs in scratch
- * (plan.scratch_bytes, 64-byte aligned) over cfg's window, then the
- * assembly; r and s the blinding. ZP_ERR_FORMAT / _IO, naming the key
- * file, when a read fails or the file changed: no proof then. */
-zp_status zp_groth16_prove_stream(zp_groth16_proof *proof, const zp_groth16_pk *pk, const uint64_t *witness, void *abc,
+ * bytes, a third of it spilled; its pages are given back as they are done
+ * with), the MSMs in scratch (cfg->scratch_bytes, 64-byte aligned) over
+ * cfg's window, then the assembly; r and s the blinding. Paged
+ * (cfg->page), the witness's memory must be the caller's to write: its
+ * pages are let go after synthesis and it is read back from the scratch
+ * file before this returns (no other thread may read it meanwhile); abc
+ * may then be the witness's own memory, when that has room for a vector
+ * of the domain, so that one buffer serves both. ZP_ERR_FORMAT / _IO,
+ * naming the key file, when a read fails or the file changed: no proof
+ * then (an error reading the witness back leaves it unusable). */
+zp_status zp_groth16_prove_stream(zp_groth16_proof *proof, const zp_groth16_pk *pk, uint64_t *witness, void *abc,
                                   void *scratch, const zp_groth16_stream_cfg *cfg, const zp_parallel *par,
                                   zp_error *err) ZP_WARN_UNUSED;
 

@@ -163,11 +163,12 @@ size_t zp_groth16_matrices_size_as(const zp_groth16_pk *pk, unsigned index_bytes
 
 size_t zp_groth16_matrices_size(const zp_groth16_pk *pk) { return zp_groth16_matrices_size_as(pk, 0); }
 
-size_t zp_groth16_matrices_size_paged(const zp_groth16_pk *pk, const zp_groth16_pager *pager) {
+size_t zp_groth16_matrices_size_paged(const zp_groth16_pk *pk, const zp_groth16_pager *pager, int *in_order) {
     zp_synth_layout l;
-    int in_order;
-    (void)scan(pk, 0, &in_order, pager);
-    layout_as(&l, pk, 0, !in_order);
+    int ordered;
+    (void)scan(pk, 0, &ordered, pager);
+    layout_as(&l, pk, 0, !ordered);
+    if (in_order != NULL) *in_order = ordered;
     return l.bytes;
 }
 

@@ -16,6 +16,8 @@ struct zp_wtns {
 };
 
 enum { N8 = 32, HEADER_BYTES = ZP_WTNS_HEADER_BYTES };
+/* the values are copied out of the mapped file this much at a time */
+#define WTNS_COPY_STEP ((size_t)4 << 20)
 
 zp_status zp_wtns_header_check(zp_curve *curve, uint32_t *count, const uint8_t header[ZP_WTNS_HEADER_BYTES],
                                const char *name, zp_error *err) {
@@ -110,7 +112,16 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
     zp_mem_prefault(mem, (size_t)count * N8); /* written whole next */
     w->values = mem;
     w->count = count;
-    return copy_values(w->values, p, count, w->curve, bf->name, err);
+    /* the file's pages leave the resident set as the copy passes them
+     * (they stay in the page cache): with both resident a 2^24 witness
+     * took 1 GiB to read, more than a proof paging it may hold */
+    size_t bytes = (size_t)count * N8;
+    for (size_t at = 0; at < bytes; at += WTNS_COPY_STEP) {
+        size_t part = bytes - at < WTNS_COPY_STEP ? bytes - at : WTNS_COPY_STEP;
+        memcpy((uint8_t *)mem + at, p + at, part);
+        zp_binfile_release(bf, p + at, part);
+    }
+    return copy_values(w->values, (const uint8_t *)w->values, count, w->curve, bf->name, err);
 }
 
 static void destroy(void *object) { zp_wtns_close(object); }

@@ -6,7 +6,9 @@
 # - at 1/8 of the in-memory proof's peak RSS, the proof streams, or, when
 #   that is below the minimum, it is refused naming the minimum;
 # - at half the in-memory peak (when not below the minimum) and at the
-#   minimum (a, b, c spilled to a scratch file) the proof streams;
+#   minimum (a, b, c spilled to a scratch file, the witness paged out to
+#   it after synthesis) the proof streams; so does it at the minimum
+#   without paging (ZKPIPE_STREAM_PAGE=0), which is higher;
 # - snarkjs groth16 verify accepts every proof, and the process's peak RSS
 #   (GNU time) stays within the budget;
 # - zkpipe-test-stream checks the window's tracker class (back to zero
@@ -113,8 +115,21 @@ for spec in bn128:14 bn128:16 bls12381:14; do
     grep -q "a, b, c resident" "$d/out.txt" && pass "$t just below the in-memory plan: a, b, c resident" \
         || fail "$t just below the in-memory plan: a, b, c resident" "$(grep streamed "$d/out.txt")"
     prove "$t at the minimum" "$min" "$d"
-    grep -q "a, b, c spilled" "$d/out.txt" && pass "$t at the minimum: a, b, c spilled" \
-        || fail "$t at the minimum: a, b, c spilled" "$(grep streamed "$d/out.txt")"
+    grep -q "a, b, c spilled, the witness paged" "$d/out.txt" && pass "$t at the minimum: a, b, c spilled, the witness paged" \
+        || fail "$t at the minimum: a, b, c spilled, the witness paged" "$(grep streamed "$d/out.txt")"
+    # the spilled path without paging, at its own minimum (named when a
+    # budget below it is refused)
+    ZKPIPE_STREAM_PAGE=0 "$Z" prove --budget 1M "$d/c.zkey" "$d/c.wtns" "$d/p.json" "$d/q.json" >"$d/out.txt" 2>&1
+    spill_mib=$(sed -n 's/.*below the minimum for this .* key of domain 2^[0-9]*: \([0-9.]*\) MiB.*/\1/p' "$d/out.txt")
+    spill_min=$(awk -v m="$spill_mib" 'BEGIN { printf "%d", (m + 0.1) * 1048576 }')
+    if [ -n "$spill_mib" ] && [ "$spill_min" -gt "$min" ]; then
+        pass "$t: paging the witness lowers the minimum ($min_mib MiB against $spill_mib spilled)"
+    else
+        fail "$t: paging the witness lowers the minimum" "paged $min_mib MiB, spilled '$spill_mib'"
+    fi
+    prove "$t at the spilled minimum, not paged" "$spill_min" "$d" ZKPIPE_STREAM_PAGE=0
+    grep "a, b, c spilled" "$d/out.txt" | grep -vq "paged" && pass "$t at the spilled minimum: spilled, not paged" \
+        || fail "$t at the spilled minimum: spilled, not paged" "$(grep streamed "$d/out.txt")"
     prove "$t at the minimum, portable arithmetic" "$min" "$d" ZKPIPE_SIMD=0 ZKPIPE_ADX=0
     mkdir -p "$d/scratch"
     prove "$t at the minimum, scratch in ZKPIPE_SCRATCH_DIR" "$min" "$d" ZKPIPE_SCRATCH_DIR="$d/scratch"

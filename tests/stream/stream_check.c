@@ -125,9 +125,18 @@ int main(int argc, char **argv) {
         CHECK_MSG(now == 0, "the window class holds %zu bytes after proof %d", now, i);
         CHECK_MSG(peak == stats.window_bytes, "the window class peaked at %zu, the window is %zu", peak,
                   stats.window_bytes);
-        printf("proof %d: window %zu bytes, class now %zu, peak %zu\n", i, stats.window_bytes, now, peak);
+        printf("proof %d: window %zu bytes%s, class now %zu, peak %zu\n", i, stats.window_bytes,
+               stats.paged ? ", the witness paged" : "", now, peak);
     }
     zp_prover_destroy(pr);
+    /* a paged proof lets the witness's pages go and reads them back: the
+     * same witness, whole, proves again in memory */
+    {
+        zp_proof proof;
+        zp_prove_options o = {.threads = 2};
+        zp_status st = zp_prove(&proof, NULL, key, w, &o, &err);
+        CHECK_MSG(st == ZP_OK, "the witness after the streamed proofs: %s", err.message);
+    }
 
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.spoiled.zkey", key_path);
