@@ -205,15 +205,15 @@ static void threshold_run(curve_files *c, curve_files *other, const char *what) 
 /* A chain circuit's key (tests/chain_circuit.h: m squarings, one public
  * output) as files in dir: the key, its verification key as snarkjs
  * writes it, two witnesses; opened as the example's are. */
-static int make_chain_files(curve_files *c, const char *dir, const char *name, uint32_t m) {
+static int make_chain_files(curve_files *c, const char *dir, const char *name, uint32_t m, zp_curve curve) {
     zp_error err;
     chain_circuit circ;
     zp_groth16_setup_key setup;
     const zp_groth16_curve *gc = NULL;
     int ok = 0;
     memset(c, 0, sizeof *c);
-    c->name = "bn128";
-    chain_build(&circ, ZP_CURVE_BN254, m, 1);
+    c->name = curve == ZP_CURVE_BN254 ? "bn128" : "bls12381";
+    chain_build(&circ, curve, m, 1);
     if (zp_groth16_setup(&setup, &circ.cs, NULL, &err) != ZP_OK) {
         CHECK_MSG(0, "setup of %s: %s", name, err.message);
         chain_free(&circ);
@@ -224,7 +224,7 @@ static int make_chain_files(curve_files *c, const char *dir, const char *name, u
     zp_groth16_vk vk = {0};
     uint64_t alphabeta[ZP_GROTH16_ALPHABETA_LIMBS];
     CHECK(zp_zkey_write(c->zkey, &setup.pk, NULL, &err) == ZP_OK);
-    CHECK(zp_zkey_vk(&vk, &setup.pk, &err) == ZP_OK && zp_groth16_curve_lookup(&gc, ZP_CURVE_BN254, &err) == ZP_OK);
+    CHECK(zp_zkey_vk(&vk, &setup.pk, &err) == ZP_OK && zp_groth16_curve_lookup(&gc, curve, &err) == ZP_OK);
     if (gc != NULL) {
         gc->vk_alphabeta(alphabeta, setup.pk.alpha1, setup.pk.beta2);
         CHECK_MSG(zp_json_vk_write(c->vk, &vk, alphabeta, &err) == ZP_OK, "%s: %s", c->vk, err.message);
@@ -234,7 +234,7 @@ static int make_chain_files(curve_files *c, const char *dir, const char *name, u
     for (int i = 0; w != NULL && i < 2; i++) {
         snprintf(c->w[i], sizeof c->w[i], "%s/%s_%d.wtns", dir, name, i);
         chain_witness(w, &circ, zp_test_rand64());
-        CHECK(zp_wtns_write(c->w[i], ZP_CURVE_BN254, w, circ.cs.n_wires, &err) == ZP_OK);
+        CHECK(zp_wtns_write(c->w[i], curve, w, circ.cs.n_wires, &err) == ZP_OK);
     }
     free(w);
     zp_groth16_setup_free(&setup);
@@ -256,7 +256,8 @@ static void test_tables_threshold(void) {
         return;
     }
     curve_files small, other;
-    if (make_chain_files(&small, dir, "small", 7) & make_chain_files(&other, dir, "other", 15)) {
+    if (make_chain_files(&small, dir, "small", 7, ZP_CURVE_BN254) &
+        make_chain_files(&other, dir, "other", 15, ZP_CURVE_BN254)) {
         threshold_run(&small, &other, "small key");
     }
     close_curve(&small);
@@ -392,8 +393,73 @@ done:
     close_curve(&cf[1]);
 }
 
+/* The least budget a proof of c's key may have, from the refusal of a
+ * budget of 1 byte ("... key of domain 2^k: X MiB (in memory ..."), in
+ * bytes rounded up past the message's 0.1 MiB; 0 when not found. */
+static size_t least_budget(curve_files *c) {
+    zp_error err;
+    zp_proof proof;
+    zp_prove_options o = {.threads = 2, .budget = 1};
+    if (zp_prove(&proof, NULL, c->key, c->wit[0], &o, &err) != ZP_ERR_NOMEM) return 0;
+    const char *at = strstr(err.message, "key of domain 2^");
+    double mib = 0;
+    if (at == NULL || (at = strchr(at, ':')) == NULL || sscanf(at + 1, "%lf", &mib) != 1) return 0;
+    return (size_t)((mib + 0.1) * 1048576);
+}
+
+/* One proof of c's first witness within budget, streamed, spilled and
+ * paged or not as asked; checked as every proof is, and the witness then
+ * proves in memory (a paged proof reads it back whole). */
+static void streamed_run(curve_files *c, size_t budget, int paged, const char *what) {
+    zp_error err;
+    zp_proof proof;
+    zp_prove_stats st;
+    zp_prove_options o = {.threads = 2, .budget = budget};
+    zp_status s = zp_prove(&proof, &st, c->key, c->wit[0], &o, &err);
+    CHECK_MSG(s == ZP_OK, "%s %s: %s", c->name, what, err.message);
+    if (s != ZP_OK) return;
+    CHECK_MSG(st.window_bytes > 0 && st.spilled && st.paged == paged, "%s %s: window %zu, spilled %d, paged %d",
+              c->name, what, st.window_bytes, st.spilled, st.paged);
+    check_proof(&proof, c, 0, what);
+    zp_prove_options whole = {.threads = 2};
+    CHECK_MSG(zp_prove(&proof, NULL, c->key, c->wit[0], &whole, &err) == ZP_OK, "%s %s, the witness after: %s", c->name,
+              what, err.message);
+}
+
+/* Streamed proofs at the least budget, paged (the witness in the scratch
+ * file while a vector of the domain is resident) and, with paging off,
+ * spilled: under the sanitizers, on both curves (chain keys of 2^14 rows,
+ * the smallest a paged proof's chunks fit). */
+static void test_streamed(void) {
+    char dir[] = "/tmp/zp-test-api-XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        CHECK_MSG(0, "mkdtemp: %s", dir);
+        return;
+    }
+    zp_curve curves[2] = {ZP_CURVE_BN254, ZP_CURVE_BLS12_381};
+    for (int i = 0; i < 2; i++) {
+        curve_files c;
+        if (make_chain_files(&c, dir, "big", 16000, curves[i])) {
+            size_t paged = least_budget(&c);
+            CHECK_MSG(paged > 0, "%s: the least budget named", c.name);
+            if (paged > 0) streamed_run(&c, paged, 1, "at the least budget, paged");
+            setenv("ZKPIPE_STREAM_PAGE", "0", 1);
+            size_t spilled = least_budget(&c);
+            CHECK_MSG(spilled > paged, "%s: paging lowers the least budget (%zu, %zu spilled)", c.name, paged, spilled);
+            if (spilled > 0) streamed_run(&c, spilled, 0, "at the least spilled budget");
+            unsetenv("ZKPIPE_STREAM_PAGE");
+        }
+        close_curve(&c);
+        for (int k = 0; k < 2; k++) unlink(c.w[k]);
+        unlink(c.zkey);
+        unlink(c.vk);
+    }
+    rmdir(dir);
+}
+
 int main(void) {
     zp_test_init("test_api");
+    test_streamed();
     test_curve("bn128", "bls12381");
     test_curve("bls12381", "bn128");
     test_prover();
