@@ -283,6 +283,11 @@ typedef struct zp_engine_key_info {
      * streamed: the figure to name when key + matrices + partition is
      * more than the budget */
     uint64_t least_bytes;
+    /* what the next partition of this key needs admitted now: its
+     * footprint, and while the key is not loaded its bytes, its matrices
+     * and, streamed, what loading it holds for a moment (the engine's own
+     * admission rule; a fleet member claims work by it) */
+    uint64_t admit_bytes;
 } zp_engine_key_info;
 
 /* Fills up to max entries (the keys the engine knows); returns how many

@@ -451,6 +451,7 @@ static void describe(zp_engine_key_info *i, const engine_key *k) {
     i->streamed = k->streamed;
     i->window_bytes = k->streamed ? k->plan.window_bytes : 0;
     i->least_bytes = k->stream_need != 0 && k->stream_need < k->inmem_need ? k->stream_need : k->inmem_need;
+    i->admit_bytes = engine_key_need(k);
     if (k->state == KEY_LOADED) memcpy(i->digest, k->digest, sizeof i->digest);
 }
 

@@ -150,8 +150,7 @@ static size_t keys_that_fit(zp_store_key *ids, zp_server *s, uint64_t free_bytes
             continue; /* a key that cannot be read is left to daemons that can */
         }
         free(path);
-        uint64_t need = info.partition_bytes + (info.loaded ? 0 : info.key_bytes + info.matrices_bytes);
-        if (need > free_bytes) continue;
+        if (info.admit_bytes > free_bytes) continue;
         ids[n++] = (zp_store_key){k->id, k->digest, k->wasm_digest[0] ? k->wasm_digest : NULL};
     }
     return n;
