@@ -91,8 +91,12 @@ start_daemon() {
             tail -5 "$log" >&2
             return 1
         fi
-        # "listening on 127.0.0.1:41234", "port 41234", "http://127.0.0.1:41234/"
-        PORT="$(grep -oE '(127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1?\]):[0-9]+' "$log" | sed 's/.*://' | grep -v '^0$' | head -1)"
+        # "listening on http://127.0.0.1:41234/" first: an earlier line may
+        # name another address (a fleet's store URL in the clock warning)
+        PORT="$(grep -oE 'listening on (http://)?(127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1?\]):[0-9]+' "$log" |
+            sed 's/.*://' | grep -v '^0$' | head -1)"
+        # "127.0.0.1:41234", "port 41234"
+        [ -n "$PORT" ] || PORT="$(grep -oE '(127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1?\]):[0-9]+' "$log" | sed 's/.*://' | grep -v '^0$' | head -1)"
         [ -n "$PORT" ] || PORT="$(grep -ioE 'port[ =:]+[0-9]+' "$log" | grep -oE '[0-9]+$' | grep -v '^0$' | head -1)"
         if [ -n "$PORT" ] && [ "$PORT" != 0 ]; then
             URL="http://127.0.0.1:$PORT"
