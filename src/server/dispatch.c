@@ -209,8 +209,13 @@ static void start_claim(zp_server *s, const zp_store_claim *c, const char *wasm_
     int ended = 0;
     zp_error e2;
     server_log(s, 0, "job %lld partition %u: %s", (long long)c->job_id, c->idx, err.message);
-    if (zp_store_finish_part(&ended, s->store, &held, ZP_JOB_FAILED, err.message, NULL, &e2) != ZP_OK)
-        server_log(s, 0, "%s", e2.message);
+    zp_status fst = zp_store_finish_part(&ended, s->store, &held, ZP_JOB_FAILED, err.message, NULL, &e2);
+    if (fst == ZP_ERR_MISMATCH) { /* its claim was taken over meanwhile: refused, as a proof would be */
+        pthread_mutex_lock(&s->lock);
+        s->results_refused++;
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (fst != ZP_OK) server_log(s, 0, "%s", e2.message);
     else if (ended && zp_store_witness_paths(s->store, c->job_id, server_spool_remove, s, &e2) != ZP_OK)
         server_log(s, 0, "%s", e2.message);
 }
