@@ -498,6 +498,26 @@ typedef struct {
     size_t tasks; /* a multiple of the matrices summed */
 } X_(coef_job);
 
+/* One entry of the list (e, ZP_ZKEY_COEF_BYTES): its matrix, row and
+ * signal; 0 when one is out of range (the file changed since it was
+ * validated), which the callers count, not use. */
+static inline int X_(coef_read)(const uint8_t *e, uint32_t rows, uint32_t vars, uint32_t *m, uint32_t *row,
+                                uint32_t *signal) {
+    memcpy(m, e, 4);
+    memcpy(row, e + 4, 4);
+    memcpy(signal, e + 8, 4);
+    return *m <= 1 && *row < rows && *signal < vars;
+}
+
+/* *dst += the entry's value times the witness's value of its signal */
+static inline void X_(coef_add)(FR *dst, const uint8_t *e, const uint64_t *witness, uint32_t signal) {
+    FR v, w, p;
+    memcpy(v.v, e + 12, sizeof v.v);
+    memcpy(w.v, witness + 4 * (size_t)signal, sizeof w.v);
+    FR_(mul)(&p, &v, &w); /* v·R² times plain w: the Montgomery form of v·w (synth_impl.h) */
+    FR_(add)(dst, dst, &p);
+}
+
 static void X_(coef_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     X_(coef_job) *job = arg;
@@ -512,19 +532,12 @@ static void X_(coef_task)(void *arg, size_t t, size_t worker) {
     for (size_t i = 0; i < job->count; i++) {
         const uint8_t *e = job->e + i * ZP_ZKEY_COEF_BYTES;
         uint32_t m, row, signal;
-        memcpy(&m, e, 4);
-        memcpy(&row, e + 4, 4);
-        memcpy(&signal, e + 8, 4);
-        if (m > 1 || row >= job->rows || signal >= job->vars) {
+        if (!X_(coef_read)(e, job->rows, job->vars, &m, &row, &signal)) {
             bad++;
             continue;
         }
         if (m != mat || row % parts != part) continue;
-        FR v, w, p;
-        memcpy(v.v, e + 12, sizeof v.v);
-        memcpy(w.v, job->witness + 4 * (size_t)signal, sizeof w.v);
-        FR_(mul)(&p, &v, &w); /* v·R² times plain w: the Montgomery form of v·w (synth_impl.h) */
-        FR_(add)(&dst[row], &dst[row], &p);
+        X_(coef_add)(&dst[row], e, job->witness, signal);
     }
     if (t == 0) job->bad = bad; /* one task counts them */
 }
@@ -666,10 +679,7 @@ static void X_(block_task)(void *arg, size_t t, size_t worker) {
     for (size_t i = 0; i < job->count && job->active[mat]; i++) {
         const uint8_t *e = job->e + i * ZP_ZKEY_COEF_BYTES;
         uint32_t m, row, signal;
-        memcpy(&m, e, 4);
-        memcpy(&row, e + 4, 4);
-        memcpy(&signal, e + 8, 4);
-        if (m > 1 || row >= job->n_rows || signal >= job->vars) {
+        if (!X_(coef_read)(e, job->n_rows, job->vars, &m, &row, &signal)) {
             bad++;
             continue;
         }
@@ -683,11 +693,7 @@ static void X_(block_task)(void *arg, size_t t, size_t worker) {
             continue;
         }
         if ((row - base) % parts != part) continue;
-        FR v, w, p;
-        memcpy(v.v, e + 12, sizeof v.v);
-        memcpy(w.v, job->witness + 4 * (size_t)signal, sizeof w.v);
-        FR_(mul)(&p, &v, &w); /* as coef_task */
-        FR_(add)(&dst[row - base], &dst[row - base], &p);
+        X_(coef_add)(&dst[row - base], e, job->witness, signal);
     }
     if (t == 0 && job->active[mat]) job->bad = bad; /* round 0: both active */
     if (part == 0) {                                /* every task of a matrix sees the same */
@@ -802,12 +808,12 @@ static zp_status X_(h_from_slots)(FR *v, const zp_groth16_pk *pk, const zp_groth
  * witness parked in its slot, its pages let go, before v is touched (the
  * paged path). The io's scratch file is open. */
 static zp_status X_(h_spilled)(FR *v, const zp_groth16_pk *pk, uint64_t *witness, const zp_groth16_stream_cfg *cfg,
-                               void *scratch, size_t scratch_bytes, int *paged, const zp_parallel *par, zp_error *err) {
+                               void *scratch, int *paged, const zp_parallel *par, zp_error *err) {
     size_t bytes = pk->domain_size * sizeof(FR), wbytes = (size_t)pk->n_vars * sizeof(FR);
     const zp_groth16_stream_io *io = cfg->io;
     zp_status st;
     if (cfg->page) {
-        if ((st = X_(synthesize_blocks)(pk, witness, cfg, scratch, scratch_bytes, par, err)) != ZP_OK) return st;
+        if ((st = X_(synthesize_blocks)(pk, witness, cfg, scratch, cfg->scratch_bytes, par, err)) != ZP_OK) return st;
         if ((st = io->spill_io(io->ctx, 1, ZP_STREAM_SLOT_W, 0, witness, wbytes, err)) != ZP_OK) return st;
         zp_mem_release(witness, wbytes); /* read back before the proof returns */
         *paged = 1;
@@ -857,7 +863,7 @@ zp_status X_(groth16_prove_stream)(zp_groth16_proof *proof, const zp_groth16_pk 
     if (cfg->spill) {
         size_t slot = n > pk->n_vars ? n * sizeof(FR) : wbytes;
         st = io->spill_open(io->ctx, slot, err);
-        if (st == ZP_OK) st = X_(h_spilled)(a, pk, witness, cfg, scratch, cfg->scratch_bytes, &paged, par, err);
+        if (st == ZP_OK) st = X_(h_spilled)(a, pk, witness, cfg, scratch, &paged, par, err);
         if (st == ZP_OK) { /* h is in a: the blinding terms, without transforms */
             X_(blind_init)(&blind, pk, r, s, rs);
             zp_parallel_for(par, 4, X_(blind_task), &blind);
