@@ -207,6 +207,11 @@ struct zp_prover {
     zp_tracked matrices, abc, scratch;
     zp_tracked window;     /* a streamed proof's (BUF_WINDOW): freed when it ends */
     uint64_t matrices_key; /* the serial of the key the matrices are for; 0: none */
+    /* the serial of the key whose coefficient list was scanned for its
+     * order (a paged plan's need: a pass over the list, once per key),
+     * and what it found; 0: none */
+    uint64_t order_key;
+    int order_in;
     /* that key's verification key prepared for the self-checks (a small
      * heap block; not for one proof, which verifies once) */
     zp_groth16_pvk *pvk;
@@ -443,12 +448,12 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
         st = ensure_tables(pr, NULL, &none, &none_s, err);
         if (st != ZP_OK) return st;
         /* resident throughout: the witness, and the matrices when kept */
-        size_t fixed = zp_track_round(zp_groth16_witness_bytes(pk)) + (pr->matrices.p != NULL ? pr->matrices.bytes : 0);
+        size_t wbytes = zp_track_round(zp_groth16_witness_bytes(pk));
+        size_t fixed = wbytes + (pr->matrices.p != NULL ? pr->matrices.bytes : 0);
         /* an earlier proof's synthesis may have left the coefficients'
          * pages resident: a streamed proof never maps them, an in-memory
          * one maps them again when it reads them */
         zp_zkey_release_coefs(key->zkey);
-        size_t wbytes = zp_track_round(zp_groth16_witness_bytes(pk));
         zp_groth16_stream_need need = {zp_prover_threads(pr), pr->budget, fixed, wbytes, pr->matrices.p != NULL, 0};
         st = zp_groth16_stream_plan_make(&plan, pk, &need, err);
         /* ZKPIPE_STREAM_PAGE=0: never paged (tests of the spilled path) */
@@ -459,8 +464,12 @@ static zp_status prover_prove(zp_prover *pr, zp_proof *proof, zp_prove_stats *st
             /* tight: a paged proof may fit where a spilled one does not,
              * or with a larger window, if the list is in order (a scan
              * over it, its pages given back behind) */
-            zp_groth16_pager pager = {zp_zkey_release_span, key->zkey};
-            (void)zp_groth16_matrices_size_paged(pk, &pager, &need.in_order);
+            if (pr->order_key != key->serial) {
+                zp_groth16_pager pager = {zp_zkey_release_span, key->zkey};
+                (void)zp_groth16_matrices_size_paged(pk, &pager, &pr->order_in);
+                pr->order_key = key->serial;
+            }
+            need.in_order = pr->order_in;
             if (need.in_order) st = zp_groth16_stream_plan_make(&plan, pk, &need, err);
         }
         if (st != ZP_OK) return st;
