@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem/large.h"
 #include "zkpipe.h"
 
 /* Byte sizes from the curve descriptor (curve/desc.h); 0 for an unknown
@@ -27,7 +28,7 @@ size_t zp_g2_bytes(zp_curve curve); /* 128 or 192: x.c0, x.c1, y.c0, y.c1 */
  * sizing its matrices) touches before it gives those pages back: the most
  * of the list such a walk keeps resident (docs/architecture.md, "Proofs
  * larger than the budget"). */
-#define ZP_COEF_PAGE_STEP ((size_t)4 << 20)
+#define ZP_COEF_PAGE_STEP ZP_MEM_RELEASE_STEP
 enum { ZP_MATRIX_A = 0, ZP_MATRIX_B = 1 };
 
 typedef struct zp_groth16_pk {

@@ -16,8 +16,6 @@ struct zp_wtns {
 };
 
 enum { N8 = 32, HEADER_BYTES = ZP_WTNS_HEADER_BYTES };
-/* the values are copied out of the mapped file this much at a time */
-#define WTNS_COPY_STEP ((size_t)4 << 20)
 
 zp_status zp_wtns_header_check(zp_curve *curve, uint32_t *count, const uint8_t header[ZP_WTNS_HEADER_BYTES],
                                const char *name, zp_error *err) {
@@ -116,8 +114,8 @@ static zp_status parse(void *object, const zp_binfile *bf, void *arg, zp_error *
      * (they stay in the page cache): with both resident a 2^24 witness
      * took 1 GiB to read, more than a proof paging it may hold */
     size_t bytes = (size_t)count * N8;
-    for (size_t at = 0; at < bytes; at += WTNS_COPY_STEP) {
-        size_t part = bytes - at < WTNS_COPY_STEP ? bytes - at : WTNS_COPY_STEP;
+    for (size_t at = 0; at < bytes; at += ZP_MEM_RELEASE_STEP) {
+        size_t part = bytes - at < ZP_MEM_RELEASE_STEP ? bytes - at : ZP_MEM_RELEASE_STEP;
         memcpy((uint8_t *)mem + at, p + at, part);
         zp_binfile_release(bf, p + at, part);
     }

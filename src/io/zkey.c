@@ -10,6 +10,7 @@
 #include "curve/desc.h"
 #include "io/binfile.h"
 #include "io/elements.h"
+#include "mem/large.h"
 
 enum {
     S_PROTOCOL = 1,
@@ -172,7 +173,7 @@ static zp_status read_coefs(zp_zkey *z, zp_error *err) {
          * stay in the page cache): opening a 2^20 key otherwise held its
          * 211 MB list resident until a proof released it, which a proof
          * under a memory budget cannot afford (groth16/stream.h) */
-        if ((size_t)(e - kept) >= ZP_COEF_PAGE_STEP) {
+        if ((size_t)(e - kept) >= ZP_MEM_RELEASE_STEP) {
             zp_binfile_release(&z->bf, kept, (size_t)(e - kept));
             kept = e;
         }

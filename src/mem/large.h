@@ -29,6 +29,12 @@ void zp_mem_prefault(void *p, size_t bytes);
  * (MADV_DONTNEED: anonymous pages read as zeros afterwards), for a
  * buffer whose part is done with before the whole can go. */
 void zp_mem_release(void *p, size_t bytes);
+/* How much of a mapped file a walk over it (a copy out, a check, a scan)
+ * touches before it lets those pages go: the most of the file such a
+ * walk keeps resident (the .wtns reader, the .zkey coefficient list's
+ * check and the scans of it, docs/architecture.md "Proofs larger than the
+ * budget"). */
+#define ZP_MEM_RELEASE_STEP ((size_t)4 << 20)
 
 /* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
 size_t zp_mem_peak_rss(void);
