@@ -350,6 +350,17 @@ int main(void) {
     test_booth();
     /* ZP_TEST_ITERS below 100 (the sanitizer runs) stops at smaller sizes */
     size_t big = zp_test_iters(100) >= 100 ? 2100 : 257;
+    /* TSan checks the pool's hand-offs, which do not depend on the
+     * arithmetic: under it every path runs threaded at sizes the workers
+     * split (G2 to 31 points), not serial and not the degenerate inputs or
+     * long lists, which the release, ASan and verify builds check. Under
+     * TSan the serial runs took 15 s and G2 at 257 points 65 s of 140. */
+#if defined(__SANITIZE_THREAD__)
+    const int under_tsan = 1;
+#else
+    const int under_tsan = 0;
+#endif
+    size_t g2_n = under_tsan ? 31 : 257;
     /* the batch-affine additions run on eight IFMA lanes where the CPU
      * has them (msm_simd.h): then every test runs on both paths */
     int have_simd = zp_ifma_available();
@@ -363,11 +374,12 @@ int main(void) {
         test_msm_many(&pool_par);
         test_msm_jobs_shared(&pool_par);
         test_msm_zp_bn254_g1(&pool_par, zp_test_iters(100) >= 100 ? 9000 : 257);
-        test_msm_zp_bn254_g1(&serial, 257);
+        if (!under_tsan) test_msm_zp_bn254_g1(&serial, 257);
         test_msm_degenerate_zp_bn254_g1(&pool_par, big);
         test_msm_zp_bls12_g1(&pool_par, big);
-        test_msm_zp_bn254_g2(&pool_par, 257);
-        test_msm_zp_bls12_g2(&pool_par, 257);
+        test_msm_zp_bn254_g2(&pool_par, g2_n);
+        test_msm_zp_bls12_g2(&pool_par, g2_n);
+        if (under_tsan) continue;
         test_msm_degenerate_zp_bls12_g1(&pool_par, 600);
         test_msm_degenerate_zp_bn254_g2(&pool_par, 600);
         test_msm_degenerate_zp_bls12_g2(&pool_par, 600);
@@ -378,7 +390,7 @@ int main(void) {
         test_msm_long_list_zp_bls12_g2(&pool_par, 1500);
     }
     /* no context at all: serial, the CPU's default path */
-    test_msm_zp_bn254_g1(NULL, 257);
+    if (!under_tsan) test_msm_zp_bn254_g1(NULL, 257);
     zp_pool_destroy(pool);
     return zp_test_done();
 }
