@@ -206,15 +206,13 @@ fi
 # The sanitizer builds run ctest's labels unit and asan (ASan+UBSan), and
 # tsan (TSan): CMakeLists.txt says which test is in which, and in one
 # ctest run each the daemons' waits overlap the unit tests' work.
-# ZP_TEST_ITERS=25 for the unit tests' random cases; a longer lease and
-# cancel bound for the fleet's slower daemons under ASan on two cores.
+# ZP_TEST_ITERS=25 for the unit tests' random cases.
 if want asan; then
     stage asan "ASan+UBSan: unit tests, the daemon's edges (labels unit, asan)"
     # all of it: this is the build where gcc compiles every program
     if configure build-asan -DCMAKE_BUILD_TYPE=Debug -DZP_SANITIZE=ON -DCMAKE_C_COMPILER=gcc &&
         compile build-asan; then
-        ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" FLEET_LEASE=3 FLEET_CANCEL_MAX=3 \
-            run_ctest build-asan -L '^(unit|asan)$'
+        ZP_TEST_ITERS="${ZP_TEST_ITERS:-25}" run_ctest build-asan -L '^(unit|asan)$'
     fi
     stage_end
 fi
