@@ -62,6 +62,9 @@ typedef struct zp_p2_ops {
      * 2^log_n affine LEM points, work of lagrange_work_bytes(n, g2). */
     zp_status (*lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err);
     size_t (*lagrange_work_bytes)(size_t n, int g2);
+    /* k, 2^log_n plain scalars, in place: s_i = Σ_j k_j·ω^(ij) with
+     * lagrange()'s ω, so that Σ k_j·P_j = Σ s_i·L_i for L = lagrange(P) */
+    zp_status (*fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par, zp_error *err);
     /* phase 1 (phase1_impl.h): pts[i] *= first·inc^(start + i), in
      * constant time in first (NULL: one) and inc (Montgomery form) */
     void (*g1_apply_powers)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],

@@ -858,6 +858,21 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
     return ZP_OK;
 }
 
+/* k (n = 2^log_n plain scalars) replaced by s_i = Σ_j k_j·ω^(ij), ω
+ * lagrange()'s root: lagrange() makes P = Σ_i ω^(ij)·L_i of its output L,
+ * so Σ_j k_j·P_j = Σ_i s_i·L_i, the check of a prepared section. */
+static zp_status X_(fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par, zp_error *err) {
+    size_t n = (size_t)1 << log_n;
+    FR *a = (FR *)(void *)k;
+    void *scratch = malloc(ZP_CAT(FR, _ntt_scratch_size)(log_n, zp_parallel_threads(par)));
+    if (scratch == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for a verification transform");
+    for (size_t i = 0; i < n; i++) FR_(to_mont)(&a[i], &a[i]);
+    int done = ZP_CAT(FR, _ntt)(a, log_n, 0, scratch, par);
+    free(scratch);
+    for (size_t i = 0; i < n; i++) FR_(from_mont)(&a[i], &a[i]);
+    return done ? ZP_OK : zp_error_set(err, ZP_ERR_UNSUPPORTED, "a domain of 2^%u is past the field's", log_n);
+}
+
 /* ---- verification (public) ---- */
 
 /* e(a1, b2) == e(a2, b1), snarkjs's sameRatio(a1, a2, b1, b2): false when
@@ -919,6 +934,7 @@ static const zp_p2_ops X_(ops) = {
     .g1_on_curve = X_(g1_on_curve),
     .lagrange = X_(lagrange),
     .lagrange_work_bytes = X_(lagrange_work_bytes),
+    .fr_dft = X_(fr_dft),
     .g1_apply_powers = X_(G1_apply_powers),
     .g2_apply_powers = X_(G2_apply_powers),
     .g1_apply_powers_var = X_(G1_apply_powers_var),
