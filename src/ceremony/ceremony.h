@@ -93,6 +93,13 @@ zp_status zp_ceremony_ptau_beacon(const char *in_path, const char *out_path, con
                                   uint8_t response[ZP_CEREMONY_HASH_BYTES],
                                   uint8_t next_challenge[ZP_CEREMONY_HASH_BYTES], zp_error *err) ZP_WARN_UNUSED;
 
+/* Whether the ptau at path holds phase 2's Lagrange sections (12 to 15)
+ * as `powersoftau prepare phase2` writes them: 1 when it does, 0 when it
+ * does not or cannot be read (the step that reads it then says why). A
+ * contribution or a beacon drops those sections, as snarkjs's do, so a
+ * caller warns before making one from a prepared file. */
+int zp_ceremony_ptau_prepared(const char *path);
+
 /* snarkjs `powersoftau verify`: ZP_OK when every contribution of the
  * ptau at path checks (its proofs of knowledge, its place in the chain),
  * the points are the powers of the last one (random linear combinations

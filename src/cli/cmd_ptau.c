@@ -77,6 +77,13 @@ static int phase1_step(zp_cli_command *cmd, ptau_args *args, const char *sub, in
         if (zp_ceremony_ptau_verify(pos[0], &opts, args->quiet ? NULL : stdout, &err) != ZP_OK) goto fail;
         goto done;
     }
+    if (!args->quiet && zp_ceremony_ptau_prepared(pos[0])) {
+        fprintf(stderr,
+                "zkpipe: WARNING: %s is prepared for phase 2; %s will not be (its Lagrange sections 12-15 are "
+                "dropped, as snarkjs drops them): run 'zkpipe powersoftau prepare phase2' on the ceremony's last "
+                "file\n",
+                pos[0], pos[1]);
+    }
     if (strcmp(sub, "contribute") == 0) {
         char line[1024];
         const char *entropy = args->entropy;

@@ -10,8 +10,10 @@
 # - a tampered partialHash or next challenge, a moved tauG1 point and a
 #   moved Lagrange point make zkpipe's verify exit 1 naming the
 #   contribution or the section; a truncated file and a point off the
-#   curve or outside the subgroup exit 3 naming the file and the section;
-#   a bad beacon argument exits 2;
+#   curve or outside the subgroup (of a power or a Lagrange section) exit
+#   3 naming the file and the section; a bad beacon argument exits 2; a
+#   contribution to a prepared file warns that it drops the Lagrange
+#   sections;
 # - prepare phase2 of the zkpipe chain, zkey new, and the key proves a
 #   circuit that snarkjs then verifies.
 # About 90 s on 2 cores, mostly snarkjs.
@@ -97,6 +99,19 @@ for curve in bn128 bls12381; do
     o12=$(section_offset "$D/t4.ptau" 12)
     node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o+8*g,o+9*g,o+10*g);fs.writeFileSync(process.argv[1],b)' "$D/t4.ptau" "$o12" "$g1"
     status "$curve: a moved Lagrange point fails (exit 1)" 1 "section 12" "$Z" ptau verify "$D/t4.ptau"
+    cp "$D/final.ptau" "$D/t6.ptau"
+    o13=$(section_offset "$D/t6.ptau" 13)
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o+300*g,o+301*g,o+302*g);fs.writeFileSync(process.argv[1],b)' "$D/t6.ptau" "$o13" $((2 * g1))
+    status "$curve: a moved G2 Lagrange point of the top level fails (exit 1)" 1 "section 13" "$Z" ptau verify "$D/t6.ptau"
+    # the domain's last Lagrange point of the top level of section 15,
+    # off the curve (bn128) or outside the subgroup (bls12381)
+    cp "$D/final.ptau" "$D/t5.ptau"
+    bad_point "$D/t5.ptau" 15 $((2 * 256 - 2)) "$curve" "$kind"
+    status "$curve: a bad Lagrange point (exit 3)" 3 "section 15.*$problem" "$Z" ptau verify "$D/t5.ptau"
+    status "$curve: contribute to a prepared ptau warns" 0 "WARNING: .*final.ptau is prepared" \
+        "$Z" ptau contribute "$D/final.ptau" "$D/unprep.ptau" -e x
+    status "$curve: the contribution verifies, not prepared" 0 "does not contain phase2 precalculated" \
+        "$Z" ptau verify "$D/unprep.ptau"
     check "$curve: a circuit of 2^8" "$GEN" --curve "$curve" --constraints 200 "$D/c.r1cs" "$D/c.wtns"
     check "$curve: zkey new from the ceremony's ptau" "$Z" zkey new -q "$D/c.r1cs" "$D/final.ptau" "$D/c0.zkey"
     check "$curve: zkey beacon" "$Z" zkey beacon -q "$D/c0.zkey" "$D/c.zkey" $BEACON 10
