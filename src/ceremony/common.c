@@ -127,6 +127,18 @@ void zp_cer_ptau_close(zp_cer_ptau *t) {
     t->open = 0;
 }
 
+zp_status zp_cer_ptau_lagrange_count(const zp_cer_ptau *t, int *count, zp_error *err) {
+    *count = 0;
+    for (uint32_t id = 12; id <= 15; id++) {
+        const uint8_t *p;
+        uint64_t size;
+        zp_status st = zp_binfile_section(&t->bf, id, "lagrange", 0, &p, &size, err);
+        if (st != ZP_OK) return st;
+        *count += p != NULL;
+    }
+    return ZP_OK;
+}
+
 zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
                              uint64_t used, const uint8_t **out, const zp_ceremony_opts *o, zp_error *err) {
     uint64_t n;

@@ -117,6 +117,9 @@ typedef struct zp_cer_ptau {
 
 zp_status zp_cer_ptau_open(zp_cer_ptau *t, const char *path, zp_error *err) ZP_WARN_UNUSED;
 void zp_cer_ptau_close(zp_cer_ptau *t);
+/* How many of the Lagrange sections (12 to 15) of prepare phase2 the open
+ * ptau holds (a section that appears twice is an error, in err). */
+zp_status zp_cer_ptau_lagrange_count(const zp_cer_ptau *t, int *count, zp_error *err) ZP_WARN_UNUSED;
 /* Section id of the ptau, which must hold exactly count points (G2 ones
  * when g2); those of [from, from + used), the ones the step reads, are
  * checked (zp_cer_check_points). */

@@ -441,16 +441,10 @@ zp_status zp_ceremony_ptau_beacon(const char *in_path, const char *out_path, con
 int zp_ceremony_ptau_prepared(const char *path) {
     zp_cer_ptau pt;
     zp_error err = {0};
-    int prepared = 0;
-    if (zp_cer_ptau_open(&pt, path, &err) == ZP_OK) {
-        for (uint32_t id = 12; id <= 15; id++) {
-            const uint8_t *p = NULL;
-            uint64_t size;
-            if (zp_binfile_section(&pt.bf, id, "lagrange", 0, &p, &size, &err) == ZP_OK && p != NULL) prepared = 1;
-        }
-    }
+    int count = 0;
+    if (zp_cer_ptau_open(&pt, path, &err) == ZP_OK && zp_cer_ptau_lagrange_count(&pt, &count, &err) != ZP_OK) count = 0;
     zp_cer_ptau_close(&pt);
-    return prepared;
+    return count > 0;
 }
 
 /* ---- powers of tau: prepare phase2 ---- */

@@ -283,13 +283,8 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
     }
     if (report != NULL) fprintf(report, "-----------------------------------------------------\n");
 
-    int prepared = 0;
-    for (uint32_t id = 12; id <= 15; id++) {
-        const uint8_t *p;
-        uint64_t size;
-        if ((st = zp_binfile_section(&pt.bf, id, "lagrange", 0, &p, &size, err)) != ZP_OK) goto out;
-        prepared += p != NULL;
-    }
+    int prepared;
+    if ((st = zp_cer_ptau_lagrange_count(&pt, &prepared, err)) != ZP_OK) goto out;
     if (prepared == 0) {
         if (report != NULL) {
             fprintf(report,
