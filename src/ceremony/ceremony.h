@@ -31,6 +31,7 @@
 typedef struct zp_ceremony_opts {
     const zp_parallel *par; /* NULL: serial */
     int progress;           /* 1: a progress line on stderr */
+    uint64_t budget;        /* bytes of memory a step may hold (docs/ceremony.md); 0: no limit */
 } zp_ceremony_opts;
 
 /* snarkjs `zkey new`: writes the initial key of the circuit at r1cs_path

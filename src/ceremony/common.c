@@ -83,15 +83,25 @@ static void check_task(void *arg, size_t t, size_t worker) {
 
 zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
                               const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o, zp_error *err) {
-    check_job j = {pts, n, g2 ? d->g2_bytes : d->g1_bytes, d->id, g2, n};
-    zp_parallel_for(o ? o->par : NULL, (n + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
-    size_t bad = atomic_load(&j.bad);
-    if (bad == n) return ZP_OK;
-    uint64_t limbs[24];
-    memcpy(limbs, pts + bad * j.elem, j.elem);
-    zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
-    return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, bad,
-                        zp_io_point_problem(r));
+    size_t elem = g2 ? d->g2_bytes : d->g1_bytes, slice = ZP_CER_SLICE_BYTES / elem;
+    /* a slice at a time, its pages let go once checked: a step's budget
+     * holds one slice of a file, not the file */
+    for (size_t at = 0; at < n; at += slice) {
+        size_t k = n - at < slice ? n - at : slice;
+        const uint8_t *p = pts + at * elem;
+        check_job j = {p, k, elem, d->id, g2, k};
+        zp_parallel_for(o ? o->par : NULL, (k + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
+        size_t bad = atomic_load(&j.bad);
+        if (bad != k) {
+            uint64_t limbs[24];
+            memcpy(limbs, p + bad * elem, elem);
+            zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, at + bad,
+                                zp_io_point_problem(r));
+        }
+        zp_binfile_release(bf, p, k * elem);
+    }
+    return ZP_OK;
 }
 
 /* ---- the powers of tau ---- */
@@ -218,9 +228,24 @@ zp_status zp_cer_copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id
     zp_status st = zp_binfile_section(bf, id, what, 1, &p, &n, err);
     if (st != ZP_OK) return st;
     zp_binwriter_begin(w, id);
-    zp_binwriter_bytes(w, p, n);
+    for (uint64_t at = 0; at < n; at += ZP_CER_SLICE_BYTES) {
+        size_t k = n - at < ZP_CER_SLICE_BYTES ? (size_t)(n - at) : ZP_CER_SLICE_BYTES;
+        zp_binwriter_bytes(w, p + at, k);
+        zp_binfile_release(bf, p + at, k);
+    }
     zp_binwriter_end(w);
     return ZP_OK;
+}
+
+int zp_cer_same_bytes(const zp_binfile *fa, const uint8_t *a, const zp_binfile *fb, const uint8_t *b, uint64_t n) {
+    int same = 1;
+    for (uint64_t at = 0; at < n && same; at += ZP_CER_SLICE_BYTES) {
+        size_t k = n - at < ZP_CER_SLICE_BYTES ? (size_t)(n - at) : ZP_CER_SLICE_BYTES;
+        same = memcmp(a + at, b + at, k) == 0;
+        zp_binfile_release(fa, a + at, k);
+        zp_binfile_release(fb, b + at, k);
+    }
+    return same;
 }
 
 void zp_cer_js_name(char out[256], const char *name) {

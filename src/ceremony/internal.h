@@ -99,6 +99,10 @@ void zp_cer_free(zp_tracked *b);
 /* "\rzkpipe: step done/total" on stderr when o asks for progress. */
 void zp_cer_progress(const zp_ceremony_opts *o, const char *step, size_t done, size_t total);
 
+/* The bytes of a mapped file a step reads before it lets them go (the
+ * budget holds a slice of a file, not the file). */
+#define ZP_CER_SLICE_BYTES ((size_t)32 << 20)
+
 /* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
  * its curve and in the prime-order subgroup (zp_io_g1_check), checked in
  * parallel; the first bad one is reported as ZP_ERR_FORMAT naming the
@@ -157,9 +161,12 @@ size_t zp_cer_params_encode(uint8_t out[ZP_CER_PARAMS_MAX], const char *name, ui
 int zp_cer_params_decode(const uint8_t *q, size_t len, uint32_t type, char name[256], int *has_name, unsigned *iter_exp,
                          uint8_t beacon[255], size_t *beacon_len);
 
-/* Copies section id of bf verbatim into w. */
+/* Copies section id of bf verbatim into w, a slice at a time. */
 zp_status zp_cer_copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id, const char *what,
                               zp_error *err) ZP_WARN_UNUSED;
+/* memcmp(a, b, n) == 0, a slice at a time, the pages of a (in fa) and b
+ * (in fb) let go as it goes. */
+int zp_cer_same_bytes(const zp_binfile *fa, const uint8_t *a, const zp_binfile *fb, const uint8_t *b, uint64_t n);
 
 /* JavaScript's name.substring(0, 64) then UTF-8: at most 64 UTF-16 units;
  * a surrogate pair cut in two leaves its high half, which TextEncoder
@@ -167,6 +174,29 @@ zp_status zp_cer_copy_section(zp_binwriter *w, const zp_binfile *bf, uint32_t id
  * (zp_cer_utf8_valid). */
 void zp_cer_js_name(char out[256], const char *name);
 int zp_cer_utf8_valid(const char *str);
+
+/* ---- phase 2 ---- */
+
+/* The sections of a .zkey, as snarkjs numbers them. */
+enum {
+    ZP_ZS_PROTOCOL = 1,
+    ZP_ZS_HEADER,
+    ZP_ZS_IC,
+    ZP_ZS_COEFS,
+    ZP_ZS_A,
+    ZP_ZS_B1,
+    ZP_ZS_B2,
+    ZP_ZS_C,
+    ZP_ZS_H,
+    ZP_ZS_CONTRIB
+};
+
+/* zkey new (phase2_new.c), within o->budget. inexact: NULL to refuse a
+ * key whose circuit hash zkpipe cannot make as snarkjs does (a domain of
+ * the ptau's own power, above 2^14); else the key is made, *inexact set,
+ * and its hash is not snarkjs's (zkey verify compares every section). */
+zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path, const zp_ceremony_opts *o,
+                         uint8_t cs_hash_out[64], int *inexact, zp_error *err) ZP_WARN_UNUSED;
 
 /* ---- phase 1 (phase1.c): section 7 of a .ptau, the keys ---- */
 

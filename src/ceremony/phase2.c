@@ -80,10 +80,6 @@ const zp_p2_ops *zp_p2_ops_get(zp_curve c) {
     }
 }
 
-static void u32_be(uint8_t out[4], uint32_t v) {
-    out[0] = (uint8_t)(v >> 24), out[1] = (uint8_t)(v >> 16), out[2] = (uint8_t)(v >> 8), out[3] = (uint8_t)v;
-}
-
 /* ---- §10: the contributions ---- */
 
 typedef struct contribution {
@@ -215,320 +211,9 @@ static void mpc_write(zp_binwriter *w, const mpc *m, const zp_curve_desc *d, uin
     zp_binwriter_end(w);
 }
 
-/* ---- zkey new ---- */
-
-enum { S_PROTOCOL = 1, S_HEADER, S_IC, S_COEFS, S_A, S_B1, S_B2, S_C, S_H, S_CONTRIB };
-
-typedef struct source {
-    const zp_r1cs_matrix *m;
-    const uint8_t *base;
-    size_t stride;
-} source;
-
-/* The terms of signals [lo, hi): for each source, the matrix's terms of
- * those signals on base[row]; and, for the public ones (s <= npub), one
- * term extra[nC + s] when extra is set. */
-static zp_status build_terms(zp_tracked *rsb, zp_tracked *tb, uint32_t lo, uint32_t hi, const source *src, int nsrc,
-                             const uint8_t *extra, size_t extra_stride, uint32_t n_constraints, uint32_t npub,
-                             zp_error *err) {
-    size_t n = hi - lo;
-    zp_status st = zp_cer_alloc(rsb, (n + 1) * sizeof(uint64_t), "term rows", err);
-    if (st != ZP_OK) return st;
-    uint64_t *rs = rsb->p; /* zero-filled */
-    for (int k = 0; k < nsrc; k++) {
-        const zp_r1cs_matrix *m = src[k].m;
-        for (size_t e = 0; e < m->n_terms; e++) {
-            uint32_t s = m->wire[e];
-            if (s >= lo && s < hi) rs[s - lo + 1]++;
-        }
-    }
-    if (extra != NULL) {
-        for (uint32_t s = lo; s < hi && s <= npub; s++) rs[s - lo + 1]++;
-    }
-    for (size_t i = 0; i < n; i++) rs[i + 1] += rs[i];
-    zp_tracked fb = {0};
-    if ((st = zp_cer_alloc(tb, rs[n] * sizeof(zp_p2_term), "terms", err)) != ZP_OK) return st;
-    if ((st = zp_cer_alloc(&fb, n * sizeof(uint64_t), "term fill", err)) != ZP_OK) return st;
-    zp_p2_term *t = tb->p;
-    uint64_t *fill = fb.p;
-    memcpy(fill, rs, n * sizeof *fill);
-    for (int k = 0; k < nsrc; k++) {
-        const zp_r1cs_matrix *m = src[k].m;
-        for (uint32_t c = 0; c < n_constraints; c++) {
-            for (uint64_t e = m->row_start[c]; e < m->row_start[c + 1]; e++) {
-                uint32_t s = m->wire[e];
-                if (s < lo || s >= hi) continue;
-                t[fill[s - lo]++] = (zp_p2_term){src[k].base + (size_t)c * src[k].stride, m->coef + 4 * e};
-            }
-        }
-    }
-    if (extra != NULL) {
-        for (uint32_t s = lo; s < hi && s <= npub; s++) {
-            t[fill[s - lo]++] = (zp_p2_term){extra + (size_t)(n_constraints + s) * extra_stride, NULL};
-        }
-    }
-    zp_cer_free(&fb);
-    return ZP_OK;
-}
-
-/* One point section of the new key: composed, written, hashed. */
-static zp_status compose_section(zp_binwriter *w, zp_blake2b *h, const zp_p2_ops *ops, const zp_curve_desc *d,
-                                 uint32_t id, const char *what, uint32_t lo, uint32_t hi, int g2, const source *src,
-                                 int nsrc, const uint8_t *extra, size_t extra_stride, uint32_t nc, uint32_t npub,
-                                 const zp_ceremony_opts *o, zp_error *err) {
-    zp_tracked rsb = {0}, tb = {0}, buf = {0};
-    size_t n = hi - lo, elem = g2 ? d->g2_bytes : d->g1_bytes;
-    zp_status st = build_terms(&rsb, &tb, lo, hi, src, nsrc, extra, extra_stride, nc, npub, err);
-    if (st != ZP_OK) goto out;
-    if ((st = zp_cer_alloc(&buf, n * elem, what, err)) != ZP_OK) goto out;
-    zp_cer_progress(o, what, 0, n);
-    ops->compose(buf.p, n, rsb.p, tb.p, g2, o ? o->par : NULL);
-    zp_cer_progress(o, what, n, n);
-    uint8_t be[4];
-    u32_be(be, (uint32_t)n);
-    zp_blake2b_update(h, be, 4);
-    zp_binwriter_begin(w, id);
-    zp_binwriter_bytes(w, buf.p, n * elem);
-    zp_binwriter_end(w);
-    uint8_t u[192];
-    for (size_t i = 0; i < n; i++) {
-        if (g2) {
-            ops->g2_to_u(u, (uint8_t *)buf.p + i * elem);
-        } else {
-            ops->g1_to_u(u, (uint8_t *)buf.p + i * elem);
-        }
-        zp_blake2b_update(h, u, elem);
-    }
-out:
-    zp_cer_free(&buf);
-    zp_cer_free(&rsb);
-    zp_cer_free(&tb);
-    return st;
-}
-
-static unsigned js_log2(uint32_t v) {
-    unsigned r = 0;
-    while (v >>= 1) r++;
-    return r;
-}
-
-/* inexact: NULL to refuse a key whose circuit hash zkpipe cannot make as
- * snarkjs does (below); else the key is made, *inexact set, and its hash
- * is not snarkjs's. */
-static zp_status zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path, const zp_ceremony_opts *o,
-                          uint8_t cs_hash_out[64], int *inexact, zp_error *err) {
-    zp_cer_ptau pt;
-    zp_r1cs *r1cs = NULL;
-    zp_binwriter w = {0};
-    int writing = 0;
-    zp_blake2b h = {0};
-    zp_tracked coefs = {0};
-    zp_status st = zp_cer_ptau_open(&pt, ptau_path, err);
-    if (st != ZP_OK) goto out;
-    if ((st = zp_r1cs_open(&r1cs, r1cs_path, err)) != ZP_OK) goto out;
-    const zp_r1cs_header *rh = zp_r1cs_get_header(r1cs);
-    const zp_curve_desc *d = pt.d;
-    if (rh->curve != d->id) {
-        st = zp_error_set(err, ZP_ERR_MISMATCH, "%s is a %s circuit but %s is a %s powers of tau", r1cs_path,
-                          zp_curve_name(rh->curve), ptau_path, d->name);
-        goto out;
-    }
-    const zp_p2_ops *ops = zp_p2_ops_get(d->id);
-    uint32_t nc = rh->n_constraints, npub = rh->n_pub_out + rh->n_pub_in, nv = rh->n_wires;
-    if (npub >= nv) {
-        st = zp_error_set(err, ZP_ERR_FORMAT, "%s: %u public signals of %u wires", r1cs_path, npub, nv);
-        goto out;
-    }
-    unsigned cir_power = js_log2(nc + npub) + 1;
-    if (cir_power > pt.power) {
-        st = zp_error_set(err, ZP_ERR_MISMATCH,
-                          "%s: powers of tau too small for %s: %u constraints + %u public need 2^%u, the ptau has "
-                          "2^%u",
-                          ptau_path, r1cs_path, nc, npub, cir_power, pt.power);
-        goto out;
-    }
-    if (cir_power >= d->fr_two_adicity) {
-        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: a 2^%u domain is too large for %s", r1cs_path, cir_power,
-                          d->title);
-        goto out;
-    }
-    size_t g1 = d->g1_bytes, g2 = d->g2_bytes;
-    uint64_t dom = (uint64_t)1 << cir_power, all = ((uint64_t)2 << pt.power) - 1;
-    /* zkey_new.js hashes H's points in chunks of 2^14 whose last is not
-     * cut: above 2^14 it hashes dom differences τ^(i+dom) − τ^i, and when
-     * the domain is the ptau's power the last one reads past tauG1 into
-     * the next section's bytes, which its wasm arithmetic turns into a
-     * point zkpipe does not reproduce. */
-    const uint64_t chunk = 1 << 14;
-    uint64_t per = dom - 1 < chunk ? dom - 1 : chunk, hashed = (dom - 1 + chunk - 1) / chunk * per;
-    if (dom + hashed > all) {
-        if (inexact == NULL) {
-            st = zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                              "%s: a 2^%u circuit on a 2^%u powers of tau: snarkjs's circuit hash here depends on "
-                              "bytes past the ptau's tauG1 (zkey_new.js), which zkpipe does not reproduce; use a "
-                              "ptau of power %u or more, or snarkjs for zkey new (zkpipe contributes to and "
-                              "verifies its key)",
-                              r1cs_path, cir_power, pt.power, cir_power + 1);
-            goto out;
-        }
-        *inexact = 1;
-    }
-    /* the points read: tauG1's up to the last the hash of H takes, the
-     * first of alpha, beta and betaG2, the Lagrange bases of the domain
-     * (and of 2·domain for tauG1, whose odd points are H) */
-    const uint8_t *tau_g1, *alpha1, *beta1, *beta2, *lag[4];
-    uint64_t hash_end = dom + hashed < all ? dom + hashed : all;
-    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", all, 0, 0, hash_end, &tau_g1, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, 0, 0, 1, &alpha1, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, 0, 0, 1, &beta1, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
-    {
-        const uint8_t *p;
-        uint64_t n;
-        if ((st = zp_binfile_section(&pt.bf, 12, "lagrange tauG1", 0, &p, &n, err)) != ZP_OK) goto out;
-        if (p == NULL) {
-            st = zp_error_set(err, ZP_ERR_MISMATCH,
-                              "%s: not prepared for phase 2 (no section 12; run 'powersoftau prepare phase2')",
-                              ptau_path);
-            goto out;
-        }
-    }
-    /* prepare phase2 writes the Lagrange bases of 2^0 .. 2^power points,
-     * and for tauG1 one level more (H needs the 2·domain basis). */
-    if ((st = zp_cer_ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, 0, dom - 1, 3 * dom, &lag[0], o, err)) !=
-        ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 13, "lagrange tauG2", all, 1, dom - 1, dom, &lag[1], o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 14, "lagrange alphaTauG1", all, 0, dom - 1, dom, &lag[2], o, err)) != ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 15, "lagrange betaTauG1", all, 0, dom - 1, dom, &lag[3], o, err)) != ZP_OK)
-        goto out;
-    const uint8_t *l_tau = lag[0] + (dom - 1) * g1, *l_tau2 = lag[1] + (dom - 1) * g2;
-    const uint8_t *l_alpha = lag[2] + (dom - 1) * g1, *l_beta = lag[3] + (dom - 1) * g1;
-
-    if ((st = zp_blake2b_init(&h, err)) != ZP_OK) goto out;
-    if ((st = zp_binwriter_open(&w, out_path, "zkey", 1, 10, err)) != ZP_OK) goto out;
-    writing = 1;
-    zp_binwriter_begin(&w, S_PROTOCOL);
-    zp_binwriter_u32(&w, 1);
-    zp_binwriter_end(&w);
-
-    zp_binwriter_begin(&w, S_HEADER);
-    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
-    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
-    zp_binwriter_u32(&w, (uint32_t)d->fr_bytes);
-    zp_binwriter_bytes(&w, d->fr_modulus, d->fr_bytes);
-    zp_binwriter_u32(&w, nv);
-    zp_binwriter_u32(&w, npub);
-    zp_binwriter_u32(&w, (uint32_t)dom);
-    const uint8_t *hdr[6] = {alpha1, beta1, beta2, ops->g2_gen, ops->g1_gen, ops->g2_gen};
-    const int hdr_g2[6] = {0, 0, 1, 1, 0, 1};
-    uint8_t u[192];
-    for (int i = 0; i < 6; i++) {
-        zp_binwriter_bytes(&w, hdr[i], hdr_g2[i] ? g2 : g1);
-        if (hdr_g2[i]) {
-            ops->g2_to_u(u, hdr[i]);
-        } else {
-            ops->g1_to_u(u, hdr[i]);
-        }
-        zp_blake2b_update(&h, u, hdr_g2[i] ? g2 : g1);
-    }
-    zp_binwriter_end(&w);
-
-    /* §4: per constraint its A terms then its B terms, then one A term per
-     * public signal (snarkjs's extra rows), each value n·R² mod r. */
-    const zp_r1cs_matrix *ma = zp_r1cs_get_matrix(r1cs, ZP_R1CS_A), *mb = zp_r1cs_get_matrix(r1cs, ZP_R1CS_B),
-                         *mc = zp_r1cs_get_matrix(r1cs, ZP_R1CS_C);
-    {
-        size_t count = ma->n_terms + mb->n_terms + npub + 1;
-        if ((st = zp_cer_alloc(&coefs, count * 44, "coefficients", err)) != ZP_OK) goto out;
-        uint8_t *e = coefs.p;
-        static const uint64_t one[4] = {1, 0, 0, 0};
-        for (uint32_t c = 0; c < nc; c++) {
-            const zp_r1cs_matrix *mm[2] = {ma, mb};
-            for (uint32_t k = 0; k < 2; k++) {
-                for (uint64_t t = mm[k]->row_start[c]; t < mm[k]->row_start[c + 1]; t++, e += 44) {
-                    uint32_t v[3] = {k, c, mm[k]->wire[t]};
-                    memcpy(e, v, 12);
-                    ops->coef_r2(e + 12, mm[k]->coef + 4 * t);
-                }
-            }
-        }
-        for (uint32_t s = 0; s <= npub; s++, e += 44) {
-            uint32_t v[3] = {0, nc + s, s};
-            memcpy(e, v, 12);
-            ops->coef_r2(e + 12, one);
-        }
-        zp_binwriter_begin(&w, S_COEFS);
-        zp_binwriter_u32(&w, (uint32_t)count);
-        zp_binwriter_bytes(&w, coefs.p, count * 44);
-        zp_binwriter_end(&w);
-        zp_cer_free(&coefs);
-    }
-
-    const source s_a[1] = {{ma, l_tau, g1}};
-    const source s_b1[1] = {{mb, l_tau, g1}};
-    const source s_b2[1] = {{mb, l_tau2, g2}};
-    const source s_ic[3] = {{ma, l_beta, g1}, {mb, l_alpha, g1}, {mc, l_tau, g1}};
-    if ((st = compose_section(&w, &h, ops, d, S_IC, "IC", 0, npub + 1, 0, s_ic, 3, l_beta, g1, nc, npub, o, err)) !=
-        ZP_OK)
-        goto out;
-
-    /* §9, H: the odd points of the 2·dom Lagrange basis; hashed as
-     * zkey_new.js does, by the differences τ^(i+dom) - τ^i of the plain
-     * powers, in chunks of 2^14 whose last is not cut (so dom points are
-     * hashed above 2^14, dom - 1 below). */
-    {
-        const uint8_t *l2 = lag[0] + (2 * dom - 1) * g1;
-        zp_binwriter_begin(&w, S_H);
-        for (uint64_t i = 0; i < dom; i++) zp_binwriter_bytes(&w, l2 + (2 * i + 1) * g1, g1);
-        zp_binwriter_end(&w);
-        uint8_t be[4];
-        u32_be(be, (uint32_t)(dom - 1));
-        zp_blake2b_update(&h, be, 4);
-        zp_tracked hb = {0};
-        if ((st = zp_cer_alloc(&hb, per * g1 + 1, "H hash", err)) != ZP_OK) goto out;
-        for (uint64_t i = 0; i < dom - 1; i += chunk) {
-            uint64_t k = i + dom + per <= all ? per : all - i - dom; /* inexact: what tauG1 has */
-            ops->g1_sub_to_u(hb.p, tau_g1 + (i + dom) * g1, tau_g1 + i * g1, k);
-            zp_blake2b_update(&h, hb.p, k * g1);
-        }
-        zp_cer_free(&hb);
-    }
-    if ((st = compose_section(&w, &h, ops, d, S_C, "C", npub + 1, nv, 0, s_ic, 3, NULL, 0, nc, npub, o, err)) != ZP_OK)
-        goto out;
-    if ((st = compose_section(&w, &h, ops, d, S_A, "A", 0, nv, 0, s_a, 1, l_tau, g1, nc, npub, o, err)) != ZP_OK)
-        goto out;
-    if ((st = compose_section(&w, &h, ops, d, S_B1, "B1", 0, nv, 0, s_b1, 1, NULL, 0, nc, npub, o, err)) != ZP_OK)
-        goto out;
-    if ((st = compose_section(&w, &h, ops, d, S_B2, "B2", 0, nv, 1, s_b2, 1, NULL, 0, nc, npub, o, err)) != ZP_OK)
-        goto out;
-    uint8_t cs_hash[64];
-    zp_blake2b_final(&h, cs_hash);
-    zp_binwriter_begin(&w, S_CONTRIB);
-    zp_binwriter_bytes(&w, cs_hash, 64);
-    zp_binwriter_u32(&w, 0);
-    zp_binwriter_end(&w);
-    writing = 0;
-    if ((st = zp_binwriter_close(&w, err)) != ZP_OK) goto out;
-    if (cs_hash_out != NULL) memcpy(cs_hash_out, cs_hash, 64);
-out:
-    if (writing) {
-        zp_error ignored = {0};
-        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status; /* removes the partial file */
-        zp_status closed = zp_binwriter_close(&w, &ignored);       /* fails, as status says: removes the file */
-        (void)closed;
-    }
-    zp_blake2b_abort(&h);
-    zp_cer_free(&coefs);
-    zp_r1cs_close(r1cs);
-    zp_cer_ptau_close(&pt);
-    return st;
-}
-
 zp_status zp_ceremony_zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path,
                                const zp_ceremony_opts *o, uint8_t cs_hash_out[64], zp_error *err) {
-    return zkey_new(r1cs_path, ptau_path, out_path, o, cs_hash_out, NULL, err);
+    return zp_p2_zkey_new(r1cs_path, ptau_path, out_path, o, cs_hash_out, NULL, err);
 }
 
 /* ---- contribute and beacon ---- */
@@ -616,41 +301,42 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
 
     if ((st = zp_binwriter_open(&w, out_path, "zkey", 1, 10, err)) != ZP_OK) goto out;
     writing = 1;
-    if ((st = zp_cer_copy_section(&w, &bf, S_PROTOCOL, "protocol", err)) != ZP_OK) goto out;
+    if ((st = zp_cer_copy_section(&w, &bf, ZP_ZS_PROTOCOL, "protocol", err)) != ZP_OK) goto out;
     {
         const uint8_t *p;
         uint64_t n;
-        if ((st = zp_binfile_section(&bf, S_HEADER, "header", 1, &p, &n, err)) != ZP_OK) goto out;
+        if ((st = zp_binfile_section(&bf, ZP_ZS_HEADER, "header", 1, &p, &n, err)) != ZP_OK) goto out;
         size_t at = (size_t)n - (g1 + g2); /* delta1, delta2 close the header */
-        zp_binwriter_begin(&w, S_HEADER);
+        zp_binwriter_begin(&w, ZP_ZS_HEADER);
         zp_binwriter_bytes(&w, p, at);
         zp_binwriter_bytes(&w, delta1, g1);
         zp_binwriter_bytes(&w, delta2, g2);
         zp_binwriter_end(&w);
     }
     static const char *const names[] = {"IC", "coefficients", "A", "B1", "B2"};
-    for (uint32_t id = S_IC; id <= S_B2; id++) {
-        if ((st = zp_cer_copy_section(&w, &bf, id, names[id - S_IC], err)) != ZP_OK) goto out;
+    for (uint32_t id = ZP_ZS_IC; id <= ZP_ZS_B2; id++) {
+        if ((st = zp_cer_copy_section(&w, &bf, id, names[id - ZP_ZS_IC], err)) != ZP_OK) goto out;
     }
     const size_t max_chunk = (size_t)1 << 16;
     if ((st = zp_cer_alloc(&chunk, max_chunk * g1, "contribution chunk", err)) != ZP_OK) goto out;
-    for (uint32_t id = S_C; id <= S_H; id++) {
+    for (uint32_t id = ZP_ZS_C; id <= ZP_ZS_H; id++) {
         const uint8_t *p;
         uint64_t n;
-        if ((st = zp_binfile_section(&bf, id, id == S_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
+        if ((st = zp_binfile_section(&bf, id, id == ZP_ZS_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
         size_t pts = (size_t)(n / g1); /* a whole number: zp_zkey_open checked the size */
-        if ((st = zp_cer_check_points(&bf, id, id == S_C ? "C" : "H", d, p, pts, 0, o, err)) != ZP_OK) goto out;
+        if ((st = zp_cer_check_points(&bf, id, id == ZP_ZS_C ? "C" : "H", d, p, pts, 0, o, err)) != ZP_OK) goto out;
         zp_binwriter_begin(&w, id);
         for (size_t i = 0; i < pts; i += max_chunk) {
             size_t k = pts - i < max_chunk ? pts - i : max_chunk;
             memcpy(chunk.p, p + i * g1, k * g1);
+            zp_binfile_release(&bf, p + i * g1, k * g1);
             if (beacon != NULL) { /* a beacon's key is public: no need for constant time */
                 ops->g1_apply_key_var(chunk.p, k, sec->kinv, o ? o->par : NULL);
             } else {
                 ops->g1_apply_key(chunk.p, k, sec->kinv, o ? o->par : NULL);
             }
             zp_binwriter_bytes(&w, chunk.p, k * g1);
-            zp_cer_progress(o, id == S_C ? "contribute: L" : "contribute: H", i + k, pts);
+            zp_cer_progress(o, id == ZP_ZS_C ? "contribute: L" : "contribute: H", i + k, pts);
         }
         zp_binwriter_end(&w);
     }
@@ -693,26 +379,35 @@ zp_status zp_ceremony_zkey_beacon(const char *in_path, const char *out_path, con
 
 /* e(Σ r_i·init_i, delta2_init) == e(Σ r_i·final_i, delta2_final) over
  * section id with random 128-bit r_i: the final points are the initial
- * ones times one scalar, the same for all, the one delta moved by. */
-static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_curve_desc *d, const uint8_t *init,
-                               const uint8_t *fin, size_t n, const uint8_t *d2_init, const uint8_t *d2_final,
-                               const zp_ceremony_opts *o, zp_error *err) {
+ * ones times one scalar, the same for all, the one delta moved by. A
+ * slice of points at a time, each checked on its own (every slice must
+ * pass, as the whole would), its pages let go after: the memory is one
+ * slice's whatever the key. */
+#define RATIO_SLICE ((size_t)1 << 20)
+static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *bi, const uint8_t *init,
+                               const zp_binfile *bf, const uint8_t *fin, size_t n, size_t g1, const uint8_t *d2_init,
+                               const uint8_t *d2_final, const zp_ceremony_opts *o, zp_error *err) {
     *ok = 1;
     if (n == 0) return ZP_OK;
     zp_tracked sc = {0};
-    zp_status st = zp_cer_alloc(&sc, n * 32, "verification scalars", err);
-    if (st != ZP_OK) return st;
-    uint64_t *k = sc.p;
-    for (size_t i = 0; i < n; i++) {
-        if ((st = zp_random_bytes(k + 4 * i, 16, err)) != ZP_OK) goto out;
-        k[4 * i + 2] = k[4 * i + 3] = 0;
+    size_t cap = n < RATIO_SLICE ? n : RATIO_SLICE;
+    zp_status st = zp_cer_alloc(&sc, cap * 32, "verification scalars", err);
+    for (size_t at = 0; at < n && st == ZP_OK && *ok; at += cap) {
+        size_t m = n - at < cap ? n - at : cap;
+        uint64_t *k = sc.p;
+        /* 16 random bytes a scalar, drawn at once, then spread to 32 */
+        if ((st = zp_random_bytes(k, m * 16, err)) != ZP_OK) break;
+        for (size_t i = m; i-- > 0;) {
+            memmove(k + 4 * i, (uint8_t *)k + 16 * i, 16);
+            k[4 * i + 2] = k[4 * i + 3] = 0;
+        }
+        uint8_t r1[96], r2[96];
+        if ((st = ops->g1_lincomb(r1, init + at * g1, k, m, o ? o->par : NULL, err)) != ZP_OK) break;
+        if ((st = ops->g1_lincomb(r2, fin + at * g1, k, m, o ? o->par : NULL, err)) != ZP_OK) break;
+        zp_binfile_release(bi, init + at * g1, m * g1);
+        zp_binfile_release(bf, fin + at * g1, m * g1);
+        *ok = ops->same_ratio(r1, r2, d2_final, d2_init);
     }
-    uint8_t r1[96], r2[96];
-    if ((st = ops->g1_lincomb(r1, init, k, n, o ? o->par : NULL, err)) != ZP_OK) goto out;
-    if ((st = ops->g1_lincomb(r2, fin, k, n, o ? o->par : NULL, err)) != ZP_OK) goto out;
-    (void)d;
-    *ok = ops->same_ratio(r1, r2, d2_final, d2_init);
-out:
     zp_cer_free(&sc);
     return st;
 }
@@ -757,9 +452,9 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     size_t g1 = d->g1_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
     /* the points the key was changed in: the rest is compared byte for byte */
-    if ((st = zp_cer_check_points(&bf, S_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, o, err)) != ZP_OK)
+    if ((st = zp_cer_check_points(&bf, ZP_ZS_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, o, err)) != ZP_OK)
         goto out;
-    if ((st = zp_cer_check_points(&bf, S_H, "H", d, pk->h, pk->domain_size, 0, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_check_points(&bf, ZP_ZS_H, "H", d, pk->h, pk->domain_size, 0, o, err)) != ZP_OK) goto out;
 
     /* The chain. */
     if ((st = zp_blake2b_init(&acc, err)) != ZP_OK) goto out;
@@ -815,7 +510,7 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     /* The initial key, recomputed. */
     if ((st = unnamed_file(&tmp_fd, tmp, err)) != ZP_OK) goto out;
     int inexact = 0;
-    if ((st = zkey_new(r1cs_path, ptau_path, tmp, o, NULL, &inexact, err)) != ZP_OK) goto out;
+    if ((st = zp_p2_zkey_new(r1cs_path, ptau_path, tmp, o, NULL, &inexact, err)) != ZP_OK) goto out;
     if ((st = zp_zkey_open(&ini, tmp, err)) != ZP_OK) goto out;
     if ((st = zp_binfile_open(&bi, tmp, "zkey", 1, err)) != ZP_OK) goto out;
     bi_open = 1;
@@ -846,22 +541,22 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
         FAIL("delta2 does not match delta1", zkey_path);
     }
     static const char *const names[] = {"IC", "coefficients", "A", "B1", "B2"};
-    for (uint32_t id = S_IC; id <= S_B2; id++) {
+    for (uint32_t id = ZP_ZS_IC; id <= ZP_ZS_B2; id++) {
         const uint8_t *p, *q;
         uint64_t n, nq;
-        if ((st = zp_binfile_section(&bf, id, names[id - S_IC], 1, &p, &n, err)) != ZP_OK) goto out;
-        if ((st = zp_binfile_section(&bi, id, names[id - S_IC], 1, &q, &nq, err)) != ZP_OK) goto out;
-        if (n != nq || memcmp(p, q, n) != 0)
-            FAIL("section %u (%s) is not the circuit's", zkey_path, id, names[id - S_IC]);
+        if ((st = zp_binfile_section(&bf, id, names[id - ZP_ZS_IC], 1, &p, &n, err)) != ZP_OK) goto out;
+        if ((st = zp_binfile_section(&bi, id, names[id - ZP_ZS_IC], 1, &q, &nq, err)) != ZP_OK) goto out;
+        if (n != nq || !zp_cer_same_bytes(&bf, p, &bi, q, n))
+            FAIL("section %u (%s) is not the circuit's", zkey_path, id, names[id - ZP_ZS_IC]);
     }
     int ok;
     size_t nl = pk->n_vars - pk->n_public - 1;
-    if ((st = section_ratio(&ok, ops, d, pi->c, pk->c, nl, (const uint8_t *)pi->delta2, (const uint8_t *)pk->delta2, o,
-                            err)) != ZP_OK)
+    if ((st = section_ratio(&ok, ops, &bi, (const uint8_t *)pi->c, &bf, (const uint8_t *)pk->c, nl, g1,
+                            (const uint8_t *)pi->delta2, (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
         goto out;
     if (!ok) FAIL("section 8 (C, the L points) does not match delta", zkey_path);
-    if ((st = section_ratio(&ok, ops, d, pi->h, pk->h, pk->domain_size, (const uint8_t *)pi->delta2,
-                            (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
+    if ((st = section_ratio(&ok, ops, &bi, (const uint8_t *)pi->h, &bf, (const uint8_t *)pk->h, pk->domain_size, g1,
+                            (const uint8_t *)pi->delta2, (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
         goto out;
     if (!ok) FAIL("section 9 (H) does not match delta", zkey_path);
 #undef FAIL

@@ -41,6 +41,7 @@ typedef struct zkey_args {
     const char *name;
     const char *entropy;
     int quiet;
+    uint64_t budget;
 } zkey_args;
 
 static const zp_option options[] = {
@@ -49,6 +50,11 @@ static const zp_option options[] = {
     {"entropy", 'e', ZP_OPT_ARG, offsetof(zkey_args, entropy), 0, 0, NULL, "TEXT",
      "extra entropy for a contribution (default: asked on a terminal, else none)", NULL},
     {"quiet", 'q', ZP_OPT_FLAG, offsetof(zkey_args, quiet), 0, 0, NULL, NULL, "no report and no progress", NULL},
+    {"budget", 0, ZP_OPT_MEMORY, offsetof(zkey_args, budget), 0, 0, NULL, "SIZE",
+     "memory a step may hold (e.g. 4G): zkey new and verify read the circuit in passes and compose the key a range "
+     "of signals at a time to stay within it; a budget below the circuit's minimum is refused, naming it (default: "
+     "no limit)",
+     NULL},
 };
 
 int zp_cmd_zkey(int argc, char **argv) {
@@ -75,7 +81,7 @@ int zp_cmd_zkey(int argc, char **argv) {
     char **pos = argv + 2;
     if (zp_pool_create(&pool, args.threads, &err) != ZP_OK) goto fail;
     zp_parallel par = zp_pool_parallel(pool);
-    zp_ceremony_opts opts = {.par = &par, .progress = !args.quiet && isatty(2)};
+    zp_ceremony_opts opts = {.par = &par, .progress = !args.quiet && isatty(2), .budget = args.budget};
     uint8_t hash[ZP_CEREMONY_HASH_BYTES];
     double t0 = zp_clock_now();
     if (strcmp(sub, "new") == 0 || strcmp(sub, "n") == 0) {

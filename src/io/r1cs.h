@@ -41,6 +41,25 @@ const zp_r1cs_header *zp_r1cs_get_header(const zp_r1cs *r1cs);
 /* which: ZP_R1CS_A, _B or _C. */
 const zp_r1cs_matrix *zp_r1cs_get_matrix(const zp_r1cs *r1cs, int which);
 
+/* A constraint system read in passes over its mapped file instead of into
+ * memory, for the steps whose memory must not grow with the circuit (the
+ * ceremony's zkey new within a budget). Opening reads the header and
+ * makes one pass that checks every term and counts them. Each later pass
+ * checks the terms again (a file can change between passes: what fn is
+ * handed is always checked, but may differ from the first pass's) and
+ * hands them to fn in file order: per constraint its A, B then C terms,
+ * matrix ZP_R1CS_A.._C, coef plain (4 limbs). The file's pages leave the
+ * resident set as a pass goes. A pass whose terms no longer number what
+ * the opening counted is ZP_ERR_FORMAT. */
+typedef struct zp_r1cs_stream zp_r1cs_stream;
+typedef void (*zp_r1cs_term_fn)(void *arg, int matrix, uint32_t constraint, uint32_t wire, const uint64_t coef[4]);
+zp_status zp_r1cs_stream_open(zp_r1cs_stream **out, const char *path, zp_error *err) ZP_WARN_UNUSED;
+void zp_r1cs_stream_close(zp_r1cs_stream *s); /* NULL is ignored */
+const zp_r1cs_header *zp_r1cs_stream_header(const zp_r1cs_stream *s);
+/* The terms of a matrix as the opening counted them. */
+uint64_t zp_r1cs_stream_terms(const zp_r1cs_stream *s, int matrix);
+zp_status zp_r1cs_stream_pass(zp_r1cs_stream *s, zp_r1cs_term_fn fn, void *arg, zp_error *err) ZP_WARN_UNUSED;
+
 /* Writes a version-1 .r1cs with sections 1, 2 and 3 (labels 0..nWires-1,
  * when h->n_labels == n_wires; else §3 is left out). */
 zp_status zp_r1cs_write(const char *path, const zp_r1cs_header *h, const zp_r1cs_matrix m[3],

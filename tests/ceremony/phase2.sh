@@ -75,6 +75,16 @@ for curve in bn128 bls12381; do
     check "$curve: snarkjs zkey new of it" "$SNARKJS" zkey new "$D/other.r1cs" "$P" "$D/os.zkey"
     same "$curve: zkey new byte-identical for a smaller domain" "$D/oz.zkey" "$D/os.zkey"
 
+    # within a budget: below the minimum is refused, naming it; at the
+    # minimum the key is composed a few signals at a time (many passes
+    # over the circuit) and is still snarkjs's, byte for byte
+    status "$curve: zkey new below its budget's minimum (exit 2)" 2 "below the minimum" "$Z" zkey new "$R" "$P" "$D/x.zkey" --budget 1M
+    least=$(sed -n 's/.*below the minimum for .*: \([0-9.]*\) MiB$/\1/p' "$W/out.txt")
+    budget=$(awk -v m="$least" 'BEGIN { printf "%.1fM", m + 0.2 }')
+    check "$curve: zkey new within a budget of $budget" "$Z" zkey new -q "$R" "$P" "$D/zbud.zkey" --budget "$budget"
+    same "$curve: zkey new within a budget byte-identical to snarkjs" "$D/zbud.zkey" "$D/s0.zkey"
+    status "$curve: zkey verify within the budget" 0 "ZKey Ok" "$Z" zkey verify "$R" "$P" "$D/final.zkey" --budget "$budget"
+
     # malformed files
     head -c 100000 "$D/final.zkey" >"$D/trunc.zkey"
     status "$curve: a truncated key (exit 3)" 3 "trunc.zkey" "$Z" zkey verify "$R" "$P" "$D/trunc.zkey"
