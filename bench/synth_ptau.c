@@ -28,7 +28,7 @@
  * Lagrange denominators inverted in batches.
  *
  * --level L writes only the points that `zkey new` and `zkey verify` read
- * for a circuit of a 2^L domain (src/ceremony/phase2.c, zkey_new): tauG1
+ * for a circuit of a 2^L domain (src/ceremony/phase2_new.c): tauG1
  * up to the last point the circuit hash takes, the first points of 4, 5
  * and 6, levels L and L + 1 of section 12 and level L of 13, 14 and 15.
  * The rest of the file is a hole (ftruncate, then pwrite of the needed
@@ -405,7 +405,7 @@ int main(int argc, char **argv) {
             for (unsigned k = 0; k <= p; k++) ADD_RUN(15, 0, 1, k, 2, 0, (uint64_t)1 << k);
         }
     } else {
-        /* zkey_new (src/ceremony/phase2.c): H's hash takes tauG1 up to
+        /* zkey_new (src/ceremony/phase2_new.c): H's hash takes tauG1 up to
          * dom + hashed, hashed = the chunks of 2^14 over dom - 1 points,
          * the last one not cut */
         unsigned L = (unsigned)level;

@@ -249,6 +249,72 @@ CT_CONTRIB(zp_bls12, ZP_CURVE_BLS12_381)
 CT_POWERS(zp_bn254, ZP_CURVE_BN254)
 CT_POWERS(zp_bls12, ZP_CURVE_BLS12_381)
 
+/* The split's edges, natively (under memcheck one scalar is enough):
+ * k·G in G1 and G2 by the constant-time path against the variable-time
+ * double-and-add for 0, 1, 2, r − 1, r − 2, the halves' boundaries
+ * (2^127 ± 1, 2^128 ± 1, x² ± 1: a division's remainder and quotient at
+ * their ends, BN254's lattice halves of either sign) and random k; and a
+ * block of points times one k (apply_key) against the same. */
+#define CT_EDGES(g, CURVE)                                                                           \
+    static void ct_edges_##g(void) {                                                                 \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                 \
+        const uint64_t *r = g##_fr_modulus.v;                                                        \
+        uint64_t ks[40][4] = {{0},                                                                   \
+                              {1},                                                                   \
+                              {2},                                                                   \
+                              {r[0] - 1, r[1], r[2], r[3]},                                          \
+                              {r[0] - 2, r[1], r[2], r[3]},                                          \
+                              {~0ULL, ~0ULL >> 1},                                                   \
+                              {0, 1ULL << 63},                                                       \
+                              {1, 1ULL << 63},                                                       \
+                              {~0ULL, ~0ULL},                                                        \
+                              {0, 0, 1},                                                             \
+                              {1, 0, 1},                                                             \
+                              {0x0000000100000000ULL, 0xac45a4010001a402ULL},                        \
+                              {0x00000000ffffffffULL, 0xac45a4010001a402ULL},                        \
+                              {0x0000000100000001ULL, 0xac45a4010001a402ULL},                        \
+                              {0, 0x0000000100000000ULL, 0xac45a4010001a402ULL}};                    \
+        int nk = 15;                                                                                 \
+        for (; nk < 40; nk++) secret_scalar(ks[nk], CURVE);                                          \
+        g##_g1 pts[40], want1;                                                                       \
+        g##_g2 got2, want2;                                                                          \
+        for (int i = 0; i < nk; i++) {                                                               \
+            g##_fr km;                                                                               \
+            memcpy(km.v, ks[i], 32);                                                                 \
+            g##_fr_to_mont(&km, &km);                                                                \
+            g##_g1 got1;                                                                             \
+            ops->g1_mul_ct((uint8_t *)&got1, ops->g1_gen, km.v);                                     \
+            ops->g2_mul_ct((uint8_t *)&got2, ops->g2_gen, km.v);                                     \
+            g##_g1j j1, gj1;                                                                         \
+            g##_g2j j2, gj2;                                                                         \
+            g##_g1_j_from_affine(&gj1, &g##_g1_generator);                                           \
+            g##_g2_j_from_affine(&gj2, &g##_g2_generator);                                           \
+            g##_g1_j_mul_var(&j1, &gj1, ks[i], 4);                                                   \
+            g##_g2_j_mul_var(&j2, &gj2, ks[i], 4);                                                   \
+            g##_g1_j_to_affine(&want1, &j1);                                                         \
+            g##_g2_j_to_affine(&want2, &j2);                                                         \
+            CHECK_MSG(memcmp(&got1, &want1, sizeof want1) == 0, #g ": G1 times edge scalar %d", i);  \
+            CHECK_MSG(memcmp(&got2, &want2, sizeof want2) == 0, #g ": G2 times edge scalar %d", i);  \
+            pts[i] = got1;                                                                           \
+        }                                                                                            \
+        /* every point of the list (infinity among them, for k = 0) times one k */                   \
+        g##_fr km;                                                                                   \
+        memcpy(km.v, ks[nk - 1], 32);                                                                \
+        g##_g1 moved[40];                                                                            \
+        memcpy(moved, pts, sizeof pts);                                                              \
+        g##_fr_to_mont(&km, &km);                                                                    \
+        ops->g1_apply_key((uint8_t *)moved, (size_t)nk, km.v, NULL);                                 \
+        for (int i = 0; i < nk; i++) {                                                               \
+            g##_g1j j1;                                                                              \
+            g##_g1_j_from_affine(&j1, &pts[i]);                                                      \
+            g##_g1_j_mul_var(&j1, &j1, ks[nk - 1], 4);                                               \
+            g##_g1_j_to_affine(&want1, &j1);                                                         \
+            CHECK_MSG(memcmp(&moved[i], &want1, sizeof want1) == 0, #g ": point %d times one k", i); \
+        }                                                                                            \
+    }
+CT_EDGES(zp_bn254, ZP_CURVE_BN254)
+CT_EDGES(zp_bls12, ZP_CURVE_BLS12_381)
+
 int main(void) {
     zp_test_init("test_ctime");
 #ifndef ZP_HAVE_MEMCHECK
@@ -264,5 +330,9 @@ int main(void) {
     ct_contrib_zp_bls12();
     ct_powers_zp_bn254();
     ct_powers_zp_bls12();
+    if (RUNNING_ON_VALGRIND == 0) {
+        ct_edges_zp_bn254();
+        ct_edges_zp_bls12();
+    }
     return zp_test_done();
 }

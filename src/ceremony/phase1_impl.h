@@ -7,7 +7,8 @@
  * one) and inc Montgomery-form secrets: each task derives its block's first scalar
  * by a square-and-multiply over the public exponent (start + lo), whose
  * multiplications are constant time in the secret, then multiplies each
- * point by the constant-time ladder (j_mul) and steps the scalar by inc. */
+ * point by the constant-time split (ct_scalar, ct_mul), steps the scalar
+ * by inc, and takes the block to affine with one inversion. */
 typedef struct {
     uint8_t *pts;
     size_t n;
@@ -15,7 +16,7 @@ typedef struct {
     const FR *first, *inc;
 } X_(powers_job);
 
-#define ZP_P1_POWERS_BLOCK 256
+#define ZP_P1_POWERS_BLOCK 64
 static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
     FR acc, base = *a;
     FR_(set_one)(&acc);
@@ -27,29 +28,34 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
     explicit_bzero(&base, sizeof base);
     explicit_bzero(&acc, sizeof acc);
 }
-#define ZP_P1_POWERS(GG, GGJ)                                                                                \
+#define ZP_P1_POWERS(GG, GGJ, FF)                                                                            \
     static void X_(GG##_powers_task)(void *arg, size_t t, size_t worker) {                                   \
         (void)worker;                                                                                        \
         const X_(powers_job) *job = arg;                                                                     \
         size_t lo = t * ZP_P1_POWERS_BLOCK;                                                                  \
         size_t hi = lo + ZP_P1_POWERS_BLOCK < job->n ? lo + ZP_P1_POWERS_BLOCK : job->n;                     \
+        GGJ acc[ZP_P1_POWERS_BLOCK], tab[2][8];                                                              \
+        GG res[ZP_P1_POWERS_BLOCK];                                                                          \
+        FF scratch[ZP_P1_POWERS_BLOCK];                                                                      \
+        zp_p2_ct_scalar sc;                                                                                  \
         FR s, k;                                                                                             \
         X_(fr_pow_public)(&s, job->inc, job->start + lo);                                                    \
         if (job->first != NULL) FR_(mul)(&s, &s, job->first);                                                \
         for (size_t i = lo; i < hi; i++) {                                                                   \
             GG p;                                                                                            \
-            GGJ j;                                                                                           \
-            uint8_t *at = job->pts + i * sizeof(GG);                                                         \
-            memcpy(&p, at, sizeof p);                                                                        \
+            memcpy(&p, job->pts + i * sizeof(GG), sizeof p);                                                 \
             FR_(from_mont)(&k, &s);                                                                          \
-            ZP_CAT(GG, _j_from_affine)(&j, &p);                                                              \
-            ZP_CAT(GG, _j_mul)(&j, &j, k.v, 4);                                                              \
-            ZP_CAT(GG, _j_to_affine)(&p, &j);                                                                \
-            memcpy(at, &p, sizeof p);                                                                        \
+            X_(GG##_ct_scalar)(&sc, k.v);                                                                    \
+            ZP_CAT(GG, _j_from_affine)(&acc[i - lo], &p);                                                    \
+            X_(GG##_ct_tables)(tab, &acc[i - lo]);                                                           \
+            X_(GG##_ct_mul)(&acc[i - lo], tab, &sc);                                                         \
             FR_(mul)(&s, &s, job->inc);                                                                      \
         }                                                                                                    \
+        X_(GG##_ct_to_affine)(res, acc, hi - lo, scratch);                                                   \
+        memcpy(job->pts + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                     \
         explicit_bzero(&s, sizeof s);                                                                        \
         explicit_bzero(&k, sizeof k);                                                                        \
+        explicit_bzero(&sc, sizeof sc);                                                                      \
     }                                                                                                        \
     static void X_(GG##_apply_powers)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],      \
                                       const uint64_t inc[4], const zp_parallel *par) {                       \
@@ -61,8 +67,8 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
         explicit_bzero(&f, sizeof f);                                                                        \
         explicit_bzero(&c, sizeof c);                                                                        \
     }
-ZP_P1_POWERS(G1, G1J)
-ZP_P1_POWERS(G2, G2J)
+ZP_P1_POWERS(G1, G1J, FP)
+ZP_P1_POWERS(G2, G2J, FP2)
 
 /* The same for public first and inc (a beacon's): each point by the
  * endomorphism split and wNAF (G1_mul_wide), one inversion per block. */

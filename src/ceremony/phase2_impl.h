@@ -101,6 +101,69 @@ static inline void zp_p2_divmod(uint64_t q[4], uint64_t m[4], const uint64_t k[4
     m[1] = rem[1];
     m[2] = m[3] = 0;
 }
+
+/* ---- constant-time helpers for secret scalars ---- */
+
+/* m = |v| and its sign as a mask (all ones when v < 0), v two's
+ * complement mod 2^256: constant time. */
+static inline uint64_t zp_p2_abs4_ct(uint64_t m[4], const uint64_t v[4]) {
+    uint64_t mask = (uint64_t)0 - (v[3] >> 63);
+    unsigned __int128 c = mask & 1;
+    for (int i = 0; i < 4; i++) {
+        c += v[i] ^ mask;
+        m[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    return mask;
+}
+/* k = q·d + m as zp_p2_divmod, in constant time: the 256 steps of the
+ * long division subtract d under a mask, never by a branch. */
+static inline void zp_p2_divmod_ct(uint64_t q[4], uint64_t m[4], const uint64_t k[4], const uint64_t d[2]) {
+    uint64_t rem[3] = {0, 0, 0};
+    memset(q, 0, 4 * sizeof *q);
+    for (int i = 255; i >= 0; i--) {
+        rem[2] = (rem[2] << 1) | (rem[1] >> 63);
+        rem[1] = (rem[1] << 1) | (rem[0] >> 63);
+        rem[0] = (rem[0] << 1) | ((k[i / 64] >> (i % 64)) & 1);
+        unsigned __int128 t0 = (unsigned __int128)rem[0] - d[0];
+        unsigned __int128 t1 = (unsigned __int128)rem[1] - d[1] - (uint64_t)((t0 >> 64) & 1);
+        unsigned __int128 t2 = (unsigned __int128)rem[2] - (uint64_t)((t1 >> 64) & 1);
+        uint64_t ge = (uint64_t)((t2 >> 64) & 1) ^ 1, mask = (uint64_t)0 - ge; /* no borrow: rem >= d */
+        rem[0] ^= (rem[0] ^ (uint64_t)t0) & mask;
+        rem[1] ^= (rem[1] ^ (uint64_t)t1) & mask;
+        rem[2] ^= (rem[2] ^ (uint64_t)t2) & mask;
+        q[i / 64] |= ge << (i % 64);
+    }
+    m[0] = rem[0];
+    m[1] = rem[1];
+    m[2] = m[3] = 0;
+    explicit_bzero(rem, sizeof rem);
+}
+/* A half of a split secret scalar in signed 4-bit windows (Booth): 33
+ * digits in [-8, 8), least significant first, each as |digit| and a
+ * negation mask, for m < 2^128 (every half here is: the lattice's and
+ * the divisions' bounds); neg flips every digit's sign (the half's). */
+#define ZP_P2_CT_DIGITS 33
+typedef struct zp_p2_ct_digits {
+    uint64_t abs[ZP_P2_CT_DIGITS];
+    uint64_t neg[ZP_P2_CT_DIGITS];
+} zp_p2_ct_digits;
+static inline void zp_p2_booth_ct(zp_p2_ct_digits *r, const uint64_t m[4], uint64_t neg) {
+    uint64_t carry = 0;
+    for (unsigned i = 0; i < ZP_P2_CT_DIGITS; i++) {
+        unsigned sh = 4 * i;
+        uint64_t val = ((m[sh / 64] >> (sh % 64)) & 15) + carry;
+        carry = (val + 8) >> 4;
+        uint64_t dg = val - (carry << 4); /* two's complement, in [-8, 8) */
+        uint64_t sign = dg >> 63, mask = (uint64_t)0 - sign;
+        r->abs[i] = (dg ^ mask) + sign;
+        r->neg[i] = mask ^ neg;
+    }
+}
+/* k = m1 ± m2·λ: the two halves' digits, what a constant-time k·P reads. */
+typedef struct zp_p2_ct_scalar {
+    zp_p2_ct_digits half[2];
+} zp_p2_ct_scalar;
 #endif
 
 #define ZP_CAT_(a, b) a##b
@@ -316,37 +379,6 @@ static void X_(hash_to_g2)(uint8_t *lem, const uint8_t transcript[64]) {
 
 /* ---- secrets: constant time ---- */
 
-/* out = k·in, k a Montgomery-form scalar (converted here), in constant
- * time; affine LEM in and out. */
-static void X_(g1_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]) {
-    FR k;
-    memcpy(k.v, kmont, 32);
-    FR_(from_mont)(&k, &k);
-    G1 p;
-    G1J j;
-    memcpy(&p, in, sizeof p);
-    G1_(j_from_affine)(&j, &p);
-    G1_(j_mul)(&j, &j, k.v, 4);
-    G1_(j_to_affine)(&p, &j);
-    memcpy(out, &p, sizeof p);
-    explicit_bzero(&k, sizeof k);
-    explicit_bzero(&j, sizeof j);
-}
-static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]) {
-    FR k;
-    memcpy(k.v, kmont, 32);
-    FR_(from_mont)(&k, &k);
-    G2 p;
-    G2J j;
-    memcpy(&p, in, sizeof p);
-    G2_(j_from_affine)(&j, &p);
-    G2_(j_mul)(&j, &j, k.v, 4);
-    G2_(j_to_affine)(&p, &j);
-    memcpy(out, &p, sizeof p);
-    explicit_bzero(&k, sizeof k);
-    explicit_bzero(&j, sizeof j);
-}
-
 /* Fermat inversion (constant time) of a Montgomery-form scalar. */
 static void X_(fr_inv_ct)(uint64_t out[4], const uint64_t in[4]) {
     FR a;
@@ -354,39 +386,6 @@ static void X_(fr_inv_ct)(uint64_t out[4], const uint64_t in[4]) {
     FR_(inv)(&a, &a);
     memcpy(out, a.v, 32);
     explicit_bzero(&a, sizeof a);
-}
-
-/* Multiplies n affine G1 points in place by the plain scalar k, in
- * constant time in k: one task per block of points. */
-typedef struct {
-    uint8_t *pts;
-    size_t n;
-    const uint64_t *k;
-} X_(apply_job);
-
-#define ZP_P2_APPLY_BLOCK 256
-static void X_(apply_task)(void *arg, size_t t, size_t worker) {
-    (void)worker;
-    const X_(apply_job) *job = arg;
-    size_t lo = t * ZP_P2_APPLY_BLOCK, hi = lo + ZP_P2_APPLY_BLOCK < job->n ? lo + ZP_P2_APPLY_BLOCK : job->n;
-    for (size_t i = lo; i < hi; i++) {
-        G1 p;
-        G1J j;
-        uint8_t *at = job->pts + i * sizeof(G1);
-        memcpy(&p, at, sizeof p);
-        G1_(j_from_affine)(&j, &p);
-        G1_(j_mul)(&j, &j, job->k, 4);
-        G1_(j_to_affine)(&p, &j);
-        memcpy(at, &p, sizeof p);
-    }
-}
-static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par) {
-    FR k;
-    memcpy(k.v, kmont, 32);
-    FR_(from_mont)(&k, &k);
-    X_(apply_job) job = {pts, n, k.v};
-    zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_task), &job);
-    explicit_bzero(&k, sizeof k);
 }
 
 /* ---- variable-time scalar multiplication (public scalars) ---- */
@@ -572,8 +571,231 @@ static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) {
     X_(G2_jmuln)(r, s, 2);
 }
 
+/* ---- secrets: constant time, by the endomorphism split ---- */
+
+/* k·P for a secret k as m1·P + m2·E(P), E the endomorphism of the var-time
+ * path above (φ, ψ or ψ²), m1, m2 < 2^128: 33 signed 4-bit windows, each
+ * four doublings and two complete additions of an entry of a table of
+ * 1..8 times P (or E(P)), read by a masked scan of all eight and negated
+ * under a mask. About 132 doublings and 66 additions, where the 256-bit
+ * ladder (curve's j_mul) takes 256 and 64 and a table twice the size. The
+ * split itself is constant time (the lattice's multiplications and a
+ * masked |·|, or a long division under masks); the tables depend on the
+ * public point only. Valid for points of the prime-order subgroup, which
+ * every point a contribution multiplies is (zp_cer_check_points). */
+#if defined(ZP_G_GLV)
+static inline void X_(G1_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
+    static const uint64_t g1[3] = {ZP_G_GLV_G1}, g2[2] = {ZP_G_GLV_G2}, a1[2] = {ZP_G_GLV_A1}, a2[1] = {ZP_G_GLV_A2},
+                          b1[1] = {ZP_G_GLV_B1}, b2[2] = {ZP_G_GLV_B2};
+    uint64_t w[7], c1[3], c2[2], x[5], y[5], v1[4], v2[4], m[4];
+    zp_p2_mulw(w, k, 4, g1, 3);
+    memcpy(c1, w + 4, sizeof c1);
+    zp_p2_mulw(w, k, 4, g2, 2);
+    memcpy(c2, w + 4, sizeof c2);
+    zp_p2_mulw(x, c1, 3, a1, 2);
+    zp_p2_sub4(v1, k, x);
+    memset(y, 0, sizeof y);
+    zp_p2_mulw(y, c2, 2, a2, 1);
+    zp_p2_sub4(v1, v1, y);
+    memset(x, 0, sizeof x);
+    zp_p2_mulw(x, c1, 3, b1, 1);
+    zp_p2_mulw(y, c2, 2, b2, 2);
+    zp_p2_sub4(v2, x, y);
+    uint64_t neg = zp_p2_abs4_ct(m, v1);
+    zp_p2_booth_ct(&s->half[0], m, neg);
+    neg = zp_p2_abs4_ct(m, v2);
+    zp_p2_booth_ct(&s->half[1], m, neg);
+    explicit_bzero(w, sizeof w), explicit_bzero(c1, sizeof c1), explicit_bzero(c2, sizeof c2);
+    explicit_bzero(x, sizeof x), explicit_bzero(y, sizeof y), explicit_bzero(v1, sizeof v1);
+    explicit_bzero(v2, sizeof v2), explicit_bzero(m, sizeof m);
+}
+static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) {
+    static const uint64_t beta_plain[4] = {ZP_G_GLV_BETA};
+    FP beta;
+    memcpy(beta.v, beta_plain, sizeof beta.v);
+    FP_(to_mont)(&beta, &beta);
+    *r = *p;
+    FP_(mul)(&r->x, &r->x, &beta);
+}
+#define ZP_P2_G1_CT_ENDO_NEG 0
+#elif defined(ZP_G_G1_ENDO)
+static inline void X_(G1_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
+    static const uint64_t D[2] = {ZP_G_G1_D};
+    uint64_t q[4], m[4];
+    zp_p2_divmod_ct(q, m, k, D);
+    zp_p2_booth_ct(&s->half[0], m, 0);
+    zp_p2_booth_ct(&s->half[1], q, 0);
+    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
+}
+static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) { ZP_G_G1_ENDO(r, p); }
+#define ZP_P2_G1_CT_ENDO_NEG ZP_G_G1_ENDO_NEG
+#else
+#error "the constant-time path needs an endomorphism split of G1"
+#endif
+#if defined(ZP_G_G2_ENDO)
+static inline void X_(G2_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
+    static const uint64_t D[2] = {ZP_G_G2_D};
+    uint64_t q[4], m[4];
+    zp_p2_divmod_ct(q, m, k, D);
+    zp_p2_booth_ct(&s->half[0], m, 0);
+    zp_p2_booth_ct(&s->half[1], q, 0);
+    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
+}
+static inline void X_(G2_ct_endo)(G2J *r, const G2J *p) { ZP_G_G2_ENDO(r, p); }
+#define ZP_P2_G2_CT_ENDO_NEG 0
+#else
+#error "the constant-time path needs an endomorphism split of G2"
+#endif
+
+#define ZP_P2_CT_MUL(GG, GGJ, FF)                                                                                     \
+    /* t[0][d - 1] = d·p, t[1][d - 1] = d·E(p) for d = 1..8 (public) */                                             \
+    static inline void X_(GG##_ct_tables)(GGJ t[2][8], const GGJ *p) {                                                \
+        t[0][0] = *p;                                                                                                 \
+        ZP_CAT(GG, _j_dbl)(&t[0][1], p);                                                                              \
+        for (int i = 2; i < 8; i++) ZP_CAT(GG, _j_add)(&t[0][i], &t[0][i - 1], p);                                    \
+        for (int i = 0; i < 8; i++) {                                                                                 \
+            X_(GG##_ct_endo)(&t[1][i], &t[0][i]);                                                                     \
+            if (ZP_P2_##GG##_CT_ENDO_NEG) ZP_CAT(GG, _j_neg)(&t[1][i], &t[1][i]);                                     \
+        }                                                                                                             \
+    }                                                                                                                 \
+    /* r = t[abs - 1] (infinity for abs 0), negated under neg: every entry read */                                    \
+    static inline void X_(GG##_ct_pick)(GGJ * r, const GGJ t[8], uint64_t abs, uint64_t neg) {                        \
+        ZP_CAT(GG, _j_set_inf)(r);                                                                                    \
+        for (uint64_t j = 0; j < 8; j++) {                                                                            \
+            uint64_t x = abs ^ (j + 1);                                                                               \
+            ZP_CAT(GG, _j_cmov)(r, &t[j], zp_point_zero_mask(&x, 1));                                                 \
+        }                                                                                                             \
+        GGJ n;                                                                                                        \
+        ZP_CAT(GG, _j_neg)(&n, r);                                                                                    \
+        ZP_CAT(GG, _j_cmov)(r, &n, neg);                                                                              \
+    }                                                                                                                 \
+    static void X_(GG##_ct_mul)(GGJ * r, const GGJ t[2][8], const zp_p2_ct_scalar *s) {                               \
+        GGJ acc, pick;                                                                                                \
+        ZP_CAT(GG, _j_set_inf)(&acc);                                                                                 \
+        for (int i = ZP_P2_CT_DIGITS - 1; i >= 0; i--) {                                                              \
+            for (int b = 0; b < 4; b++) ZP_CAT(GG, _j_dbl)(&acc, &acc);                                               \
+            for (int h = 0; h < 2; h++) {                                                                             \
+                X_(GG##_ct_pick)(&pick, t[h], s->half[h].abs[i], s->half[h].neg[i]);                                  \
+                ZP_CAT(GG, _j_add)(&acc, &acc, &pick);                                                                \
+            }                                                                                                         \
+        }                                                                                                             \
+        *r = acc;                                                                                                     \
+        explicit_bzero(&acc, sizeof acc);                                                                             \
+        explicit_bzero(&pick, sizeof pick);                                                                           \
+    }                                                                                                                 \
+    /* out[i] = in[i] in affine form, one constant-time inversion for all n                                         \
+     * (Montgomery's trick; a Z of 0, infinity, counted as 1 and its output                                          \
+     * zeroed under a mask); scratch holds n field elements */ \
+    static void X_(GG##_ct_to_affine)(GG * out, const GGJ *in, size_t n, FF *scratch) {                               \
+        FF acc, inv, z, one, zi, zi2, zi3;                                                                            \
+        ZP_CAT(FF, _set_one)(&one);                                                                                   \
+        acc = one;                                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                                              \
+            z = in[i].z;                                                                                              \
+            zp_point_cmov((uint64_t *)&z, (const uint64_t *)&one,                                                     \
+                          zp_point_zero_mask((const uint64_t *)&in[i].z, sizeof(FF) / 8), sizeof(FF) / 8);            \
+            scratch[i] = acc;                                                                                         \
+            ZP_CAT(FF, _mul)(&acc, &acc, &z);                                                                         \
+        }                                                                                                             \
+        ZP_CAT(FF, _inv)(&inv, &acc);                                                                                 \
+        for (size_t i = n; i-- > 0;) {                                                                                \
+            uint64_t inf = zp_point_zero_mask((const uint64_t *)&in[i].z, sizeof(FF) / 8);                            \
+            z = in[i].z;                                                                                              \
+            zp_point_cmov((uint64_t *)&z, (const uint64_t *)&one, inf, sizeof(FF) / 8);                               \
+            ZP_CAT(FF, _mul)(&zi, &inv, &scratch[i]);                                                                 \
+            ZP_CAT(FF, _mul)(&inv, &inv, &z);                                                                         \
+            ZP_CAT(FF, _sqr)(&zi2, &zi);                                                                              \
+            ZP_CAT(FF, _mul)(&zi3, &zi2, &zi);                                                                        \
+            ZP_CAT(FF, _mul)(&out[i].x, &in[i].x, &zi2);                                                              \
+            ZP_CAT(FF, _mul)(&out[i].y, &in[i].y, &zi3);                                                              \
+            uint64_t keep = ~inf;                                                                                     \
+            uint64_t *o = (uint64_t *)&out[i];                                                                        \
+            for (size_t l = 0; l < sizeof(GG) / 8; l++) o[l] &= keep;                                                 \
+        }                                                                                                             \
+        explicit_bzero(&acc, sizeof acc);                                                                             \
+        explicit_bzero(&inv, sizeof inv);                                                                             \
+        explicit_bzero(&zi, sizeof zi);                                                                               \
+    }
+ZP_P2_CT_MUL(G1, G1J, FP)
+ZP_P2_CT_MUL(G2, G2J, FP2)
+
+/* out = k·in, k a Montgomery-form scalar (converted here), in constant
+ * time; affine LEM in and out. */
+#define ZP_P2_MUL_CT(GG, GGJ)                                                                    \
+    static void X_(GG##_mul_ct_lem)(uint8_t * out, const uint8_t *in, const uint64_t kmont[4]) { \
+        FR k;                                                                                    \
+        memcpy(k.v, kmont, 32);                                                                  \
+        FR_(from_mont)(&k, &k);                                                                  \
+        zp_p2_ct_scalar s;                                                                       \
+        X_(GG##_ct_scalar)(&s, k.v);                                                             \
+        GG p;                                                                                    \
+        GGJ j, t[2][8];                                                                          \
+        memcpy(&p, in, sizeof p);                                                                \
+        ZP_CAT(GG, _j_from_affine)(&j, &p);                                                      \
+        X_(GG##_ct_tables)(t, &j);                                                               \
+        X_(GG##_ct_mul)(&j, t, &s);                                                              \
+        ZP_CAT(GG, _j_to_affine)(&p, &j);                                                        \
+        memcpy(out, &p, sizeof p);                                                               \
+        explicit_bzero(&k, sizeof k);                                                            \
+        explicit_bzero(&s, sizeof s);                                                            \
+        explicit_bzero(&j, sizeof j);                                                            \
+    }
+ZP_P2_MUL_CT(G1, G1J)
+ZP_P2_MUL_CT(G2, G2J)
+static void X_(g1_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]) {
+    X_(G1_mul_ct_lem)(out, in, kmont);
+}
+static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[4]) {
+    X_(G2_mul_ct_lem)(out, in, kmont);
+}
+
+/* Multiplies n affine G1 points in place by the plain scalar k, in
+ * constant time in k: k split once, then per point its tables and the
+ * windows, one inversion per block of points. */
+typedef struct {
+    uint8_t *pts;
+    size_t n;
+    const zp_p2_ct_scalar *s;
+} X_(apply_ct_job);
+
+#define ZP_P2_APPLY_BLOCK 64
+static void X_(apply_ct_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(apply_ct_job) *job = arg;
+    size_t lo = t * ZP_P2_APPLY_BLOCK, hi = lo + ZP_P2_APPLY_BLOCK < job->n ? lo + ZP_P2_APPLY_BLOCK : job->n;
+    G1J acc[ZP_P2_APPLY_BLOCK], tab[2][8];
+    G1 res[ZP_P2_APPLY_BLOCK];
+    FP scratch[ZP_P2_APPLY_BLOCK];
+    for (size_t i = lo; i < hi; i++) {
+        G1 p;
+        memcpy(&p, job->pts + i * sizeof(G1), sizeof p);
+        G1_(j_from_affine)(&acc[i - lo], &p);
+        X_(G1_ct_tables)(tab, &acc[i - lo]);
+        X_(G1_ct_mul)(&acc[i - lo], tab, job->s);
+    }
+    X_(G1_ct_to_affine)(res, acc, hi - lo, scratch);
+    memcpy(job->pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+}
+static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par) {
+    FR k;
+    memcpy(k.v, kmont, 32);
+    FR_(from_mont)(&k, &k);
+    zp_p2_ct_scalar s;
+    X_(G1_ct_scalar)(&s, k.v);
+    X_(apply_ct_job) job = {pts, n, &s};
+    zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_ct_task), &job);
+    explicit_bzero(&k, sizeof k);
+    explicit_bzero(&s, sizeof s);
+}
+
 /* The same, variable time, for a public k (a beacon's): GLV or the
  * endomorphism split (G1_mul_wide), then one inversion per block. */
+typedef struct {
+    uint8_t *pts;
+    size_t n;
+    const uint64_t *k; /* plain */
+} X_(apply_job);
+
 #define ZP_P2_APPLY_VAR_BLOCK 64
 static void X_(apply_var_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
@@ -965,6 +1187,10 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_P2_APPLY_BLOCK
 #undef ZP_P2_APPLY_VAR_BLOCK
 #undef ZP_P2_COMPOSE_BLOCK
+#undef ZP_P2_CT_MUL
+#undef ZP_P2_MUL_CT
+#undef ZP_P2_G1_CT_ENDO_NEG
+#undef ZP_P2_G2_CT_ENDO_NEG
 #undef ZP_G
 #undef ZP_G_UP
 #undef ZP_G_COF1
