@@ -143,14 +143,12 @@ static void X_(g2_to_c)(uint8_t *out, const uint8_t *lem) {
 static zp_status X_(g2_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n,
                                 const zp_parallel *par, zp_error *err) {
     size_t threads = zp_parallel_threads(par);
-    size_t bytes = ZP_CAT(G2, _msm_scratch_size)(n, threads);
-    void *scratch = NULL;
-    if (posix_memalign(&scratch, 64, bytes ? bytes : 64) != 0) {
-        return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for a verification MSM");
-    }
+    zp_tracked scratch = {0};
+    zp_status st = zp_cer_alloc(&scratch, ZP_CAT(G2, _msm_scratch_size)(n, threads), "verification MSM", err);
+    if (st != ZP_OK) return st;
     G2J acc;
-    ZP_CAT(G2, _msm_var)(&acc, (const G2 *)(const void *)pts, scalars, n, scratch, par);
-    free(scratch);
+    ZP_CAT(G2, _msm_var)(&acc, (const G2 *)(const void *)pts, scalars, n, scratch.p, par);
+    zp_cer_free(&scratch);
     G2 p;
     G2_(j_to_affine)(&p, &acc);
     memcpy(out, &p, sizeof p);

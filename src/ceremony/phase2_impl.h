@@ -10,10 +10,11 @@
  * root chosen by isNegative, times the cofactor), LEMtoU (big-endian plain
  * coordinates, Fp2 as c1 then c0, infinity all zeros).
  *
- * Secrets (a contribution's delta and its inverse) are used only by
- * j_mul (constant time, 4-bit windows with masked table scans),
- * j_to_affine (Fermat inversion) and the field's constant-time mul and
- * inv. Everything _var here is on public data: points of the files,
+ * Secrets (a contribution's delta and its inverse, phase 1's powers) are
+ * used only by the constant-time endomorphism split (ct_scalar, ct_mul:
+ * masked arithmetic, signed 4-bit windows, masked table scans, complete
+ * additions), ct_to_affine and j_to_affine (Fermat inversion) and the
+ * field's constant-time mul and inv. Everything _var here is on public data: points of the files,
  * r1cs coefficients, beacon-derived and verification values. */
 #ifndef ZP_P2_WNAF_ONCE
 #define ZP_P2_WNAF_ONCE
@@ -1038,8 +1039,10 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
             G2_(j_from_affine)((G2J *)(void *)(a + r * je), &p);
         }
     }
-    uint64_t *tw = malloc(n / 2 * 32);
-    if (tw == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for twiddles");
+    zp_tracked twb = {0};
+    zp_status st = zp_cer_alloc(&twb, n / 2 * 32, "twiddles", err);
+    if (st != ZP_OK) return st;
+    uint64_t *tw = twb.p;
     /* n⁻¹ is folded into the last stage: its outputs are n⁻¹u ± (n⁻¹ω^k)v,
      * two multiplications per butterfly there instead of three */
     FR ninv, ninv_plain;
@@ -1065,7 +1068,7 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
         X_(fft_job) job = {a, n, half, tw, s == log_n ? ninv_plain.v : NULL, g2};
         zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
     }
-    free(tw);
+    zp_cer_free(&twb);
     /* to affine, with one inversion per block */
     uint8_t *scratch = a + n * je;
     if (!g2) {
@@ -1086,11 +1089,13 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
 static zp_status X_(fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par, zp_error *err) {
     size_t n = (size_t)1 << log_n;
     FR *a = (FR *)(void *)k;
-    void *scratch = malloc(ZP_CAT(FR, _ntt_scratch_size)(log_n, zp_parallel_threads(par)));
-    if (scratch == NULL) return zp_error_set(err, ZP_ERR_NOMEM, "out of memory for a verification transform");
+    zp_tracked scratch = {0};
+    zp_status st = zp_cer_alloc(&scratch, ZP_CAT(FR, _ntt_scratch_size)(log_n, zp_parallel_threads(par)),
+                                "verification transform", err);
+    if (st != ZP_OK) return st;
     for (size_t i = 0; i < n; i++) FR_(to_mont)(&a[i], &a[i]);
-    int done = ZP_CAT(FR, _ntt)(a, log_n, 0, scratch, par);
-    free(scratch);
+    int done = ZP_CAT(FR, _ntt)(a, log_n, 0, scratch.p, par);
+    zp_cer_free(&scratch);
     for (size_t i = 0; i < n; i++) FR_(from_mont)(&a[i], &a[i]);
     return done ? ZP_OK : zp_error_set(err, ZP_ERR_UNSUPPORTED, "a domain of 2^%u is past the field's", log_n);
 }
