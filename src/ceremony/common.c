@@ -100,6 +100,11 @@ zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *wha
                                 zp_io_point_problem(r));
         }
         zp_binfile_release(bf, p, k * elem);
+        if (n > slice) { /* minutes on big files */
+            char step[96];
+            snprintf(step, sizeof step, "checking section %u (%s)", id, what);
+            zp_cer_progress(o, step, at + k, n);
+        }
     }
     return ZP_OK;
 }

@@ -29,13 +29,15 @@ static void u32_be(uint8_t out[4], uint32_t v) {
 #define COEF_CHUNK 65536 /* §4 entries written at a time */
 #define H_CHUNK 16384    /* zkey_new.js's: the H hash must cut where it cuts */
 
-/* One point section's sources: per matrix (A, B, C), the ptau points its
- * terms scale (the row of the constraint), or NULL; extra: the public
- * signals' one term each (snarkjs's extra rows), at row nc + s. */
+/* One point section's sources: per matrix (A, B, C), where the ptau
+ * points its terms scale (the row of the constraint) will be, or NULL;
+ * extra: the public signals' one term each (snarkjs's extra rows), at row
+ * nc + s. The points are found, and checked, once the budget is known to
+ * suffice: until then a source says which levels it reads. */
 typedef struct source {
-    const uint8_t *base[3];
+    const uint8_t *const *base[3];
     size_t stride;
-    const uint8_t *extra;
+    const uint8_t *const *extra;
 } source;
 
 typedef struct new_state {
@@ -140,7 +142,7 @@ static void collect_term(void *arg, int k, uint32_t c, uint32_t wire, const uint
         memcpy(cp->coefs[at], coef, 32);
         kc = cp->coefs[at];
     }
-    cp->terms[at] = (zp_p2_term){cp->src->base[k] + (size_t)c * cp->src->stride, kc};
+    cp->terms[at] = (zp_p2_term){*cp->src->base[k] + (size_t)c * cp->src->stride, kc};
 }
 
 /* The terms signal s has in the section. */
@@ -160,7 +162,7 @@ static uint64_t mapped_bytes(const new_state *z, const source *src) {
 
 static void release_sources(const new_state *z, const source *src) {
     for (int k = 0; k < 3; k++) {
-        if (src->base[k] != NULL) zp_binfile_release(&z->pt->bf, src->base[k], (size_t)z->dom * src->stride);
+        if (src->base[k] != NULL) zp_binfile_release(&z->pt->bf, *src->base[k], (size_t)z->dom * src->stride);
     }
 }
 
@@ -223,7 +225,7 @@ static zp_status compose_section(new_state *z, uint32_t id, const char *what, ui
                     cp.changed = 1;
                     break;
                 }
-                cp.terms[e] = (zp_p2_term){src->extra + (size_t)(z->nc + s) * src->stride, NULL};
+                cp.terms[e] = (zp_p2_term){*src->extra + (size_t)(z->nc + s) * src->stride, NULL};
             }
         }
         for (size_t i = 0; i < n && !cp.changed; i++) cp.changed = fill[i] != rows[i + 1];
@@ -356,10 +358,10 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
     z.fixed = zp_track_round((size_t)nv * 12) + SLACK_BYTES;
     /* the points read: tauG1's up to the last the hash of H takes, the
      * first of alpha, beta and betaG2, the Lagrange bases of the domain
-     * (and of 2·domain for tauG1, whose odd points are H) */
+     * (and of 2·domain for tauG1, whose odd points are H); the large ones
+     * are checked after §4, once the budget is known to suffice */
     const uint8_t *tau_g1, *alpha1, *beta1, *beta2, *lag[4];
     uint64_t hash_end = dom + hashed < all ? dom + hashed : all;
-    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", all, 0, 0, hash_end, &tau_g1, o, err)) != ZP_OK) goto out;
     if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", all / 2 + 1, 0, 0, 1, &alpha1, o, err)) != ZP_OK) goto out;
     if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", all / 2 + 1, 0, 0, 1, &beta1, o, err)) != ZP_OK) goto out;
     if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
@@ -374,18 +376,6 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
             goto out;
         }
     }
-    /* prepare phase2 writes the Lagrange bases of 2^0 .. 2^power points,
-     * and for tauG1 one level more (H needs the 2·domain basis). */
-    if ((st = zp_cer_ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, 0, dom - 1, 3 * dom, &lag[0], o, err)) !=
-        ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 13, "lagrange tauG2", all, 1, dom - 1, dom, &lag[1], o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 14, "lagrange alphaTauG1", all, 0, dom - 1, dom, &lag[2], o, err)) != ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 15, "lagrange betaTauG1", all, 0, dom - 1, dom, &lag[3], o, err)) != ZP_OK)
-        goto out;
-    const uint8_t *l_tau = lag[0] + (dom - 1) * g1, *l_tau2 = lag[1] + (dom - 1) * g2;
-    const uint8_t *l_alpha = lag[2] + (dom - 1) * g1, *l_beta = lag[3] + (dom - 1) * g1;
 
     if ((st = zp_cer_alloc(&counts, (size_t)nv * 12, "per-wire term counts", err)) != ZP_OK) goto out;
     for (int k = 0; k < 3; k++) z.count[k] = (uint32_t *)counts.p + (size_t)k * nv;
@@ -421,35 +411,58 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
     if ((st = write_coefs(&z, err)) != ZP_OK) goto out;
     /* IC and C: β·A + α·B + C of each signal, the public ones (IC) with
      * their extra row; A with its extra row; B in G1 and G2 */
-    const source s_ic = {{l_beta, l_alpha, l_tau}, g1, l_beta};
-    const source s_c = {{l_beta, l_alpha, l_tau}, g1, NULL};
-    const source s_a = {{l_tau, NULL, NULL}, g1, l_tau};
-    const source s_b1 = {{NULL, l_tau, NULL}, g1, NULL};
-    const source s_b2 = {{NULL, l_tau2, NULL}, g2, NULL};
-    {
-        /* the budget's minimum, now that each signal's terms are known:
-         * the section that needs most, one signal at a time */
-        const source *srcs[5] = {&s_ic, &s_c, &s_a, &s_b1, &s_b2};
-        const uint32_t from[5] = {0, npub + 1, 0, 0, 0}, to[5] = {npub + 1, nv, nv, nv, nv};
-        uint64_t least = 0, need;
-        for (int i = 0; i < 5; i++) {
-            (void)range_room(&z, srcs[i], from[i], to[i], i == 4 ? g2 : g1, &need);
-            least = need > least ? need : least;
-        }
-        if (z.budget != 0 && z.budget < least) {
-            char a[32], b[32];
-            st = zp_error_set(err, ZP_ERR_ARG,
-                              "zkey new: a budget of %s is below the minimum for %s (2^%u domain, %u wires): %s",
-                              zp_size_text(a, z.budget), r1cs_path, cir_power, nv, zp_size_text(b, least));
-            goto out;
-        }
+    const uint8_t *l_tau = NULL, *l_tau2 = NULL, *l_alpha = NULL, *l_beta = NULL;
+    const source s_ic = {{&l_beta, &l_alpha, &l_tau}, g1, &l_beta};
+    const source s_c = {{&l_beta, &l_alpha, &l_tau}, g1, NULL};
+    const source s_a = {{&l_tau, NULL, NULL}, g1, &l_tau};
+    const source s_b1 = {{NULL, &l_tau, NULL}, g1, NULL};
+    const source s_b2 = {{NULL, &l_tau2, NULL}, g2, NULL};
+    const struct {
+        uint32_t id;
+        const char *what;
+        uint32_t from, to;
+        int g2;
+        const source *src;
+    } sec[5] = {{ZP_ZS_IC, "zkey new: IC", 0, npub + 1, 0, &s_ic},
+                {ZP_ZS_C, "zkey new: C", npub + 1, nv, 0, &s_c},
+                {ZP_ZS_A, "zkey new: A", 0, nv, 0, &s_a},
+                {ZP_ZS_B1, "zkey new: B1", 0, nv, 0, &s_b1},
+                {ZP_ZS_B2, "zkey new: B2", 0, nv, 1, &s_b2}};
+    /* the budget's minimum, now that each signal's terms are known: the
+     * section that needs most, one signal at a time */
+    uint64_t least = 0, need;
+    for (int i = 0; i < 5; i++) {
+        (void)range_room(&z, sec[i].src, sec[i].from, sec[i].to, sec[i].g2 ? g2 : g1, &need);
+        least = need > least ? need : least;
     }
-    if ((st = compose_section(&z, ZP_ZS_IC, "zkey new: IC", 0, npub + 1, 0, &s_ic, err)) != ZP_OK) goto out;
-    if ((st = write_h(&z, lag[0] + (2 * dom - 1) * g1, tau_g1, all, err)) != ZP_OK) goto out;
-    if ((st = compose_section(&z, ZP_ZS_C, "zkey new: C", npub + 1, nv, 0, &s_c, err)) != ZP_OK) goto out;
-    if ((st = compose_section(&z, ZP_ZS_A, "zkey new: A", 0, nv, 0, &s_a, err)) != ZP_OK) goto out;
-    if ((st = compose_section(&z, ZP_ZS_B1, "zkey new: B1", 0, nv, 0, &s_b1, err)) != ZP_OK) goto out;
-    if ((st = compose_section(&z, ZP_ZS_B2, "zkey new: B2", 0, nv, 1, &s_b2, err)) != ZP_OK) goto out;
+    if (z.budget != 0 && z.budget < least) {
+        char a[32], b[32];
+        st = zp_error_set(err, ZP_ERR_ARG,
+                          "zkey new: a budget of %s is below the minimum for %s (2^%u domain, %u wires): %s",
+                          zp_size_text(a, z.budget), r1cs_path, cir_power, nv, zp_size_text(b, least));
+        goto out;
+    }
+    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", all, 0, 0, hash_end, &tau_g1, o, err)) != ZP_OK) goto out;
+    /* prepare phase2 writes the Lagrange bases of 2^0 .. 2^power points,
+     * and for tauG1 one level more (H needs the 2·domain basis). */
+    if ((st = zp_cer_ptau_points(&pt, 12, "lagrange tauG1", 2 * all + 1, 0, dom - 1, 3 * dom, &lag[0], o, err)) !=
+        ZP_OK)
+        goto out;
+    if ((st = zp_cer_ptau_points(&pt, 13, "lagrange tauG2", all, 1, dom - 1, dom, &lag[1], o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 14, "lagrange alphaTauG1", all, 0, dom - 1, dom, &lag[2], o, err)) != ZP_OK)
+        goto out;
+    if ((st = zp_cer_ptau_points(&pt, 15, "lagrange betaTauG1", all, 0, dom - 1, dom, &lag[3], o, err)) != ZP_OK)
+        goto out;
+    l_tau = lag[0] + (dom - 1) * g1, l_tau2 = lag[1] + (dom - 1) * g2;
+    l_alpha = lag[2] + (dom - 1) * g1, l_beta = lag[3] + (dom - 1) * g1;
+    /* IC, then H, then C, A, B1, B2: zkey_new.js's order of the file and
+     * the hash */
+    for (int i = 0; i < 5; i++) {
+        if (i == 1 && (st = write_h(&z, lag[0] + (2 * dom - 1) * g1, tau_g1, all, err)) != ZP_OK) goto out;
+        if ((st = compose_section(&z, sec[i].id, sec[i].what, sec[i].from, sec[i].to, sec[i].g2, sec[i].src, err)) !=
+            ZP_OK)
+            goto out;
+    }
     uint8_t cs_hash[64];
     zp_blake2b_final(&h, cs_hash);
     zp_binwriter_begin(&w, ZP_ZS_CONTRIB);
