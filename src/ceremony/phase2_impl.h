@@ -70,38 +70,6 @@ static inline void zp_p2_sub4(uint64_t r[4], const uint64_t a[4], const uint64_t
         br = (d >> 64) & 1;
     }
 }
-/* m = |v|, v two's complement mod 2^256; returns 1 when v < 0. */
-static inline int zp_p2_abs4(uint64_t m[4], const uint64_t v[4]) {
-    static const uint64_t zero[4] = {0, 0, 0, 0};
-    if (!(v[3] >> 63)) {
-        memcpy(m, v, 4 * sizeof *m);
-        return 0;
-    }
-    zp_p2_sub4(m, zero, v);
-    return 1;
-}
-/* k = q·d + m, d of two limbs with d[1] != 0 (so m < 2^128): binary long
- * division (public k: variable time). */
-static inline void zp_p2_divmod(uint64_t q[4], uint64_t m[4], const uint64_t k[4], const uint64_t d[2]) {
-    uint64_t rem[3] = {0, 0, 0};
-    memset(q, 0, 4 * sizeof *q);
-    for (int i = 255; i >= 0; i--) {
-        rem[2] = (rem[2] << 1) | (rem[1] >> 63);
-        rem[1] = (rem[1] << 1) | (rem[0] >> 63);
-        rem[0] = (rem[0] << 1) | ((k[i / 64] >> (i % 64)) & 1);
-        if (rem[2] || rem[1] > d[1] || (rem[1] == d[1] && rem[0] >= d[0])) {
-            unsigned __int128 t = (unsigned __int128)rem[0] - d[0];
-            rem[0] = (uint64_t)t;
-            t = (unsigned __int128)rem[1] - d[1] - (uint64_t)((t >> 64) & 1);
-            rem[1] = (uint64_t)t;
-            rem[2] -= (uint64_t)((t >> 64) & 1);
-            q[i / 64] |= (uint64_t)1 << (i % 64);
-        }
-    }
-    m[0] = rem[0];
-    m[1] = rem[1];
-    m[2] = m[3] = 0;
-}
 
 /* ---- constant-time helpers for secret scalars ---- */
 
@@ -117,8 +85,9 @@ static inline uint64_t zp_p2_abs4_ct(uint64_t m[4], const uint64_t v[4]) {
     }
     return mask;
 }
-/* k = q·d + m as zp_p2_divmod, in constant time: the 256 steps of the
- * long division subtract d under a mask, never by a branch. */
+/* k = q·d + m, d of two limbs with d[1] != 0 (so m < 2^128), in constant
+ * time: the 256 steps of the long division subtract d under a mask, never
+ * by a branch (the variable-time splits use it too: it costs the same). */
 static inline void zp_p2_divmod_ct(uint64_t q[4], uint64_t m[4], const uint64_t k[4], const uint64_t d[2]) {
     uint64_t rem[3] = {0, 0, 0};
     memset(q, 0, 4 * sizeof *q);
@@ -165,6 +134,15 @@ static inline void zp_p2_booth_ct(zp_p2_ct_digits *r, const uint64_t m[4], uint6
 typedef struct zp_p2_ct_scalar {
     zp_p2_ct_digits half[2];
 } zp_p2_ct_scalar;
+/* k = q·D + m (zp_p2_divmod_ct) into the halves' digits: k·P = m·P +
+ * q·(D·P), D an endomorphism's eigenvalue of about 2^128. */
+static inline void zp_p2_split_div_ct(zp_p2_ct_scalar *s, const uint64_t k[4], const uint64_t D[2]) {
+    uint64_t q[4], m[4];
+    zp_p2_divmod_ct(q, m, k, D);
+    zp_p2_booth_ct(&s->half[0], m, 0);
+    zp_p2_booth_ct(&s->half[1], q, 0);
+    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
+}
 #endif
 
 #define ZP_CAT_(a, b) a##b
@@ -475,7 +453,7 @@ ZP_P2_JMUL(G2, G2J)
     static inline void X_(GG##_prep_split)(X_(GG##_wstr) s[2], const GGJ *p, const uint64_t k[4], const uint64_t D[2], \
                                            void (*endo)(GGJ *, const GGJ *), int endo_neg) {                           \
         uint64_t q[4], m[4];                                                                                           \
-        zp_p2_divmod(q, m, k, D);                                                                                      \
+        zp_p2_divmod_ct(q, m, k, D);                                                                                   \
         s[0].len = zp_p2_wnaf(s[0].d, m);                                                                              \
         s[1].len = zp_p2_wnaf(s[1].d, q);                                                                              \
         X_(GG##_wstr_table)(&s[0], p);                                                                                 \
@@ -500,8 +478,11 @@ ZP_P2_JMULN(G2, G2J)
  * G1, and k = k1 + k2·λ mod r with |k1|, |k2| < 2^128 (the lattice of
  * ZP_G_GLV, reduced by the extended Euclidean algorithm on (r, λ); the
  * split checked in Python on 10^5 random k), so k·p = k1·p + k2·φ(p) by
- * interleaved wNAF: 128 doublings shared by both halves instead of 255. */
-static inline void X_(glv_split)(uint64_t m1[4], int *neg1, uint64_t m2[4], int *neg2, const uint64_t k[4]) {
+ * interleaved wNAF: 128 doublings shared by both halves instead of 255.
+ * The split is constant time (fixed multiplications, a masked |·|): a
+ * contribution's secrets are split by it too (ct_scalar). *neg1, *neg2:
+ * all ones where that half is negative. */
+static inline void X_(glv_split)(uint64_t m1[4], uint64_t *neg1, uint64_t m2[4], uint64_t *neg2, const uint64_t k[4]) {
     static const uint64_t g1[3] = {ZP_G_GLV_G1}, g2[2] = {ZP_G_GLV_G2}, a1[2] = {ZP_G_GLV_A1}, a2[1] = {ZP_G_GLV_A2},
                           b1[1] = {ZP_G_GLV_B1}, b2[2] = {ZP_G_GLV_B2};
     uint64_t w[7], c1[3], c2[2], x[5], y[5], v1[4], v2[4];
@@ -518,8 +499,11 @@ static inline void X_(glv_split)(uint64_t m1[4], int *neg1, uint64_t m2[4], int 
     zp_p2_mulw(x, c1, 3, b1, 1); /* k2 = c1·|b1| - c2·b2 */
     zp_p2_mulw(y, c2, 2, b2, 2);
     zp_p2_sub4(v2, x, y);
-    *neg1 = zp_p2_abs4(m1, v1);
-    *neg2 = zp_p2_abs4(m2, v2);
+    *neg1 = zp_p2_abs4_ct(m1, v1);
+    *neg2 = zp_p2_abs4_ct(m2, v2);
+    explicit_bzero(w, sizeof w), explicit_bzero(c1, sizeof c1), explicit_bzero(c2, sizeof c2);
+    explicit_bzero(x, sizeof x), explicit_bzero(y, sizeof y), explicit_bzero(v1, sizeof v1);
+    explicit_bzero(v2, sizeof v2);
 }
 
 static inline void X_(G1_prep)(X_(G1_wstr) s[2], const G1J *p, const uint64_t k[4]) {
@@ -528,7 +512,7 @@ static inline void X_(G1_prep)(X_(G1_wstr) s[2], const G1J *p, const uint64_t k[
     memcpy(beta.v, beta_plain, sizeof beta.v);
     FP_(to_mont)(&beta, &beta);
     uint64_t m1[4], m2[4];
-    int neg1, neg2;
+    uint64_t neg1, neg2;
     X_(glv_split)(m1, &neg1, m2, &neg2, k);
     s[0].len = zp_p2_wnaf(s[0].d, m1);
     s[1].len = zp_p2_wnaf(s[1].d, m2);
@@ -586,29 +570,12 @@ static inline void X_(G2_mul_wide)(G2J *r, const G2J *p, const uint64_t k[4]) {
  * every point a contribution multiplies is (zp_cer_check_points). */
 #if defined(ZP_G_GLV)
 static inline void X_(G1_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
-    static const uint64_t g1[3] = {ZP_G_GLV_G1}, g2[2] = {ZP_G_GLV_G2}, a1[2] = {ZP_G_GLV_A1}, a2[1] = {ZP_G_GLV_A2},
-                          b1[1] = {ZP_G_GLV_B1}, b2[2] = {ZP_G_GLV_B2};
-    uint64_t w[7], c1[3], c2[2], x[5], y[5], v1[4], v2[4], m[4];
-    zp_p2_mulw(w, k, 4, g1, 3);
-    memcpy(c1, w + 4, sizeof c1);
-    zp_p2_mulw(w, k, 4, g2, 2);
-    memcpy(c2, w + 4, sizeof c2);
-    zp_p2_mulw(x, c1, 3, a1, 2);
-    zp_p2_sub4(v1, k, x);
-    memset(y, 0, sizeof y);
-    zp_p2_mulw(y, c2, 2, a2, 1);
-    zp_p2_sub4(v1, v1, y);
-    memset(x, 0, sizeof x);
-    zp_p2_mulw(x, c1, 3, b1, 1);
-    zp_p2_mulw(y, c2, 2, b2, 2);
-    zp_p2_sub4(v2, x, y);
-    uint64_t neg = zp_p2_abs4_ct(m, v1);
-    zp_p2_booth_ct(&s->half[0], m, neg);
-    neg = zp_p2_abs4_ct(m, v2);
-    zp_p2_booth_ct(&s->half[1], m, neg);
-    explicit_bzero(w, sizeof w), explicit_bzero(c1, sizeof c1), explicit_bzero(c2, sizeof c2);
-    explicit_bzero(x, sizeof x), explicit_bzero(y, sizeof y), explicit_bzero(v1, sizeof v1);
-    explicit_bzero(v2, sizeof v2), explicit_bzero(m, sizeof m);
+    uint64_t m1[4], m2[4], neg1, neg2;
+    X_(glv_split)(m1, &neg1, m2, &neg2, k);
+    zp_p2_booth_ct(&s->half[0], m1, neg1);
+    zp_p2_booth_ct(&s->half[1], m2, neg2);
+    explicit_bzero(m1, sizeof m1), explicit_bzero(m2, sizeof m2);
+    explicit_bzero(&neg1, sizeof neg1), explicit_bzero(&neg2, sizeof neg2);
 }
 static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) {
     static const uint64_t beta_plain[4] = {ZP_G_GLV_BETA};
@@ -622,11 +589,7 @@ static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) {
 #elif defined(ZP_G_G1_ENDO)
 static inline void X_(G1_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
     static const uint64_t D[2] = {ZP_G_G1_D};
-    uint64_t q[4], m[4];
-    zp_p2_divmod_ct(q, m, k, D);
-    zp_p2_booth_ct(&s->half[0], m, 0);
-    zp_p2_booth_ct(&s->half[1], q, 0);
-    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
+    zp_p2_split_div_ct(s, k, D);
 }
 static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) { ZP_G_G1_ENDO(r, p); }
 #define ZP_P2_G1_CT_ENDO_NEG ZP_G_G1_ENDO_NEG
@@ -636,11 +599,7 @@ static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) { ZP_G_G1_ENDO(r, p); }
 #if defined(ZP_G_G2_ENDO)
 static inline void X_(G2_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
     static const uint64_t D[2] = {ZP_G_G2_D};
-    uint64_t q[4], m[4];
-    zp_p2_divmod_ct(q, m, k, D);
-    zp_p2_booth_ct(&s->half[0], m, 0);
-    zp_p2_booth_ct(&s->half[1], q, 0);
-    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
+    zp_p2_split_div_ct(s, k, D);
 }
 static inline void X_(G2_ct_endo)(G2J *r, const G2J *p) { ZP_G_G2_ENDO(r, p); }
 #define ZP_P2_G2_CT_ENDO_NEG 0
