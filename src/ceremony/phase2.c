@@ -20,7 +20,6 @@
 #include "curve/subgroup.h"
 #include "io/binfile.h"
 #include "io/elements.h"
-#include "io/r1cs.h"
 #include "io/zkey.h"
 #include "mem/track.h"
 #include "msm/msm.h"
@@ -382,15 +381,25 @@ zp_status zp_ceremony_zkey_beacon(const char *in_path, const char *out_path, con
  * ones times one scalar, the same for all, the one delta moved by. A
  * slice of points at a time, each checked on its own (every slice must
  * pass, as the whole would), its pages let go after: the memory is one
- * slice's whatever the key. */
+ * slice's whatever the key, and the slice fits the budget. */
 #define RATIO_SLICE ((size_t)1 << 20)
+#define RATIO_SLICE_MIN ((size_t)1 << 10)
+/* Points a slice: 2^20, or under a budget fewer, so that a slice's points
+ * in both files and its scalars take at most half of what the budget
+ * leaves past the process's 96 MiB (the MSM's scratch is the other half). */
+static size_t ratio_slice(size_t g1, uint64_t budget) {
+    size_t slice = RATIO_SLICE;
+    uint64_t room = budget > ((uint64_t)96 << 20) ? (budget - ((uint64_t)96 << 20)) / 2 : 0;
+    while (budget != 0 && slice > RATIO_SLICE_MIN && slice * (2 * g1 + 32) > room) slice /= 2;
+    return slice;
+}
 static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *bi, const uint8_t *init,
                                const zp_binfile *bf, const uint8_t *fin, size_t n, size_t g1, const uint8_t *d2_init,
                                const uint8_t *d2_final, const zp_ceremony_opts *o, zp_error *err) {
     *ok = 1;
     if (n == 0) return ZP_OK;
     zp_tracked sc = {0};
-    size_t cap = n < RATIO_SLICE ? n : RATIO_SLICE;
+    size_t slice = ratio_slice(g1, o ? o->budget : 0), cap = n < slice ? n : slice;
     zp_status st = zp_cer_alloc(&sc, cap * 32, "verification scalars", err);
     for (size_t at = 0; at < n && st == ZP_OK && *ok; at += cap) {
         size_t m = n - at < cap ? n - at : cap;
