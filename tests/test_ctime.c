@@ -22,6 +22,7 @@
 #include "ceremony/internal.h"
 #include "chain_circuit.h"
 #include "curve/curve.h"
+#include "field/ifma.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "testutil.h"
@@ -315,6 +316,58 @@ CT_POWERS(zp_bls12, ZP_CURVE_BLS12_381)
 CT_EDGES(zp_bn254, ZP_CURVE_BN254)
 CT_EDGES(zp_bls12, ZP_CURVE_BLS12_381)
 
+/* The eight-lane path (ceremony/ct_lanes.h) against the scalar path,
+ * natively (valgrind cannot run AVX-512, so ctime_valgrind sees the
+ * scalar path only): one k times blocks of every length around the lanes'
+ * eight (tails of spare lanes), with infinity among the points, for edge
+ * and random k; and phase 1's powers, where each lane has its own scalar. */
+#define CT_LANES(g, CURVE)                                                                                  \
+    static void ct_lanes_##g(void) {                                                                        \
+        if (!zp_ifma_available()) {                                                                         \
+            printf("test_ctime: no AVX-512 IFMA on this CPU: the lanes' check skipped\n");                  \
+            return;                                                                                         \
+        }                                                                                                   \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                        \
+        const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};        \
+        const uint64_t *r = g##_fr_modulus.v;                                                               \
+        enum { N = 41 };                                                                                    \
+        g##_g1 pts[N], a[N], b[N];                                                                          \
+        for (int i = 0; i < N; i++) {                                                                       \
+            uint64_t k[4];                                                                                  \
+            secret_scalar(k, CURVE);                                                                        \
+            ops->g1_mul_ct((uint8_t *)&pts[i], ops->g1_gen, k);                                             \
+        }                                                                                                   \
+        memset(&pts[3], 0, sizeof pts[3]); /* infinity */                                                   \
+        memset(&pts[N - 1], 0, sizeof pts[N - 1]);                                                          \
+        uint64_t ks[8][4] = {{0}, {1}, {2}, {r[0] - 1, r[1], r[2], r[3]}, {0, 1ULL << 63}, {~0ULL, ~0ULL}}; \
+        for (int j = 6; j < 8; j++) secret_scalar(ks[j], CURVE);                                            \
+        const size_t lens[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, N};                                           \
+        for (int j = 0; j < 8; j++) {                                                                       \
+            g##_fr km;                                                                                      \
+            memcpy(km.v, ks[j], 32);                                                                        \
+            if (j < 6) g##_fr_to_mont(&km, &km);                                                            \
+            for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                    \
+                size_t n = lens[li];                                                                        \
+                memcpy(a, pts, sizeof pts), memcpy(b, pts, sizeof pts);                                     \
+                ops->g1_apply_key((uint8_t *)a, n, km.v, &off);                                             \
+                ops->g1_apply_key((uint8_t *)b, n, km.v, &lanes);                                           \
+                CHECK_MSG(memcmp(a, b, sizeof a) == 0, #g ": lanes: %zu points times k #%d", n, j);         \
+            }                                                                                               \
+        }                                                                                                   \
+        uint64_t tau[4], first[4];                                                                          \
+        secret_scalar(tau, CURVE);                                                                          \
+        secret_scalar(first, CURVE);                                                                        \
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                        \
+            size_t n = lens[li];                                                                            \
+            memcpy(a, pts, sizeof pts), memcpy(b, pts, sizeof pts);                                         \
+            ops->g1_apply_powers((uint8_t *)a, n, 3, first, tau, &off);                                     \
+            ops->g1_apply_powers((uint8_t *)b, n, 3, first, tau, &lanes);                                   \
+            CHECK_MSG(memcmp(a, b, sizeof a) == 0, #g ": lanes: %zu points times first·tau^(3 + i)", n);    \
+        }                                                                                                   \
+    }
+CT_LANES(zp_bn254, ZP_CURVE_BN254)
+CT_LANES(zp_bls12, ZP_CURVE_BLS12_381)
+
 int main(void) {
     zp_test_init("test_ctime");
 #ifndef ZP_HAVE_MEMCHECK
@@ -333,6 +386,8 @@ int main(void) {
     if (RUNNING_ON_VALGRIND == 0) {
         ct_edges_zp_bn254();
         ct_edges_zp_bls12();
+        ct_lanes_zp_bn254();
+        ct_lanes_zp_bls12();
     }
     return zp_test_done();
 }

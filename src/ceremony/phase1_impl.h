@@ -14,6 +14,7 @@ typedef struct {
     size_t n;
     uint64_t start;
     const FR *first, *inc;
+    const zp_ct_lanes_curve *lanes; /* G1's eight-lane path, or NULL */
 } X_(powers_job);
 
 #define ZP_P1_POWERS_BLOCK 64
@@ -28,52 +29,55 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
     explicit_bzero(&base, sizeof base);
     explicit_bzero(&acc, sizeof acc);
 }
-#define ZP_P1_POWERS(GG, GGJ, FF)                                                                            \
+/* LANES: 1 where the group has the eight-lane path (G1) */
+#define ZP_P1_POWERS(GG, GGJ, FF, LANES)                                                                     \
     static void X_(GG##_powers_task)(void *arg, size_t t, size_t worker) {                                   \
         (void)worker;                                                                                        \
         const X_(powers_job) *job = arg;                                                                     \
         size_t lo = t * ZP_P1_POWERS_BLOCK;                                                                  \
         size_t hi = lo + ZP_P1_POWERS_BLOCK < job->n ? lo + ZP_P1_POWERS_BLOCK : job->n;                     \
-        GGJ acc[ZP_P1_POWERS_BLOCK], tab[2][8];                                                              \
+        GGJ acc[ZP_P1_POWERS_BLOCK];                                                                         \
         GG res[ZP_P1_POWERS_BLOCK];                                                                          \
         FF scratch[ZP_P1_POWERS_BLOCK];                                                                      \
-        zp_p2_ct_scalar sc;                                                                                  \
+        zp_p2_ct_scalar sc[8];                                                                               \
         FR s, k;                                                                                             \
         X_(fr_pow_public)(&s, job->inc, job->start + lo);                                                    \
         if (job->first != NULL) FR_(mul)(&s, &s, job->first);                                                \
-        for (size_t i = lo; i < hi; i++) {                                                                   \
-            GG p;                                                                                            \
-            memcpy(&p, job->pts + i * sizeof(GG), sizeof p);                                                 \
-            FR_(from_mont)(&k, &s);                                                                          \
-            X_(GG##_ct_scalar)(&sc, k.v);                                                                    \
-            ZP_CAT(GG, _j_from_affine)(&acc[i - lo], &p);                                                    \
-            X_(GG##_ct_tables)(tab, &acc[i - lo]);                                                           \
-            X_(GG##_ct_mul)(&acc[i - lo], tab, &sc);                                                         \
-            FR_(mul)(&s, &s, job->inc);                                                                      \
+        for (size_t i = lo; i < hi; i += 8) {                                                                \
+            size_t m = hi - i < 8 ? hi - i : 8;                                                              \
+            for (size_t l = 0; l < m; l++) {                                                                 \
+                FR_(from_mont)(&k, &s);                                                                      \
+                X_(GG##_ct_scalar)(&sc[l], k.v);                                                             \
+                FR_(mul)(&s, &s, job->inc);                                                                  \
+            }                                                                                                \
+            X_(GG##_ct_mul_block)(&acc[i - lo], job->pts + i * sizeof(GG), sc, 1, m, job->lanes);            \
         }                                                                                                    \
         X_(GG##_ct_to_affine)(res, acc, hi - lo, scratch);                                                   \
         memcpy(job->pts + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                     \
         explicit_bzero(&s, sizeof s);                                                                        \
         explicit_bzero(&k, sizeof k);                                                                        \
-        explicit_bzero(&sc, sizeof sc);                                                                      \
+        explicit_bzero(sc, sizeof sc);                                                                       \
+        explicit_bzero(acc, sizeof acc);                                                                     \
     }                                                                                                        \
     static void X_(GG##_apply_powers)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],      \
                                       const uint64_t inc[4], const zp_parallel *par) {                       \
         FR f, c;                                                                                             \
         if (first != NULL) memcpy(f.v, first, 32);                                                           \
         memcpy(c.v, inc, 32);                                                                                \
-        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c};                                 \
+        zp_ct_lanes_curve lc;                                                                                \
+        int lanes = (LANES) && X_(g1_lanes_curve)(&lc, par);                                                 \
+        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c, lanes ? &lc : NULL};             \
         zp_parallel_for(par, (n + ZP_P1_POWERS_BLOCK - 1) / ZP_P1_POWERS_BLOCK, X_(GG##_powers_task), &job); \
         explicit_bzero(&f, sizeof f);                                                                        \
         explicit_bzero(&c, sizeof c);                                                                        \
     }
-ZP_P1_POWERS(G1, G1J, FP)
-ZP_P1_POWERS(G2, G2J, FP2)
+ZP_P1_POWERS(G1, G1J, FP, 1)
+ZP_P1_POWERS(G2, G2J, FP2, 0)
 
 /* The same for public first and inc (a beacon's): each point by the
  * endomorphism split and wNAF (G1_mul_wide), one inversion per block. */
 #define ZP_P1_POWERS_VAR_BLOCK 64
-#define ZP_P1_POWERS_VAR(GG, GGJ, FF)                                                                             \
+#define ZP_P1_POWERS_VAR(GG, GGJ, FF, LANES)                                                                      \
     static void X_(GG##_powers_var_task)(void *arg, size_t t, size_t worker) {                                    \
         (void)worker;                                                                                             \
         const X_(powers_job) *job = arg;                                                                          \
@@ -98,15 +102,20 @@ ZP_P1_POWERS(G2, G2J, FP2)
     }                                                                                                             \
     static void X_(GG##_apply_powers_var)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],       \
                                           const uint64_t inc[4], const zp_parallel *par) {                        \
+        zp_ct_lanes_curve lc; /* the lanes beat the scalar wNAF (g1_apply_key_var) */                             \
+        if ((LANES) && X_(g1_lanes_curve)(&lc, par)) {                                                            \
+            X_(GG##_apply_powers)(pts, n, start, first, inc, par);                                                \
+            return;                                                                                               \
+        }                                                                                                         \
         FR f, c;                                                                                                  \
         if (first != NULL) memcpy(f.v, first, 32);                                                                \
         memcpy(c.v, inc, 32);                                                                                     \
-        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c};                                      \
+        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c, NULL};                                \
         zp_parallel_for(par, (n + ZP_P1_POWERS_VAR_BLOCK - 1) / ZP_P1_POWERS_VAR_BLOCK, X_(GG##_powers_var_task), \
                         &job);                                                                                    \
     }
-ZP_P1_POWERS_VAR(G1, G1J, FP)
-ZP_P1_POWERS_VAR(G2, G2J, FP2)
+ZP_P1_POWERS_VAR(G1, G1J, FP, 1)
+ZP_P1_POWERS_VAR(G2, G2J, FP2, 0)
 
 /* ---- encodings ---- */
 
