@@ -19,12 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigint.h"
+#include "ceremony/ct_lanes.h"
 #include "ceremony/internal.h"
 #include "chain_circuit.h"
 #include "curve/curve.h"
+#include "curve/subgroup.h"
 #include "field/ifma.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
+#include "subgroup_vectors.h"
 #include "testutil.h"
 
 #if defined(__has_include)
@@ -321,52 +325,121 @@ CT_EDGES(zp_bls12, ZP_CURVE_BLS12_381)
  * scalar path only): one k times blocks of every length around the lanes'
  * eight (tails of spare lanes), with infinity among the points, for edge
  * and random k; and phase 1's powers, where each lane has its own scalar. */
-#define CT_LANES(g, CURVE)                                                                                  \
-    static void ct_lanes_##g(void) {                                                                        \
-        if (!zp_ifma_available()) {                                                                         \
-            printf("test_ctime: no AVX-512 IFMA on this CPU: the lanes' check skipped\n");                  \
-            return;                                                                                         \
-        }                                                                                                   \
-        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                        \
-        const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};        \
-        const uint64_t *r = g##_fr_modulus.v;                                                               \
-        enum { N = 41 };                                                                                    \
-        g##_g1 pts[N], a[N], b[N];                                                                          \
-        for (int i = 0; i < N; i++) {                                                                       \
-            uint64_t k[4];                                                                                  \
-            secret_scalar(k, CURVE);                                                                        \
-            ops->g1_mul_ct((uint8_t *)&pts[i], ops->g1_gen, k);                                             \
-        }                                                                                                   \
-        memset(&pts[3], 0, sizeof pts[3]); /* infinity */                                                   \
-        memset(&pts[N - 1], 0, sizeof pts[N - 1]);                                                          \
-        uint64_t ks[8][4] = {{0}, {1}, {2}, {r[0] - 1, r[1], r[2], r[3]}, {0, 1ULL << 63}, {~0ULL, ~0ULL}}; \
-        for (int j = 6; j < 8; j++) secret_scalar(ks[j], CURVE);                                            \
-        const size_t lens[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, N};                                           \
-        for (int j = 0; j < 8; j++) {                                                                       \
-            g##_fr km;                                                                                      \
-            memcpy(km.v, ks[j], 32);                                                                        \
-            if (j < 6) g##_fr_to_mont(&km, &km);                                                            \
-            for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                    \
-                size_t n = lens[li];                                                                        \
-                memcpy(a, pts, sizeof pts), memcpy(b, pts, sizeof pts);                                     \
-                ops->g1_apply_key((uint8_t *)a, n, km.v, &off);                                             \
-                ops->g1_apply_key((uint8_t *)b, n, km.v, &lanes);                                           \
-                CHECK_MSG(memcmp(a, b, sizeof a) == 0, #g ": lanes: %zu points times k #%d", n, j);         \
-            }                                                                                               \
-        }                                                                                                   \
-        uint64_t tau[4], first[4];                                                                          \
-        secret_scalar(tau, CURVE);                                                                          \
-        secret_scalar(first, CURVE);                                                                        \
-        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                        \
-            size_t n = lens[li];                                                                            \
-            memcpy(a, pts, sizeof pts), memcpy(b, pts, sizeof pts);                                         \
-            ops->g1_apply_powers((uint8_t *)a, n, 3, first, tau, &off);                                     \
-            ops->g1_apply_powers((uint8_t *)b, n, 3, first, tau, &lanes);                                   \
-            CHECK_MSG(memcmp(a, b, sizeof a) == 0, #g ": lanes: %zu points times first·tau^(3 + i)", n);    \
-        }                                                                                                   \
+#define CT_LANES(g, CURVE)                                                                                     \
+    static void ct_lanes_##g(void) {                                                                           \
+        if (!zp_ifma_available()) {                                                                            \
+            printf("test_ctime: no AVX-512 IFMA on this CPU: the lanes' check skipped\n");                     \
+            return;                                                                                            \
+        }                                                                                                      \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                           \
+        const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};           \
+        const uint64_t *r = g##_fr_modulus.v;                                                                  \
+        enum { N = 41 };                                                                                       \
+        g##_g1 pts[N], a[N], b[N];                                                                             \
+        for (int i = 0; i < N; i++) {                                                                          \
+            uint64_t k[4];                                                                                     \
+            secret_scalar(k, CURVE);                                                                           \
+            ops->g1_mul_ct((uint8_t *)&pts[i], ops->g1_gen, k);                                                \
+        }                                                                                                      \
+        memset(&pts[3], 0, sizeof pts[3]); /* infinity */                                                      \
+        memset(&pts[N - 1], 0, sizeof pts[N - 1]);                                                             \
+        uint64_t ks[8][4] = {{0}, {1}, {2}, {r[0] - 1, r[1], r[2], r[3]}, {0, 1ULL << 63}, {~0ULL, ~0ULL}};    \
+        for (int j = 6; j < 8; j++) secret_scalar(ks[j], CURVE);                                               \
+        const size_t lens[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, N};                                              \
+        for (int j = 0; j < 8; j++) {                                                                          \
+            g##_fr km;                                                                                         \
+            memcpy(km.v, ks[j], 32);                                                                           \
+            if (j < 6) g##_fr_to_mont(&km, &km);                                                               \
+            for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                       \
+                size_t n = lens[li];                                                                           \
+                memcpy(a, pts, sizeof pts), memcpy(b, pts, sizeof pts);                                        \
+                ops->g1_apply_key((uint8_t *)a, n, km.v, &off);                                                \
+                ops->g1_apply_key((uint8_t *)b, n, km.v, &lanes);                                              \
+                CHECK_MSG(memcmp(a, b, sizeof a) == 0, #g ": lanes: %zu points times k #%d", n, j);            \
+            }                                                                                                  \
+        }                                                                                                      \
+        uint64_t tau[4], first[4];                                                                             \
+        secret_scalar(tau, CURVE);                                                                             \
+        secret_scalar(first, CURVE);                                                                           \
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                           \
+            size_t n = lens[li];                                                                               \
+            memcpy(a, pts, sizeof pts), memcpy(b, pts, sizeof pts);                                            \
+            ops->g1_apply_powers((uint8_t *)a, n, 3, first, tau, &off);                                        \
+            ops->g1_apply_powers((uint8_t *)b, n, 3, first, tau, &lanes);                                      \
+            CHECK_MSG(memcmp(a, b, sizeof a) == 0, #g ": lanes: %zu points times first·tau^(3 + i)", n);       \
+        }                                                                                                      \
+        g##_g2 q[N], qa[N], qb[N];                                                                             \
+        for (int i = 0; i < N; i++) {                                                                          \
+            uint64_t k[4];                                                                                     \
+            secret_scalar(k, CURVE);                                                                           \
+            ops->g2_mul_ct((uint8_t *)&q[i], ops->g2_gen, k);                                                  \
+        }                                                                                                      \
+        memset(&q[5], 0, sizeof q[5]); /* infinity */                                                          \
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {                                           \
+            size_t n = lens[li];                                                                               \
+            memcpy(qa, q, sizeof q), memcpy(qb, q, sizeof q);                                                  \
+            ops->g2_apply_powers((uint8_t *)qa, n, 3, first, tau, &off);                                       \
+            ops->g2_apply_powers((uint8_t *)qb, n, 3, first, tau, &lanes);                                     \
+            CHECK_MSG(memcmp(qa, qb, sizeof qa) == 0, #g ": lanes: %zu G2 points times first·tau^(3 + i)", n); \
+            memcpy(qa, q, sizeof q), memcpy(qb, q, sizeof q);                                                  \
+            ops->g2_apply_powers((uint8_t *)qa, n, 0, NULL, ks[1 + li % 5], &off);                             \
+            ops->g2_apply_powers((uint8_t *)qb, n, 0, NULL, ks[1 + li % 5], &lanes);                           \
+            CHECK_MSG(memcmp(qa, qb, sizeof qa) == 0, #g ": lanes: %zu G2 points times k^i", n);               \
+        }                                                                                                      \
     }
 CT_LANES(zp_bn254, ZP_CURVE_BN254)
 CT_LANES(zp_bls12, ZP_CURVE_BLS12_381)
+
+/* The lanes' subgroup checks (ops.lanes_first_outside) against the
+ * scalar ones (curve/subgroup.h) on points of the group, infinity and
+ * the points outside it of subgroup_vectors.h (a component of each prime
+ * of the cofactor, or random), each alone among points of the group at
+ * every lane position, and negated. */
+static void lanes_from_dec(uint64_t *coords, size_t words, const char *const *v, size_t nv, zp_curve curve) {
+    for (size_t i = 0; i < nv; i++) {
+        CHECK(zp_bigint_from_dec(coords + i * words, words, v[i]));
+        if (curve == ZP_CURVE_BN254)
+            zp_bn254_fp_to_mont((zp_bn254_fp *)(coords + i * words), (zp_bn254_fp *)(coords + i * words));
+        else zp_bls12_fp_to_mont((zp_bls12_fp *)(coords + i * words), (zp_bls12_fp *)(coords + i * words));
+    }
+}
+#define CT_LANES_CHECK(G, CURVE, G2, NAME, VEC, NV)                                                           \
+    static void lanes_check_##G(void) {                                                                       \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                          \
+        const zp_parallel lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};                                              \
+        zp_ct_lanes_curve c;                                                                                  \
+        if (!zp_ifma_available()) return;                                                                     \
+        CHECK_MSG(ops->lanes_check_init(&c, G2, &lanes), NAME ": the lanes check it");                        \
+        enum { N = 19 };                                                                                      \
+        G pts[N], out, neg;                                                                                   \
+        for (int i = 0; i < N; i++) {                                                                         \
+            uint64_t k[4];                                                                                    \
+            secret_scalar(k, CURVE);                                                                          \
+            if (G2) ops->g2_mul_ct((uint8_t *)&pts[i], ops->g2_gen, k);                                       \
+            else ops->g1_mul_ct((uint8_t *)&pts[i], ops->g1_gen, k);                                          \
+        }                                                                                                     \
+        memset(&pts[4], 0, sizeof pts[4]); /* infinity */                                                     \
+        CHECK_MSG(ops->lanes_first_outside((const uint8_t *)pts, N, G2, &c) == N, NAME ": the group passes"); \
+        for (size_t v = 0; v < sizeof VEC / sizeof VEC[0]; v++) {                                             \
+            lanes_from_dec((uint64_t *)&out, WORDS_##G, VEC[v], NV, CURVE);                                   \
+            CHECK_MSG(!G##_is_in_subgroup_var(&out), NAME ": vector %zu is outside", v);                      \
+            neg = out;                                                                                        \
+            G##_neg(&neg, &out);                                                                              \
+            for (int at = 0; at < N; at++) {                                                                  \
+                G t[N];                                                                                       \
+                memcpy(t, pts, sizeof t);                                                                     \
+                t[at] = (at & 1) ? neg : out;                                                                 \
+                size_t got = ops->lanes_first_outside((const uint8_t *)t, N, G2, &c);                         \
+                CHECK_MSG(got == (size_t)at, NAME ": outside point %zu at %d found at %zu", v, at, got);      \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+#define WORDS_zp_bn254_g2 4
+#define WORDS_zp_bls12_g1 6
+#define WORDS_zp_bls12_g2 6
+CT_LANES_CHECK(zp_bn254_g2, ZP_CURVE_BN254, 1, "bn254 G2", bn254_g2_outside, 4)
+CT_LANES_CHECK(zp_bls12_g1, ZP_CURVE_BLS12_381, 0, "bls12-381 G1", bls12_g1_outside, 2)
+CT_LANES_CHECK(zp_bls12_g2, ZP_CURVE_BLS12_381, 1, "bls12-381 G2", bls12_g2_outside, 4)
 
 int main(void) {
     zp_test_init("test_ctime");
@@ -388,6 +461,9 @@ int main(void) {
         ct_edges_zp_bls12();
         ct_lanes_zp_bn254();
         ct_lanes_zp_bls12();
+        lanes_check_zp_bn254_g2();
+        lanes_check_zp_bls12_g1();
+        lanes_check_zp_bls12_g2();
     }
     return zp_test_done();
 }

@@ -1,94 +1,143 @@
 /* One instance of ct_lanes.h's multiplication, included by ct_ifma.c with
  * IFMA_NL and IFMA_NW (the base field's 52-bit limbs and 64-bit words, as
- * for field/ifma_impl.h). */
-#define CL_(name) ZP_VCAT(ZP_VCAT(zp_ct_lanes, IFMA_NW), _##name)
+ * for field/ifma_impl.h) and CT_EXT (1: G1, coordinates in the base
+ * field; 2: G2, in Fp[u]/(u² + 1)). */
+#if IFMA_NW == 4 && CT_EXT == 1
+#define CT_W 4
+#elif IFMA_NW == 4
+#define CT_W 8
+#elif CT_EXT == 1
+#define CT_W 6
+#else
+#define CT_W 12
+#endif
+#define CL_(name) ZP_VCAT(ZP_VCAT(zp_ct_lanes, CT_W), _##name)
 #define B_(name) ZP_VCAT(ZP_VCAT(zp_v, IFMA_NL), _##name)
 #define BT ZP_VCAT(zp_v, IFMA_NL)
 #define BC ZP_VCAT(ZP_VCAT(zp_v, IFMA_NL), _field)
 
+/* a coordinate: CT_EXT base-field elements of eight lanes */
+typedef struct {
+    BT c[CT_EXT];
+} CL_(fe);
+
 /* projective (X : Y : Z), x = X/Z, y = Y/Z; infinity (0 : 1 : 0) */
 typedef struct {
-    BT x, y, z;
+    CL_(fe) x, y, z;
 } CL_(pt);
 
 typedef struct {
     BC c;
-    BT b3, beta, one, zero;
+    CL_(fe) b3, ex, ey, one, zero;
+    int conj;
 } CL_(ctx);
 
-/* the scalar code's Montgomery product and sums, canonical in and out */
-VI void CL_(mul)(BT *r, const BT *a, const BT *b, const CL_(ctx) *k) { B_(mul_r)(r, a, b, &k->c); }
-VI void CL_(add)(BT *r, const BT *a, const BT *b, const CL_(ctx) *k) { B_(add)(r, a, b, &k->c); }
-VI void CL_(sub)(BT *r, const BT *a, const BT *b, const CL_(ctx) *k) { B_(sub)(r, a, b, &k->c); }
+/* the scalar code's Montgomery product and sums, canonical in and out;
+ * in the extension c0 = a0·b0 + a1·(p - b1), c1 = a0·b1 + a1·b0, a pair
+ * of products under one reduction each (as msm_ifma_impl.h's mul) */
+VI void CL_(fe_mul)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_(ctx) * k) {
+#if CT_EXT == 1
+    B_(mul_r)(&r->c[0], &a->c[0], &b->c[0], &k->c);
+#else
+    BT as0, as1, nb1, c0, c1;
+    B_(shift_r)(&as0, &a->c[0], &k->c);
+    B_(shift_r)(&as1, &a->c[1], &k->c);
+    B_(sub_p)(&nb1, &k->zero.c[0], &b->c[1], &k->c);
+    B_(mul2_r)(&c0, &as0, &b->c[0], &as1, &nb1, &k->c);
+    B_(mul2_r)(&c1, &as0, &b->c[1], &as1, &b->c[0], &k->c);
+    r->c[0] = c0;
+    r->c[1] = c1;
+#endif
+}
+/* r = a²; in the extension (a0 + a1)(a0 - a1) + 2·a0·a1·u: two products */
+VI void CL_(fe_sqr)(CL_(fe) * r, const CL_(fe) * a, const CL_(ctx) * k) {
+#if CT_EXT == 1
+    CL_(fe_mul)(r, a, a, k);
+#else
+    BT s, d, a2;
+    B_(add_4p)(&s, &a->c[0], &a->c[1], &k->c); /* below 2p: mul_r takes it */
+    B_(sub)(&d, &a->c[0], &a->c[1], &k->c);
+    B_(add_4p)(&a2, &a->c[0], &a->c[0], &k->c);
+    B_(mul_r)(&r->c[0], &s, &d, &k->c);
+    B_(mul_r)(&r->c[1], &a2, &a->c[1], &k->c);
+#endif
+}
+VI void CL_(fe_add)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_(ctx) * k) {
+    for (int i = 0; i < CT_EXT; i++) B_(add)(&r->c[i], &a->c[i], &b->c[i], &k->c);
+}
+VI void CL_(fe_sub)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_(ctx) * k) {
+    for (int i = 0; i < CT_EXT; i++) B_(sub)(&r->c[i], &a->c[i], &b->c[i], &k->c);
+}
 
 /* r = 2p, complete (RCB algorithm 9, a = 0): 6M + 2S + one product by 3b */
-static void CL_(dbl)(CL_(pt) *r, const CL_(pt) *p, const CL_(ctx) *k) {
-    BT t0, t1, t2, x3, y3, z3;
-    CL_(mul)(&t0, &p->y, &p->y, k);
-    CL_(add)(&z3, &t0, &t0, k);
-    CL_(add)(&z3, &z3, &z3, k);
-    CL_(add)(&z3, &z3, &z3, k);
-    CL_(mul)(&t1, &p->y, &p->z, k);
-    CL_(mul)(&t2, &p->z, &p->z, k);
-    CL_(mul)(&t2, &k->b3, &t2, k);
-    CL_(mul)(&x3, &t2, &z3, k);
-    CL_(add)(&y3, &t0, &t2, k);
-    CL_(mul)(&z3, &t1, &z3, k);
-    CL_(add)(&t1, &t2, &t2, k);
-    CL_(add)(&t2, &t1, &t2, k);
-    CL_(sub)(&t0, &t0, &t2, k);
-    CL_(mul)(&y3, &t0, &y3, k);
-    CL_(add)(&y3, &x3, &y3, k);
-    CL_(mul)(&t1, &p->x, &p->y, k);
-    CL_(mul)(&x3, &t0, &t1, k);
-    CL_(add)(&x3, &x3, &x3, k);
+static void CL_(dbl)(CL_(pt) * r, const CL_(pt) * p, const CL_(ctx) * k) {
+    CL_(fe) t0, t1, t2, x3, y3, z3;
+    CL_(fe_sqr)(&t0, &p->y, k);
+    CL_(fe_add)(&z3, &t0, &t0, k);
+    CL_(fe_add)(&z3, &z3, &z3, k);
+    CL_(fe_add)(&z3, &z3, &z3, k);
+    CL_(fe_mul)(&t1, &p->y, &p->z, k);
+    CL_(fe_sqr)(&t2, &p->z, k);
+    CL_(fe_mul)(&t2, &k->b3, &t2, k);
+    CL_(fe_mul)(&x3, &t2, &z3, k);
+    CL_(fe_add)(&y3, &t0, &t2, k);
+    CL_(fe_mul)(&z3, &t1, &z3, k);
+    CL_(fe_add)(&t1, &t2, &t2, k);
+    CL_(fe_add)(&t2, &t1, &t2, k);
+    CL_(fe_sub)(&t0, &t0, &t2, k);
+    CL_(fe_mul)(&y3, &t0, &y3, k);
+    CL_(fe_add)(&y3, &x3, &y3, k);
+    CL_(fe_mul)(&t1, &p->x, &p->y, k);
+    CL_(fe_mul)(&x3, &t0, &t1, k);
+    CL_(fe_add)(&x3, &x3, &x3, k);
     r->x = x3, r->y = y3, r->z = z3;
 }
 
 /* r = p + q, complete (RCB algorithm 7, a = 0): 12M + two products by 3b;
  * r may alias p or q */
-static void CL_(addp)(CL_(pt) *r, const CL_(pt) *p, const CL_(pt) *q, const CL_(ctx) *k) {
-    BT t0, t1, t2, t3, t4, x3, y3, z3;
-    CL_(mul)(&t0, &p->x, &q->x, k);
-    CL_(mul)(&t1, &p->y, &q->y, k);
-    CL_(mul)(&t2, &p->z, &q->z, k);
-    CL_(add)(&t3, &p->x, &p->y, k);
-    CL_(add)(&t4, &q->x, &q->y, k);
-    CL_(mul)(&t3, &t3, &t4, k);
-    CL_(add)(&t4, &t0, &t1, k);
-    CL_(sub)(&t3, &t3, &t4, k);
-    CL_(add)(&t4, &p->y, &p->z, k);
-    CL_(add)(&x3, &q->y, &q->z, k);
-    CL_(mul)(&t4, &t4, &x3, k);
-    CL_(add)(&x3, &t1, &t2, k);
-    CL_(sub)(&t4, &t4, &x3, k);
-    CL_(add)(&x3, &p->x, &p->z, k);
-    CL_(add)(&y3, &q->x, &q->z, k);
-    CL_(mul)(&x3, &x3, &y3, k);
-    CL_(add)(&y3, &t0, &t2, k);
-    CL_(sub)(&y3, &x3, &y3, k);
-    CL_(add)(&x3, &t0, &t0, k);
-    CL_(add)(&t0, &x3, &t0, k);
-    CL_(mul)(&t2, &k->b3, &t2, k);
-    CL_(add)(&z3, &t1, &t2, k);
-    CL_(sub)(&t1, &t1, &t2, k);
-    CL_(mul)(&y3, &k->b3, &y3, k);
-    CL_(mul)(&x3, &t4, &y3, k);
-    CL_(mul)(&t2, &t3, &t1, k);
-    CL_(sub)(&x3, &t2, &x3, k);
-    CL_(mul)(&y3, &y3, &t0, k);
-    CL_(mul)(&t1, &t1, &z3, k);
-    CL_(add)(&y3, &t1, &y3, k);
-    CL_(mul)(&t0, &t0, &t3, k);
-    CL_(mul)(&z3, &z3, &t4, k);
-    CL_(add)(&z3, &z3, &t0, k);
+static void CL_(addp)(CL_(pt) * r, const CL_(pt) * p, const CL_(pt) * q, const CL_(ctx) * k) {
+    CL_(fe) t0, t1, t2, t3, t4, x3, y3, z3;
+    CL_(fe_mul)(&t0, &p->x, &q->x, k);
+    CL_(fe_mul)(&t1, &p->y, &q->y, k);
+    CL_(fe_mul)(&t2, &p->z, &q->z, k);
+    CL_(fe_add)(&t3, &p->x, &p->y, k);
+    CL_(fe_add)(&t4, &q->x, &q->y, k);
+    CL_(fe_mul)(&t3, &t3, &t4, k);
+    CL_(fe_add)(&t4, &t0, &t1, k);
+    CL_(fe_sub)(&t3, &t3, &t4, k);
+    CL_(fe_add)(&t4, &p->y, &p->z, k);
+    CL_(fe_add)(&x3, &q->y, &q->z, k);
+    CL_(fe_mul)(&t4, &t4, &x3, k);
+    CL_(fe_add)(&x3, &t1, &t2, k);
+    CL_(fe_sub)(&t4, &t4, &x3, k);
+    CL_(fe_add)(&x3, &p->x, &p->z, k);
+    CL_(fe_add)(&y3, &q->x, &q->z, k);
+    CL_(fe_mul)(&x3, &x3, &y3, k);
+    CL_(fe_add)(&y3, &t0, &t2, k);
+    CL_(fe_sub)(&y3, &x3, &y3, k);
+    CL_(fe_add)(&x3, &t0, &t0, k);
+    CL_(fe_add)(&t0, &x3, &t0, k);
+    CL_(fe_mul)(&t2, &k->b3, &t2, k);
+    CL_(fe_add)(&z3, &t1, &t2, k);
+    CL_(fe_sub)(&t1, &t1, &t2, k);
+    CL_(fe_mul)(&y3, &k->b3, &y3, k);
+    CL_(fe_mul)(&x3, &t4, &y3, k);
+    CL_(fe_mul)(&t2, &t3, &t1, k);
+    CL_(fe_sub)(&x3, &t2, &x3, k);
+    CL_(fe_mul)(&y3, &y3, &t0, k);
+    CL_(fe_mul)(&t1, &t1, &z3, k);
+    CL_(fe_add)(&y3, &t1, &y3, k);
+    CL_(fe_mul)(&t0, &t0, &t3, k);
+    CL_(fe_mul)(&z3, &z3, &t4, k);
+    CL_(fe_add)(&z3, &z3, &t0, k);
     r->x = x3, r->y = y3, r->z = z3;
 }
 
-VI void CL_(blend_elem)(BT *r, __mmask8 m, const BT *a) {
-    for (int j = 0; j < IFMA_NL; j++) r->l[j] = _mm512_mask_mov_epi64(r->l[j], m, a->l[j]);
+VI void CL_(blend_elem)(CL_(fe) * r, __mmask8 m, const CL_(fe) * a) {
+    for (int i = 0; i < CT_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) r->c[i].l[j] = _mm512_mask_mov_epi64(r->c[i].l[j], m, a->c[i].l[j]);
 }
-VI void CL_(blend)(CL_(pt) *r, __mmask8 m, const CL_(pt) *a) {
+VI void CL_(blend)(CL_(pt) * r, __mmask8 m, const CL_(pt) * a) {
     CL_(blend_elem)(&r->x, m, &a->x);
     CL_(blend_elem)(&r->y, m, &a->y);
     CL_(blend_elem)(&r->z, m, &a->z);
@@ -96,72 +145,102 @@ VI void CL_(blend)(CL_(pt) *r, __mmask8 m, const CL_(pt) *a) {
 
 /* r = t[abs - 1] in each lane (infinity for abs 0), negated where neg:
  * all eight entries read and blended under masks */
-VI void CL_(pick)(CL_(pt) *r, const CL_(pt) t[8], __m512i abs, __m512i neg, const CL_(ctx) *k) {
+VI void CL_(pick)(CL_(pt) * r, const CL_(pt) t[8], __m512i abs, __m512i neg, const CL_(ctx) * k) {
     r->x = k->zero, r->y = k->one, r->z = k->zero;
     for (int j = 0; j < 8; j++) {
         __mmask8 m = _mm512_cmpeq_epi64_mask(abs, _mm512_set1_epi64(j + 1));
         CL_(blend)(r, m, &t[j]);
     }
-    BT ny;
-    CL_(sub)(&ny, &k->zero, &r->y, k);
+    CL_(fe) ny;
+    CL_(fe_sub)(&ny, &k->zero, &r->y, k);
     CL_(blend_elem)(&r->y, _mm512_test_epi64_mask(neg, neg), &ny);
 }
 
-static void CL_(load_elem)(BT *r, const uint64_t *const e[8], size_t off) {
-    const uint64_t *p[8];
-    for (int i = 0; i < 8; i++) p[i] = e[i] + off;
-    B_(load8)(r, p);
+/* a coordinate at word off of each lane's point, and a constant in every lane */
+static void CL_(load_elem)(CL_(fe) * r, const uint64_t *const e[8], size_t off) {
+    for (int i = 0; i < CT_EXT; i++) {
+        const uint64_t *p[8];
+        for (int l = 0; l < 8; l++) p[l] = e[l] + off + (size_t)i * IFMA_NW;
+        B_(load8)(&r->c[i], p);
+    }
 }
-static void CL_(load_const)(BT *r, const uint64_t *v) {
-    const uint64_t *p[8] = {v, v, v, v, v, v, v, v};
-    B_(load8)(r, p);
+static void CL_(load_const)(CL_(fe) * r, const uint64_t *v) {
+    const uint64_t *const p[8] = {v, v, v, v, v, v, v, v};
+    CL_(load_elem)(r, p, 0);
+}
+static void CL_(store_elem)(uint64_t *out, size_t off, const CL_(fe) * a) {
+    for (int i = 0; i < CT_EXT; i++) {
+        uint64_t *o[8];
+        for (int l = 0; l < 8; l++) o[l] = out + 3 * CT_W * (size_t)l + off + (size_t)i * IFMA_NW;
+        B_(store8)(o, &a->c[i], 0xff);
+    }
 }
 
-void CL_(g1_mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-                 const zp_ct_lanes_curve *c) {
-    enum { NW = IFMA_NW };
-    CL_(ctx) k;
-    B_(field_load)(&k.c, &c->f);
-    CL_(load_const)(&k.b3, c->b3);
-    CL_(load_const)(&k.beta, c->beta);
-    CL_(load_const)(&k.one, c->one);
-    for (int j = 0; j < IFMA_NL; j++) k.zero.l[j] = _mm512_setzero_si512();
+/* E(X : Y : Z) = (ex·X̄ : ey·Ȳ : Z̄), the bar the conjugation where conj */
+static void CL_(endo)(CL_(pt) * r, const CL_(pt) * p, const CL_(ctx) * k) {
+    *r = *p;
+#if CT_EXT == 2
+    if (k->conj) {
+        B_(sub)(&r->x.c[1], &k->zero.c[0], &p->x.c[1], &k->c);
+        B_(sub)(&r->y.c[1], &k->zero.c[0], &p->y.c[1], &k->c);
+        B_(sub)(&r->z.c[1], &k->zero.c[0], &p->z.c[1], &k->c);
+    }
+#endif
+    CL_(fe_mul)(&r->x, &r->x, &k->ex, k);
+    CL_(fe_mul)(&r->y, &r->y, &k->ey, k);
+}
 
-    /* P, with infinity (all-zero affine) as (0 : 1 : 0) */
-    CL_(pt) p;
-    CL_(load_elem)(&p.x, in, 0);
-    CL_(load_elem)(&p.y, in, NW);
+static void CL_(ctx_init)(CL_(ctx) * k, const zp_ct_lanes_curve *c) {
+    B_(field_load)(&k->c, &c->f);
+    CL_(load_const)(&k->b3, c->b3);
+    CL_(load_const)(&k->ex, c->ex);
+    CL_(load_const)(&k->ey, c->ey);
+    CL_(load_const)(&k->one, c->one);
+    for (int i = 0; i < CT_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) k->zero.c[i].l[j] = _mm512_setzero_si512();
+    k->conj = c->conj;
+}
+
+/* the lanes' affine points, infinity (all zero) as (0 : 1 : 0) */
+static void CL_(load_point)(CL_(pt) * p, const uint64_t *const in[8], const CL_(ctx) * k) {
+    CL_(load_elem)(&p->x, in, 0);
+    CL_(load_elem)(&p->y, in, CT_W);
     __m512i any = _mm512_setzero_si512();
-    for (int j = 0; j < IFMA_NL; j++) any = _mm512_or_si512(any, _mm512_or_si512(p.x.l[j], p.y.l[j]));
+    for (int i = 0; i < CT_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) any = _mm512_or_si512(any, _mm512_or_si512(p->x.c[i].l[j], p->y.c[i].l[j]));
     __mmask8 inf = _mm512_testn_epi64_mask(any, any);
-    p.z = k.one;
-    CL_(blend_elem)(&p.z, inf, &k.zero);
-    CL_(blend_elem)(&p.y, inf, &k.one);
+    p->z = k->one;
+    CL_(blend_elem)(&p->z, inf, &k->zero);
+    CL_(blend_elem)(&p->y, inf, &k->one);
+}
 
-    /* t[0][d - 1] = d·P, t[1][d - 1] = ±E(d·P) = d·E(P) (public) */
+void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+              const zp_ct_lanes_curve *c) {
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) p;
+    CL_(load_point)(&p, in, &k);
+
+    /* t[0][d - 1] = d·P, t[1][d - 1] = E(d·P) = d·E(P) (public) */
     CL_(pt) t[2][8];
     t[0][0] = p;
     CL_(dbl)(&t[0][1], &p, &k);
     for (int i = 2; i < 8; i++) CL_(addp)(&t[0][i], &t[0][i - 1], &p, &k);
-    for (int i = 0; i < 8; i++) {
-        t[1][i] = t[0][i];
-        CL_(mul)(&t[1][i].x, &t[0][i].x, &k.beta, &k);
-        if (c->endo_neg) CL_(sub)(&t[1][i].y, &k.zero, &t[0][i].y, &k);
-    }
+    for (int i = 0; i < 8; i++) CL_(endo)(&t[1][i], &t[0][i], &k);
 
     CL_(pt) acc, pick;
     acc.x = k.zero, acc.y = k.one, acc.z = k.zero;
     for (int i = ZP_P2_CT_DIGITS - 1; i >= 0; i--) {
         for (int b = 0; b < 4; b++) CL_(dbl)(&acc, &acc, &k);
         for (int h = 0; h < 2; h++) {
-            __m512i abs = _mm512_set_epi64(
-                (long long)s[7]->half[h].abs[i], (long long)s[6]->half[h].abs[i], (long long)s[5]->half[h].abs[i],
-                (long long)s[4]->half[h].abs[i], (long long)s[3]->half[h].abs[i], (long long)s[2]->half[h].abs[i],
-                (long long)s[1]->half[h].abs[i], (long long)s[0]->half[h].abs[i]);
-            __m512i neg = _mm512_set_epi64(
-                (long long)s[7]->half[h].neg[i], (long long)s[6]->half[h].neg[i], (long long)s[5]->half[h].neg[i],
-                (long long)s[4]->half[h].neg[i], (long long)s[3]->half[h].neg[i], (long long)s[2]->half[h].neg[i],
-                (long long)s[1]->half[h].neg[i], (long long)s[0]->half[h].neg[i]);
+            __m512i abs = _mm512_set_epi64((long long)s[7]->half[h].abs[i], (long long)s[6]->half[h].abs[i],
+                                           (long long)s[5]->half[h].abs[i], (long long)s[4]->half[h].abs[i],
+                                           (long long)s[3]->half[h].abs[i], (long long)s[2]->half[h].abs[i],
+                                           (long long)s[1]->half[h].abs[i], (long long)s[0]->half[h].abs[i]);
+            __m512i neg = _mm512_set_epi64((long long)s[7]->half[h].neg[i], (long long)s[6]->half[h].neg[i],
+                                           (long long)s[5]->half[h].neg[i], (long long)s[4]->half[h].neg[i],
+                                           (long long)s[3]->half[h].neg[i], (long long)s[2]->half[h].neg[i],
+                                           (long long)s[1]->half[h].neg[i], (long long)s[0]->half[h].neg[i]);
             CL_(pick)(&pick, t[h], abs, neg, &k);
             CL_(addp)(&acc, &acc, &pick, &k);
         }
@@ -169,26 +248,90 @@ void CL_(g1_mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scal
 
     /* (X : Y : Z) -> Jacobian (X·Z, Y·Z², Z): the same point, which the
      * caller's ct_to_affine takes */
-    CL_(pt) jac;
-    BT zz;
-    CL_(mul)(&jac.x, &acc.x, &acc.z, &k);
-    CL_(mul)(&zz, &acc.z, &acc.z, &k);
-    CL_(mul)(&jac.y, &acc.y, &zz, &k);
-    jac.z = acc.z;
-    uint64_t *o[8];
-    for (int i = 0; i < 8; i++) o[i] = out + 3 * NW * (size_t)i;
-    B_(store8)(o, &jac.x, 0xff);
-    for (int i = 0; i < 8; i++) o[i] += NW;
-    B_(store8)(o, &jac.y, 0xff);
-    for (int i = 0; i < 8; i++) o[i] += NW;
-    B_(store8)(o, &jac.z, 0xff);
+    CL_(fe) jx, jy, zz;
+    CL_(fe_mul)(&jx, &acc.x, &acc.z, &k);
+    CL_(fe_sqr)(&zz, &acc.z, &k);
+    CL_(fe_mul)(&jy, &acc.y, &zz, &k);
+    CL_(store_elem)(out, 0, &jx);
+    CL_(store_elem)(out, CT_W, &jy);
+    CL_(store_elem)(out, 2 * CT_W, &acc.z);
     explicit_bzero(&acc, sizeof acc);
     explicit_bzero(&pick, sizeof pick);
-    explicit_bzero(&jac, sizeof jac);
+    explicit_bzero(&jx, sizeof jx);
+    explicit_bzero(&jy, sizeof jy);
     explicit_bzero(&zz, sizeof zz);
 }
 
+/* ---- subgroup membership (curve/subgroup.h's tests; public points:
+ * variable time in the points' count only, the same steps in every lane) */
+
+/* r = e·p for a public e > 0: double-and-add from e's top bit */
+static void CL_(mul_small)(CL_(pt) * r, const CL_(pt) * p, uint64_t e, const CL_(ctx) * k) {
+    CL_(pt) acc = *p;
+    int top = 63 - __builtin_clzll(e);
+    for (int i = top - 1; i >= 0; i--) {
+        CL_(dbl)(&acc, &acc, k);
+        if ((e >> i) & 1) CL_(addp)(&acc, &acc, p, k);
+    }
+    *r = acc;
+}
+
+VI __mmask8 CL_(fe_eq)(const CL_(fe) * a, const CL_(fe) * b) {
+    __mmask8 m = 0xff;
+    for (int i = 0; i < CT_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) m &= _mm512_cmpeq_epi64_mask(a->c[i].l[j], b->c[i].l[j]);
+    return m;
+}
+/* projective equality: X1·Z2 = X2·Z1 and Y1·Z2 = Y2·Z1 (infinity's Y is
+ * never 0, so it equals only infinity) */
+static __mmask8 CL_(eq)(const CL_(pt) * p, const CL_(pt) * q, const CL_(ctx) * k) {
+    CL_(fe) a, b, c, d;
+    CL_(fe_mul)(&a, &p->x, &q->z, k);
+    CL_(fe_mul)(&b, &q->x, &p->z, k);
+    CL_(fe_mul)(&c, &p->y, &q->z, k);
+    CL_(fe_mul)(&d, &q->y, &p->z, k);
+    return CL_(fe_eq)(&a, &b) & CL_(fe_eq)(&c, &d);
+}
+
+unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_curve *c) {
+#if CT_W == 4
+    (void)in, (void)c;
+    return 0xff; /* BN254's G1: cofactor 1 */
+#else
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) p, lhs, rhs;
+    CL_(load_point)(&p, in, &k);
+#if CT_W == 8
+    /* BN254 G2: [x+1]P + ψ([x]P) + ψ²([x]P) = ψ³([2x]P) */
+    CL_(pt) xp, t;
+    CL_(mul_small)(&xp, &p, c->x_abs, &k);
+    CL_(addp)(&lhs, &xp, &p, &k);
+    CL_(endo)(&t, &xp, &k);
+    CL_(addp)(&lhs, &lhs, &t, &k);
+    CL_(endo)(&t, &t, &k);
+    CL_(addp)(&lhs, &lhs, &t, &k);
+    CL_(dbl)(&rhs, &xp, &k);
+    for (int i = 0; i < 3; i++) CL_(endo)(&rhs, &rhs, &k);
+#elif CT_W == 12
+    /* BLS12-381 G2, x < 0: ψ(P) = -[|x|]P */
+    CL_(endo)(&lhs, &p, &k);
+    CL_(mul_small)(&rhs, &p, c->x_abs, &k);
+    CL_(fe_sub)(&rhs.y, &k.zero, &rhs.y, &k);
+#else
+    /* BLS12-381 G1, x < 0: φ(P) = -[|x|]([|x|]P) */
+    CL_(endo)(&lhs, &p, &k);
+    CL_(mul_small)(&rhs, &p, c->x_abs, &k);
+    CL_(mul_small)(&rhs, &rhs, c->x_abs, &k);
+    CL_(fe_sub)(&rhs.y, &k.zero, &rhs.y, &k);
+#endif
+    return CL_(eq)(&lhs, &rhs, &k);
+#endif
+}
+
 #undef CL_
+#undef CT_W
+#undef CT_EXT
 #undef B_
 #undef BT
 #undef BC

@@ -1,4 +1,4 @@
-/* A ceremony's constant-time G1 multiplications, eight points at once in
+/* A ceremony's constant-time multiplications, eight points at once in
  * the AVX-512 IFMA lanes (field/ifma.h): the same split scalar and the
  * same windows as phase2_impl.h's ct_mul (33 signed 4-bit windows of each
  * half, two tables of 1..8 times P and E(P)), with the complete
@@ -19,7 +19,8 @@
  * valgrind cannot run AVX-512, so ctime_valgrind checks the scalar path
  * only; tests/test_ctime.c compares the lanes with it natively.
  *
- * Results are the scalar path's bit for bit after ct_to_affine (the same
+ * Both G1s and both G2s (Fp2 products as msm_ifma_impl.h's). Results
+ * are the scalar path's bit for bit after ct_to_affine (the same
  * point, and affine form is unique). Only for points of the prime-order
  * subgroup, as the scalar path. */
 #ifndef ZP_CEREMONY_CT_LANES_H
@@ -31,30 +32,43 @@
 #include "ceremony/ct_split.h"
 #include "field/ifma.h"
 
-/* One curve's G1 for the lanes; the field elements in the scalar code's
- * Montgomery form, nw words each (4: BN254, 6: BLS12-381). */
+/* One group for the lanes; the field elements in the scalar code's
+ * Montgomery form, W words each (the coordinate's: 4 and 8 for BN254's G1
+ * and G2, 6 and 12 for BLS12-381's; an element of Fp2 is c0 then c1). */
 typedef struct zp_ct_lanes_curve {
-    zp_ifma_field f;  /* the base field */
-    uint64_t b3[6];   /* 3b, b of y² = x³ + b */
-    uint64_t beta[6]; /* E(x, y) = (beta·x, y), negated when endo_neg */
-    uint64_t one[6];
-    int endo_neg;
+    zp_ifma_field f; /* the base field */
+    uint64_t b3[12]; /* 3b, b of y² = x³ + b */
+    uint64_t ex[12]; /* the endomorphism of the split: E(x, y) = (ex·x̄, ey·ȳ), */
+    uint64_t ey[12]; /* the bar the conjugation of Fp2 where conj (G2's ψ) */
+    uint64_t one[12];
+    int conj;
+    uint64_t x_abs; /* the subgroup checks': |x|, the curve's parameter */
 } zp_ct_lanes_curve;
 
-/* out = s[k]·in[k] for the eight lanes k, in constant time in s.
+/* out = s[k]·in[k] for the eight lanes k, in constant time in s; W the
+ * words of a coordinate (4, 6, 8, 12).
  *
- *  out: 8 Jacobian points (X, Y, Z, nw words each), lane k at out + 3·nw·k;
+ *  out: 8 Jacobian points (X, Y, Z, W words each), lane k at out + 3·W·k;
  *       infinity has Z = 0.
- *  in:  8 affine points (x, then y, nw words each; all zero: infinity),
+ *  in:  8 affine points (x, then y, W words each; all zero: infinity),
  *       of the prime-order subgroup; the same pointer may repeat.
- *  s:   each lane's split scalar (phase2_impl.h's ct_scalar); the same
- *       pointer may repeat (one secret for many points).
- *  c:   the curve, prepared by the caller.
+ *  s:   each lane's split scalar (phase2_impl.h's ct_scalar for the
+ *       group); the same pointer may repeat (one secret for many points).
+ *  c:   the group, prepared by the caller.
+ * in_subgroup: the mask of the lanes whose point (on its curve, affine as
+ * for mul; public: variable time) is in the prime-order subgroup, by the
+ * tests of curve/subgroup.h (W = 4: BN254's G1, every point; 8: BN254's
+ * G2, 6 and 12: BLS12-381's), c prepared for them: E = (ex·x̄, ey·ȳ) the
+ * test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs.
  * Callers run these only where zp_ifma_enabled said so; a build without
  * ZP_IFMA has stubs that abort. */
-void zp_ct_lanes4_g1_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-                         const zp_ct_lanes_curve *c);
-void zp_ct_lanes6_g1_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-                         const zp_ct_lanes_curve *c);
+#define ZP_CT_LANES_DECLARE(W)                                                                               \
+    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
+                              const zp_ct_lanes_curve *c);                                                   \
+    unsigned zp_ct_lanes##W##_in_subgroup(const uint64_t *const in[8], const zp_ct_lanes_curve *c);
+ZP_CT_LANES_DECLARE(4)
+ZP_CT_LANES_DECLARE(6)
+ZP_CT_LANES_DECLARE(8)
+ZP_CT_LANES_DECLARE(12)
 
 #endif

@@ -38,6 +38,8 @@ typedef struct zp_p2_term {
     const uint64_t *coef;
 } zp_p2_term;
 
+struct zp_ct_lanes_curve; /* ct_lanes.h */
+
 typedef struct zp_p2_ops {
     void (*fr_from_rng)(uint64_t mont[4], zp_chacha *rng);
     void (*g1_from_rng)(uint8_t *lem, zp_chacha *rng);
@@ -76,6 +78,13 @@ typedef struct zp_p2_ops {
                                 const zp_parallel *par);
     void (*g2_apply_powers_var)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
                                 const zp_parallel *par);
+    /* subgroup checks eight points at a time in the IFMA lanes
+     * (ct_lanes.h): lanes_check_init gives 1 and prepares *c where par
+     * allows the lanes and they pay for the group (g2: G2), else 0; then
+     * lanes_first_outside gives the index of the first of n points (affine
+     * LEM, each already on its curve) outside the subgroup, n if none */
+    int (*lanes_check_init)(struct zp_ct_lanes_curve *c, int g2, const zp_parallel *par);
+    size_t (*lanes_first_outside)(const uint8_t *pts, size_t n, int g2, const struct zp_ct_lanes_curve *c);
     void (*g1_to_c)(uint8_t *out, const uint8_t *lem); /* wasmcurves' LEMtoC */
     void (*g2_to_c)(uint8_t *out, const uint8_t *lem);
     zp_status (*g2_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n, const zp_parallel *par,

@@ -14,7 +14,7 @@ typedef struct {
     size_t n;
     uint64_t start;
     const FR *first, *inc;
-    const zp_ct_lanes_curve *lanes; /* G1's eight-lane path, or NULL */
+    const zp_ct_lanes_curve *lanes; /* the eight-lane path, or NULL */
 } X_(powers_job);
 
 #define ZP_P1_POWERS_BLOCK 64
@@ -29,8 +29,7 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
     explicit_bzero(&base, sizeof base);
     explicit_bzero(&acc, sizeof acc);
 }
-/* LANES: 1 where the group has the eight-lane path (G1) */
-#define ZP_P1_POWERS(GG, GGJ, FF, LANES)                                                                     \
+#define ZP_P1_POWERS(GG, GGJ, FF)                                                                            \
     static void X_(GG##_powers_task)(void *arg, size_t t, size_t worker) {                                   \
         (void)worker;                                                                                        \
         const X_(powers_job) *job = arg;                                                                     \
@@ -65,19 +64,19 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
         if (first != NULL) memcpy(f.v, first, 32);                                                           \
         memcpy(c.v, inc, 32);                                                                                \
         zp_ct_lanes_curve lc;                                                                                \
-        int lanes = (LANES) && X_(g1_lanes_curve)(&lc, par);                                                 \
+        int lanes = X_(GG##_lanes_curve)(&lc, par);                                                          \
         X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c, lanes ? &lc : NULL};             \
         zp_parallel_for(par, (n + ZP_P1_POWERS_BLOCK - 1) / ZP_P1_POWERS_BLOCK, X_(GG##_powers_task), &job); \
         explicit_bzero(&f, sizeof f);                                                                        \
         explicit_bzero(&c, sizeof c);                                                                        \
     }
-ZP_P1_POWERS(G1, G1J, FP, 1)
-ZP_P1_POWERS(G2, G2J, FP2, 0)
+ZP_P1_POWERS(G1, G1J, FP)
+ZP_P1_POWERS(G2, G2J, FP2)
 
 /* The same for public first and inc (a beacon's): each point by the
  * endomorphism split and wNAF (G1_mul_wide), one inversion per block. */
 #define ZP_P1_POWERS_VAR_BLOCK 64
-#define ZP_P1_POWERS_VAR(GG, GGJ, FF, LANES)                                                                      \
+#define ZP_P1_POWERS_VAR(GG, GGJ, FF)                                                                             \
     static void X_(GG##_powers_var_task)(void *arg, size_t t, size_t worker) {                                    \
         (void)worker;                                                                                             \
         const X_(powers_job) *job = arg;                                                                          \
@@ -103,7 +102,7 @@ ZP_P1_POWERS(G2, G2J, FP2, 0)
     static void X_(GG##_apply_powers_var)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],       \
                                           const uint64_t inc[4], const zp_parallel *par) {                        \
         zp_ct_lanes_curve lc; /* the lanes beat the scalar wNAF (g1_apply_key_var) */                             \
-        if ((LANES) && X_(g1_lanes_curve)(&lc, par)) {                                                            \
+        if (X_(GG##_lanes_curve)(&lc, par)) {                                                                     \
             X_(GG##_apply_powers)(pts, n, start, first, inc, par);                                                \
             return;                                                                                               \
         }                                                                                                         \
@@ -114,8 +113,8 @@ ZP_P1_POWERS(G2, G2J, FP2, 0)
         zp_parallel_for(par, (n + ZP_P1_POWERS_VAR_BLOCK - 1) / ZP_P1_POWERS_VAR_BLOCK, X_(GG##_powers_var_task), \
                         &job);                                                                                    \
     }
-ZP_P1_POWERS_VAR(G1, G1J, FP, 1)
-ZP_P1_POWERS_VAR(G2, G2J, FP2, 0)
+ZP_P1_POWERS_VAR(G1, G1J, FP)
+ZP_P1_POWERS_VAR(G2, G2J, FP2)
 
 /* ---- encodings ---- */
 

@@ -39,6 +39,10 @@
 #define ZP_G_GLV 1
 /* G2: ψ (curve/subgroup.h) is [p mod r] = [6x²] on BN254's G2. */
 #define ZP_G_G2_ENDO zp_bn254_g2_j_psi
+#define ZP_G_G2_ENDO_CONJ 1 /* ψ conjugates (ct_lanes.h) */
+/* the subgroup checks' (curve/subgroup.h; G1 needs none) */
+#define ZP_G_G2_CHECK_ENDO zp_bn254_g2_j_psi
+#define ZP_G_X_ABS ZP_BN254_X_ABS
 #define ZP_G_G2_D 0xf83e9682e87cfd46ULL, 0x6f4d8248eeb859fbULL
 #define ZP_G_GLV_G1 0x5398fd0300ff6565ULL, 0x4ccef014a773d2d2ULL, 0x0000000000000002ULL
 #define ZP_G_GLV_G2 0xd91d232ec7e0b3d7ULL, 0x0000000000000002ULL
@@ -64,6 +68,10 @@ static inline void zp_p2_bls12_g2_psi2(zp_bls12_g2j *r, const zp_bls12_g2j *p) {
 #define ZP_G_G1_ENDO_NEG 1
 #define ZP_G_G1_D 0x0000000100000000ULL, 0xac45a4010001a402ULL
 #define ZP_G_G2_ENDO zp_p2_bls12_g2_psi2
+#define ZP_G_G2_ENDO_CONJ 0 /* ψ² conjugates twice: not at all */
+#define ZP_G_G1_CHECK_ENDO zp_p2_bls12_g1_phi
+#define ZP_G_G2_CHECK_ENDO zp_bls12_g2_j_psi
+#define ZP_G_X_ABS ZP_BLS12_X_ABS
 #define ZP_G_G2_D 0x0000000100000000ULL, 0xac45a4010001a402ULL
 #define ZP_G zp_bls12
 #define ZP_G_UP ZP_BLS12

@@ -637,71 +637,127 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
     X_(G2_mul_ct_lem)(out, in, kmont);
 }
 
-/* The eight-lane path (ct_lanes.h) where zp_ifma_enabled(par) says so:
- * 1 and the curve's constants in *c; else 0. */
-static int X_(g1_lanes_curve)(zp_ct_lanes_curve *c, const zp_parallel *par) {
-    if (!zp_ifma_enabled(par)) return 0;
-    memset(c, 0, sizeof *c);
-    zp_ifma_field_init(&c->f, FP_(modulus).v, FPN);
-    static const FP b = ZP_CAT(ZP_G_UP, _G1_B_INIT);
-    FP b3;
-    FP_(add)(&b3, &b, &b);
-    FP_(add)(&b3, &b3, &b);
-    memcpy(c->b3, b3.v, sizeof b3.v);
-    G1J e, one; /* E(1, 1, 1) = (beta, ±1, 1) */
-    FP_(set_one)(&one.x), FP_(set_one)(&one.y), FP_(set_one)(&one.z);
-    X_(G1_ct_endo)(&e, &one);
-    memcpy(c->beta, e.x.v, sizeof e.x.v);
-    memcpy(c->one, one.x.v, sizeof one.x.v);
-    c->endo_neg = ZP_P2_G1_CT_ENDO_NEG;
-    return 1;
+/* The eight-lane path (ct_lanes.h) for a group, where zp_ifma_enabled(par)
+ * says so: 1 and the group's constants in *c; else 0. The endomorphism's
+ * constants are read off E(1 : 1 : 1), which the split's E gives as
+ * (ex, ey, 1). And acc[i] = k_i·pts[i] (affine LEM in, Jacobian out) for
+ * i < n <= 64, in constant time in the k_i, given split: s[i·ds] (ds 0:
+ * one scalar for every point); lanes: that path's group, or NULL. */
+static void X_(lanes_mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                          const zp_ct_lanes_curve *c, size_t words) {
+    switch (words) {
+    case 4: zp_ct_lanes4_mul(out, in, s, c); break;
+    case 6: zp_ct_lanes6_mul(out, in, s, c); break;
+    case 8: zp_ct_lanes8_mul(out, in, s, c); break;
+    default: zp_ct_lanes12_mul(out, in, s, c); break;
+    }
 }
+#define ZP_P2_CT_BLOCK(GG, GGJ, FF, B_INIT, CONJ)                                                                   \
+    static int X_(GG##_lanes_curve)(zp_ct_lanes_curve * c, const zp_parallel *par) {                                \
+        if (!zp_ifma_enabled(par)) return 0;                                                                        \
+        memset(c, 0, sizeof *c);                                                                                    \
+        zp_ifma_field_init(&c->f, FP_(modulus).v, FPN);                                                             \
+        static const FF b = B_INIT;                                                                                 \
+        FF b3;                                                                                                      \
+        ZP_CAT(FF, _add)(&b3, &b, &b);                                                                              \
+        ZP_CAT(FF, _add)(&b3, &b3, &b);                                                                             \
+        memcpy(c->b3, &b3, sizeof b3);                                                                              \
+        GGJ one, e;                                                                                                 \
+        ZP_CAT(FF, _set_one)(&one.x), ZP_CAT(FF, _set_one)(&one.y), ZP_CAT(FF, _set_one)(&one.z);                   \
+        X_(GG##_ct_endo)(&e, &one);                                                                                 \
+        if (ZP_P2_##GG##_CT_ENDO_NEG) ZP_CAT(GG, _j_neg)(&e, &e);                                                   \
+        if (memcmp(&e.z, &one.z, sizeof e.z) != 0) return 0; /* not of that form: the scalar path */                \
+        memcpy(c->ex, &e.x, sizeof e.x);                                                                            \
+        memcpy(c->ey, &e.y, sizeof e.y);                                                                            \
+        memcpy(c->one, &one.x, sizeof one.x);                                                                       \
+        c->conj = (CONJ);                                                                                           \
+        return 1;                                                                                                   \
+    }                                                                                                               \
+    static void X_(GG##_ct_mul_block)(GGJ * acc, const uint8_t *pts, const zp_p2_ct_scalar *s, size_t ds, size_t n, \
+                                      const zp_ct_lanes_curve *lanes) {                                             \
+        _Static_assert(sizeof(GGJ) == 3 * sizeof(FF) && sizeof(GG) == 2 * sizeof(FF), "the lanes' point layout");   \
+        if (lanes != NULL) {                                                                                        \
+            for (size_t i = 0; i < n; i += 8) {                                                                     \
+                const uint64_t *in[8];                                                                              \
+                const zp_p2_ct_scalar *sc[8];                                                                       \
+                uint64_t out[8 * 3 * (sizeof(FF) / 8)];                                                             \
+                for (size_t l = 0; l < 8; l++) {                                                                    \
+                    size_t j = i + l < n ? i + l : i; /* a tail's spare lanes redo point i */                       \
+                    in[l] = (const uint64_t *)(const void *)(pts + j * sizeof(GG));                                 \
+                    sc[l] = s + j * ds;                                                                             \
+                }                                                                                                   \
+                X_(lanes_mul)(out, in, sc, lanes, sizeof(FF) / 8);                                                  \
+                size_t m = n - i < 8 ? n - i : 8;                                                                   \
+                memcpy(&acc[i], out, m * sizeof(GGJ));                                                              \
+                explicit_bzero(out, sizeof out);                                                                    \
+            }                                                                                                       \
+            return;                                                                                                 \
+        }                                                                                                           \
+        GGJ tab[2][8];                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                                            \
+            GG p;                                                                                                   \
+            memcpy(&p, pts + i * sizeof(GG), sizeof p);                                                             \
+            ZP_CAT(GG, _j_from_affine)(&acc[i], &p);                                                                \
+            X_(GG##_ct_tables)(tab, &acc[i]);                                                                       \
+            X_(GG##_ct_mul)(&acc[i], tab, s + i * ds);                                                              \
+        }                                                                                                           \
+    }
+ZP_P2_CT_BLOCK(G1, G1J, FP, ZP_CAT(ZP_G_UP, _G1_B_INIT), 0)
+ZP_P2_CT_BLOCK(G2, G2J, FP2, ZP_CAT(ZP_G_UP, _G2_B_INIT), ZP_G_G2_ENDO_CONJ)
 
-/* acc[i] = k_i·pts[i] (affine LEM in, Jacobian out) for i < n <= 64, in
- * constant time in the k_i, given split: s[i·ds] (ds 0: one scalar for
- * every point). lanes: the eight-lane path's curve, or NULL. */
-static void X_(G1_ct_mul_block)(G1J *acc, const uint8_t *pts, const zp_p2_ct_scalar *s, size_t ds, size_t n,
-                                const zp_ct_lanes_curve *lanes) {
-    _Static_assert(sizeof(G1J) == 3 * sizeof(FP) && sizeof(G1) == 2 * sizeof(FP), "the lanes' point layout");
-    if (lanes != NULL) {
-        for (size_t i = 0; i < n; i += 8) {
-            const uint64_t *in[8];
-            const zp_p2_ct_scalar *sc[8];
-            uint64_t out[8 * 3 * FPN];
-            for (size_t l = 0; l < 8; l++) {
-                size_t j = i + l < n ? i + l : i; /* a tail's spare lanes redo point i */
-                in[l] = (const uint64_t *)(const void *)(pts + j * sizeof(G1));
-                sc[l] = s + j * ds;
-            }
-            if (FPN == 4) zp_ct_lanes4_g1_mul(out, in, sc, lanes);
-            else zp_ct_lanes6_g1_mul(out, in, sc, lanes);
-            size_t m = n - i < 8 ? n - i : 8;
-            memcpy(&acc[i], out, m * sizeof(G1J));
-            explicit_bzero(out, sizeof out);
-        }
-        return;
+/* Subgroup checks in the lanes (ops.lanes_check_init, lanes_first_outside):
+ * the test's endomorphism (ψ on G2, φ on BLS12-381's G1: ZP_G_*_CHECK_ENDO)
+ * read off E(1 : 1 : 1) as the split's; BN254's G1 (cofactor 1, no
+ * ZP_G_G1_CHECK_ENDO) needs none. */
+#define ZP_P2_CHECK_LANES(GG, GGJ, FF, ENDO, CONJ)                                                         \
+    static int X_(GG##_lanes_check_init)(zp_ct_lanes_curve * c, const zp_parallel *par) {                  \
+        if (!X_(GG##_lanes_curve)(c, par)) return 0;                                                       \
+        GGJ one, e;                                                                                        \
+        ZP_CAT(FF, _set_one)(&one.x), ZP_CAT(FF, _set_one)(&one.y), ZP_CAT(FF, _set_one)(&one.z);          \
+        ENDO(&e, &one);                                                                                    \
+        if (memcmp(&e.z, &one.z, sizeof e.z) != 0) return 0;                                               \
+        memcpy(c->ex, &e.x, sizeof e.x);                                                                   \
+        memcpy(c->ey, &e.y, sizeof e.y);                                                                   \
+        c->conj = (CONJ);                                                                                  \
+        c->x_abs = ZP_G_X_ABS;                                                                             \
+        return 1;                                                                                          \
+    }                                                                                                      \
+    static size_t X_(GG##_lanes_first_outside)(const uint8_t *pts, size_t n, const zp_ct_lanes_curve *c) { \
+        for (size_t i = 0; i < n; i += 8) {                                                                \
+            const uint64_t *in[8];                                                                         \
+            for (size_t l = 0; l < 8; l++)                                                                 \
+                in[l] = (const uint64_t *)(const void *)(pts + (i + l < n ? i + l : i) * sizeof(GG));      \
+            unsigned ok;                                                                                   \
+            switch (sizeof(FF) / 8) {                                                                      \
+            case 6: ok = zp_ct_lanes6_in_subgroup(in, c); break;                                           \
+            case 8: ok = zp_ct_lanes8_in_subgroup(in, c); break;                                           \
+            case 12: ok = zp_ct_lanes12_in_subgroup(in, c); break;                                         \
+            default: ok = zp_ct_lanes4_in_subgroup(in, c); break;                                          \
+            }                                                                                              \
+            for (size_t l = 0; l < 8 && i + l < n; l++)                                                    \
+                if (!((ok >> l) & 1)) return i + l;                                                        \
+        }                                                                                                  \
+        return n;                                                                                          \
     }
-    G1J tab[2][8];
-    for (size_t i = 0; i < n; i++) {
-        G1 p;
-        memcpy(&p, pts + i * sizeof(G1), sizeof p);
-        G1_(j_from_affine)(&acc[i], &p);
-        X_(G1_ct_tables)(tab, &acc[i]);
-        X_(G1_ct_mul)(&acc[i], tab, s + i * ds);
-    }
+#if defined(ZP_G_G1_CHECK_ENDO)
+ZP_P2_CHECK_LANES(G1, G1J, FP, ZP_G_G1_CHECK_ENDO, 0)
+#endif
+ZP_P2_CHECK_LANES(G2, G2J, FP2, ZP_G_G2_CHECK_ENDO, 1)
+static int X_(lanes_check_init)(zp_ct_lanes_curve *c, int g2, const zp_parallel *par) {
+#if defined(ZP_G_G1_CHECK_ENDO)
+    if (!g2) return X_(G1_lanes_check_init)(c, par);
+#else
+    if (!g2) return 0; /* an on-curve check is all it takes */
+#endif
+    return X_(G2_lanes_check_init)(c, par);
 }
-/* The same for G2 (no lanes yet). */
-static void X_(G2_ct_mul_block)(G2J *acc, const uint8_t *pts, const zp_p2_ct_scalar *s, size_t ds, size_t n,
-                                const zp_ct_lanes_curve *lanes) {
-    (void)lanes;
-    G2J tab[2][8];
-    for (size_t i = 0; i < n; i++) {
-        G2 p;
-        memcpy(&p, pts + i * sizeof(G2), sizeof p);
-        G2_(j_from_affine)(&acc[i], &p);
-        X_(G2_ct_tables)(tab, &acc[i]);
-        X_(G2_ct_mul)(&acc[i], tab, s + i * ds);
-    }
+static size_t X_(lanes_first_outside)(const uint8_t *pts, size_t n, int g2, const zp_ct_lanes_curve *c) {
+#if defined(ZP_G_G1_CHECK_ENDO)
+    if (!g2) return X_(G1_lanes_first_outside)(pts, n, c);
+#else
+    if (!g2) return n;
+#endif
+    return X_(G2_lanes_first_outside)(pts, n, c);
 }
 
 /* Multiplies n affine G1 points in place by the plain scalar k, in
@@ -735,7 +791,7 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
     zp_p2_ct_scalar s;
     X_(G1_ct_scalar)(&s, k.v);
     zp_ct_lanes_curve lc;
-    int lanes = X_(g1_lanes_curve)(&lc, par);
+    int lanes = X_(G1_lanes_curve)(&lc, par);
     X_(apply_ct_job) job = {pts, n, &s, lanes ? &lc : NULL};
     zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_ct_task), &job);
     explicit_bzero(&k, sizeof k);
@@ -772,7 +828,7 @@ static void X_(g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4]
     /* eight lanes of the constant-time path beat the scalar wNAF (2^16
      * BN254 points: 2.4x less CPU): the same points, so the same bytes */
     zp_ct_lanes_curve lc;
-    if (X_(g1_lanes_curve)(&lc, par)) {
+    if (X_(G1_lanes_curve)(&lc, par)) {
         X_(g1_apply_key)(pts, n, kmont, par);
         return;
     }
@@ -1110,6 +1166,8 @@ static const zp_p2_ops X_(ops) = {
     .g2_mul_ct = X_(g2_mul_ct),
     .fr_inv_ct = X_(fr_inv_ct),
     .g1_apply_key = X_(g1_apply_key),
+    .lanes_check_init = X_(lanes_check_init),
+    .lanes_first_outside = X_(lanes_first_outside),
     .g1_apply_key_var = X_(g1_apply_key_var),
     .compose = X_(compose),
     .g1_sub_to_u = X_(g1_sub_to_u),
@@ -1173,6 +1231,10 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_G_G1_ENDO_NEG
 #undef ZP_G_G1_D
 #undef ZP_G_G2_ENDO
+#undef ZP_G_G2_ENDO_CONJ
+#undef ZP_G_G2_CHECK_ENDO
+#undef ZP_G_G1_CHECK_ENDO
+#undef ZP_G_X_ABS
 #undef ZP_G_G2_D
 #undef ZP_P2_JMULN
 #undef ZP_P2_WNAF_T
