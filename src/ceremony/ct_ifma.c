@@ -35,15 +35,20 @@
 
 #else /* no IFMA in this build: zp_ifma_enabled never lets these run */
 
-#define CT_LANES_STUB(W)                                                                                     \
-    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
-                              const zp_ct_lanes_curve *c) {                                                  \
-        (void)out, (void)in, (void)s, (void)c;                                                               \
-        abort();                                                                                             \
-    }                                                                                                        \
-    unsigned zp_ct_lanes##W##_in_subgroup(const uint64_t *const in[8], const zp_ct_lanes_curve *c) {         \
-        (void)in, (void)c;                                                                                   \
-        abort();                                                                                             \
+#define CT_LANES_STUB(W)                                                                                       \
+    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],   \
+                              const zp_ct_lanes_curve *c) {                                                    \
+        (void)out, (void)in, (void)s, (void)c;                                                                 \
+        abort();                                                                                               \
+    }                                                                                                          \
+    void zp_ct_lanes##W##_mul_j(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
+                                const zp_ct_lanes_curve *c) {                                                  \
+        (void)out, (void)in, (void)s, (void)c;                                                                 \
+        abort();                                                                                               \
+    }                                                                                                          \
+    unsigned zp_ct_lanes##W##_in_subgroup(const uint64_t *const in[8], const zp_ct_lanes_curve *c) {           \
+        (void)in, (void)c;                                                                                     \
+        abort();                                                                                               \
     }
 CT_LANES_STUB(4)
 CT_LANES_STUB(6)

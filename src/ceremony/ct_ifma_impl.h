@@ -214,13 +214,10 @@ static void CL_(load_point)(CL_(pt) * p, const uint64_t *const in[8], const CL_(
     CL_(blend_elem)(&p->y, inf, &k->one);
 }
 
-void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-              const zp_ct_lanes_curve *c) {
-    CL_(ctx) k;
-    CL_(ctx_init)(&k, c);
-    CL_(pt) p;
-    CL_(load_point)(&p, in, &k);
-
+/* out = s[l]·p in each lane l (the lanes' Jacobian points, as mul's) */
+static void CL_(mul_point)(uint64_t *out, const CL_(pt) * pp, const zp_p2_ct_scalar *const s[8], const CL_(ctx) * kk) {
+    const CL_(ctx) k = *kk;
+    const CL_(pt) p = *pp;
     /* t[0][d - 1] = d·P, t[1][d - 1] = E(d·P) = d·E(P) (public) */
     CL_(pt) t[2][8];
     t[0][0] = p;
@@ -260,6 +257,36 @@ void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar 
     explicit_bzero(&jx, sizeof jx);
     explicit_bzero(&jy, sizeof jy);
     explicit_bzero(&zz, sizeof zz);
+}
+
+void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+              const zp_ct_lanes_curve *c) {
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) p;
+    CL_(load_point)(&p, in, &k);
+    CL_(mul_point)(out, &p, s, &k);
+}
+
+/* Jacobian (X, Y, Z) in: projective (X·Z : Y : Z³), the same point;
+ * infinity (Z = 0) with Y set to 1 */
+void CL_(mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                const zp_ct_lanes_curve *c) {
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) p;
+    CL_(fe) x, z, zz;
+    CL_(load_elem)(&x, in, 0);
+    CL_(load_elem)(&p.y, in, CT_W);
+    CL_(load_elem)(&z, in, 2 * CT_W);
+    CL_(fe_mul)(&p.x, &x, &z, &k);
+    CL_(fe_sqr)(&zz, &z, &k);
+    CL_(fe_mul)(&p.z, &z, &zz, &k);
+    __m512i any = _mm512_setzero_si512();
+    for (int i = 0; i < CT_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) any = _mm512_or_si512(any, z.c[i].l[j]);
+    CL_(blend_elem)(&p.y, _mm512_testn_epi64_mask(any, any), &k.one);
+    CL_(mul_point)(out, &p, s, &k);
 }
 
 /* ---- subgroup membership (curve/subgroup.h's tests; public points:

@@ -55,6 +55,8 @@ typedef struct zp_ct_lanes_curve {
  *  s:   each lane's split scalar (phase2_impl.h's ct_scalar for the
  *       group); the same pointer may repeat (one secret for many points).
  *  c:   the group, prepared by the caller.
+ * mul_j: the same for Jacobian points in (X, Y, Z, W words each; Z = 0:
+ * infinity), lane k's at in[k].
  * in_subgroup: the mask of the lanes whose point (on its curve, affine as
  * for mul; public: variable time) is in the prime-order subgroup, by the
  * tests of curve/subgroup.h (W = 4: BN254's G1, every point; 8: BN254's
@@ -62,9 +64,11 @@ typedef struct zp_ct_lanes_curve {
  * test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs.
  * Callers run these only where zp_ifma_enabled said so; a build without
  * ZP_IFMA has stubs that abort. */
-#define ZP_CT_LANES_DECLARE(W)                                                                               \
-    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
-                              const zp_ct_lanes_curve *c);                                                   \
+#define ZP_CT_LANES_DECLARE(W)                                                                                 \
+    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],   \
+                              const zp_ct_lanes_curve *c);                                                     \
+    void zp_ct_lanes##W##_mul_j(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
+                                const zp_ct_lanes_curve *c);                                                   \
     unsigned zp_ct_lanes##W##_in_subgroup(const uint64_t *const in[8], const zp_ct_lanes_curve *c);
 ZP_CT_LANES_DECLARE(4)
 ZP_CT_LANES_DECLARE(6)

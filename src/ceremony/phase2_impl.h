@@ -994,13 +994,84 @@ typedef struct {
     const uint64_t *tw;     /* half plain twiddles of the stage */
     const uint64_t *uscale; /* the last stage: n⁻¹ (plain), u's factor; NULL before */
     int g2;
+    const zp_ct_lanes_curve *lanes;  /* the group's eight-lane path, or NULL */
+    const zp_p2_ct_scalar *uscale_s; /* with lanes: uscale split */
 } X_(fft_job);
 
 #define ZP_P2_FFT_BLOCK 64
+static void X_(lanes_mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                            const zp_ct_lanes_curve *c, size_t words) {
+    switch (words) {
+    case 4: zp_ct_lanes4_mul_j(out, in, s, c); break;
+    case 6: zp_ct_lanes6_mul_j(out, in, s, c); break;
+    case 8: zp_ct_lanes8_mul_j(out, in, s, c); break;
+    default: zp_ct_lanes12_mul_j(out, in, s, c); break;
+    }
+}
+/* A block of butterflies [lo, hi) with its multiplications eight at a
+ * time in the lanes: v = ω^k·a[i1] (a twiddle split per product, or per
+ * distinct k in the early stages' short groups), u = n⁻¹·a[i0] in the
+ * last stage; then the sums. Twiddles are public: the lanes' constant
+ * time costs nothing here, and they beat the scalar wNAF. */
+#define ZP_P2_FFT_LANES(GG, GGJ, FF)                                                                              \
+    static void X_(GG##_fft_lanes)(const X_(fft_job) *j, size_t lo, size_t hi) {                                  \
+        enum { W = sizeof(FF) / 8 };                                                                              \
+        GGJ *a = j->a, v[ZP_P2_FFT_BLOCK], u[ZP_P2_FFT_BLOCK];                                                    \
+        zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                                      \
+        const uint64_t *in[8];                                                                                    \
+        const zp_p2_ct_scalar *sp[8];                                                                             \
+        GGJ *dst[8];                                                                                              \
+        uint64_t out[8 * 3 * W];                                                                                  \
+        size_t m = 0;                                                                                             \
+        for (int pass = 0; pass < 2; pass++) { /* 0: the v, 1: the u */                                           \
+            if (pass == 1 && j->uscale == NULL) break;                                                            \
+            for (size_t b = lo; b <= hi; b++) {                                                                   \
+                if (b < hi) {                                                                                     \
+                    size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;     \
+                    if (pass == 0) {                                                                              \
+                        if (k == 0 && j->uscale == NULL) {                                                        \
+                            v[b - lo] = a[i1];                                                                    \
+                            continue;                                                                             \
+                        }                                                                                         \
+                        /* a block holds 64 butterflies from a multiple of 64: a short                        \
+                         * group's k repeat, split at their first */   \
+                        size_t slot = j->half < ZP_P2_FFT_BLOCK ? k : b - lo;                                     \
+                        if (j->half >= ZP_P2_FFT_BLOCK || b - lo < j->half)                                       \
+                            X_(GG##_ct_scalar)(&sc[slot], j->tw + 4 * k);                                         \
+                        in[m] = (const uint64_t *)(const void *)&a[i1], sp[m] = &sc[slot], dst[m] = &v[b - lo];   \
+                    } else {                                                                                      \
+                        in[m] = (const uint64_t *)(const void *)&a[i0], sp[m] = j->uscale_s, dst[m] = &u[b - lo]; \
+                    }                                                                                             \
+                    if (++m < 8) continue;                                                                        \
+                } else if (m == 0) {                                                                              \
+                    break;                                                                                        \
+                }                                                                                                 \
+                for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                      \
+                X_(lanes_mul_j)(out, in, sp, j->lanes, W);                                                        \
+                for (size_t l = 0; l < m; l++) memcpy(dst[l], out + 3 * W * l, sizeof(GGJ));                      \
+                m = 0;                                                                                            \
+            }                                                                                                     \
+        }                                                                                                         \
+        for (size_t b = lo; b < hi; b++) {                                                                        \
+            size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;             \
+            GGJ nv, uu = j->uscale != NULL ? u[b - lo] : a[i0];                                                   \
+            ZP_CAT(GG, _j_add_var)(&a[i0], &uu, &v[b - lo]);                                                      \
+            ZP_CAT(GG, _j_neg)(&nv, &v[b - lo]);                                                                  \
+            ZP_CAT(GG, _j_add_var)(&a[i1], &uu, &nv);                                                             \
+        }                                                                                                         \
+    }
+ZP_P2_FFT_LANES(G1, G1J, FP)
+ZP_P2_FFT_LANES(G2, G2J, FP2)
+
 static void X_(fft_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     const X_(fft_job) *j = arg;
     size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n / 2 ? lo + ZP_P2_FFT_BLOCK : j->n / 2;
+    if (j->lanes != NULL) {
+        if (j->g2) X_(G2_fft_lanes)(j, lo, hi);
+        else X_(G1_fft_lanes)(j, lo, hi);
+        return;
+    }
     for (size_t b = lo; b < hi; b++) {
         size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;
         if (!j->g2) {
@@ -1065,6 +1136,11 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
     FR_(from_u64)(&ninv, n);
     FR_(inv)(&ninv, &ninv);
     FR_(from_mont)(&ninv_plain, &ninv);
+    zp_ct_lanes_curve lc;
+    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
+    zp_p2_ct_scalar us;
+    if (g2) X_(G2_ct_scalar)(&us, ninv_plain.v);
+    else X_(G1_ct_scalar)(&us, ninv_plain.v);
     for (unsigned s = 1; s <= log_n; s++) {
         size_t half = (size_t)1 << (s - 1);
         FR w, x;
@@ -1081,7 +1157,7 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
             memcpy(tw + 4 * k, plain.v, 32);
             FR_(mul)(&x, &x, &w);
         }
-        X_(fft_job) job = {a, n, half, tw, s == log_n ? ninv_plain.v : NULL, g2};
+        X_(fft_job) job = {a, n, half, tw, s == log_n ? ninv_plain.v : NULL, g2, lanes ? &lc : NULL, &us};
         zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
     }
     zp_cer_free(&twb);
