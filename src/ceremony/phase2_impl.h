@@ -848,6 +848,25 @@ static void X_(g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4]
  * their doublings shared, ZP_P2_STRAUS terms at a time. */
 #define ZP_P2_WNAF_FROM 24
 #define ZP_P2_STRAUS 4
+/* whether add_scaled takes k (plain, below r) as a wide term: from
+ * ZP_P2_WNAF_FROM bits after k above r/2 is taken as -(r - k) */
+static int X_(coef_is_wide)(const uint64_t coef[4]) {
+    uint64_t k[4], half[4];
+    const uint64_t *r = FR_(modulus).v;
+    for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0);
+    memcpy(k, coef, sizeof k);
+    if (zp_limbs_lt_var(half, k, 4)) {
+        unsigned __int128 b = 0;
+        for (int i = 0; i < 4; i++) {
+            unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;
+            k[i] = (uint64_t)d;
+            b = (d >> 64) & 1;
+        }
+    }
+    int top = 255;
+    while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;
+    return top >= ZP_P2_WNAF_FROM;
+}
 #define ZP_P2_ADD_SCALED(GG, GGJ)                                                                               \
     static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                   \
         if (*nw == 0) return;                                                                                   \
@@ -901,13 +920,90 @@ typedef struct {
     const uint64_t *row_start;
     const zp_p2_term *terms;
     int g2;
+    const zp_ct_lanes_curve *lanes; /* the group's eight-lane path, or NULL */
 } X_(compose_job);
 
 #define ZP_P2_COMPOSE_BLOCK 64
+/* A block of signals with the lanes: each wide term's product (from
+ * ZP_P2_WNAF_FROM bits) eight at a time in the lanes, added to its
+ * signal's sum; the short ones as add_scaled adds them. Eight
+ * independent products cost less there than four sharing their
+ * doublings in scalar code. */
+#define ZP_P2_COMPOSE_LANES(GG, GGJ, FF)                                                                         \
+    static void X_(GG##_compose_lanes)(const X_(compose_job) *job, size_t lo, size_t hi, GGJ *acc) {             \
+        enum { W = sizeof(FF) / 8 };                                                                             \
+        zp_p2_ct_scalar sc[8];                                                                                   \
+        const uint64_t *in[8];                                                                                   \
+        const zp_p2_ct_scalar *sp[8];                                                                            \
+        size_t sig[8], m = 0;                                                                                    \
+        uint64_t out[8 * 3 * W];                                                                                 \
+        X_(GG##_wstr) ws[2];                                                                                     \
+        for (size_t s = lo; s <= hi; s++) {                                                                      \
+            if (s < hi) {                                                                                        \
+                ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                                            \
+                for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {                           \
+                    const uint64_t *coef = job->terms[e].coef;                                                   \
+                    int wide = 0;                                                                                \
+                    if (coef != NULL) {                                                                          \
+                        uint64_t k[4];                                                                           \
+                        memcpy(k, coef, sizeof k);                                                               \
+                        wide = X_(coef_is_wide)(k);                                                              \
+                    }                                                                                            \
+                    if (!wide) {                                                                                 \
+                        GG p;                                                                                    \
+                        int nw = 0;                                                                              \
+                        memcpy(&p, job->terms[e].base, sizeof p);                                                \
+                        X_(GG##_add_scaled)(&acc[s - lo], &p, coef, ws, &nw);                                    \
+                        continue;                                                                                \
+                    }                                                                                            \
+                    X_(GG##_ct_scalar)(&sc[m], coef);                                                            \
+                    in[m] = (const uint64_t *)(const void *)job->terms[e].base, sp[m] = &sc[m], sig[m] = s - lo; \
+                    if (++m < 8) continue;                                                                       \
+                    X_(lanes_mul)(out, in, sp, job->lanes, W);                                                   \
+                    for (size_t l = 0; l < 8; l++) {                                                             \
+                        GGJ q;                                                                                   \
+                        memcpy(&q, out + 3 * W * l, sizeof q);                                                   \
+                        ZP_CAT(GG, _j_add_var)(&acc[sig[l]], &acc[sig[l]], &q);                                  \
+                    }                                                                                            \
+                    m = 0;                                                                                       \
+                }                                                                                                \
+                continue;                                                                                        \
+            }                                                                                                    \
+            if (m == 0) break;                                                                                   \
+            for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                         \
+            X_(lanes_mul)(out, in, sp, job->lanes, W);                                                           \
+            for (size_t l = 0; l < m; l++) {                                                                     \
+                GGJ q;                                                                                           \
+                memcpy(&q, out + 3 * W * l, sizeof q);                                                           \
+                ZP_CAT(GG, _j_add_var)(&acc[sig[l]], &acc[sig[l]], &q);                                          \
+            }                                                                                                    \
+        }                                                                                                        \
+    }
+ZP_P2_COMPOSE_LANES(G1, G1J, FP)
+ZP_P2_COMPOSE_LANES(G2, G2J, FP2)
+
 static void X_(compose_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     const X_(compose_job) *job = arg;
     size_t lo = t * ZP_P2_COMPOSE_BLOCK, hi = lo + ZP_P2_COMPOSE_BLOCK < job->n ? lo + ZP_P2_COMPOSE_BLOCK : job->n;
+    if (job->lanes != NULL && !job->g2) {
+        G1J acc[ZP_P2_COMPOSE_BLOCK];
+        FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        G1 res[ZP_P2_COMPOSE_BLOCK];
+        X_(G1_compose_lanes)(job, lo, hi, acc);
+        G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+        return;
+    }
+    if (job->lanes != NULL) {
+        G2J acc[ZP_P2_COMPOSE_BLOCK];
+        FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        G2 res[ZP_P2_COMPOSE_BLOCK];
+        X_(G2_compose_lanes)(job, lo, hi, acc);
+        G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G2), res, (hi - lo) * sizeof(G2));
+        return;
+    }
     if (!job->g2) {
         G1J acc[ZP_P2_COMPOSE_BLOCK];
         X_(G1_wstr) ws[2 * ZP_P2_STRAUS];
@@ -947,7 +1043,9 @@ static void X_(compose_task)(void *arg, size_t t, size_t worker) {
 
 static void X_(compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
                         const zp_parallel *par) {
-    X_(compose_job) job = {out, n, row_start, terms, g2};
+    zp_ct_lanes_curve lc;
+    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
+    X_(compose_job) job = {out, n, row_start, terms, g2, lanes ? &lc : NULL};
     zp_parallel_for(par, (n + ZP_P2_COMPOSE_BLOCK - 1) / ZP_P2_COMPOSE_BLOCK, X_(compose_task), &job);
 }
 
