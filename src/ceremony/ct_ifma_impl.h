@@ -68,6 +68,23 @@ VI void CL_(fe_add)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_
 VI void CL_(fe_sub)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_(ctx) * k) {
     for (int i = 0; i < CT_EXT; i++) B_(sub)(&r->c[i], &a->c[i], &b->c[i], &k->c);
 }
+/* a + b and a - b for a value that only goes into fe_mul: in G1 left in
+ * [0, 2p) with one carry pass (add_4p, sub_p: mul_r takes operands below
+ * 2p); canonical in G2 (mul2_r wants them at most p). a, b canonical. */
+VI void CL_(fe_add_m)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_(ctx) * k) {
+#if CT_EXT == 1
+    B_(add_4p)(&r->c[0], &a->c[0], &b->c[0], &k->c);
+#else
+    CL_(fe_add)(r, a, b, k);
+#endif
+}
+VI void CL_(fe_sub_m)(CL_(fe) * r, const CL_(fe) * a, const CL_(fe) * b, const CL_(ctx) * k) {
+#if CT_EXT == 1
+    B_(sub_p)(&r->c[0], &a->c[0], &b->c[0], &k->c);
+#else
+    CL_(fe_sub)(r, a, b, k);
+#endif
+}
 
 /* r = 2p, complete (RCB algorithm 9, a = 0): 6M + 2S + one product by 3b */
 static void CL_(dbl)(CL_(pt) * r, const CL_(pt) * p, const CL_(ctx) * k) {
@@ -75,16 +92,16 @@ static void CL_(dbl)(CL_(pt) * r, const CL_(pt) * p, const CL_(ctx) * k) {
     CL_(fe_sqr)(&t0, &p->y, k);
     CL_(fe_add)(&z3, &t0, &t0, k);
     CL_(fe_add)(&z3, &z3, &z3, k);
-    CL_(fe_add)(&z3, &z3, &z3, k);
+    CL_(fe_add_m)(&z3, &z3, &z3, k);
     CL_(fe_mul)(&t1, &p->y, &p->z, k);
     CL_(fe_sqr)(&t2, &p->z, k);
     CL_(fe_mul)(&t2, &k->b3, &t2, k);
     CL_(fe_mul)(&x3, &t2, &z3, k);
-    CL_(fe_add)(&y3, &t0, &t2, k);
+    CL_(fe_add_m)(&y3, &t0, &t2, k);
     CL_(fe_mul)(&z3, &t1, &z3, k);
     CL_(fe_add)(&t1, &t2, &t2, k);
     CL_(fe_add)(&t2, &t1, &t2, k);
-    CL_(fe_sub)(&t0, &t0, &t2, k);
+    CL_(fe_sub_m)(&t0, &t0, &t2, k);
     CL_(fe_mul)(&y3, &t0, &y3, k);
     CL_(fe_add)(&y3, &x3, &y3, k);
     CL_(fe_mul)(&t1, &p->x, &p->y, k);
@@ -94,32 +111,32 @@ static void CL_(dbl)(CL_(pt) * r, const CL_(pt) * p, const CL_(ctx) * k) {
 }
 
 /* r = p + q, complete (RCB algorithm 7, a = 0): 12M + two products by 3b;
- * r may alias p or q */
+ * r may alias p or q. The sums that only go into products are _m. */
 static void CL_(addp)(CL_(pt) * r, const CL_(pt) * p, const CL_(pt) * q, const CL_(ctx) * k) {
     CL_(fe) t0, t1, t2, t3, t4, x3, y3, z3;
     CL_(fe_mul)(&t0, &p->x, &q->x, k);
     CL_(fe_mul)(&t1, &p->y, &q->y, k);
     CL_(fe_mul)(&t2, &p->z, &q->z, k);
-    CL_(fe_add)(&t3, &p->x, &p->y, k);
-    CL_(fe_add)(&t4, &q->x, &q->y, k);
+    CL_(fe_add_m)(&t3, &p->x, &p->y, k);
+    CL_(fe_add_m)(&t4, &q->x, &q->y, k);
     CL_(fe_mul)(&t3, &t3, &t4, k);
     CL_(fe_add)(&t4, &t0, &t1, k);
-    CL_(fe_sub)(&t3, &t3, &t4, k);
-    CL_(fe_add)(&t4, &p->y, &p->z, k);
-    CL_(fe_add)(&x3, &q->y, &q->z, k);
+    CL_(fe_sub_m)(&t3, &t3, &t4, k);
+    CL_(fe_add_m)(&t4, &p->y, &p->z, k);
+    CL_(fe_add_m)(&x3, &q->y, &q->z, k);
     CL_(fe_mul)(&t4, &t4, &x3, k);
     CL_(fe_add)(&x3, &t1, &t2, k);
-    CL_(fe_sub)(&t4, &t4, &x3, k);
-    CL_(fe_add)(&x3, &p->x, &p->z, k);
-    CL_(fe_add)(&y3, &q->x, &q->z, k);
+    CL_(fe_sub_m)(&t4, &t4, &x3, k);
+    CL_(fe_add_m)(&x3, &p->x, &p->z, k);
+    CL_(fe_add_m)(&y3, &q->x, &q->z, k);
     CL_(fe_mul)(&x3, &x3, &y3, k);
     CL_(fe_add)(&y3, &t0, &t2, k);
-    CL_(fe_sub)(&y3, &x3, &y3, k);
+    CL_(fe_sub_m)(&y3, &x3, &y3, k);
     CL_(fe_add)(&x3, &t0, &t0, k);
-    CL_(fe_add)(&t0, &x3, &t0, k);
+    CL_(fe_add_m)(&t0, &x3, &t0, k);
     CL_(fe_mul)(&t2, &k->b3, &t2, k);
-    CL_(fe_add)(&z3, &t1, &t2, k);
-    CL_(fe_sub)(&t1, &t1, &t2, k);
+    CL_(fe_add_m)(&z3, &t1, &t2, k);
+    CL_(fe_sub_m)(&t1, &t1, &t2, k);
     CL_(fe_mul)(&y3, &k->b3, &y3, k);
     CL_(fe_mul)(&x3, &t4, &y3, k);
     CL_(fe_mul)(&t2, &t3, &t1, k);
