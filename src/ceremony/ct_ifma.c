@@ -1,11 +1,10 @@
 /* The eight-lane constant-time multiplication (ct_lanes.h) for both
  * curves' G1 and G2. This file is compiled with -mavx512f -mavx512ifma
  * (CMakeLists.txt); its functions run only after zp_ifma_enabled has seen
- * the CPU support them. Without ZP_IFMA it builds as stubs. */
+ * the CPU support them. Without ZP_IFMA there are none. */
 #define _GNU_SOURCE /* explicit_bzero */
 #include "ceremony/ct_lanes.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #if defined(ZP_IFMA)
@@ -33,25 +32,25 @@
 #undef IFMA_NL
 #undef IFMA_NW
 
-#else /* no IFMA in this build: zp_ifma_enabled never lets these run */
+#define CT_LANES_KERNELS(W) \
+    { zp_ct_lanes##W##_mul, zp_ct_lanes##W##_mul_j, zp_ct_lanes##W##_in_subgroup }
+static const zp_ct_lanes_kernels lanes4 = CT_LANES_KERNELS(4), lanes6 = CT_LANES_KERNELS(6),
+                                 lanes8 = CT_LANES_KERNELS(8), lanes12 = CT_LANES_KERNELS(12);
 
-#define CT_LANES_STUB(W)                                                                                       \
-    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],   \
-                              const zp_ct_lanes_curve *c) {                                                    \
-        (void)out, (void)in, (void)s, (void)c;                                                                 \
-        abort();                                                                                               \
-    }                                                                                                          \
-    void zp_ct_lanes##W##_mul_j(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
-                                const zp_ct_lanes_curve *c) {                                                  \
-        (void)out, (void)in, (void)s, (void)c;                                                                 \
-        abort();                                                                                               \
-    }                                                                                                          \
-    unsigned zp_ct_lanes##W##_in_subgroup(const uint64_t *const in[8], const zp_ct_lanes_curve *c) {           \
-        (void)in, (void)c;                                                                                     \
-        abort();                                                                                               \
+const zp_ct_lanes_kernels *zp_ct_lanes_get(size_t words) {
+    switch (words) {
+    case 4: return &lanes4;
+    case 6: return &lanes6;
+    case 8: return &lanes8;
+    case 12: return &lanes12;
+    default: return NULL;
     }
-CT_LANES_STUB(4)
-CT_LANES_STUB(6)
-CT_LANES_STUB(8)
-CT_LANES_STUB(12)
+}
+
+#else /* no IFMA in this build: no lanes */
+
+const zp_ct_lanes_kernels *zp_ct_lanes_get(size_t words) {
+    (void)words;
+    return NULL;
+}
 #endif

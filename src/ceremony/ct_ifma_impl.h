@@ -1,4 +1,5 @@
-/* One instance of ct_lanes.h's multiplication, included by ct_ifma.c with
+/* One instance of ct_lanes.h's kernels (the multiplication, the subgroup
+ * checks), included by ct_ifma.c with
  * IFMA_NL and IFMA_NW (the base field's 52-bit limbs and 64-bit words, as
  * for field/ifma_impl.h) and CT_EXT (1: G1, coordinates in the base
  * field; 2: G2, in Fp[u]/(u² + 1)). */
@@ -276,8 +277,8 @@ static void CL_(mul_point)(uint64_t *out, const CL_(pt) * pp, const zp_p2_ct_sca
     explicit_bzero(&zz, sizeof zz);
 }
 
-void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-              const zp_ct_lanes_curve *c) {
+static void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                     const zp_ct_lanes_curve *c) {
     CL_(ctx) k;
     CL_(ctx_init)(&k, c);
     CL_(pt) p;
@@ -287,8 +288,8 @@ void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar 
 
 /* Jacobian (X, Y, Z) in: projective (X·Z : Y : Z³), the same point;
  * infinity (Z = 0) with Y set to 1 */
-void CL_(mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-                const zp_ct_lanes_curve *c) {
+static void CL_(mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                       const zp_ct_lanes_curve *c) {
     CL_(ctx) k;
     CL_(ctx_init)(&k, c);
     CL_(pt) p;
@@ -337,7 +338,7 @@ static __mmask8 CL_(eq)(const CL_(pt) * p, const CL_(pt) * q, const CL_(ctx) * k
     return CL_(fe_eq)(&a, &b) & CL_(fe_eq)(&c, &d);
 }
 
-unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_curve *c) {
+static unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_curve *c) {
 #if CT_W == 4
     (void)in, (void)c;
     return 0xff; /* BN254's G1: cofactor 1 */

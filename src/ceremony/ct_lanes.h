@@ -1,6 +1,6 @@
 /* A ceremony's constant-time multiplications, eight points at once in
  * the AVX-512 IFMA lanes (field/ifma.h): the same split scalar and the
- * same windows as phase2_impl.h's ct_mul (33 signed 4-bit windows of each
+ * same windows as phase2_ct_impl.h's ct_mul (33 signed 4-bit windows of each
  * half, two tables of 1..8 times P and E(P)), with the complete
  * projective formulas of Renes, Costello and Batina (2016, algorithms 7
  * and 9 for a = 0) in place of the scalar path's Jacobian ones.
@@ -32,10 +32,39 @@
 #include "ceremony/ct_split.h"
 #include "field/ifma.h"
 
-/* One group for the lanes; the field elements in the scalar code's
- * Montgomery form, W words each (the coordinate's: 4 and 8 for BN254's G1
- * and G2, 6 and 12 for BLS12-381's; an element of Fp2 is c0 then c1). */
+struct zp_ct_lanes_curve;
+
+/* The kernels for one coordinate size W (words: 4 and 8 for BN254's G1
+ * and G2, 6 and 12 for BLS12-381's).
+ *
+ * mul: out = s[k]·in[k] for the eight lanes k, in constant time in s.
+ *  out: 8 Jacobian points (X, Y, Z, W words each), lane k at out + 3·W·k;
+ *       infinity has Z = 0.
+ *  in:  8 affine points (x, then y, W words each; all zero: infinity),
+ *       of the prime-order subgroup; the same pointer may repeat.
+ *  s:   each lane's split scalar (phase2_ct_impl.h's ct_scalar for the
+ *       group); the same pointer may repeat (one secret for many points).
+ *  c:   the group, prepared by the caller.
+ * mul_j: the same for Jacobian points in (X, Y, Z, W words each; Z = 0:
+ *  infinity), lane k's at in[k].
+ * in_subgroup: the mask of the lanes whose point (on its curve, affine as
+ *  for mul; public: variable time) is in the prime-order subgroup, by the
+ *  tests of curve/subgroup.h (W = 4: BN254's G1, every point; 8: BN254's
+ *  G2; 6 and 12: BLS12-381's), c prepared for them: E = (ex·x̄, ey·ȳ) the
+ *  test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs. */
+typedef struct zp_ct_lanes_kernels {
+    void (*mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                const struct zp_ct_lanes_curve *c);
+    void (*mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                  const struct zp_ct_lanes_curve *c);
+    unsigned (*in_subgroup)(const uint64_t *const in[8], const struct zp_ct_lanes_curve *c);
+} zp_ct_lanes_kernels;
+
+/* One group for the lanes: its kernels and constants, the field elements
+ * in the scalar code's Montgomery form, W words each (an element of Fp2
+ * is c0 then c1). */
 typedef struct zp_ct_lanes_curve {
+    const zp_ct_lanes_kernels *kern;
     zp_ifma_field f; /* the base field */
     uint64_t b3[12]; /* 3b, b of y² = x³ + b */
     uint64_t ex[12]; /* the endomorphism of the split: E(x, y) = (ex·x̄, ey·ȳ), */
@@ -45,34 +74,9 @@ typedef struct zp_ct_lanes_curve {
     uint64_t x_abs; /* the subgroup checks': |x|, the curve's parameter */
 } zp_ct_lanes_curve;
 
-/* out = s[k]·in[k] for the eight lanes k, in constant time in s; W the
- * words of a coordinate (4, 6, 8, 12).
- *
- *  out: 8 Jacobian points (X, Y, Z, W words each), lane k at out + 3·W·k;
- *       infinity has Z = 0.
- *  in:  8 affine points (x, then y, W words each; all zero: infinity),
- *       of the prime-order subgroup; the same pointer may repeat.
- *  s:   each lane's split scalar (phase2_impl.h's ct_scalar for the
- *       group); the same pointer may repeat (one secret for many points).
- *  c:   the group, prepared by the caller.
- * mul_j: the same for Jacobian points in (X, Y, Z, W words each; Z = 0:
- * infinity), lane k's at in[k].
- * in_subgroup: the mask of the lanes whose point (on its curve, affine as
- * for mul; public: variable time) is in the prime-order subgroup, by the
- * tests of curve/subgroup.h (W = 4: BN254's G1, every point; 8: BN254's
- * G2, 6 and 12: BLS12-381's), c prepared for them: E = (ex·x̄, ey·ȳ) the
- * test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs.
- * Callers run these only where zp_ifma_enabled said so; a build without
- * ZP_IFMA has stubs that abort. */
-#define ZP_CT_LANES_DECLARE(W)                                                                                 \
-    void zp_ct_lanes##W##_mul(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],   \
-                              const zp_ct_lanes_curve *c);                                                     \
-    void zp_ct_lanes##W##_mul_j(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8], \
-                                const zp_ct_lanes_curve *c);                                                   \
-    unsigned zp_ct_lanes##W##_in_subgroup(const uint64_t *const in[8], const zp_ct_lanes_curve *c);
-ZP_CT_LANES_DECLARE(4)
-ZP_CT_LANES_DECLARE(6)
-ZP_CT_LANES_DECLARE(8)
-ZP_CT_LANES_DECLARE(12)
+/* The kernels for coordinates of `words` words (4, 6, 8, 12); NULL in a
+ * build without ZP_IFMA. Callers run them only where zp_ifma_enabled
+ * said so. */
+const zp_ct_lanes_kernels *zp_ct_lanes_get(size_t words);
 
 #endif

@@ -1,5 +1,5 @@
 /* A secret scalar split for the constant-time multiplications of a
- * ceremony (phase2_impl.h's ct_mul, the IFMA lanes of ct_lanes.h): a
+ * ceremony (phase2_ct_impl.h's ct_mul, the IFMA lanes of ct_lanes.h): a
  * masked absolute value, a long division under masks, and each half's
  * signed 4-bit windows, every step without a branch or an index that
  * depends on the scalar. */

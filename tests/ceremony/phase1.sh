@@ -48,6 +48,8 @@ for curve in bn128 bls12381; do
     check "$curve: zkpipe beacon" "$Z" powersoftau beacon -q "$D/c4.ptau" "$D/zb.ptau" $BEACON 10 -n="Final Beacon"
     check "$curve: snarkjs beacon" "$SNARKJS" powersoftau beacon "$D/c4.ptau" "$D/sb.ptau" $BEACON 10 -n="Final Beacon"
     same "$curve: powersoftau beacon byte-identical to snarkjs" "$D/zb.ptau" "$D/sb.ptau"
+    check "$curve: zkpipe beacon without the IFMA lanes" env ZKPIPE_SIMD=0 "$Z" powersoftau beacon -q "$D/c4.ptau" "$D/zbs.ptau" $BEACON 10 -n="Final Beacon"
+    same "$curve: powersoftau beacon without the lanes byte-identical to snarkjs" "$D/zbs.ptau" "$D/sb.ptau"
     status "$curve: snarkjs verifies the mixed chain" 0 "Powers of Tau Ok" "$SNARKJS" powersoftau verify "$D/zb.ptau"
     grep -P '^\t\t' "$W/out.txt" >"$W/s-hashes.txt"
     status "$curve: zkpipe verifies the mixed chain" 0 "Powers of Tau Ok" "$Z" powersoftau verify "$D/zb.ptau"

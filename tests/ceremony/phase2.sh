@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Phase 2 of a ceremony against snarkjs 0.7.6, on both curves, with the
 # merkle example and the committed 2^12 powers of tau:
-# - zkey new and zkey beacon give files byte-identical to snarkjs's;
+# - zkey new and zkey beacon give files byte-identical to snarkjs's, with
+#   the IFMA lanes where the CPU has them and without (ZKPIPE_SIMD=0);
 # - a mixed chain snarkjs -> zkpipe -> snarkjs -> zkpipe -> beacon passes
 #   `snarkjs zkey verify` and `zkpipe zkey verify` (which prints every
 #   contribution's hash and name);
@@ -10,7 +11,8 @@
 #   a ptau too small for the circuit, and a point off the curve or outside
 #   the subgroup in a ptau or a key, exit 3 naming the file and section;
 # - the final key proves with zkpipe and snarkjs verifies the proof;
-# - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's.
+# - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's
+#   (prepare with the lanes and without).
 # About 2 minutes on 2 cores, mostly snarkjs.
 # Usage: tests/ceremony/phase2.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT WORKDIR
 set -uo pipefail
@@ -39,6 +41,11 @@ for curve in bn128 bls12381; do
     check "$curve: zkpipe zkey beacon" "$Z" zkey beacon -q "$D/z0.zkey" "$D/zb.zkey" $BEACON 10 -n="Final Beacon"
     check "$curve: snarkjs zkey beacon" "$SNARKJS" zkey beacon "$D/z0.zkey" "$D/sb.zkey" $BEACON 10 -n="Final Beacon"
     same "$curve: zkey beacon byte-identical to snarkjs" "$D/zb.zkey" "$D/sb.zkey"
+    # the scalar paths too, where this CPU would take the IFMA lanes
+    check "$curve: zkey new without the lanes" env ZKPIPE_SIMD=0 "$Z" zkey new -q "$R" "$P" "$D/z0s.zkey"
+    same "$curve: zkey new without the lanes byte-identical to snarkjs" "$D/z0s.zkey" "$D/s0.zkey"
+    check "$curve: zkey beacon without the lanes" env ZKPIPE_SIMD=0 "$Z" zkey beacon -q "$D/z0.zkey" "$D/zbs.zkey" $BEACON 10 -n="Final Beacon"
+    same "$curve: zkey beacon without the lanes byte-identical to snarkjs" "$D/zbs.zkey" "$D/sb.zkey"
 
     # the mixed chain: snarkjs -> zkpipe -> snarkjs -> zkpipe -> beacon
     check "$curve: snarkjs contributes first" "$SNARKJS" zkey contribute "$D/z0.zkey" "$D/c1.zkey" --name="snark one" -e="e $RANDOM"
@@ -103,6 +110,7 @@ for curve in bn128 bls12381; do
     cp "$P" "$D/bad.ptau"
     bad_point "$D/bad.ptau" 12 $((dom - 1)) "$curve" "$kind" # the domain's first Lagrange point
     status "$curve: zkey new of a ptau with a bad point (exit 3)" 3 "section 12.*$problem" "$Z" zkey new "$R" "$D/bad.ptau" "$D/x.zkey"
+    status "$curve: zkey new of it without the lanes (exit 3)" 3 "section 12.*$problem" env ZKPIPE_SIMD=0 "$Z" zkey new "$R" "$D/bad.ptau" "$D/x.zkey"
     cp "$D/final.zkey" "$D/bad.zkey"
     bad_point "$D/bad.zkey" 8 3 "$curve" "$kind"
     status "$curve: zkey beacon on a key with a bad point (exit 3)" 3 "section 8.*$problem" "$Z" zkey beacon "$D/bad.zkey" "$D/x.zkey" $BEACON 10
@@ -128,6 +136,8 @@ for curve in bn128 bls12381; do
     check "$curve: snarkjs prepare phase2" "$SNARKJS" powersoftau prepare phase2 "$D/p1.ptau" "$D/s.ptau"
     check "$curve: zkpipe ptau prepare phase2" "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/z.ptau"
     same "$curve: prepare phase2 byte-identical to snarkjs" "$D/z.ptau" "$D/s.ptau"
+    check "$curve: zkpipe ptau prepare phase2 without the lanes" env ZKPIPE_SIMD=0 "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/zs.ptau"
+    same "$curve: prepare phase2 without the lanes byte-identical to snarkjs" "$D/zs.ptau" "$D/s.ptau"
     cp "$D/p1.ptau" "$D/bad.ptau"
     kind=off; problem="not on the curve"
     [ "$curve" = bls12381 ] && { kind=outside; problem="prime-order subgroup"; }

@@ -1,0 +1,447 @@
+/* zkey new's sums over a ptau's bases and prepare phase2's Lagrange
+ * bases, for one curve (public scalars: variable time): included by
+ * phase2_impl.h inside its instantiation (its macros: G1, G2, FP, FR,
+ * X_ ...). */
+
+/* ---- zkey new: Σ coef·base per signal (public: variable time) ---- */
+
+/* acc += k·P; k above r/2 is taken as -(r - k), so circom's many -1,
+ * -2 ... cost what 1, 2 do; small k by double-and-add from k's top bit
+ * (no table to build); wide ones (from ZP_P2_WNAF_FROM bits) become two
+ * wNAF strings pending in ws (*nw of them), added to acc by flush with
+ * their doublings shared, ZP_P2_STRAUS terms at a time. */
+#define ZP_P2_WNAF_FROM 24
+#define ZP_P2_STRAUS 4
+/* whether add_scaled takes k (plain, below r) as a wide term: from
+ * ZP_P2_WNAF_FROM bits after k above r/2 is taken as -(r - k) */
+static int X_(coef_is_wide)(const uint64_t coef[4]) {
+    uint64_t k[4], half[4];
+    const uint64_t *r = FR_(modulus).v;
+    for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0);
+    memcpy(k, coef, sizeof k);
+    if (zp_limbs_lt_var(half, k, 4)) {
+        unsigned __int128 b = 0;
+        for (int i = 0; i < 4; i++) {
+            unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;
+            k[i] = (uint64_t)d;
+            b = (d >> 64) & 1;
+        }
+    }
+    int top = 255;
+    while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;
+    return top >= ZP_P2_WNAF_FROM;
+}
+#define ZP_P2_ADD_SCALED(GG, GGJ)                                                                               \
+    static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                   \
+        if (*nw == 0) return;                                                                                   \
+        GGJ t;                                                                                                  \
+        X_(GG##_jmuln)(&t, ws, *nw);                                                                            \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                   \
+        *nw = 0;                                                                                                \
+    }                                                                                                           \
+    static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef, X_(GG##_wstr) *ws, int *nw) { \
+        if (coef == NULL) {                                                                                     \
+            ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                                         \
+            return;                                                                                             \
+        }                                                                                                       \
+        uint64_t k[4], half[4];                                                                                 \
+        const uint64_t *r = FR_(modulus).v;                                                                     \
+        for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0);                       \
+        GG q = *p;                                                                                              \
+        memcpy(k, coef, sizeof k);                                                                              \
+        if (zp_limbs_lt_var(half, k, 4)) {                                                                      \
+            unsigned __int128 b = 0;                                                                            \
+            for (int i = 0; i < 4; i++) {                                                                       \
+                unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;                             \
+                k[i] = (uint64_t)d;                                                                             \
+                b = (d >> 64) & 1;                                                                              \
+            }                                                                                                   \
+            ZP_CAT(GG, _neg)(&q, &q);                                                                           \
+        }                                                                                                       \
+        int top = 255;                                                                                          \
+        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                                           \
+        if (top < 0) return;                                                                                    \
+        GGJ t;                                                                                                  \
+        ZP_CAT(GG, _j_from_affine)(&t, &q);                                                                     \
+        if (top >= ZP_P2_WNAF_FROM) {                                                                           \
+            X_(GG##_prep)(ws + *nw, &t, k);                                                                     \
+            *nw += 2;                                                                                           \
+            if (*nw == 2 * ZP_P2_STRAUS) X_(GG##_flush)(acc, ws, nw);                                           \
+            return;                                                                                             \
+        }                                                                                                       \
+        for (int i = top - 1; i >= 0; i--) {                                                                    \
+            ZP_CAT(GG, _j_dbl)(&t, &t);                                                                         \
+            if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);                         \
+        }                                                                                                       \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                   \
+    }
+ZP_P2_ADD_SCALED(G1, G1J)
+ZP_P2_ADD_SCALED(G2, G2J)
+
+typedef struct {
+    uint8_t *out;
+    size_t n;
+    const uint64_t *row_start;
+    const zp_p2_term *terms;
+    int g2;
+    const zp_ct_lanes_curve *lanes; /* the group's eight-lane path, or NULL */
+} X_(compose_job);
+
+#define ZP_P2_COMPOSE_BLOCK 64
+/* A block of signals with the lanes: each wide term's product (from
+ * ZP_P2_WNAF_FROM bits) eight at a time in the lanes, added to its
+ * signal's sum; the short ones as add_scaled adds them. Eight
+ * independent products cost less there than four sharing their
+ * doublings in scalar code. */
+#define ZP_P2_COMPOSE_LANES(GG, GGJ, FF)                                                                         \
+    static void X_(GG##_compose_lanes)(const X_(compose_job) *job, size_t lo, size_t hi, GGJ *acc) {             \
+        enum { W = sizeof(FF) / 8 };                                                                             \
+        zp_p2_ct_scalar sc[8];                                                                                   \
+        const uint64_t *in[8];                                                                                   \
+        const zp_p2_ct_scalar *sp[8];                                                                            \
+        size_t sig[8], m = 0;                                                                                    \
+        uint64_t out[8 * 3 * W];                                                                                 \
+        X_(GG##_wstr) ws[2];                                                                                     \
+        for (size_t s = lo; s <= hi; s++) {                                                                      \
+            if (s < hi) {                                                                                        \
+                ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                                            \
+                for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {                           \
+                    const uint64_t *coef = job->terms[e].coef;                                                   \
+                    int wide = 0;                                                                                \
+                    if (coef != NULL) {                                                                          \
+                        uint64_t k[4];                                                                           \
+                        memcpy(k, coef, sizeof k);                                                               \
+                        wide = X_(coef_is_wide)(k);                                                              \
+                    }                                                                                            \
+                    if (!wide) {                                                                                 \
+                        GG p;                                                                                    \
+                        int nw = 0;                                                                              \
+                        memcpy(&p, job->terms[e].base, sizeof p);                                                \
+                        X_(GG##_add_scaled)(&acc[s - lo], &p, coef, ws, &nw);                                    \
+                        continue;                                                                                \
+                    }                                                                                            \
+                    X_(GG##_ct_scalar)(&sc[m], coef);                                                            \
+                    in[m] = (const uint64_t *)(const void *)job->terms[e].base, sp[m] = &sc[m], sig[m] = s - lo; \
+                    if (++m < 8) continue;                                                                       \
+                    job->lanes->kern->mul(out, in, sp, job->lanes);                                                   \
+                    for (size_t l = 0; l < 8; l++) {                                                             \
+                        GGJ q;                                                                                   \
+                        memcpy(&q, out + 3 * W * l, sizeof q);                                                   \
+                        ZP_CAT(GG, _j_add_var)(&acc[sig[l]], &acc[sig[l]], &q);                                  \
+                    }                                                                                            \
+                    m = 0;                                                                                       \
+                }                                                                                                \
+                continue;                                                                                        \
+            }                                                                                                    \
+            if (m == 0) break;                                                                                   \
+            for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                         \
+            job->lanes->kern->mul(out, in, sp, job->lanes);                                                           \
+            for (size_t l = 0; l < m; l++) {                                                                     \
+                GGJ q;                                                                                           \
+                memcpy(&q, out + 3 * W * l, sizeof q);                                                           \
+                ZP_CAT(GG, _j_add_var)(&acc[sig[l]], &acc[sig[l]], &q);                                          \
+            }                                                                                                    \
+        }                                                                                                        \
+    }
+ZP_P2_COMPOSE_LANES(G1, G1J, FP)
+ZP_P2_COMPOSE_LANES(G2, G2J, FP2)
+
+static void X_(compose_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(compose_job) *job = arg;
+    size_t lo = t * ZP_P2_COMPOSE_BLOCK, hi = lo + ZP_P2_COMPOSE_BLOCK < job->n ? lo + ZP_P2_COMPOSE_BLOCK : job->n;
+    if (job->lanes != NULL && !job->g2) {
+        G1J acc[ZP_P2_COMPOSE_BLOCK];
+        FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        G1 res[ZP_P2_COMPOSE_BLOCK];
+        X_(G1_compose_lanes)(job, lo, hi, acc);
+        G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+        return;
+    }
+    if (job->lanes != NULL) {
+        G2J acc[ZP_P2_COMPOSE_BLOCK];
+        FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        G2 res[ZP_P2_COMPOSE_BLOCK];
+        X_(G2_compose_lanes)(job, lo, hi, acc);
+        G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G2), res, (hi - lo) * sizeof(G2));
+        return;
+    }
+    if (!job->g2) {
+        G1J acc[ZP_P2_COMPOSE_BLOCK];
+        X_(G1_wstr) ws[2 * ZP_P2_STRAUS];
+        FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        for (size_t s = lo; s < hi; s++) {
+            G1_(j_set_inf)(&acc[s - lo]);
+            int nw = 0;
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
+                G1 p;
+                memcpy(&p, job->terms[e].base, sizeof p);
+                X_(G1_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw);
+            }
+            X_(G1_flush)(&acc[s - lo], ws, &nw);
+        }
+        G1 res[ZP_P2_COMPOSE_BLOCK];
+        G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+    } else {
+        G2J acc[ZP_P2_COMPOSE_BLOCK];
+        X_(G2_wstr) ws[2 * ZP_P2_STRAUS];
+        FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
+        for (size_t s = lo; s < hi; s++) {
+            G2_(j_set_inf)(&acc[s - lo]);
+            int nw = 0;
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
+                G2 p;
+                memcpy(&p, job->terms[e].base, sizeof p);
+                X_(G2_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw);
+            }
+            X_(G2_flush)(&acc[s - lo], ws, &nw);
+        }
+        G2 res[ZP_P2_COMPOSE_BLOCK];
+        G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
+        memcpy(job->out + lo * sizeof(G2), res, (hi - lo) * sizeof(G2));
+    }
+}
+
+static void X_(compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
+                        const zp_parallel *par) {
+    zp_ct_lanes_curve lc;
+    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
+    X_(compose_job) job = {out, n, row_start, terms, g2, lanes ? &lc : NULL};
+    zp_parallel_for(par, (n + ZP_P2_COMPOSE_BLOCK - 1) / ZP_P2_COMPOSE_BLOCK, X_(compose_task), &job);
+}
+
+/* out[i] = U(a[i] - b[i]) (zkey_new.js's hash of the H points). */
+static void X_(g1_sub_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n) {
+    enum { BLK = 256 };
+    G1J acc[BLK];
+    FP scratch[2 * BLK];
+    G1 res[BLK];
+    for (size_t lo = 0; lo < n; lo += BLK) {
+        size_t m = n - lo < BLK ? n - lo : BLK;
+        for (size_t i = 0; i < m; i++) {
+            G1 p, q;
+            memcpy(&p, a + (lo + i) * sizeof(G1), sizeof p);
+            memcpy(&q, b + (lo + i) * sizeof(G1), sizeof q);
+            G1_(neg)(&q, &q);
+            G1_(j_from_affine)(&acc[i], &p);
+            G1_(j_add_affine_var)(&acc[i], &acc[i], &q);
+        }
+        G1_(j_batch_to_affine_var)(res, acc, m, scratch);
+        for (size_t i = 0; i < m; i++) X_(g1_to_u)(out + (lo + i) * sizeof(G1), (const uint8_t *)&res[i]);
+    }
+}
+
+/* §4's value: the r1cs coefficient n as snarkjs stores it, n·R² mod r
+ * (plain, little-endian). */
+static void X_(coef_r2)(uint8_t out[32], const uint64_t plain[4]) {
+    FR a;
+    memcpy(a.v, plain, 32);
+    FR_(to_mont)(&a, &a);
+    FR_(to_mont)(&a, &a); /* the limbs of (n·R) taken as plain, times R: n·R² */
+    memcpy(out, a.v, 32);
+}
+
+/* ---- prepare phase2: Lagrange bases in the exponent (public) ---- */
+
+/* The inverse FFT of n = 2^log_n points (ffjavascript's G.ifft, which is
+ * lagrangeEvaluations below 2^s): out_i = n⁻¹ Σ_j ω^(-ij) in_j, ω the
+ * NTT's root (ffjavascript's Fr.w[log_n]). Radix 2, decimation in time,
+ * each stage's butterflies on the workers. */
+typedef struct {
+    void *a;
+    size_t n, half;
+    const uint64_t *tw;     /* half plain twiddles of the stage */
+    const uint64_t *uscale; /* the last stage: n⁻¹ (plain), u's factor; NULL before */
+    int g2;
+    const zp_ct_lanes_curve *lanes;  /* the group's eight-lane path, or NULL */
+    const zp_p2_ct_scalar *uscale_s; /* with lanes: uscale split */
+} X_(fft_job);
+
+#define ZP_P2_FFT_BLOCK 64
+/* A block of butterflies [lo, hi) with its multiplications eight at a
+ * time in the lanes: v = ω^k·a[i1] (a twiddle split per product, or per
+ * distinct k in the early stages' short groups), u = n⁻¹·a[i0] in the
+ * last stage; then the sums. Twiddles are public: the lanes' constant
+ * time costs nothing here, and they beat the scalar wNAF. */
+#define ZP_P2_FFT_LANES(GG, GGJ, FF)                                                                              \
+    static void X_(GG##_fft_lanes)(const X_(fft_job) *j, size_t lo, size_t hi) {                                  \
+        enum { W = sizeof(FF) / 8 };                                                                              \
+        GGJ *a = j->a, v[ZP_P2_FFT_BLOCK], u[ZP_P2_FFT_BLOCK];                                                    \
+        zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                                      \
+        const uint64_t *in[8];                                                                                    \
+        const zp_p2_ct_scalar *sp[8];                                                                             \
+        GGJ *dst[8];                                                                                              \
+        uint64_t out[8 * 3 * W];                                                                                  \
+        size_t m = 0;                                                                                             \
+        for (int pass = 0; pass < 2; pass++) { /* 0: the v, 1: the u */                                           \
+            if (pass == 1 && j->uscale == NULL) break;                                                            \
+            for (size_t b = lo; b <= hi; b++) {                                                                   \
+                if (b < hi) {                                                                                     \
+                    size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;     \
+                    if (pass == 0) {                                                                              \
+                        if (k == 0 && j->uscale == NULL) {                                                        \
+                            v[b - lo] = a[i1];                                                                    \
+                            continue;                                                                             \
+                        }                                                                                         \
+                        /* a block holds 64 butterflies from a multiple of 64: a short                        \
+                         * group's k repeat, split at their first */   \
+                        size_t slot = j->half < ZP_P2_FFT_BLOCK ? k : b - lo;                                     \
+                        if (j->half >= ZP_P2_FFT_BLOCK || b - lo < j->half)                                       \
+                            X_(GG##_ct_scalar)(&sc[slot], j->tw + 4 * k);                                         \
+                        in[m] = (const uint64_t *)(const void *)&a[i1], sp[m] = &sc[slot], dst[m] = &v[b - lo];   \
+                    } else {                                                                                      \
+                        in[m] = (const uint64_t *)(const void *)&a[i0], sp[m] = j->uscale_s, dst[m] = &u[b - lo]; \
+                    }                                                                                             \
+                    if (++m < 8) continue;                                                                        \
+                } else if (m == 0) {                                                                              \
+                    break;                                                                                        \
+                }                                                                                                 \
+                for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                      \
+                j->lanes->kern->mul_j(out, in, sp, j->lanes);                                                        \
+                for (size_t l = 0; l < m; l++) memcpy(dst[l], out + 3 * W * l, sizeof(GGJ));                      \
+                m = 0;                                                                                            \
+            }                                                                                                     \
+        }                                                                                                         \
+        for (size_t b = lo; b < hi; b++) {                                                                        \
+            size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;             \
+            GGJ nv, uu = j->uscale != NULL ? u[b - lo] : a[i0];                                                   \
+            ZP_CAT(GG, _j_add_var)(&a[i0], &uu, &v[b - lo]);                                                      \
+            ZP_CAT(GG, _j_neg)(&nv, &v[b - lo]);                                                                  \
+            ZP_CAT(GG, _j_add_var)(&a[i1], &uu, &nv);                                                             \
+        }                                                                                                         \
+    }
+ZP_P2_FFT_LANES(G1, G1J, FP)
+ZP_P2_FFT_LANES(G2, G2J, FP2)
+
+static void X_(fft_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(fft_job) *j = arg;
+    size_t lo = t * ZP_P2_FFT_BLOCK, hi = lo + ZP_P2_FFT_BLOCK < j->n / 2 ? lo + ZP_P2_FFT_BLOCK : j->n / 2;
+    if (j->lanes != NULL) {
+        if (j->g2) X_(G2_fft_lanes)(j, lo, hi);
+        else X_(G1_fft_lanes)(j, lo, hi);
+        return;
+    }
+    for (size_t b = lo; b < hi; b++) {
+        size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;
+        if (!j->g2) {
+            G1J *a = j->a, v;
+            if (k == 0 && j->uscale == NULL) {
+                v = a[i1];
+            } else {
+                X_(G1_mul_wide)(&v, &a[i1], j->tw + 4 * k);
+            }
+            G1J u = a[i0], nv;
+            if (j->uscale != NULL) X_(G1_mul_wide)(&u, &u, j->uscale);
+            G1_(j_add_var)(&a[i0], &u, &v);
+            G1_(j_neg)(&nv, &v);
+            G1_(j_add_var)(&a[i1], &u, &nv);
+        } else {
+            G2J *a = j->a, v;
+            if (k == 0 && j->uscale == NULL) {
+                v = a[i1];
+            } else {
+                X_(G2_mul_wide)(&v, &a[i1], j->tw + 4 * k);
+            }
+            G2J u = a[i0], nv;
+            if (j->uscale != NULL) X_(G2_mul_wide)(&u, &u, j->uscale);
+            G2_(j_add_var)(&a[i0], &u, &v);
+            G2_(j_neg)(&nv, &v);
+            G2_(j_add_var)(&a[i1], &u, &nv);
+        }
+    }
+}
+
+/* In place over n affine LEM points (any alignment); work: n Jacobian
+ * points of the group plus 2n field elements (lagrange_work_bytes). */
+static size_t X_(lagrange_work_bytes)(size_t n, int g2) {
+    return g2 ? n * (sizeof(G2J) + 2 * sizeof(FP2) + sizeof(G2)) : n * (sizeof(G1J) + 2 * sizeof(FP) + sizeof(G1));
+}
+
+static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err) {
+    size_t n = (size_t)1 << log_n, pe = g2 ? sizeof(G2) : sizeof(G1), je = g2 ? sizeof(G2J) : sizeof(G1J);
+    if (n == 1) return ZP_OK;
+    uint8_t *a = work;
+    /* load in bit-reversed order */
+    for (size_t i = 0; i < n; i++) {
+        size_t r = 0;
+        for (unsigned b = 0; b < log_n; b++) r |= ((i >> b) & 1) << (log_n - 1 - b);
+        if (!g2) {
+            G1 p;
+            memcpy(&p, pts + i * pe, pe);
+            G1_(j_from_affine)((G1J *)(void *)(a + r * je), &p);
+        } else {
+            G2 p;
+            memcpy(&p, pts + i * pe, pe);
+            G2_(j_from_affine)((G2J *)(void *)(a + r * je), &p);
+        }
+    }
+    zp_tracked twb = {0};
+    zp_status st = zp_cer_alloc(&twb, n / 2 * 32, "twiddles", err);
+    if (st != ZP_OK) return st;
+    uint64_t *tw = twb.p;
+    /* n⁻¹ is folded into the last stage: its outputs are n⁻¹u ± (n⁻¹ω^k)v,
+     * two multiplications per butterfly there instead of three */
+    FR ninv, ninv_plain;
+    FR_(from_u64)(&ninv, n);
+    FR_(inv)(&ninv, &ninv);
+    FR_(from_mont)(&ninv_plain, &ninv);
+    zp_ct_lanes_curve lc;
+    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
+    zp_p2_ct_scalar us;
+    if (g2) X_(G2_ct_scalar)(&us, ninv_plain.v);
+    else X_(G1_ct_scalar)(&us, ninv_plain.v);
+    for (unsigned s = 1; s <= log_n; s++) {
+        size_t half = (size_t)1 << (s - 1);
+        FR w, x;
+        ZP_CAT(FR, _root_of_unity)(&w, s);
+        FR_(inv)(&w, &w);
+        if (s == log_n) {
+            x = ninv;
+        } else {
+            FR_(set_one)(&x);
+        }
+        for (size_t k = 0; k < half; k++) {
+            FR plain;
+            FR_(from_mont)(&plain, &x);
+            memcpy(tw + 4 * k, plain.v, 32);
+            FR_(mul)(&x, &x, &w);
+        }
+        X_(fft_job) job = {a, n, half, tw, s == log_n ? ninv_plain.v : NULL, g2, lanes ? &lc : NULL, &us};
+        zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
+    }
+    zp_cer_free(&twb);
+    /* to affine, with one inversion per block */
+    uint8_t *scratch = a + n * je;
+    if (!g2) {
+        G1 *out = (G1 *)(void *)(scratch + 2 * n * sizeof(FP));
+        G1_(j_batch_to_affine_var)(out, (G1J *)(void *)a, n, (FP *)(void *)scratch);
+        memcpy(pts, out, n * pe);
+    } else {
+        G2 *out = (G2 *)(void *)(scratch + 2 * n * sizeof(FP2));
+        G2_(j_batch_to_affine_var)(out, (G2J *)(void *)a, n, (FP2 *)(void *)scratch);
+        memcpy(pts, out, n * pe);
+    }
+    return ZP_OK;
+}
+
+/* k (n = 2^log_n plain scalars) replaced by s_i = Σ_j k_j·ω^(ij), ω
+ * lagrange()'s root: lagrange() makes P = Σ_i ω^(ij)·L_i of its output L,
+ * so Σ_j k_j·P_j = Σ_i s_i·L_i, the check of a prepared section. */
+static zp_status X_(fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par, zp_error *err) {
+    size_t n = (size_t)1 << log_n;
+    FR *a = (FR *)(void *)k;
+    zp_tracked scratch = {0};
+    zp_status st = zp_cer_alloc(&scratch, ZP_CAT(FR, _ntt_scratch_size)(log_n, zp_parallel_threads(par)),
+                                "verification transform", err);
+    if (st != ZP_OK) return st;
+    for (size_t i = 0; i < n; i++) FR_(to_mont)(&a[i], &a[i]);
+    int done = ZP_CAT(FR, _ntt)(a, log_n, 0, scratch.p, par);
+    zp_cer_free(&scratch);
+    for (size_t i = 0; i < n; i++) FR_(from_mont)(&a[i], &a[i]);
+    return done ? ZP_OK : zp_error_set(err, ZP_ERR_UNSUPPORTED, "a domain of 2^%u is past the field's", log_n);
+}
+
