@@ -123,7 +123,7 @@ typedef struct {
                     X_(GG##_ct_scalar)(&sc[m], coef);                                                            \
                     in[m] = (const uint64_t *)(const void *)job->terms[e].base, sp[m] = &sc[m], sig[m] = s - lo; \
                     if (++m < 8) continue;                                                                       \
-                    job->lanes->kern->mul(out, in, sp, job->lanes);                                                   \
+                    job->lanes->kern->mul(out, in, sp, job->lanes);                                              \
                     for (size_t l = 0; l < 8; l++) {                                                             \
                         GGJ q;                                                                                   \
                         memcpy(&q, out + 3 * W * l, sizeof q);                                                   \
@@ -135,7 +135,7 @@ typedef struct {
             }                                                                                                    \
             if (m == 0) break;                                                                                   \
             for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                         \
-            job->lanes->kern->mul(out, in, sp, job->lanes);                                                           \
+            job->lanes->kern->mul(out, in, sp, job->lanes);                                                      \
             for (size_t l = 0; l < m; l++) {                                                                     \
                 GGJ q;                                                                                           \
                 memcpy(&q, out + 3 * W * l, sizeof q);                                                           \
@@ -300,7 +300,7 @@ typedef struct {
                     break;                                                                                        \
                 }                                                                                                 \
                 for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                      \
-                j->lanes->kern->mul_j(out, in, sp, j->lanes);                                                        \
+                j->lanes->kern->mul_j(out, in, sp, j->lanes);                                                     \
                 for (size_t l = 0; l < m; l++) memcpy(dst[l], out + 3 * W * l, sizeof(GGJ));                      \
                 m = 0;                                                                                            \
             }                                                                                                     \
@@ -444,4 +444,3 @@ static zp_status X_(fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par,
     for (size_t i = 0; i < n; i++) FR_(from_mont)(&a[i], &a[i]);
     return done ? ZP_OK : zp_error_set(err, ZP_ERR_UNSUPPORTED, "a domain of 2^%u is past the field's", log_n);
 }
-

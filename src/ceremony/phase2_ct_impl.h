@@ -166,11 +166,11 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
  * one scalar for every point); lanes: that path's group, or NULL. */
 #define ZP_P2_CT_BLOCK(GG, GGJ, FF, B_INIT, CONJ)                                                                   \
     static int X_(GG##_lanes_curve)(zp_ct_lanes_curve * c, const zp_parallel *par) {                                \
-        const zp_ct_lanes_kernels *kern = zp_ct_lanes_get(sizeof(FF) / 8); \
-        if (kern == NULL || !zp_ifma_enabled(par)) return 0; \
-        memset(c, 0, sizeof *c); \
-        c->kern = kern; \
-        zp_ifma_field_init(&c->f, FP_(modulus).v, FPN); \
+        const zp_ct_lanes_kernels *kern = zp_ct_lanes_get(sizeof(FF) / 8);                                          \
+        if (kern == NULL || !zp_ifma_enabled(par)) return 0;                                                        \
+        memset(c, 0, sizeof *c);                                                                                    \
+        c->kern = kern;                                                                                             \
+        zp_ifma_field_init(&c->f, FP_(modulus).v, FPN);                                                             \
         static const FF b = B_INIT;                                                                                 \
         FF b3;                                                                                                      \
         ZP_CAT(FF, _add)(&b3, &b, &b);                                                                              \
@@ -200,7 +200,7 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
                     in[l] = (const uint64_t *)(const void *)(pts + j * sizeof(GG));                                 \
                     sc[l] = s + j * ds;                                                                             \
                 }                                                                                                   \
-                lanes->kern->mul(out, in, sc, lanes);                                                  \
+                lanes->kern->mul(out, in, sc, lanes);                                                               \
                 size_t m = n - i < 8 ? n - i : 8;                                                                   \
                 memcpy(&acc[i], out, m * sizeof(GGJ));                                                              \
                 explicit_bzero(out, sizeof out);                                                                    \
@@ -241,7 +241,7 @@ ZP_P2_CT_BLOCK(G2, G2J, FP2, ZP_CAT(ZP_G_UP, _G2_B_INIT), ZP_G_G2_ENDO_CONJ)
             const uint64_t *in[8];                                                                         \
             for (size_t l = 0; l < 8; l++)                                                                 \
                 in[l] = (const uint64_t *)(const void *)(pts + (i + l < n ? i + l : i) * sizeof(GG));      \
-            unsigned ok = c->kern->in_subgroup(in, c); \
+            unsigned ok = c->kern->in_subgroup(in, c);                                                     \
             for (size_t l = 0; l < 8 && i + l < n; l++)                                                    \
                 if (!((ok >> l) & 1)) return i + l;                                                        \
         }                                                                                                  \
@@ -346,4 +346,3 @@ static void X_(g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4]
     X_(apply_job) job = {pts, n, k.v};
     zp_parallel_for(par, (n + ZP_P2_APPLY_VAR_BLOCK - 1) / ZP_P2_APPLY_VAR_BLOCK, X_(apply_var_task), &job);
 }
-
