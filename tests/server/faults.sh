@@ -278,12 +278,20 @@ if mount -t tmpfs -o size=32m,mode=0700 tmpfs "$FULL" 2>"$W/logs/mount_full.err"
             http GET /v1/status >/dev/null
             cap="$(jget 'j.workers.synth + j.workers.prove + j.workers.queue')"
             http GET "/v1/jobs/$FID" >/dev/null
-            d0="$(jget j.done)" d1=""
-            for _ in $(seq 1 30); do
+            # settled: every partition the pipeline could hold has ended,
+            # or done stayed for 8 s running (one quiet second was not
+            # enough under TSan: a partition in flight ended after it and
+            # done moved 2 -> 3)
+            d0="$(jget j.done)" d1="" still=0
+            for _ in $(seq 1 90); do
                 sleep 1
                 http GET "/v1/jobs/$FID" >/dev/null
-                [ "$(jget j.done)" = "$d1" ] && break
-                d1="$(jget j.done)"
+                if [ "$(jget j.done)" = "$d1" ]; then
+                    still=$((still + 1))
+                    [ "$still" -ge 8 ] || [ $((d1 - d0)) -ge "$cap" ] && break
+                else
+                    d1="$(jget j.done)" still=0
+                fi
             done
             expect_eq "diskfull: what was in the pipeline ended, no more ($d0 -> $d1 done, at most $cap more)" \
                 "$((d1 - d0 <= cap))" 1
