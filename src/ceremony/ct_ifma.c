@@ -8,12 +8,7 @@
 #include <string.h>
 
 #if defined(ZP_IFMA)
-#define IFMA_NL 5
-#define IFMA_NW 4
-#include "field/ifma_impl.h"
-#define IFMA_NL 8
-#define IFMA_NW 6
-#include "field/ifma_impl.h"
+#include "field/ifma_fields.h"
 
 #define IFMA_NL 5
 #define IFMA_NW 4

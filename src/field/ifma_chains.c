@@ -6,12 +6,7 @@
 #include <stdlib.h>
 
 #if defined(ZP_IFMA)
-#define IFMA_NL 5
-#define IFMA_NW 4
-#include "field/ifma_impl.h"
-#define IFMA_NL 8
-#define IFMA_NW 6
-#include "field/ifma_impl.h"
+#include "field/ifma_fields.h"
 
 /* CHAINS independent chains of eight lanes, each multiplied iters times
  * by the same factor: a throughput measure, as the scalar field rows run
