@@ -219,54 +219,60 @@ static void CL_(ctx_init)(CL_(ctx) * k, const zp_ct_lanes_curve *c) {
     k->conj = c->conj;
 }
 
+/* the lanes where a is zero */
+VI __mmask8 CL_(fe_zero_mask)(const CL_(fe) * a) {
+    __m512i any = _mm512_setzero_si512();
+    for (int i = 0; i < CT_EXT; i++)
+        for (int j = 0; j < IFMA_NL; j++) any = _mm512_or_si512(any, a->c[i].l[j]);
+    return _mm512_testn_epi64_mask(any, any);
+}
+
 /* the lanes' affine points, infinity (all zero) as (0 : 1 : 0) */
 static void CL_(load_point)(CL_(pt) * p, const uint64_t *const in[8], const CL_(ctx) * k) {
     CL_(load_elem)(&p->x, in, 0);
     CL_(load_elem)(&p->y, in, CT_W);
-    __m512i any = _mm512_setzero_si512();
-    for (int i = 0; i < CT_EXT; i++)
-        for (int j = 0; j < IFMA_NL; j++) any = _mm512_or_si512(any, _mm512_or_si512(p->x.c[i].l[j], p->y.c[i].l[j]));
-    __mmask8 inf = _mm512_testn_epi64_mask(any, any);
+    __mmask8 inf = CL_(fe_zero_mask)(&p->x) & CL_(fe_zero_mask)(&p->y);
     p->z = k->one;
     CL_(blend_elem)(&p->z, inf, &k->zero);
     CL_(blend_elem)(&p->y, inf, &k->one);
 }
 
+/* half h's digit i of each lane's scalar: |digit| (abs) or its sign mask
+ * (neg) */
+VI __m512i CL_(digits)(const zp_p2_ct_scalar *const s[8], int h, int i, int neg) {
+    uint64_t d[8];
+    for (int l = 0; l < 8; l++) d[l] = neg ? s[l]->half[h].neg[i] : s[l]->half[h].abs[i];
+    __m512i v = _mm512_loadu_si512(d);
+    explicit_bzero(d, sizeof d);
+    return v;
+}
+
 /* out = s[l]·p in each lane l (the lanes' Jacobian points, as mul's) */
-static void CL_(mul_point)(uint64_t *out, const CL_(pt) * pp, const zp_p2_ct_scalar *const s[8], const CL_(ctx) * kk) {
-    const CL_(ctx) k = *kk;
-    const CL_(pt) p = *pp;
+static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], const CL_(ctx) * k) {
     /* t[0][d - 1] = d·P, t[1][d - 1] = E(d·P) = d·E(P) (public) */
     CL_(pt) t[2][8];
-    t[0][0] = p;
-    CL_(dbl)(&t[0][1], &p, &k);
-    for (int i = 2; i < 8; i++) CL_(addp)(&t[0][i], &t[0][i - 1], &p, &k);
-    for (int i = 0; i < 8; i++) CL_(endo)(&t[1][i], &t[0][i], &k);
+    t[0][0] = *p;
+    CL_(dbl)(&t[0][1], p, k);
+    for (int i = 2; i < 8; i++) CL_(addp)(&t[0][i], &t[0][i - 1], p, k);
+    for (int i = 0; i < 8; i++) CL_(endo)(&t[1][i], &t[0][i], k);
 
     CL_(pt) acc, pick;
-    acc.x = k.zero, acc.y = k.one, acc.z = k.zero;
+    acc.x = k->zero, acc.y = k->one, acc.z = k->zero;
     for (int i = ZP_P2_CT_DIGITS - 1; i >= 0; i--) {
-        for (int b = 0; b < 4; b++) CL_(dbl)(&acc, &acc, &k);
+        for (int b = 0; b < 4; b++) CL_(dbl)(&acc, &acc, k);
         for (int h = 0; h < 2; h++) {
-            __m512i abs = _mm512_set_epi64((long long)s[7]->half[h].abs[i], (long long)s[6]->half[h].abs[i],
-                                           (long long)s[5]->half[h].abs[i], (long long)s[4]->half[h].abs[i],
-                                           (long long)s[3]->half[h].abs[i], (long long)s[2]->half[h].abs[i],
-                                           (long long)s[1]->half[h].abs[i], (long long)s[0]->half[h].abs[i]);
-            __m512i neg = _mm512_set_epi64((long long)s[7]->half[h].neg[i], (long long)s[6]->half[h].neg[i],
-                                           (long long)s[5]->half[h].neg[i], (long long)s[4]->half[h].neg[i],
-                                           (long long)s[3]->half[h].neg[i], (long long)s[2]->half[h].neg[i],
-                                           (long long)s[1]->half[h].neg[i], (long long)s[0]->half[h].neg[i]);
-            CL_(pick)(&pick, t[h], abs, neg, &k);
-            CL_(addp)(&acc, &acc, &pick, &k);
+            __m512i abs = CL_(digits)(s, h, i, 0), neg = CL_(digits)(s, h, i, 1);
+            CL_(pick)(&pick, t[h], abs, neg, k);
+            CL_(addp)(&acc, &acc, &pick, k);
         }
     }
 
     /* (X : Y : Z) -> Jacobian (X·Z, Y·Z², Z): the same point, which the
      * caller's ct_to_affine takes */
     CL_(fe) jx, jy, zz;
-    CL_(fe_mul)(&jx, &acc.x, &acc.z, &k);
-    CL_(fe_sqr)(&zz, &acc.z, &k);
-    CL_(fe_mul)(&jy, &acc.y, &zz, &k);
+    CL_(fe_mul)(&jx, &acc.x, &acc.z, k);
+    CL_(fe_sqr)(&zz, &acc.z, k);
+    CL_(fe_mul)(&jy, &acc.y, &zz, k);
     CL_(store_elem)(out, 0, &jx);
     CL_(store_elem)(out, CT_W, &jy);
     CL_(store_elem)(out, 2 * CT_W, &acc.z);
@@ -300,10 +306,7 @@ static void CL_(mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_c
     CL_(fe_mul)(&p.x, &x, &z, &k);
     CL_(fe_sqr)(&zz, &z, &k);
     CL_(fe_mul)(&p.z, &z, &zz, &k);
-    __m512i any = _mm512_setzero_si512();
-    for (int i = 0; i < CT_EXT; i++)
-        for (int j = 0; j < IFMA_NL; j++) any = _mm512_or_si512(any, z.c[i].l[j]);
-    CL_(blend_elem)(&p.y, _mm512_testn_epi64_mask(any, any), &k.one);
+    CL_(blend_elem)(&p.y, CL_(fe_zero_mask)(&z), &k.one);
     CL_(mul_point)(out, &p, s, &k);
 }
 

@@ -14,7 +14,10 @@
  * whatever the digits; an entry is picked by comparing every table index
  * with the digits into lane masks and blending all eight, and a negation
  * is a blend under the digit's sign mask. The complete formulas need no
- * test for infinity or for equal points. Whether an input point is
+ * test for infinity or for equal points: they are complete on every
+ * point of these curves, none of which has a point of order 2 (their
+ * cofactors are odd), so the subgroup checks may feed them points from
+ * outside the subgroup too. Whether an input point is
  * infinity is public (it is in the file) and is also handled by masks.
  * valgrind cannot run AVX-512, so ctime_valgrind checks the scalar path
  * only; tests/test_ctime.c compares the lanes with it natively.
