@@ -58,17 +58,23 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
         explicit_bzero(sc, sizeof sc);                                                                       \
         explicit_bzero(acc, sizeof acc);                                                                     \
     }                                                                                                        \
-    static void X_(GG##_apply_powers)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],      \
-                                      const uint64_t inc[4], const zp_parallel *par) {                       \
+    /* lanes: the group's (lanes_curve), or NULL */                                                          \
+    static void X_(GG##_apply_powers_with)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4], \
+                                           const uint64_t inc[4], const zp_parallel *par,                    \
+                                           const zp_ct_lanes_curve *lanes) {                                 \
         FR f, c;                                                                                             \
         if (first != NULL) memcpy(f.v, first, 32);                                                           \
         memcpy(c.v, inc, 32);                                                                                \
-        zp_ct_lanes_curve lc;                                                                                \
-        int lanes = X_(GG##_lanes_curve)(&lc, par);                                                          \
-        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c, lanes ? &lc : NULL};             \
+        X_(powers_job) job = {pts, n, start, first != NULL ? &f : NULL, &c, lanes};                          \
         zp_parallel_for(par, (n + ZP_P1_POWERS_BLOCK - 1) / ZP_P1_POWERS_BLOCK, X_(GG##_powers_task), &job); \
         explicit_bzero(&f, sizeof f);                                                                        \
         explicit_bzero(&c, sizeof c);                                                                        \
+    }                                                                                                        \
+    static void X_(GG##_apply_powers)(uint8_t * pts, size_t n, uint64_t start, const uint64_t first[4],      \
+                                      const uint64_t inc[4], const zp_parallel *par) {                       \
+        zp_ct_lanes_curve lc;                                                                                \
+        int lanes = X_(GG##_lanes_curve)(&lc, par);                                                          \
+        X_(GG##_apply_powers_with)(pts, n, start, first, inc, par, lanes ? &lc : NULL);                      \
     }
 ZP_P1_POWERS(G1, G1J, FP)
 ZP_P1_POWERS(G2, G2J, FP2)
@@ -103,7 +109,7 @@ ZP_P1_POWERS(G2, G2J, FP2)
                                           const uint64_t inc[4], const zp_parallel *par) {                        \
         zp_ct_lanes_curve lc; /* the lanes beat the scalar wNAF (g1_apply_key_var) */                             \
         if (X_(GG##_lanes_curve)(&lc, par)) {                                                                     \
-            X_(GG##_apply_powers)(pts, n, start, first, inc, par);                                                \
+            X_(GG##_apply_powers_with)(pts, n, start, first, inc, par, &lc);                                      \
             return;                                                                                               \
         }                                                                                                         \
         FR f, c;                                                                                                  \

@@ -12,14 +12,15 @@
  * their doublings shared, ZP_P2_STRAUS terms at a time. */
 #define ZP_P2_WNAF_FROM 24
 #define ZP_P2_STRAUS 4
-/* whether add_scaled takes k (plain, below r) as a wide term: from
- * ZP_P2_WNAF_FROM bits after k above r/2 is taken as -(r - k) */
-static int X_(coef_is_wide)(const uint64_t coef[4]) {
-    uint64_t k[4], half[4];
+/* k = |coef| (plain, below r) as add_scaled takes it: above r/2 as
+ * -(r - coef), *neg then 1; returns k's top bit, -1 for 0 */
+static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
+    uint64_t half[4];
     const uint64_t *r = FR_(modulus).v;
     for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0);
-    memcpy(k, coef, sizeof k);
-    if (zp_limbs_lt_var(half, k, 4)) {
+    memcpy(k, coef, 4 * sizeof *k);
+    *neg = zp_limbs_lt_var(half, k, 4);
+    if (*neg) {
         unsigned __int128 b = 0;
         for (int i = 0; i < 4; i++) {
             unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;
@@ -29,51 +30,80 @@ static int X_(coef_is_wide)(const uint64_t coef[4]) {
     }
     int top = 255;
     while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;
-    return top >= ZP_P2_WNAF_FROM;
+    return top;
 }
-#define ZP_P2_ADD_SCALED(GG, GGJ)                                                                               \
-    static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                   \
-        if (*nw == 0) return;                                                                                   \
-        GGJ t;                                                                                                  \
-        X_(GG##_jmuln)(&t, ws, *nw);                                                                            \
-        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                   \
-        *nw = 0;                                                                                                \
-    }                                                                                                           \
-    static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef, X_(GG##_wstr) *ws, int *nw) { \
-        if (coef == NULL) {                                                                                     \
-            ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                                         \
-            return;                                                                                             \
-        }                                                                                                       \
-        uint64_t k[4], half[4];                                                                                 \
-        const uint64_t *r = FR_(modulus).v;                                                                     \
-        for (int i = 0; i < 4; i++) half[i] = (r[i] >> 1) | (i < 3 ? r[i + 1] << 63 : 0);                       \
-        GG q = *p;                                                                                              \
-        memcpy(k, coef, sizeof k);                                                                              \
-        if (zp_limbs_lt_var(half, k, 4)) {                                                                      \
-            unsigned __int128 b = 0;                                                                            \
-            for (int i = 0; i < 4; i++) {                                                                       \
-                unsigned __int128 d = (unsigned __int128)r[i] - k[i] - (uint64_t)b;                             \
-                k[i] = (uint64_t)d;                                                                             \
-                b = (d >> 64) & 1;                                                                              \
-            }                                                                                                   \
-            ZP_CAT(GG, _neg)(&q, &q);                                                                           \
-        }                                                                                                       \
-        int top = 255;                                                                                          \
-        while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;                                           \
-        if (top < 0) return;                                                                                    \
-        GGJ t;                                                                                                  \
-        ZP_CAT(GG, _j_from_affine)(&t, &q);                                                                     \
-        if (top >= ZP_P2_WNAF_FROM) {                                                                           \
-            X_(GG##_prep)(ws + *nw, &t, k);                                                                     \
-            *nw += 2;                                                                                           \
-            if (*nw == 2 * ZP_P2_STRAUS) X_(GG##_flush)(acc, ws, nw);                                           \
-            return;                                                                                             \
-        }                                                                                                       \
-        for (int i = top - 1; i >= 0; i--) {                                                                    \
-            ZP_CAT(GG, _j_dbl)(&t, &t);                                                                         \
-            if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);                         \
-        }                                                                                                       \
-        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                   \
+/* Products pending for the lanes (lanes_run), eight at a time: dst[l]
+ * gets s[l]·in[l] (add 0) or has it added (add 1); own holds splits made
+ * for the batch. jacobian: in are the group's Jacobian points. */
+#define ZP_P2_LANES_BATCH(GG, GGJ)                                                                               \
+    typedef struct {                                                                                             \
+        const zp_ct_lanes_curve *c;                                                                              \
+        int jacobian, add;                                                                                       \
+        size_t m;                                                                                                \
+        const uint64_t *in[8];                                                                                   \
+        const zp_p2_ct_scalar *s[8];                                                                             \
+        GGJ *dst[8];                                                                                             \
+        zp_p2_ct_scalar own[8];                                                                                  \
+        GG pts[8];                                                                                               \
+    } X_(GG##_batch);                                                                                            \
+    static void X_(GG##_batch_flush)(X_(GG##_batch) *b) {                                                        \
+        if (b->m == 0) return;                                                                                   \
+        GGJ prod[8];                                                                                             \
+        X_(GG##_lanes_run)(prod, b->in, b->s, b->m, b->jacobian, b->c);                                          \
+        for (size_t l = 0; l < b->m; l++) {                                                                      \
+            if (b->add) ZP_CAT(GG, _j_add_var)(b->dst[l], b->dst[l], &prod[l]);                                  \
+            else *b->dst[l] = prod[l];                                                                           \
+        }                                                                                                        \
+        b->m = 0;                                                                                                \
+    }                                                                                                            \
+    static void X_(GG##_batch_push)(X_(GG##_batch) *b, const uint64_t *in, const zp_p2_ct_scalar *s, GGJ *dst) { \
+        b->in[b->m] = in, b->s[b->m] = s, b->dst[b->m] = dst;                                                    \
+        if (++b->m == 8) X_(GG##_batch_flush)(b);                                                                \
+    }
+ZP_P2_LANES_BATCH(G1, G1J)
+ZP_P2_LANES_BATCH(G2, G2J)
+
+/* batch: NULL, or the lanes' (its add set): a wide term's product goes
+ * there instead of the wNAF strings */
+#define ZP_P2_ADD_SCALED(GG, GGJ)                                                                             \
+    static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                 \
+        if (*nw == 0) return;                                                                                 \
+        GGJ t;                                                                                                \
+        X_(GG##_jmuln)(&t, ws, *nw);                                                                          \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                 \
+        *nw = 0;                                                                                              \
+    }                                                                                                         \
+    static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef, X_(GG##_wstr) *ws, int *nw, \
+                                    X_(GG##_batch) *batch) {                                                  \
+        if (coef == NULL) {                                                                                   \
+            ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                                       \
+            return;                                                                                           \
+        }                                                                                                     \
+        uint64_t k[4];                                                                                        \
+        int neg, top = X_(coef_signed)(k, &neg, coef);                                                        \
+        if (top < 0) return;                                                                                  \
+        if (top >= ZP_P2_WNAF_FROM && batch != NULL) {                                                        \
+            size_t m = batch->m;                                                                              \
+            batch->pts[m] = *p;                                                                               \
+            X_(GG##_ct_scalar)(&batch->own[m], coef);                                                         \
+            X_(GG##_batch_push)(batch, (const uint64_t *)(const void *)&batch->pts[m], &batch->own[m], acc);  \
+            return;                                                                                           \
+        }                                                                                                     \
+        GG q = *p;                                                                                            \
+        if (neg) ZP_CAT(GG, _neg)(&q, &q);                                                                    \
+        GGJ t;                                                                                                \
+        ZP_CAT(GG, _j_from_affine)(&t, &q);                                                                   \
+        if (top >= ZP_P2_WNAF_FROM) {                                                                         \
+            X_(GG##_prep)(ws + *nw, &t, k);                                                                   \
+            *nw += 2;                                                                                         \
+            if (*nw == 2 * ZP_P2_STRAUS) X_(GG##_flush)(acc, ws, nw);                                         \
+            return;                                                                                           \
+        }                                                                                                     \
+        for (int i = top - 1; i >= 0; i--) {                                                                  \
+            ZP_CAT(GG, _j_dbl)(&t, &t);                                                                       \
+            if ((k[i / 64] >> (i % 64)) & 1) ZP_CAT(GG, _j_add_affine_var)(&t, &t, &q);                       \
+        }                                                                                                     \
+        ZP_CAT(GG, _j_add_var)(acc, acc, &t);                                                                 \
     }
 ZP_P2_ADD_SCALED(G1, G1J)
 ZP_P2_ADD_SCALED(G2, G2J)
@@ -88,121 +118,41 @@ typedef struct {
 } X_(compose_job);
 
 #define ZP_P2_COMPOSE_BLOCK 64
-/* A block of signals with the lanes: each wide term's product (from
- * ZP_P2_WNAF_FROM bits) eight at a time in the lanes, added to its
- * signal's sum; the short ones as add_scaled adds them. Eight
- * independent products cost less there than four sharing their
- * doublings in scalar code. */
-#define ZP_P2_COMPOSE_LANES(GG, GGJ, FF)                                                                         \
-    static void X_(GG##_compose_lanes)(const X_(compose_job) *job, size_t lo, size_t hi, GGJ *acc) {             \
-        enum { W = sizeof(FF) / 8 };                                                                             \
-        zp_p2_ct_scalar sc[8];                                                                                   \
-        const uint64_t *in[8];                                                                                   \
-        const zp_p2_ct_scalar *sp[8];                                                                            \
-        size_t sig[8], m = 0;                                                                                    \
-        uint64_t out[8 * 3 * W];                                                                                 \
-        X_(GG##_wstr) ws[2];                                                                                     \
-        for (size_t s = lo; s <= hi; s++) {                                                                      \
-            if (s < hi) {                                                                                        \
-                ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                                            \
-                for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {                           \
-                    const uint64_t *coef = job->terms[e].coef;                                                   \
-                    int wide = 0;                                                                                \
-                    if (coef != NULL) {                                                                          \
-                        uint64_t k[4];                                                                           \
-                        memcpy(k, coef, sizeof k);                                                               \
-                        wide = X_(coef_is_wide)(k);                                                              \
-                    }                                                                                            \
-                    if (!wide) {                                                                                 \
-                        GG p;                                                                                    \
-                        int nw = 0;                                                                              \
-                        memcpy(&p, job->terms[e].base, sizeof p);                                                \
-                        X_(GG##_add_scaled)(&acc[s - lo], &p, coef, ws, &nw);                                    \
-                        continue;                                                                                \
-                    }                                                                                            \
-                    X_(GG##_ct_scalar)(&sc[m], coef);                                                            \
-                    in[m] = (const uint64_t *)(const void *)job->terms[e].base, sp[m] = &sc[m], sig[m] = s - lo; \
-                    if (++m < 8) continue;                                                                       \
-                    job->lanes->kern->mul(out, in, sp, job->lanes);                                              \
-                    for (size_t l = 0; l < 8; l++) {                                                             \
-                        GGJ q;                                                                                   \
-                        memcpy(&q, out + 3 * W * l, sizeof q);                                                   \
-                        ZP_CAT(GG, _j_add_var)(&acc[sig[l]], &acc[sig[l]], &q);                                  \
-                    }                                                                                            \
-                    m = 0;                                                                                       \
-                }                                                                                                \
-                continue;                                                                                        \
-            }                                                                                                    \
-            if (m == 0) break;                                                                                   \
-            for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                         \
-            job->lanes->kern->mul(out, in, sp, job->lanes);                                                      \
-            for (size_t l = 0; l < m; l++) {                                                                     \
-                GGJ q;                                                                                           \
-                memcpy(&q, out + 3 * W * l, sizeof q);                                                           \
-                ZP_CAT(GG, _j_add_var)(&acc[sig[l]], &acc[sig[l]], &q);                                          \
-            }                                                                                                    \
-        }                                                                                                        \
+/* A block of signals [lo, hi): each signal's terms summed by add_scaled,
+ * with the lanes where the job has them (each wide term's product there,
+ * eight independent products at a time: they cost less than four
+ * sharing their doublings in scalar code), then to affine. */
+#define ZP_P2_COMPOSE(GG, GGJ, FF)                                                         \
+    static void X_(GG##_compose_block)(const X_(compose_job) *job, size_t lo, size_t hi) { \
+        GGJ acc[ZP_P2_COMPOSE_BLOCK];                                                      \
+        X_(GG##_wstr) ws[2 * ZP_P2_STRAUS];                                                \
+        FF scratch[2 * ZP_P2_COMPOSE_BLOCK];                                               \
+        GG res[ZP_P2_COMPOSE_BLOCK];                                                       \
+        X_(GG##_batch) batch = {.c = job->lanes, .add = 1};                                \
+        for (size_t s = lo; s < hi; s++) {                                                 \
+            ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                          \
+            int nw = 0;                                                                    \
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {         \
+                GG p;                                                                      \
+                memcpy(&p, job->terms[e].base, sizeof p);                                  \
+                X_(GG##_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw,         \
+                                    job->lanes != NULL ? &batch : NULL);                   \
+            }                                                                              \
+            X_(GG##_flush)(&acc[s - lo], ws, &nw);                                         \
+        }                                                                                  \
+        X_(GG##_batch_flush)(&batch);                                                      \
+        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                    \
+        memcpy(job->out + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                   \
     }
-ZP_P2_COMPOSE_LANES(G1, G1J, FP)
-ZP_P2_COMPOSE_LANES(G2, G2J, FP2)
+ZP_P2_COMPOSE(G1, G1J, FP)
+ZP_P2_COMPOSE(G2, G2J, FP2)
 
 static void X_(compose_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     const X_(compose_job) *job = arg;
     size_t lo = t * ZP_P2_COMPOSE_BLOCK, hi = lo + ZP_P2_COMPOSE_BLOCK < job->n ? lo + ZP_P2_COMPOSE_BLOCK : job->n;
-    if (job->lanes != NULL && !job->g2) {
-        G1J acc[ZP_P2_COMPOSE_BLOCK];
-        FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
-        G1 res[ZP_P2_COMPOSE_BLOCK];
-        X_(G1_compose_lanes)(job, lo, hi, acc);
-        G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
-        memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
-        return;
-    }
-    if (job->lanes != NULL) {
-        G2J acc[ZP_P2_COMPOSE_BLOCK];
-        FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
-        G2 res[ZP_P2_COMPOSE_BLOCK];
-        X_(G2_compose_lanes)(job, lo, hi, acc);
-        G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
-        memcpy(job->out + lo * sizeof(G2), res, (hi - lo) * sizeof(G2));
-        return;
-    }
-    if (!job->g2) {
-        G1J acc[ZP_P2_COMPOSE_BLOCK];
-        X_(G1_wstr) ws[2 * ZP_P2_STRAUS];
-        FP scratch[2 * ZP_P2_COMPOSE_BLOCK];
-        for (size_t s = lo; s < hi; s++) {
-            G1_(j_set_inf)(&acc[s - lo]);
-            int nw = 0;
-            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
-                G1 p;
-                memcpy(&p, job->terms[e].base, sizeof p);
-                X_(G1_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw);
-            }
-            X_(G1_flush)(&acc[s - lo], ws, &nw);
-        }
-        G1 res[ZP_P2_COMPOSE_BLOCK];
-        G1_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
-        memcpy(job->out + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
-    } else {
-        G2J acc[ZP_P2_COMPOSE_BLOCK];
-        X_(G2_wstr) ws[2 * ZP_P2_STRAUS];
-        FP2 scratch[2 * ZP_P2_COMPOSE_BLOCK];
-        for (size_t s = lo; s < hi; s++) {
-            G2_(j_set_inf)(&acc[s - lo]);
-            int nw = 0;
-            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {
-                G2 p;
-                memcpy(&p, job->terms[e].base, sizeof p);
-                X_(G2_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw);
-            }
-            X_(G2_flush)(&acc[s - lo], ws, &nw);
-        }
-        G2 res[ZP_P2_COMPOSE_BLOCK];
-        G2_(j_batch_to_affine_var)(res, acc, hi - lo, scratch);
-        memcpy(job->out + lo * sizeof(G2), res, (hi - lo) * sizeof(G2));
-    }
+    if (job->g2) X_(G2_compose_block)(job, lo, hi);
+    else X_(G1_compose_block)(job, lo, hi);
 }
 
 static void X_(compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
@@ -262,56 +212,37 @@ typedef struct {
 
 #define ZP_P2_FFT_BLOCK 64
 /* A block of butterflies [lo, hi) with its multiplications eight at a
- * time in the lanes: v = ω^k·a[i1] (a twiddle split per product, or per
- * distinct k in the early stages' short groups), u = n⁻¹·a[i0] in the
- * last stage; then the sums. Twiddles are public: the lanes' constant
+ * time in the lanes (a batch of the FFT's Jacobian points): v = ω^k·a[i1]
+ * (a twiddle split per product, or per distinct k in the early stages'
+ * short groups), u = n⁻¹·a[i0] in the last stage; then the sums. Twiddles are public: the lanes' constant
  * time costs nothing here, and they beat the scalar wNAF. */
-#define ZP_P2_FFT_LANES(GG, GGJ, FF)                                                                              \
-    static void X_(GG##_fft_lanes)(const X_(fft_job) *j, size_t lo, size_t hi) {                                  \
-        enum { W = sizeof(FF) / 8 };                                                                              \
-        GGJ *a = j->a, v[ZP_P2_FFT_BLOCK], u[ZP_P2_FFT_BLOCK];                                                    \
-        zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                                      \
-        const uint64_t *in[8];                                                                                    \
-        const zp_p2_ct_scalar *sp[8];                                                                             \
-        GGJ *dst[8];                                                                                              \
-        uint64_t out[8 * 3 * W];                                                                                  \
-        size_t m = 0;                                                                                             \
-        for (int pass = 0; pass < 2; pass++) { /* 0: the v, 1: the u */                                           \
-            if (pass == 1 && j->uscale == NULL) break;                                                            \
-            for (size_t b = lo; b <= hi; b++) {                                                                   \
-                if (b < hi) {                                                                                     \
-                    size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;     \
-                    if (pass == 0) {                                                                              \
-                        if (k == 0 && j->uscale == NULL) {                                                        \
-                            v[b - lo] = a[i1];                                                                    \
-                            continue;                                                                             \
-                        }                                                                                         \
-                        /* a block holds 64 butterflies from a multiple of 64: a short                        \
-                         * group's k repeat, split at their first */   \
-                        size_t slot = j->half < ZP_P2_FFT_BLOCK ? k : b - lo;                                     \
-                        if (j->half >= ZP_P2_FFT_BLOCK || b - lo < j->half)                                       \
-                            X_(GG##_ct_scalar)(&sc[slot], j->tw + 4 * k);                                         \
-                        in[m] = (const uint64_t *)(const void *)&a[i1], sp[m] = &sc[slot], dst[m] = &v[b - lo];   \
-                    } else {                                                                                      \
-                        in[m] = (const uint64_t *)(const void *)&a[i0], sp[m] = j->uscale_s, dst[m] = &u[b - lo]; \
-                    }                                                                                             \
-                    if (++m < 8) continue;                                                                        \
-                } else if (m == 0) {                                                                              \
-                    break;                                                                                        \
-                }                                                                                                 \
-                for (size_t l = m; l < 8; l++) in[l] = in[0], sp[l] = sp[0];                                      \
-                j->lanes->kern->mul_j(out, in, sp, j->lanes);                                                     \
-                for (size_t l = 0; l < m; l++) memcpy(dst[l], out + 3 * W * l, sizeof(GGJ));                      \
-                m = 0;                                                                                            \
-            }                                                                                                     \
-        }                                                                                                         \
-        for (size_t b = lo; b < hi; b++) {                                                                        \
-            size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;             \
-            GGJ nv, uu = j->uscale != NULL ? u[b - lo] : a[i0];                                                   \
-            ZP_CAT(GG, _j_add_var)(&a[i0], &uu, &v[b - lo]);                                                      \
-            ZP_CAT(GG, _j_neg)(&nv, &v[b - lo]);                                                                  \
-            ZP_CAT(GG, _j_add_var)(&a[i1], &uu, &nv);                                                             \
-        }                                                                                                         \
+#define ZP_P2_FFT_LANES(GG, GGJ, FF)                                                                          \
+    static void X_(GG##_fft_lanes)(const X_(fft_job) *j, size_t lo, size_t hi) {                              \
+        GGJ *a = j->a, v[ZP_P2_FFT_BLOCK], u[ZP_P2_FFT_BLOCK];                                                \
+        zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                                  \
+        X_(GG##_batch) batch = {.c = j->lanes, .jacobian = 1};                                                \
+        for (size_t b = lo; b < hi; b++) {                                                                    \
+            size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;         \
+            if (j->uscale != NULL)                                                                            \
+                X_(GG##_batch_push)(&batch, (const uint64_t *)(const void *)&a[i0], j->uscale_s, &u[b - lo]); \
+            if (k == 0 && j->uscale == NULL) {                                                                \
+                v[b - lo] = a[i1];                                                                            \
+                continue;                                                                                     \
+            }                                                                                                 \
+            /* a block holds 64 butterflies from a multiple of 64: a short                                  \
+             * group's k repeat, split at their first */ \
+            size_t slot = j->half < ZP_P2_FFT_BLOCK ? k : b - lo;                                             \
+            if (j->half >= ZP_P2_FFT_BLOCK || b - lo < j->half) X_(GG##_ct_scalar)(&sc[slot], j->tw + 4 * k); \
+            X_(GG##_batch_push)(&batch, (const uint64_t *)(const void *)&a[i1], &sc[slot], &v[b - lo]);       \
+        }                                                                                                     \
+        X_(GG##_batch_flush)(&batch);                                                                         \
+        for (size_t b = lo; b < hi; b++) {                                                                    \
+            size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;         \
+            GGJ nv, uu = j->uscale != NULL ? u[b - lo] : a[i0];                                               \
+            ZP_CAT(GG, _j_add_var)(&a[i0], &uu, &v[b - lo]);                                                  \
+            ZP_CAT(GG, _j_neg)(&nv, &v[b - lo]);                                                              \
+            ZP_CAT(GG, _j_add_var)(&a[i1], &uu, &nv);                                                         \
+        }                                                                                                     \
     }
 ZP_P2_FFT_LANES(G1, G1J, FP)
 ZP_P2_FFT_LANES(G2, G2J, FP2)

@@ -158,81 +158,86 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
 }
 
 /* The eight-lane path (ct_lanes.h) for a group, where the build has it
- * and zp_ifma_enabled(par) says so: 1 and the group's kernels and
- * constants in *c; else 0. The endomorphism's
- * constants are read off E(1 : 1 : 1), which the split's E gives as
- * (ex, ey, 1). And acc[i] = k_i·pts[i] (affine LEM in, Jacobian out) for
- * i < n <= 64, in constant time in the k_i, given split: s[i·ds] (ds 0:
- * one scalar for every point); lanes: that path's group, or NULL. */
-#define ZP_P2_CT_BLOCK(GG, GGJ, FF, B_INIT, CONJ)                                                                   \
-    static int X_(GG##_lanes_curve)(zp_ct_lanes_curve * c, const zp_parallel *par) {                                \
-        const zp_ct_lanes_kernels *kern = zp_ct_lanes_get(sizeof(FF) / 8);                                          \
-        if (kern == NULL || !zp_ifma_enabled(par)) return 0;                                                        \
-        memset(c, 0, sizeof *c);                                                                                    \
-        c->kern = kern;                                                                                             \
-        zp_ifma_field_init(&c->f, FP_(modulus).v, FPN);                                                             \
-        static const FF b = B_INIT;                                                                                 \
-        FF b3;                                                                                                      \
-        ZP_CAT(FF, _add)(&b3, &b, &b);                                                                              \
-        ZP_CAT(FF, _add)(&b3, &b3, &b);                                                                             \
-        memcpy(c->b3, &b3, sizeof b3);                                                                              \
-        GGJ one, e;                                                                                                 \
-        ZP_CAT(FF, _set_one)(&one.x), ZP_CAT(FF, _set_one)(&one.y), ZP_CAT(FF, _set_one)(&one.z);                   \
-        X_(GG##_ct_endo)(&e, &one);                                                                                 \
-        if (ZP_P2_##GG##_CT_ENDO_NEG) ZP_CAT(GG, _j_neg)(&e, &e);                                                   \
-        if (memcmp(&e.z, &one.z, sizeof e.z) != 0) return 0; /* not of that form: the scalar path */                \
-        memcpy(c->ex, &e.x, sizeof e.x);                                                                            \
-        memcpy(c->ey, &e.y, sizeof e.y);                                                                            \
-        memcpy(c->one, &one.x, sizeof one.x);                                                                       \
-        c->conj = (CONJ);                                                                                           \
-        return 1;                                                                                                   \
-    }                                                                                                               \
-    static void X_(GG##_ct_mul_block)(GGJ * acc, const uint8_t *pts, const zp_p2_ct_scalar *s, size_t ds, size_t n, \
-                                      const zp_ct_lanes_curve *lanes) {                                             \
-        _Static_assert(sizeof(GGJ) == 3 * sizeof(FF) && sizeof(GG) == 2 * sizeof(FF), "the lanes' point layout");   \
-        if (lanes != NULL) {                                                                                        \
-            for (size_t i = 0; i < n; i += 8) {                                                                     \
-                const uint64_t *in[8];                                                                              \
-                const zp_p2_ct_scalar *sc[8];                                                                       \
-                uint64_t out[8 * 3 * (sizeof(FF) / 8)];                                                             \
-                for (size_t l = 0; l < 8; l++) {                                                                    \
-                    size_t j = i + l < n ? i + l : i; /* a tail's spare lanes redo point i */                       \
-                    in[l] = (const uint64_t *)(const void *)(pts + j * sizeof(GG));                                 \
-                    sc[l] = s + j * ds;                                                                             \
-                }                                                                                                   \
-                lanes->kern->mul(out, in, sc, lanes);                                                               \
-                size_t m = n - i < 8 ? n - i : 8;                                                                   \
-                memcpy(&acc[i], out, m * sizeof(GGJ));                                                              \
-                explicit_bzero(out, sizeof out);                                                                    \
-            }                                                                                                       \
-            return;                                                                                                 \
-        }                                                                                                           \
-        GGJ tab[2][8];                                                                                              \
-        for (size_t i = 0; i < n; i++) {                                                                            \
-            GG p;                                                                                                   \
-            memcpy(&p, pts + i * sizeof(GG), sizeof p);                                                             \
-            ZP_CAT(GG, _j_from_affine)(&acc[i], &p);                                                                \
-            X_(GG##_ct_tables)(tab, &acc[i]);                                                                       \
-            X_(GG##_ct_mul)(&acc[i], tab, s + i * ds);                                                              \
-        }                                                                                                           \
+ * and zp_ifma_enabled(par) says so: lanes_curve gives 1 and the group's
+ * kernels and constants in *c (the split's endomorphism); else 0.
+ * lanes_endo reads an endomorphism E of the form (ex·x̄, ey·ȳ) off
+ * E(1 : 1 : 1) = (ex, ey, 1) into *c (0 if E is not of that form).
+ * lanes_run: out[l] = s[l]·in[l] for l < m <= 8, Jacobian out; in affine
+ * LEM points, or (jacobian) the group's Jacobian points; the spare lanes
+ * redo lane 0. ct_mul_block: acc[i] = k_i·pts[i] (affine LEM in, Jacobian
+ * out) for i < n <= 64, in constant time in the k_i, given split: s[i·ds]
+ * (ds 0: one scalar for every point); lanes: the group's, or NULL. */
+#define ZP_P2_CT_BLOCK(GG, GGJ, FF, B_INIT, CONJ)                                                                     \
+    static int X_(GG##_lanes_endo)(zp_ct_lanes_curve * c, void (*endo)(GGJ *, const GGJ *), int neg, int conj) {      \
+        GGJ one, e;                                                                                                   \
+        ZP_CAT(FF, _set_one)(&one.x), ZP_CAT(FF, _set_one)(&one.y), ZP_CAT(FF, _set_one)(&one.z);                     \
+        endo(&e, &one);                                                                                               \
+        if (neg) ZP_CAT(GG, _j_neg)(&e, &e);                                                                          \
+        if (memcmp(&e.z, &one.z, sizeof e.z) != 0) return 0;                                                          \
+        memcpy(c->ex, &e.x, sizeof e.x);                                                                              \
+        memcpy(c->ey, &e.y, sizeof e.y);                                                                              \
+        memcpy(c->one, &one.x, sizeof one.x);                                                                         \
+        c->conj = conj;                                                                                               \
+        return 1;                                                                                                     \
+    }                                                                                                                 \
+    static int X_(GG##_lanes_curve)(zp_ct_lanes_curve * c, const zp_parallel *par) {                                  \
+        const zp_ct_lanes_kernels *kern = zp_ct_lanes_get(sizeof(FF) / 8);                                            \
+        if (kern == NULL || !zp_ifma_enabled(par)) return 0;                                                          \
+        memset(c, 0, sizeof *c);                                                                                      \
+        c->kern = kern;                                                                                               \
+        zp_ifma_field_init(&c->f, FP_(modulus).v, FPN);                                                               \
+        static const FF b = B_INIT;                                                                                   \
+        FF b3;                                                                                                        \
+        ZP_CAT(FF, _add)(&b3, &b, &b);                                                                                \
+        ZP_CAT(FF, _add)(&b3, &b3, &b);                                                                               \
+        memcpy(c->b3, &b3, sizeof b3);                                                                                \
+        return X_(GG##_lanes_endo)(c, X_(GG##_ct_endo), ZP_P2_##GG##_CT_ENDO_NEG, (CONJ));                            \
+    }                                                                                                                 \
+    static void X_(GG##_lanes_run)(GGJ * out, const uint64_t *const in[], const zp_p2_ct_scalar *const s[], size_t m, \
+                                   int jacobian, const zp_ct_lanes_curve *c) {                                        \
+        _Static_assert(sizeof(GGJ) == 3 * sizeof(FF) && sizeof(GG) == 2 * sizeof(FF), "the lanes' point layout");     \
+        const uint64_t *lin[8];                                                                                       \
+        const zp_p2_ct_scalar *ls[8];                                                                                 \
+        uint64_t res[8 * 3 * (sizeof(FF) / 8)];                                                                       \
+        for (size_t l = 0; l < 8; l++) lin[l] = in[l < m ? l : 0], ls[l] = s[l < m ? l : 0];                          \
+        (jacobian ? c->kern->mul_j : c->kern->mul)(res, lin, ls, c);                                                  \
+        memcpy(out, res, m * sizeof(GGJ));                                                                            \
+        explicit_bzero(res, sizeof res);                                                                              \
+    }                                                                                                                 \
+    static void X_(GG##_ct_mul_block)(GGJ * acc, const uint8_t *pts, const zp_p2_ct_scalar *s, size_t ds, size_t n,   \
+                                      const zp_ct_lanes_curve *lanes) {                                               \
+        if (lanes != NULL) {                                                                                          \
+            for (size_t i = 0; i < n; i += 8) {                                                                       \
+                const uint64_t *in[8];                                                                                \
+                const zp_p2_ct_scalar *sc[8];                                                                         \
+                size_t m = n - i < 8 ? n - i : 8;                                                                     \
+                for (size_t l = 0; l < m; l++) {                                                                      \
+                    in[l] = (const uint64_t *)(const void *)(pts + (i + l) * sizeof(GG));                             \
+                    sc[l] = s + (i + l) * ds;                                                                         \
+                }                                                                                                     \
+                X_(GG##_lanes_run)(&acc[i], in, sc, m, 0, lanes);                                                     \
+            }                                                                                                         \
+            return;                                                                                                   \
+        }                                                                                                             \
+        GGJ tab[2][8];                                                                                                \
+        for (size_t i = 0; i < n; i++) {                                                                              \
+            GG p;                                                                                                     \
+            memcpy(&p, pts + i * sizeof(GG), sizeof p);                                                               \
+            ZP_CAT(GG, _j_from_affine)(&acc[i], &p);                                                                  \
+            X_(GG##_ct_tables)(tab, &acc[i]);                                                                         \
+            X_(GG##_ct_mul)(&acc[i], tab, s + i * ds);                                                                \
+        }                                                                                                             \
     }
 ZP_P2_CT_BLOCK(G1, G1J, FP, ZP_CAT(ZP_G_UP, _G1_B_INIT), 0)
 ZP_P2_CT_BLOCK(G2, G2J, FP2, ZP_CAT(ZP_G_UP, _G2_B_INIT), ZP_G_G2_ENDO_CONJ)
 
 /* Subgroup checks in the lanes (ops.lanes_check_init, lanes_first_outside):
  * the test's endomorphism (ψ on G2, φ on BLS12-381's G1: ZP_G_*_CHECK_ENDO)
- * read off E(1 : 1 : 1) as the split's; BN254's G1 (cofactor 1, no
- * ZP_G_G1_CHECK_ENDO) needs none. */
+ * in place of the split's; BN254's G1 (cofactor 1, no ZP_G_G1_CHECK_ENDO)
+ * needs none. */
 #define ZP_P2_CHECK_LANES(GG, GGJ, FF, ENDO, CONJ)                                                         \
     static int X_(GG##_lanes_check_init)(zp_ct_lanes_curve * c, const zp_parallel *par) {                  \
-        if (!X_(GG##_lanes_curve)(c, par)) return 0;                                                       \
-        GGJ one, e;                                                                                        \
-        ZP_CAT(FF, _set_one)(&one.x), ZP_CAT(FF, _set_one)(&one.y), ZP_CAT(FF, _set_one)(&one.z);          \
-        ENDO(&e, &one);                                                                                    \
-        if (memcmp(&e.z, &one.z, sizeof e.z) != 0) return 0;                                               \
-        memcpy(c->ex, &e.x, sizeof e.x);                                                                   \
-        memcpy(c->ey, &e.y, sizeof e.y);                                                                   \
-        c->conj = (CONJ);                                                                                  \
+        if (!X_(GG##_lanes_curve)(c, par) || !X_(GG##_lanes_endo)(c, ENDO, 0, (CONJ))) return 0;           \
         c->x_abs = ZP_G_X_ABS;                                                                             \
         return 1;                                                                                          \
     }                                                                                                      \
@@ -292,18 +297,23 @@ static void X_(apply_ct_task)(void *arg, size_t t, size_t worker) {
     memcpy(job->pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
     explicit_bzero(acc, sizeof acc);
 }
-static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par) {
+/* lanes: the group's (lanes_curve), or NULL */
+static void X_(g1_apply_key_with)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par,
+                                  const zp_ct_lanes_curve *lanes) {
     FR k;
     memcpy(k.v, kmont, 32);
     FR_(from_mont)(&k, &k);
     zp_p2_ct_scalar s;
     X_(G1_ct_scalar)(&s, k.v);
-    zp_ct_lanes_curve lc;
-    int lanes = X_(G1_lanes_curve)(&lc, par);
-    X_(apply_ct_job) job = {pts, n, &s, lanes ? &lc : NULL};
+    X_(apply_ct_job) job = {pts, n, &s, lanes};
     zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_ct_task), &job);
     explicit_bzero(&k, sizeof k);
     explicit_bzero(&s, sizeof s);
+}
+static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par) {
+    zp_ct_lanes_curve lc;
+    int lanes = X_(G1_lanes_curve)(&lc, par);
+    X_(g1_apply_key_with)(pts, n, kmont, par, lanes ? &lc : NULL);
 }
 
 /* The same, variable time, for a public k (a beacon's): GLV or the
@@ -337,7 +347,7 @@ static void X_(g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4]
      * BN254 points: 2.4x less CPU): the same points, so the same bytes */
     zp_ct_lanes_curve lc;
     if (X_(G1_lanes_curve)(&lc, par)) {
-        X_(g1_apply_key)(pts, n, kmont, par);
+        X_(g1_apply_key_with)(pts, n, kmont, par, &lc);
         return;
     }
     FR k;
