@@ -440,13 +440,16 @@ static int member_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* What malloc(n) takes from the heap: glibc's chunks, 16-byte aligned
- * with an 8-byte header, 32 bytes at least; from 128 KiB (its first mmap
- * threshold) whole pages. A bound for other mallocs too. */
+/* What malloc(n) may take from the heap: glibc's chunks, 16-byte aligned
+ * with an 8-byte header, 32 bytes at least, and 16 more where a free
+ * chunk it splits would leave less than its 32-byte minimum (it hands
+ * out the whole chunk then: which happens depends on the heap's history);
+ * from 128 KiB (its first mmap threshold) whole pages. A bound for other
+ * mallocs too. */
 static uint64_t heap_bytes(uint64_t n) {
     uint64_t chunk = (n + 8 + 15) & ~(uint64_t)15;
-    if (chunk >= ((uint64_t)128 << 10)) chunk = (n + 16 + 4095) & ~(uint64_t)4095;
-    return chunk < 32 ? 32 : chunk;
+    if (chunk >= ((uint64_t)128 << 10)) return (n + 16 + 4095) & ~(uint64_t)4095;
+    return (chunk < 32 ? 32 : chunk) + 16;
 }
 
 void zp_witness_inputs_free(zp_witness_inputs *in) {
