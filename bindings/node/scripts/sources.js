@@ -15,7 +15,9 @@ const here = path.resolve(__dirname, "..");
 const packed = path.join(here, "native");
 const root = fs.existsSync(path.join(packed, "include", "zkpipe.h")) ? packed : path.resolve(here, "..", "..");
 const x64 = process.arch === "x64";
-const IFMA = ["field/ifma_chains.c", "ntt/ntt_ifma.c", "msm/msm_ifma.c"];
+// the one list of them, which CMakeLists.txt reads too
+const IFMA = fs.readFileSync(path.join(root, "src", "ifma_sources.txt"), "utf8")
+    .split("\n").map((l) => l.trim()).filter((l) => l.endsWith(".c") && !l.startsWith("#"));
 
 function walk(dir) {
     const out = [];
