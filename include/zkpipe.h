@@ -99,6 +99,11 @@ typedef struct zp_prove_options {
      * file during the proof and read back before it returns: do not use
      * the same zp_witness from another thread meanwhile. */
     size_t budget;
+    /* A flag another thread may store nonzero in (a relaxed atomic store)
+     * to stop the proof, as zp_prover_set_stop's: checked before each
+     * stage, a proof stopped so fails with ZP_ERR_UNSUPPORTED, no proof
+     * given. NULL: the proof runs to its end. It must outlive the call. */
+    const int *stop;
 } zp_prove_options;
 
 /* Where a proof's time went (seconds), for callers that report it. */

@@ -39,7 +39,7 @@ static void test_curve(const char *curve, const char *other) {
     CHECK(zp_key_public(key) == 4 && zp_key_wires(key) == 3108 && zp_key_domain_size(key) == 4096);
 
     zp_proof proof;
-    zp_prove_options opt = {2, 0, 0};
+    zp_prove_options opt = {.threads = 2};
     CHECK_MSG(zp_prove(&proof, NULL, key, w, &opt, &err) == ZP_OK, "%s prove: %s", curve, err.message);
     CHECK(zp_proof_write(proof_path, public_path, &proof, key, w, &err) == ZP_OK);
     CHECK_MSG(zp_verify_files(vk, public_path, proof_path, &err) == ZP_OK, "%s verify: %s", curve, err.message);

@@ -114,6 +114,17 @@ static void check_curve(const char *curve) {
         zp_prover_set_stop(pr, NULL);
         zp_prover_destroy(pr);
     }
+    /* the same flag on a one-shot proof (zp_prove_options.stop) */
+    {
+        int stop = 1;
+        zp_prove_options opt = {.threads = 2, .stop = &stop};
+        memset(&proof, 0xff, sizeof proof);
+        zp_status st = zp_prove(&proof, NULL, km, w, &opt, &err);
+        CHECK_MSG(st == ZP_ERR_UNSUPPORTED && strstr(err.message, "stopped") != NULL && proof.curve == ZP_CURVE_NONE,
+                  "%s: a stopped one-shot proof: status %d (%s)", curve, (int)st, err.message);
+        stop = 0;
+        CHECK_MSG(zp_prove(&proof, NULL, km, w, &opt, &err) == ZP_OK, "%s", err.message);
+    }
 done:
     zp_witness_close(w);
     zp_key_close(kp);

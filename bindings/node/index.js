@@ -1,7 +1,8 @@
 // zkpipe for Node.js: snarkjs's groth16 / wtns / zKey API on zkpipe's
 // native prover (bindings/node/README.md). Every call returns a Promise
-// whose work runs off the event loop (Node-API async work, the prover's
-// own threads under it); an AbortSignal stops it.
+// whose work runs off the event loop, on the addon's own threads (the
+// prover's own threads under them; src/addon.c's runner); an AbortSignal
+// stops it.
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -84,10 +85,9 @@ function abortError(signal) {
 
 // Runs start(stop) (a native call taking a stop flag), with signal
 // wired to the flag: an abort stops the native work where it polls (the
-// witness calculator at once, a Prover's proof before its next stage, a
-// one-shot groth16.prove at its end), and the call rejects
-// with an AbortError once the native side has freed what it made, never
-// before (the prover it used is then free for the next call).
+// witness calculator at once, a proof before its next stage), and the
+// call rejects with an AbortError once the native side has freed what it
+// made, never before (the prover it used is then free for the next call).
 async function withSignal(signal, start) {
     if (!signal) return start(null);
     if (signal.aborted) throw abortError(signal);

@@ -83,7 +83,7 @@ int zp_cmd_fullprove(int argc, char **argv) {
     zp_witness_compile_options copt = {.cache_dir = args.cache};
     zp_proof proof;
     zp_prove_stats ps;
-    zp_prove_options popt = {args.threads, args.no_verify, 0};
+    zp_prove_options popt = {.threads = args.threads, .skip_verify = args.no_verify};
     int rc = ZP_EXIT_OK;
     double t0 = zp_clock_now(), t_key, t_load, t_wit, t_prove, t_write;
 

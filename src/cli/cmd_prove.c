@@ -55,7 +55,7 @@ int zp_cmd_prove(int argc, char **argv) {
     zp_witness *witness = NULL;
     zp_proof proof;
     zp_prove_stats stats;
-    zp_prove_options opt = {threads, !verify, (size_t)args.budget};
+    zp_prove_options opt = {.threads = threads, .skip_verify = !verify, .budget = (size_t)args.budget};
     int rc = ZP_EXIT_OK;
     double t0 = zp_clock_now(), t_key, t_wtns, t_prove, t_write;
 

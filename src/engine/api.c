@@ -581,6 +581,7 @@ zp_status zp_prove(zp_proof *proof, zp_prove_stats *stats, const zp_key *key, co
     zp_status st = zp_prover_create(&pr, &opt, err);
     if (st != ZP_OK) return st;
     pr->one_shot = 1;
+    pr->stop = options != NULL ? options->stop : NULL;
     st = zp_prover_prove(pr, proof, stats, key, witness, err);
     zp_prover_destroy(pr);
     return st;

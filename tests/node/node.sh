@@ -7,7 +7,9 @@
 # by zkpipe setup, then bindings/node/test/*.test.js: proofs checked by
 # snarkjs, shapes against snarkjs's, bad inputs, aborts, a Prover under a
 # budget, memory flat over many calls, a calculator that never returns
-# stopped by an abort as it is opened.
+# stopped by an abort as it is opened; the addon's own threads, which
+# leave libuv's pool to fs and crypto, stopped and joined when a Worker
+# or the process ends in the middle of a call.
 #
 # Usage: node.sh ZKPIPE LIBZKPIPE_A WORKDIR CACHE
 set -uo pipefail

@@ -82,7 +82,7 @@ static void spoiled(const char *key_path, const zp_witness *w, size_t budget, co
         close(fd);
     }
     zp_proof proof;
-    zp_prove_options opt = {2, 0, budget};
+    zp_prove_options opt = {.threads = 2, .budget = budget};
     zp_status st = zp_prove(&proof, NULL, key, w, &opt, &err);
     static const char *const what[3] = {"truncated", "changed", "replaced"};
     CHECK_MSG(st != ZP_OK, "a proof from a key %s while streamed", what[how]);

@@ -1,13 +1,15 @@
 /* zkpipe's Node-API addon: the public C API of include/zkpipe.h (and
  * nothing else) behind promises. Every call that can take long (opening a
  * key, compiling or loading a circuit, a witness, a proof, a verification)
- * is Node-API async work: it runs on libuv's thread pool, the prover's own
- * threads under it, never on the event loop. index.js builds snarkjs's API
- * on these functions. */
+ * runs on the addon's own pool of threads (the runner below), the
+ * prover's own threads under it, never on the event loop nor on libuv's
+ * pool. index.js builds snarkjs's API on these functions. */
 #define NAPI_VERSION 8
 #include <node_api.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zkpipe.h"
 
@@ -187,9 +189,9 @@ enum { J_KEY_OPEN, J_CIRCUIT_OPEN, J_FULLPROVE, J_PROVE, J_WTNS, J_VK, J_VERIFY,
 #define MAX_TEXTS 3 /* its sources and texts */
 
 typedef struct job {
+    struct job *next; /* the runner's queue */
     int kind;
     int out_type; /* H_KEY, H_CIRCUIT: the handle it makes; 0: none */
-    napi_async_work work;
     napi_deferred deferred;
     napi_ref refs[MAX_REFS];
     int nrefs;
@@ -201,7 +203,8 @@ typedef struct job {
     zp_key *key;
     zp_circuit *circuit;
     zp_prover *prover; /* NULL: a prover for this call only */
-    const int *stop;
+    const int *stop;   /* the stop handle's flag, or halt: never NULL once queued */
+    int halt;          /* the flag of a job given no stop handle */
     size_t threads;
     uint64_t memory_limit;
     int want_wtns;
@@ -214,8 +217,11 @@ typedef struct job {
     size_t nbytes;
 } job;
 
+/* Frees what the job holds but its references (env NULL: an environment
+ * torn down, which drops them itself), and the job. */
 static void job_free(napi_env env, job *j) {
-    for (int i = 0; i < j->nrefs; i++) napi_delete_reference(env, j->refs[i]);
+    if (env != NULL)
+        for (int i = 0; i < j->nrefs; i++) napi_delete_reference(env, j->refs[i]);
     for (int i = 0; i < j->ntexts; i++) free(j->text[i]);
     zp_free(j->json1);
     zp_free(j->json2);
@@ -232,14 +238,13 @@ static void run_prove(job *j, zp_proof *proof, zp_witness *w) {
         j->st = zp_prover_prove(j->prover, proof, NULL, j->key, w, &j->err);
         zp_prover_set_stop(j->prover, NULL);
     } else {
-        zp_prove_options opt = {.threads = j->threads, .skip_verify = 0};
+        zp_prove_options opt = {.threads = j->threads, .stop = j->stop};
         j->st = zp_prove(proof, NULL, j->key, w, &opt, &j->err);
     }
 }
 
-static void execute(napi_env env, void *data) {
+static void execute(napi_env env, job *j) {
     (void)env;
-    job *j = data;
     zp_error *err = &j->err;
     char *const *t = j->text;
     const size_t *n = j->ntext;
@@ -312,10 +317,10 @@ static napi_value bytes_value(napi_env env, const uint8_t *p, size_t n) {
     return arr;
 }
 
-static void complete(napi_env env, napi_status status, void *data) {
-    job *j = data;
+/* Settles the job's promise on the loop and frees it. */
+static void complete(napi_env env, job *j) {
     napi_value result = NULL;
-    if (status == napi_cancelled || (stopped(j) && (j->st != ZP_OK || j->kind != J_VERIFY))) {
+    if (stopped(j) && (j->st != ZP_OK || j->kind != J_VERIFY)) {
         /* an aborted call: what it made is freed here, never handed out */
         handle made = {j->out_type, j->out_handle, 0};
         handle_free(&made);
@@ -358,8 +363,166 @@ static void complete(napi_env env, napi_status status, void *data) {
             napi_resolve_deferred(env, j->deferred, result);
         }
     }
-    napi_delete_async_work(env, j->work);
     job_free(env, j);
+}
+
+/* ---- the runner: the addon's own pool ----------------------------------------
+ * One per Node environment (the main thread, each Worker). libuv's pool
+ * has four threads by default and serves fs, dns and crypto as well: four
+ * long proofs there would hold up every file read of the process, so the
+ * jobs run here instead. A thread takes the oldest queued job, runs
+ * execute(), and hands the job back to the loop through a thread-safe
+ * function whose callback settles its promise (complete()). Threads are
+ * started as jobs wait, up to max (the CPUs, at least 4), and kept; the
+ * thread-safe function is referenced only while jobs are outstanding, so
+ * an idle runner never keeps the process alive. At the environment's
+ * teardown (process.exit(), a Worker terminated) the running jobs are told
+ * to stop (their flags, which the C calls poll), the threads joined before
+ * any handle is finalized (this cleanup hook was added after the
+ * environment's own, so it runs first), and the queued jobs dropped. */
+#define RUNNER_MAX 64
+
+typedef struct runner runner;
+
+typedef struct runner_thread {
+    runner *r;
+    pthread_t tid;
+    job *running; /* under the lock */
+} runner_thread;
+
+struct runner {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    job *head, *tail; /* queued, oldest first */
+    size_t queued, idle, threads, max;
+    int closing;
+    runner_thread thread[RUNNER_MAX];
+    napi_threadsafe_function done;
+    size_t outstanding; /* queued or running: the loop's thread only */
+};
+
+/* Frees a job the loop will never see: what it made, then the job. */
+static void job_drop(job *j) {
+    handle made = {j->out_type, j->out_handle, 0};
+    handle_free(&made);
+    job_free(NULL, j);
+}
+
+static void *runner_main(void *arg) {
+    runner_thread *t = arg;
+    runner *r = t->r;
+    pthread_mutex_lock(&r->lock);
+    for (;;) {
+        while (r->head == NULL && !r->closing) {
+            r->idle++;
+            pthread_cond_wait(&r->wake, &r->lock);
+            r->idle--;
+        }
+        if (r->closing) break;
+        job *j = r->head;
+        r->head = j->next;
+        if (r->head == NULL) r->tail = NULL;
+        r->queued--;
+        t->running = j;
+        pthread_mutex_unlock(&r->lock);
+        execute(NULL, j);
+        pthread_mutex_lock(&r->lock);
+        t->running = NULL;
+        /* a queue without a limit: never blocks; closing only once the
+         * threads are joined, so this call precedes it */
+        if (napi_call_threadsafe_function(r->done, j, napi_tsfn_nonblocking) != napi_ok) job_drop(j);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+/* The thread-safe function's callback, on the loop: env NULL when it is
+ * torn down with jobs still in its queue. */
+static void runner_done(napi_env env, napi_value js_cb, void *context, void *data) {
+    (void)js_cb;
+    runner *r = context;
+    if (env == NULL) {
+        job_drop(data);
+        return;
+    }
+    complete(env, data);
+    if (--r->outstanding == 0) napi_unref_threadsafe_function(env, r->done);
+}
+
+/* Queues j (the loop's thread): 0 when no thread could be started. */
+static int runner_submit(napi_env env, runner *r, job *j) {
+    pthread_mutex_lock(&r->lock);
+    if (r->queued + 1 > r->idle && r->threads < r->max) {
+        runner_thread *t = &r->thread[r->threads];
+        t->r = r;
+        if (pthread_create(&t->tid, NULL, runner_main, t) == 0) r->threads++;
+    }
+    if (r->threads == 0) {
+        pthread_mutex_unlock(&r->lock);
+        return 0;
+    }
+    j->next = NULL;
+    if (r->tail != NULL) r->tail->next = j;
+    else r->head = j;
+    r->tail = j;
+    r->queued++;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    if (r->outstanding++ == 0) napi_ref_threadsafe_function(env, r->done);
+    return 1;
+}
+
+static void runner_teardown(void *arg) {
+    runner *r = arg;
+    pthread_mutex_lock(&r->lock);
+    r->closing = 1;
+    for (size_t i = 0; i < r->threads; i++)
+        if (r->thread[i].running != NULL) __atomic_store_n((int *)r->thread[i].running->stop, 1, __ATOMIC_RELAXED);
+    pthread_cond_broadcast(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    for (size_t i = 0; i < r->threads; i++) pthread_join(r->thread[i].tid, NULL);
+    while (r->head != NULL) {
+        job *j = r->head;
+        r->head = j->next;
+        job_drop(j);
+    }
+    r->tail = NULL;
+    napi_release_threadsafe_function(r->done, napi_tsfn_abort);
+}
+
+static void runner_free(napi_env env, void *data, void *hint) {
+    (void)env;
+    (void)hint;
+    runner *r = data;
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->wake);
+    free(r);
+}
+
+/* The environment's runner, made and hooked to its teardown: 0 with an
+ * error thrown when it cannot be. */
+static int runner_init(napi_env env) {
+    runner *r = calloc(1, sizeof *r);
+    if (r == NULL) return 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    r->max = cpus > 4 ? (size_t)cpus : 4;
+    if (r->max > RUNNER_MAX) r->max = RUNNER_MAX;
+    napi_value name;
+    if (pthread_mutex_init(&r->lock, NULL) != 0 || pthread_cond_init(&r->wake, NULL) != 0 ||
+        napi_create_string_utf8(env, "zkpipe", NAPI_AUTO_LENGTH, &name) != napi_ok) {
+        free(r);
+        return 0;
+    }
+    if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, r, runner_free, r, runner_done, &r->done) !=
+        napi_ok) {
+        runner_free(env, r, NULL);
+        return 0;
+    }
+    /* added after the environment's own hook (and the thread-safe
+     * function's): runs before either */
+    return napi_unref_threadsafe_function(env, r->done) == napi_ok &&
+           napi_add_env_cleanup_hook(env, runner_teardown, r) == napi_ok &&
+           napi_set_instance_data(env, r, NULL, NULL) == napi_ok;
 }
 
 /* ---- the async functions: one table ---------------------------------------
@@ -435,9 +598,12 @@ static int job_arg(napi_env env, job *j, char a, napi_value v) {
 /* An async function of the table (its row the function's data): the
  * arguments read into a job, the job queued, its promise returned. */
 static napi_value call_async(napi_env env, napi_callback_info info) {
-    napi_value argv[MAX_ARGS], promise, name;
+    napi_value argv[MAX_ARGS], promise;
     const async_fn *fn = NULL;
-    if (!get_args(env, info, MAX_ARGS, argv, (void **)&fn)) return throw_last(env);
+    runner *r = NULL;
+    if (!get_args(env, info, MAX_ARGS, argv, (void **)&fn) || napi_get_instance_data(env, (void **)&r) != napi_ok ||
+        r == NULL)
+        return throw_last(env);
     job *j = calloc(1, sizeof *j);
     if (j == NULL) {
         napi_throw_error(env, "ZKPIPE_NOMEM", "out of memory");
@@ -451,12 +617,14 @@ static napi_value call_async(napi_env env, napi_callback_info info) {
             return throw_last(env);
         }
     }
-    if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
-        napi_create_string_utf8(env, "zkpipe", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-        napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok ||
-        napi_queue_async_work(env, j->work) != napi_ok) {
+    if (j->stop == NULL) j->stop = &j->halt;
+    if (napi_create_promise(env, &j->deferred, &promise) != napi_ok) {
         job_free(env, j);
         return throw_last(env);
+    }
+    if (!runner_submit(env, r, j)) {
+        napi_reject_deferred(env, j->deferred, make_error(env, "ZKPIPE_NOMEM", "no thread could be started"));
+        job_free(env, j);
     }
     return promise;
 }
@@ -569,6 +737,10 @@ NAPI_MODULE_INIT() {
         {"proverMemory", prover_memory}, {"version", version},
     };
     size_t n_sync = sizeof fns / sizeof *fns, n_async = sizeof async_fns / sizeof *async_fns;
+    if (!runner_init(env)) {
+        napi_throw_error(env, "ZKPIPE_NOMEM", "zkpipe: the addon's threads could not be set up");
+        return NULL;
+    }
     for (size_t i = 0; i < n_sync + n_async; i++) {
         const async_fn *a = i >= n_sync ? &async_fns[i - n_sync] : NULL;
         const char *name = a != NULL ? a->name : fns[i].name;
