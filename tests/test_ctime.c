@@ -390,6 +390,67 @@ CT_EDGES(zp_bls12, ZP_CURVE_BLS12_381)
 CT_LANES(zp_bn254, ZP_CURVE_BN254)
 CT_LANES(zp_bls12, ZP_CURVE_BLS12_381)
 
+/* zkey new's sums (ops.compose: public coefficients, the lanes' mul_pub
+ * in batches sorted by length) against the scalar path, G1 and G2:
+ * coefficients of every length class around its bounds (10, 36, 68, 128
+ * bits), negated ones (r - k), 0, 1 (NULL) and random ones, 1 to 9 terms
+ * a signal, bases repeated and infinity among them. */
+#define COMPOSE_LANES(g, CURVE)                                                                              \
+    static void compose_lanes_##g(void) {                                                                    \
+        if (!zp_ifma_available()) return;                                                                    \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                         \
+        const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};         \
+        const uint64_t *r = g##_fr_modulus.v;                                                                \
+        enum { NB = 13, NS = 70, NC = 48, NT = NS * 9 };                                                     \
+        static g##_g1 p1[NB], o1a[NS], o1b[NS];                                                              \
+        static g##_g2 p2[NB], o2a[NS], o2b[NS];                                                              \
+        for (int i = 0; i < NB; i++) {                                                                       \
+            uint64_t k[4];                                                                                   \
+            secret_scalar(k, CURVE);                                                                         \
+            ops->g1_mul_ct((uint8_t *)&p1[i], ops->g1_gen, k);                                               \
+            ops->g2_mul_ct((uint8_t *)&p2[i], ops->g2_gen, k);                                               \
+        }                                                                                                    \
+        memset(&p1[4], 0, sizeof p1[4]), memset(&p2[7], 0, sizeof p2[7]); /* infinity */                     \
+        static uint64_t coefs[NC][4];                                                                        \
+        static const int bits[] = {0, 1, 8, 9, 10, 11, 23, 24, 35, 36, 63, 67, 68, 100, 127, 128, 200, 252}; \
+        int nc = 0;                                                                                          \
+        for (size_t i = 0; i < sizeof bits / sizeof *bits; i++, nc += 2) {                                   \
+            memset(coefs[nc], 0, 32);                                                                        \
+            coefs[nc][bits[i] / 64] = 1ULL << (bits[i] % 64);                                                \
+            coefs[nc][0] |= i & 1;   /* 2^k + 1 too */                                                       \
+            unsigned __int128 b = 0; /* r - that */                                                          \
+            for (int w = 0; w < 4; w++) {                                                                    \
+                unsigned __int128 d = (unsigned __int128)r[w] - coefs[nc][w] - (uint64_t)b;                  \
+                coefs[nc + 1][w] = (uint64_t)d;                                                              \
+                b = (d >> 64) & 1;                                                                           \
+            }                                                                                                \
+        }                                                                                                    \
+        memset(coefs[nc++], 0, 32);                                                                          \
+        while (nc < NC) secret_scalar(coefs[nc++], CURVE);                                                   \
+        static zp_p2_term t1[NT], t2[NT];                                                                    \
+        uint64_t row_start[NS + 1];                                                                          \
+        size_t nt = 0;                                                                                       \
+        for (int sgn = 0; sgn < NS; sgn++) {                                                                 \
+            row_start[sgn] = nt;                                                                             \
+            int terms = 1 + (int)(zp_test_rand64() % 9);                                                     \
+            for (int e = 0; e < terms; e++, nt++) {                                                          \
+                size_t bi = zp_test_rand64() % NB, ci = zp_test_rand64() % (NC + 1);                         \
+                const uint64_t *coef = ci == NC ? NULL : coefs[ci];                                          \
+                t1[nt] = (zp_p2_term){(const uint8_t *)&p1[bi], coef};                                       \
+                t2[nt] = (zp_p2_term){(const uint8_t *)&p2[bi], coef};                                       \
+            }                                                                                                \
+        }                                                                                                    \
+        row_start[NS] = nt;                                                                                  \
+        ops->compose((uint8_t *)o1a, NS, row_start, t1, 0, &off);                                            \
+        ops->compose((uint8_t *)o1b, NS, row_start, t1, 0, &lanes);                                          \
+        CHECK_MSG(memcmp(o1a, o1b, sizeof o1a) == 0, #g ": zkey new's G1 sums, lanes against scalar");       \
+        ops->compose((uint8_t *)o2a, NS, row_start, t2, 1, &off);                                            \
+        ops->compose((uint8_t *)o2b, NS, row_start, t2, 1, &lanes);                                          \
+        CHECK_MSG(memcmp(o2a, o2b, sizeof o2a) == 0, #g ": zkey new's G2 sums, lanes against scalar");       \
+    }
+COMPOSE_LANES(zp_bn254, ZP_CURVE_BN254)
+COMPOSE_LANES(zp_bls12, ZP_CURVE_BLS12_381)
+
 /* The lanes' subgroup checks (ops.lanes_first_outside) against the
  * scalar ones (curve/subgroup.h) on points of the group, infinity and
  * the points outside it of subgroup_vectors.h (a component of each prime
@@ -461,6 +522,10 @@ int main(void) {
         ct_edges_zp_bls12();
         ct_lanes_zp_bn254();
         ct_lanes_zp_bls12();
+        for (int i = 0; i < 4; i++) {
+            compose_lanes_zp_bn254();
+            compose_lanes_zp_bls12();
+        }
         lanes_check_zp_bn254_g2();
         lanes_check_zp_bls12_g1();
         lanes_check_zp_bls12_g2();

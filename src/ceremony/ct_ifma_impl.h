@@ -247,8 +247,14 @@ VI __m512i CL_(digits)(const zp_p2_ct_scalar *const s[8], int h, int i, int neg)
     return v;
 }
 
-/* out = s[l]·p in each lane l (the lanes' Jacobian points, as mul's) */
-static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], const CL_(ctx) * k) {
+/* out = s[l]·p in each lane l (the lanes' Jacobian points, as mul's),
+ * from window digits - 1 down (ZP_P2_CT_DIGITS: every window). pub
+ * (public scalars only: variable time in them) skips a half's addition
+ * where every lane's digit is 0; the leading windows a caller leaves out
+ * are those where every digit is 0, so the point is the same either way
+ * (the projective form may differ; the caller's affine one does not). */
+static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], int digits, int pub,
+                           const CL_(ctx) * k) {
     /* t[0][d - 1] = d·P, t[1][d - 1] = E(d·P) = d·E(P) (public) */
     CL_(pt) t[2][8];
     t[0][0] = *p;
@@ -258,10 +264,12 @@ static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scal
 
     CL_(pt) acc, pick;
     acc.x = k->zero, acc.y = k->one, acc.z = k->zero;
-    for (int i = ZP_P2_CT_DIGITS - 1; i >= 0; i--) {
-        for (int b = 0; b < 4; b++) CL_(dbl)(&acc, &acc, k);
+    for (int i = digits - 1; i >= 0; i--) {
+        if (i < digits - 1)
+            for (int b = 0; b < 4; b++) CL_(dbl)(&acc, &acc, k);
         for (int h = 0; h < 2; h++) {
             __m512i abs = CL_(digits)(s, h, i, 0), neg = CL_(digits)(s, h, i, 1);
+            if (pub && _mm512_test_epi64_mask(abs, abs) == 0) continue;
             CL_(pick)(&pick, t[h], abs, neg, k);
             CL_(addp)(&acc, &acc, &pick, k);
         }
@@ -289,7 +297,27 @@ static void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_
     CL_(ctx_init)(&k, c);
     CL_(pt) p;
     CL_(load_point)(&p, in, &k);
-    CL_(mul_point)(out, &p, s, &k);
+    CL_(mul_point)(out, &p, s, ZP_P2_CT_DIGITS, 0, &k);
+}
+
+/* mul for public scalars (variable time in them): only the windows up to
+ * the lanes' highest nonzero digit, no addition of a half whose digits
+ * are all 0 */
+static void CL_(mul_pub)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                         const zp_ct_lanes_curve *c) {
+    int digits = 0;
+    for (int l = 0; l < 8; l++)
+        for (int h = 0; h < 2; h++)
+            for (int i = ZP_P2_CT_DIGITS - 1; i >= digits; i--)
+                if (s[l]->half[h].abs[i] != 0) {
+                    digits = i + 1;
+                    break;
+                }
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) p;
+    CL_(load_point)(&p, in, &k);
+    CL_(mul_point)(out, &p, s, digits > 0 ? digits : 1, 1, &k);
 }
 
 /* Jacobian (X, Y, Z) in: projective (X·Z : Y : Z³), the same point;
@@ -307,7 +335,7 @@ static void CL_(mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_c
     CL_(fe_sqr)(&zz, &z, &k);
     CL_(fe_mul)(&p.z, &z, &zz, &k);
     CL_(blend_elem)(&p.y, CL_(fe_zero_mask)(&z), &k.one);
-    CL_(mul_point)(out, &p, s, &k);
+    CL_(mul_point)(out, &p, s, ZP_P2_CT_DIGITS, 0, &k);
 }
 
 /* ---- subgroup membership (curve/subgroup.h's tests; public points:

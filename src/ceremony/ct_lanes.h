@@ -48,6 +48,10 @@ struct zp_ct_lanes_curve;
  *  s:   each lane's split scalar (phase2_ct_impl.h's ct_scalar for the
  *       group); the same pointer may repeat (one secret for many points).
  *  c:   the group, prepared by the caller.
+ * mul_pub: mul for public scalars (zkey new's coefficients), variable
+ *  time in them: only the windows up to the lanes' highest nonzero digit
+ *  (a 32-bit coefficient costs a quarter of a wide one), no addition of
+ *  a half whose eight digits are 0; the same points.
  * mul_j: the same for Jacobian points in (X, Y, Z, W words each; Z = 0:
  *  infinity), lane k's at in[k].
  * in_subgroup: the mask of the lanes whose point (on its curve, affine as
@@ -58,6 +62,8 @@ struct zp_ct_lanes_curve;
 typedef struct zp_ct_lanes_kernels {
     void (*mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                 const struct zp_ct_lanes_curve *c);
+    void (*mul_pub)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                    const struct zp_ct_lanes_curve *c);
     void (*mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                   const struct zp_ct_lanes_curve *c);
     unsigned (*in_subgroup)(const uint64_t *const in[8], const struct zp_ct_lanes_curve *c);

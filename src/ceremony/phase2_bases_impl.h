@@ -7,9 +7,13 @@
 
 /* acc += k·P; k above r/2 is taken as -(r - k), so circom's many -1,
  * -2 ... cost what 1, 2 do; small k by double-and-add from k's top bit
- * (no table to build); wide ones (from ZP_P2_WNAF_FROM bits) become two
- * wNAF strings pending in ws (*nw of them), added to acc by flush with
- * their doublings shared, ZP_P2_STRAUS terms at a time. */
+ * (no table to build); wider ones go to the lanes where the CPU has them
+ * (from ZP_P2_LANES_FROM bits: 10 measured as fast as 24 at 2^16 and 5%
+ * faster on circom's sha256, whose 2^i run to 2^31), else, from
+ * ZP_P2_WNAF_FROM bits, become two wNAF strings pending in ws (*nw of
+ * them), added to acc by flush with their doublings shared, ZP_P2_STRAUS
+ * terms at a time. */
+#define ZP_P2_LANES_FROM 10
 #define ZP_P2_WNAF_FROM 24
 #define ZP_P2_STRAUS 4
 /* k = |coef| (plain, below r) as add_scaled takes it: above r/2 as
@@ -34,11 +38,12 @@ static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
 }
 /* Products pending for the lanes (lanes_run), eight at a time: dst[l]
  * gets s[l]·in[l] (add 0) or has it added (add 1); own holds splits made
- * for the batch. jacobian: in are the group's Jacobian points. */
+ * for the batch. kind: lanes_run's (ZP_P2_LANES_JACOBIAN: in are the
+ * group's Jacobian points). */
 #define ZP_P2_LANES_BATCH(GG, GGJ)                                                                               \
     typedef struct {                                                                                             \
         const zp_ct_lanes_curve *c;                                                                              \
-        int jacobian, add;                                                                                       \
+        int kind, add;                                                                                           \
         size_t m;                                                                                                \
         const uint64_t *in[8];                                                                                   \
         const zp_p2_ct_scalar *s[8];                                                                             \
@@ -49,7 +54,7 @@ static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
     static void X_(GG##_batch_flush)(X_(GG##_batch) *b) {                                                        \
         if (b->m == 0) return;                                                                                   \
         GGJ prod[8];                                                                                             \
-        X_(GG##_lanes_run)(prod, b->in, b->s, b->m, b->jacobian, b->c);                                          \
+        X_(GG##_lanes_run)(prod, b->in, b->s, b->m, b->kind, b->c);                                              \
         for (size_t l = 0; l < b->m; l++) {                                                                      \
             if (b->add) ZP_CAT(GG, _j_add_var)(b->dst[l], b->dst[l], &prod[l]);                                  \
             else *b->dst[l] = prod[l];                                                                           \
@@ -63,8 +68,29 @@ static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
 ZP_P2_LANES_BATCH(G1, G1J)
 ZP_P2_LANES_BATCH(G2, G2J)
 
-/* batch: NULL, or the lanes' (its add set): a wide term's product goes
- * there instead of the wNAF strings */
+/* A wide term's product in the lanes (mul_pub) costs the windows of the
+ * longest of its batch: zkey new sorts them into batches by length
+ * (circom's coefficients are mostly 2^i of Num2Bits, -1, and wide
+ * constants), below 2^36, 2^68, 2^128 and the rest. pub_scalar: k's
+ * split as mul_pub takes it, k itself in one half when below 2^128 (what
+ * any split of it gives: k·P + 0·E(P)). */
+#define ZP_P2_WIDE_CLASSES 4
+static inline int X_(wide_class)(int top) { return top < 36 ? 0 : top < 68 ? 1 : top < 128 ? 2 : 3; }
+#define ZP_P2_PUB_SCALAR(GG)                                                                    \
+    static inline void X_(GG##_pub_scalar)(zp_p2_ct_scalar * s, const uint64_t k[4], int top) { \
+        if (top >= 128) {                                                                       \
+            X_(GG##_ct_scalar)(s, k);                                                           \
+            return;                                                                             \
+        }                                                                                       \
+        zp_p2_booth_ct(&s->half[0], k, 0);                                                      \
+        memset(&s->half[1], 0, sizeof s->half[1]);                                              \
+    }
+ZP_P2_PUB_SCALAR(G1)
+ZP_P2_PUB_SCALAR(G2)
+
+/* batch: NULL, or the lanes' ZP_P2_WIDE_CLASSES batches (add set, kind
+ * ZP_P2_LANES_PUBLIC): a wide term's product goes to its class's instead
+ * of the wNAF strings */
 #define ZP_P2_ADD_SCALED(GG, GGJ)                                                                             \
     static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                 \
         if (*nw == 0) return;                                                                                 \
@@ -82,15 +108,16 @@ ZP_P2_LANES_BATCH(G2, G2J)
         uint64_t k[4];                                                                                        \
         int neg, top = X_(coef_signed)(k, &neg, coef);                                                        \
         if (top < 0) return;                                                                                  \
-        if (top >= ZP_P2_WNAF_FROM && batch != NULL) {                                                        \
-            size_t m = batch->m;                                                                              \
-            batch->pts[m] = *p;                                                                               \
-            X_(GG##_ct_scalar)(&batch->own[m], coef);                                                         \
-            X_(GG##_batch_push)(batch, (const uint64_t *)(const void *)&batch->pts[m], &batch->own[m], acc);  \
-            return;                                                                                           \
-        }                                                                                                     \
         GG q = *p;                                                                                            \
         if (neg) ZP_CAT(GG, _neg)(&q, &q);                                                                    \
+        if (top >= ZP_P2_LANES_FROM && batch != NULL) {                                                       \
+            X_(GG##_batch) *b = &batch[X_(wide_class)(top)];                                                  \
+            size_t m = b->m;                                                                                  \
+            b->pts[m] = q;                                                                                    \
+            X_(GG##_pub_scalar)(&b->own[m], k, top);                                                          \
+            X_(GG##_batch_push)(b, (const uint64_t *)(const void *)&b->pts[m], &b->own[m], acc);              \
+            return;                                                                                           \
+        }                                                                                                     \
         GGJ t;                                                                                                \
         ZP_CAT(GG, _j_from_affine)(&t, &q);                                                                   \
         if (top >= ZP_P2_WNAF_FROM) {                                                                         \
@@ -122,27 +149,28 @@ typedef struct {
  * with the lanes where the job has them (each wide term's product there,
  * eight independent products at a time: they cost less than four
  * sharing their doublings in scalar code), then to affine. */
-#define ZP_P2_COMPOSE(GG, GGJ, FF)                                                         \
-    static void X_(GG##_compose_block)(const X_(compose_job) *job, size_t lo, size_t hi) { \
-        GGJ acc[ZP_P2_COMPOSE_BLOCK];                                                      \
-        X_(GG##_wstr) ws[2 * ZP_P2_STRAUS];                                                \
-        FF scratch[2 * ZP_P2_COMPOSE_BLOCK];                                               \
-        GG res[ZP_P2_COMPOSE_BLOCK];                                                       \
-        X_(GG##_batch) batch = {.c = job->lanes, .add = 1};                                \
-        for (size_t s = lo; s < hi; s++) {                                                 \
-            ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                          \
-            int nw = 0;                                                                    \
-            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {         \
-                GG p;                                                                      \
-                memcpy(&p, job->terms[e].base, sizeof p);                                  \
-                X_(GG##_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw,         \
-                                    job->lanes != NULL ? &batch : NULL);                   \
-            }                                                                              \
-            X_(GG##_flush)(&acc[s - lo], ws, &nw);                                         \
-        }                                                                                  \
-        X_(GG##_batch_flush)(&batch);                                                      \
-        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                    \
-        memcpy(job->out + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                   \
+#define ZP_P2_COMPOSE(GG, GGJ, FF)                                                                                     \
+    static void X_(GG##_compose_block)(const X_(compose_job) *job, size_t lo, size_t hi) {                             \
+        GGJ acc[ZP_P2_COMPOSE_BLOCK];                                                                                  \
+        X_(GG##_wstr) ws[2 * ZP_P2_STRAUS];                                                                            \
+        FF scratch[2 * ZP_P2_COMPOSE_BLOCK];                                                                           \
+        GG res[ZP_P2_COMPOSE_BLOCK];                                                                                   \
+        X_(GG##_batch) batch[ZP_P2_WIDE_CLASSES];                                                                      \
+        for (int c = 0; c < ZP_P2_WIDE_CLASSES; c++)                                                                   \
+            batch[c] = (X_(GG##_batch)){.c = job->lanes, .kind = ZP_P2_LANES_PUBLIC, .add = 1};                        \
+        for (size_t s = lo; s < hi; s++) {                                                                             \
+            ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                                                      \
+            int nw = 0;                                                                                                \
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {                                     \
+                GG p;                                                                                                  \
+                memcpy(&p, job->terms[e].base, sizeof p);                                                              \
+                X_(GG##_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw, job->lanes != NULL ? batch : NULL); \
+            }                                                                                                          \
+            X_(GG##_flush)(&acc[s - lo], ws, &nw);                                                                     \
+        }                                                                                                              \
+        for (int c = 0; c < ZP_P2_WIDE_CLASSES; c++) X_(GG##_batch_flush)(&batch[c]);                                  \
+        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                                                \
+        memcpy(job->out + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                               \
     }
 ZP_P2_COMPOSE(G1, G1J, FP)
 ZP_P2_COMPOSE(G2, G2J, FP2)
@@ -220,7 +248,7 @@ typedef struct {
     static void X_(GG##_fft_lanes)(const X_(fft_job) *j, size_t lo, size_t hi) {                              \
         GGJ *a = j->a, v[ZP_P2_FFT_BLOCK], u[ZP_P2_FFT_BLOCK];                                                \
         zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                                  \
-        X_(GG##_batch) batch = {.c = j->lanes, .jacobian = 1};                                                \
+        X_(GG##_batch) batch = {.c = j->lanes, .kind = ZP_P2_LANES_JACOBIAN};                                 \
         for (size_t b = lo; b < hi; b++) {                                                                    \
             size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;         \
             if (j->uscale != NULL)                                                                            \

@@ -163,10 +163,15 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
  * lanes_endo reads an endomorphism E of the form (ex·x̄, ey·ȳ) off
  * E(1 : 1 : 1) = (ex, ey, 1) into *c (0 if E is not of that form).
  * lanes_run: out[l] = s[l]·in[l] for l < m <= 8, Jacobian out; in affine
- * LEM points, or (jacobian) the group's Jacobian points; the spare lanes
- * redo lane 0. ct_mul_block: acc[i] = k_i·pts[i] (affine LEM in, Jacobian
+ * LEM points (kind ZP_P2_LANES_SECRET: constant time in s; _PUBLIC: the
+ * kernels' mul_pub) or the group's Jacobian points (_JACOBIAN); the
+ * spare lanes redo lane 0. ct_mul_block: acc[i] = k_i·pts[i] (affine LEM in, Jacobian
  * out) for i < n <= 64, in constant time in the k_i, given split: s[i·ds]
  * (ds 0: one scalar for every point); lanes: the group's, or NULL. */
+#ifndef ZP_P2_LANES_KINDS
+#define ZP_P2_LANES_KINDS /* once for both curves' instantiations */
+enum { ZP_P2_LANES_SECRET, ZP_P2_LANES_PUBLIC, ZP_P2_LANES_JACOBIAN };
+#endif
 #define ZP_P2_CT_BLOCK(GG, GGJ, FF, B_INIT, CONJ)                                                                     \
     static int X_(GG##_lanes_endo)(zp_ct_lanes_curve * c, void (*endo)(GGJ *, const GGJ *), int neg, int conj) {      \
         GGJ one, e;                                                                                                   \
@@ -194,13 +199,15 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
         return X_(GG##_lanes_endo)(c, X_(GG##_ct_endo), ZP_P2_##GG##_CT_ENDO_NEG, (CONJ));                            \
     }                                                                                                                 \
     static void X_(GG##_lanes_run)(GGJ * out, const uint64_t *const in[], const zp_p2_ct_scalar *const s[], size_t m, \
-                                   int jacobian, const zp_ct_lanes_curve *c) {                                        \
+                                   int kind, const zp_ct_lanes_curve *c) {                                            \
         _Static_assert(sizeof(GGJ) == 3 * sizeof(FF) && sizeof(GG) == 2 * sizeof(FF), "the lanes' point layout");     \
         const uint64_t *lin[8];                                                                                       \
         const zp_p2_ct_scalar *ls[8];                                                                                 \
         uint64_t res[8 * 3 * (sizeof(FF) / 8)];                                                                       \
         for (size_t l = 0; l < 8; l++) lin[l] = in[l < m ? l : 0], ls[l] = s[l < m ? l : 0];                          \
-        (jacobian ? c->kern->mul_j : c->kern->mul)(res, lin, ls, c);                                                  \
+        (kind == ZP_P2_LANES_JACOBIAN ? c->kern->mul_j                                                                \
+         : kind == ZP_P2_LANES_PUBLIC ? c->kern->mul_pub                                                              \
+                                      : c->kern->mul)(res, lin, ls, c);                                               \
         memcpy(out, res, m * sizeof(GGJ));                                                                            \
         explicit_bzero(res, sizeof res);                                                                              \
     }                                                                                                                 \
@@ -215,7 +222,7 @@ static void X_(g2_mul_ct)(uint8_t *out, const uint8_t *in, const uint64_t kmont[
                     in[l] = (const uint64_t *)(const void *)(pts + (i + l) * sizeof(GG));                             \
                     sc[l] = s + (i + l) * ds;                                                                         \
                 }                                                                                                     \
-                X_(GG##_lanes_run)(&acc[i], in, sc, m, 0, lanes);                                                     \
+                X_(GG##_lanes_run)(&acc[i], in, sc, m, ZP_P2_LANES_SECRET, lanes);                                    \
             }                                                                                                         \
             return;                                                                                                   \
         }                                                                                                             \
