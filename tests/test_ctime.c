@@ -24,6 +24,7 @@
 #include "ceremony/internal.h"
 #include "chain_circuit.h"
 #include "curve/curve.h"
+#include "curve/desc.h"
 #include "curve/subgroup.h"
 #include "field/ifma.h"
 #include "groth16/groth16.h"
@@ -502,6 +503,55 @@ CT_LANES_CHECK(zp_bn254_g2, ZP_CURVE_BN254, 1, "bn254 G2", bn254_g2_outside, 4)
 CT_LANES_CHECK(zp_bls12_g1, ZP_CURVE_BLS12_381, 0, "bls12-381 G1", bls12_g1_outside, 2)
 CT_LANES_CHECK(zp_bls12_g2, ZP_CURVE_BLS12_381, 1, "bls12-381 G2", bls12_g2_outside, 4)
 
+/* zp_cer_check_points on BN254 G2, whose subgroup test goes in batches
+ * (random combinations, curve/subgroup.h): sections of the group pass;
+ * one point outside it (each vector of subgroup_vectors.h: a component
+ * of each prime of the cofactor, 10069 the weakest, or random), negated
+ * or not, at a position in the first batch, in a later one, or the last
+ * point, is found and named, with and without the lanes. */
+static void check_points_batched(void) {
+    const zp_p2_ops *ops = zp_p2_ops_get(ZP_CURVE_BN254);
+    const zp_curve_desc *d = zp_curve_get(ZP_CURVE_BN254);
+    enum { N = 33000, SMALL = 5000, DISTINCT = 16 }; /* N: past the first batch (32768) */
+    static zp_bn254_g2 pts[N];
+    for (int i = 0; i < DISTINCT; i++) {
+        uint64_t k[4];
+        secret_scalar(k, ZP_CURVE_BN254);
+        ops->g2_mul_ct((uint8_t *)&pts[i], ops->g2_gen, k);
+    }
+    memset(&pts[5], 0, sizeof pts[5]); /* infinity */
+    for (int i = DISTINCT; i < N; i++) pts[i] = pts[i % DISTINCT];
+    zp_binfile bf = {.name = (char *)"test.ptau"};
+    const zp_parallel pars[2] = {{NULL, NULL, 1, ZP_SIMD_OFF}, {NULL, NULL, 1, ZP_SIMD_AUTO}};
+    for (int pi = 0; pi < 2; pi++) {
+        zp_ceremony_opts o = {.par = &pars[pi]};
+        zp_error err = {0};
+        CHECK_MSG(zp_cer_check_points(&bf, 15, "G2", d, (const uint8_t *)pts, SMALL, 1, &o, &err) == ZP_OK,
+                  "batched check: the group passes (%s)", err.message);
+        for (size_t v = 0; v < sizeof bn254_g2_outside / sizeof bn254_g2_outside[0]; v++) {
+            zp_bn254_g2 out, keep;
+            lanes_from_dec((uint64_t *)&out, 4, bn254_g2_outside[v], 4, ZP_CURVE_BN254);
+            if (v & 1) zp_bn254_g2_neg(&out, &out);
+            /* in a section of SMALL: anywhere (early without the lanes,
+             * whose point-by-point search is slow), the last; of N (the
+             * 10069 vector, with the lanes): in the second batch */
+            size_t n[3] = {SMALL, SMALL, N}, at[3] = {(size_t)(zp_test_rand64() % (pi ? SMALL : 256)), SMALL - 1,
+                                                      32768 + (size_t)(zp_test_rand64() % (N - 32768))};
+            for (int a = 0; a < (pi == 0 ? 1 : v == 1 ? 3 : 2); a++) {
+                keep = pts[at[a]];
+                pts[at[a]] = out;
+                char want[64];
+                snprintf(want, sizeof want, "point #%zu ", at[a]);
+                zp_status st = zp_cer_check_points(&bf, 15, "G2", d, (const uint8_t *)pts, n[a], 1, &o, &err);
+                CHECK_MSG(
+                    st == ZP_ERR_FORMAT && strstr(err.message, want) != NULL && strstr(err.message, "subgroup") != NULL,
+                    "batched check: vector %zu at %zu of %zu: status %d (%s)", v, at[a], n[a], (int)st, err.message);
+                pts[at[a]] = keep;
+            }
+        }
+    }
+}
+
 int main(void) {
     zp_test_init("test_ctime");
 #ifndef ZP_HAVE_MEMCHECK
@@ -529,6 +579,7 @@ int main(void) {
         lanes_check_zp_bn254_g2();
         lanes_check_zp_bls12_g1();
         lanes_check_zp_bls12_g2();
+        check_points_batched();
     }
     return zp_test_done();
 }

@@ -24,6 +24,16 @@
 
 #include "curve/curve.h"
 
+/* Many points at once (points on the curve, public): S = Σ c_i·P_i with
+ * random 64-bit c_i, tested once. A point with a component of order q
+ * outside the group leaves S in the group for at most one c_i modulo q,
+ * probability at most 1/q + 2^-64; q is at least the cofactor's smallest
+ * prime. BN254 G2's cofactor is 10069 · 5864401 · 1875725156269 · (a
+ * 177-bit prime) (tests/subgroup_vectors.h), so five rounds with fresh
+ * c_i pass a bad point with probability below 2^-66. BLS12-381's
+ * cofactors have 3 (G1) and 13 (G2): there each point is tested. */
+#define ZP_SUBGROUP_BN254_G2_BATCH_ROUNDS 5
+
 #define ZP_SUBGROUP_PSI_(G, F2, PRE)                                        \
     static inline void G##_j_psi(G##j *r, const G##j *p) {                  \
         static const F2 cx = PRE##_G2_PSI_X_INIT, cy = PRE##_G2_PSI_Y_INIT; \
