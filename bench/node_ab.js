@@ -10,7 +10,7 @@
 // ADDON is a built zkpipe.node (bindings/node/index.js is loaded once
 // per name, with ZKPIPE_NODE_ADDON set to it); THREADS the Prover's
 // threads (0 or none: the package's default); prepare: the Prover made
-// with { prepare: true } (the key's point tables). For example, the build before a
+// with { prepare: true } (the key's point tables), else { prepare: false }. For example, the build before a
 // change against this one:
 //   node bench/node_ab.js --runs 20 before=/tmp/base.node:2 \
 //     after=$PWD/build/node-package/zkpipe.node -- $A/semaphore-1.wasm $A/semaphore-1.zkey $A/semaphore-1.input.json
@@ -51,7 +51,7 @@ async function main() {
         delete require.cache[require.resolve(index)];
         c.zkpipe = require(index);
         const opts = { zkey, wasm, concurrency: 1, ...(c.threads ? { threads: c.threads } : {}) };
-        c.prover = new c.zkpipe.Prover(c.prepare ? { ...opts, prepare: true } : opts);
+        c.prover = new c.zkpipe.Prover({ ...opts, prepare: c.prepare });
         await c.prover.fullProve(input); // the first call's one-time costs
         c.wall = [];
         c.cpu = [];

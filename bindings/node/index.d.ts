@@ -84,9 +84,9 @@ export interface ProverOptions {
     /** Proofs in flight at once (default 2), fewer when the budget says so. */
     concurrency?: number;
     /**
-     * Make what each slot keeps for the key before the first call (default false): the matrices and, for a
+     * Make what each slot keeps for the key before the first call (default true): the matrices and, for a
      * key of domain up to 2^13 without a budget, point tables that make each proof's MSMs about a third cheaper
-     * (built otherwise after 192 proofs); opening then takes about 50 proofs' time.
+     * (built otherwise after 192 proofs); opening then takes about 50 proofs' time. false: open at once.
      */
     prepare?: boolean;
     cacheDir?: string;

@@ -126,9 +126,9 @@ test("a proof's threads: one per CPU but one unless given, so the event loop kee
     await Promise.all([byDefault.close(), given.close()]);
 });
 
-test("prepare: the slots make their point tables as the Prover opens", async () => {
-    const plain = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1 });
-    const prepared = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, prepare: true });
+test("prepare (the default): the slots make their point tables as the Prover opens", async () => {
+    const plain = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1, prepare: false });
+    const prepared = new zkpipe.Prover({ zkey: bn.zkey, wasm: bn.wasm, concurrency: 1 });
     await Promise.all([plain.ready(), prepared.ready()]);
     assert.strictEqual(plain.memory().tracked, 0);
     assert.ok(prepared.memory().tracked > 0, "prepared before the first call");
