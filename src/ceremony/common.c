@@ -106,10 +106,11 @@ static void check_task(void *arg, size_t t, size_t worker) {
 
 /* The points of pts[0, k) on their curve, the subgroup tested in
  * batches: the index of a point outside it (the first of the first
- * batch that fails), k when none, or SIZE_MAX with *st set. */
-static size_t check_batched(const uint8_t *pts, size_t k, size_t elem, const zp_curve_desc *d, const zp_p2_ops *ops,
-                            unsigned rounds, const zp_ct_lanes_curve *lanes, const zp_parallel *par, zp_status *st,
-                            zp_error *err) {
+ * batch that fails, found by check_task), k when none, or SIZE_MAX with
+ * *st set. */
+static size_t check_batched(const uint8_t *pts, size_t k, size_t elem, const zp_curve_desc *d, int g2,
+                            const zp_p2_ops *ops, unsigned rounds, const zp_ct_lanes_curve *lanes,
+                            const zp_parallel *par, zp_status *st, zp_error *err) {
     zp_tracked sc = {0};
     size_t most = k < CHECK_BATCH ? k : CHECK_BATCH, bad = k;
     if ((*st = zp_cer_alloc(&sc, most * 32, "subgroup test scalars", err)) != ZP_OK) return SIZE_MAX;
@@ -124,29 +125,18 @@ static size_t check_batched(const uint8_t *pts, size_t k, size_t elem, const zp_
                 uint64_t v = c[i];
                 c[4 * i] = v, c[4 * i + 1] = c[4 * i + 2] = c[4 * i + 3] = 0;
             }
-            uint64_t s[24];
-            memset(s, 0, sizeof s);
-            if ((*st = (d->g2_bytes == elem ? ops->g2_lincomb : ops->g1_lincomb)((uint8_t *)s, pts + lo * elem, c, m,
-                                                                                 par, err)) != ZP_OK)
+            uint64_t s[24] = {0};
+            if ((*st = (g2 ? ops->g2_lincomb : ops->g1_lincomb)((uint8_t *)s, pts + lo * elem, c, m, par, err)) !=
+                ZP_OK)
                 break;
-            fails = (d->g2_bytes == elem ? zp_io_g2_check(d->id, s, 1) : zp_io_g1_check(d->id, s, 1)) != ZP_IO_POINT_OK;
+            fails = (g2 ? zp_io_g2_check(d->id, s, 1) : zp_io_g1_check(d->id, s, 1)) != ZP_IO_POINT_OK;
         }
         if (*st != ZP_OK) break;
-        if (fails) {
-            /* which one: point by point */
-            size_t i = 0;
-            if (lanes != NULL) {
-                i = ops->lanes_first_outside(pts + lo * elem, m, d->g2_bytes == elem, lanes);
-            } else {
-                for (; i < m; i++) {
-                    uint64_t limbs[24];
-                    memcpy(limbs, pts + (lo + i) * elem, elem);
-                    zp_io_point_check pc =
-                        d->g2_bytes == elem ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
-                    if (pc != ZP_IO_POINT_OK) break;
-                }
-            }
-            bad = lo + (i < m ? i : 0);
+        if (fails) { /* which one: the batch point by point */
+            check_job j = {pts + lo * elem, m, elem, d->id, g2, 1, m, ops, lanes};
+            zp_parallel_for(par, (m + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
+            size_t at = atomic_load(&j.bad);
+            if (at < m) bad = lo + at;
         }
     }
     zp_cer_free(&sc);
@@ -171,7 +161,8 @@ zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *wha
         size_t bad = atomic_load(&j.bad);
         if (batched) {
             zp_status st = ZP_OK;
-            size_t out = check_batched(p, bad, elem, d, ops, rounds, lanes ? &lc : NULL, o ? o->par : NULL, &st, err);
+            size_t out =
+                check_batched(p, bad, elem, d, g2, ops, rounds, lanes ? &lc : NULL, o ? o->par : NULL, &st, err);
             if (st != ZP_OK) return st;
             if (out < bad) bad = out;
         }
