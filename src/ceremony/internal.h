@@ -55,6 +55,9 @@ typedef struct zp_p2_ops {
     void (*compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
                     const zp_parallel *par);
     void (*g1_sub_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n);
+    /* out = U(a − b) as ffjavascript computes it for a any bytes
+     * (phase2_new.c's point past tauG1) and b a point */
+    void (*g1_sub_past_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b);
     void (*coef_r2)(uint8_t out[32], const uint64_t plain[4]);
     int (*same_ratio)(const uint8_t *a1, const uint8_t *a2, const uint8_t *b1, const uint8_t *b2);
     zp_status (*g1_lincomb)(uint8_t *out, const uint8_t *pts, const uint64_t *scalars, size_t n, const zp_parallel *par,
@@ -202,8 +205,10 @@ enum {
 
 /* zkey new (phase2_new.c), within o->budget. inexact: NULL to refuse a
  * key whose circuit hash zkpipe cannot make as snarkjs does (a domain of
- * the ptau's own power, above 2^14); else the key is made, *inexact set,
- * and its hash is not snarkjs's (zkey verify compares every section). */
+ * the ptau's own power, above 2^14, on a ptau that ends after tauG1,
+ * where zkey_new.js reads one point more); else the key is made,
+ * *inexact set, and its hash is not snarkjs's (zkey verify compares
+ * every section). */
 zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const char *out_path, const zp_ceremony_opts *o,
                          uint8_t cs_hash_out[64], int *inexact, zp_error *err) ZP_WARN_UNUSED;
 

@@ -585,7 +585,8 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
         if (inexact) {
             fputs(
                 "(not compared with the circuit's: snarkjs's hash of a key whose domain is the ptau's power, "
-                "above 2^14, reads past the ptau's tauG1; every section was compared instead)\n",
+                "above 2^14, reads past the ptau's tauG1, where this ptau ends; every section was compared "
+                "instead)\n",
                 report);
         }
         for (uint32_t i = m.n; i-- > 0;) {

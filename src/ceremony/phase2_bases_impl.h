@@ -212,6 +212,105 @@ static void X_(g1_sub_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b, si
     }
 }
 
+/* ---- ffjavascript's G1 subtraction on any bytes (zkey_new.js's point
+ * past tauG1) ----
+ *
+ * zkey_new.js hashes τ^(2·dom − 1) − τ^(dom − 1) when the domain is the
+ * ptau's power, and reads the first from the bytes after tauG1 (the next
+ * section's header and first bytes): coordinates of up to 2^(64·FPN),
+ * most of them at least p. wasmcurves' field code, given such values, is
+ * not arithmetic mod p: its add and sub subtract or add p once on a carry
+ * (a sum at least 2^N + p stays off by 2^N mod p), so its result has to be
+ * reproduced operation by operation. Its Montgomery product is exact for
+ * any inputs below 2^N (T = x·y + m·p, m the one that clears the low N
+ * bits, then T/2^N less p on a carry out or when at least p), and from
+ * the Jacobian result on (inversion, to affine, from Montgomery) every
+ * step is arithmetic mod p, so the rest is this code's own. N = 64·FPN;
+ * variable time (public bytes). */
+static void X_(js_add)(uint64_t *r, const uint64_t *x, const uint64_t *y) {
+    const uint64_t *q = FP_(modulus).v;
+    if (zp_limbs_add(r, x, y, FPN) || !zp_limbs_lt_var(r, q, FPN)) (void)zp_limbs_sub(r, r, q, FPN);
+}
+static void X_(js_sub)(uint64_t *r, const uint64_t *x, const uint64_t *y) {
+    if (zp_limbs_sub(r, x, y, FPN)) (void)zp_limbs_add(r, r, FP_(modulus).v, FPN);
+}
+static void X_(js_mul)(uint64_t *r, const uint64_t *x, const uint64_t *y) {
+    const uint64_t *q = FP_(modulus).v;
+    uint64_t t[2 * FPN + 1] = {0}, inv = 1;
+    for (int i = 0; i < 6; i++) inv *= 2 - q[0] * inv; /* q^-1 mod 2^64 */
+    for (size_t i = 0; i < FPN; i++) {
+        uint64_t c = 0;
+        for (size_t j = 0; j < FPN; j++) {
+            zp_u128 v = (zp_u128)x[i] * y[j] + t[i + j] + c;
+            t[i + j] = (uint64_t)v, c = (uint64_t)(v >> 64);
+        }
+        t[i + FPN] = c;
+    }
+    for (size_t i = 0; i < FPN; i++) { /* + m·q, a word of m at a time */
+        uint64_t m = t[i] * (0 - inv), c = 0;
+        for (size_t j = 0; j < FPN; j++) {
+            zp_u128 v = (zp_u128)m * q[j] + t[i + j] + c;
+            t[i + j] = (uint64_t)v, c = (uint64_t)(v >> 64);
+        }
+        for (size_t k = i + FPN; c != 0 && k <= 2 * FPN; k++) {
+            zp_u128 v = (zp_u128)t[k] + c;
+            t[k] = (uint64_t)v, c = (uint64_t)(v >> 64);
+        }
+    }
+    memcpy(r, t + FPN, FPN * 8);
+    if (t[2 * FPN] != 0 || !zp_limbs_lt_var(r, q, FPN)) (void)zp_limbs_sub(r, r, q, FPN);
+}
+
+/* out = U(a − b) as g1m_subAffine, g1m_batchToAffine and g1m_batchLEMtoU
+ * give it: a any 2·FPN words (LEM), b a point of the ptau (reduced). */
+static void X_(g1_sub_past_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    const uint64_t *q = FP_(modulus).v;
+    uint64_t x1[FPN], y1[FPN], x2[FPN], y2[FPN], zero[FPN] = {0};
+    memcpy(x1, a, sizeof x1), memcpy(y1, a + 8 * FPN, sizeof y1);
+    memcpy(x2, b, sizeof x2), memcpy(y2, b + 8 * FPN, sizeof y2);
+    X_(js_sub)(y2, zero, y2); /* g1m_negAffine */
+    G1J j;
+    if (zp_limbs_is_zero(x1, FPN) && zp_limbs_is_zero(y1, FPN)) { /* a is infinity: −b */
+        G1 p;
+        memcpy(&p.x, x2, sizeof x2), memcpy(&p.y, y2, sizeof y2);
+        G1_(j_from_affine)(&j, &p);
+    } else if (memcmp(x1, x2, sizeof x1) == 0 && memcmp(y1, y2, sizeof y1) == 0) { /* reduced: −b doubled */
+        G1 p;
+        memcpy(&p.x, x2, sizeof x2), memcpy(&p.y, y2, sizeof y2);
+        G1_(j_from_affine)(&j, &p);
+        G1_(j_dbl)(&j, &j);
+    } else { /* g1m_addAffine's formulas, operation by operation */
+        uint64_t h[FPN], hh[FPN], dy[FPN], ii[FPN], jj[FPN], r[FPN], r2[FPN], v[FPN], v2[FPN], yj[FPN];
+        uint64_t x3[FPN], y3[FPN], z3[FPN];
+        X_(js_sub)(h, x2, x1);
+        X_(js_sub)(dy, y2, y1);
+        X_(js_mul)(hh, h, h);
+        X_(js_add)(ii, hh, hh);
+        X_(js_add)(ii, ii, ii);
+        X_(js_mul)(jj, h, ii);
+        X_(js_add)(r, dy, dy);
+        X_(js_mul)(v, x1, ii);
+        X_(js_mul)(r2, r, r);
+        X_(js_add)(v2, v, v);
+        X_(js_sub)(x3, r2, jj);
+        X_(js_sub)(x3, x3, v2);
+        X_(js_mul)(yj, y1, jj);
+        X_(js_add)(yj, yj, yj);
+        X_(js_sub)(y3, v, x3);
+        X_(js_mul)(y3, y3, r);
+        X_(js_sub)(y3, y3, yj);
+        X_(js_add)(z3, h, h);
+        uint64_t *c[3] = {x3, y3, z3};
+        for (int k = 0; k < 3; k++) /* from here on the arithmetic is mod p */
+            while (!zp_limbs_lt_var(c[k], q, FPN)) (void)zp_limbs_sub(c[k], c[k], q, FPN);
+        memcpy(&j.x, x3, sizeof x3), memcpy(&j.y, y3, sizeof y3), memcpy(&j.z, z3, sizeof z3);
+    }
+    G1 res;
+    FP scratch[2];
+    G1_(j_batch_to_affine_var)(&res, &j, 1, scratch);
+    X_(g1_to_u)(out, (const uint8_t *)&res);
+}
+
 /* §4's value: the r1cs coefficient n as snarkjs stores it, n·R² mod r
  * (plain, little-endian). */
 static void X_(coef_r2)(uint8_t out[32], const uint64_t plain[4]) {

@@ -546,6 +546,7 @@ static const zp_p2_ops X_(ops) = {
     .g1_apply_key_var = X_(g1_apply_key_var),
     .compose = X_(compose),
     .g1_sub_to_u = X_(g1_sub_to_u),
+    .g1_sub_past_to_u = X_(g1_sub_past_to_u),
     .coef_r2 = X_(coef_r2),
     .same_ratio = X_(same_ratio),
     .g1_lincomb = X_(g1_lincomb),

@@ -261,8 +261,12 @@ static zp_status compose_section(new_state *z, uint32_t id, const char *what, ui
 /* §9, H: the odd points of the 2·dom Lagrange basis; hashed as zkey_new.js
  * does, by the differences τ^(i+dom) − τ^i of the plain powers, in chunks
  * of 2^14 whose last is not cut (so dom points are hashed above 2^14,
- * dom − 1 below), each chunk's pages let go once read. */
-static zp_status write_h(new_state *z, const uint8_t *l2, const uint8_t *tau_g1, uint64_t all, zp_error *err) {
+ * dom − 1 below), each chunk's pages let go once read. past: the bytes
+ * after tauG1 in the file, which zkey_new.js reads as τ^(2·dom − 1) when
+ * the domain is the ptau's power (NULL: not needed, or not in the file:
+ * the hash then stops at tauG1's end, as verify's inexact case takes it). */
+static zp_status write_h(new_state *z, const uint8_t *l2, const uint8_t *tau_g1, uint64_t all, const uint8_t *past,
+                         zp_error *err) {
     size_t g1 = z->d->g1_bytes;
     uint64_t dom = z->dom, per = dom - 1 < H_CHUNK ? dom - 1 : H_CHUNK;
     zp_tracked b = {0};
@@ -281,8 +285,14 @@ static zp_status write_h(new_state *z, const uint8_t *l2, const uint8_t *tau_g1,
     u32_be(be, (uint32_t)(dom - 1));
     zp_blake2b_update(z->h, be, 4);
     for (uint64_t i = 0; i < dom - 1; i += H_CHUNK) {
-        uint64_t k = i + dom + per <= all ? per : all - i - dom; /* inexact: what tauG1 has */
+        uint64_t k = i + dom + per <= all ? per : all - i - dom; /* what tauG1 has */
         z->ops->g1_sub_to_u(buf, tau_g1 + (i + dom) * g1, tau_g1 + i * g1, k);
+        if (k < per && past != NULL) {
+            /* the one point past tauG1 (k = per - 1 here), taken as
+             * ffjavascript takes those bytes */
+            z->ops->g1_sub_past_to_u(buf + k * g1, past, tau_g1 + (i + k) * g1);
+            k++;
+        }
         zp_blake2b_update(z->h, buf, k * g1);
         zp_binfile_release(&z->pt->bf, tau_g1 + i * g1, k * g1);
         zp_binfile_release(&z->pt->bf, tau_g1 + (i + dom) * g1, k * g1);
@@ -342,17 +352,27 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
      * the next section's bytes, which its wasm arithmetic turns into a
      * point zkpipe does not reproduce. */
     uint64_t per = dom - 1 < H_CHUNK ? dom - 1 : H_CHUNK, hashed = (dom - 1 + H_CHUNK - 1) / H_CHUNK * per;
+    const uint8_t *past = NULL;
     if (dom + hashed > all) {
-        if (inexact == NULL) {
+        /* one point (dom + hashed = all + 1 only) read after tauG1's end:
+         * in a ptau as snarkjs writes it, the next section's header and
+         * its first bytes */
+        const uint8_t *p;
+        uint64_t n;
+        if ((st = zp_binfile_section(&pt.bf, 2, "tauG1", 1, &p, &n, err)) != ZP_OK) goto out;
+        if (dom + hashed == all + 1 && n == all * d->g1_bytes &&
+            (uint64_t)(pt.bf.data + pt.bf.size - (p + n)) >= d->g1_bytes)
+            past = p + n;
+        else if (inexact == NULL) {
             st = zp_error_set(err, ZP_ERR_UNSUPPORTED,
-                              "%s: a 2^%u circuit on a 2^%u powers of tau: snarkjs's circuit hash here depends on "
-                              "bytes past the ptau's tauG1 (zkey_new.js), which zkpipe does not reproduce; use a "
-                              "ptau of power %u or more, or snarkjs for zkey new (zkpipe contributes to and "
-                              "verifies its key)",
-                              r1cs_path, cir_power, pt.power, cir_power + 1);
+                              "%s: a 2^%u circuit on a 2^%u powers of tau: snarkjs's circuit hash here reads "
+                              "bytes past the ptau's tauG1 (zkey_new.js), and %s ends there; use a ptau of power "
+                              "%u or more",
+                              r1cs_path, cir_power, pt.power, ptau_path, cir_power + 1);
             goto out;
+        } else {
+            *inexact = 1;
         }
-        *inexact = 1;
     }
     /* what is held all along: the per-wire counts and the slack */
     z.fixed = zp_track_round((size_t)nv * 12) + SLACK_BYTES;
@@ -458,7 +478,7 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
     /* IC, then H, then C, A, B1, B2: zkey_new.js's order of the file and
      * the hash */
     for (int i = 0; i < 5; i++) {
-        if (i == 1 && (st = write_h(&z, lag[0] + (2 * dom - 1) * g1, tau_g1, all, err)) != ZP_OK) goto out;
+        if (i == 1 && (st = write_h(&z, lag[0] + (2 * dom - 1) * g1, tau_g1, all, past, err)) != ZP_OK) goto out;
         if ((st = compose_section(&z, sec[i].id, sec[i].what, sec[i].from, sec[i].to, sec[i].g2, sec[i].src, err)) !=
             ZP_OK)
             goto out;

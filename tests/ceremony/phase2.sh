@@ -125,6 +125,31 @@ for curve in bn128 bls12381; do
     status "$curve: snarkjs verifies the proof" 0 "OK" "$SNARKJS" groth16 verify "$D/vk.json" "$D/public.json" "$D/proof.json"
 done
 
+# A domain of the ptau's own power above 2^14 (a 2^15 circuit on a power
+# 15 ptau, as people pick them): zkey_new.js's circuit hash then reads one
+# point past tauG1, the next section's header and first bytes, through
+# ffjavascript's arithmetic on unreduced values. BN254 only (BLS12-381 was
+# checked by hand: 25 s more of snarkjs); the ptau is tau = 1's, prepared
+# (snarkjs takes 6 s on it, 17 s on a contributed one).
+D="$W/own-power"
+mkdir -p "$D"
+check "bn128: powersoftau new 2^15" "$Z" powersoftau new bn128 15 "$D/p0.ptau" -q
+check "bn128: prepare phase2 at 2^15" "$Z" powersoftau prepare phase2 -q "$D/p0.ptau" "$D/p15.ptau"
+check "bn128: a circuit of 2^15 (16385 constraints)" "$GEN" --curve bn128 --constraints 16400 "$D/c.r1cs" "$D/c.wtns"
+check "bn128: zkpipe zkey new, the domain the ptau's power" "$Z" zkey new -q "$D/c.r1cs" "$D/p15.ptau" "$D/z.zkey"
+check "bn128: snarkjs zkey new of it" "$SNARKJS" zkey new "$D/c.r1cs" "$D/p15.ptau" "$D/s.zkey"
+same "bn128: zkey new byte-identical, the hash reading past tauG1" "$D/z.zkey" "$D/s.zkey"
+# the same ptau with tauG1 moved to the end of the file: nothing to read
+# past it, so zkey new refuses. (zkey verify of these keys is not run: on
+# tau = 1 every H difference is 0, which zkpipe's ratio test rejects.)
+node -e '
+const fs = require("fs"), b = fs.readFileSync(process.argv[1]);
+const n = b.readUInt32LE(8), secs = [];
+for (let i = 0, o = 12; i < n; i++) { const l = Number(b.readBigUInt64LE(o + 4)); secs.push(b.subarray(o, o + 12 + l)); o += 12 + l; }
+const two = secs.filter(x => x.readUInt32LE(0) === 2), rest = secs.filter(x => x.readUInt32LE(0) !== 2);
+fs.writeFileSync(process.argv[2], Buffer.concat([b.subarray(0, 12), ...rest, ...two]));' "$D/p15.ptau" "$D/last.ptau"
+status "bn128: zkey new on a ptau that ends after tauG1 (exit 3)" 3 "ends there" "$Z" zkey new "$D/c.r1cs" "$D/last.ptau" "$D/x.zkey"
+
 # phase 1's new and prepare phase2 at 2^8, against snarkjs's
 for curve in bn128 bls12381; do
     D="$W/ptau-$curve"
