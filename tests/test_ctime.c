@@ -395,14 +395,16 @@ CT_LANES(zp_bls12, ZP_CURVE_BLS12_381)
  * in batches sorted by length) against the scalar path, G1 and G2:
  * coefficients of every length class around its bounds (10, 36, 68, 128
  * bits), negated ones (r - k), 0, 1 (NULL) and random ones, 1 to 9 terms
- * a signal, bases repeated and infinity among them. */
+ * a signal and one of 37 (the lanes sum up to ZP_CT_LANES_TERMS of a
+ * signal's terms at once and spill into more lanes and batches), bases
+ * repeated and infinity among them. */
 #define COMPOSE_LANES(g, CURVE)                                                                              \
     static void compose_lanes_##g(void) {                                                                    \
         if (!zp_ifma_available()) return;                                                                    \
         const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                         \
         const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};         \
         const uint64_t *r = g##_fr_modulus.v;                                                                \
-        enum { NB = 13, NS = 70, NC = 48, NT = NS * 9 };                                                     \
+        enum { NB = 13, NS = 70, NC = 48, NT = NS * 9 + 37 };                                                \
         static g##_g1 p1[NB], o1a[NS], o1b[NS];                                                              \
         static g##_g2 p2[NB], o2a[NS], o2b[NS];                                                              \
         for (int i = 0; i < NB; i++) {                                                                       \
@@ -433,7 +435,7 @@ CT_LANES(zp_bls12, ZP_CURVE_BLS12_381)
         size_t nt = 0;                                                                                       \
         for (int sgn = 0; sgn < NS; sgn++) {                                                                 \
             row_start[sgn] = nt;                                                                             \
-            int terms = 1 + (int)(zp_test_rand64() % 9);                                                     \
+            int terms = sgn == 5 ? 37 : 1 + (int)(zp_test_rand64() % 9);                                     \
             for (int e = 0; e < terms; e++, nt++) {                                                          \
                 size_t bi = zp_test_rand64() % NB, ci = zp_test_rand64() % (NC + 1);                         \
                 const uint64_t *coef = ci == NC ? NULL : coefs[ci];                                          \

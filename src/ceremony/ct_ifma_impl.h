@@ -247,32 +247,36 @@ VI __m512i CL_(digits)(const zp_p2_ct_scalar *const s[8], int h, int i, int neg)
     return v;
 }
 
-/* out = s[l]·p in each lane l (the lanes' Jacobian points, as mul's),
- * from window digits - 1 down (ZP_P2_CT_DIGITS: every window). pub
- * (public scalars only: variable time in them) skips a half's addition
- * where every lane's digit is 0; the leading windows a caller leaves out
- * are those where every digit is 0, so the point is the same either way
- * (the projective form may differ; the caller's affine one does not). */
-static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], int digits, int pub,
-                           const CL_(ctx) * k) {
-    /* t[0][d - 1] = d·P, t[1][d - 1] = E(d·P) = d·E(P) (public) */
-    CL_(pt) t[2][8];
+/* t[0][d - 1] = d·P, t[1][d - 1] = E(d·P) = d·E(P) (E public) */
+static void CL_(tables)(CL_(pt) t[2][8], const CL_(pt) * p, const CL_(ctx) * k) {
     t[0][0] = *p;
     CL_(dbl)(&t[0][1], p, k);
     for (int i = 2; i < 8; i++) CL_(addp)(&t[0][i], &t[0][i - 1], p, k);
     for (int i = 0; i < 8; i++) CL_(endo)(&t[1][i], &t[0][i], k);
+}
 
+/* out = Σ_j s[j][l]·P_j in each lane l (the lanes' Jacobian points, as
+ * mul's) for the n points whose tables are t[j], their doublings shared
+ * (Straus), from window digits - 1 down (ZP_P2_CT_DIGITS: every window).
+ * pub (public scalars only: variable time in them) skips a half's
+ * addition where every lane's digit is 0; the leading windows a caller
+ * leaves out are those where every digit is 0, so the point is the same
+ * either way (the projective form may differ; the caller's affine one
+ * does not). */
+static void CL_(sum_points)(uint64_t *out, CL_(pt) (*t)[2][8], const zp_p2_ct_scalar *const (*s)[8], size_t n,
+                            int digits, int pub, const CL_(ctx) * k) {
     CL_(pt) acc, pick;
     acc.x = k->zero, acc.y = k->one, acc.z = k->zero;
     for (int i = digits - 1; i >= 0; i--) {
         if (i < digits - 1)
             for (int b = 0; b < 4; b++) CL_(dbl)(&acc, &acc, k);
-        for (int h = 0; h < 2; h++) {
-            __m512i abs = CL_(digits)(s, h, i, 0), neg = CL_(digits)(s, h, i, 1);
-            if (pub && _mm512_test_epi64_mask(abs, abs) == 0) continue;
-            CL_(pick)(&pick, t[h], abs, neg, k);
-            CL_(addp)(&acc, &acc, &pick, k);
-        }
+        for (size_t j = 0; j < n; j++)
+            for (int h = 0; h < 2; h++) {
+                __m512i abs = CL_(digits)(s[j], h, i, 0), neg = CL_(digits)(s[j], h, i, 1);
+                if (pub && _mm512_test_epi64_mask(abs, abs) == 0) continue;
+                CL_(pick)(&pick, t[j][h], abs, neg, k);
+                CL_(addp)(&acc, &acc, &pick, k);
+            }
     }
 
     /* (X : Y : Z) -> Jacobian (X·Z, Y·Z², Z): the same point, which the
@@ -291,6 +295,30 @@ static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scal
     explicit_bzero(&zz, sizeof zz);
 }
 
+/* out = s[l]·p in each lane l: sum_points of one point */
+static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], int digits, int pub,
+                           const CL_(ctx) * k) {
+    CL_(pt) t[1][2][8];
+    CL_(tables)(t[0], p, k);
+    const zp_p2_ct_scalar *const(*ss)[8] = (const zp_p2_ct_scalar *const(*)[8])s;
+    CL_(sum_points)(out, t, ss, 1, digits, pub, k);
+}
+
+/* the number of windows up to the highest nonzero digit of n terms' eight
+ * lanes (at least 1) */
+static int CL_(pub_digits)(const zp_p2_ct_scalar *const (*s)[8], size_t n) {
+    int digits = 1;
+    for (size_t j = 0; j < n; j++)
+        for (int l = 0; l < 8; l++)
+            for (int h = 0; h < 2; h++)
+                for (int i = ZP_P2_CT_DIGITS - 1; i >= digits; i--)
+                    if (s[j][l]->half[h].abs[i] != 0) {
+                        digits = i + 1;
+                        break;
+                    }
+    return digits;
+}
+
 static void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                      const zp_ct_lanes_curve *c) {
     CL_(ctx) k;
@@ -305,19 +333,27 @@ static void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_
  * are all 0 */
 static void CL_(mul_pub)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                          const zp_ct_lanes_curve *c) {
-    int digits = 0;
-    for (int l = 0; l < 8; l++)
-        for (int h = 0; h < 2; h++)
-            for (int i = ZP_P2_CT_DIGITS - 1; i >= digits; i--)
-                if (s[l]->half[h].abs[i] != 0) {
-                    digits = i + 1;
-                    break;
-                }
+    const zp_p2_ct_scalar *const(*ss)[8] = (const zp_p2_ct_scalar *const(*)[8])s;
     CL_(ctx) k;
     CL_(ctx_init)(&k, c);
     CL_(pt) p;
     CL_(load_point)(&p, in, &k);
-    CL_(mul_point)(out, &p, s, digits > 0 ? digits : 1, 1, &k);
+    CL_(mul_point)(out, &p, s, CL_(pub_digits)(ss, 1), 1, &k);
+}
+
+/* sum_pub: mul_pub of n <= ZP_CT_LANES_TERMS terms a lane, summed with
+ * their doublings shared */
+static void CL_(sum_pub)(uint64_t *out, const uint64_t *const in[][8], const zp_p2_ct_scalar *const s[][8], size_t n,
+                         const zp_ct_lanes_curve *c) {
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) t[ZP_CT_LANES_TERMS][2][8];
+    for (size_t j = 0; j < n; j++) {
+        CL_(pt) p;
+        CL_(load_point)(&p, in[j], &k);
+        CL_(tables)(t[j], &p, &k);
+    }
+    CL_(sum_points)(out, t, s, n, CL_(pub_digits)(s, n), 1, &k);
 }
 
 /* Jacobian (X, Y, Z) in: projective (X·Z : Y : Z³), the same point;

@@ -52,6 +52,10 @@ struct zp_ct_lanes_curve;
  *  time in them: only the windows up to the lanes' highest nonzero digit
  *  (a 32-bit coefficient costs a quarter of a wide one), no addition of
  *  a half whose eight digits are 0; the same points.
+ * sum_pub: out = Σ_j s[j][k]·in[j][k] for the n <= ZP_CT_LANES_TERMS
+ *  terms j of each lane k, public scalars as mul_pub's, the doublings
+ *  shared (Straus): n terms cost the windows of one product and the
+ *  additions of n (zkey new's sums of a signal's wide terms).
  * mul_j: the same for Jacobian points in (X, Y, Z, W words each; Z = 0:
  *  infinity), lane k's at in[k].
  * in_subgroup: the mask of the lanes whose point (on its curve, affine as
@@ -59,10 +63,13 @@ struct zp_ct_lanes_curve;
  *  tests of curve/subgroup.h (W = 4: BN254's G1, every point; 8: BN254's
  *  G2; 6 and 12: BLS12-381's), c prepared for them: E = (ex·x̄, ey·ȳ) the
  *  test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs. */
+#define ZP_CT_LANES_TERMS 4 /* sum_pub's most terms a lane (its tables: 4·16 points a lane, on the stack) */
 typedef struct zp_ct_lanes_kernels {
     void (*mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                 const struct zp_ct_lanes_curve *c);
     void (*mul_pub)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
+                    const struct zp_ct_lanes_curve *c);
+    void (*sum_pub)(uint64_t *out, const uint64_t *const in[][8], const zp_p2_ct_scalar *const s[][8], size_t n,
                     const struct zp_ct_lanes_curve *c);
     void (*mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                   const struct zp_ct_lanes_curve *c);

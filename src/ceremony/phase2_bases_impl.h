@@ -88,9 +88,64 @@ static inline int X_(wide_class)(int top) { return top < 36 ? 0 : top < 68 ? 1 :
 ZP_P2_PUB_SCALAR(G1)
 ZP_P2_PUB_SCALAR(G2)
 
-/* batch: NULL, or the lanes' ZP_P2_WIDE_CLASSES batches (add set, kind
- * ZP_P2_LANES_PUBLIC): a wide term's product goes to its class's instead
- * of the wNAF strings */
+/* A signal's wide terms pending for the lanes' sum_pub: a group holds up
+ * to ZP_CT_LANES_TERMS of one signal's terms of one length class (|coef|,
+ * its top bit, the point negated where coef was); a full group, and at
+ * the signal's end the rest, goes to the sums of its class and size,
+ * eight groups a batch, each lane adding Σ_j k[j]·pts[j] to its dst with
+ * the terms' doublings shared (a batch of mixed sizes would run every
+ * lane as long as its largest). The splits are made at flush, on its
+ * stack. */
+#define ZP_P2_SUMS(GG, GGJ)                                                                                            \
+    typedef struct {                                                                                                   \
+        unsigned n;                                                                                                    \
+        int top[ZP_CT_LANES_TERMS];                                                                                    \
+        uint64_t k[ZP_CT_LANES_TERMS][4];                                                                              \
+        GG pts[ZP_CT_LANES_TERMS];                                                                                     \
+    } X_(GG##_group);                                                                                                  \
+    typedef struct {                                                                                                   \
+        const zp_ct_lanes_curve *c;                                                                                    \
+        unsigned n; /* the terms of each group */                                                                      \
+        size_t m;                                                                                                      \
+        GGJ *dst[8];                                                                                                   \
+        X_(GG##_group) g[8];                                                                                           \
+    } X_(GG##_sums);                                                                                                   \
+    static void X_(GG##_sums_flush)(X_(GG##_sums) *b) {                                                                \
+        if (b->m == 0) return;                                                                                         \
+        zp_p2_ct_scalar own[ZP_CT_LANES_TERMS][8];                                                                     \
+        const uint64_t *in[ZP_CT_LANES_TERMS][8];                                                                      \
+        const zp_p2_ct_scalar *sc[ZP_CT_LANES_TERMS][8];                                                               \
+        for (unsigned j = 0; j < b->n; j++)                                                                            \
+            for (size_t l = 0; l < 8; l++) {                                                                           \
+                size_t from = l < b->m ? l : 0; /* spare lanes redo lane 0 */                                          \
+                if (l < b->m) X_(GG##_pub_scalar)(&own[j][l], b->g[l].k[j], b->g[l].top[j]);                           \
+                in[j][l] = (const uint64_t *)(const void *)&b->g[from].pts[j], sc[j][l] = &own[j][from];               \
+            }                                                                                                          \
+        GGJ prod[8];                                                                                                   \
+        b->c->kern->sum_pub((uint64_t *)(void *)prod, (const uint64_t *const(*)[8])in,                                 \
+                            (const zp_p2_ct_scalar *const(*)[8])sc, b->n, b->c);                                       \
+        for (size_t l = 0; l < b->m; l++) ZP_CAT(GG, _j_add_var)(b->dst[l], b->dst[l], &prod[l]);                      \
+        b->m = 0;                                                                                                      \
+    }                                                                                                                  \
+    /* g (n terms) to the sums of its size; g emptied */                                                               \
+    static void X_(GG##_sums_add)(X_(GG##_sums) *sums, X_(GG##_group) *g, GGJ * dst) {                                 \
+        X_(GG##_sums) *b = &sums[g->n - 1];                                                                            \
+        if (b->m == 8) X_(GG##_sums_flush)(b);                                                                         \
+        b->g[b->m] = *g, b->dst[b->m] = dst, b->m++;                                                                   \
+        g->n = 0;                                                                                                      \
+    }                                                                                                                  \
+    static void X_(GG##_group_push)(X_(GG##_group) *g, X_(GG##_sums) *sums, const GG *q, const uint64_t k[4], int top, \
+                                    GGJ *dst) {                                                                        \
+        memcpy(g->k[g->n], k, 4 * sizeof *k);                                                                          \
+        g->top[g->n] = top, g->pts[g->n] = *q;                                                                         \
+        if (++g->n == ZP_CT_LANES_TERMS) X_(GG##_sums_add)(sums, g, dst);                                              \
+    }
+ZP_P2_SUMS(G1, G1J)
+ZP_P2_SUMS(G2, G2J)
+
+/* groups: NULL, or the signal's ZP_P2_WIDE_CLASSES groups for the lanes
+ * (ZP_P2_SUMS), sums their ZP_P2_WIDE_CLASSES × ZP_CT_LANES_TERMS batches:
+ * a wide term goes to its class's group instead of the wNAF strings */
 #define ZP_P2_ADD_SCALED(GG, GGJ)                                                                             \
     static void X_(GG##_flush)(GGJ * acc, const X_(GG##_wstr) *ws, int *nw) {                                 \
         if (*nw == 0) return;                                                                                 \
@@ -100,7 +155,7 @@ ZP_P2_PUB_SCALAR(G2)
         *nw = 0;                                                                                              \
     }                                                                                                         \
     static void X_(GG##_add_scaled)(GGJ * acc, const GG *p, const uint64_t *coef, X_(GG##_wstr) *ws, int *nw, \
-                                    X_(GG##_batch) *batch) {                                                  \
+                                    X_(GG##_group) *groups, X_(GG##_sums) *sums) {                            \
         if (coef == NULL) {                                                                                   \
             ZP_CAT(GG, _j_add_affine_var)(acc, acc, p);                                                       \
             return;                                                                                           \
@@ -110,12 +165,9 @@ ZP_P2_PUB_SCALAR(G2)
         if (top < 0) return;                                                                                  \
         GG q = *p;                                                                                            \
         if (neg) ZP_CAT(GG, _neg)(&q, &q);                                                                    \
-        if (top >= ZP_P2_LANES_FROM && batch != NULL) {                                                       \
-            X_(GG##_batch) *b = &batch[X_(wide_class)(top)];                                                  \
-            size_t m = b->m;                                                                                  \
-            b->pts[m] = q;                                                                                    \
-            X_(GG##_pub_scalar)(&b->own[m], k, top);                                                          \
-            X_(GG##_batch_push)(b, (const uint64_t *)(const void *)&b->pts[m], &b->own[m], acc);              \
+        if (top >= ZP_P2_LANES_FROM && groups != NULL) {                                                      \
+            int c = X_(wide_class)(top);                                                                      \
+            X_(GG##_group_push)(&groups[c], sums + c * ZP_CT_LANES_TERMS, &q, k, top, acc);                   \
             return;                                                                                           \
         }                                                                                                     \
         GGJ t;                                                                                                \
@@ -144,33 +196,38 @@ typedef struct {
     const zp_ct_lanes_curve *lanes; /* the group's eight-lane path, or NULL */
 } X_(compose_job);
 
-#define ZP_P2_COMPOSE_BLOCK 64
+#define ZP_P2_COMPOSE_BLOCK 256
 /* A block of signals [lo, hi): each signal's terms summed by add_scaled,
  * with the lanes where the job has them (each wide term's product there,
  * eight independent products at a time: they cost less than four
  * sharing their doublings in scalar code), then to affine. */
-#define ZP_P2_COMPOSE(GG, GGJ, FF)                                                                                     \
-    static void X_(GG##_compose_block)(const X_(compose_job) *job, size_t lo, size_t hi) {                             \
-        GGJ acc[ZP_P2_COMPOSE_BLOCK];                                                                                  \
-        X_(GG##_wstr) ws[2 * ZP_P2_STRAUS];                                                                            \
-        FF scratch[2 * ZP_P2_COMPOSE_BLOCK];                                                                           \
-        GG res[ZP_P2_COMPOSE_BLOCK];                                                                                   \
-        X_(GG##_batch) batch[ZP_P2_WIDE_CLASSES];                                                                      \
-        for (int c = 0; c < ZP_P2_WIDE_CLASSES; c++)                                                                   \
-            batch[c] = (X_(GG##_batch)){.c = job->lanes, .kind = ZP_P2_LANES_PUBLIC, .add = 1};                        \
-        for (size_t s = lo; s < hi; s++) {                                                                             \
-            ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                                                      \
-            int nw = 0;                                                                                                \
-            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {                                     \
-                GG p;                                                                                                  \
-                memcpy(&p, job->terms[e].base, sizeof p);                                                              \
-                X_(GG##_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw, job->lanes != NULL ? batch : NULL); \
-            }                                                                                                          \
-            X_(GG##_flush)(&acc[s - lo], ws, &nw);                                                                     \
-        }                                                                                                              \
-        for (int c = 0; c < ZP_P2_WIDE_CLASSES; c++) X_(GG##_batch_flush)(&batch[c]);                                  \
-        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                                                \
-        memcpy(job->out + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                               \
+#define ZP_P2_COMPOSE(GG, GGJ, FF)                                                                               \
+    static void X_(GG##_compose_block)(const X_(compose_job) *job, size_t lo, size_t hi) {                       \
+        GGJ acc[ZP_P2_COMPOSE_BLOCK];                                                                            \
+        X_(GG##_wstr) ws[2 * ZP_P2_STRAUS];                                                                      \
+        FF scratch[2 * ZP_P2_COMPOSE_BLOCK];                                                                     \
+        GG res[ZP_P2_COMPOSE_BLOCK];                                                                             \
+        X_(GG##_group) groups[ZP_P2_WIDE_CLASSES];                                                               \
+        X_(GG##_sums) sums[ZP_P2_WIDE_CLASSES * ZP_CT_LANES_TERMS];                                              \
+        int lanes = job->lanes != NULL;                                                                          \
+        for (int c = 0; c < ZP_P2_WIDE_CLASSES; c++) groups[c].n = 0;                                            \
+        for (int i = 0; i < ZP_P2_WIDE_CLASSES * ZP_CT_LANES_TERMS; i++)                                         \
+            sums[i].c = job->lanes, sums[i].n = (unsigned)(i % ZP_CT_LANES_TERMS) + 1, sums[i].m = 0;            \
+        for (size_t s = lo; s < hi; s++) {                                                                       \
+            ZP_CAT(GG, _j_set_inf)(&acc[s - lo]);                                                                \
+            int nw = 0;                                                                                          \
+            for (uint64_t e = job->row_start[s]; e < job->row_start[s + 1]; e++) {                               \
+                GG p;                                                                                            \
+                memcpy(&p, job->terms[e].base, sizeof p);                                                        \
+                X_(GG##_add_scaled)(&acc[s - lo], &p, job->terms[e].coef, ws, &nw, lanes ? groups : NULL, sums); \
+            }                                                                                                    \
+            X_(GG##_flush)(&acc[s - lo], ws, &nw);                                                               \
+            for (int c = 0; c < ZP_P2_WIDE_CLASSES; c++)                                                         \
+                if (groups[c].n > 0) X_(GG##_sums_add)(sums + c * ZP_CT_LANES_TERMS, &groups[c], &acc[s - lo]);  \
+        }                                                                                                        \
+        for (int i = 0; i < ZP_P2_WIDE_CLASSES * ZP_CT_LANES_TERMS; i++) X_(GG##_sums_flush)(&sums[i]);          \
+        ZP_CAT(GG, _j_batch_to_affine_var)(res, acc, hi - lo, scratch);                                          \
+        memcpy(job->out + lo * sizeof(GG), res, (hi - lo) * sizeof(GG));                                         \
     }
 ZP_P2_COMPOSE(G1, G1J, FP)
 ZP_P2_COMPOSE(G2, G2J, FP2)
@@ -356,8 +413,8 @@ typedef struct {
                 v[b - lo] = a[i1];                                                                            \
                 continue;                                                                                     \
             }                                                                                                 \
-            /* a block holds 64 butterflies from a multiple of 64: a short                                  \
-             * group's k repeat, split at their first */ \
+            /* a block holds 64 butterflies from a multiple of 64: a short \
+             * group's k repeat, split at their first */                                  \
             size_t slot = j->half < ZP_P2_FFT_BLOCK ? k : b - lo;                                             \
             if (j->half >= ZP_P2_FFT_BLOCK || b - lo < j->half) X_(GG##_ct_scalar)(&sc[slot], j->tw + 4 * k); \
             X_(GG##_batch_push)(&batch, (const uint64_t *)(const void *)&a[i1], &sc[slot], &v[b - lo]);       \
