@@ -391,7 +391,7 @@ CT_EDGES(zp_bls12, ZP_CURVE_BLS12_381)
 CT_LANES(zp_bn254, ZP_CURVE_BN254)
 CT_LANES(zp_bls12, ZP_CURVE_BLS12_381)
 
-/* zkey new's sums (ops.compose: public coefficients, the lanes' mul_pub
+/* zkey new's sums (ops.compose: public coefficients, the lanes' sum_pub
  * in batches sorted by length) against the scalar path, G1 and G2:
  * coefficients of every length class around its bounds (10, 36, 68, 128
  * bits), negated ones (r - k), 0, 1 (NULL) and random ones, 1 to 9 terms

@@ -27,11 +27,8 @@
 #undef IFMA_NL
 #undef IFMA_NW
 
-#define CT_LANES_KERNELS(W)                                                                               \
-    {                                                                                                     \
-        zp_ct_lanes##W##_mul, zp_ct_lanes##W##_mul_pub, zp_ct_lanes##W##_sum_pub, zp_ct_lanes##W##_mul_j, \
-            zp_ct_lanes##W##_in_subgroup                                                                  \
-    }
+#define CT_LANES_KERNELS(W) \
+    { zp_ct_lanes##W##_mul, zp_ct_lanes##W##_sum_pub, zp_ct_lanes##W##_mul_j, zp_ct_lanes##W##_in_subgroup }
 static const zp_ct_lanes_kernels lanes4 = CT_LANES_KERNELS(4), lanes6 = CT_LANES_KERNELS(6),
                                  lanes8 = CT_LANES_KERNELS(8), lanes12 = CT_LANES_KERNELS(12);
 

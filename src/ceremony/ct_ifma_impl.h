@@ -295,13 +295,13 @@ static void CL_(sum_points)(uint64_t *out, CL_(pt) (*t)[2][8], const zp_p2_ct_sc
     explicit_bzero(&zz, sizeof zz);
 }
 
-/* out = s[l]·p in each lane l: sum_points of one point */
-static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], int digits, int pub,
-                           const CL_(ctx) * k) {
+/* out = s[l]·p in each lane l, in constant time in s: sum_points of one
+ * point over every window */
+static void CL_(mul_point)(uint64_t *out, const CL_(pt) * p, const zp_p2_ct_scalar *const s[8], const CL_(ctx) * k) {
     CL_(pt) t[1][2][8];
     CL_(tables)(t[0], p, k);
     const zp_p2_ct_scalar *const(*ss)[8] = (const zp_p2_ct_scalar *const(*)[8])s;
-    CL_(sum_points)(out, t, ss, 1, digits, pub, k);
+    CL_(sum_points)(out, t, ss, 1, ZP_P2_CT_DIGITS, 0, k);
 }
 
 /* the number of windows up to the highest nonzero digit of n terms' eight
@@ -325,24 +325,11 @@ static void CL_(mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_
     CL_(ctx_init)(&k, c);
     CL_(pt) p;
     CL_(load_point)(&p, in, &k);
-    CL_(mul_point)(out, &p, s, ZP_P2_CT_DIGITS, 0, &k);
+    CL_(mul_point)(out, &p, s, &k);
 }
 
-/* mul for public scalars (variable time in them): only the windows up to
- * the lanes' highest nonzero digit, no addition of a half whose digits
- * are all 0 */
-static void CL_(mul_pub)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-                         const zp_ct_lanes_curve *c) {
-    const zp_p2_ct_scalar *const(*ss)[8] = (const zp_p2_ct_scalar *const(*)[8])s;
-    CL_(ctx) k;
-    CL_(ctx_init)(&k, c);
-    CL_(pt) p;
-    CL_(load_point)(&p, in, &k);
-    CL_(mul_point)(out, &p, s, CL_(pub_digits)(ss, 1), 1, &k);
-}
-
-/* sum_pub: mul_pub of n <= ZP_CT_LANES_TERMS terms a lane, summed with
- * their doublings shared */
+/* sum_pub (ct_lanes.h): n <= ZP_CT_LANES_TERMS public products a lane,
+ * summed with their doublings shared */
 static void CL_(sum_pub)(uint64_t *out, const uint64_t *const in[][8], const zp_p2_ct_scalar *const s[][8], size_t n,
                          const zp_ct_lanes_curve *c) {
     CL_(ctx) k;
@@ -371,7 +358,7 @@ static void CL_(mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_c
     CL_(fe_sqr)(&zz, &z, &k);
     CL_(fe_mul)(&p.z, &z, &zz, &k);
     CL_(blend_elem)(&p.y, CL_(fe_zero_mask)(&z), &k.one);
-    CL_(mul_point)(out, &p, s, ZP_P2_CT_DIGITS, 0, &k);
+    CL_(mul_point)(out, &p, s, &k);
 }
 
 /* ---- subgroup membership (curve/subgroup.h's tests; public points:

@@ -48,14 +48,13 @@ struct zp_ct_lanes_curve;
  *  s:   each lane's split scalar (phase2_ct_impl.h's ct_scalar for the
  *       group); the same pointer may repeat (one secret for many points).
  *  c:   the group, prepared by the caller.
- * mul_pub: mul for public scalars (zkey new's coefficients), variable
- *  time in them: only the windows up to the lanes' highest nonzero digit
- *  (a 32-bit coefficient costs a quarter of a wide one), no addition of
- *  a half whose eight digits are 0; the same points.
  * sum_pub: out = Σ_j s[j][k]·in[j][k] for the n <= ZP_CT_LANES_TERMS
- *  terms j of each lane k, public scalars as mul_pub's, the doublings
- *  shared (Straus): n terms cost the windows of one product and the
- *  additions of n (zkey new's sums of a signal's wide terms).
+ *  terms j of each lane k (points as mul's), for public scalars (zkey
+ *  new's coefficients), variable time in them: only the windows up to
+ *  the highest nonzero digit of them all (a 32-bit coefficient costs a
+ *  quarter of a wide one), no addition of a half whose eight digits are
+ *  0, and the terms' doublings shared (Straus: n terms cost the windows
+ *  of one product and the additions of n).
  * mul_j: the same for Jacobian points in (X, Y, Z, W words each; Z = 0:
  *  infinity), lane k's at in[k].
  * in_subgroup: the mask of the lanes whose point (on its curve, affine as
@@ -67,8 +66,6 @@ struct zp_ct_lanes_curve;
 typedef struct zp_ct_lanes_kernels {
     void (*mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                 const struct zp_ct_lanes_curve *c);
-    void (*mul_pub)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
-                    const struct zp_ct_lanes_curve *c);
     void (*sum_pub)(uint64_t *out, const uint64_t *const in[][8], const zp_p2_ct_scalar *const s[][8], size_t n,
                     const struct zp_ct_lanes_curve *c);
     void (*mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],

@@ -37,28 +37,22 @@ static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
     return top;
 }
 /* Products pending for the lanes (lanes_run), eight at a time: dst[l]
- * gets s[l]·in[l] (add 0) or has it added (add 1); own holds splits made
- * for the batch. kind: lanes_run's (ZP_P2_LANES_JACOBIAN: in are the
+ * gets s[l]·in[l]. kind: lanes_run's (ZP_P2_LANES_JACOBIAN: in are the
  * group's Jacobian points). */
 #define ZP_P2_LANES_BATCH(GG, GGJ)                                                                               \
     typedef struct {                                                                                             \
         const zp_ct_lanes_curve *c;                                                                              \
-        int kind, add;                                                                                           \
+        int kind;                                                                                                \
         size_t m;                                                                                                \
         const uint64_t *in[8];                                                                                   \
         const zp_p2_ct_scalar *s[8];                                                                             \
         GGJ *dst[8];                                                                                             \
-        zp_p2_ct_scalar own[8];                                                                                  \
-        GG pts[8];                                                                                               \
     } X_(GG##_batch);                                                                                            \
     static void X_(GG##_batch_flush)(X_(GG##_batch) *b) {                                                        \
         if (b->m == 0) return;                                                                                   \
         GGJ prod[8];                                                                                             \
         X_(GG##_lanes_run)(prod, b->in, b->s, b->m, b->kind, b->c);                                              \
-        for (size_t l = 0; l < b->m; l++) {                                                                      \
-            if (b->add) ZP_CAT(GG, _j_add_var)(b->dst[l], b->dst[l], &prod[l]);                                  \
-            else *b->dst[l] = prod[l];                                                                           \
-        }                                                                                                        \
+        for (size_t l = 0; l < b->m; l++) *b->dst[l] = prod[l];                                                  \
         b->m = 0;                                                                                                \
     }                                                                                                            \
     static void X_(GG##_batch_push)(X_(GG##_batch) *b, const uint64_t *in, const zp_p2_ct_scalar *s, GGJ *dst) { \
@@ -68,12 +62,12 @@ static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
 ZP_P2_LANES_BATCH(G1, G1J)
 ZP_P2_LANES_BATCH(G2, G2J)
 
-/* A wide term's product in the lanes (mul_pub) costs the windows of the
- * longest of its batch: zkey new sorts them into batches by length
- * (circom's coefficients are mostly 2^i of Num2Bits, -1, and wide
- * constants), below 2^36, 2^68, 2^128 and the rest. pub_scalar: k's
- * split as mul_pub takes it, k itself in one half when below 2^128 (what
- * any split of it gives: k·P + 0·E(P)). */
+/* A wide term costs the lanes (sum_pub) the windows of the longest of
+ * its batch: zkey new sorts them into batches by length (circom's
+ * coefficients are mostly 2^i of Num2Bits, -1, and wide constants),
+ * below 2^36, 2^68, 2^128 and the rest. pub_scalar: k's split as sum_pub
+ * takes it, k itself in one half when below 2^128 (what any split of it
+ * gives: k·P + 0·E(P)). */
 #define ZP_P2_WIDE_CLASSES 4
 static inline int X_(wide_class)(int top) { return top < 36 ? 0 : top < 68 ? 1 : top < 128 ? 2 : 3; }
 #define ZP_P2_PUB_SCALAR(GG)                                                                    \
