@@ -5,7 +5,9 @@
 # times, whole process; the table gives the median wall time and the
 # median peak RSS (/usr/bin/time -v) of each tool and the ratio.
 #
-# Usage: bench/ceremony.sh [K...]            (default: 12 16)
+# Usage: bench/ceremony.sh [K[:CIRCUIT.r1cs]...]      (default: 12 16)
+#   K:CIRCUIT.r1cs takes that circuit (a circom one, of a 2^K domain)
+#   instead of the synthetic one; its rows are labelled with its name
 #   ZKPIPE=build/zkpipe GEN=build/zkpipe-bench-circuit
 #   PTAU_<K>=file: a prepared powers of tau of power >= K (default for 12:
 #   tests/ptau/pot12_bn128.ptau; for others: /work/big/ceremony/pot<K>_final.ptau,
@@ -45,26 +47,24 @@ measure() {
 
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) threads"
 echo "# snarkjs $(node -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/snarkjs/package.json"), node $(node --version), runs: $RUNS (median)"
-printf '%-6s %-11s %12s %12s %9s %12s %12s\n' size step zkpipe_s snarkjs_s speedup zkpipe_MiB snarkjs_MiB
-for k in "${SIZES[@]}"; do
+printf '%-20s %-11s %12s %12s %9s %12s %12s\n' size step zkpipe_s snarkjs_s speedup zkpipe_MiB snarkjs_MiB
+for arg in "${SIZES[@]}"; do
+    k="${arg%%:*}" circuit="" label=""
+    [ "$arg" = "$k" ] || { circuit="${arg#*:}"; label=" $(basename "$circuit" .r1cs)"; }
     var="PTAU_$k"
     ptau="${!var:-}"
     if [ -z "$ptau" ]; then
         if [ "$k" = 12 ]; then ptau="$ROOT/tests/ptau/pot12_bn128.ptau"; else ptau="/work/big/ceremony/pot${k}_final.ptau"; fi
     fi
     [ -s "$ptau" ] || { echo "no ptau for 2^$k: $ptau (set PTAU_$k)" >&2; continue; }
-    d="$WORK/k$k"
+    d="$WORK/k$k${label:+-${label# }}"
     mkdir -p "$d"
-    # a circuit that fills the 2^k domain (constraints + public < 2^k)
-    "$GEN" --curve bn128 --constraints $(((1 << k) - 64)) "$d/c.r1cs" "$d/c.wtns" >/dev/null
-    newrow=1
-    if ! "$Z" zkey new -q "$d/c.r1cs" "$ptau" "$d/base.zkey" 2>"$WORK/err.txt"; then
-        # a domain equal to the ptau's power above 2^14: zkpipe refuses
-        # (docs/ceremony.md, "Compatibility details"); snarkjs makes the base
-        echo "# 2^$k: $(head -c 160 "$WORK/err.txt")..."
-        "$S" zkey new "$d/c.r1cs" "$ptau" "$d/base.zkey" >/dev/null
-        newrow=0
+    if [ -n "$circuit" ]; then
+        cp "$circuit" "$d/c.r1cs"
+    else # a circuit that fills the 2^k domain (constraints + public < 2^k)
+        "$GEN" --curve bn128 --constraints $(((1 << k) - 64)) "$d/c.r1cs" "$d/c.wtns" >/dev/null
     fi
+    "$Z" zkey new -q "$d/c.r1cs" "$ptau" "$d/base.zkey"
     row() { # row STEP ZKPIPE-CMD -- SNARKJS-CMD (none: zkpipe alone)
         local step="$1"; shift
         local zc=() sc=()
@@ -74,10 +74,10 @@ for k in "${SIZES[@]}"; do
         read -r zt zm < <(measure "${zc[@]}")
         if [ ${#sc[@]} -gt 0 ]; then
             read -r st sm < <(measure "${sc[@]}")
-            printf '%-6s %-11s %12.2f %12.2f %8.1fx %12.0f %12.0f\n' "2^$k" "$step" "$zt" "$st" \
+            printf '%-20s %-11s %12.2f %12.2f %8.1fx %12.0f %12.0f\n' "2^$k$label" "$step" "$zt" "$st" \
                 "$(echo "$st / $zt" | bc -l)" "$(echo "$zm / 1024" | bc -l)" "$(echo "$sm / 1024" | bc -l)"
         else
-            printf '%-6s %-11s %12.2f %12s %9s %12.0f %12s\n' "2^$k" "$step" "$zt" - - "$(echo "$zm / 1024" | bc -l)" -
+            printf '%-20s %-11s %12.2f %12s %9s %12.0f %12s\n' "2^$k$label" "$step" "$zt" - - "$(echo "$zm / 1024" | bc -l)" -
         fi
     }
     rvar="RAW_$k"
@@ -86,19 +86,17 @@ for k in "${SIZES[@]}"; do
     if [ -s "$raw" ]; then
         if [ "$k" -le "${SNARKJS_PREPARE_MAX:-12}" ]; then
             row prepare "$Z" ptau prepare phase2 -q "$raw" "$d/zp.ptau" -- "$S" powersoftau prepare phase2 "$raw" "$d/sp.ptau"
-            cmp -s "$d/zp.ptau" "$d/sp.ptau" || echo "# 2^$k: prepare phase2 differs from snarkjs's!"
+            cmp -s "$d/zp.ptau" "$d/sp.ptau" || echo "# 2^$k$label: prepare phase2 differs from snarkjs's!"
         else
             row prepare "$Z" ptau prepare phase2 -q "$raw" "$d/zp.ptau" --
         fi
     fi
-    if [ "$newrow" = 1 ]; then
-        row "zkey new" "$Z" zkey new -q "$d/c.r1cs" "$ptau" "$d/z0.zkey" -- "$S" zkey new "$d/c.r1cs" "$ptau" "$d/s0.zkey"
-        cmp -s "$d/z0.zkey" "$d/s0.zkey" || echo "# 2^$k: zkey new differs from snarkjs's!"
-    fi
+    row "zkey new" "$Z" zkey new -q "$d/c.r1cs" "$ptau" "$d/z0.zkey" -- "$S" zkey new "$d/c.r1cs" "$ptau" "$d/s0.zkey"
+    cmp -s "$d/z0.zkey" "$d/s0.zkey" || echo "# 2^$k$label: zkey new differs from snarkjs's!"
     row contribute "$Z" zkey contribute -q "$d/base.zkey" "$d/z1.zkey" -n bench -e bench -- \
         "$S" zkey contribute "$d/base.zkey" "$d/s1.zkey" -n=bench -e=bench
     row beacon "$Z" zkey beacon -q "$d/base.zkey" "$d/zb.zkey" $BEACON 10 -- \
         "$S" zkey beacon "$d/base.zkey" "$d/sb.zkey" $BEACON 10
-    cmp -s "$d/zb.zkey" "$d/sb.zkey" || echo "# 2^$k: zkey beacon differs from snarkjs's!"
+    cmp -s "$d/zb.zkey" "$d/sb.zkey" || echo "# 2^$k$label: zkey beacon differs from snarkjs's!"
     row verify "$Z" zkey verify -q "$d/c.r1cs" "$ptau" "$d/s1.zkey" -- "$S" zkey verify "$d/c.r1cs" "$ptau" "$d/z1.zkey"
 done
