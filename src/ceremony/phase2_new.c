@@ -350,7 +350,7 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
      * cut: above 2^14 it hashes dom differences τ^(i+dom) − τ^i, and when
      * the domain is the ptau's power the last one reads past tauG1 into
      * the next section's bytes, which its wasm arithmetic turns into a
-     * point zkpipe does not reproduce. */
+     * point (write_h, ops->g1_sub_past_to_u). */
     uint64_t per = dom - 1 < H_CHUNK ? dom - 1 : H_CHUNK, hashed = (dom - 1 + H_CHUNK - 1) / H_CHUNK * per;
     const uint8_t *past = NULL;
     if (dom + hashed > all) {
