@@ -55,74 +55,74 @@ static inline void X_(G2_ct_endo)(G2J *r, const G2J *p) { ZP_G_G2_ENDO(r, p); }
 #error "the constant-time path needs an endomorphism split of G2"
 #endif
 
-#define ZP_P2_CT_MUL(GG, GGJ, FF)                                                                          \
-    /* t[0][d - 1] = d·p, t[1][d - 1] = d·E(p) for d = 1..8 (public) */                                  \
-    static inline void X_(GG##_ct_tables)(GGJ t[2][8], const GGJ *p) {                                     \
-        t[0][0] = *p;                                                                                      \
-        ZP_CAT(GG, _j_dbl)(&t[0][1], p);                                                                   \
-        for (int i = 2; i < 8; i++) ZP_CAT(GG, _j_add)(&t[0][i], &t[0][i - 1], p);                         \
-        for (int i = 0; i < 8; i++) {                                                                      \
-            X_(GG##_ct_endo)(&t[1][i], &t[0][i]);                                                          \
-            if (ZP_P2_##GG##_CT_ENDO_NEG) ZP_CAT(GG, _j_neg)(&t[1][i], &t[1][i]);                          \
-        }                                                                                                  \
-    }                                                                                                      \
-    /* r = t[abs - 1] (infinity for abs 0), negated under neg: every entry read */                         \
-    static inline void X_(GG##_ct_pick)(GGJ * r, const GGJ t[8], uint64_t abs, uint64_t neg) {             \
-        ZP_CAT(GG, _j_set_inf)(r);                                                                         \
-        for (uint64_t j = 0; j < 8; j++) {                                                                 \
-            uint64_t x = abs ^ (j + 1);                                                                    \
-            ZP_CAT(GG, _j_cmov)(r, &t[j], zp_point_zero_mask(&x, 1));                                      \
-        }                                                                                                  \
-        GGJ n;                                                                                             \
-        ZP_CAT(GG, _j_neg)(&n, r);                                                                         \
-        ZP_CAT(GG, _j_cmov)(r, &n, neg);                                                                   \
-    }                                                                                                      \
-    static void X_(GG##_ct_mul)(GGJ * r, const GGJ t[2][8], const zp_p2_ct_scalar *s) {                    \
-        GGJ acc, pick;                                                                                     \
-        ZP_CAT(GG, _j_set_inf)(&acc);                                                                      \
-        for (int i = ZP_P2_CT_DIGITS - 1; i >= 0; i--) {                                                   \
-            for (int b = 0; b < 4; b++) ZP_CAT(GG, _j_dbl)(&acc, &acc);                                    \
-            for (int h = 0; h < 2; h++) {                                                                  \
-                X_(GG##_ct_pick)(&pick, t[h], s->half[h].abs[i], s->half[h].neg[i]);                       \
-                ZP_CAT(GG, _j_add)(&acc, &acc, &pick);                                                     \
-            }                                                                                              \
-        }                                                                                                  \
-        *r = acc;                                                                                          \
-        explicit_bzero(&acc, sizeof acc);                                                                  \
-        explicit_bzero(&pick, sizeof pick);                                                                \
-    }                                                                                                      \
-    /* out[i] = in[i] in affine form, one constant-time inversion for all n \
-     * (Montgomery's trick; a Z of 0, infinity, counted as 1 and its output \
-     * zeroed under a mask); scratch holds n field elements */                              \
-    static void X_(GG##_ct_to_affine)(GG * out, const GGJ *in, size_t n, FF *scratch) {                    \
-        FF acc, inv, z, one, zi, zi2, zi3;                                                                 \
-        ZP_CAT(FF, _set_one)(&one);                                                                        \
-        acc = one;                                                                                         \
-        for (size_t i = 0; i < n; i++) {                                                                   \
-            z = in[i].z;                                                                                   \
-            zp_point_cmov((uint64_t *)&z, (const uint64_t *)&one,                                          \
-                          zp_point_zero_mask((const uint64_t *)&in[i].z, sizeof(FF) / 8), sizeof(FF) / 8); \
-            scratch[i] = acc;                                                                              \
-            ZP_CAT(FF, _mul)(&acc, &acc, &z);                                                              \
-        }                                                                                                  \
-        ZP_CAT(FF, _inv)(&inv, &acc);                                                                      \
-        for (size_t i = n; i-- > 0;) {                                                                     \
-            uint64_t inf = zp_point_zero_mask((const uint64_t *)&in[i].z, sizeof(FF) / 8);                 \
-            z = in[i].z;                                                                                   \
-            zp_point_cmov((uint64_t *)&z, (const uint64_t *)&one, inf, sizeof(FF) / 8);                    \
-            ZP_CAT(FF, _mul)(&zi, &inv, &scratch[i]);                                                      \
-            ZP_CAT(FF, _mul)(&inv, &inv, &z);                                                              \
-            ZP_CAT(FF, _sqr)(&zi2, &zi);                                                                   \
-            ZP_CAT(FF, _mul)(&zi3, &zi2, &zi);                                                             \
-            ZP_CAT(FF, _mul)(&out[i].x, &in[i].x, &zi2);                                                   \
-            ZP_CAT(FF, _mul)(&out[i].y, &in[i].y, &zi3);                                                   \
-            uint64_t keep = ~inf;                                                                          \
-            uint64_t *o = (uint64_t *)&out[i];                                                             \
-            for (size_t l = 0; l < sizeof(GG) / 8; l++) o[l] &= keep;                                      \
-        }                                                                                                  \
-        explicit_bzero(&acc, sizeof acc);                                                                  \
-        explicit_bzero(&inv, sizeof inv);                                                                  \
-        explicit_bzero(&zi, sizeof zi);                                                                    \
+#define ZP_P2_CT_MUL(GG, GGJ, FF)                                                                                     \
+    /* t[0][d - 1] = d·p, t[1][d - 1] = d·E(p) for d = 1..8 (public) */                                             \
+    static inline void X_(GG##_ct_tables)(GGJ t[2][8], const GGJ *p) {                                                \
+        t[0][0] = *p;                                                                                                 \
+        ZP_CAT(GG, _j_dbl)(&t[0][1], p);                                                                              \
+        for (int i = 2; i < 8; i++) ZP_CAT(GG, _j_add)(&t[0][i], &t[0][i - 1], p);                                    \
+        for (int i = 0; i < 8; i++) {                                                                                 \
+            X_(GG##_ct_endo)(&t[1][i], &t[0][i]);                                                                     \
+            if (ZP_P2_##GG##_CT_ENDO_NEG) ZP_CAT(GG, _j_neg)(&t[1][i], &t[1][i]);                                     \
+        }                                                                                                             \
+    }                                                                                                                 \
+    /* r = t[abs - 1] (infinity for abs 0), negated under neg: every entry read */                                    \
+    static inline void X_(GG##_ct_pick)(GGJ * r, const GGJ t[8], uint64_t abs, uint64_t neg) {                        \
+        ZP_CAT(GG, _j_set_inf)(r);                                                                                    \
+        for (uint64_t j = 0; j < 8; j++) {                                                                            \
+            uint64_t x = abs ^ (j + 1);                                                                               \
+            ZP_CAT(GG, _j_cmov)(r, &t[j], zp_point_zero_mask(&x, 1));                                                 \
+        }                                                                                                             \
+        GGJ n;                                                                                                        \
+        ZP_CAT(GG, _j_neg)(&n, r);                                                                                    \
+        ZP_CAT(GG, _j_cmov)(r, &n, neg);                                                                              \
+    }                                                                                                                 \
+    static void X_(GG##_ct_mul)(GGJ * r, const GGJ t[2][8], const zp_p2_ct_scalar *s) {                               \
+        GGJ acc, pick;                                                                                                \
+        ZP_CAT(GG, _j_set_inf)(&acc);                                                                                 \
+        for (int i = ZP_P2_CT_DIGITS - 1; i >= 0; i--) {                                                              \
+            for (int b = 0; b < 4; b++) ZP_CAT(GG, _j_dbl)(&acc, &acc);                                               \
+            for (int h = 0; h < 2; h++) {                                                                             \
+                X_(GG##_ct_pick)(&pick, t[h], s->half[h].abs[i], s->half[h].neg[i]);                                  \
+                ZP_CAT(GG, _j_add)(&acc, &acc, &pick);                                                                \
+            }                                                                                                         \
+        }                                                                                                             \
+        *r = acc;                                                                                                     \
+        explicit_bzero(&acc, sizeof acc);                                                                             \
+        explicit_bzero(&pick, sizeof pick);                                                                           \
+    }                                                                                                                 \
+    /* out[i] = in[i] in affine form, one constant-time inversion for all n                                         \
+     * (Montgomery's trick; a Z of 0, infinity, counted as 1 and its output                                          \
+     * zeroed under a mask); scratch holds n field elements */ \
+    static void X_(GG##_ct_to_affine)(GG * out, const GGJ *in, size_t n, FF *scratch) {                               \
+        FF acc, inv, z, one, zi, zi2, zi3;                                                                            \
+        ZP_CAT(FF, _set_one)(&one);                                                                                   \
+        acc = one;                                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                                              \
+            z = in[i].z;                                                                                              \
+            zp_point_cmov((uint64_t *)&z, (const uint64_t *)&one,                                                     \
+                          zp_point_zero_mask((const uint64_t *)&in[i].z, sizeof(FF) / 8), sizeof(FF) / 8);            \
+            scratch[i] = acc;                                                                                         \
+            ZP_CAT(FF, _mul)(&acc, &acc, &z);                                                                         \
+        }                                                                                                             \
+        ZP_CAT(FF, _inv)(&inv, &acc);                                                                                 \
+        for (size_t i = n; i-- > 0;) {                                                                                \
+            uint64_t inf = zp_point_zero_mask((const uint64_t *)&in[i].z, sizeof(FF) / 8);                            \
+            z = in[i].z;                                                                                              \
+            zp_point_cmov((uint64_t *)&z, (const uint64_t *)&one, inf, sizeof(FF) / 8);                               \
+            ZP_CAT(FF, _mul)(&zi, &inv, &scratch[i]);                                                                 \
+            ZP_CAT(FF, _mul)(&inv, &inv, &z);                                                                         \
+            ZP_CAT(FF, _sqr)(&zi2, &zi);                                                                              \
+            ZP_CAT(FF, _mul)(&zi3, &zi2, &zi);                                                                        \
+            ZP_CAT(FF, _mul)(&out[i].x, &in[i].x, &zi2);                                                              \
+            ZP_CAT(FF, _mul)(&out[i].y, &in[i].y, &zi3);                                                              \
+            uint64_t keep = ~inf;                                                                                     \
+            uint64_t *o = (uint64_t *)&out[i];                                                                        \
+            for (size_t l = 0; l < sizeof(GG) / 8; l++) o[l] &= keep;                                                 \
+        }                                                                                                             \
+        explicit_bzero(&acc, sizeof acc);                                                                             \
+        explicit_bzero(&inv, sizeof inv);                                                                             \
+        explicit_bzero(&zi, sizeof zi);                                                                               \
     }
 ZP_P2_CT_MUL(G1, G1J, FP)
 ZP_P2_CT_MUL(G2, G2J, FP2)
