@@ -36,32 +36,6 @@ static int X_(coef_signed)(uint64_t k[4], int *neg, const uint64_t coef[4]) {
     while (top >= 0 && !((k[top / 64] >> (top % 64)) & 1)) top--;
     return top;
 }
-/* Products pending for the lanes (lanes_run), eight at a time: dst[l]
- * gets s[l]·in[l]. kind: lanes_run's (ZP_P2_LANES_JACOBIAN: in are the
- * group's Jacobian points). */
-#define ZP_P2_LANES_BATCH(GG, GGJ)                                                                               \
-    typedef struct {                                                                                             \
-        const zp_ct_lanes_curve *c;                                                                              \
-        int kind;                                                                                                \
-        size_t m;                                                                                                \
-        const uint64_t *in[8];                                                                                   \
-        const zp_p2_ct_scalar *s[8];                                                                             \
-        GGJ *dst[8];                                                                                             \
-    } X_(GG##_batch);                                                                                            \
-    static void X_(GG##_batch_flush)(X_(GG##_batch) *b) {                                                        \
-        if (b->m == 0) return;                                                                                   \
-        GGJ prod[8];                                                                                             \
-        X_(GG##_lanes_run)(prod, b->in, b->s, b->m, b->kind, b->c);                                              \
-        for (size_t l = 0; l < b->m; l++) *b->dst[l] = prod[l];                                                  \
-        b->m = 0;                                                                                                \
-    }                                                                                                            \
-    static void X_(GG##_batch_push)(X_(GG##_batch) *b, const uint64_t *in, const zp_p2_ct_scalar *s, GGJ *dst) { \
-        b->in[b->m] = in, b->s[b->m] = s, b->dst[b->m] = dst;                                                    \
-        if (++b->m == 8) X_(GG##_batch_flush)(b);                                                                \
-    }
-ZP_P2_LANES_BATCH(G1, G1J)
-ZP_P2_LANES_BATCH(G2, G2J)
-
 /* A wide term costs the lanes (sum_pub) the windows of the longest of
  * its batch: zkey new sorts them into batches by length (circom's
  * coefficients are mostly 2^i of Num2Bits, -1, and wide constants),
@@ -389,6 +363,30 @@ typedef struct {
 } X_(fft_job);
 
 #define ZP_P2_FFT_BLOCK 64
+/* prepare's products pending for the lanes (lanes_run), eight at a time:
+ * dst[l] gets s[l]·in[l], in the group's Jacobian points. */
+#define ZP_P2_LANES_BATCH(GG, GGJ)                                                                               \
+    typedef struct {                                                                                             \
+        const zp_ct_lanes_curve *c;                                                                              \
+        size_t m;                                                                                                \
+        const uint64_t *in[8];                                                                                   \
+        const zp_p2_ct_scalar *s[8];                                                                             \
+        GGJ *dst[8];                                                                                             \
+    } X_(GG##_batch);                                                                                            \
+    static void X_(GG##_batch_flush)(X_(GG##_batch) *b) {                                                        \
+        if (b->m == 0) return;                                                                                   \
+        GGJ prod[8];                                                                                             \
+        X_(GG##_lanes_run)(prod, b->in, b->s, b->m, ZP_P2_LANES_JACOBIAN, b->c);                                 \
+        for (size_t l = 0; l < b->m; l++) *b->dst[l] = prod[l];                                                  \
+        b->m = 0;                                                                                                \
+    }                                                                                                            \
+    static void X_(GG##_batch_push)(X_(GG##_batch) *b, const uint64_t *in, const zp_p2_ct_scalar *s, GGJ *dst) { \
+        b->in[b->m] = in, b->s[b->m] = s, b->dst[b->m] = dst;                                                    \
+        if (++b->m == 8) X_(GG##_batch_flush)(b);                                                                \
+    }
+ZP_P2_LANES_BATCH(G1, G1J)
+ZP_P2_LANES_BATCH(G2, G2J)
+
 /* A block of butterflies [lo, hi) with its multiplications eight at a
  * time in the lanes (a batch of the FFT's Jacobian points): v = ω^k·a[i1]
  * (a twiddle split per product, or per distinct k in the early stages'
@@ -398,7 +396,7 @@ typedef struct {
     static void X_(GG##_fft_lanes)(const X_(fft_job) *j, size_t lo, size_t hi) {                              \
         GGJ *a = j->a, v[ZP_P2_FFT_BLOCK], u[ZP_P2_FFT_BLOCK];                                                \
         zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                                  \
-        X_(GG##_batch) batch = {.c = j->lanes, .kind = ZP_P2_LANES_JACOBIAN};                                 \
+        X_(GG##_batch) batch = {.c = j->lanes};                                                               \
         for (size_t b = lo; b < hi; b++) {                                                                    \
             size_t grp = b / j->half, k = b % j->half, i0 = grp * 2 * j->half + k, i1 = i0 + j->half;         \
             if (j->uscale != NULL)                                                                            \
