@@ -404,6 +404,13 @@ static size_t ratio_slice(size_t g1, uint64_t budget) {
     while (budget != 0 && slice > RATIO_SLICE_MIN && slice * (2 * g1 + 32) > room) slice /= 2;
     return slice;
 }
+/* Affine LEM's infinity: x = y = 0. */
+static int all_zero(const uint8_t *p, size_t n) {
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++) acc |= p[i];
+    return acc == 0;
+}
+
 static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *bi, const uint8_t *init,
                                const zp_binfile *bf, const uint8_t *fin, size_t n, size_t g1, const uint8_t *d2_init,
                                const uint8_t *d2_final, const zp_ceremony_opts *o, zp_error *err) {
@@ -426,7 +433,13 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *
         if ((st = ops->g1_lincomb(r2, fin + at * g1, k, m, o ? o->par : NULL, err)) != ZP_OK) break;
         zp_binfile_release(bi, init + at * g1, m * g1);
         zp_binfile_release(bf, fin + at * g1, m * g1);
-        *ok = ops->same_ratio(r1, r2, d2_final, d2_init);
+        /* Both sums at infinity pass, as with snarkjs, whose MSM of
+         * points at infinity is a zero its sameRatio does not refuse and
+         * its pairing takes as one: the H of a key on a ptau with tau = 1
+         * (powersoftau new, no contribution) is all infinity. One sum at
+         * infinity and not the other fails. */
+        int inf1 = all_zero(r1, g1), inf2 = all_zero(r2, g1);
+        *ok = inf1 || inf2 ? inf1 && inf2 : ops->same_ratio(r1, r2, d2_final, d2_init);
     }
     zp_cer_free(&sc);
     return st;

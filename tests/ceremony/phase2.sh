@@ -140,8 +140,7 @@ check "bn128: zkpipe zkey new, the domain the ptau's power" "$Z" zkey new -q "$D
 check "bn128: snarkjs zkey new of it" "$SNARKJS" zkey new "$D/c.r1cs" "$D/p15.ptau" "$D/s.zkey"
 same "bn128: zkey new byte-identical, the hash reading past tauG1" "$D/z.zkey" "$D/s.zkey"
 # the same ptau with tauG1 moved to the end of the file: nothing to read
-# past it, so zkey new refuses. (zkey verify of these keys is not run: on
-# tau = 1 every H difference is 0, which zkpipe's ratio test rejects.)
+# past it, so zkey new refuses.
 node -e '
 const fs = require("fs"), b = fs.readFileSync(process.argv[1]);
 const n = b.readUInt32LE(8), secs = [];
@@ -171,6 +170,22 @@ for curve in bn128 bls12381; do
     head -c 5000 "$D/p1.ptau" >"$D/trunc.ptau"
     status "$curve: prepare phase2 of a truncated ptau (exit 3)" 3 "trunc.ptau" "$Z" powersoftau prepare phase2 "$D/trunc.ptau" "$D/x.ptau"
 done
+
+# A key on a ptau of tau = 1 (powersoftau new, prepared, no contribution),
+# as toy setups make: its H is all infinity, which snarkjs's verify
+# accepts, and so must zkpipe's, before and after a contribution; an H
+# point made the generator fails.
+D="$W/tau-one"
+mkdir -p "$D"
+check "bn128: prepare phase2 of tau = 1 at 2^8" "$Z" ptau prepare phase2 -q "$W/ptau-bn128/z0.ptau" "$D/p.ptau"
+check "bn128: a circuit of 2^7" "$GEN" --curve bn128 --constraints 100 "$D/c.r1cs" "$D/c.wtns"
+check "bn128: zkey new on tau = 1" "$Z" zkey new -q "$D/c.r1cs" "$D/p.ptau" "$D/k0.zkey"
+check "bn128: zkey contribute on tau = 1" "$Z" zkey contribute -q "$D/k0.zkey" "$D/k1.zkey" -n one -e "e $RANDOM"
+status "bn128: zkpipe zkey verify, tau = 1, H all infinity" 0 "ZKey Ok" "$Z" zkey verify "$D/c.r1cs" "$D/p.ptau" "$D/k1.zkey"
+status "bn128: snarkjs zkey verify of the same" 0 "ZKey Ok" "$SNARKJS" zkey verify "$D/c.r1cs" "$D/p.ptau" "$D/k1.zkey"
+cp "$D/k1.zkey" "$D/bad.zkey"
+bad_point "$D/bad.zkey" 9 3 bn128 on
+status "bn128: zkpipe zkey verify, tau = 1, an H point not infinity (exit 1)" 1 "section 9 (H)" "$Z" zkey verify "$D/c.r1cs" "$D/p.ptau" "$D/bad.zkey"
 
 echo "ceremony phase 2: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
