@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Phase 2 of a ceremony, zkpipe against snarkjs on the same files: zkey new,
-# zkey contribute, zkey beacon and zkey verify on a synthetic BN254 circuit
+# zkey contribute, zkey beacon and zkey verify on a synthetic circuit
 # (zkpipe-bench-circuit) of 2^K constraints for each K, each step run 3
 # times, whole process; the table gives the median wall time and the
 # median peak RSS (/usr/bin/time -v) of each tool and the ratio.
@@ -17,7 +17,10 @@
 #   way; for others /work/big/ceremony/pot<K>_1.ptau)
 #   SNARKJS_PREPARE_MAX=12: snarkjs's prepare phase2 runs up to this K only
 #   (23 minutes at 2^16 on this machine): above, its column is "-"
-#   WORK=dir (default /work/big/ceremony/bench), RUNS=3
+#   CURVE=bn128 or bls12381 (default bn128; the synthetic circuit's, the
+#   default 2^12 ptau's: tests/ptau/pot12_CURVE.ptau)
+#   WORK=dir (default /work/big/ceremony/bench), RUNS=3, SNARKJS_RUNS=RUNS
+#   (1 where snarkjs takes minutes a run)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 Z="${ZKPIPE:-$ROOT/build/zkpipe}"
@@ -25,44 +28,48 @@ GEN="${GEN:-$ROOT/build/zkpipe-bench-circuit}"
 S="$ROOT/node_modules/.bin/snarkjs"
 WORK="${WORK:-/work/big/ceremony/bench}"
 RUNS="${RUNS:-3}"
+SNARKJS_RUNS="${SNARKJS_RUNS:-$RUNS}"
+CURVE="${CURVE:-bn128}"
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(12 16)
 mkdir -p "$WORK"
 BEACON=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
-# measure OUT CMD...: runs CMD RUNS times; prints "median_seconds median_peak_kb"
+# measure N CMD...: runs CMD N times; prints "median_seconds median_peak_kb"
 measure() {
-    local t=() m=()
-    for _ in $(seq "$RUNS"); do
+    local t=() m=() n="$1"
+    shift
+    for _ in $(seq "$n"); do
         /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/err.txt" ||
             { echo "failed: $* ($(tail -2 "$WORK/err.txt"))" >&2; exit 1; }
         read -r e k <"$WORK/time.txt"
         t+=("$e"); m+=("$k")
     done
     local ts ms
-    ts=$(printf '%s\n' "${t[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p")
-    ms=$(printf '%s\n' "${m[@]}" | sort -g | sed -n "$(((RUNS + 1) / 2))p")
+    ts=$(printf '%s\n' "${t[@]}" | sort -g | sed -n "$(((n + 1) / 2))p")
+    ms=$(printf '%s\n' "${m[@]}" | sort -g | sed -n "$(((n + 1) / 2))p")
     echo "$ts $ms"
 }
 
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) threads"
-echo "# snarkjs $(node -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/snarkjs/package.json"), node $(node --version), runs: $RUNS (median)"
+echo "# snarkjs $(node -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/snarkjs/package.json"), node $(node --version), curve $CURVE, runs: zkpipe $RUNS, snarkjs $SNARKJS_RUNS (median)"
 printf '%-20s %-11s %12s %12s %9s %12s %12s\n' size step zkpipe_s snarkjs_s speedup zkpipe_MiB snarkjs_MiB
 for arg in "${SIZES[@]}"; do
     k="${arg%%:*}" circuit="" label=""
-    [ "$arg" = "$k" ] || { circuit="${arg#*:}"; label=" $(basename "$circuit" .r1cs)"; }
+    [ "$CURVE" = bn128 ] || label=" $CURVE"
+    [ "$arg" = "$k" ] || { circuit="${arg#*:}"; label="$label $(basename "$circuit" .r1cs)"; }
     var="PTAU_$k"
     ptau="${!var:-}"
     if [ -z "$ptau" ]; then
-        if [ "$k" = 12 ]; then ptau="$ROOT/tests/ptau/pot12_bn128.ptau"; else ptau="/work/big/ceremony/pot${k}_final.ptau"; fi
+        if [ "$k" = 12 ]; then ptau="$ROOT/tests/ptau/pot12_$CURVE.ptau"; else ptau="/work/big/ceremony/pot${k}_final.ptau"; fi
     fi
     [ -s "$ptau" ] || { echo "no ptau for 2^$k: $ptau (set PTAU_$k)" >&2; continue; }
-    d="$WORK/k$k${label:+-${label# }}"
+    d="$WORK/k$k${label:+-${label// /-}}"
     mkdir -p "$d"
     if [ -n "$circuit" ]; then
         cp "$circuit" "$d/c.r1cs"
     else # a circuit that fills the 2^k domain (constraints + public < 2^k)
-        "$GEN" --curve bn128 --constraints $(((1 << k) - 64)) "$d/c.r1cs" "$d/c.wtns" >/dev/null
+        "$GEN" --curve "$CURVE" --constraints $(((1 << k) - 64)) "$d/c.r1cs" "$d/c.wtns" >/dev/null
     fi
     "$Z" zkey new -q "$d/c.r1cs" "$ptau" "$d/base.zkey"
     row() { # row STEP ZKPIPE-CMD -- SNARKJS-CMD (none: zkpipe alone)
@@ -71,9 +78,9 @@ for arg in "${SIZES[@]}"; do
         while [ "$1" != "--" ]; do zc+=("$1"); shift; done
         shift
         sc=("$@")
-        read -r zt zm < <(measure "${zc[@]}")
+        read -r zt zm < <(measure "$RUNS" "${zc[@]}")
         if [ ${#sc[@]} -gt 0 ]; then
-            read -r st sm < <(measure "${sc[@]}")
+            read -r st sm < <(measure "$SNARKJS_RUNS" "${sc[@]}")
             printf '%-20s %-11s %12.2f %12.2f %8.1fx %12.0f %12.0f\n' "2^$k$label" "$step" "$zt" "$st" \
                 "$(echo "$st / $zt" | bc -l)" "$(echo "$zm / 1024" | bc -l)" "$(echo "$sm / 1024" | bc -l)"
         else

@@ -1,10 +1,15 @@
 /* What phase 1 and phase 2 share (internal.h): the tracked buffers, the
  * progress line, the checks of points read from a file, the ptau header,
  * the pages that hold a contribution's secrets, beacons, names. */
+#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/digest.h"
 #include "base/error.h"
@@ -403,4 +408,19 @@ int zp_cer_params_decode(const uint8_t *q, size_t len, uint32_t type, char name[
         q += n;
     }
     return type != 1 || (*beacon_len != 0 && *iter_exp >= 10 && *iter_exp <= 63);
+}
+
+zp_status zp_cer_unnamed_file(int *fd, char path[32], const char *dir, zp_error *err) {
+    if (dir == NULL) dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] == 0) dir = "/tmp";
+    *fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (*fd < 0) {
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/zkpipe-tmp-XXXXXX", dir);
+        *fd = mkostemp(tmpl, O_CLOEXEC);
+        if (*fd >= 0) unlink(tmpl);
+    }
+    if (*fd < 0) return zp_error_set(err, ZP_ERR_IO, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+    if (path != NULL) snprintf(path, 32, "/proc/self/fd/%d", *fd);
+    return ZP_OK;
 }

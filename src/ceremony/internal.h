@@ -67,6 +67,13 @@ typedef struct zp_p2_ops {
      * 2^log_n affine LEM points, work of lagrange_work_bytes(n, g2). */
     zp_status (*lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err);
     size_t (*lagrange_work_bytes)(size_t n, int g2);
+    /* count rows of 2^log_m such points, in place: row i's point k
+     * becomes Σ_j ω_m^(-jk)·in_j, then, where log_n > 0, times
+     * 2^-log_n·ω_n^(-(first + i)·k): a step of the four-step transform
+     * (phase1.c's prepare under a budget); work of
+     * lagrange_work_bytes(count·2^log_m, g2) */
+    zp_status (*lagrange_rows)(uint8_t *pts, unsigned log_m, size_t count, unsigned log_n, uint64_t first, int g2,
+                               void *work, const zp_parallel *par, zp_error *err);
     /* k, 2^log_n plain scalars, in place: s_i = Σ_j k_j·ω^(ij) with
      * lagrange()'s ω, so that Σ k_j·P_j = Σ s_i·L_i for L = lagrange(P) */
     zp_status (*fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par, zp_error *err);
@@ -110,6 +117,13 @@ zp_status zp_cer_alloc(zp_tracked *b, size_t bytes, const char *what, zp_error *
 void zp_cer_free(zp_tracked *b);
 /* "\rzkpipe: step done/total" on stderr when o asks for progress. */
 void zp_cer_progress(const zp_ceremony_opts *o, const char *step, size_t done, size_t total);
+
+/* A file with no name in dir (NULL: $TMPDIR, default /tmp): O_TMPFILE, so
+ * nothing another user of a shared directory could see, pre-empt or find
+ * left behind; where the file system has no O_TMPFILE, mkstemp's file
+ * unlinked at once. *fd stays open (the caller closes it); path, where
+ * not NULL, is where to reopen it (/proc/self/fd/N). */
+zp_status zp_cer_unnamed_file(int *fd, char path[32], const char *dir, zp_error *err) ZP_WARN_UNUSED;
 
 /* The bytes of a mapped file a step reads before it lets them go (the
  * budget holds a slice of a file, not the file). */

@@ -1,6 +1,6 @@
 /* Phase 1 of a Groth16 ceremony on snarkjs's .ptau files (ceremony.h):
- * powersoftau new, contribute, beacon and prepare phase2; verify is in
- * phase1_verify.c. The layouts and the order of every hash follow snarkjs
+ * powersoftau new, contribute and beacon; prepare phase2 is in
+ * phase1_prepare.c, verify in phase1_verify.c. The layouts and the order of every hash follow snarkjs
  * 0.7.6's powersoftau_new.js, powersoftau_contribute.js,
  * powersoftau_beacon.js, powersoftau_utils.js and keypair.js;
  * docs/ceremony.md says what is checked. Every BLAKE2b here is libb2's
@@ -404,12 +404,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     if (response_out != NULL) memcpy(response_out, c->response, 64);
     if (next_out != NULL) memcpy(next_out, c->next_challenge, 64);
 out:
-    if (writing) {
-        zp_error ignored = {0};
-        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status;
-        zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
-        (void)closed;
-    }
+    if (writing) zp_binwriter_abort(&w);
     zp_cer_free(&chunk);
     zp_cer_free(&aux);
     zp_cer_secret_free(sec, sizeof *sec);
@@ -436,103 +431,6 @@ zp_status zp_ceremony_ptau_beacon(const char *in_path, const char *out_path, con
     zp_status st = zp_cer_beacon_parse(beacon, &len, beacon_hex, iter_exp, err);
     if (st != ZP_OK) return st;
     return contribute(in_path, out_path, name, NULL, beacon, len, iter_exp, o, response, next_challenge, err);
-}
-
-int zp_ceremony_ptau_prepared(const char *path) {
-    zp_cer_ptau pt;
-    zp_error err = {0};
-    int count = 0;
-    if (zp_cer_ptau_open(&pt, path, &err) == ZP_OK && zp_cer_ptau_lagrange_count(&pt, &count, &err) != ZP_OK) count = 0;
-    zp_cer_ptau_close(&pt);
-    return count > 0;
-}
-
-/* ---- powers of tau: prepare phase2 ---- */
-
-/* One Lagrange section of the prepared file: for p = 0 .. top, the first
- * 2^p points of the source section, turned into the Lagrange basis of the
- * 2^p domain (tauG1 goes one level above the ceremony's power, its last
- * point, τ^(2^(power+1)-1), missing from the file and taken as zero: what
- * snarkjs does). */
-static zp_status lagrange_section(zp_binwriter *w, const zp_cer_ptau *t, const zp_p2_ops *ops, uint32_t src,
-                                  uint32_t dst, const char *what, const uint8_t *pts, size_t avail, unsigned top,
-                                  int g2, const zp_ceremony_opts *o, zp_error *err) {
-    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, nmax = (size_t)1 << top;
-    zp_tracked buf = {0}, work = {0};
-    zp_status st = zp_cer_alloc(&buf, nmax * elem, what, err);
-    if (st == ZP_OK) st = zp_cer_alloc(&work, ops->lagrange_work_bytes(nmax, g2), "lagrange work", err);
-    if (st != ZP_OK) goto out;
-    (void)src;
-    zp_binwriter_begin(w, dst);
-    for (unsigned p = 0; p <= top; p++) {
-        size_t n = (size_t)1 << p, have = n <= avail ? n : avail;
-        memcpy(buf.p, pts, have * elem);
-        memset((uint8_t *)buf.p + have * elem, 0, (n - have) * elem);
-        char step[64];
-        snprintf(step, sizeof step, "prepare phase2: %s 2^%u", what, p);
-        zp_cer_progress(o, step, 0, 1);
-        if ((st = ops->lagrange(buf.p, p, g2, work.p, o ? o->par : NULL, err)) != ZP_OK) goto out;
-        zp_cer_progress(o, step, 1, 1);
-        zp_binwriter_bytes(w, buf.p, n * elem);
-    }
-    zp_binwriter_end(w);
-out:
-    zp_cer_free(&buf);
-    zp_cer_free(&work);
-    return st;
-}
-
-zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, const zp_ceremony_opts *o,
-                                   zp_error *err) {
-    zp_cer_ptau pt;
-    zp_binwriter w = {0};
-    int writing = 0;
-    zp_status st = zp_cer_ptau_open(&pt, in_path, err);
-    if (st != ZP_OK) goto out;
-    const zp_curve_desc *d = pt.d;
-    const zp_p2_ops *ops = zp_p2_ops_get(d->id);
-    unsigned power = pt.power;
-    if (power + 1 > d->fr_two_adicity) {
-        st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "%s: power %u is too large for %s (at most %u)", in_path, power,
-                          d->title, d->fr_two_adicity - 1);
-        goto out;
-    }
-    uint64_t n = (uint64_t)1 << power;
-    const uint8_t *tau1, *tau2, *alpha, *beta, *beta2, *contrib;
-    uint64_t ncontrib;
-    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", 2 * n - 1, 0, 0, 2 * n - 1, &tau1, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 3, "tauG2", n, 1, 0, n, &tau2, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", n, 0, 0, n, &alpha, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", n, 0, 0, n, &beta, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
-    if ((st = zp_binfile_section(&pt.bf, 7, "contributions", 1, &contrib, &ncontrib, err)) != ZP_OK) goto out;
-    if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 11, err)) != ZP_OK) goto out;
-    writing = 1;
-    zp_binwriter_begin(&w, 1);
-    zp_binwriter_u32(&w, (uint32_t)d->fp_bytes);
-    zp_binwriter_bytes(&w, d->fp_modulus, d->fp_bytes);
-    zp_binwriter_u32(&w, power);
-    zp_binwriter_u32(&w, power); /* writePTauHeader's ceremonyPower defaults to power */
-    zp_binwriter_end(&w);
-    static const char *const names[] = {"tauG1", "tauG2", "alphaTauG1", "betaTauG1", "betaG2", "contributions"};
-    for (uint32_t id = 2; id <= 7; id++) {
-        if ((st = zp_cer_copy_section(&w, &pt.bf, id, names[id - 2], err)) != ZP_OK) goto out;
-    }
-    if ((st = lagrange_section(&w, &pt, ops, 2, 12, "tauG1", tau1, 2 * n - 1, power + 1, 0, o, err)) != ZP_OK) goto out;
-    if ((st = lagrange_section(&w, &pt, ops, 3, 13, "tauG2", tau2, n, power, 1, o, err)) != ZP_OK) goto out;
-    if ((st = lagrange_section(&w, &pt, ops, 4, 14, "alphaTauG1", alpha, n, power, 0, o, err)) != ZP_OK) goto out;
-    if ((st = lagrange_section(&w, &pt, ops, 5, 15, "betaTauG1", beta, n, power, 0, o, err)) != ZP_OK) goto out;
-    writing = 0;
-    st = zp_binwriter_close(&w, err);
-out:
-    if (writing) {
-        zp_error ignored = {0};
-        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status;
-        zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
-        (void)closed;
-    }
-    zp_cer_ptau_close(&pt);
-    return st;
 }
 
 /* ---- powers of tau: new ---- */

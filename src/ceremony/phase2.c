@@ -2,11 +2,9 @@
  * layouts and the order of every hash follow snarkjs 0.7.6's zkey_new.js,
  * zkey_contribute.js, zkey_beacon.js, zkey_utils.js and
  * zkey_verify_frominit.js; docs/ceremony.md says what is checked. */
-#define _GNU_SOURCE /* O_TMPFILE */
 #include "ceremony/ceremony.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -356,12 +354,7 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
     if ((st = contribution_hash(c->hash, ops, d, c, err)) != ZP_OK) goto out;
     if (hash_out != NULL) memcpy(hash_out, c->hash, 64);
 out:
-    if (writing) {
-        zp_error ignored = {0};
-        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status;
-        zp_status closed = zp_binwriter_close(&w, &ignored); /* fails, as status says: removes the file */
-        (void)closed;
-    }
+    if (writing) zp_binwriter_abort(&w);
     zp_cer_free(&chunk);
     zp_cer_secret_free(sec, sizeof *sec);
     zp_blake2b_abort(&h);
@@ -445,26 +438,6 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *
     return st;
 }
 
-/* A file with no name for the recomputed initial key, in $TMPDIR (default
- * /tmp): O_TMPFILE, so nothing another user of a shared directory could
- * see, pre-empt or find left behind; where the file system has no
- * O_TMPFILE, mkstemp's file unlinked at once. *fd stays open; path is
- * where the writer and the readers reopen it (/proc/self/fd/N). */
-static zp_status unnamed_file(int *fd, char path[32], zp_error *err) {
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || dir[0] == 0) dir = "/tmp";
-    *fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (*fd < 0) {
-        char tmpl[4096];
-        snprintf(tmpl, sizeof tmpl, "%s/zkpipe-verify-XXXXXX", dir);
-        *fd = mkostemp(tmpl, O_CLOEXEC);
-        if (*fd >= 0) unlink(tmpl);
-    }
-    if (*fd < 0) return zp_error_set(err, ZP_ERR_IO, "cannot create a temporary file in %s: %s", dir, strerror(errno));
-    snprintf(path, 32, "/proc/self/fd/%d", *fd);
-    return ZP_OK;
-}
-
 zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
                                   const zp_ceremony_opts *o, FILE *report, zp_error *err) {
     char tmp[32];
@@ -541,7 +514,7 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     }
 
     /* The initial key, recomputed. */
-    if ((st = unnamed_file(&tmp_fd, tmp, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_unnamed_file(&tmp_fd, tmp, NULL, err)) != ZP_OK) goto out;
     int inexact = 0;
     if ((st = zp_p2_zkey_new(r1cs_path, ptau_path, tmp, o, NULL, &inexact, err)) != ZP_OK) goto out;
     if ((st = zp_zkey_open(&ini, tmp, err)) != ZP_OK) goto out;

@@ -468,11 +468,9 @@ static size_t X_(lagrange_work_bytes)(size_t n, int g2) {
     return g2 ? n * (sizeof(G2J) + 2 * sizeof(FP2) + sizeof(G2)) : n * (sizeof(G1J) + 2 * sizeof(FP) + sizeof(G1));
 }
 
-static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err) {
+/* a (Jacobian, work's head) = pts (2^log_n affine LEM) in bit-reversed order */
+static void X_(fft_load)(uint8_t *a, const uint8_t *pts, unsigned log_n, int g2) {
     size_t n = (size_t)1 << log_n, pe = g2 ? sizeof(G2) : sizeof(G1), je = g2 ? sizeof(G2J) : sizeof(G1J);
-    if (n == 1) return ZP_OK;
-    uint8_t *a = work;
-    /* load in bit-reversed order */
     for (size_t i = 0; i < n; i++) {
         size_t r = 0;
         for (unsigned b = 0; b < log_n; b++) r |= ((i >> b) & 1) << (log_n - 1 - b);
@@ -486,27 +484,29 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
             G2_(j_from_affine)((G2J *)(void *)(a + r * je), &p);
         }
     }
-    zp_tracked twb = {0};
-    zp_status st = zp_cer_alloc(&twb, n / 2 * 32, "twiddles", err);
-    if (st != ZP_OK) return st;
-    uint64_t *tw = twb.p;
-    /* n⁻¹ is folded into the last stage: its outputs are n⁻¹u ± (n⁻¹ω^k)v,
-     * two multiplications per butterfly there instead of three */
+}
+
+/* The stages over a, loaded by fft_load: a_i = Σ_j ω^(-ij) in_j, times
+ * n⁻¹ where normalise (folded into the last stage: its outputs are n⁻¹u ±
+ * (n⁻¹ω^k)v, two multiplications per butterfly there instead of three).
+ * tw: n/2 plain scalars of room; lanes: the group's, or NULL. */
+static void X_(fft_stages)(uint8_t *a, unsigned log_n, int g2, int normalise, uint64_t *tw,
+                           const zp_ct_lanes_curve *lanes, const zp_parallel *par) {
+    size_t n = (size_t)1 << log_n;
     FR ninv, ninv_plain;
     FR_(from_u64)(&ninv, n);
     FR_(inv)(&ninv, &ninv);
     FR_(from_mont)(&ninv_plain, &ninv);
-    zp_ct_lanes_curve lc;
-    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
     zp_p2_ct_scalar us;
     if (g2) X_(G2_ct_scalar)(&us, ninv_plain.v);
     else X_(G1_ct_scalar)(&us, ninv_plain.v);
     for (unsigned s = 1; s <= log_n; s++) {
         size_t half = (size_t)1 << (s - 1);
+        int scale = normalise && s == log_n;
         FR w, x;
         ZP_CAT(FR, _root_of_unity)(&w, s);
         FR_(inv)(&w, &w);
-        if (s == log_n) {
+        if (scale) {
             x = ninv;
         } else {
             FR_(set_one)(&x);
@@ -517,12 +517,15 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
             memcpy(tw + 4 * k, plain.v, 32);
             FR_(mul)(&x, &x, &w);
         }
-        X_(fft_job) job = {a, n, half, tw, s == log_n ? ninv_plain.v : NULL, g2, lanes ? &lc : NULL, &us};
+        X_(fft_job) job = {a, n, half, tw, scale ? ninv_plain.v : NULL, g2, lanes, &us};
         zp_parallel_for(par, (n / 2 + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(fft_task), &job);
     }
-    zp_cer_free(&twb);
-    /* to affine, with one inversion per block */
-    uint8_t *scratch = a + n * je;
+}
+
+/* pts = a (n Jacobian points) in affine, with one inversion per block;
+ * scratch: 2n field elements and n affine points */
+static void X_(fft_to_affine)(uint8_t *pts, uint8_t *a, size_t n, int g2, uint8_t *scratch) {
+    size_t pe = g2 ? sizeof(G2) : sizeof(G1);
     if (!g2) {
         G1 *out = (G1 *)(void *)(scratch + 2 * n * sizeof(FP));
         G1_(j_batch_to_affine_var)(out, (G1J *)(void *)a, n, (FP *)(void *)scratch);
@@ -532,6 +535,114 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
         G2_(j_batch_to_affine_var)(out, (G2J *)(void *)a, n, (FP2 *)(void *)scratch);
         memcpy(pts, out, n * pe);
     }
+}
+
+static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, const zp_parallel *par, zp_error *err) {
+    size_t n = (size_t)1 << log_n, je = g2 ? sizeof(G2J) : sizeof(G1J);
+    if (n == 1) return ZP_OK;
+    uint8_t *a = work;
+    zp_tracked twb = {0};
+    zp_status st = zp_cer_alloc(&twb, n / 2 * 32, "twiddles", err);
+    if (st != ZP_OK) return st;
+    zp_ct_lanes_curve lc;
+    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
+    X_(fft_load)(a, pts, log_n, g2);
+    X_(fft_stages)(a, log_n, g2, 1, twb.p, lanes ? &lc : NULL, par);
+    zp_cer_free(&twb);
+    X_(fft_to_affine)(pts, a, n, g2, a + n * je);
+    return ZP_OK;
+}
+
+/* The twist of lagrange_rows: a (count rows of m Jacobian points) point
+ * (i, k) times n⁻¹·ω_n^(-(first + i)·k), a block of 64 points a task. */
+typedef struct {
+    uint8_t *a;
+    size_t m, count;
+    unsigned log_n;
+    uint64_t first;
+    int g2;
+    const zp_ct_lanes_curve *lanes;
+} X_(twist_job);
+
+static void X_(twist_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    const X_(twist_job) *j = arg;
+    size_t total = j->m * j->count, lo = t * ZP_P2_FFT_BLOCK;
+    size_t hi = lo + ZP_P2_FFT_BLOCK < total ? lo + ZP_P2_FFT_BLOCK : total;
+    FR wn, step, x, ninv;
+    ZP_CAT(FR, _root_of_unity)(&wn, j->log_n);
+    FR_(inv)(&wn, &wn);
+    FR_(from_u64)(&ninv, (uint64_t)1 << j->log_n);
+    FR_(inv)(&ninv, &ninv);
+    uint64_t plain[ZP_P2_FFT_BLOCK][4];
+    /* a block lies in one row: m is a multiple of ZP_P2_FFT_BLOCK or the
+     * rows are short and each point starts its own powers */
+    for (size_t p = lo; p < hi; p++) {
+        size_t i = p / j->m, k = p % j->m;
+        if (p == lo || k == 0) {
+            uint64_t e = j->first + i;
+            FR_(pow_var)(&step, &wn, &e, 1);
+            uint64_t kk = k;
+            FR_(pow_var)(&x, &step, &kk, 1);
+            FR_(mul)(&x, &x, &ninv);
+        }
+        FR pl;
+        FR_(from_mont)(&pl, &x);
+        memcpy(plain[p - lo], pl.v, 32);
+        FR_(mul)(&x, &x, &step);
+    }
+    if (!j->g2) {
+        G1J *a = (G1J *)(void *)j->a;
+        if (j->lanes != NULL) {
+            zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];
+            X_(G1_batch) batch = {.c = j->lanes};
+            for (size_t p = lo; p < hi; p++) {
+                X_(G1_ct_scalar)(&sc[p - lo], plain[p - lo]);
+                X_(G1_batch_push)(&batch, (const uint64_t *)(const void *)&a[p], &sc[p - lo], &a[p]);
+            }
+            X_(G1_batch_flush)(&batch);
+        } else {
+            for (size_t p = lo; p < hi; p++) X_(G1_mul_wide)(&a[p], &a[p], plain[p - lo]);
+        }
+    } else {
+        G2J *a = (G2J *)(void *)j->a;
+        if (j->lanes != NULL) {
+            zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];
+            X_(G2_batch) batch = {.c = j->lanes};
+            for (size_t p = lo; p < hi; p++) {
+                X_(G2_ct_scalar)(&sc[p - lo], plain[p - lo]);
+                X_(G2_batch_push)(&batch, (const uint64_t *)(const void *)&a[p], &sc[p - lo], &a[p]);
+            }
+            X_(G2_batch_flush)(&batch);
+        } else {
+            for (size_t p = lo; p < hi; p++) X_(G2_mul_wide)(&a[p], &a[p], plain[p - lo]);
+        }
+    }
+}
+
+/* count rows of 2^log_m affine LEM points, in place: row i, point k
+ * becomes Σ_j ω_m^(-jk)·in_j, then, where log_n, times
+ * n⁻¹·ω_n^(-(first + i)·k) (the four-step transform's twist: phase1.c's
+ * prepare under a budget); work: lagrange_work_bytes(count·2^log_m). */
+static zp_status X_(lagrange_rows)(uint8_t *pts, unsigned log_m, size_t count, unsigned log_n, uint64_t first, int g2,
+                                   void *work, const zp_parallel *par, zp_error *err) {
+    size_t m = (size_t)1 << log_m, pe = g2 ? sizeof(G2) : sizeof(G1), je = g2 ? sizeof(G2J) : sizeof(G1J);
+    uint8_t *a = work;
+    zp_tracked twb = {0};
+    zp_status st = zp_cer_alloc(&twb, (m / 2 + 1) * 32, "twiddles", err);
+    if (st != ZP_OK) return st;
+    zp_ct_lanes_curve lc;
+    int lanes = g2 ? X_(G2_lanes_curve)(&lc, par) : X_(G1_lanes_curve)(&lc, par);
+    for (size_t i = 0; i < count; i++) {
+        X_(fft_load)(a + i * m * je, pts + i * m * pe, log_m, g2);
+        X_(fft_stages)(a + i * m * je, log_m, g2, 0, twb.p, lanes ? &lc : NULL, par);
+    }
+    zp_cer_free(&twb);
+    if (log_n > 0) {
+        X_(twist_job) job = {a, m, count, log_n, first, g2, lanes ? &lc : NULL};
+        zp_parallel_for(par, (m * count + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(twist_task), &job);
+    }
+    X_(fft_to_affine)(pts, a, m * count, g2, a + m * count * je);
     return ZP_OK;
 }
 

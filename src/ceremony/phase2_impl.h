@@ -553,6 +553,7 @@ static const zp_p2_ops X_(ops) = {
     .g1_on_curve = X_(g1_on_curve),
     .lagrange = X_(lagrange),
     .lagrange_work_bytes = X_(lagrange_work_bytes),
+    .lagrange_rows = X_(lagrange_rows),
     .fr_dft = X_(fr_dft),
     .g1_apply_powers = X_(G1_apply_powers),
     .g2_apply_powers = X_(G2_apply_powers),

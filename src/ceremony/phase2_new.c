@@ -493,12 +493,7 @@ zp_status zp_p2_zkey_new(const char *r1cs_path, const char *ptau_path, const cha
     if ((st = zp_binwriter_close(&w, err)) != ZP_OK) goto out;
     if (cs_hash_out != NULL) memcpy(cs_hash_out, cs_hash, 64);
 out:
-    if (writing) {
-        zp_error ignored = {0};
-        w.status = w.status == ZP_OK ? ZP_ERR_INTERNAL : w.status; /* removes the partial file */
-        zp_status closed = zp_binwriter_close(&w, &ignored);       /* fails, as status says: removes the file */
-        (void)closed;
-    }
+    if (writing) zp_binwriter_abort(&w);
     zp_blake2b_abort(&h);
     zp_cer_free(&counts);
     zp_r1cs_stream_close(z.rs);

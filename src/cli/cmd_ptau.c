@@ -32,9 +32,9 @@ static const char head[] =
     "        check every contribution, the powers and the hashes (and a\n"
     "        prepared file's Lagrange bases); exit 0 when all pass, 1 naming\n"
     "        the failed check, 3 for a bad file\n"
-    "  powersoftau prepare phase2 <in.ptau> <out.ptau>\n"
+    "  powersoftau prepare phase2 <in.ptau> <out.ptau> [--budget SIZE]\n"
     "        the Lagrange bases zkey new needs (byte for byte what 'snarkjs\n"
-    "        powersoftau prepare phase2' writes)\n"
+    "        powersoftau prepare phase2' writes), within the budget\n"
     "\n"
     "Options may also be written --name=NAME, -e=TEXT, as snarkjs takes them.\n"
     "\n";
@@ -43,6 +43,7 @@ typedef struct ptau_args {
     size_t threads;
     const char *name;
     const char *entropy;
+    uint64_t budget;
     int quiet;
 } ptau_args;
 
@@ -51,6 +52,11 @@ static const zp_option options[] = {
     {"name", 'n', ZP_OPT_ARG, offsetof(ptau_args, name), 0, 0, NULL, "NAME", "the contribution's name", NULL},
     {"entropy", 'e', ZP_OPT_ARG, offsetof(ptau_args, entropy), 0, 0, NULL, "TEXT",
      "extra entropy for a contribution (default: asked on a terminal, else none)", NULL},
+    {"budget", 0, ZP_OPT_MEMORY, offsetof(ptau_args, budget), 0, 0, NULL, "SIZE",
+     "prepare phase2: the most memory it may hold, e.g. 4G, 512M; a level larger than that is transformed in "
+     "parts through a temporary file beside the output; a budget below the power's minimum is refused, naming it "
+     "(default: no limit). contribute and beacon hold under 100 MiB at any power and take none",
+     NULL},
     {"quiet", 'q', ZP_OPT_FLAG, offsetof(ptau_args, quiet), 0, 0, NULL, NULL, "no progress and no summary", NULL},
 };
 
@@ -66,6 +72,10 @@ static int phase1_step(zp_cli_command *cmd, ptau_args *args, const char *sub, in
     if (npos != want) {
         rc =
             zp_cli_usage_error(cmd, "powersoftau %s takes %d argument%s, got %d", sub, want, want > 1 ? "s" : "", npos);
+        goto done;
+    }
+    if (args->budget != 0) {
+        rc = zp_cli_usage_error(cmd, "powersoftau %s takes no --budget (only prepare phase2 does)", sub);
         goto done;
     }
     if (zp_pool_create(&pool, args->threads, &err) != ZP_OK) goto fail;
@@ -159,7 +169,7 @@ int zp_cmd_ptau(int argc, char **argv) {
     double t0 = zp_clock_now();
     if (zp_pool_create(&pool, args.threads, &err) != ZP_OK) goto fail;
     zp_parallel par = zp_pool_parallel(pool);
-    zp_ceremony_opts opts = {.par = &par, .progress = !args.quiet && isatty(2)};
+    zp_ceremony_opts opts = {.par = &par, .progress = !args.quiet && isatty(2), .budget = args.budget};
     if (zp_ceremony_ptau_prepare(pos[1], pos[2], &opts, &err) != ZP_OK) goto fail;
     if (!args.quiet) fprintf(stderr, "zkpipe: wrote %s in %.2f s\n", pos[2], zp_clock_now() - t0);
     goto done;

@@ -256,6 +256,37 @@ void zp_binwriter_u64(zp_binwriter *w, uint64_t v) {
     zp_binwriter_u32(w, (uint32_t)(v >> 32));
 }
 
+void zp_binwriter_reserve(zp_binwriter *w, uint64_t n, uint64_t *at) {
+    *at = 0;
+    if (w->status != ZP_OK) return;
+    long pos;
+    if (fflush(w->f) != 0 || (pos = ftell(w->f)) < 0) {
+        writer_fail(w, ZP_ERR_IO, "write");
+        return;
+    }
+    /* the file reaches past the room at once: a put may come last */
+    if (ftruncate(fileno(w->f), (off_t)((uint64_t)pos + n)) != 0 ||
+        fseek(w->f, (long)((uint64_t)pos + n), SEEK_SET) != 0) {
+        writer_fail(w, ZP_ERR_IO, "extend");
+        return;
+    }
+    *at = (uint64_t)pos;
+    w->section_bytes += n;
+}
+
+void zp_binwriter_put(zp_binwriter *w, uint64_t at, const void *p, size_t n) {
+    const uint8_t *b = p;
+    while (w->status == ZP_OK && n > 0) {
+        ssize_t k = pwrite(fileno(w->f), b, n, (off_t)at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            writer_fail(w, ZP_ERR_IO, "write");
+            return;
+        }
+        b += k, at += (uint64_t)k, n -= (size_t)k;
+    }
+}
+
 /* Like snarkjs's startWriteSection: write the id and a zero size, and
  * patch the size in when the section ends. */
 void zp_binwriter_begin(zp_binwriter *w, uint32_t id) {
@@ -286,6 +317,13 @@ void zp_binwriter_end(zp_binwriter *w) {
     zp_binwriter_u64(w, n);
     if (w->status == ZP_OK && fseek(w->f, end, SEEK_SET) != 0) writer_fail(w, ZP_ERR_IO, "seek");
     w->size_pos = -1;
+}
+
+void zp_binwriter_abort(zp_binwriter *w) {
+    zp_error ignored = {0};
+    if (w->status == ZP_OK) w->status = ZP_ERR_INTERNAL;
+    zp_status closed = zp_binwriter_close(w, &ignored); /* fails, as status says: removes the file */
+    (void)closed;
 }
 
 zp_status zp_binwriter_close(zp_binwriter *w, zp_error *err) {

@@ -115,8 +115,17 @@ void zp_binwriter_bytes(zp_binwriter *w, const void *p, size_t n);
 void zp_binwriter_u32(zp_binwriter *w, uint32_t v);
 void zp_binwriter_u64(zp_binwriter *w, uint64_t v);
 void zp_binwriter_end(zp_binwriter *w);
+/* Room for n bytes at the writer's position, to be filled by puts in
+ * any order; the writer moves past it, and *at is its offset in the file
+ * (0 after an error). The room reads as zeros until put. */
+void zp_binwriter_reserve(zp_binwriter *w, uint64_t n, uint64_t *at);
+/* Writes p[0, n) at offset at of the file (inside reserved room). */
+void zp_binwriter_put(zp_binwriter *w, uint64_t at, const void *p, size_t n);
 /* Closes the file; returns the first error of the whole write, if any
  * (and then deletes the partial file). */
 zp_status zp_binwriter_close(zp_binwriter *w, zp_error *err) ZP_WARN_UNUSED;
+/* Closes the file of a write given up (an error elsewhere) and deletes
+ * it: nothing partial is left under the output's name. */
+void zp_binwriter_abort(zp_binwriter *w);
 
 #endif

@@ -12,7 +12,9 @@
 #   the subgroup in a ptau or a key, exit 3 naming the file and section;
 # - the final key proves with zkpipe and snarkjs verifies the proof;
 # - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's
-#   (prepare with the lanes and without).
+#   (prepare with the lanes and without, in one transform a level and, under
+#   --budget, in parts);
+# - zkey verify accepts a key on a tau = 1 ptau, as snarkjs does.
 # About 2 minutes on 2 cores, mostly snarkjs.
 # Usage: tests/ceremony/phase2.sh ZKPIPE ZKPIPE-BENCH-CIRCUIT WORKDIR
 set -uo pipefail
@@ -162,6 +164,17 @@ for curve in bn128 bls12381; do
     same "$curve: prepare phase2 byte-identical to snarkjs" "$D/z.ptau" "$D/s.ptau"
     check "$curve: zkpipe ptau prepare phase2 without the lanes" env ZKPIPE_SIMD=0 "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/zs.ptau"
     same "$curve: prepare phase2 without the lanes byte-identical to snarkjs" "$D/zs.ptau" "$D/s.ptau"
+    # a budget just over the least: the levels past 64 points (G1; 128 in
+    # G2 on bn128) are cut in parts through a temporary file, the same bytes
+    budget=100835328; [ "$curve" = bls12381 ] && budget=101000000
+    mkdir -p "$D/cut"
+    check "$curve: ptau prepare phase2 --budget $budget (levels cut in parts)" "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/cut/z.ptau" --budget $budget
+    same "$curve: prepare phase2 in parts byte-identical to snarkjs" "$D/cut/z.ptau" "$D/s.ptau"
+    [ "$(ls "$D/cut")" = z.ptau ] && pass "$curve: prepare phase2 in parts leaves no temporary file" ||
+        fail "$curve: prepare phase2 in parts leaves no temporary file" "$(ls "$D/cut")"
+    check "$curve: the same without the lanes" env ZKPIPE_SIMD=0 "$Z" ptau prepare phase2 -q "$D/p1.ptau" "$D/cut/zs.ptau" --budget $budget
+    same "$curve: prepare phase2 in parts without the lanes byte-identical" "$D/cut/zs.ptau" "$D/s.ptau"
+    status "$curve: prepare phase2 under the power's least budget (exit 2)" 2 "below the .* a power of 8 needs" "$Z" ptau prepare phase2 "$D/p1.ptau" "$D/x.ptau" --budget 90M
     cp "$D/p1.ptau" "$D/bad.ptau"
     kind=off; problem="not on the curve"
     [ "$curve" = bls12381 ] && { kind=outside; problem="prime-order subgroup"; }
