@@ -64,7 +64,7 @@ for arg in "${SIZES[@]}"; do
         if [ "$k" = 12 ]; then ptau="$ROOT/tests/ptau/pot12_$CURVE.ptau"; else ptau="/work/big/ceremony/pot${k}_final.ptau"; fi
     fi
     [ -s "$ptau" ] || { echo "no ptau for 2^$k: $ptau (set PTAU_$k)" >&2; continue; }
-    d="$WORK/k$k${label:+-${label// /-}}"
+    d="$WORK/k$k${label// /-}"
     mkdir -p "$d"
     if [ -n "$circuit" ]; then
         cp "$circuit" "$d/c.r1cs"
