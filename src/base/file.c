@@ -267,3 +267,15 @@ zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, 
     }
     return ZP_OK;
 }
+
+int zp_file_pio(int fd, int write, void *buf, size_t n, uint64_t at) {
+    uint8_t *b = buf;
+    while (n > 0) {
+        ssize_t k = write ? pwrite(fd, b, n, (off_t)at) : pread(fd, b, n, (off_t)at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return errno != 0 ? errno : EIO;
+        if (k == 0) return -1;
+        b += k, at += (uint64_t)k, n -= (size_t)k;
+    }
+    return 0;
+}

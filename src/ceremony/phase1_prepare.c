@@ -6,13 +6,13 @@
  * twist, rows) through a temporary file beside the output, so that the
  * memory held is the budget's whatever the power. docs/ceremony.md says
  * how much. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "ceremony/ceremony.h"
 #include "ceremony/internal.h"
 #include "curve/desc.h"
@@ -61,17 +61,10 @@ static size_t hold_points(const zp_p2_ops *ops, size_t elem, int g2, unsigned to
 
 /* All of [p, p + n) at offset at of the temporary file, read or written. */
 static zp_status temp_io(int fd, void *p, size_t n, uint64_t at, int write, zp_error *err) {
-    uint8_t *b = p;
-    while (n > 0) {
-        ssize_t k = write ? pwrite(fd, b, n, (off_t)at) : pread(fd, b, n, (off_t)at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            return zp_error_set(err, ZP_ERR_IO, "cannot %s the temporary file: %s", write ? "write" : "read",
-                                k < 0 ? strerror(errno) : "short");
-        }
-        b += k, at += (uint64_t)k, n -= (size_t)k;
-    }
-    return ZP_OK;
+    int e = zp_file_pio(fd, write, p, n, at);
+    if (e == 0) return ZP_OK;
+    return zp_error_set(err, ZP_ERR_IO, "cannot %s the temporary file: %s", write ? "write" : "read",
+                        e < 0 ? "it ended early" : strerror(e));
 }
 
 typedef struct {

@@ -205,20 +205,10 @@ zp_status zp_stream_spill_open(zp_stream_spill *sp, const char *dir, size_t slot
 
 zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size_t off, void *buf, size_t bytes,
                              zp_error *err) {
-    char *p = buf;
-    off_t at = (off_t)(slot * sp->slot + off);
-    size_t done = 0;
-    while (done < bytes) {
-        ssize_t got = write ? pwrite(sp->fd, p + done, bytes - done, at + (off_t)done)
-                            : pread(sp->fd, p + done, bytes - done, at + (off_t)done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            return zp_error_set(err, ZP_ERR_IO, "%s: the scratch file for a, b, c: cannot %s %zu bytes: %s", sp->dir,
-                                write ? "write" : "read", bytes, got < 0 ? strerror(errno) : "it ended early");
-        }
-        done += (size_t)got;
-    }
-    return ZP_OK;
+    int e = zp_file_pio(sp->fd, write, buf, bytes, (uint64_t)slot * sp->slot + off);
+    if (e == 0) return ZP_OK;
+    return zp_error_set(err, ZP_ERR_IO, "%s: the scratch file for a, b, c: cannot %s %zu bytes: %s", sp->dir,
+                        write ? "write" : "read", bytes, e < 0 ? "it ended early" : strerror(e));
 }
 
 void zp_stream_spill_close(zp_stream_spill *sp) {

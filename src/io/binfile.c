@@ -275,15 +275,11 @@ void zp_binwriter_reserve(zp_binwriter *w, uint64_t n, uint64_t *at) {
 }
 
 void zp_binwriter_put(zp_binwriter *w, uint64_t at, const void *p, size_t n) {
-    const uint8_t *b = p;
-    while (w->status == ZP_OK && n > 0) {
-        ssize_t k = pwrite(fileno(w->f), b, n, (off_t)at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            writer_fail(w, ZP_ERR_IO, "write");
-            return;
-        }
-        b += k, at += (uint64_t)k, n -= (size_t)k;
+    if (w->status != ZP_OK) return;
+    int e = zp_file_pio(fileno(w->f), 1, (void *)(uintptr_t)p, n, at);
+    if (e != 0) {
+        errno = e < 0 ? ENOSPC : e;
+        writer_fail(w, ZP_ERR_IO, "write");
     }
 }
 

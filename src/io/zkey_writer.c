@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/random.h"
 #include "curve/desc.h"
 #include "io/elements.h"
@@ -29,18 +30,9 @@ const char *zp_zkey_writer_temp(const zp_zkey_writer *w) { return w->temp; }
 
 /* pwrite all of it, or an error naming the destination. */
 static zp_status put_at(zp_zkey_writer *w, uint64_t at, const void *p, size_t n, zp_error *err) {
-    const uint8_t *b = p;
-    while (n > 0) {
-        ssize_t k = pwrite(w->fd, b, n, (off_t)at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", w->path, k < 0 ? strerror(errno) : "no room");
-        }
-        b += k;
-        at += (uint64_t)k;
-        n -= (size_t)k;
-    }
-    return ZP_OK;
+    int e = zp_file_pio(w->fd, 1, (void *)(uintptr_t)p, n, at);
+    if (e == 0) return ZP_OK;
+    return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", w->path, e < 0 ? "no room" : strerror(e));
 }
 
 zp_status zp_zkey_writer_put(void *arg, uint32_t id, uint64_t pos, const void *p, size_t n, zp_error *err) {
