@@ -70,7 +70,7 @@ typedef struct zp_p2_ops {
     /* count rows of 2^log_m such points, in place: row i's point k
      * becomes Σ_j ω_m^(-jk)·in_j, then, where log_n > 0, times
      * 2^-log_n·ω_n^(-(first + i)·k): a step of the four-step transform
-     * (phase1.c's prepare under a budget); work of
+     * (phase1_prepare.c under a budget); work of
      * lagrange_work_bytes(count·2^log_m, g2) */
     zp_status (*lagrange_rows)(uint8_t *pts, unsigned log_m, size_t count, unsigned log_n, uint64_t first, int g2,
                                void *work, const zp_parallel *par, zp_error *err);

@@ -1,9 +1,9 @@
 /* Phase 1 of a Groth16 ceremony on snarkjs's .ptau files (ceremony.h):
  * powersoftau new, contribute and beacon; prepare phase2 is in
- * phase1_prepare.c, verify in phase1_verify.c. The layouts and the order of every hash follow snarkjs
- * 0.7.6's powersoftau_new.js, powersoftau_contribute.js,
- * powersoftau_beacon.js, powersoftau_utils.js and keypair.js;
- * docs/ceremony.md says what is checked. Every BLAKE2b here is libb2's
+ * phase1_prepare.c, verify in phase1_verify.c. The layouts and the order
+ * of every hash follow snarkjs 0.7.6's powersoftau_new.js,
+ * powersoftau_contribute.js, powersoftau_beacon.js, powersoftau_utils.js
+ * and keypair.js; docs/ceremony.md says what is checked. Every BLAKE2b here is libb2's
  * (ptau_hash.h): a contribution records a running hash's state. */
 #include <errno.h>
 #include <stdlib.h>

@@ -558,72 +558,62 @@ static zp_status X_(lagrange)(uint8_t *pts, unsigned log_n, int g2, void *work, 
 typedef struct {
     uint8_t *a;
     size_t m, count;
-    unsigned log_n;
     uint64_t first;
+    FR winv, ninv; /* ω_n⁻¹ and n⁻¹, Montgomery */
     int g2;
     const zp_ct_lanes_curve *lanes;
 } X_(twist_job);
+
+/* a[lo, hi) times the plain scalars k[0, hi - lo): in the lanes, or else
+ * one wide multiplication each */
+#define ZP_P2_SCALE_BLOCK(GG, GGJ)                                                                  \
+    static void X_(GG##_scale_block)(GGJ * a, size_t lo, size_t hi, const uint64_t(*k)[4],          \
+                                     const zp_ct_lanes_curve *lanes) {                              \
+        if (lanes == NULL) {                                                                        \
+            for (size_t p = lo; p < hi; p++) X_(GG##_mul_wide)(&a[p], &a[p], k[p - lo]);            \
+            return;                                                                                 \
+        }                                                                                           \
+        zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];                                                        \
+        X_(GG##_batch) batch = {.c = lanes};                                                        \
+        for (size_t p = lo; p < hi; p++) {                                                          \
+            X_(GG##_ct_scalar)(&sc[p - lo], k[p - lo]);                                             \
+            X_(GG##_batch_push)(&batch, (const uint64_t *)(const void *)&a[p], &sc[p - lo], &a[p]); \
+        }                                                                                           \
+        X_(GG##_batch_flush)(&batch);                                                               \
+    }
+ZP_P2_SCALE_BLOCK(G1, G1J)
+ZP_P2_SCALE_BLOCK(G2, G2J)
 
 static void X_(twist_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     const X_(twist_job) *j = arg;
     size_t total = j->m * j->count, lo = t * ZP_P2_FFT_BLOCK;
     size_t hi = lo + ZP_P2_FFT_BLOCK < total ? lo + ZP_P2_FFT_BLOCK : total;
-    FR wn, step, x, ninv;
-    ZP_CAT(FR, _root_of_unity)(&wn, j->log_n);
-    FR_(inv)(&wn, &wn);
-    FR_(from_u64)(&ninv, (uint64_t)1 << j->log_n);
-    FR_(inv)(&ninv, &ninv);
+    FR step, x;
     uint64_t plain[ZP_P2_FFT_BLOCK][4];
-    /* a block lies in one row: m is a multiple of ZP_P2_FFT_BLOCK or the
-     * rows are short and each point starts its own powers */
+    /* a block's points follow one another in a row, but for the first and
+     * any that starts a row: those start their powers afresh */
     for (size_t p = lo; p < hi; p++) {
         size_t i = p / j->m, k = p % j->m;
         if (p == lo || k == 0) {
-            uint64_t e = j->first + i;
-            FR_(pow_var)(&step, &wn, &e, 1);
-            uint64_t kk = k;
+            uint64_t e = j->first + i, kk = k;
+            FR_(pow_var)(&step, &j->winv, &e, 1);
             FR_(pow_var)(&x, &step, &kk, 1);
-            FR_(mul)(&x, &x, &ninv);
+            FR_(mul)(&x, &x, &j->ninv);
         }
         FR pl;
         FR_(from_mont)(&pl, &x);
         memcpy(plain[p - lo], pl.v, 32);
         FR_(mul)(&x, &x, &step);
     }
-    if (!j->g2) {
-        G1J *a = (G1J *)(void *)j->a;
-        if (j->lanes != NULL) {
-            zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];
-            X_(G1_batch) batch = {.c = j->lanes};
-            for (size_t p = lo; p < hi; p++) {
-                X_(G1_ct_scalar)(&sc[p - lo], plain[p - lo]);
-                X_(G1_batch_push)(&batch, (const uint64_t *)(const void *)&a[p], &sc[p - lo], &a[p]);
-            }
-            X_(G1_batch_flush)(&batch);
-        } else {
-            for (size_t p = lo; p < hi; p++) X_(G1_mul_wide)(&a[p], &a[p], plain[p - lo]);
-        }
-    } else {
-        G2J *a = (G2J *)(void *)j->a;
-        if (j->lanes != NULL) {
-            zp_p2_ct_scalar sc[ZP_P2_FFT_BLOCK];
-            X_(G2_batch) batch = {.c = j->lanes};
-            for (size_t p = lo; p < hi; p++) {
-                X_(G2_ct_scalar)(&sc[p - lo], plain[p - lo]);
-                X_(G2_batch_push)(&batch, (const uint64_t *)(const void *)&a[p], &sc[p - lo], &a[p]);
-            }
-            X_(G2_batch_flush)(&batch);
-        } else {
-            for (size_t p = lo; p < hi; p++) X_(G2_mul_wide)(&a[p], &a[p], plain[p - lo]);
-        }
-    }
+    if (j->g2) X_(G2_scale_block)((G2J *)(void *)j->a, lo, hi, (const uint64_t(*)[4])plain, j->lanes);
+    else X_(G1_scale_block)((G1J *)(void *)j->a, lo, hi, (const uint64_t(*)[4])plain, j->lanes);
 }
 
 /* count rows of 2^log_m affine LEM points, in place: row i, point k
  * becomes Σ_j ω_m^(-jk)·in_j, then, where log_n, times
- * n⁻¹·ω_n^(-(first + i)·k) (the four-step transform's twist: phase1.c's
- * prepare under a budget); work: lagrange_work_bytes(count·2^log_m). */
+ * n⁻¹·ω_n^(-(first + i)·k) (the four-step transform's twist:
+ * phase1_prepare.c under a budget); work: lagrange_work_bytes(count·2^log_m). */
 static zp_status X_(lagrange_rows)(uint8_t *pts, unsigned log_m, size_t count, unsigned log_n, uint64_t first, int g2,
                                    void *work, const zp_parallel *par, zp_error *err) {
     size_t m = (size_t)1 << log_m, pe = g2 ? sizeof(G2) : sizeof(G1), je = g2 ? sizeof(G2J) : sizeof(G1J);
@@ -639,7 +629,11 @@ static zp_status X_(lagrange_rows)(uint8_t *pts, unsigned log_m, size_t count, u
     }
     zp_cer_free(&twb);
     if (log_n > 0) {
-        X_(twist_job) job = {a, m, count, log_n, first, g2, lanes ? &lc : NULL};
+        X_(twist_job) job = {.a = a, .m = m, .count = count, .first = first, .g2 = g2, .lanes = lanes ? &lc : NULL};
+        ZP_CAT(FR, _root_of_unity)(&job.winv, log_n);
+        FR_(inv)(&job.winv, &job.winv);
+        FR_(from_u64)(&job.ninv, (uint64_t)1 << log_n);
+        FR_(inv)(&job.ninv, &job.ninv);
         zp_parallel_for(par, (m * count + ZP_P2_FFT_BLOCK - 1) / ZP_P2_FFT_BLOCK, X_(twist_task), &job);
     }
     X_(fft_to_affine)(pts, a, m * count, g2, a + m * count * je);
