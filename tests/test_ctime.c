@@ -528,7 +528,8 @@ static void check_points_batched(void) {
     for (int pi = 0; pi < 2; pi++) {
         zp_ceremony_opts o = {.par = &pars[pi]};
         zp_error err = {0};
-        CHECK_MSG(zp_cer_check_points(&bf, 15, "G2", d, (const uint8_t *)pts, SMALL, 1, &o, &err) == ZP_OK,
+        CHECK_MSG(zp_cer_check_points(&bf, 15, "G2", d, (const uint8_t *)pts, SMALL, 1, ZP_CER_IN_SUBGROUP, &o, &err) ==
+                      ZP_OK,
                   "batched check: the group passes (%s)", err.message);
         for (size_t v = 0; v < sizeof bn254_g2_outside / sizeof bn254_g2_outside[0]; v++) {
             zp_bn254_g2 out, keep;
@@ -544,7 +545,8 @@ static void check_points_batched(void) {
                 pts[at[a]] = out;
                 char want[64];
                 snprintf(want, sizeof want, "point #%zu ", at[a]);
-                zp_status st = zp_cer_check_points(&bf, 15, "G2", d, (const uint8_t *)pts, n[a], 1, &o, &err);
+                zp_status st =
+                    zp_cer_check_points(&bf, 15, "G2", d, (const uint8_t *)pts, n[a], 1, ZP_CER_IN_SUBGROUP, &o, &err);
                 CHECK_MSG(
                     st == ZP_ERR_FORMAT && strstr(err.message, want) != NULL && strstr(err.message, "subgroup") != NULL,
                     "batched check: vector %zu at %zu of %zu: status %d (%s)", v, at[a], n[a], (int)st, err.message);

@@ -58,10 +58,12 @@ void zp_ceremony_print_hash(FILE *f, const char *title, const uint8_t h[ZP_CEREM
 /* ---- points read from a file ---- */
 
 /* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
- * its curve and in the prime-order subgroup: snarkjs checks none of it,
- * but the endomorphism splits of phase2_impl.h (GLV, ψ, x²) are k·P only
- * in the subgroup, so a point outside it would give bytes other than
- * snarkjs's, and a verifier's pairings would be meaningless. One task per
+ * its curve and, where asked, in the prime-order subgroup: snarkjs checks
+ * none of it, but the endomorphism splits of phase2_impl.h (GLV, ψ, x²)
+ * are k·P only in the subgroup, so a point outside it would give bytes
+ * other than snarkjs's, and a verifier's pairings would be meaningless.
+ * A point only copied, hashed or added needs no more than its curve
+ * (zp_cer_check). One task per
  * block of points; the first bad one is reported, naming the file and the
  * section. BN254's G2 points, most of a circuit's zkey new once its
  * products were in the lanes (54% at 2^15), are tested for the subgroup
@@ -148,20 +150,24 @@ static size_t check_batched(const uint8_t *pts, size_t k, size_t elem, const zp_
     return *st != ZP_OK ? SIZE_MAX : bad;
 }
 
-zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
-                              const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o, zp_error *err) {
+/* zp_cer_check_points for the points of a section from its point #first
+ * on, which the report names */
+static zp_status check_from(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
+                            const uint8_t *pts, size_t first, size_t n, int g2, zp_cer_check check,
+                            const zp_ceremony_opts *o, zp_error *err) {
     size_t elem = g2 ? d->g2_bytes : d->g1_bytes, slice = ZP_CER_SLICE_BYTES / elem;
     const zp_p2_ops *ops = zp_p2_ops_get(d->id);
     zp_ct_lanes_curve lc;
-    int lanes = ops != NULL && ops->lanes_check_init(&lc, g2, o ? o->par : NULL);
-    unsigned rounds = ops != NULL && g2 && d->id == ZP_CURVE_BN254 ? ZP_SUBGROUP_BN254_G2_BATCH_ROUNDS : 0;
+    int subgroup = check == ZP_CER_IN_SUBGROUP;
+    int lanes = subgroup && ops != NULL && ops->lanes_check_init(&lc, g2, o ? o->par : NULL);
+    unsigned rounds = subgroup && ops != NULL && g2 && d->id == ZP_CURVE_BN254 ? ZP_SUBGROUP_BN254_G2_BATCH_ROUNDS : 0;
     /* a slice at a time, its pages let go once checked: a step's budget
      * holds one slice of a file, not the file */
     for (size_t at = 0; at < n; at += slice) {
         size_t k = n - at < slice ? n - at : slice;
         const uint8_t *p = pts + at * elem;
         int batched = rounds > 0 && k >= CHECK_BATCH_MIN;
-        check_job j = {p, k, elem, d->id, g2, !batched, k, ops, lanes ? &lc : NULL};
+        check_job j = {p, k, elem, d->id, g2, subgroup && !batched, k, ops, lanes ? &lc : NULL};
         zp_parallel_for(o ? o->par : NULL, (k + CHECK_BLOCK - 1) / CHECK_BLOCK, check_task, &j);
         size_t bad = atomic_load(&j.bad);
         if (batched) {
@@ -174,9 +180,9 @@ zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *wha
         if (bad != k) {
             uint64_t limbs[24];
             memcpy(limbs, p + bad * elem, elem);
-            zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, 1) : zp_io_g1_check(d->id, limbs, 1);
-            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, at + bad,
-                                zp_io_point_problem(r));
+            zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, subgroup) : zp_io_g1_check(d->id, limbs, subgroup);
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what,
+                                first + at + bad, zp_io_point_problem(r));
         }
         zp_binfile_release(bf, p, k * elem);
         if (n > slice) { /* minutes on big files */
@@ -186,6 +192,12 @@ zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *wha
         }
     }
     return ZP_OK;
+}
+
+zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
+                              const uint8_t *pts, size_t n, int g2, zp_cer_check check, const zp_ceremony_opts *o,
+                              zp_error *err) {
+    return check_from(bf, id, what, d, pts, 0, n, g2, check, o, err);
 }
 
 /* ---- the powers of tau ---- */
@@ -234,7 +246,8 @@ zp_status zp_cer_ptau_lagrange_count(const zp_cer_ptau *t, int *count, zp_error 
 }
 
 zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
-                             uint64_t used, const uint8_t **out, const zp_ceremony_opts *o, zp_error *err) {
+                             uint64_t used, zp_cer_check check, const uint8_t **out, const zp_ceremony_opts *o,
+                             zp_error *err) {
     uint64_t n;
     size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes;
     zp_status st = zp_binfile_section(&t->bf, id, what, 1, out, &n, err);
@@ -244,7 +257,7 @@ zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what
                             t->bf.name, id, what, (unsigned long long)n, (unsigned long long)(count * elem),
                             (unsigned long long)count);
     }
-    return zp_cer_check_points(&t->bf, id, what, t->d, *out + from * elem, (size_t)used, g2, o, err);
+    return check_from(&t->bf, id, what, t->d, *out + from * elem, (size_t)from, (size_t)used, g2, check, o, err);
 }
 
 void *zp_cer_secret_alloc(size_t size, zp_error *err) {

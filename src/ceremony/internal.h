@@ -129,12 +129,21 @@ zp_status zp_cer_unnamed_file(int *fd, char path[32], const char *dir, zp_error 
  * budget holds a slice of a file, not the file). */
 #define ZP_CER_SLICE_BYTES ((size_t)32 << 20)
 
-/* Every point of pts[0, n) (affine LEM, any alignment) is canonical, on
- * its curve and in the prime-order subgroup (zp_io_g1_check), checked in
- * parallel; the first bad one is reported as ZP_ERR_FORMAT naming the
- * file bf, the section id and what it holds. */
+/* How far zp_cer_check_points checks a point. A step multiplies only
+ * points of the prime-order subgroup (the endomorphism splits of
+ * phase2_impl.h are k·P only there); a point it copies or hashes, or
+ * adds with the group law, which holds on the whole curve, need only be
+ * on its curve, and the subgroup test costs 126 doublings a BLS12-381
+ * G1 point where the curve's costs two products. */
+typedef enum { ZP_CER_ON_CURVE, ZP_CER_IN_SUBGROUP } zp_cer_check;
+
+/* Every point of pts[0, n) (affine LEM, any alignment) is canonical and
+ * on its curve, and where check is ZP_CER_IN_SUBGROUP in the prime-order
+ * subgroup (zp_io_g1_check), checked in parallel; the first bad one is
+ * reported as ZP_ERR_FORMAT naming the file bf, the section id and what
+ * it holds. */
 zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const struct zp_curve_desc *d,
-                              const uint8_t *pts, size_t n, int g2, const zp_ceremony_opts *o,
+                              const uint8_t *pts, size_t n, int g2, zp_cer_check check, const zp_ceremony_opts *o,
                               zp_error *err) ZP_WARN_UNUSED;
 
 /* An open .ptau: its header (section 1) read and checked. */
@@ -152,9 +161,9 @@ void zp_cer_ptau_close(zp_cer_ptau *t);
 zp_status zp_cer_ptau_lagrange_count(const zp_cer_ptau *t, int *count, zp_error *err) ZP_WARN_UNUSED;
 /* Section id of the ptau, which must hold exactly count points (G2 ones
  * when g2); those of [from, from + used), the ones the step reads, are
- * checked (zp_cer_check_points). */
+ * checked as far as check says (zp_cer_check_points). */
 zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what, uint64_t count, int g2, uint64_t from,
-                             uint64_t used, const uint8_t **out, const zp_ceremony_opts *o,
+                             uint64_t used, zp_cer_check check, const uint8_t **out, const zp_ceremony_opts *o,
                              zp_error *err) ZP_WARN_UNUSED;
 
 /* Pages for a contribution's secrets: kept out of core dumps and swap as

@@ -222,7 +222,7 @@ static zp_status apply_section(zp_binwriter *w, long *start, zp_ptau_hash *resp,
                                uint8_t *cbuf, uint8_t first_out[2][192], const zp_ceremony_opts *o, zp_error *err) {
     const uint8_t *pts;
     size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, celem = elem / 2;
-    zp_status st = zp_cer_ptau_points(t, id, what, count, g2, 0, count, &pts, o, err);
+    zp_status st = zp_cer_ptau_points(t, id, what, count, g2, 0, count, ZP_CER_IN_SUBGROUP, &pts, o, err);
     if (st != ZP_OK) return st;
     size_t per = ((size_t)1 << 20) / elem;
     const zp_parallel *par = o ? o->par : NULL;

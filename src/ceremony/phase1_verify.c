@@ -114,7 +114,7 @@ static zp_status verify_lagrange(const zp_cer_ptau *t, const zp_p2_ops *ops, uin
     size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, nmax = (size_t)1 << top;
     uint64_t count = ((uint64_t)2 << top) - 1;
     const uint8_t *have;
-    zp_status st = zp_cer_ptau_points(t, lag, what, count, g2, 0, count, &have, o, err);
+    zp_status st = zp_cer_ptau_points(t, lag, what, count, g2, 0, count, ZP_CER_IN_SUBGROUP, &have, o, err);
     if (st != ZP_OK) return st;
     zp_tracked sc = {0};
     if ((st = zp_cer_alloc(&sc, nmax * 32, "verification scalars", err)) != ZP_OK) return st;
@@ -186,11 +186,15 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
     /* the points: the powers of the last contribution's secrets */
     uint64_t n = (uint64_t)1 << power;
     const uint8_t *tau1, *tau2, *alpha, *beta, *beta2;
-    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", 2 * n - 1, 0, 0, 2 * n - 1, &tau1, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 3, "tauG2", n, 1, 0, n, &tau2, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", n, 0, 0, n, &alpha, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", n, 0, 0, n, &beta, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, &beta2, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", 2 * n - 1, 0, 0, 2 * n - 1, ZP_CER_IN_SUBGROUP, &tau1, o, err)) !=
+        ZP_OK)
+        goto out;
+    if ((st = zp_cer_ptau_points(&pt, 3, "tauG2", n, 1, 0, n, ZP_CER_IN_SUBGROUP, &tau2, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", n, 0, 0, n, ZP_CER_IN_SUBGROUP, &alpha, o, err)) != ZP_OK)
+        goto out;
+    if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", n, 0, 0, n, ZP_CER_IN_SUBGROUP, &beta, o, err)) != ZP_OK)
+        goto out;
+    if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, ZP_CER_IN_SUBGROUP, &beta2, o, err)) != ZP_OK) goto out;
     uint8_t r1[192], r2[192];
     zp_cer_progress(o, "verify: powers", 0, 4);
     if ((st = section_sums(r1, r2, ops, d, tau1, 2 * n - 1, 0, o, err)) != ZP_OK) goto out;

@@ -332,7 +332,9 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
         uint64_t n;
         if ((st = zp_binfile_section(&bf, id, id == ZP_ZS_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
         size_t pts = (size_t)(n / g1); /* a whole number: zp_zkey_open checked the size */
-        if ((st = zp_cer_check_points(&bf, id, id == ZP_ZS_C ? "C" : "H", d, p, pts, 0, o, err)) != ZP_OK) goto out;
+        if ((st = zp_cer_check_points(&bf, id, id == ZP_ZS_C ? "C" : "H", d, p, pts, 0, ZP_CER_IN_SUBGROUP, o, err)) !=
+            ZP_OK)
+            goto out;
         zp_binwriter_begin(&w, id);
         for (size_t i = 0; i < pts; i += max_chunk) {
             size_t k = pts - i < max_chunk ? pts - i : max_chunk;
@@ -458,9 +460,12 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     size_t g1 = d->g1_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
     /* the points the key was changed in: the rest is compared byte for byte */
-    if ((st = zp_cer_check_points(&bf, ZP_ZS_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, o, err)) != ZP_OK)
+    if ((st = zp_cer_check_points(&bf, ZP_ZS_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, ZP_CER_IN_SUBGROUP, o,
+                                  err)) != ZP_OK)
         goto out;
-    if ((st = zp_cer_check_points(&bf, ZP_ZS_H, "H", d, pk->h, pk->domain_size, 0, o, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_check_points(&bf, ZP_ZS_H, "H", d, pk->h, pk->domain_size, 0, ZP_CER_IN_SUBGROUP, o, err)) !=
+        ZP_OK)
+        goto out;
 
     /* The chain. */
     if ((st = zp_blake2b_init(&acc, err)) != ZP_OK) goto out;

@@ -10,6 +10,8 @@
 #   make zkpipe's verify exit 1 naming the check; a truncated key or ptau,
 #   a ptau too small for the circuit, and a point off the curve or outside
 #   the subgroup in a ptau or a key, exit 3 naming the file and section;
+# - a ptau point zkey new only copies or hashes (H's, tauG1's) may be
+#   outside the subgroup: the key is snarkjs's, and contribute refuses it;
 # - the final key proves with zkpipe and snarkjs verifies the proof;
 # - powersoftau new and prepare phase2 at 2^8 are byte-identical to snarkjs's
 #   (prepare with the lanes and without, in one transform a level and, under
@@ -111,8 +113,26 @@ for curve in bn128 bls12381; do
     dom=$(domain "$D/z0.zkey")
     cp "$P" "$D/bad.ptau"
     bad_point "$D/bad.ptau" 12 $((dom - 1)) "$curve" "$kind" # the domain's first Lagrange point
-    status "$curve: zkey new of a ptau with a bad point (exit 3)" 3 "section 12.*$problem" "$Z" zkey new "$R" "$D/bad.ptau" "$D/x.zkey"
+    status "$curve: zkey new of a ptau with a bad point (exit 3)" 3 "section 12 (lagrange tauG1): point #$((dom - 1)) .*$problem" "$Z" zkey new "$R" "$D/bad.ptau" "$D/x.zkey"
     status "$curve: zkey new of it without the lanes (exit 3)" 3 "section 12.*$problem" env ZKPIPE_SIMD=0 "$Z" zkey new "$R" "$D/bad.ptau" "$D/x.zkey"
+    # zkey new copies the odd points of the 2·domain basis into H, reads
+    # no other of them, and hashes tauG1's: those need only be on the
+    # curve (the group law holds there). Outside the subgroup, the key is
+    # still snarkjs's byte for byte, and contribute, which multiplies H,
+    # refuses it.
+    cp "$P" "$D/h.ptau"
+    bad_point "$D/h.ptau" 12 $((2 * dom - 1 + 2)) "$curve" outside # unread
+    bad_point "$D/h.ptau" 12 $((2 * dom - 1 + 3)) "$curve" outside # H[1]
+    bad_point "$D/h.ptau" 2 5 "$curve" outside                     # hashed
+    check "$curve: zkey new, points outside the subgroup only copied or hashed" "$Z" zkey new -q "$R" "$D/h.ptau" "$D/h.zkey"
+    check "$curve: snarkjs zkey new of that ptau" "$SNARKJS" zkey new "$R" "$D/h.ptau" "$D/hs.zkey"
+    same "$curve: zkey new of that ptau byte-identical to snarkjs" "$D/h.zkey" "$D/hs.zkey"
+    if [ "$curve" = bls12381 ]; then
+        status "$curve: zkey contribute to that key (exit 3)" 3 "section 9.*prime-order subgroup" "$Z" zkey contribute "$D/h.zkey" "$D/x.zkey" -n x -e x
+    fi
+    cp "$P" "$D/off.ptau"
+    bad_point "$D/off.ptau" 12 $((2 * dom - 1 + 2)) "$curve" off
+    status "$curve: zkey new, a 2·domain Lagrange point off the curve (exit 3)" 3 "section 12 (lagrange tauG1): point #$((2 * dom + 1)) is not on the curve" "$Z" zkey new "$R" "$D/off.ptau" "$D/x.zkey"
     cp "$D/final.zkey" "$D/bad.zkey"
     bad_point "$D/bad.zkey" 8 3 "$curve" "$kind"
     status "$curve: zkey beacon on a key with a bad point (exit 3)" 3 "section 8.*$problem" "$Z" zkey beacon "$D/bad.zkey" "$D/x.zkey" $BEACON 10
