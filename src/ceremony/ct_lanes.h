@@ -16,9 +16,10 @@
  * is a blend under the digit's sign mask. The complete formulas need no
  * test for infinity or for equal points: they are complete on every
  * point of these curves, none of which has a point of order 2 (their
- * cofactors are odd), so the subgroup checks may feed them points from
- * outside the subgroup too. Whether an input point is
- * infinity is public (it is in the file) and is also handled by masks.
+ * cofactors are odd). Whether an input point is infinity is public (it
+ * is in the file) and is also handled by masks. The subgroup checks,
+ * on public points, take cheaper Jacobian formulas instead and leave
+ * their exceptional cases to the scalar path (ct_ifma_impl.h).
  * valgrind cannot run AVX-512, so ctime_valgrind checks the scalar path
  * only; tests/test_ctime.c compares the lanes with it natively.
  *
@@ -61,7 +62,11 @@ struct zp_ct_lanes_curve;
  *  for mul; public: variable time) is in the prime-order subgroup, by the
  *  tests of curve/subgroup.h (W = 4: BN254's G1, every point; 8: BN254's
  *  G2; 6 and 12: BLS12-381's), c prepared for them: E = (ex·x̄, ey·ȳ) the
- *  test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs. */
+ *  test's ψ (G2) or φ (BLS12-381's G1), not the split's, and x_abs. In
+ *  *unsure the lanes it could not tell (an exceptional case of its
+ *  incomplete additions, met only by points with a component of small
+ *  order): the caller tests those on the scalar path; they are not in
+ *  the mask. */
 #define ZP_CT_LANES_TERMS 4 /* sum_pub's most terms a lane (its tables: 4·16 points a lane, on the stack) */
 typedef struct zp_ct_lanes_kernels {
     void (*mul)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
@@ -70,7 +75,7 @@ typedef struct zp_ct_lanes_kernels {
                     const struct zp_ct_lanes_curve *c);
     void (*mul_j)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[8],
                   const struct zp_ct_lanes_curve *c);
-    unsigned (*in_subgroup)(const uint64_t *const in[8], const struct zp_ct_lanes_curve *c);
+    unsigned (*in_subgroup)(const uint64_t *const in[8], const struct zp_ct_lanes_curve *c, unsigned *unsure);
 } zp_ct_lanes_kernels;
 
 /* One group for the lanes: its kernels and constants, the field elements

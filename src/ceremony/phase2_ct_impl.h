@@ -239,7 +239,8 @@ ZP_P2_CT_BLOCK(G2, G2J, FP2, ZP_CAT(ZP_G_UP, _G2_B_INIT), ZP_G_G2_ENDO_CONJ)
 /* Subgroup checks in the lanes (ops.lanes_check_init, lanes_first_outside):
  * the test's endomorphism (ψ on G2, φ on BLS12-381's G1: ZP_G_*_CHECK_ENDO)
  * in place of the split's; BN254's G1 (cofactor 1, no ZP_G_G1_CHECK_ENDO)
- * needs none. */
+ * needs none. A lane the kernel is unsure of (ct_lanes.h) is tested on
+ * the scalar path. */
 #define ZP_P2_CHECK_LANES(GG, GGJ, FF, ENDO, CONJ)                                                         \
     static int X_(GG##_lanes_check_init)(zp_ct_lanes_curve * c, const zp_parallel *par) {                  \
         if (!X_(GG##_lanes_curve)(c, par) || !X_(GG##_lanes_endo)(c, ENDO, 0, (CONJ))) return 0;           \
@@ -251,9 +252,15 @@ ZP_P2_CT_BLOCK(G2, G2J, FP2, ZP_CAT(ZP_G_UP, _G2_B_INIT), ZP_G_G2_ENDO_CONJ)
             const uint64_t *in[8];                                                                         \
             for (size_t l = 0; l < 8; l++)                                                                 \
                 in[l] = (const uint64_t *)(const void *)(pts + (i + l < n ? i + l : i) * sizeof(GG));      \
-            unsigned ok = c->kern->in_subgroup(in, c);                                                     \
-            for (size_t l = 0; l < 8 && i + l < n; l++)                                                    \
+            unsigned unsure, ok = c->kern->in_subgroup(in, c, &unsure);                                    \
+            for (size_t l = 0; l < 8 && i + l < n; l++) {                                                  \
+                if ((unsure >> l) & 1) {                                                                   \
+                    GG p;                                                                                  \
+                    memcpy(&p, in[l], sizeof p);                                                           \
+                    ok |= (unsigned)GG##_(is_in_subgroup_var)(&p) << l;                                    \
+                }                                                                                          \
                 if (!((ok >> l) & 1)) return i + l;                                                        \
+            }                                                                                              \
         }                                                                                                  \
         return n;                                                                                          \
     }
