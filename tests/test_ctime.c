@@ -161,50 +161,58 @@ static void ct_prover(zp_curve curve) {
 
 /* The contribution's secret path on one curve: results equal the
  * variable-time code's on public copies. */
-#define CT_CONTRIB(g, CURVE)                                                                                \
-    static void ct_contrib_##g(void) {                                                                      \
-        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                        \
-        uint64_t k[4], k_pub[4], kinv[4];                                                                   \
-        secret_scalar(k, CURVE); /* any value below r is some scalar's Montgomery form */                   \
-        memcpy(k_pub, k, sizeof k);                                                                         \
-        SECRET(k, sizeof k);                                                                                \
-        g##_g1 p1, pts[3], pts_pub[3];                                                                      \
-        g##_g2 p2;                                                                                          \
-        ops->g1_mul_ct((uint8_t *)&p1, ops->g1_gen, k);                                                     \
-        ops->g2_mul_ct((uint8_t *)&p2, ops->g2_gen, k);                                                     \
-        ops->fr_inv_ct(kinv, k);                                                                            \
-        pts[0] = g##_g1_generator, pts[1] = p1, pts[2] = g##_g1_generator;                                  \
-        DECLASSIFY(&p1, sizeof p1);                                                                         \
-        pts[1] = p1;                                                                                        \
-        memcpy(pts_pub, pts, sizeof pts);                                                                   \
-        ops->g1_apply_key((uint8_t *)pts, 3, kinv, NULL);                                                   \
-        DECLASSIFY(&p2, sizeof p2);                                                                         \
-        DECLASSIFY(pts, sizeof pts);                                                                        \
-        g##_fr kp;                                                                                          \
-        memcpy(kp.v, k_pub, 32);                                                                            \
-        g##_fr_from_mont(&kp, &kp);                                                                         \
-        g##_g1j j1, gj1;                                                                                    \
-        g##_g2j j2, gj2;                                                                                    \
-        g##_g1 w1, w3;                                                                                      \
-        g##_g2 w2;                                                                                          \
-        g##_g1_j_from_affine(&gj1, &g##_g1_generator);                                                      \
-        g##_g2_j_from_affine(&gj2, &g##_g2_generator);                                                      \
-        g##_g1_j_mul_var(&j1, &gj1, kp.v, 4);                                                               \
-        g##_g2_j_mul_var(&j2, &gj2, kp.v, 4);                                                               \
-        g##_g1_j_to_affine(&w1, &j1);                                                                       \
-        g##_g2_j_to_affine(&w2, &j2);                                                                       \
-        CHECK_MSG(memcmp(&p1, &w1, sizeof w1) == 0, #g ": delta·G1");                                       \
-        CHECK_MSG(memcmp(&p2, &w2, sizeof w2) == 0, #g ": delta·G2");                                       \
-        /* (1/delta)·(delta·G) = G, and (1/delta)·G by the variable-time code */                         \
-        CHECK_MSG(memcmp(&pts[1], &g##_g1_generator, sizeof w1) == 0, #g ": L and H points times 1/delta"); \
-        g##_fr ki;                                                                                          \
-        memcpy(ki.v, k_pub, 32);                                                                            \
-        g##_fr_inv_var(&ki, &ki);                                                                           \
-        g##_fr_from_mont(&ki, &ki);                                                                         \
-        g##_g1_j_mul_var(&j1, &gj1, ki.v, 4);                                                               \
-        g##_g1_j_to_affine(&w3, &j1);                                                                       \
-        CHECK_MSG(memcmp(&pts[0], &w3, sizeof w3) == 0 && memcmp(&pts[2], &w3, sizeof w3) == 0,             \
-                  #g ": G times 1/delta");                                                                  \
+#define CT_CONTRIB(g, CURVE)                                                                                          \
+    static void ct_contrib_##g(void) {                                                                                \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                                  \
+        uint64_t k[4], k_pub[4], kinv[4];                                                                             \
+        secret_scalar(k, CURVE); /* any value below r is some scalar's Montgomery form */                             \
+        memcpy(k_pub, k, sizeof k);                                                                                   \
+        SECRET(k, sizeof k);                                                                                          \
+        g##_g1 p1, pts[3], pts_pub[3];                                                                                \
+        g##_g2 p2;                                                                                                    \
+        ops->g1_mul_ct((uint8_t *)&p1, ops->g1_gen, k);                                                               \
+        ops->g2_mul_ct((uint8_t *)&p2, ops->g2_gen, k);                                                               \
+        ops->fr_inv_ct(kinv, k);                                                                                      \
+        pts[0] = g##_g1_generator, pts[1] = p1, pts[2] = g##_g1_generator;                                            \
+        DECLASSIFY(&p1, sizeof p1);                                                                                   \
+        pts[1] = p1;                                                                                                  \
+        memcpy(pts_pub, pts, sizeof pts);                                                                             \
+        g##_g1 chk[3];                                                                                                \
+        memcpy(chk, pts, sizeof pts);                                                                                 \
+        size_t outside = 3; /* the product that tests the subgroup on the way, where the curve has it */              \
+        if (ops->g1_apply_key_checked != NULL) outside = ops->g1_apply_key_checked((uint8_t *)chk, 3, kinv, 0, NULL); \
+        ops->g1_apply_key((uint8_t *)pts, 3, kinv, NULL);                                                             \
+        DECLASSIFY(&p2, sizeof p2);                                                                                   \
+        DECLASSIFY(pts, sizeof pts);                                                                                  \
+        if (ops->g1_apply_key_checked != NULL) {                                                                      \
+            DECLASSIFY(chk, sizeof chk);                                                                              \
+            CHECK_MSG(outside == 3 && memcmp(chk, pts, sizeof pts) == 0, #g ": apply_key_checked");                   \
+        }                                                                                                             \
+        g##_fr kp;                                                                                                    \
+        memcpy(kp.v, k_pub, 32);                                                                                      \
+        g##_fr_from_mont(&kp, &kp);                                                                                   \
+        g##_g1j j1, gj1;                                                                                              \
+        g##_g2j j2, gj2;                                                                                              \
+        g##_g1 w1, w3;                                                                                                \
+        g##_g2 w2;                                                                                                    \
+        g##_g1_j_from_affine(&gj1, &g##_g1_generator);                                                                \
+        g##_g2_j_from_affine(&gj2, &g##_g2_generator);                                                                \
+        g##_g1_j_mul_var(&j1, &gj1, kp.v, 4);                                                                         \
+        g##_g2_j_mul_var(&j2, &gj2, kp.v, 4);                                                                         \
+        g##_g1_j_to_affine(&w1, &j1);                                                                                 \
+        g##_g2_j_to_affine(&w2, &j2);                                                                                 \
+        CHECK_MSG(memcmp(&p1, &w1, sizeof w1) == 0, #g ": delta·G1");                                                 \
+        CHECK_MSG(memcmp(&p2, &w2, sizeof w2) == 0, #g ": delta·G2");                                                 \
+        /* (1/delta)·(delta·G) = G, and (1/delta)·G by the variable-time code */                                   \
+        CHECK_MSG(memcmp(&pts[1], &g##_g1_generator, sizeof w1) == 0, #g ": L and H points times 1/delta");           \
+        g##_fr ki;                                                                                                    \
+        memcpy(ki.v, k_pub, 32);                                                                                      \
+        g##_fr_inv_var(&ki, &ki);                                                                                     \
+        g##_fr_from_mont(&ki, &ki);                                                                                   \
+        g##_g1_j_mul_var(&j1, &gj1, ki.v, 4);                                                                         \
+        g##_g1_j_to_affine(&w3, &j1);                                                                                 \
+        CHECK_MSG(memcmp(&pts[0], &w3, sizeof w3) == 0 && memcmp(&pts[2], &w3, sizeof w3) == 0,                       \
+                  #g ": G times 1/delta");                                                                            \
     }
 CT_CONTRIB(zp_bn254, ZP_CURVE_BN254)
 CT_CONTRIB(zp_bls12, ZP_CURVE_BLS12_381)
@@ -568,6 +576,80 @@ static void check_points_batched(void) {
     }
 }
 
+/* g1_apply_key_checked (BLS12-381: the subgroup test's [|x|]P as the
+ * product's second point, ct_lanes.h's mul_checked) against g1_apply_key
+ * on the scalar path: the same points, in the lanes and without, secret
+ * and public k, for edge k about the split's D = x² and r and random
+ * ones, blocks of every length around the lanes' eight with infinity
+ * among them; and a point outside the group (each vector of
+ * subgroup_vectors.h, and two of them) reported at its index, however
+ * it falls in the lanes. */
+static void ct_checked(void) {
+    const zp_p2_ops *ops = zp_p2_ops_get(ZP_CURVE_BLS12_381);
+    const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};
+    if (ops->g1_apply_key_checked == NULL) return;
+    const uint64_t *r = zp_bls12_fr_modulus.v;
+    enum { N = 41 };
+    zp_bls12_g1 pts[N], a[N], b[N], c[N];
+    for (int i = 0; i < N; i++) {
+        uint64_t k[4];
+        secret_scalar(k, ZP_CURVE_BLS12_381);
+        ops->g1_mul_ct((uint8_t *)&pts[i], ops->g1_gen, k);
+    }
+    memset(&pts[3], 0, sizeof pts[3]); /* infinity */
+    memset(&pts[N - 1], 0, sizeof pts[N - 1]);
+    /* plain: 0, 1, D - 1, D, D + 1, r - D, r - 1, 2^192 + 5, then random */
+    uint64_t ks[11][4] = {{0},
+                          {1},
+                          {0x00000000ffffffffULL, 0xac45a4010001a402ULL},
+                          {0x0000000100000000ULL, 0xac45a4010001a402ULL},
+                          {0x0000000100000001ULL, 0xac45a4010001a402ULL},
+                          {0},
+                          {r[0] - 1, r[1], r[2], r[3]},
+                          {5, 0, 0, 1}};
+    {
+        unsigned __int128 t = (unsigned __int128)r[0] - 0x0000000100000000ULL;
+        ks[5][0] = (uint64_t)t;
+        t = (unsigned __int128)r[1] - 0xac45a4010001a402ULL - (uint64_t)((t >> 64) & 1);
+        ks[5][1] = (uint64_t)t;
+        ks[5][2] = r[2] - (uint64_t)((t >> 64) & 1), ks[5][3] = r[3];
+    }
+    for (int j = 8; j < 11; j++) secret_scalar(ks[j], ZP_CURVE_BLS12_381);
+    const size_t lens[] = {1, 7, 8, 9, 17, N};
+    for (int j = 0; j < 11; j++) {
+        zp_bls12_fr km;
+        memcpy(km.v, ks[j], 32);
+        if (j < 8) zp_bls12_fr_to_mont(&km, &km);
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+            size_t n = lens[li];
+            memcpy(a, pts, sizeof pts);
+            ops->g1_apply_key((uint8_t *)a, n, km.v, &off);
+            for (int var = 0; var < 2; var++)
+                for (int on = 0; on < 2; on++) {
+                    memcpy(b, pts, sizeof pts);
+                    size_t got = ops->g1_apply_key_checked((uint8_t *)b, n, km.v, var, on ? &lanes : &off);
+                    CHECK_MSG(got == n && memcmp(a, b, sizeof a) == 0,
+                              "apply_key_checked: %zu points times k #%d (var %d, lanes %d): %zu", n, j, var, on, got);
+                }
+        }
+    }
+    for (size_t v = 0; v < sizeof bls12_g1_outside / sizeof bls12_g1_outside[0]; v++) {
+        zp_bls12_g1 out;
+        lanes_from_dec((uint64_t *)&out, 6, bls12_g1_outside[v], 2, ZP_CURVE_BLS12_381);
+        for (int at = 0; at < 20; at += 3) {
+            memcpy(c, pts, sizeof pts);
+            c[at] = out;
+            if (at > 8) c[at + 9] = out; /* the first of two */
+            for (int on = 0; on < 2; on++) {
+                memcpy(b, c, sizeof c);
+                size_t got = ops->g1_apply_key_checked((uint8_t *)b, N, ks[8], 0, on ? &lanes : &off);
+                CHECK_MSG(got == (size_t)at, "apply_key_checked: outside point %zu at %d found at %zu (lanes %d)", v,
+                          at, got, on);
+            }
+        }
+    }
+}
+
 int main(void) {
     zp_test_init("test_ctime");
 #ifndef ZP_HAVE_MEMCHECK
@@ -596,6 +678,7 @@ int main(void) {
         lanes_check_zp_bls12_g1();
         lanes_check_zp_bls12_g2();
         check_points_batched();
+        ct_checked();
     }
     return zp_test_done();
 }

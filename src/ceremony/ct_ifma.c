@@ -27,10 +27,11 @@
 #undef IFMA_NL
 #undef IFMA_NW
 
-#define CT_LANES_KERNELS(W) \
-    { zp_ct_lanes##W##_mul, zp_ct_lanes##W##_sum_pub, zp_ct_lanes##W##_mul_j, zp_ct_lanes##W##_in_subgroup }
-static const zp_ct_lanes_kernels lanes4 = CT_LANES_KERNELS(4), lanes6 = CT_LANES_KERNELS(6),
-                                 lanes8 = CT_LANES_KERNELS(8), lanes12 = CT_LANES_KERNELS(12);
+#define CT_LANES_KERNELS(W, CHECKED) \
+    { zp_ct_lanes##W##_mul, zp_ct_lanes##W##_sum_pub, zp_ct_lanes##W##_mul_j, zp_ct_lanes##W##_in_subgroup, CHECKED }
+static const zp_ct_lanes_kernels lanes4 = CT_LANES_KERNELS(4, NULL),
+                                 lanes6 = CT_LANES_KERNELS(6, zp_ct_lanes6_mul_checked),
+                                 lanes8 = CT_LANES_KERNELS(8, NULL), lanes12 = CT_LANES_KERNELS(12, NULL);
 
 const zp_ct_lanes_kernels *zp_ct_lanes_get(size_t words) {
     switch (words) {

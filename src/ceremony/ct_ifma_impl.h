@@ -512,6 +512,35 @@ static unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_
 #endif
 }
 
+#if CT_W == 6
+/* mul_checked (ct_lanes.h): BLS12-381's G1. E is the split's, -φ, which
+ * is [x²] on the group: the test is E(P) = [|x|]([|x|]P), and [|x|]P is
+ * the second point of a four-part multiplication of half the windows. */
+static unsigned CL_(mul_checked)(uint64_t *out, const uint64_t *const in[8], const zp_p2_ct_scalar *const s[][8],
+                                 const zp_ct_lanes_curve *c, unsigned *unsure) {
+    CL_(ctx) k;
+    CL_(ctx_init)(&k, c);
+    CL_(pt) p, q, x2p, ep, t[2][2][8];
+    CL_(load_point)(&p, in, &k);
+    __mmask8 inf = CL_(fe_zero_mask)(&p.z), bad = 0;
+    CL_(jmul_small)(&q, &p, c->x_abs, &bad, &k);
+    CL_(jmul_small)(&x2p, &q, c->x_abs, &bad, &k);
+    CL_(endo)(&ep, &p, &k);
+    unsigned ok = (unsigned)((CL_(jeq)(&ep, &x2p, &k) & (__mmask8)~bad) | inf);
+    *unsure = (unsigned)(bad & (__mmask8)~inf);
+    /* [|x|]P, Jacobian, to projective (X·Z : Y : Z³); infinity where P is */
+    CL_(fe) zz;
+    CL_(fe_sqr)(&zz, &q.z, &k);
+    CL_(fe_mul)(&q.x, &q.x, &q.z, &k);
+    CL_(fe_mul)(&q.z, &q.z, &zz, &k);
+    CL_(blend)(&q, inf, &p);
+    CL_(tables)(t[0], &p, &k);
+    CL_(tables)(t[1], &q, &k);
+    CL_(sum_points)(out, t, s, 2, ZP_P2_CT_X4_DIGITS, 0, &k);
+    return ok;
+}
+#endif
+
 #undef CL_
 #undef CT_W
 #undef CT_EXT

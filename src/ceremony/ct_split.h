@@ -79,4 +79,39 @@ static inline void zp_p2_split_div_ct(zp_p2_ct_scalar *s, const uint64_t k[4], c
     zp_p2_booth_ct(&s->half[1], q, 0);
     explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
 }
+/* v = q·d + m for v < 2^128 and a one-limb d with its top bit set
+ * (m < d, q < 2^65), in constant time: 128 steps of zp_p2_divmod_ct's
+ * masked subtraction. */
+static inline void zp_p2_divmod64_ct(uint64_t q[2], uint64_t *m, const uint64_t v[2], uint64_t d) {
+    unsigned __int128 rem = 0;
+    q[0] = q[1] = 0;
+    for (int i = 127; i >= 0; i--) {
+        rem = (rem << 1) | ((v[i / 64] >> (i % 64)) & 1); /* below 2d < 2^65 */
+        unsigned __int128 t = rem - d;
+        uint64_t ge = (uint64_t)(t >> 127) ^ 1, mask = (uint64_t)0 - ge; /* no borrow: rem >= d */
+        unsigned __int128 m128 = ((unsigned __int128)mask << 64) | mask;
+        rem ^= (rem ^ t) & m128;
+        q[i / 64] |= ge << (i % 64);
+    }
+    *m = (uint64_t)rem;
+    rem = 0;
+}
+/* The split k = m + q·D (zp_p2_split_div_ct) cut again at x, the subgroup
+ * test's parameter (D = x², x one limb with its top bit set): s[0] holds
+ * (m mod x, q mod x), s[1] (m div x, q div x), so that k·P = Σ of the four
+ * parts times P, [x]P, [x²]P and [x³]P. Every part is below 2^64 where
+ * m < D (always) and q < D (k < r and r < D·(D + 1), as for BLS12-381), so
+ * ZP_P2_CT_X4_DIGITS windows of each hold it. Constant time. */
+#define ZP_P2_CT_X4_DIGITS 17 /* 16 windows of a 64-bit part and Booth's carry */
+static inline void zp_p2_split_x4_ct(zp_p2_ct_scalar s[2], const uint64_t k[4], const uint64_t D[2], uint64_t x) {
+    uint64_t q[4], m[4], lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};
+    zp_p2_divmod_ct(q, m, k, D);
+    for (int h = 0; h < 2; h++) {
+        zp_p2_divmod64_ct(hi, &lo[0], h ? q : m, x);
+        zp_p2_booth_ct(&s[0].half[h], lo, 0);
+        zp_p2_booth_ct(&s[1].half[h], hi, 0);
+    }
+    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
+    explicit_bzero(lo, sizeof lo), explicit_bzero(hi, sizeof hi);
+}
 #endif

@@ -52,6 +52,13 @@ typedef struct zp_p2_ops {
     void (*g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par);
     /* the same for a public k (a beacon's): variable time, faster */
     void (*g1_apply_key_var)(uint8_t *pts, size_t n, const uint64_t kmont[4], const zp_parallel *par);
+    /* g1_apply_key on points only known to be on the curve, each tested
+     * for the subgroup on the way: the index of the first outside it (the
+     * points then meaningless), n if none; var: k is public (a beacon's),
+     * as for g1_apply_key_var. NULL where the curve has no cheaper way
+     * than the test before the product (BN254's G1 needs none);
+     * BLS12-381's shares the test's doublings with the product. */
+    size_t (*g1_apply_key_checked)(uint8_t *pts, size_t n, const uint64_t kmont[4], int var, const zp_parallel *par);
     void (*compose)(uint8_t *out, size_t n, const uint64_t *row_start, const zp_p2_term *terms, int g2,
                     const zp_parallel *par);
     void (*g1_sub_to_u)(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n);

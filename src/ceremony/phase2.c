@@ -332,15 +332,25 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
         uint64_t n;
         if ((st = zp_binfile_section(&bf, id, id == ZP_ZS_C ? "C" : "H", 1, &p, &n, err)) != ZP_OK) goto out;
         size_t pts = (size_t)(n / g1); /* a whole number: zp_zkey_open checked the size */
-        if ((st = zp_cer_check_points(&bf, id, id == ZP_ZS_C ? "C" : "H", d, p, pts, 0, ZP_CER_IN_SUBGROUP, o, err)) !=
-            ZP_OK)
-            goto out;
+        /* where the product can test the subgroup on the way, only the
+         * curve before it */
+        const char *what = id == ZP_ZS_C ? "C" : "H";
+        zp_cer_check check = ops->g1_apply_key_checked != NULL ? ZP_CER_ON_CURVE : ZP_CER_IN_SUBGROUP;
+        if ((st = zp_cer_check_points(&bf, id, what, d, p, pts, 0, check, o, err)) != ZP_OK) goto out;
         zp_binwriter_begin(&w, id);
         for (size_t i = 0; i < pts; i += max_chunk) {
             size_t k = pts - i < max_chunk ? pts - i : max_chunk;
             memcpy(chunk.p, p + i * g1, k * g1);
             zp_binfile_release(&bf, p + i * g1, k * g1);
-            if (beacon != NULL) { /* a beacon's key is public: no need for constant time */
+            /* a beacon's key is public: no need for constant time */
+            if (check == ZP_CER_ON_CURVE) {
+                size_t bad = ops->g1_apply_key_checked(chunk.p, k, sec->kinv, beacon != NULL, o ? o->par : NULL);
+                if (bad < k) {
+                    st = zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf.name, id, what,
+                                      i + bad, zp_io_point_problem(ZP_IO_POINT_OUTSIDE_SUBGROUP));
+                    goto out;
+                }
+            } else if (beacon != NULL) {
                 ops->g1_apply_key_var(chunk.p, k, sec->kinv, o ? o->par : NULL);
             } else {
                 ops->g1_apply_key(chunk.p, k, sec->kinv, o ? o->par : NULL);

@@ -328,6 +328,97 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
     X_(g1_apply_key_with)(pts, n, kmont, par, lanes ? &lc : NULL);
 }
 
+/* Multiplies n affine G1 points in place by the plain scalar k as
+ * apply_key does, and tests each for the subgroup on the way: the index
+ * of the first point outside it, n if none (the points then hold
+ * meaningless values). In the lanes, BLS12-381's mul_checked (ct_lanes.h)
+ * takes the test's [|x|]P as a second point and halves the windows; a
+ * lane it is unsure of, and every point without the lanes, is tested and
+ * multiplied on the scalar path (var: k is public, a beacon's, and that
+ * path takes the variable-time product, as apply_key_var). Only where the split is k = m + q·x²
+ * and the test is E(P) = [x²]P (ZP_G_G1_CHECK_ENDO with ZP_G_G1_ENDO). */
+#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO)
+typedef struct {
+    uint8_t *pts;
+    size_t n;
+    const zp_p2_ct_scalar *s, *s4; /* k's split, and its four parts (s4[0], s4[1]) */
+    const uint64_t *k_var;         /* plain k where public (a beacon's), else NULL */
+    const zp_ct_lanes_curve *lanes;
+    _Atomic size_t bad;
+} X_(apply_checked_job);
+
+static void X_(apply_checked_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(apply_checked_job) *job = arg;
+    size_t lo = t * ZP_P2_APPLY_BLOCK, hi = lo + ZP_P2_APPLY_BLOCK < job->n ? lo + ZP_P2_APPLY_BLOCK : job->n;
+    G1J acc[ZP_P2_APPLY_BLOCK], tab[2][8];
+    G1 res[ZP_P2_APPLY_BLOCK];
+    FP scratch[ZP_P2_APPLY_BLOCK];
+    uint64_t out[8 * sizeof(G1J) / 8];
+    size_t bad = job->n;
+    for (size_t i = lo; i < hi; i += 8) {
+        size_t m = hi - i < 8 ? hi - i : 8;
+        const uint64_t *in[8];
+        const zp_p2_ct_scalar *sc[2][8];
+        for (size_t l = 0; l < 8; l++) {
+            in[l] = (const uint64_t *)(const void *)(job->pts + (i + (l < m ? l : 0)) * sizeof(G1));
+            sc[0][l] = &job->s4[0], sc[1][l] = &job->s4[1];
+        }
+        unsigned unsure = 0xff, ok = 0;
+        if (job->lanes != NULL) {
+            ok = job->lanes->kern->mul_checked(out, in, (const zp_p2_ct_scalar *const(*)[8])sc, job->lanes, &unsure);
+            memcpy(&acc[i - lo], out, m * sizeof(G1J));
+        }
+        for (size_t l = 0; l < m; l++) {
+            if ((unsure >> l) & 1) {
+                G1 p;
+                memcpy(&p, in[l], sizeof p);
+                if (G1_(is_in_subgroup_var)(&p)) {
+                    G1J *a = &acc[i - lo + l];
+                    G1_(j_from_affine)(a, &p);
+                    if (job->k_var != NULL) {
+                        X_(G1_mul_wide)(a, a, job->k_var);
+                    } else {
+                        X_(G1_ct_tables)(tab, a);
+                        X_(G1_ct_mul)(a, tab, job->s);
+                    }
+                    ok |= 1u << l;
+                }
+            }
+            if (!((ok >> l) & 1) && i + l < bad) bad = i + l;
+        }
+    }
+    explicit_bzero(out, sizeof out);
+    if (bad < job->n) {
+        size_t cur = atomic_load(&job->bad);
+        while (bad < cur && !atomic_compare_exchange_weak(&job->bad, &cur, bad)) {
+        }
+    }
+    X_(G1_ct_to_affine)(res, acc, hi - lo, scratch);
+    memcpy(job->pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+    explicit_bzero(acc, sizeof acc);
+}
+static size_t X_(g1_apply_key_checked)(uint8_t *pts, size_t n, const uint64_t kmont[4], int var,
+                                       const zp_parallel *par) {
+    static const uint64_t D[2] = {ZP_G_G1_D};
+    zp_ct_lanes_curve lc;
+    int lanes = X_(G1_lanes_curve)(&lc, par) && lc.kern->mul_checked != NULL;
+    lc.x_abs = ZP_G_X_ABS;
+    FR k;
+    memcpy(k.v, kmont, 32);
+    FR_(from_mont)(&k, &k);
+    zp_p2_ct_scalar s, s4[2];
+    X_(G1_ct_scalar)(&s, k.v);
+    zp_p2_split_x4_ct(s4, k.v, D, ZP_G_X_ABS);
+    X_(apply_checked_job) job = {pts, n, &s, s4, var && !lanes ? k.v : NULL, lanes ? &lc : NULL, n};
+    zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_checked_task), &job);
+    explicit_bzero(&k, sizeof k);
+    explicit_bzero(&s, sizeof s);
+    explicit_bzero(s4, sizeof s4);
+    return atomic_load(&job.bad);
+}
+#endif
+
 /* The same, variable time, for a public k (a beacon's): GLV or the
  * endomorphism split (G1_mul_wide), then one inversion per block. */
 typedef struct {

@@ -544,6 +544,9 @@ static const zp_p2_ops X_(ops) = {
     .lanes_check_init = X_(lanes_check_init),
     .lanes_first_outside = X_(lanes_first_outside),
     .g1_apply_key_var = X_(g1_apply_key_var),
+#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO)
+    .g1_apply_key_checked = X_(g1_apply_key_checked),
+#endif
     .compose = X_(compose),
     .g1_sub_to_u = X_(g1_sub_to_u),
     .g1_sub_past_to_u = X_(g1_sub_past_to_u),
