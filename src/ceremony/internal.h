@@ -84,6 +84,14 @@ typedef struct zp_p2_ops {
     /* k, 2^log_n plain scalars, in place: s_i = Σ_j k_j·ω^(ij) with
      * lagrange()'s ω, so that Σ k_j·P_j = Σ s_i·L_i for L = lagrange(P) */
     zp_status (*fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par, zp_error *err);
+    /* the same check part by part (phase1_verify.c under a budget):
+     * k_j = ρ^j and s_i = Σ_j k_j·ω^(ij) for i, j in [from, from + count)
+     * of 2^log_n, plain, ρ plain; scratch of count scalars; 0 where ρ is a
+     * 2^log_n-th root of one (draw another) */
+    int (*fr_geometric)(uint64_t *k, uint64_t *s, uint64_t from, size_t count, unsigned log_n, const uint64_t rho[4],
+                        uint64_t *scratch);
+    /* the bytes g1_lincomb (g2: g2_lincomb) of n points allocates */
+    size_t (*lincomb_bytes)(size_t n, int g2, const zp_parallel *par);
     /* phase 1 (phase1_impl.h): pts[i] *= first·inc^(start + i), in
      * constant time in first (NULL: one) and inc (Montgomery form) */
     void (*g1_apply_powers)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],

@@ -72,29 +72,72 @@ static zp_status verify_contribution(const zp_p2_ops *ops, const zp_curve_desc *
     return ZP_OK;
 }
 
+/* Under --budget (o->budget; 0: none) a section is summed a part at a
+ * time: the largest power of two of points whose scalars (k, s and the
+ * inversion's scratch: 96 bytes a point), pages of the file (two points
+ * a point: a Lagrange level and its source, G2 at most) and MSM fit
+ * beside a fixed VERIFY_BASE_BYTES (the program, a slice of the mapped
+ * file that the point checks hold, the contributions), at least
+ * VERIFY_LEAST_PART. */
+#define VERIFY_BASE_BYTES ((uint64_t)96 << 20)
+#define VERIFY_LEAST_PART ((size_t)64)
+static uint64_t part_need(const zp_p2_ops *ops, const zp_curve_desc *d, size_t part, const zp_ceremony_opts *o) {
+    const zp_parallel *par = o ? o->par : NULL;
+    size_t m1 = ops->lincomb_bytes(part, 0, par), m2 = ops->lincomb_bytes(part, 1, par);
+    return VERIFY_BASE_BYTES + (96 + 2 * (uint64_t)d->g2_bytes) * part + (m1 > m2 ? m1 : m2);
+}
+static size_t part_points(const zp_p2_ops *ops, const zp_curve_desc *d, size_t n, const zp_ceremony_opts *o) {
+    if (o == NULL || o->budget == 0) return n;
+    size_t part = VERIFY_LEAST_PART;
+    while (part < n && part_need(ops, d, 2 * part, o) <= o->budget) part *= 2;
+    return part < n ? part : n;
+}
+
+/* *acc (affine LEM) += p; first: *acc = p */
+static zp_status sum_into(uint8_t acc[192], const uint8_t *p, int first, const zp_p2_ops *ops, size_t elem, int g2,
+                          const zp_ceremony_opts *o, zp_error *err) {
+    if (first) {
+        memcpy(acc, p, elem);
+        return ZP_OK;
+    }
+    uint8_t two[2 * 192];
+    uint64_t ones[8] = {1, 0, 0, 0, 1, 0, 0, 0};
+    memcpy(two, acc, elem);
+    memcpy(two + elem, p, elem);
+    return (g2 ? ops->g2_lincomb : ops->g1_lincomb)(acc, two, ones, 2, o ? o->par : NULL, err);
+}
+
 /* The powers check of one section (processSection): with random 128-bit
  * r_i, R1 = Σ r_i·P_i and R2 = Σ r_i·P_(i+1) over i < n - 1; P_(i+1) =
  * τ·P_i for every i makes R2 = τ·R1, which the caller checks by a
- * pairing; any other section passes with probability about 2^-128. */
-static zp_status section_sums(uint8_t r1[192], uint8_t r2[192], const zp_p2_ops *ops, const zp_curve_desc *d,
+ * pairing; any other section passes with probability about 2^-128. A
+ * part of the points at a time (part_points), their pages let go. */
+static zp_status section_sums(uint8_t r1[192], uint8_t r2[192], const zp_cer_ptau *t, const zp_p2_ops *ops,
                               const uint8_t *pts, uint64_t n, int g2, const zp_ceremony_opts *o, zp_error *err) {
-    size_t elem = g2 ? d->g2_bytes : d->g1_bytes;
+    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes;
     zp_tracked sc = {0};
-    size_t m = (size_t)(n - 1);
-    zp_status st = zp_cer_alloc(&sc, (m ? m : 1) * 32, "verification scalars", err);
+    size_t m = (size_t)(n - 1), part = part_points(ops, t->d, m, o);
+    zp_status st = zp_cer_alloc(&sc, (part ? part : 1) * 32, "verification scalars", err);
     if (st != ZP_OK) return st;
     uint64_t *k = sc.p;
-    if ((st = zp_random_bytes(k, m * 32, err)) != ZP_OK) goto out;
-    for (size_t i = 0; i < m; i++) k[4 * i + 2] = k[4 * i + 3] = 0;
     const zp_parallel *par = o ? o->par : NULL;
-    if (g2) {
-        if ((st = ops->g2_lincomb(r1, pts, k, m, par, err)) != ZP_OK) goto out;
-        st = ops->g2_lincomb(r2, pts + elem, k, m, par, err);
-    } else {
-        if ((st = ops->g1_lincomb(r1, pts, k, m, par, err)) != ZP_OK) goto out;
-        st = ops->g1_lincomb(r2, pts + elem, k, m, par, err);
+    zp_status (*lincomb)(uint8_t *, const uint8_t *, const uint64_t *, size_t, const zp_parallel *, zp_error *) =
+        g2 ? ops->g2_lincomb : ops->g1_lincomb;
+    if (m == 0) { /* empty sums: both at infinity */
+        if ((st = lincomb(r1, pts, k, 0, par, err)) == ZP_OK) memcpy(r2, r1, elem);
     }
-out:
+    for (size_t at = 0; at < m && st == ZP_OK; at += part) {
+        size_t c = m - at < part ? m - at : part;
+        uint8_t p1[192], p2[192];
+        if ((st = zp_random_bytes(k, c * 32, err)) != ZP_OK) break;
+        for (size_t i = 0; i < c; i++) k[4 * i + 2] = k[4 * i + 3] = 0;
+        if ((st = lincomb(p1, pts + at * elem, k, c, par, err)) != ZP_OK ||
+            (st = lincomb(p2, pts + (at + 1) * elem, k, c, par, err)) != ZP_OK ||
+            (st = sum_into(r1, p1, at == 0, ops, elem, g2, o, err)) != ZP_OK ||
+            (st = sum_into(r2, p2, at == 0, ops, elem, g2, o, err)) != ZP_OK)
+            break;
+        if (part < m) zp_binfile_release(&t->bf, pts + at * elem, c * elem);
+    }
     zp_cer_free(&sc);
     return st;
 }
@@ -105,20 +148,25 @@ out:
  * checks it, with 128-bit random k where snarkjs draws 32-bit ones:
  * Σ k_j·P_j = Σ_i s_i·L_i with s = fr_dft(k), two MSMs a level instead of
  * the transform in the exponent (n·log n scalar multiplications: 17 min
- * at 2^16). Every point of the section is checked first to be in the
- * prime-order subgroup, where the transform is invertible, so a wrong
- * section passes with probability about 2^-128. */
+ * at 2^16). A level larger than a part (part_points, under a budget)
+ * takes k_j = ρ^j for a random ρ, whose s is a geometric series known a
+ * term at a time (ops->fr_geometric), and is summed a part at a time.
+ * Every point of the section is checked first to be in the prime-order
+ * subgroup, where the transform is invertible, so a wrong section passes
+ * with probability about 2^-128 (2^-128 + 2^p/r with ρ). */
 static zp_status verify_lagrange(const zp_cer_ptau *t, const zp_p2_ops *ops, uint32_t lag, const char *what,
                                  const uint8_t *pts, uint64_t avail, unsigned top, int g2, const zp_ceremony_opts *o,
                                  int *ok, zp_error *err) {
-    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, nmax = (size_t)1 << top;
+    size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, nmax = (size_t)1 << top, part = part_points(ops, t->d, nmax, o);
     uint64_t count = ((uint64_t)2 << top) - 1;
     const uint8_t *have;
     zp_status st = zp_cer_ptau_points(t, lag, what, count, g2, 0, count, ZP_CER_IN_SUBGROUP, &have, o, err);
     if (st != ZP_OK) return st;
     zp_tracked sc = {0};
-    if ((st = zp_cer_alloc(&sc, nmax * 32, "verification scalars", err)) != ZP_OK) return st;
-    uint64_t *k = sc.p;
+    /* whole levels: k; in parts: k, s and the inversion's scratch */
+    if ((st = zp_cer_alloc(&sc, (part == nmax ? nmax : 3 * part) * 32, "verification scalars", err)) != ZP_OK)
+        return st;
+    uint64_t *k = sc.p, *s = part < nmax ? k + 4 * part : NULL, *scratch = part < nmax ? s + 4 * part : NULL;
     const zp_parallel *par = o ? o->par : NULL;
     zp_status (*lincomb)(uint8_t *, const uint8_t *, const uint64_t *, size_t, const zp_parallel *, zp_error *) =
         g2 ? ops->g2_lincomb : ops->g1_lincomb;
@@ -126,12 +174,40 @@ static zp_status verify_lagrange(const zp_cer_ptau *t, const zp_p2_ops *ops, uin
     for (unsigned p = 0; st == ZP_OK && p <= top && *ok; p++) {
         size_t n = (size_t)1 << p, copy = n <= avail ? n : (size_t)avail;
         uint8_t lhs[192], rhs[192];
-        if ((st = zp_random_bytes(k, n * 32, err)) != ZP_OK) break;
-        for (size_t i = 0; i < n; i++) k[4 * i + 2] = k[4 * i + 3] = 0;
-        if ((st = lincomb(lhs, pts, k, copy, par, err)) != ZP_OK) break;
-        if ((st = ops->fr_dft(k, p, par, err)) != ZP_OK) break;
-        if ((st = lincomb(rhs, have + (n - 1) * elem, k, n, par, err)) != ZP_OK) break;
-        *ok = memcmp(lhs, rhs, elem) == 0;
+        if (n <= part) { /* the level at once */
+            if ((st = zp_random_bytes(k, n * 32, err)) != ZP_OK) break;
+            for (size_t i = 0; i < n; i++) k[4 * i + 2] = k[4 * i + 3] = 0;
+            if ((st = lincomb(lhs, pts, k, copy, par, err)) != ZP_OK) break;
+            if ((st = ops->fr_dft(k, p, par, err)) != ZP_OK) break;
+            if ((st = lincomb(rhs, have + (n - 1) * elem, k, n, par, err)) != ZP_OK) break;
+            *ok = memcmp(lhs, rhs, elem) == 0;
+            if (o != NULL && o->budget != 0) { /* the next level reads the source again */
+                zp_binfile_release(&t->bf, have + (n - 1) * elem, n * elem);
+                zp_binfile_release(&t->bf, pts, copy * elem);
+            }
+            continue;
+        }
+        uint64_t rho[4];
+        do { /* below 2^252 < r; ρ^n = 1 has n roots of 2^252 */
+            if ((st = zp_random_bytes(rho, sizeof rho, err)) != ZP_OK) break;
+            rho[3] &= ((uint64_t)1 << 60) - 1;
+        } while (!ops->fr_geometric(k, s, 0, 1, p, rho, scratch));
+        for (size_t at = 0; st == ZP_OK && at < n; at += part) {
+            uint8_t l[192], r[192];
+            (void)ops->fr_geometric(k, s, at, part, p, rho, scratch);
+            if (at < copy) {
+                size_t c = copy - at < part ? copy - at : part;
+                if ((st = lincomb(l, pts + at * elem, k, c, par, err)) != ZP_OK ||
+                    (st = sum_into(lhs, l, at == 0, ops, elem, g2, o, err)) != ZP_OK)
+                    break;
+                zp_binfile_release(&t->bf, pts + at * elem, c * elem);
+            }
+            if ((st = lincomb(r, have + (n - 1 + at) * elem, s, part, par, err)) != ZP_OK ||
+                (st = sum_into(rhs, r, at == 0, ops, elem, g2, o, err)) != ZP_OK)
+                break;
+            zp_binfile_release(&t->bf, have + (n - 1 + at) * elem, part * elem);
+        }
+        if (st == ZP_OK) *ok = memcmp(lhs, rhs, elem) == 0;
     }
     zp_cer_free(&sc);
     return st;
@@ -167,6 +243,16 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
                           pt.ceremony_power, power);
         goto out;
     }
+    if (o != NULL && o->budget != 0 && o->budget < part_need(ops, d, VERIFY_LEAST_PART, o)) {
+        char a[32], b[32];
+        uint64_t least = part_need(ops, d, VERIFY_LEAST_PART, o);
+        st = zp_error_set(err, ZP_ERR_ARG, "powersoftau verify: a budget of %s is below the %s (%llu bytes) it needs",
+                          zp_size_text(a, o->budget), zp_size_text(b, least), (unsigned long long)least);
+        goto out;
+    }
+    size_t part = part_points(ops, d, ((size_t)2 << power) - 1, o);
+    if (report != NULL && part < ((size_t)2 << power) - 1)
+        fprintf(report, "within the budget: sections summed %zu points at a time\n", part);
     if ((st = zp_p1_read_contributions(&pt, &cs, &nc, err)) != ZP_OK) goto out;
     memset(&init, 0, sizeof init);
     memcpy(init.tau_g1, ops->g1_gen, g1);
@@ -197,7 +283,7 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
     if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, ZP_CER_IN_SUBGROUP, &beta2, o, err)) != ZP_OK) goto out;
     uint8_t r1[192], r2[192];
     zp_cer_progress(o, "verify: powers", 0, 4);
-    if ((st = section_sums(r1, r2, ops, d, tau1, 2 * n - 1, 0, o, err)) != ZP_OK) goto out;
+    if ((st = section_sums(r1, r2, &pt, ops, tau1, 2 * n - 1, 0, o, err)) != ZP_OK) goto out;
     if (!ops->same_ratio(r1, r2, ops->g2_gen, cur->tau_g2)) {
         st = invalid(err, path, cur, nc, "tauG1 section: the powers do not match");
         goto out;
@@ -211,7 +297,7 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
         goto out;
     }
     zp_cer_progress(o, "verify: powers", 1, 4);
-    if ((st = section_sums(r1, r2, ops, d, tau2, n, 1, o, err)) != ZP_OK) goto out;
+    if ((st = section_sums(r1, r2, &pt, ops, tau2, n, 1, o, err)) != ZP_OK) goto out;
     if (!ops->same_ratio(ops->g1_gen, cur->tau_g1, r1, r2)) {
         st = invalid(err, path, cur, nc, "tauG2 section: the powers do not match");
         goto out;
@@ -225,7 +311,7 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
         goto out;
     }
     zp_cer_progress(o, "verify: powers", 2, 4);
-    if ((st = section_sums(r1, r2, ops, d, alpha, n, 0, o, err)) != ZP_OK) goto out;
+    if ((st = section_sums(r1, r2, &pt, ops, alpha, n, 0, o, err)) != ZP_OK) goto out;
     if (!ops->same_ratio(r1, r2, ops->g2_gen, cur->tau_g2)) {
         st = invalid(err, path, cur, nc, "alphaTauG1 section: the powers do not match");
         goto out;
@@ -235,7 +321,7 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
         goto out;
     }
     zp_cer_progress(o, "verify: powers", 3, 4);
-    if ((st = section_sums(r1, r2, ops, d, beta, n, 0, o, err)) != ZP_OK) goto out;
+    if ((st = section_sums(r1, r2, &pt, ops, beta, n, 0, o, err)) != ZP_OK) goto out;
     if (!ops->same_ratio(r1, r2, ops->g2_gen, cur->tau_g2)) {
         st = invalid(err, path, cur, nc, "betaTauG1 section: the powers do not match");
         goto out;
@@ -262,12 +348,17 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
         uint8_t u[64 * 192];
         for (int s = 0; s < 5; s++) {
             size_t elem = isg2[s] ? g2 : g1;
+            uint64_t kept = 0; /* the section's pages from point kept on are held */
             for (uint64_t i = 0; i < counts[s]; i += 64) {
                 size_t k = (size_t)(counts[s] - i < 64 ? counts[s] - i : 64);
                 for (size_t j = 0; j < k; j++) {
                     (isg2[s] ? ops->g2_to_u : ops->g1_to_u)(u + j * elem, secs[s] + (i + j) * elem);
                 }
                 zp_ptau_hash_update(&h, u, k * elem);
+                if ((i + k - kept) * elem >= ZP_CER_SLICE_BYTES || i + k == counts[s]) {
+                    zp_binfile_release(&pt.bf, secs[s] + kept * elem, (size_t)(i + k - kept) * elem);
+                    kept = i + k;
+                }
             }
         }
         zp_ptau_hash_final(&h, next);

@@ -656,3 +656,47 @@ static zp_status X_(fr_dft)(uint64_t *k, unsigned log_n, const zp_parallel *par,
     for (size_t i = 0; i < n; i++) FR_(from_mont)(&a[i], &a[i]);
     return done ? ZP_OK : zp_error_set(err, ZP_ERR_UNSUPPORTED, "a domain of 2^%u is past the field's", log_n);
 }
+/* fr_dft's check of a level too large to hold at once, part by part, with
+ * k_j = ρ^j in place of random k: then s_i = Σ_j k_j·ω^(ij) is the
+ * geometric series (1 − ρ^n)/(1 − ρ·ω^i) (n = 2^log_n, ω fr_dft's), one
+ * term at a time. k and s for i, j in [from, from + count), plain, from
+ * a plain ρ; scratch: count field elements. Gives 0 where ρ^n = 1 (a
+ * denominator would be 0: the caller draws another ρ). A wrong section
+ * passes with probability below n/r: Σ_j ρ^j·(P_j − Σ_i ω^(ij)·L_i), in
+ * the discrete logarithms, is a nonzero polynomial in ρ of degree < n. */
+static int X_(fr_geometric)(uint64_t *k, uint64_t *s, uint64_t from, size_t count, unsigned log_n,
+                            const uint64_t rho[4], uint64_t *scratch) {
+    FR r, w, num, x, y, t;
+    FR *kk = (FR *)(void *)k, *ss = (FR *)(void *)s;
+    memcpy(r.v, rho, 32);
+    FR_(to_mont)(&r, &r);
+    const uint64_t n = (uint64_t)1 << log_n;
+    FR_(pow_var)(&num, &r, &n, 1);
+    if (FR_(is_one_var)(&num)) return 0;
+    FR_(set_one)(&t);
+    FR_(sub)(&num, &t, &num); /* 1 − ρ^n */
+    if (!ZP_CAT(FR, _root_of_unity)(&w, log_n)) return 0;
+    FR_(pow_var)(&x, &r, &from, 1); /* ρ^from */
+    FR_(pow_var)(&y, &w, &from, 1); /* ω^from */
+    for (size_t i = 0; i < count; i++) {
+        kk[i] = x;
+        FR_(mul)(&x, &x, &r);
+        FR_(mul)(&ss[i], &r, &y);
+        FR_(set_one)(&t);
+        FR_(sub)(&ss[i], &t, &ss[i]); /* 1 − ρ·ω^i, not 0 as ρ^n ≠ 1 */
+        FR_(mul)(&y, &y, &w);
+    }
+    FR_(batch_inv_var)(ss, ss, count, (FR *)(void *)scratch);
+    for (size_t i = 0; i < count; i++) {
+        FR_(mul)(&ss[i], &ss[i], &num);
+        FR_(from_mont)(&ss[i], &ss[i]);
+        FR_(from_mont)(&kk[i], &kk[i]);
+    }
+    return 1;
+}
+
+/* what g1_lincomb or g2_lincomb of n points takes besides its operands */
+static size_t X_(lincomb_bytes)(size_t n, int g2, const zp_parallel *par) {
+    size_t threads = zp_parallel_threads(par);
+    return g2 ? ZP_CAT(G2, _msm_scratch_size)(n, threads) : ZP_CAT(G1, _msm_scratch_size)(n, threads);
+}

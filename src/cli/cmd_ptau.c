@@ -28,10 +28,10 @@ static const char head[] =
     "  powersoftau beacon <in.ptau> <out.ptau> <HASH> <ITERATIONS> [--name NAME]\n"
     "        the contribution of a public beacon: HASH (hex) hashed\n"
     "        2^ITERATIONS times with SHA-256 (byte for byte snarkjs's file)\n"
-    "  powersoftau verify <in.ptau>\n"
+    "  powersoftau verify <in.ptau> [--budget SIZE]\n"
     "        check every contribution, the powers and the hashes (and a\n"
-    "        prepared file's Lagrange bases); exit 0 when all pass, 1 naming\n"
-    "        the failed check, 3 for a bad file\n"
+    "        prepared file's Lagrange bases), within the budget; exit 0 when\n"
+    "        all pass, 1 naming the failed check, 3 for a bad file\n"
     "  powersoftau prepare phase2 <in.ptau> <out.ptau> [--budget SIZE]\n"
     "        the Lagrange bases zkey new needs (byte for byte what 'snarkjs\n"
     "        powersoftau prepare phase2' writes), within the budget\n"
@@ -53,9 +53,10 @@ static const zp_option options[] = {
     {"entropy", 'e', ZP_OPT_ARG, offsetof(ptau_args, entropy), 0, 0, NULL, "TEXT",
      "extra entropy for a contribution (default: asked on a terminal, else none)", NULL},
     {"budget", 0, ZP_OPT_MEMORY, offsetof(ptau_args, budget), 0, 0, NULL, "SIZE",
-     "prepare phase2: the most memory it may hold, e.g. 4G, 512M; a level larger than that is transformed in "
-     "parts through a temporary file beside the output; a budget below the power's minimum is refused, naming it "
-     "(default: no limit). contribute and beacon hold under 100 MiB at any power and take none",
+     "prepare phase2 and verify: the most memory it may hold, e.g. 4G, 512M; prepare transforms a level larger "
+     "than that in parts through a temporary file beside the output, verify sums a section a part at a time; a "
+     "budget below the step's minimum is refused, naming it (default: no limit). contribute and beacon hold under "
+     "100 MiB at any power and take none",
      NULL},
     {"quiet", 'q', ZP_OPT_FLAG, offsetof(ptau_args, quiet), 0, 0, NULL, NULL, "no progress and no summary", NULL},
 };
@@ -74,13 +75,13 @@ static int phase1_step(zp_cli_command *cmd, ptau_args *args, const char *sub, in
             zp_cli_usage_error(cmd, "powersoftau %s takes %d argument%s, got %d", sub, want, want > 1 ? "s" : "", npos);
         goto done;
     }
-    if (args->budget != 0) {
-        rc = zp_cli_usage_error(cmd, "powersoftau %s takes no --budget (only prepare phase2 does)", sub);
+    if (args->budget != 0 && strcmp(sub, "verify") != 0) {
+        rc = zp_cli_usage_error(cmd, "powersoftau %s takes no --budget (only prepare phase2 and verify do)", sub);
         goto done;
     }
     if (zp_pool_create(&pool, args->threads, &err) != ZP_OK) goto fail;
     zp_parallel par = zp_pool_parallel(pool);
-    zp_ceremony_opts opts = {.par = &par, .progress = !args->quiet && isatty(2)};
+    zp_ceremony_opts opts = {.par = &par, .progress = !args->quiet && isatty(2), .budget = args->budget};
     uint8_t response[ZP_CEREMONY_HASH_BYTES], next[ZP_CEREMONY_HASH_BYTES];
     double t0 = zp_clock_now();
     if (strcmp(sub, "verify") == 0) {

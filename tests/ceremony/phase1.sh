@@ -9,7 +9,9 @@
 #   and all);
 # - a tampered partialHash or next challenge, a moved tauG1 point and a
 #   moved Lagrange point make zkpipe's verify exit 1 naming the
-#   contribution or the section; a truncated file and a point off the
+#   contribution or the section, with or without --budget (a budget at
+#   its least sums 64 points at a time; below it, exit 2); a truncated
+#   file and a point off the
 #   curve or outside the subgroup (of a power or a Lagrange section) exit
 #   3 naming the file and the section; a bad beacon argument exits 2; a
 #   contribution to a prepared file warns that it drops the Lagrange
@@ -105,6 +107,19 @@ for curve in bn128 bls12381; do
     o13=$(section_offset "$D/t6.ptau" 13)
     node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o+300*g,o+301*g,o+302*g);fs.writeFileSync(process.argv[1],b)' "$D/t6.ptau" "$o13" $((2 * g1))
     status "$curve: a moved G2 Lagrange point of the top level fails (exit 1)" 1 "section 13" "$Z" ptau verify "$D/t6.ptau"
+    # within a budget: below the least refused (exit 2); at it, every
+    # section is summed 64 points at a time, the Lagrange levels above
+    # that with k_j = ρ^j, and a moved point still fails
+    status "$curve: verify below its budget's minimum (exit 2)" 2 "below the" "$Z" ptau verify "$D/final.ptau" --budget 90M
+    least=$(sed -n 's/.*(\([0-9]*\) bytes) it needs$/\1/p' "$W/out.txt")
+    status "$curve: verify within a budget of $least bytes" 0 "summed 64 points at a time" "$Z" ptau verify "$D/final.ptau" --budget "$least"
+    grep -q "Powers of Tau Ok" "$W/out.txt" && pass "$curve: ... and passes" || fail "$curve: ... and passes" "$(tail -3 "$W/out.txt")"
+    status "$curve: a moved Lagrange point fails within the budget (exit 1)" 1 "section 12" "$Z" ptau verify "$D/t4.ptau" --budget "$least"
+    cp "$D/final.ptau" "$D/t7.ptau" # a point of the top level, 512 points: in parts
+    node -e 'const fs=require("fs");const b=fs.readFileSync(process.argv[1]);const o=+process.argv[2],g=+process.argv[3];b.copy(b,o+700*g,o+701*g,o+702*g);fs.writeFileSync(process.argv[1],b)' "$D/t7.ptau" "$o12" "$g1"
+    status "$curve: a moved top-level Lagrange point fails within the budget (exit 1)" 1 "section 12" "$Z" ptau verify "$D/t7.ptau" --budget "$least"
+    status "$curve: a moved top-level G2 Lagrange point fails within the budget (exit 1)" 1 "section 13" "$Z" ptau verify "$D/t6.ptau" --budget "$least"
+    status "$curve: a moved tauG1 point fails within the budget (exit 1)" 1 "tauG1 section" "$Z" ptau verify "$D/t2.ptau" --budget "$least"
     # the domain's last Lagrange point of the top level of section 15,
     # off the curve (bn128) or outside the subgroup (bls12381)
     cp "$D/final.ptau" "$D/t5.ptau"
