@@ -478,7 +478,7 @@ static void lanes_from_dec(uint64_t *coords, size_t words, const char *const *v,
         else zp_bls12_fp_to_mont((zp_bls12_fp *)(coords + i * words), (zp_bls12_fp *)(coords + i * words));
     }
 }
-#define CT_LANES_CHECK(G, CURVE, G2, NAME, VEC, NV, UNSURE)                                                   \
+#define CT_LANES_CHECK(G, CURVE, G2, NAME, VEC, ALONE, NV, UNSURE)                                            \
     static void lanes_check_##G(void) {                                                                       \
         const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                          \
         const zp_parallel lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};                                              \
@@ -496,8 +496,9 @@ static void lanes_from_dec(uint64_t *coords, size_t words, const char *const *v,
         memset(&pts[4], 0, sizeof pts[4]); /* infinity */                                                     \
         CHECK_MSG(ops->lanes_first_outside((const uint8_t *)pts, N, G2, &c) == N, NAME ": the group passes"); \
         unsigned unsure_seen = 0;                                                                             \
-        for (size_t v = 0; v < sizeof VEC / sizeof VEC[0]; v++) {                                             \
-            lanes_from_dec((uint64_t *)&out, WORDS_##G, VEC[v], NV, CURVE);                                   \
+        const size_t nvec = sizeof VEC / sizeof VEC[0];                                                       \
+        for (size_t v = 0; v < nvec + sizeof ALONE / sizeof ALONE[0]; v++) {                                  \
+            lanes_from_dec((uint64_t *)&out, WORDS_##G, v < nvec ? VEC[v] : ALONE[v - nvec], NV, CURVE);      \
             CHECK_MSG(!G##_is_in_subgroup_var(&out), NAME ": vector %zu is outside", v);                      \
             const uint64_t *in[8];                                                                            \
             for (int l = 0; l < 8; l++) in[l] = (const uint64_t *)(l & 1 ? (const void *)&pts[l] : &out);     \
@@ -521,9 +522,9 @@ static void lanes_from_dec(uint64_t *coords, size_t words, const char *const *v,
 #define WORDS_zp_bn254_g2 4
 #define WORDS_zp_bls12_g1 6
 #define WORDS_zp_bls12_g2 6
-CT_LANES_CHECK(zp_bn254_g2, ZP_CURVE_BN254, 1, "bn254 G2", bn254_g2_outside, 4, 0)
-CT_LANES_CHECK(zp_bls12_g1, ZP_CURVE_BLS12_381, 0, "bls12-381 G1", bls12_g1_outside, 2, 1)
-CT_LANES_CHECK(zp_bls12_g2, ZP_CURVE_BLS12_381, 1, "bls12-381 G2", bls12_g2_outside, 4, 0)
+CT_LANES_CHECK(zp_bn254_g2, ZP_CURVE_BN254, 1, "bn254 G2", bn254_g2_outside, bn254_g2_alone, 4, 0)
+CT_LANES_CHECK(zp_bls12_g1, ZP_CURVE_BLS12_381, 0, "bls12-381 G1", bls12_g1_outside, bls12_g1_alone, 2, 1)
+CT_LANES_CHECK(zp_bls12_g2, ZP_CURVE_BLS12_381, 1, "bls12-381 G2", bls12_g2_outside, bls12_g2_alone, 4, 0)
 
 /* zp_cer_check_points on BN254 G2, whose subgroup test goes in batches
  * (random combinations, curve/subgroup.h): sections of the group pass;
@@ -633,10 +634,12 @@ static void ct_checked(void) {
                 }
         }
     }
-    for (size_t v = 0; v < sizeof bls12_g1_outside / sizeof bls12_g1_outside[0]; v++) {
+    const size_t nvec = sizeof bls12_g1_outside / sizeof bls12_g1_outside[0];
+    for (size_t v = 0; v < nvec + sizeof bls12_g1_alone / sizeof bls12_g1_alone[0]; v++) {
         zp_bls12_g1 out;
-        lanes_from_dec((uint64_t *)&out, 6, bls12_g1_outside[v], 2, ZP_CURVE_BLS12_381);
-        for (int at = 0; at < 17; at += 5) {
+        lanes_from_dec((uint64_t *)&out, 6, v < nvec ? bls12_g1_outside[v] : bls12_g1_alone[v - nvec], 2,
+                       ZP_CURVE_BLS12_381);
+        for (int at = 1; at < 17; at += 11) {
             memcpy(c, pts, sizeof pts);
             c[at] = out;
             if (at > 8) c[at + 3] = out; /* the first of two */
