@@ -260,6 +260,28 @@ zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what
     return check_from(&t->bf, id, what, t->d, *out + from * elem, (size_t)from, (size_t)used, g2, check, o, err);
 }
 
+zp_status zp_cer_ptau_powers(const zp_cer_ptau *t, unsigned power, zp_cer_powers *p, const zp_ceremony_opts *o,
+                             zp_error *err) {
+    uint64_t n = (uint64_t)1 << power;
+    const struct {
+        uint32_t id;
+        const char *what;
+        uint64_t count;
+        int g2;
+        const uint8_t **out;
+    } sec[5] = {{2, "tauG1", 2 * n - 1, 0, &p->tau_g1},
+                {3, "tauG2", n, 1, &p->tau_g2},
+                {4, "alphaTauG1", n, 0, &p->alpha_g1},
+                {5, "betaTauG1", n, 0, &p->beta_g1},
+                {6, "betaG2", 1, 1, &p->beta_g2}};
+    for (int i = 0; i < 5; i++) {
+        zp_status st = zp_cer_ptau_points(t, sec[i].id, sec[i].what, sec[i].count, sec[i].g2, 0, sec[i].count,
+                                          ZP_CER_IN_SUBGROUP, sec[i].out, o, err);
+        if (st != ZP_OK) return st;
+    }
+    return ZP_OK;
+}
+
 void *zp_cer_secret_alloc(size_t size, zp_error *err) {
     size_t bytes = (size + 4095) & ~(size_t)4095;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -181,6 +181,15 @@ zp_status zp_cer_ptau_points(const zp_cer_ptau *t, uint32_t id, const char *what
                              uint64_t used, zp_cer_check check, const uint8_t **out, const zp_ceremony_opts *o,
                              zp_error *err) ZP_WARN_UNUSED;
 
+/* The powers of a ptau of 2^power: sections 2 to 6 (tauG1's 2·2^power
+ * − 1 points, tauG2's, alphaTauG1's and betaTauG1's 2^power, betaG2),
+ * every point checked for the subgroup (zp_cer_ptau_points). */
+typedef struct zp_cer_powers {
+    const uint8_t *tau_g1, *tau_g2, *alpha_g1, *beta_g1, *beta_g2;
+} zp_cer_powers;
+zp_status zp_cer_ptau_powers(const zp_cer_ptau *t, unsigned power, zp_cer_powers *p, const zp_ceremony_opts *o,
+                             zp_error *err) ZP_WARN_UNUSED;
+
 /* Pages for a contribution's secrets: kept out of core dumps and swap as
  * far as the OS lets; zeroised before they are unmapped. */
 void *zp_cer_secret_alloc(size_t size, zp_error *err);

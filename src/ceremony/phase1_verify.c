@@ -272,15 +272,9 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
     /* the points: the powers of the last contribution's secrets */
     uint64_t n = (uint64_t)1 << power;
     const uint8_t *tau1, *tau2, *alpha, *beta, *beta2;
-    if ((st = zp_cer_ptau_points(&pt, 2, "tauG1", 2 * n - 1, 0, 0, 2 * n - 1, ZP_CER_IN_SUBGROUP, &tau1, o, err)) !=
-        ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 3, "tauG2", n, 1, 0, n, ZP_CER_IN_SUBGROUP, &tau2, o, err)) != ZP_OK) goto out;
-    if ((st = zp_cer_ptau_points(&pt, 4, "alphaTauG1", n, 0, 0, n, ZP_CER_IN_SUBGROUP, &alpha, o, err)) != ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 5, "betaTauG1", n, 0, 0, n, ZP_CER_IN_SUBGROUP, &beta, o, err)) != ZP_OK)
-        goto out;
-    if ((st = zp_cer_ptau_points(&pt, 6, "betaG2", 1, 1, 0, 1, ZP_CER_IN_SUBGROUP, &beta2, o, err)) != ZP_OK) goto out;
+    zp_cer_powers pw;
+    if ((st = zp_cer_ptau_powers(&pt, power, &pw, o, err)) != ZP_OK) goto out;
+    tau1 = pw.tau_g1, tau2 = pw.tau_g2, alpha = pw.alpha_g1, beta = pw.beta_g1, beta2 = pw.beta_g2;
     uint8_t r1[192], r2[192];
     zp_cer_progress(o, "verify: powers", 0, 4);
     if ((st = section_sums(r1, r2, &pt, ops, tau1, 2 * n - 1, 0, o, err)) != ZP_OK) goto out;
