@@ -217,11 +217,11 @@ zp_status zp_ceremony_ptau_prepare(const char *in_path, const char *out_path, co
     if (slash == NULL) snprintf(dir, sizeof dir, ".");
     else if (slash == dir) dir[1] = 0;
     else *slash = 0;
-    const uint8_t *tau1, *tau2, *alpha, *beta, *beta2, *contrib;
+    const uint8_t *tau1, *tau2, *alpha, *beta, *contrib;
     uint64_t ncontrib;
     zp_cer_powers pw;
     if ((st = zp_cer_ptau_powers(&pt, power, &pw, o, err)) != ZP_OK) goto out;
-    tau1 = pw.tau_g1, tau2 = pw.tau_g2, alpha = pw.alpha_g1, beta = pw.beta_g1, beta2 = pw.beta_g2;
+    tau1 = pw.tau_g1, tau2 = pw.tau_g2, alpha = pw.alpha_g1, beta = pw.beta_g1;
     if ((st = zp_binfile_section(&pt.bf, 7, "contributions", 1, &contrib, &ncontrib, err)) != ZP_OK) goto out;
     if ((st = zp_binwriter_open(&w, out_path, "ptau", 1, 11, err)) != ZP_OK) goto out;
     writing = 1;
