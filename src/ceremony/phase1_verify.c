@@ -188,10 +188,16 @@ static zp_status verify_lagrange(const zp_cer_ptau *t, const zp_p2_ops *ops, uin
             continue;
         }
         uint64_t rho[4];
-        do { /* below 2^252 < r; ρ^n = 1 has n roots of 2^252 */
+        int tries = 0, drawn = 0;
+        while (!drawn && tries++ < 8) { /* below 2^252 < r; ρ^n = 1 has n roots of 2^252 */
             if ((st = zp_random_bytes(rho, sizeof rho, err)) != ZP_OK) break;
             rho[3] &= ((uint64_t)1 << 60) - 1;
-        } while (!ops->fr_geometric(k, s, 0, 1, p, rho, scratch));
+            drawn = ops->fr_geometric(k, s, 0, 1, p, rho, scratch);
+        }
+        if (st == ZP_OK && !drawn) { /* a level past the roots: the caller refused it */
+            st = zp_error_set(err, ZP_ERR_UNSUPPORTED, "a domain of 2^%u is past the field's", p);
+            break;
+        }
         for (size_t at = 0; st == ZP_OK && at < n; at += part) {
             uint8_t l[192], r[192];
             (void)ops->fr_geometric(k, s, at, part, p, rho, scratch);
@@ -243,9 +249,22 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
                           pt.ceremony_power, power);
         goto out;
     }
-    if (o != NULL && o->budget != 0 && o->budget < part_need(ops, d, VERIFY_LEAST_PART, o)) {
+    /* a prepared file's top Lagrange level (tauG1's, 2^(power + 1)) has
+     * the field's 2^(power + 1)-th roots in its check: past the two-adic
+     * part of r - 1 there are none (ffjavascript's split FFT, not done
+     * here). Refused now, not after the powers' hours of work. */
+    int prepared;
+    if ((st = zp_cer_ptau_lagrange_count(&pt, &prepared, err)) != ZP_OK) goto out;
+    if (prepared != 0 && power + 1 > d->fr_two_adicity) {
+        st = zp_error_set(err, ZP_ERR_UNSUPPORTED,
+                          "%s: a prepared ptau of power %u: its Lagrange bases of 2^%u points are past %s's "
+                          "2^%u-th roots of unity, which zkpipe does not check yet",
+                          path, power, power + 1, d->name, d->fr_two_adicity);
+        goto out;
+    }
+    uint64_t least = part_need(ops, d, VERIFY_LEAST_PART, o);
+    if (o != NULL && o->budget != 0 && o->budget < least) {
         char a[32], b[32];
-        uint64_t least = part_need(ops, d, VERIFY_LEAST_PART, o);
         st = zp_error_set(err, ZP_ERR_ARG, "powersoftau verify: a budget of %s is below the %s (%llu bytes) it needs",
                           zp_size_text(a, o->budget), zp_size_text(b, least), (unsigned long long)least);
         goto out;
@@ -372,8 +391,6 @@ zp_status zp_ceremony_ptau_verify(const char *path, const zp_ceremony_opts *o, F
     }
     if (report != NULL) fprintf(report, "-----------------------------------------------------\n");
 
-    int prepared;
-    if ((st = zp_cer_ptau_lagrange_count(&pt, &prepared, err)) != ZP_OK) goto out;
     if (prepared == 0) {
         if (report != NULL) {
             fprintf(report,

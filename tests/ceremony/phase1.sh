@@ -137,5 +137,21 @@ for curve in bn128 bls12381; do
     status "$curve: snarkjs verifies the proof" 0 "OK" "$SNARKJS" groth16 verify "$D/vk.json" "$D/public.json" "$D/proof.json"
 done
 
+# A prepared BN254 ptau of power 28 (the largest published): its top
+# Lagrange level, 2^29 points, is past BN254's 2^28-th roots of unity,
+# which verify's check needs; refused before any work (under --budget it
+# drew roots for ever). Only the header and a section 12 are needed.
+node -e '
+const fs = require("fs");
+const q = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n;
+const hdr = Buffer.alloc(44); hdr.writeUInt32LE(32, 0);
+for (let i = 0, v = q; i < 32; i++, v >>= 8n) hdr[4 + i] = Number(v & 255n);
+hdr.writeUInt32LE(28, 36); hdr.writeUInt32LE(28, 40);
+const sec = (id, b) => { const h = Buffer.alloc(12); h.writeUInt32LE(id, 0); h.writeBigUInt64LE(BigInt(b.length), 4); return Buffer.concat([h, b]); };
+const head = Buffer.alloc(12); head.write("ptau", 0); head.writeUInt32LE(1, 4); head.writeUInt32LE(2, 8);
+fs.writeFileSync(process.argv[1], Buffer.concat([head, sec(1, hdr), sec(12, Buffer.alloc(64))]));' "$W/p28.ptau"
+status "bn128: verify of a prepared power-28 ptau is refused (exit 3)" 3 "power 28: its Lagrange bases of 2^29 points are past bn128" \
+    "$Z" ptau verify "$W/p28.ptau" --budget 200M
+
 echo "ceremony phase 1: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
