@@ -588,6 +588,7 @@ static void check_points_batched(void) {
 static void ct_checked(void) {
     const zp_p2_ops *ops = zp_p2_ops_get(ZP_CURVE_BLS12_381);
     const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};
+    CHECK_MSG(ops->g1_apply_key_checked != NULL, "bls12-381 G1 has the checked product");
     if (ops->g1_apply_key_checked == NULL) return;
     const uint64_t *r = zp_bls12_fr_modulus.v;
     enum { N = 41 };

@@ -21,9 +21,9 @@ static inline uint64_t zp_p2_abs4_ct(uint64_t m[4], const uint64_t v[4]) {
     }
     return mask;
 }
-/* k = q·d + m, d of two limbs with d[1] != 0 (so m < 2^128), in constant
- * time: the 256 steps of the long division subtract d under a mask, never
- * by a branch (the variable-time splits use it too: it costs the same). */
+/* k = q·d + m, d nonzero of two limbs (so m < 2^128), in constant time:
+ * the 256 steps of the long division subtract d under a mask, never by a
+ * branch (the variable-time splits use it too: it costs the same). */
 static inline void zp_p2_divmod_ct(uint64_t q[4], uint64_t m[4], const uint64_t k[4], const uint64_t d[2]) {
     uint64_t rem[3] = {0, 0, 0};
     memset(q, 0, 4 * sizeof *q);
@@ -79,37 +79,25 @@ static inline void zp_p2_split_div_ct(zp_p2_ct_scalar *s, const uint64_t k[4], c
     zp_p2_booth_ct(&s->half[1], q, 0);
     explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
 }
-/* v = q·d + m for v < 2^128 and a one-limb d with its top bit set
- * (m < d, q < 2^65), in constant time: 128 steps of zp_p2_divmod_ct's
- * masked subtraction. */
-static inline void zp_p2_divmod64_ct(uint64_t q[2], uint64_t *m, const uint64_t v[2], uint64_t d) {
-    unsigned __int128 rem = 0;
-    q[0] = q[1] = 0;
-    for (int i = 127; i >= 0; i--) {
-        rem = (rem << 1) | ((v[i / 64] >> (i % 64)) & 1); /* below 2d < 2^65 */
-        unsigned __int128 t = rem - d;
-        uint64_t ge = (uint64_t)(t >> 127) ^ 1, mask = (uint64_t)0 - ge; /* no borrow: rem >= d */
-        unsigned __int128 m128 = ((unsigned __int128)mask << 64) | mask;
-        rem ^= (rem ^ t) & m128;
-        q[i / 64] |= ge << (i % 64);
-    }
-    *m = (uint64_t)rem;
-    rem = 0;
-}
-/* The split k = m + q·D (zp_p2_split_div_ct) cut again at x, the subgroup
- * test's parameter (D = x², x one limb with its top bit set): s[0] holds
- * (m mod x, q mod x), s[1] (m div x, q div x), so that k·P = Σ of the four
- * parts times P, [x]P, [x²]P and [x³]P. Every part is below 2^64 where
- * m < D (always) and q < D (k < r and r < D·(D + 1), as for BLS12-381), so
- * ZP_P2_CT_X4_DIGITS windows of each hold it. Constant time. */
+/* The split k = m + q·D of zp_p2_split_div_ct into *s, and the same cut
+ * again at x, the subgroup test's parameter (D = x², x of one limb), into
+ * s4: s4[0] holds (m mod x, q mod x), s4[1] (m div x, q div x), so that
+ * k·P = Σ of the four parts times P, [x]P, [x²]P and [x³]P. Every part is
+ * below 2^64 where x has its top bit set, m < D (always) and q < D (k < r
+ * and r < D·(D + 1), as for BLS12-381), so ZP_P2_CT_X4_DIGITS windows of
+ * each hold it. Three of zp_p2_divmod_ct's divisions: constant time. */
 #define ZP_P2_CT_X4_DIGITS 17 /* 16 windows of a 64-bit part and Booth's carry */
-static inline void zp_p2_split_x4_ct(zp_p2_ct_scalar s[2], const uint64_t k[4], const uint64_t D[2], uint64_t x) {
-    uint64_t q[4], m[4], lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};
+static inline void zp_p2_split_x4_ct(zp_p2_ct_scalar *s, zp_p2_ct_scalar s4[2], const uint64_t k[4],
+                                     const uint64_t D[2], uint64_t x) {
+    const uint64_t dx[2] = {x, 0};
+    uint64_t q[4], m[4], hi[4], lo[4];
     zp_p2_divmod_ct(q, m, k, D);
+    zp_p2_booth_ct(&s->half[0], m, 0);
+    zp_p2_booth_ct(&s->half[1], q, 0);
     for (int h = 0; h < 2; h++) {
-        zp_p2_divmod64_ct(hi, &lo[0], h ? q : m, x);
-        zp_p2_booth_ct(&s[0].half[h], lo, 0);
-        zp_p2_booth_ct(&s[1].half[h], hi, 0);
+        zp_p2_divmod_ct(hi, lo, h ? q : m, dx);
+        zp_p2_booth_ct(&s4[0].half[h], lo, 0);
+        zp_p2_booth_ct(&s4[1].half[h], hi, 0);
     }
     explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
     explicit_bzero(lo, sizeof lo), explicit_bzero(hi, sizeof hi);

@@ -335,9 +335,12 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
  * takes the test's [|x|]P as a second point and halves the windows; a
  * lane it is unsure of, and every point without the lanes, is tested and
  * multiplied on the scalar path (var: k is public, a beacon's, and that
- * path takes the variable-time product, as apply_key_var). Only where the split is k = m + q·x²
- * and the test is E(P) = [x²]P (ZP_G_G1_CHECK_ENDO with ZP_G_G1_ENDO). */
-#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO)
+ * path takes the variable-time product, as apply_key_var). Only where the
+ * split is k = m + q·x² and the test is E(P) = [x²]P (ZP_G_G1_CHECK_ENDO
+ * with ZP_G_G1_ENDO, not GLV): ZP_P2_G1_CHECKED, which the ops table
+ * reads. */
+#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO) && !defined(ZP_G_GLV)
+#define ZP_P2_G1_CHECKED 1
 typedef struct {
     uint8_t *pts;
     size_t n;
@@ -407,9 +410,8 @@ static size_t X_(g1_apply_key_checked)(uint8_t *pts, size_t n, const uint64_t km
     FR k;
     memcpy(k.v, kmont, 32);
     FR_(from_mont)(&k, &k);
-    zp_p2_ct_scalar s, s4[2];
-    X_(G1_ct_scalar)(&s, k.v);
-    zp_p2_split_x4_ct(s4, k.v, D, ZP_G_X_ABS);
+    zp_p2_ct_scalar s, s4[2]; /* s: G1_ct_scalar's split, for the scalar path */
+    zp_p2_split_x4_ct(&s, s4, k.v, D, ZP_G_X_ABS);
     X_(apply_checked_job) job = {pts, n, &s, s4, var && !lanes ? k.v : NULL, lanes ? &lc : NULL, n};
     zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_checked_task), &job);
     explicit_bzero(&k, sizeof k);

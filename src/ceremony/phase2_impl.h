@@ -544,7 +544,7 @@ static const zp_p2_ops X_(ops) = {
     .lanes_check_init = X_(lanes_check_init),
     .lanes_first_outside = X_(lanes_first_outside),
     .g1_apply_key_var = X_(g1_apply_key_var),
-#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO)
+#if defined(ZP_P2_G1_CHECKED)
     .g1_apply_key_checked = X_(g1_apply_key_checked),
 #endif
     .compose = X_(compose),
@@ -616,6 +616,7 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_G_G2_ENDO_CONJ
 #undef ZP_G_G2_CHECK_ENDO
 #undef ZP_G_G1_CHECK_ENDO
+#undef ZP_P2_G1_CHECKED
 #undef ZP_G_X_ABS
 #undef ZP_G_G2_D
 #undef ZP_P2_JMULN
