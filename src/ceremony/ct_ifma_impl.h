@@ -484,6 +484,29 @@ static __mmask8 CL_(jeq)(const CL_(pt) * p, const CL_(pt) * q, const CL_(ctx) * 
     return (__mmask8)((inf1 & inf2) | (~inf1 & ~inf2 & CL_(fe_eq)(&a, &b) & CL_(fe_eq)(&c, &d)));
 }
 
+/* The lanes' p finite with E(p) = ±[|x|]p (CT_W 12: BLS12-381's G2 test)
+ * or ±[|x|]([|x|]p) (CT_W 6: its G1 test; in *q the [|x|]p on the way),
+ * the sign − where neg (the test's E is ψ or φ, mul_checked's −φ):
+ * in_subgroup's mask, and *unsure. */
+#if CT_W == 6 || CT_W == 12
+static unsigned CL_(x_test)(CL_(pt) * q, const CL_(pt) * p, int neg, unsigned *unsure, const CL_(ctx) * k,
+                            uint64_t x_abs) {
+    CL_(pt) lhs, rhs;
+    __mmask8 inf = CL_(fe_zero_mask)(&p->z), bad = 0;
+    CL_(endo)(&lhs, p, k);
+    CL_(jmul_small)(q, p, x_abs, &bad, k);
+#if CT_W == 6
+    CL_(jmul_small)(&rhs, q, x_abs, &bad, k);
+#else
+    rhs = *q;
+#endif
+    if (neg) CL_(fe_sub)(&rhs.y, &k->zero, &rhs.y, k);
+    /* infinity is in the group; an unsure lane is the caller's */
+    *unsure = (unsigned)(bad & (__mmask8)~inf);
+    return (unsigned)((CL_(jeq)(&lhs, &rhs, k) & (__mmask8)~bad) | inf);
+}
+#endif
+
 static unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_curve *c, unsigned *unsure) {
 #if CT_W == 4
     (void)in, (void)c;
@@ -492,12 +515,12 @@ static unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_
 #else
     CL_(ctx) k;
     CL_(ctx_init)(&k, c);
-    CL_(pt) p, lhs, rhs;
+    CL_(pt) p;
     CL_(load_point)(&p, in, &k); /* affine (x : y : 1) is Jacobian too */
-    __mmask8 inf = CL_(fe_zero_mask)(&p.z), bad = 0;
 #if CT_W == 8
     /* BN254 G2: [x+1]P + ψ([x]P) + ψ²([x]P) = ψ³([2x]P) */
-    CL_(pt) xp, t;
+    CL_(pt) lhs, rhs, xp, t;
+    __mmask8 inf = CL_(fe_zero_mask)(&p.z), bad = 0;
     CL_(jmul_small)(&xp, &p, c->x_abs, &bad, &k);
     bad |= CL_(jadd)(&lhs, &xp, &p, &k);
     CL_(endo)(&t, &xp, &k);
@@ -506,21 +529,13 @@ static unsigned CL_(in_subgroup)(const uint64_t *const in[8], const zp_ct_lanes_
     bad |= CL_(jadd)(&lhs, &lhs, &t, &k);
     CL_(jdbl)(&rhs, &xp, &k);
     for (int i = 0; i < 3; i++) CL_(endo)(&rhs, &rhs, &k);
-#elif CT_W == 12
-    /* BLS12-381 G2, x < 0: ψ(P) = -[|x|]P */
-    CL_(endo)(&lhs, &p, &k);
-    CL_(jmul_small)(&rhs, &p, c->x_abs, &bad, &k);
-    CL_(fe_sub)(&rhs.y, &k.zero, &rhs.y, &k);
-#else
-    /* BLS12-381 G1, x < 0: φ(P) = -[|x|]([|x|]P) */
-    CL_(endo)(&lhs, &p, &k);
-    CL_(jmul_small)(&rhs, &p, c->x_abs, &bad, &k);
-    CL_(jmul_small)(&rhs, &rhs, c->x_abs, &bad, &k);
-    CL_(fe_sub)(&rhs.y, &k.zero, &rhs.y, &k);
-#endif
-    /* infinity is in the group; an unsure lane is the caller's */
     *unsure = (unsigned)(bad & (__mmask8)~inf);
     return (unsigned)((CL_(jeq)(&lhs, &rhs, &k) & (__mmask8)~bad) | inf);
+#else
+    /* BLS12-381, x < 0: ψ(P) = -[|x|]P on G2, φ(P) = -[|x|]([|x|]P) on G1 */
+    CL_(pt) q;
+    return CL_(x_test)(&q, &p, 1, unsure, &k, c->x_abs);
+#endif
 #endif
 }
 
@@ -532,14 +547,10 @@ static unsigned CL_(mul_checked)(uint64_t *out, const uint64_t *const in[8], con
                                  const zp_ct_lanes_curve *c, unsigned *unsure) {
     CL_(ctx) k;
     CL_(ctx_init)(&k, c);
-    CL_(pt) p, q, x2p, ep, t[2][2][8];
+    CL_(pt) p, q, t[2][2][8];
     CL_(load_point)(&p, in, &k);
-    __mmask8 inf = CL_(fe_zero_mask)(&p.z), bad = 0;
-    CL_(jmul_small)(&q, &p, c->x_abs, &bad, &k);
-    CL_(jmul_small)(&x2p, &q, c->x_abs, &bad, &k);
-    CL_(endo)(&ep, &p, &k);
-    unsigned ok = (unsigned)((CL_(jeq)(&ep, &x2p, &k) & (__mmask8)~bad) | inf);
-    *unsure = (unsigned)(bad & (__mmask8)~inf);
+    unsigned ok = CL_(x_test)(&q, &p, 0, unsure, &k, c->x_abs);
+    __mmask8 inf = CL_(fe_zero_mask)(&p.z);
     /* [|x|]P, Jacobian, to projective (X·Z : Y : Z³); infinity where P is */
     CL_(fe) zz;
     CL_(fe_sqr)(&zz, &q.z, &k);
