@@ -85,12 +85,6 @@ typedef struct check_job {
     const zp_ct_lanes_curve *lanes;
 } check_job;
 
-static void check_bad(check_job *j, size_t i) {
-    size_t cur = atomic_load(&j->bad);
-    while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i)) {
-    }
-}
-
 static void check_task(void *arg, size_t t, size_t worker) {
     (void)worker;
     check_job *j = arg;
@@ -108,7 +102,7 @@ static void check_task(void *arg, size_t t, size_t worker) {
         size_t out = j->ops->lanes_first_outside(j->pts + lo * j->elem, i - lo, j->g2, j->lanes);
         if (out < i - lo) i = lo + out;
     }
-    if (i < hi) check_bad(j, i);
+    if (i < hi) zp_cer_note_first(&j->bad, i);
 }
 
 /* The points of pts[0, k) on their curve, the subgroup tested in
@@ -150,6 +144,11 @@ static size_t check_batched(const uint8_t *pts, size_t k, size_t elem, const zp_
     return *st != ZP_OK ? SIZE_MAX : bad;
 }
 
+zp_status zp_cer_bad_point(zp_error *err, const zp_binfile *bf, uint32_t id, const char *what, size_t index,
+                           const char *problem) {
+    return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, index, problem);
+}
+
 /* zp_cer_check_points for the points of a section from its point #first
  * on, which the report names */
 static zp_status check_from(const zp_binfile *bf, uint32_t id, const char *what, const zp_curve_desc *d,
@@ -181,8 +180,7 @@ static zp_status check_from(const zp_binfile *bf, uint32_t id, const char *what,
             uint64_t limbs[24];
             memcpy(limbs, p + bad * elem, elem);
             zp_io_point_check r = g2 ? zp_io_g2_check(d->id, limbs, subgroup) : zp_io_g1_check(d->id, limbs, subgroup);
-            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what,
-                                first + at + bad, zp_io_point_problem(r));
+            return zp_cer_bad_point(err, bf, id, what, first + at + bad, zp_io_point_problem(r));
         }
         zp_binfile_release(bf, p, k * elem);
         if (n > slice) { /* minutes on big files */

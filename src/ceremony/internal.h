@@ -4,6 +4,7 @@
 #ifndef ZP_CEREMONY_INTERNAL_H
 #define ZP_CEREMONY_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -160,6 +161,18 @@ typedef enum { ZP_CER_ON_CURVE, ZP_CER_IN_SUBGROUP } zp_cer_check;
 zp_status zp_cer_check_points(const zp_binfile *bf, uint32_t id, const char *what, const struct zp_curve_desc *d,
                               const uint8_t *pts, size_t n, int g2, zp_cer_check check, const zp_ceremony_opts *o,
                               zp_error *err) ZP_WARN_UNUSED;
+
+/* *first = the lower of it and i, atomically: the workers' first bad
+ * point of a block. */
+static inline void zp_cer_note_first(_Atomic size_t *first, size_t i) {
+    size_t cur = atomic_load(first);
+    while (i < cur && !atomic_compare_exchange_weak(first, &cur, i)) {
+    }
+}
+/* ZP_ERR_FORMAT for point #index of section id (what it holds) of the file
+ * bf: problem is zp_io_point_problem's text. */
+zp_status zp_cer_bad_point(zp_error *err, const zp_binfile *bf, uint32_t id, const char *what, size_t index,
+                           const char *problem);
 
 /* An open .ptau: its header (section 1) read and checked. */
 typedef struct zp_cer_ptau {

@@ -346,8 +346,8 @@ static zp_status contribute(const char *in_path, const char *out_path, const cha
             if (check == ZP_CER_ON_CURVE) {
                 size_t bad = ops->g1_apply_key_checked(chunk.p, k, sec->kinv, beacon != NULL, o ? o->par : NULL);
                 if (bad < k) {
-                    st = zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf.name, id, what,
-                                      i + bad, zp_io_point_problem(ZP_IO_POINT_OUTSIDE_SUBGROUP));
+                    st = zp_cer_bad_point(err, &bf, id, what, i + bad,
+                                          zp_io_point_problem(ZP_IO_POINT_OUTSIDE_SUBGROUP));
                     goto out;
                 }
             } else if (beacon != NULL) {

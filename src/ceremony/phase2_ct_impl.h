@@ -392,11 +392,7 @@ static void X_(apply_checked_task)(void *arg, size_t t, size_t worker) {
         }
     }
     explicit_bzero(out, sizeof out);
-    if (bad < job->n) {
-        size_t cur = atomic_load(&job->bad);
-        while (bad < cur && !atomic_compare_exchange_weak(&job->bad, &cur, bad)) {
-        }
-    }
+    if (bad < job->n) zp_cer_note_first(&job->bad, bad);
     X_(G1_ct_to_affine)(res, acc, hi - lo, scratch);
     memcpy(job->pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
     explicit_bzero(acc, sizeof acc);
