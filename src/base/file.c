@@ -268,14 +268,20 @@ zp_status zp_file_check_private_dir(int fd, const char *what, const char *path, 
     return ZP_OK;
 }
 
-int zp_file_pio(int fd, int write, void *buf, size_t n, uint64_t at) {
-    uint8_t *b = buf;
+/* the loop of both: into rbuf, or from wbuf */
+static int file_pio(int fd, uint8_t *rbuf, const uint8_t *wbuf, size_t n, uint64_t at) {
     while (n > 0) {
-        ssize_t k = write ? pwrite(fd, b, n, (off_t)at) : pread(fd, b, n, (off_t)at);
+        ssize_t k = wbuf != NULL ? pwrite(fd, wbuf, n, (off_t)at) : pread(fd, rbuf, n, (off_t)at);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0) return errno != 0 ? errno : EIO;
         if (k == 0) return -1;
-        b += k, at += (uint64_t)k, n -= (size_t)k;
+        if (wbuf != NULL) wbuf += k;
+        else rbuf += k;
+        at += (uint64_t)k, n -= (size_t)k;
     }
     return 0;
 }
+
+int zp_file_pread_all(int fd, void *buf, size_t n, uint64_t at) { return file_pio(fd, buf, NULL, n, at); }
+
+int zp_file_pwrite_all(int fd, const void *buf, size_t n, uint64_t at) { return file_pio(fd, NULL, buf, n, at); }

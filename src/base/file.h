@@ -54,12 +54,13 @@ zp_status zp_file_read_all(char **text, size_t *len, const char *path, size_t ma
  * "PATH: cannot create: ..." when it cannot be opened. */
 zp_status zp_file_write_all(const char *path, const void *data, size_t len, zp_error *err) ZP_WARN_UNUSED;
 
-/* All n bytes of buf written to (write) or read from fd at offset at,
- * pwrite/pread repeated past short transfers and EINTR. Returns 0 when
- * done, else the errno of the failed call, or -1 when the file ended (a
- * read) or took no more (a write) first. Callers name the file in their
- * messages. */
-int zp_file_pio(int fd, int write, void *buf, size_t n, uint64_t at);
+/* All n bytes of buf read from (pread_all) or written to (pwrite_all) fd
+ * at offset at, pread/pwrite repeated past short transfers and EINTR.
+ * Returns 0 when done, else the errno of the failed call, or -1 when the
+ * file ended (a read) or took no more (a write) first. Callers name the
+ * file in their messages. */
+int zp_file_pread_all(int fd, void *buf, size_t n, uint64_t at);
+int zp_file_pwrite_all(int fd, const void *buf, size_t n, uint64_t at);
 
 /* Opens rel beneath the directory dir_fd, the kernel keeping it there:
  * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),

@@ -61,7 +61,7 @@ static size_t hold_points(const zp_p2_ops *ops, size_t elem, int g2, unsigned to
 
 /* All of [p, p + n) at offset at of the temporary file, read or written. */
 static zp_status temp_io(int fd, void *p, size_t n, uint64_t at, int write, zp_error *err) {
-    int e = zp_file_pio(fd, write, p, n, at);
+    int e = write ? zp_file_pwrite_all(fd, p, n, at) : zp_file_pread_all(fd, p, n, at);
     if (e == 0) return ZP_OK;
     return zp_error_set(err, ZP_ERR_IO, "cannot %s the temporary file: %s", write ? "write" : "read",
                         e < 0 ? "it ended early" : strerror(e));

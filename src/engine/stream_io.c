@@ -205,7 +205,8 @@ zp_status zp_stream_spill_open(zp_stream_spill *sp, const char *dir, size_t slot
 
 zp_status zp_stream_spill_io(zp_stream_spill *sp, int write, unsigned slot, size_t off, void *buf, size_t bytes,
                              zp_error *err) {
-    int e = zp_file_pio(sp->fd, write, buf, bytes, (uint64_t)slot * sp->slot + off);
+    int e = write ? zp_file_pwrite_all(sp->fd, buf, bytes, (uint64_t)slot * sp->slot + off)
+                  : zp_file_pread_all(sp->fd, buf, bytes, (uint64_t)slot * sp->slot + off);
     if (e == 0) return ZP_OK;
     return zp_error_set(err, ZP_ERR_IO, "%s: the scratch file for a, b, c: cannot %s %zu bytes: %s", sp->dir,
                         write ? "write" : "read", bytes, e < 0 ? "it ended early" : strerror(e));

@@ -276,7 +276,7 @@ void zp_binwriter_reserve(zp_binwriter *w, uint64_t n, uint64_t *at) {
 
 void zp_binwriter_put(zp_binwriter *w, uint64_t at, const void *p, size_t n) {
     if (w->status != ZP_OK) return;
-    int e = zp_file_pio(fileno(w->f), 1, (void *)(uintptr_t)p, n, at);
+    int e = zp_file_pwrite_all(fileno(w->f), p, n, at);
     if (e != 0) {
         errno = e < 0 ? ENOSPC : e;
         writer_fail(w, ZP_ERR_IO, "write");

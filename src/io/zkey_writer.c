@@ -30,7 +30,7 @@ const char *zp_zkey_writer_temp(const zp_zkey_writer *w) { return w->temp; }
 
 /* pwrite all of it, or an error naming the destination. */
 static zp_status put_at(zp_zkey_writer *w, uint64_t at, const void *p, size_t n, zp_error *err) {
-    int e = zp_file_pio(w->fd, 1, (void *)(uintptr_t)p, n, at);
+    int e = zp_file_pwrite_all(w->fd, p, n, at);
     if (e == 0) return ZP_OK;
     return zp_error_set(err, ZP_ERR_IO, "%s: cannot write: %s", w->path, e < 0 ? "no room" : strerror(e));
 }
