@@ -161,58 +161,60 @@ static void ct_prover(zp_curve curve) {
 
 /* The contribution's secret path on one curve: results equal the
  * variable-time code's on public copies. */
-#define CT_CONTRIB(g, CURVE)                                                                                          \
-    static void ct_contrib_##g(void) {                                                                                \
-        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                                  \
-        uint64_t k[4], k_pub[4], kinv[4];                                                                             \
-        secret_scalar(k, CURVE); /* any value below r is some scalar's Montgomery form */                             \
-        memcpy(k_pub, k, sizeof k);                                                                                   \
-        SECRET(k, sizeof k);                                                                                          \
-        g##_g1 p1, pts[3], pts_pub[3];                                                                                \
-        g##_g2 p2;                                                                                                    \
-        ops->g1_mul_ct((uint8_t *)&p1, ops->g1_gen, k);                                                               \
-        ops->g2_mul_ct((uint8_t *)&p2, ops->g2_gen, k);                                                               \
-        ops->fr_inv_ct(kinv, k);                                                                                      \
-        pts[0] = g##_g1_generator, pts[1] = p1, pts[2] = g##_g1_generator;                                            \
-        DECLASSIFY(&p1, sizeof p1);                                                                                   \
-        pts[1] = p1;                                                                                                  \
-        memcpy(pts_pub, pts, sizeof pts);                                                                             \
-        g##_g1 chk[3];                                                                                                \
-        memcpy(chk, pts, sizeof pts);                                                                                 \
-        size_t outside = 3; /* the product that tests the subgroup on the way, where the curve has it */              \
-        if (ops->g1_apply_key_checked != NULL) outside = ops->g1_apply_key_checked((uint8_t *)chk, 3, kinv, 0, NULL); \
-        ops->g1_apply_key((uint8_t *)pts, 3, kinv, NULL);                                                             \
-        DECLASSIFY(&p2, sizeof p2);                                                                                   \
-        DECLASSIFY(pts, sizeof pts);                                                                                  \
-        if (ops->g1_apply_key_checked != NULL) {                                                                      \
-            DECLASSIFY(chk, sizeof chk);                                                                              \
-            CHECK_MSG(outside == 3 && memcmp(chk, pts, sizeof pts) == 0, #g ": apply_key_checked");                   \
-        }                                                                                                             \
-        g##_fr kp;                                                                                                    \
-        memcpy(kp.v, k_pub, 32);                                                                                      \
-        g##_fr_from_mont(&kp, &kp);                                                                                   \
-        g##_g1j j1, gj1;                                                                                              \
-        g##_g2j j2, gj2;                                                                                              \
-        g##_g1 w1, w3;                                                                                                \
-        g##_g2 w2;                                                                                                    \
-        g##_g1_j_from_affine(&gj1, &g##_g1_generator);                                                                \
-        g##_g2_j_from_affine(&gj2, &g##_g2_generator);                                                                \
-        g##_g1_j_mul_var(&j1, &gj1, kp.v, 4);                                                                         \
-        g##_g2_j_mul_var(&j2, &gj2, kp.v, 4);                                                                         \
-        g##_g1_j_to_affine(&w1, &j1);                                                                                 \
-        g##_g2_j_to_affine(&w2, &j2);                                                                                 \
-        CHECK_MSG(memcmp(&p1, &w1, sizeof w1) == 0, #g ": delta·G1");                                                 \
-        CHECK_MSG(memcmp(&p2, &w2, sizeof w2) == 0, #g ": delta·G2");                                                 \
-        /* (1/delta)·(delta·G) = G, and (1/delta)·G by the variable-time code */                                   \
-        CHECK_MSG(memcmp(&pts[1], &g##_g1_generator, sizeof w1) == 0, #g ": L and H points times 1/delta");           \
-        g##_fr ki;                                                                                                    \
-        memcpy(ki.v, k_pub, 32);                                                                                      \
-        g##_fr_inv_var(&ki, &ki);                                                                                     \
-        g##_fr_from_mont(&ki, &ki);                                                                                   \
-        g##_g1_j_mul_var(&j1, &gj1, ki.v, 4);                                                                         \
-        g##_g1_j_to_affine(&w3, &j1);                                                                                 \
-        CHECK_MSG(memcmp(&pts[0], &w3, sizeof w3) == 0 && memcmp(&pts[2], &w3, sizeof w3) == 0,                       \
-                  #g ": G times 1/delta");                                                                            \
+#define CT_CONTRIB(g, CURVE)                                                                                \
+    static void ct_contrib_##g(void) {                                                                      \
+        const zp_p2_ops *ops = zp_p2_ops_get(CURVE);                                                        \
+        uint64_t k[4], k_pub[4], kinv[4];                                                                   \
+        secret_scalar(k, CURVE); /* any value below r is some scalar's Montgomery form */                   \
+        memcpy(k_pub, k, sizeof k);                                                                         \
+        SECRET(k, sizeof k);                                                                                \
+        g##_g1 p1, pts[3], pts_pub[3];                                                                      \
+        g##_g2 p2;                                                                                          \
+        ops->g1_mul_ct((uint8_t *)&p1, ops->g1_gen, k);                                                     \
+        ops->g2_mul_ct((uint8_t *)&p2, ops->g2_gen, k);                                                     \
+        ops->fr_inv_ct(kinv, k);                                                                            \
+        pts[0] = g##_g1_generator, pts[1] = p1, pts[2] = g##_g1_generator;                                  \
+        DECLASSIFY(&p1, sizeof p1);                                                                         \
+        pts[1] = p1;                                                                                        \
+        memcpy(pts_pub, pts, sizeof pts);                                                                   \
+        g##_g1 chk[3];                                                                                      \
+        memcpy(chk, pts, sizeof pts);                                                                       \
+        /* the product that tests the subgroup on the way, where the curve has it */                        \
+        size_t outside = 3;                                                                                 \
+        __typeof__(ops->g1_apply_key_checked) checked = ops->g1_apply_key_checked;                          \
+        if (checked != NULL) outside = checked((uint8_t *)chk, 3, kinv, 0, NULL);                           \
+        ops->g1_apply_key((uint8_t *)pts, 3, kinv, NULL);                                                   \
+        DECLASSIFY(&p2, sizeof p2);                                                                         \
+        DECLASSIFY(pts, sizeof pts);                                                                        \
+        if (checked != NULL) {                                                                              \
+            DECLASSIFY(chk, sizeof chk);                                                                    \
+            CHECK_MSG(outside == 3 && memcmp(chk, pts, sizeof pts) == 0, #g ": apply_key_checked");         \
+        }                                                                                                   \
+        g##_fr kp;                                                                                          \
+        memcpy(kp.v, k_pub, 32);                                                                            \
+        g##_fr_from_mont(&kp, &kp);                                                                         \
+        g##_g1j j1, gj1;                                                                                    \
+        g##_g2j j2, gj2;                                                                                    \
+        g##_g1 w1, w3;                                                                                      \
+        g##_g2 w2;                                                                                          \
+        g##_g1_j_from_affine(&gj1, &g##_g1_generator);                                                      \
+        g##_g2_j_from_affine(&gj2, &g##_g2_generator);                                                      \
+        g##_g1_j_mul_var(&j1, &gj1, kp.v, 4);                                                               \
+        g##_g2_j_mul_var(&j2, &gj2, kp.v, 4);                                                               \
+        g##_g1_j_to_affine(&w1, &j1);                                                                       \
+        g##_g2_j_to_affine(&w2, &j2);                                                                       \
+        CHECK_MSG(memcmp(&p1, &w1, sizeof w1) == 0, #g ": delta·G1");                                       \
+        CHECK_MSG(memcmp(&p2, &w2, sizeof w2) == 0, #g ": delta·G2");                                       \
+        /* (1/delta)·(delta·G) = G, and (1/delta)·G by the variable-time code */                         \
+        CHECK_MSG(memcmp(&pts[1], &g##_g1_generator, sizeof w1) == 0, #g ": L and H points times 1/delta"); \
+        g##_fr ki;                                                                                          \
+        memcpy(ki.v, k_pub, 32);                                                                            \
+        g##_fr_inv_var(&ki, &ki);                                                                           \
+        g##_fr_from_mont(&ki, &ki);                                                                         \
+        g##_g1_j_mul_var(&j1, &gj1, ki.v, 4);                                                               \
+        g##_g1_j_to_affine(&w3, &j1);                                                                       \
+        CHECK_MSG(memcmp(&pts[0], &w3, sizeof w3) == 0 && memcmp(&pts[2], &w3, sizeof w3) == 0,             \
+                  #g ": G times 1/delta");                                                                  \
     }
 CT_CONTRIB(zp_bn254, ZP_CURVE_BN254)
 CT_CONTRIB(zp_bls12, ZP_CURVE_BLS12_381)
