@@ -144,6 +144,17 @@ static size_t check_batched(const uint8_t *pts, size_t k, size_t elem, const zp_
     return *st != ZP_OK ? SIZE_MAX : bad;
 }
 
+zp_status zp_cer_random_scalars128(uint64_t *k, size_t n, zp_error *err) {
+    /* 16 random bytes a scalar, drawn at once, then spread to 32 */
+    zp_status st = zp_random_bytes(k, n * 16, err);
+    if (st != ZP_OK) return st;
+    for (size_t i = n; i-- > 0;) {
+        memmove(k + 4 * i, (uint8_t *)k + 16 * i, 16);
+        k[4 * i + 2] = k[4 * i + 3] = 0;
+    }
+    return ZP_OK;
+}
+
 zp_status zp_cer_bad_point(zp_error *err, const zp_binfile *bf, uint32_t id, const char *what, size_t index,
                            const char *problem) {
     return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s): point #%zu %s", bf->name, id, what, index, problem);

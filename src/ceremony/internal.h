@@ -169,6 +169,9 @@ static inline void zp_cer_note_first(_Atomic size_t *first, size_t i) {
     while (i < cur && !atomic_compare_exchange_weak(first, &cur, i)) {
     }
 }
+/* n random scalars below 2^128 from the OS, four limbs each (k[4i..4i+3],
+ * the upper two zero): a verification's random combination. */
+zp_status zp_cer_random_scalars128(uint64_t *k, size_t n, zp_error *err) ZP_WARN_UNUSED;
 /* ZP_ERR_FORMAT for point #index of section id (what it holds) of the file
  * bf: problem is zp_io_point_problem's text. */
 zp_status zp_cer_bad_point(zp_error *err, const zp_binfile *bf, uint32_t id, const char *what, size_t index,

@@ -129,8 +129,7 @@ static zp_status section_sums(uint8_t r1[192], uint8_t r2[192], const zp_cer_pta
     for (size_t at = 0; at < m && st == ZP_OK; at += part) {
         size_t c = m - at < part ? m - at : part;
         uint8_t p1[192], p2[192];
-        if ((st = zp_random_bytes(k, c * 32, err)) != ZP_OK) break;
-        for (size_t i = 0; i < c; i++) k[4 * i + 2] = k[4 * i + 3] = 0;
+        if ((st = zp_cer_random_scalars128(k, c, err)) != ZP_OK) break;
         if ((st = lincomb(p1, pts + at * elem, k, c, par, err)) != ZP_OK ||
             (st = lincomb(p2, pts + (at + 1) * elem, k, c, par, err)) != ZP_OK ||
             (st = sum_into(r1, p1, at == 0, ops, elem, g2, o, err)) != ZP_OK ||
@@ -175,8 +174,7 @@ static zp_status verify_lagrange(const zp_cer_ptau *t, const zp_p2_ops *ops, uin
         size_t n = (size_t)1 << p, copy = n <= avail ? n : (size_t)avail;
         uint8_t lhs[192], rhs[192];
         if (n <= part) { /* the level at once */
-            if ((st = zp_random_bytes(k, n * 32, err)) != ZP_OK) break;
-            for (size_t i = 0; i < n; i++) k[4 * i + 2] = k[4 * i + 3] = 0;
+            if ((st = zp_cer_random_scalars128(k, n, err)) != ZP_OK) break;
             if ((st = lincomb(lhs, pts, k, copy, par, err)) != ZP_OK) break;
             if ((st = ops->fr_dft(k, p, par, err)) != ZP_OK) break;
             if ((st = lincomb(rhs, have + (n - 1) * elem, k, n, par, err)) != ZP_OK) break;

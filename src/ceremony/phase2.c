@@ -427,12 +427,7 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *
     for (size_t at = 0; at < n && st == ZP_OK && *ok; at += cap) {
         size_t m = n - at < cap ? n - at : cap;
         uint64_t *k = sc.p;
-        /* 16 random bytes a scalar, drawn at once, then spread to 32 */
-        if ((st = zp_random_bytes(k, m * 16, err)) != ZP_OK) break;
-        for (size_t i = m; i-- > 0;) {
-            memmove(k + 4 * i, (uint8_t *)k + 16 * i, 16);
-            k[4 * i + 2] = k[4 * i + 3] = 0;
-        }
+        if ((st = zp_cer_random_scalars128(k, m, err)) != ZP_OK) break;
         uint8_t r1[96], r2[96];
         if ((st = ops->g1_lincomb(r1, init + at * g1, k, m, o ? o->par : NULL, err)) != ZP_OK) break;
         if ((st = ops->g1_lincomb(r2, fin + at * g1, k, m, o ? o->par : NULL, err)) != ZP_OK) break;
