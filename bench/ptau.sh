@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/ptau.sh: phase 1's `powersoftau contribute`, zkpipe against
-# snarkjs on the same fresh BN254 accumulator, whole process, wall time
+# snarkjs on the same fresh accumulator (CURVE: bn128, the default, or
+# bls12381), whole process, wall time
 # and peak RSS (/usr/bin/time -v), the median of RUNS runs (default 3;
 # SNARKJS_RUNS for snarkjs, default RUNS).
 #   bench/ptau.sh ZKPIPE WORKDIR K...
@@ -10,6 +11,7 @@ Z="$1"
 W="$2"
 shift 2
 RUNS="${RUNS:-3}"
+CURVE="${CURVE:-bn128}"
 SRUNS="${SNARKJS_RUNS:-$RUNS}"
 SNARKJS="$ROOT/node_modules/.bin/snarkjs"
 mkdir -p "$W"
@@ -27,9 +29,10 @@ run() {
     printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f ", a[int((NR + 1) / 2)] }'
     printf '%s\n' "${rs[@]}" | sort -g | tail -1
 }
+echo "# curve $CURVE, runs: zkpipe $RUNS, snarkjs $SRUNS (median)"
 printf '%-6s %-12s %10s %10s %8s %11s %12s\n' size step zkpipe_s snarkjs_s speedup zkpipe_MiB snarkjs_MiB
 for k in "$@"; do
-    "$Z" powersoftau new bn128 "$k" "$W/p$k.ptau" -q
+    "$Z" powersoftau new "$CURVE" "$k" "$W/p$k.ptau" -q
     read -r zt zr < <(run "$W/z$k.ptau" "$RUNS" "$Z" powersoftau contribute "$W/p$k.ptau" "$W/z$k.ptau" -e bench -q)
     read -r st sr < <(run "$W/s$k.ptau" "$SRUNS" "$SNARKJS" powersoftau contribute "$W/p$k.ptau" "$W/s$k.ptau" -e=bench)
     printf '%-6s %-12s %10s %10s %7.1fx %11s %12s\n' "2^$k" contribute "$zt" "$st" "$(echo "$st / $zt" | bc -l)" "$zr" "$sr"

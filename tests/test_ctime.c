@@ -21,6 +21,7 @@
 
 #include "base/bigint.h"
 #include "ceremony/ct_lanes.h"
+#include "ceremony/ct_split.h"
 #include "ceremony/internal.h"
 #include "chain_circuit.h"
 #include "curve/curve.h"
@@ -579,6 +580,56 @@ static void check_points_batched(void) {
     }
 }
 
+/* ct_split.h's divisions by BLS12-381's |x| against the long division:
+ * k = a0 + a1·x + a2·x² + a3·x³ with every part below x, and the split
+ * m + q·x² the same digits as zp_p2_split_div_ct's, for edge k (0, 1,
+ * x − 1, x, x² − 1, x², x³, r − 1) and random ones; and the 2-by-1 step
+ * at its bounds (u1 = d − 1, u0 = 2^64 − 1). */
+static void ct_split_x(void) {
+    const uint64_t x = ZP_BLS12_X_ABS, D[2] = {0x0000000100000000ULL, 0xac45a4010001a402ULL};
+    const uint64_t *r = zp_bls12_fr_modulus.v;
+    uint64_t ks[40][4] = {{0}, {1}, {x - 1}, {x}, {D[0] - 1, D[1]}, {D[0], D[1]}, {0}, {r[0] - 1, r[1], r[2], r[3]}};
+    { /* x³ = x²·x */
+        unsigned __int128 t = (unsigned __int128)D[0] * x;
+        ks[6][0] = (uint64_t)t;
+        t = (unsigned __int128)D[1] * x + (uint64_t)(t >> 64);
+        ks[6][1] = (uint64_t)t, ks[6][2] = (uint64_t)(t >> 64);
+    }
+    for (int i = 8; i < 40; i++) secret_scalar(ks[i], ZP_CURVE_BLS12_381);
+    for (int i = 0; i < 40; i++) {
+        uint64_t a[4][4], acc[5] = {0};
+        zp_p2_digits_x_ct(a, ks[i], x);
+        zp_p2_ct_scalar s1, s2;
+        zp_p2_split_div_ct(&s1, ks[i], D);
+        zp_p2_split_x2_ct(&s2, ks[i], x);
+        DECLASSIFY(a, sizeof a); /* the results, once made in constant time */
+        DECLASSIFY(ks[i], sizeof ks[i]);
+        DECLASSIFY(&s1, sizeof s1);
+        DECLASSIFY(&s2, sizeof s2);
+        /* Horner: ((a3·x + a2)·x + a1)·x + a0 */
+        acc[0] = a[3][0], acc[1] = a[3][1];
+        int small = a[3][1] == 0 && a[3][0] < x;
+        for (int j = 2; j >= 0; j--) {
+            small &= a[j][1] == 0 && a[j][0] < x;
+            unsigned __int128 c = a[j][0];
+            for (int l = 0; l < 5; l++) {
+                c += (unsigned __int128)acc[l] * x;
+                acc[l] = (uint64_t)c;
+                c >>= 64;
+            }
+        }
+        CHECK_MSG(small && memcmp(acc, ks[i], 32) == 0 && acc[4] == 0, "digits of k #%d by |x|", i);
+        CHECK_MSG(memcmp(&s1, &s2, sizeof s1) == 0, "split of k #%d by |x| twice and by x²", i);
+    }
+    const uint64_t v = zp_p2_recip(x);
+    const uint64_t us[][2] = {{x - 1, ~(uint64_t)0}, {x - 1, 0}, {0, x - 1}, {0, x}, {1, 0}, {x >> 1, 12345}};
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+        uint64_t rem, q = zp_p2_div21_ct(&rem, us[i][0], us[i][1], x, v);
+        unsigned __int128 u = ((unsigned __int128)us[i][0] << 64) | us[i][1];
+        CHECK_MSG(q == (uint64_t)(u / x) && rem == (uint64_t)(u % x), "2-by-1 division #%zu", i);
+    }
+}
+
 /* g1_apply_key_checked (BLS12-381: the subgroup test's [|x|]P as the
  * product's second point, ct_lanes.h's mul_checked) against g1_apply_key
  * on the scalar path: the same points, in the lanes and without, secret
@@ -586,7 +637,8 @@ static void check_points_batched(void) {
  * ones, blocks of every length around the lanes' eight with infinity
  * among them; and a point outside the group (each vector of
  * subgroup_vectors.h, and two of them) reported at its index, however
- * it falls in the lanes. */
+ * it falls in the lanes. g1_apply_powers_checked (phase 1's) likewise
+ * against g1_apply_powers. */
 static void ct_checked(void) {
     const zp_p2_ops *ops = zp_p2_ops_get(ZP_CURVE_BLS12_381);
     const zp_parallel off = {NULL, NULL, 1, ZP_SIMD_OFF}, lanes = {NULL, NULL, 1, ZP_SIMD_IFMA};
@@ -637,6 +689,28 @@ static void ct_checked(void) {
                 }
         }
     }
+    /* phase 1's powers the same way: pts[i] times first·inc^(start + i) */
+    CHECK_MSG(ops->g1_apply_powers_checked != NULL, "bls12-381 G1 has the checked powers");
+    for (int j = 8; j < 11 && ops->g1_apply_powers_checked != NULL; j++) {
+        zp_bls12_fr first, inc;
+        memcpy(inc.v, ks[j], 32);
+        memcpy(first.v, ks[j == 10 ? 8 : j + 1], 32);
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+            size_t n = lens[li];
+            uint64_t start = (uint64_t)j * 7;
+            const uint64_t *f = j == 9 ? NULL : first.v;
+            memcpy(a, pts, sizeof pts);
+            ops->g1_apply_powers((uint8_t *)a, n, start, f, inc.v, &off);
+            for (int var = 0; var < 2; var++)
+                for (int on = 0; on < 2; on++) {
+                    memcpy(b, pts, sizeof pts);
+                    size_t got =
+                        ops->g1_apply_powers_checked((uint8_t *)b, n, start, f, inc.v, var, on ? &lanes : &off);
+                    CHECK_MSG(got == n && memcmp(a, b, sizeof a) == 0,
+                              "apply_powers_checked: %zu points, inc #%d (var %d, lanes %d): %zu", n, j, var, on, got);
+                }
+        }
+    }
     const size_t nvec = sizeof bls12_g1_outside / sizeof bls12_g1_outside[0];
     for (size_t v = 0; v < nvec + sizeof bls12_g1_alone / sizeof bls12_g1_alone[0]; v++) {
         zp_bls12_g1 out;
@@ -651,6 +725,11 @@ static void ct_checked(void) {
                 size_t got = ops->g1_apply_key_checked((uint8_t *)b, 20, ks[8], 0, on ? &lanes : &off);
                 CHECK_MSG(got == (size_t)at, "apply_key_checked: outside point %zu at %d found at %zu (lanes %d)", v,
                           at, got, on);
+                if (ops->g1_apply_powers_checked == NULL) continue;
+                memcpy(b, c, sizeof c);
+                got = ops->g1_apply_powers_checked((uint8_t *)b, 20, 2, NULL, ks[9], 0, on ? &lanes : &off);
+                CHECK_MSG(got == (size_t)at, "apply_powers_checked: outside point %zu at %d found at %zu (lanes %d)", v,
+                          at, got, on);
             }
         }
     }
@@ -661,6 +740,7 @@ int main(void) {
 #ifndef ZP_HAVE_MEMCHECK
     if (RUNNING_ON_VALGRIND == 0) fprintf(stderr, "test_ctime: built without <valgrind/memcheck.h>\n");
 #endif
+    ct_split_x();
     ct_zp_bn254_g1();
     ct_zp_bn254_g2();
     ct_zp_bls12_g1();

@@ -79,27 +79,80 @@ static inline void zp_p2_split_div_ct(zp_p2_ct_scalar *s, const uint64_t k[4], c
     zp_p2_booth_ct(&s->half[1], q, 0);
     explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
 }
-/* The split k = m + q·D of zp_p2_split_div_ct into *s, and the same cut
- * again at x, the subgroup test's parameter (D = x², x of one limb), into
- * s4: s4[0] holds (m mod x, q mod x), s4[1] (m div x, q div x), so that
- * k·P = Σ of the four parts times P, [x]P, [x²]P and [x³]P. Every part is
- * below 2^64 where x has its top bit set, m < D (always) and q < D (k < r
- * and r < D·(D + 1), as for BLS12-381), so ZP_P2_CT_X4_DIGITS windows of
- * each hold it. Three of zp_p2_divmod_ct's divisions: constant time. */
-#define ZP_P2_CT_X4_DIGITS 17 /* 16 windows of a 64-bit part and Booth's carry */
-static inline void zp_p2_split_x4_ct(zp_p2_ct_scalar *s, zp_p2_ct_scalar s4[2], const uint64_t k[4],
-                                     const uint64_t D[2], uint64_t x) {
-    const uint64_t dx[2] = {x, 0};
-    uint64_t q[4], m[4], hi[4], lo[4];
-    zp_p2_divmod_ct(q, m, k, D);
+/* Division by a one-limb divisor d with its top bit set, in constant time
+ * in the dividend: Möller and Granlund's 2-by-1 division by the
+ * reciprocal v = ⌊(2^128 − 1)/d⌋ − 2^64 (zp_p2_recip, of the public d), two
+ * multiplications a limb and its two corrections under masks, where the
+ * long division above takes 64 masked steps a bit. */
+static inline uint64_t zp_p2_recip(uint64_t d) {
+    return (uint64_t)((((unsigned __int128)~d) << 64 | ~(uint64_t)0) / d);
+}
+/* (u1·2^64 + u0) = q·d + *r for u1 < d: returns q */
+static inline uint64_t zp_p2_div21_ct(uint64_t *r, uint64_t u1, uint64_t u0, uint64_t d, uint64_t v) {
+    unsigned __int128 p = (unsigned __int128)v * u1 + (((unsigned __int128)u1 << 64) | u0);
+    uint64_t q = (uint64_t)(p >> 64) + 1, rem = u0 - q * d;
+    uint64_t mask = (uint64_t)0 - (uint64_t)((((unsigned __int128)(uint64_t)p - rem) >> 64) & 1); /* rem > p's low */
+    q += mask;                                                                                    /* q − 1 */
+    rem += mask & d;
+    mask = (uint64_t)0 - ((uint64_t)((((unsigned __int128)rem - d) >> 64) & 1) ^ 1); /* rem >= d */
+    q -= mask;
+    rem -= mask & d;
+    *r = rem;
+    return q;
+}
+/* k = q·d + r over four limbs, d's top bit set: q into q, returns r */
+static inline uint64_t zp_p2_div1_ct(uint64_t q[4], const uint64_t k[4], uint64_t d, uint64_t v) {
+    uint64_t r = 0;
+    for (int i = 3; i >= 0; i--) q[i] = zp_p2_div21_ct(&r, r, k[i], d, v);
+    return r;
+}
+/* k = a0 + a1·x + a2·x² + a3·x³ with a0, a1, a2 < x, for x of one limb
+ * with its top bit set (BLS12-381's |x|): three divisions by x. a3 < x
+ * where k < x⁴, which every k < r is on BLS12-381 (r < x⁴). */
+static inline void zp_p2_digits_x_ct(uint64_t a[4][4], const uint64_t k[4], uint64_t x) {
+    const uint64_t v = zp_p2_recip(x);
+    uint64_t t[4], u[4];
+    memset(a, 0, 16 * sizeof(uint64_t));
+    a[0][0] = zp_p2_div1_ct(t, k, x, v);
+    a[1][0] = zp_p2_div1_ct(u, t, x, v);
+    a[2][0] = zp_p2_div1_ct(t, u, x, v);
+    memcpy(a[3], t, sizeof t);
+    explicit_bzero(t, sizeof t), explicit_bzero(u, sizeof u);
+}
+/* a + b·x as two limbs (a, b, x of one limb each) */
+static inline void zp_p2_mac_x(uint64_t m[4], uint64_t a, uint64_t b, uint64_t x) {
+    unsigned __int128 t = (unsigned __int128)b * x + a;
+    m[0] = (uint64_t)t, m[1] = (uint64_t)(t >> 64), m[2] = m[3] = 0;
+}
+/* zp_p2_split_div_ct for D = x², x of one limb with its top bit set
+ * (BLS12-381's |x|; D = ZP_G_G1_D = ZP_G_G2_D): the same split, m = a0 +
+ * a1·x and q = a2 + a3·x of zp_p2_digits_x_ct. */
+static inline void zp_p2_split_x2_ct(zp_p2_ct_scalar *s, const uint64_t k[4], uint64_t x) {
+    uint64_t a[4][4], m[4];
+    zp_p2_digits_x_ct(a, k, x);
+    zp_p2_mac_x(m, a[0][0], a[1][0], x);
     zp_p2_booth_ct(&s->half[0], m, 0);
-    zp_p2_booth_ct(&s->half[1], q, 0);
+    zp_p2_mac_x(m, a[2][0], a[3][0], x);
+    zp_p2_booth_ct(&s->half[1], m, 0);
+    explicit_bzero(a, sizeof a), explicit_bzero(m, sizeof m);
+}
+/* The split of zp_p2_split_x2_ct into *s, and the same cut again at x,
+ * the subgroup test's parameter, into s4: s4[0] holds (m mod x, q mod x)
+ * = (a0, a2), s4[1] (m div x, q div x) = (a1, a3), so that k·P = Σ of the
+ * four parts times P, [x]P, [x²]P and [x³]P. Every part is below 2^64
+ * (k < r < x⁴), so ZP_P2_CT_X4_DIGITS windows of each hold it. */
+#define ZP_P2_CT_X4_DIGITS 17 /* 16 windows of a 64-bit part and Booth's carry */
+static inline void zp_p2_split_x4_ct(zp_p2_ct_scalar *s, zp_p2_ct_scalar s4[2], const uint64_t k[4], uint64_t x) {
+    uint64_t a[4][4], m[4];
+    zp_p2_digits_x_ct(a, k, x);
+    zp_p2_mac_x(m, a[0][0], a[1][0], x);
+    zp_p2_booth_ct(&s->half[0], m, 0);
+    zp_p2_mac_x(m, a[2][0], a[3][0], x);
+    zp_p2_booth_ct(&s->half[1], m, 0);
     for (int h = 0; h < 2; h++) {
-        zp_p2_divmod_ct(hi, lo, h ? q : m, dx);
-        zp_p2_booth_ct(&s4[0].half[h], lo, 0);
-        zp_p2_booth_ct(&s4[1].half[h], hi, 0);
+        zp_p2_booth_ct(&s4[0].half[h], a[2 * h], 0);
+        zp_p2_booth_ct(&s4[1].half[h], a[2 * h + 1], 0);
     }
-    explicit_bzero(q, sizeof q), explicit_bzero(m, sizeof m);
-    explicit_bzero(lo, sizeof lo), explicit_bzero(hi, sizeof hi);
+    explicit_bzero(a, sizeof a), explicit_bzero(m, sizeof m);
 }
 #endif

@@ -104,6 +104,12 @@ typedef struct zp_p2_ops {
                                 const zp_parallel *par);
     void (*g2_apply_powers_var)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4], const uint64_t inc[4],
                                 const zp_parallel *par);
+    /* g1_apply_powers (var: g1_apply_powers_var) on points only known to
+     * be on the curve, each tested for the subgroup on the way, as
+     * g1_apply_key_checked: the index of the first outside it, n if none;
+     * NULL where that curve has none */
+    size_t (*g1_apply_powers_checked)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4],
+                                      const uint64_t inc[4], int var, const zp_parallel *par);
     /* subgroup checks eight points at a time in the IFMA lanes
      * (ct_lanes.h): lanes_check_init gives 1 and prepares *c where par
      * allows the lanes and they pay for the group (g2: G2), else 0; then

@@ -222,7 +222,11 @@ static zp_status apply_section(zp_binwriter *w, long *start, zp_ptau_hash *resp,
                                uint8_t *cbuf, uint8_t first_out[2][192], const zp_ceremony_opts *o, zp_error *err) {
     const uint8_t *pts;
     size_t elem = g2 ? t->d->g2_bytes : t->d->g1_bytes, celem = elem / 2;
-    zp_status st = zp_cer_ptau_points(t, id, what, count, g2, 0, count, ZP_CER_IN_SUBGROUP, &pts, o, err);
+    /* where the product can test the subgroup on the way, only the curve
+     * before it */
+    int checked = !g2 && ops->g1_apply_powers_checked != NULL;
+    zp_status st = zp_cer_ptau_points(t, id, what, count, g2, 0, count, checked ? ZP_CER_ON_CURVE : ZP_CER_IN_SUBGROUP,
+                                      &pts, o, err);
     if (st != ZP_OK) return st;
     size_t per = ((size_t)1 << 20) / elem;
     const zp_parallel *par = o ? o->par : NULL;
@@ -231,7 +235,12 @@ static zp_status apply_section(zp_binwriter *w, long *start, zp_ptau_hash *resp,
     for (uint64_t i = 0; i < count; i += per) {
         size_t k = (size_t)(count - i < per ? count - i : per);
         memcpy(chunk, pts + i * elem, k * elem);
-        if (public_key) { /* a beacon's: no need for constant time */
+        if (checked) {
+            size_t bad = ops->g1_apply_powers_checked(chunk, k, i, first, inc, public_key, par);
+            if (bad < k)
+                return zp_cer_bad_point(err, &t->bf, id, what, (size_t)i + bad,
+                                        zp_io_point_problem(ZP_IO_POINT_OUTSIDE_SUBGROUP));
+        } else if (public_key) { /* a beacon's: no need for constant time */
             (g2 ? ops->g2_apply_powers_var : ops->g1_apply_powers_var)(chunk, k, i, first, inc, par);
         } else {
             (g2 ? ops->g2_apply_powers : ops->g1_apply_powers)(chunk, k, i, first, inc, par);

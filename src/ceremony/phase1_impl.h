@@ -79,6 +79,63 @@ static void X_(fr_pow_public)(FR *r, const FR *a, uint64_t e) {
 ZP_P1_POWERS(G1, G1J, FP)
 ZP_P1_POWERS(G2, G2J, FP2)
 
+#if defined(ZP_P2_G1_CHECKED)
+/* G1_apply_powers on points only known to be on the curve, each tested for
+ * the subgroup on the way (phase2_ct_impl.h's G1_checked_block: in the
+ * lanes, BLS12-381's mul_checked shares the test's [|x|]P with the
+ * product): the index of the first point outside it, n if none (the points
+ * then meaningless). var: first and inc are public (a beacon's). */
+typedef struct {
+    uint8_t *pts;
+    size_t n;
+    uint64_t start;
+    const FR *first, *inc;
+    int var;
+    const zp_ct_lanes_curve *lanes;
+    _Atomic size_t bad;
+} X_(powers_checked_job);
+
+static void X_(G1_powers_checked_task)(void *arg, size_t t, size_t worker) {
+    (void)worker;
+    X_(powers_checked_job) *job = arg;
+    size_t lo = t * ZP_P2_APPLY_BLOCK, hi = lo + ZP_P2_APPLY_BLOCK < job->n ? lo + ZP_P2_APPLY_BLOCK : job->n;
+    zp_p2_ct_scalar sc[ZP_P2_APPLY_BLOCK], sc4[ZP_P2_APPLY_BLOCK][2];
+    FR kv[ZP_P2_APPLY_BLOCK];
+    const zp_p2_ct_scalar *s[ZP_P2_APPLY_BLOCK], *s4[2][ZP_P2_APPLY_BLOCK];
+    const uint64_t *k_var[ZP_P2_APPLY_BLOCK];
+    FR p;
+    X_(fr_pow_public)(&p, job->inc, job->start + lo);
+    if (job->first != NULL) FR_(mul)(&p, &p, job->first);
+    for (size_t j = 0; j < hi - lo; j++) {
+        FR_(from_mont)(&kv[j], &p);
+        zp_p2_split_x4_ct(&sc[j], sc4[j], kv[j].v, ZP_G_X_ABS);
+        FR_(mul)(&p, &p, job->inc);
+        s[j] = &sc[j], s4[0][j] = &sc4[j][0], s4[1][j] = &sc4[j][1];
+        k_var[j] = job->var && job->lanes == NULL ? kv[j].v : NULL;
+    }
+    X_(G1_checked_block)(job->pts, lo, hi, s, (const zp_p2_ct_scalar *const(*)[ZP_P2_APPLY_BLOCK])s4, k_var, job->lanes,
+                         &job->bad);
+    explicit_bzero(&p, sizeof p);
+    explicit_bzero(kv, sizeof kv);
+    explicit_bzero(sc, sizeof sc);
+    explicit_bzero(sc4, sizeof sc4);
+}
+static size_t X_(G1_apply_powers_checked)(uint8_t *pts, size_t n, uint64_t start, const uint64_t first[4],
+                                          const uint64_t inc[4], int var, const zp_parallel *par) {
+    zp_ct_lanes_curve lc;
+    int lanes = X_(G1_lanes_curve)(&lc, par) && lc.kern->mul_checked != NULL;
+    lc.x_abs = ZP_G_X_ABS;
+    FR f, c;
+    if (first != NULL) memcpy(f.v, first, 32);
+    memcpy(c.v, inc, 32);
+    X_(powers_checked_job) job = {pts, n, start, first != NULL ? &f : NULL, &c, var, lanes ? &lc : NULL, n};
+    zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(G1_powers_checked_task), &job);
+    explicit_bzero(&f, sizeof f);
+    explicit_bzero(&c, sizeof c);
+    return atomic_load(&job.bad);
+}
+#endif
+
 /* The same for public first and inc (a beacon's): each point by the
  * endomorphism split and wNAF (G1_mul_wide), one inversion per block. */
 #define ZP_P1_POWERS_VAR_BLOCK 64

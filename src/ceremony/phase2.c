@@ -71,6 +71,7 @@ static inline void zp_p2_bls12_g2_psi2(zp_bls12_g2j *r, const zp_bls12_g2j *p) {
 #define ZP_G_G2_CHECK_ENDO zp_bls12_g2_j_psi
 #define ZP_G_X_ABS ZP_BLS12_X_ABS
 #define ZP_G_G2_D 0x0000000100000000ULL, 0xac45a4010001a402ULL
+#define ZP_G_SPLIT_X2 1 /* both Ds are x², |x| of one limb, top bit set: ct_split.h's divisions by |x| */
 #define ZP_G zp_bls12
 #define ZP_G_UP ZP_BLS12
 #define ZP_G_COF1_N 2

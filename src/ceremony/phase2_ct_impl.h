@@ -36,8 +36,12 @@ static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) {
 #define ZP_P2_G1_CT_ENDO_NEG 0
 #elif defined(ZP_G_G1_ENDO)
 static inline void X_(G1_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
+#if defined(ZP_G_SPLIT_X2)
+    zp_p2_split_x2_ct(s, k, ZP_G_X_ABS);
+#else
     static const uint64_t D[2] = {ZP_G_G1_D};
     zp_p2_split_div_ct(s, k, D);
+#endif
 }
 static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) { ZP_G_G1_ENDO(r, p); }
 #define ZP_P2_G1_CT_ENDO_NEG ZP_G_G1_ENDO_NEG
@@ -46,8 +50,12 @@ static inline void X_(G1_ct_endo)(G1J *r, const G1J *p) { ZP_G_G1_ENDO(r, p); }
 #endif
 #if defined(ZP_G_G2_ENDO)
 static inline void X_(G2_ct_scalar)(zp_p2_ct_scalar *s, const uint64_t k[4]) {
+#if defined(ZP_G_SPLIT_X2)
+    zp_p2_split_x2_ct(s, k, ZP_G_X_ABS);
+#else
     static const uint64_t D[2] = {ZP_G_G2_D};
     zp_p2_split_div_ct(s, k, D);
+#endif
 }
 static inline void X_(G2_ct_endo)(G2J *r, const G2J *p) { ZP_G_G2_ENDO(r, p); }
 #define ZP_P2_G2_CT_ENDO_NEG 0
@@ -328,19 +336,56 @@ static void X_(g1_apply_key)(uint8_t *pts, size_t n, const uint64_t kmont[4], co
     X_(g1_apply_key_with)(pts, n, kmont, par, lanes ? &lc : NULL);
 }
 
-/* Multiplies n affine G1 points in place by the plain scalar k as
- * apply_key does, and tests each for the subgroup on the way: the index
- * of the first point outside it, n if none (the points then hold
- * meaningless values). In the lanes, BLS12-381's mul_checked (ct_lanes.h)
- * takes the test's [|x|]P as a second point and halves the windows; a
- * lane it is unsure of, and every point without the lanes, is tested and
- * multiplied on the scalar path (var: k is public, a beacon's, and that
- * path takes the variable-time product, as apply_key_var). Only where the
- * split is k = m + q·x² and the test is E(P) = [x²]P (ZP_G_G1_CHECK_ENDO
- * with ZP_G_G1_ENDO, not GLV): ZP_P2_G1_CHECKED, which the ops table
- * reads. */
-#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO) && !defined(ZP_G_GLV)
+/* The products that test the subgroup on the way: only where the split
+ * is k = m + q·x² by the divisions by |x| (ZP_G_SPLIT_X2) and the test is
+ * E(P) = [x²]P (ZP_G_G1_CHECK_ENDO with ZP_G_G1_ENDO, not GLV), which
+ * ZP_P2_G1_CHECKED tells the ops table. */
+#if defined(ZP_G_G1_CHECK_ENDO) && defined(ZP_G_G1_ENDO) && defined(ZP_G_SPLIT_X2) && !defined(ZP_G_GLV)
 #define ZP_P2_G1_CHECKED 1
+/* The m ≤ 8 affine points at in[] (in[l] for l ≥ m a copy of in[0])
+ * times their own scalars, each tested for the subgroup on the way: acc[l]
+ * = k_l·P_l where bit l of the result is set (else meaningless). s[l] is
+ * k_l's G1_ct_scalar split for the scalar path, s4[0][l] and s4[1][l] its
+ * four parts (zp_p2_split_x4_ct) for the lanes' mul_checked; k_var[l] the
+ * plain k_l where it is public (a beacon's: the scalar path takes the
+ * variable-time product), else NULL. A lane the kernel is unsure of, and
+ * every point without the lanes, is tested and multiplied on the scalar
+ * path. */
+static unsigned X_(G1_mul_checked8)(G1J *acc, const uint64_t *const in[8], size_t m, const zp_p2_ct_scalar *const s[8],
+                                    const zp_p2_ct_scalar *const s4[2][8], const uint64_t *const k_var[8],
+                                    const zp_ct_lanes_curve *lanes) {
+    G1J tab[2][8];
+    uint64_t out[8 * sizeof(G1J) / 8];
+    unsigned unsure = 0xff, ok = 0;
+    if (lanes != NULL) {
+        ok = lanes->kern->mul_checked(out, in, s4, lanes, &unsure);
+        memcpy(acc, out, m * sizeof(G1J));
+        explicit_bzero(out, sizeof out);
+    }
+    for (size_t l = 0; l < m; l++) {
+        if (!((unsure >> l) & 1)) continue;
+        G1 p;
+        memcpy(&p, in[l], sizeof p);
+        if (!G1_(is_in_subgroup_var)(&p)) continue;
+        G1_(j_from_affine)(&acc[l], &p);
+        if (k_var[l] != NULL) {
+            X_(G1_mul_wide)(&acc[l], &acc[l], k_var[l]);
+        } else {
+            X_(G1_ct_tables)(tab, &acc[l]);
+            X_(G1_ct_mul)(&acc[l], tab, s[l]);
+        }
+        ok |= 1u << l;
+    }
+    explicit_bzero(tab, sizeof tab);
+    return ok & ((1u << m) - 1);
+}
+
+/* Multiplies n affine G1 points in place by the plain scalar k as
+ * apply_key does, and tests each for the subgroup on the way
+ * (G1_mul_checked8): the index of the first point outside it, n if none
+ * (the points then hold meaningless values). In the lanes, BLS12-381's
+ * mul_checked (ct_lanes.h) takes the test's [|x|]P as a second point and
+ * halves the windows (var: k is public, a beacon's). */
 typedef struct {
     uint8_t *pts;
     size_t n;
@@ -350,56 +395,47 @@ typedef struct {
     _Atomic size_t bad;
 } X_(apply_checked_job);
 
+/* One block of checked products, each point's scalars s[l], s4[.][l] and
+ * k_var[l]: the results to affine in place, the first bad index noted. */
+static void X_(G1_checked_block)(uint8_t *pts, size_t lo, size_t hi, const zp_p2_ct_scalar *const s[],
+                                 const zp_p2_ct_scalar *const s4[2][ZP_P2_APPLY_BLOCK], const uint64_t *const k_var[],
+                                 const zp_ct_lanes_curve *lanes, _Atomic size_t *bad) {
+    G1J acc[ZP_P2_APPLY_BLOCK];
+    G1 res[ZP_P2_APPLY_BLOCK];
+    FP scratch[ZP_P2_APPLY_BLOCK];
+    size_t first_bad = SIZE_MAX;
+    for (size_t i = lo; i < hi; i += 8) {
+        size_t m = hi - i < 8 ? hi - i : 8;
+        const uint64_t *in[8];
+        const zp_p2_ct_scalar *ls[8], *ls4[2][8];
+        const uint64_t *lk[8];
+        for (size_t l = 0; l < 8; l++) {
+            size_t j = i - lo + (l < m ? l : 0);
+            in[l] = (const uint64_t *)(const void *)(pts + (lo + j) * sizeof(G1));
+            ls[l] = s[j], ls4[0][l] = s4[0][j], ls4[1][l] = s4[1][j], lk[l] = k_var[j];
+        }
+        unsigned ok = X_(G1_mul_checked8)(&acc[i - lo], in, m, ls, (const zp_p2_ct_scalar *const(*)[8])ls4, lk, lanes);
+        if (ok != (1u << m) - 1 && first_bad == SIZE_MAX) first_bad = i + (size_t)__builtin_ctz(~ok);
+    }
+    if (first_bad != SIZE_MAX) zp_cer_note_first(bad, first_bad);
+    X_(G1_ct_to_affine)(res, acc, hi - lo, scratch);
+    memcpy(pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
+    explicit_bzero(acc, sizeof acc);
+}
+
 static void X_(apply_checked_task)(void *arg, size_t t, size_t worker) {
     (void)worker;
     X_(apply_checked_job) *job = arg;
     size_t lo = t * ZP_P2_APPLY_BLOCK, hi = lo + ZP_P2_APPLY_BLOCK < job->n ? lo + ZP_P2_APPLY_BLOCK : job->n;
-    G1J acc[ZP_P2_APPLY_BLOCK], tab[2][8];
-    G1 res[ZP_P2_APPLY_BLOCK];
-    FP scratch[ZP_P2_APPLY_BLOCK];
-    uint64_t out[8 * sizeof(G1J) / 8];
-    size_t bad = job->n;
-    for (size_t i = lo; i < hi; i += 8) {
-        size_t m = hi - i < 8 ? hi - i : 8;
-        const uint64_t *in[8];
-        const zp_p2_ct_scalar *sc[2][8];
-        for (size_t l = 0; l < 8; l++) {
-            in[l] = (const uint64_t *)(const void *)(job->pts + (i + (l < m ? l : 0)) * sizeof(G1));
-            sc[0][l] = &job->s4[0], sc[1][l] = &job->s4[1];
-        }
-        unsigned unsure = 0xff, ok = 0;
-        if (job->lanes != NULL) {
-            ok = job->lanes->kern->mul_checked(out, in, (const zp_p2_ct_scalar *const(*)[8])sc, job->lanes, &unsure);
-            memcpy(&acc[i - lo], out, m * sizeof(G1J));
-        }
-        for (size_t l = 0; l < m; l++) {
-            if ((unsure >> l) & 1) {
-                G1 p;
-                memcpy(&p, in[l], sizeof p);
-                if (G1_(is_in_subgroup_var)(&p)) {
-                    G1J *a = &acc[i - lo + l];
-                    G1_(j_from_affine)(a, &p);
-                    if (job->k_var != NULL) {
-                        X_(G1_mul_wide)(a, a, job->k_var);
-                    } else {
-                        X_(G1_ct_tables)(tab, a);
-                        X_(G1_ct_mul)(a, tab, job->s);
-                    }
-                    ok |= 1u << l;
-                }
-            }
-            if (!((ok >> l) & 1) && i + l < bad) bad = i + l;
-        }
-    }
-    explicit_bzero(out, sizeof out);
-    if (bad < job->n) zp_cer_note_first(&job->bad, bad);
-    X_(G1_ct_to_affine)(res, acc, hi - lo, scratch);
-    memcpy(job->pts + lo * sizeof(G1), res, (hi - lo) * sizeof(G1));
-    explicit_bzero(acc, sizeof acc);
+    const zp_p2_ct_scalar *s[ZP_P2_APPLY_BLOCK], *s4[2][ZP_P2_APPLY_BLOCK];
+    const uint64_t *k_var[ZP_P2_APPLY_BLOCK];
+    for (size_t j = 0; j < hi - lo; j++)
+        s[j] = job->s, s4[0][j] = &job->s4[0], s4[1][j] = &job->s4[1], k_var[j] = job->k_var;
+    X_(G1_checked_block)(job->pts, lo, hi, s, (const zp_p2_ct_scalar *const(*)[ZP_P2_APPLY_BLOCK])s4, k_var, job->lanes,
+                         &job->bad);
 }
 static size_t X_(g1_apply_key_checked)(uint8_t *pts, size_t n, const uint64_t kmont[4], int var,
                                        const zp_parallel *par) {
-    static const uint64_t D[2] = {ZP_G_G1_D};
     zp_ct_lanes_curve lc;
     int lanes = X_(G1_lanes_curve)(&lc, par) && lc.kern->mul_checked != NULL;
     lc.x_abs = ZP_G_X_ABS;
@@ -407,7 +443,7 @@ static size_t X_(g1_apply_key_checked)(uint8_t *pts, size_t n, const uint64_t km
     memcpy(k.v, kmont, 32);
     FR_(from_mont)(&k, &k);
     zp_p2_ct_scalar s, s4[2]; /* s: G1_ct_scalar's split, for the scalar path */
-    zp_p2_split_x4_ct(&s, s4, k.v, D, ZP_G_X_ABS);
+    zp_p2_split_x4_ct(&s, s4, k.v, ZP_G_X_ABS);
     X_(apply_checked_job) job = {pts, n, &s, s4, var && !lanes ? k.v : NULL, lanes ? &lc : NULL, n};
     zp_parallel_for(par, (n + ZP_P2_APPLY_BLOCK - 1) / ZP_P2_APPLY_BLOCK, X_(apply_checked_task), &job);
     explicit_bzero(&k, sizeof k);

@@ -563,6 +563,9 @@ static const zp_p2_ops X_(ops) = {
     .g1_apply_powers = X_(G1_apply_powers),
     .g2_apply_powers = X_(G2_apply_powers),
     .g1_apply_powers_var = X_(G1_apply_powers_var),
+#if defined(ZP_P2_G1_CHECKED)
+    .g1_apply_powers_checked = X_(G1_apply_powers_checked),
+#endif
     .g2_apply_powers_var = X_(G2_apply_powers_var),
     .g1_to_c = X_(g1_to_c),
     .g2_to_c = X_(g2_to_c),
@@ -619,6 +622,7 @@ static const zp_p2_ops X_(ops) = {
 #undef ZP_P2_G1_CHECKED
 #undef ZP_G_X_ABS
 #undef ZP_G_G2_D
+#undef ZP_G_SPLIT_X2
 #undef ZP_P2_JMULN
 #undef ZP_P2_WNAF_T
 #undef ZP_P2_STRAUS

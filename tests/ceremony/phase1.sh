@@ -92,7 +92,9 @@ for curve in bn128 bls12381; do
     cp "$D/zb.ptau" "$D/bad.ptau"
     bad_point "$D/bad.ptau" 4 9 "$curve" "$kind"
     status "$curve: verify of a ptau with a bad point (exit 3)" 3 "section 4.*$problem" "$Z" ptau verify "$D/bad.ptau"
-    status "$curve: contribute to a ptau with a bad point (exit 3)" 3 "section 4.*$problem" "$Z" ptau contribute "$D/bad.ptau" "$D/x.ptau" -e x
+    status "$curve: contribute to a ptau with a bad point (exit 3)" 3 "section 4.*point #9 .*$problem" "$Z" ptau contribute "$D/bad.ptau" "$D/x.ptau" -e x
+    [ -e "$D/x.ptau" ] && fail "$curve: no partial ptau is left after a bad point" "$D/x.ptau exists" ||
+        pass "$curve: no partial ptau is left after a bad point"
     status "$curve: a beacon of too few iterations (exit 2)" 2 "ITERATIONS" "$Z" ptau beacon "$D/zb.ptau" "$D/x.ptau" $BEACON 9
 
     # the chain's ptau, prepared, makes a key that proves
