@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/digest.h"
 #include "base/file.h"
@@ -577,6 +579,30 @@ static void test_binfile(void) {
     /* The writer reports an unwritable path. */
     zp_binwriter w;
     CHECK(zp_binwriter_open(&w, "/nonexistent-dir/x.zkey", "zkey", 1, 0, &err) == ZP_ERR_IO);
+    /* Releasing pages lets go of this file's pages only: a pointer into
+     * memory just below its mapping (zkey verify once released a key's
+     * points through a second mapping of the file) leaves that memory
+     * as it was, where madvise would have zeroed it. */
+    enum { DATA = 1 << 16 };
+    uint8_t *file = calloc(1, 24 + DATA);
+    CHECK(file != NULL);
+    if (file == NULL) return;
+    memcpy(file, "zkey\1\0\0\0\1\0\0\0\1\0\0\0", 16);
+    file[16 + 2] = 1; /* section 1: 65536 bytes */
+    io_spit(io_path("pages.zkey"), file, 24 + DATA);
+    free(file);
+    CHECK(zp_binfile_open(&bf, io_path("pages.zkey"), "zkey", 1, &err) == ZP_OK);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *below = mmap((uint8_t *)(uintptr_t)bf.data - 2 * page, 2 * page, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (below != MAP_FAILED && below == (uint8_t *)(uintptr_t)bf.data - 2 * page) {
+        memset(below, 0xab, 2 * page);
+        zp_binfile_release(&bf, below, 2 * page);
+        zp_binfile_release(&bf, below + page, 2 * page); /* across the mapping's start */
+        CHECK_MSG(below[0] == 0xab && below[2 * page - 1] == 0xab, "release outside the mapping left it as it was");
+        munmap(below, 2 * page);
+    }
+    zp_binfile_close(&bf);
 }
 
 /* Every reader of a user-named file refuses a FIFO (at once: alarm() turns

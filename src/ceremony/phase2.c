@@ -446,6 +446,14 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *
     return st;
 }
 
+/* A key's L (section 8, "C") and H (9) points as bf maps them (their
+ * sizes zp_zkey_open checked). */
+static zp_status key_points(const zp_binfile *bf, const uint8_t **c, const uint8_t **h, zp_error *err) {
+    uint64_t n;
+    zp_status st = zp_binfile_section(bf, ZP_ZS_C, "C", 1, c, &n, err);
+    return st == ZP_OK ? zp_binfile_section(bf, ZP_ZS_H, "H", 1, h, &n, err) : st;
+}
+
 zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
                                   const zp_ceremony_opts *o, FILE *report, zp_error *err) {
     char tmp[32];
@@ -465,11 +473,15 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     const zp_p2_ops *ops = zp_p2_ops_get(pk->curve);
     size_t g1 = d->g1_bytes;
     if ((st = mpc_read(&m, &bf, d, err)) != ZP_OK) goto out;
-    /* the points the key was changed in: the rest is compared byte for byte */
-    if ((st = zp_cer_check_points(&bf, ZP_ZS_C, "C", d, pk->c, pk->n_vars - pk->n_public - 1, 0, ZP_CER_IN_SUBGROUP, o,
+    /* the points the key was changed in: the rest is compared byte for
+     * byte. Read through bf, whose pages the checks let go of (pk's are
+     * another mapping of the file: reading them there would keep them). */
+    const uint8_t *fin_c, *fin_h;
+    if ((st = key_points(&bf, &fin_c, &fin_h, err)) != ZP_OK) goto out;
+    if ((st = zp_cer_check_points(&bf, ZP_ZS_C, "C", d, fin_c, pk->n_vars - pk->n_public - 1, 0, ZP_CER_IN_SUBGROUP, o,
                                   err)) != ZP_OK)
         goto out;
-    if ((st = zp_cer_check_points(&bf, ZP_ZS_H, "H", d, pk->h, pk->domain_size, 0, ZP_CER_IN_SUBGROUP, o, err)) !=
+    if ((st = zp_cer_check_points(&bf, ZP_ZS_H, "H", d, fin_h, pk->domain_size, 0, ZP_CER_IN_SUBGROUP, o, err)) !=
         ZP_OK)
         goto out;
 
@@ -568,12 +580,14 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     }
     int ok;
     size_t nl = pk->n_vars - pk->n_public - 1;
-    if ((st = section_ratio(&ok, ops, &bi, (const uint8_t *)pi->c, &bf, (const uint8_t *)pk->c, nl, g1,
-                            (const uint8_t *)pi->delta2, (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
+    const uint8_t *ini_c, *ini_h;
+    if ((st = key_points(&bi, &ini_c, &ini_h, err)) != ZP_OK) goto out;
+    if ((st = section_ratio(&ok, ops, &bi, ini_c, &bf, fin_c, nl, g1, (const uint8_t *)pi->delta2,
+                            (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
         goto out;
     if (!ok) FAIL("section 8 (C, the L points) does not match delta", zkey_path);
-    if ((st = section_ratio(&ok, ops, &bi, (const uint8_t *)pi->h, &bf, (const uint8_t *)pk->h, pk->domain_size, g1,
-                            (const uint8_t *)pi->delta2, (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
+    if ((st = section_ratio(&ok, ops, &bi, ini_h, &bf, fin_h, pk->domain_size, g1, (const uint8_t *)pi->delta2,
+                            (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
         goto out;
     if (!ok) FAIL("section 9 (H) does not match delta", zkey_path);
 #undef FAIL

@@ -195,7 +195,11 @@ static void advise_pages(const zp_binfile *bf, const void *p, size_t len, int in
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), up = inward ? page - 1 : 0;
     uintptr_t lo = ((uintptr_t)p + up) & ~(page - 1);
     uintptr_t hi = ((uintptr_t)p + len + (page - 1 - up)) & ~(page - 1);
-    uintptr_t map_hi = ((uintptr_t)bf->data + bf->size + page - 1) & ~(page - 1);
+    /* within this file's mapping only: a pointer into another mapping
+     * (the same file mapped twice) would release nothing where it should,
+     * or pages of something else */
+    uintptr_t map_lo = (uintptr_t)bf->data, map_hi = ((uintptr_t)bf->data + bf->size + page - 1) & ~(page - 1);
+    if (lo < map_lo) lo = map_lo;
     if (hi > map_hi) hi = map_hi;
     if (lo >= hi) return;
     (void)madvise((void *)lo, hi - lo, advice);
