@@ -124,17 +124,23 @@ static inline void zp_p2_mac_x(uint64_t m[4], uint64_t a, uint64_t b, uint64_t x
     unsigned __int128 t = (unsigned __int128)b * x + a;
     m[0] = (uint64_t)t, m[1] = (uint64_t)(t >> 64), m[2] = m[3] = 0;
 }
-/* zp_p2_split_div_ct for D = x², x of one limb with its top bit set
- * (BLS12-381's |x|; D = ZP_G_G1_D = ZP_G_G2_D): the same split, m = a0 +
- * a1·x and q = a2 + a3·x of zp_p2_digits_x_ct. */
-static inline void zp_p2_split_x2_ct(zp_p2_ct_scalar *s, const uint64_t k[4], uint64_t x) {
-    uint64_t a[4][4], m[4];
-    zp_p2_digits_x_ct(a, k, x);
+/* The split m + q·x² from the digits a of zp_p2_digits_x_ct: m = a0 +
+ * a1·x and q = a2 + a3·x into the halves of *s. */
+static inline void zp_p2_split_of_digits(zp_p2_ct_scalar *s, const uint64_t a[4][4], uint64_t x) {
+    uint64_t m[4];
     zp_p2_mac_x(m, a[0][0], a[1][0], x);
     zp_p2_booth_ct(&s->half[0], m, 0);
     zp_p2_mac_x(m, a[2][0], a[3][0], x);
     zp_p2_booth_ct(&s->half[1], m, 0);
-    explicit_bzero(a, sizeof a), explicit_bzero(m, sizeof m);
+    explicit_bzero(m, sizeof m);
+}
+/* zp_p2_split_div_ct for D = x², x of one limb with its top bit set
+ * (BLS12-381's |x|; D = ZP_G_G1_D = ZP_G_G2_D): the same split. */
+static inline void zp_p2_split_x2_ct(zp_p2_ct_scalar *s, const uint64_t k[4], uint64_t x) {
+    uint64_t a[4][4];
+    zp_p2_digits_x_ct(a, k, x);
+    zp_p2_split_of_digits(s, (const uint64_t(*)[4])a, x);
+    explicit_bzero(a, sizeof a);
 }
 /* The split of zp_p2_split_x2_ct into *s, and the same cut again at x,
  * the subgroup test's parameter, into s4: s4[0] holds (m mod x, q mod x)
@@ -143,16 +149,13 @@ static inline void zp_p2_split_x2_ct(zp_p2_ct_scalar *s, const uint64_t k[4], ui
  * (k < r < x⁴), so ZP_P2_CT_X4_DIGITS windows of each hold it. */
 #define ZP_P2_CT_X4_DIGITS 17 /* 16 windows of a 64-bit part and Booth's carry */
 static inline void zp_p2_split_x4_ct(zp_p2_ct_scalar *s, zp_p2_ct_scalar s4[2], const uint64_t k[4], uint64_t x) {
-    uint64_t a[4][4], m[4];
+    uint64_t a[4][4];
     zp_p2_digits_x_ct(a, k, x);
-    zp_p2_mac_x(m, a[0][0], a[1][0], x);
-    zp_p2_booth_ct(&s->half[0], m, 0);
-    zp_p2_mac_x(m, a[2][0], a[3][0], x);
-    zp_p2_booth_ct(&s->half[1], m, 0);
+    zp_p2_split_of_digits(s, (const uint64_t(*)[4])a, x);
     for (int h = 0; h < 2; h++) {
         zp_p2_booth_ct(&s4[0].half[h], a[2 * h], 0);
         zp_p2_booth_ct(&s4[1].half[h], a[2 * h + 1], 0);
     }
-    explicit_bzero(a, sizeof a), explicit_bzero(m, sizeof m);
+    explicit_bzero(a, sizeof a);
 }
 #endif
