@@ -446,12 +446,25 @@ static zp_status section_ratio(int *ok, const zp_p2_ops *ops, const zp_binfile *
     return st;
 }
 
-/* A key's L (section 8, "C") and H (9) points as bf maps them (their
- * sizes zp_zkey_open checked). */
-static zp_status key_points(const zp_binfile *bf, const uint8_t **c, const uint8_t **h, zp_error *err) {
-    uint64_t n;
-    zp_status st = zp_binfile_section(bf, ZP_ZS_C, "C", 1, c, &n, err);
-    return st == ZP_OK ? zp_binfile_section(bf, ZP_ZS_H, "H", 1, h, &n, err) : st;
+/* A key's L (section 8, "C") and H (9) points as bf maps them, each
+ * section of the size pk's counts give: bf is a second opening of the
+ * file zp_zkey_open read pk from, and the file may have changed in
+ * between. */
+static zp_status key_points(const zp_binfile *bf, const zp_groth16_pk *pk, size_t g1, const uint8_t **c,
+                            const uint8_t **h, zp_error *err) {
+    const uint32_t ids[2] = {ZP_ZS_C, ZP_ZS_H};
+    const uint64_t want[2] = {(uint64_t)(pk->n_vars - pk->n_public - 1) * g1, (uint64_t)pk->domain_size * g1};
+    const uint8_t **out[2] = {c, h};
+    for (int i = 0; i < 2; i++) {
+        uint64_t n;
+        zp_status st = zp_binfile_section(bf, ids[i], i ? "H" : "C", 1, out[i], &n, err);
+        if (st != ZP_OK) return st;
+        if (n != want[i]) {
+            return zp_error_set(err, ZP_ERR_FORMAT, "%s: section %u (%s) is %llu bytes, not %llu: the file changed",
+                                bf->name, ids[i], i ? "H" : "C", (unsigned long long)n, (unsigned long long)want[i]);
+        }
+    }
+    return ZP_OK;
 }
 
 zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, const char *zkey_path,
@@ -477,7 +490,7 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
      * byte. Read through bf, whose pages the checks let go of (pk's are
      * another mapping of the file: reading them there would keep them). */
     const uint8_t *fin_c, *fin_h;
-    if ((st = key_points(&bf, &fin_c, &fin_h, err)) != ZP_OK) goto out;
+    if ((st = key_points(&bf, pk, g1, &fin_c, &fin_h, err)) != ZP_OK) goto out;
     if ((st = zp_cer_check_points(&bf, ZP_ZS_C, "C", d, fin_c, pk->n_vars - pk->n_public - 1, 0, ZP_CER_IN_SUBGROUP, o,
                                   err)) != ZP_OK)
         goto out;
@@ -581,7 +594,7 @@ zp_status zp_ceremony_zkey_verify(const char *r1cs_path, const char *ptau_path, 
     int ok;
     size_t nl = pk->n_vars - pk->n_public - 1;
     const uint8_t *ini_c, *ini_h;
-    if ((st = key_points(&bi, &ini_c, &ini_h, err)) != ZP_OK) goto out;
+    if ((st = key_points(&bi, pi, g1, &ini_c, &ini_h, err)) != ZP_OK) goto out;
     if ((st = section_ratio(&ok, ops, &bi, ini_c, &bf, fin_c, nl, g1, (const uint8_t *)pi->delta2,
                             (const uint8_t *)pk->delta2, o, err)) != ZP_OK)
         goto out;
