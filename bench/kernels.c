@@ -41,6 +41,7 @@
 #include "base/clock.h"
 #include "base/parallel.h"
 #include "engine/pool.h"
+#include "field/fma.h"
 #include "field/ifma.h"
 #include "mem/large.h"
 #include "msm/msm.h"
@@ -216,6 +217,27 @@ static void bench_field_ifma(const uint64_t *modulus, size_t nw, void (*seed)(ui
         mul[r] = (zp_clock_now() - t0) * 1e9 / (double)(iters * 8 * 8);
     }
     t_mul_ns[id] = report(name, "1", "ns", mul, opt_runs, 0);
+}
+/* The four-lane FP64 FMA product (field/fma.h), per element: zp_fma_mul
+ * over 64 values in place, their conversion from and to words included,
+ * as a caller with data in the scalar form pays it. No bound uses it
+ * (no kernel runs on it yet). */
+static void bench_field_fma(const uint64_t *modulus, void (*seed)(uint64_t *), const char *name) {
+    zp_ifma_field f;
+    zp_ifma_field_init(&f, modulus, 4);
+    uint64_t x[64 * 4], y[64 * 4];
+    const size_t iters = 1 << 14;
+    double mul[64];
+    for (size_t r = 0; r < opt_runs; r++) {
+        for (size_t i = 0; i < 64; i++) {
+            seed(x + 4 * i);
+            seed(y + 4 * i);
+        }
+        double t0 = zp_clock_now();
+        for (size_t i = 0; i < iters; i++) zp_fma_mul(&f, x, x, y, 64);
+        mul[r] = (zp_clock_now() - t0) * 1e9 / (double)(iters * 64);
+    }
+    report(name, "1", "ns", mul, opt_runs, 0);
 }
 static void seed_bn_fp_limbs(uint64_t *v) { seed_zp_bn254_fp((zp_bn254_fp *)v); }
 static void seed_bn_fr_limbs(uint64_t *v) { seed_zp_bn254_fr((zp_bn254_fr *)v); }
@@ -450,6 +472,11 @@ int main(int argc, char **argv) {
         bench_field_ifma(zp_bls12_fr_modulus.v, 4, seed_bls_fr_limbs, F_BLS_FR_IFMA, "field bls12-381 Fr mul, IFMA x8");
         t_mul_ns[F_BN_FP2_IFMA] = 3 * t_mul_ns[F_BN_FP_IFMA];
         t_mul_ns[F_BLS_FP2_IFMA] = 3 * t_mul_ns[F_BLS_FP_IFMA];
+    }
+    if (zp_fma_available()) {
+        bench_field_fma(zp_bn254_fp_modulus.v, seed_bn_fp_limbs, "field bn254 Fp mul, AVX2 FMA x4");
+        bench_field_fma(zp_bn254_fr_modulus.v, seed_bn_fr_limbs, "field bn254 Fr mul, AVX2 FMA x4");
+        bench_field_fma(zp_bls12_fr_modulus.v, seed_bls_fr_limbs, "field bls12-381 Fr mul, AVX2 FMA x4");
     }
     if (want("msm")) {
         /* every group on the lanes where the CPU has them; then also

@@ -11,12 +11,14 @@
  * x·y mod p and the same for sqr. The safegcd inversion inv_var against
  * the Fermat inv, and batch_inv_var against both, Fp2 included. Where
  * the CPU has AVX-512 IFMA, its eight-lane product (field/ifma.h) against
- * the portable one on the same edge and random operands. In a
+ * the portable one on the same edge and random operands; where it has AVX2
+ * and FMA, the four-lane FP64 product (field/fma.h) likewise. In a
  * ZP_VERIFY build, also that an unreduced input aborts the operation it
  * enters. */
 #include <string.h>
 
 #include "field/field.h"
+#include "field/fma.h"
 #include "field/ifma.h"
 #include "testutil.h"
 
@@ -313,6 +315,59 @@ static void test_ifma_field(const field_t *f) {
         }
     }
     if ((size_t)zp_test_failures == fails0) printf("%s: IFMA x8 product ok\n", f->name);
+}
+
+/* ---- the four-lane FP64 FMA product (field/fma.h), 4-word fields ---- */
+
+/* zp_fma_mul against the portable product on every pair of edge values
+ * and on random ones of each kind, over lengths that leave partial groups
+ * of eight, in place and not. */
+static void test_fma_field(const field_t *f) {
+    size_t n = f->n, fails0 = (size_t)zp_test_failures;
+    enum { M = 67 }; /* 8 groups of eight and 3 over */
+    zp_ifma_field fld;
+    zp_ifma_field_init(&fld, f->p, n);
+    uint64_t edges[EDGE_MAX][N_MAX];
+    size_t ne = edge_values(edges, f);
+    size_t rounds = ne + zp_test_iters(2000);
+    for (size_t it = 0; it < rounds; it++) {
+        uint64_t a[M][4], b[M][4], r[M][4];
+        size_t len = it < ne ? ne : 1 + (size_t)(zp_test_rand64() % M);
+        for (size_t i = 0; i < len; i++) {
+            for (int side = 0; side < 2; side++) {
+                uint64_t *v = side ? b[i] : a[i];
+                unsigned kind = (unsigned)(zp_test_rand64() % 4);
+                if (it < ne) {
+                    memcpy(v, edges[side ? it : i], 32); /* edge it times every edge */
+                } else if (kind == 0) {
+                    memcpy(v, edges[zp_test_rand64() % ne], 32);
+                } else if (kind == 1) {
+                    rand_limb_aligned(v, f);
+                } else if (kind == 2) {
+                    rand_patterned(v, f);
+                } else {
+                    rand_below(v, f);
+                }
+            }
+        }
+        int in_place = (int)(it % 2);
+        if (in_place) memcpy(r, a, sizeof r);
+        zp_fma_mul(&fld, r[0], in_place ? r[0] : a[0], b[0], len);
+        for (size_t i = 0; i < len; i++) {
+            uint64_t want[N_MAX];
+            zp_mont_mul_portable(want, a[i], b[i], f->p, f->n0, n);
+            if (!eq(r[i], want, n)) {
+                CHECK_MSG(0, "%s: FMA product %zu of %zu (round %zu) differs from the portable one", f->name, i, len,
+                          it);
+                print_limbs("a", a[i], n);
+                print_limbs("b", b[i], n);
+                print_limbs("fma", r[i], n);
+                print_limbs("want", want, n);
+                return;
+            }
+        }
+    }
+    if ((size_t)zp_test_failures == fails0) printf("%s: AVX2 FMA x4 product ok\n", f->name);
 }
 
 static void test_field(const field_t *f) {
@@ -671,6 +726,12 @@ int main(void) {
         for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) test_ifma_field(&fields[i]);
     } else {
         printf("IFMA: not in this build or CPU; its product is not checked here\n");
+    }
+    if (zp_fma_available()) {
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            if (fields[i].n == 4) test_fma_field(&fields[i]);
+    } else {
+        printf("AVX2 FMA: not in this build or CPU; its product is not checked here\n");
     }
 #ifdef ZP_VERIFY
     test_verify();

@@ -26,6 +26,9 @@ static struct {
     /* CPUID 7.0 EBX bit 16 (AVX512F) and bit 21 (AVX512IFMA), with the OS
      * saving the opmask and ZMM state (XCR0 bits 1, 2 and 5-7) */
     int ifma;
+    /* CPUID 7.0 EBX bit 5 (AVX2) and 1 ECX bit 12 (FMA), with the OS
+     * saving the YMM state (XCR0 bits 1 and 2) */
+    int fma;
 } cpu;
 
 static void cpu_probe(void) {
@@ -33,11 +36,11 @@ static void cpu_probe(void) {
     unsigned int eax, ebx, ecx, edx, ebx7;
     if (!__get_cpuid_count(7, 0, &eax, &ebx7, &ecx, &edx)) return;
     cpu.adx = ((ebx7 >> 8) & 1) && ((ebx7 >> 19) & 1);
-    if (!((ebx7 >> 16) & 1) || !((ebx7 >> 21) & 1)) return;
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !((ecx >> 27) & 1)) return; /* OSXSAVE */
     unsigned int xcr0_lo, xcr0_hi;
     __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-    cpu.ifma = (xcr0_lo & 0xe6) == 0xe6;
+    cpu.fma = ((ebx7 >> 5) & 1) && ((ecx >> 12) & 1) && (xcr0_lo & 0x6) == 0x6;
+    cpu.ifma = ((ebx7 >> 16) & 1) && ((ebx7 >> 21) & 1) && (xcr0_lo & 0xe6) == 0xe6;
 #endif
 }
 
@@ -51,6 +54,8 @@ static int cpu_has_adx(void) {
 }
 
 int zp_cpu_has_ifma(void) { return cpu.ifma; }
+
+int zp_cpu_has_fma(void) { return cpu.fma; }
 
 int zp_field_adx_on(void) { return zp_field_adx; }
 

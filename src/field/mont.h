@@ -271,6 +271,9 @@ int zp_field_adx_use(int mode);
 /* Whether the CPU has AVX-512F and IFMA and the OS saves their state
  * (asked by cpu.c's constructor; field/ifma.h decides what to do with it). */
 int zp_cpu_has_ifma(void);
+/* Whether the CPU has AVX2 and FMA and the OS saves the YMM state
+ * (field/fma.h). */
+int zp_cpu_has_fma(void);
 
 #if defined(ZP_FIELD_ADX) && defined(__x86_64__)
 #include "field/mont_sqr_x86_64.h"

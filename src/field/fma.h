@@ -1,0 +1,52 @@
+/* Field products four lanes at a time with AVX2 and FMA: the multiplier
+ * of the CPUs without AVX-512 IFMA (Zen 2 and 3, Haswell to Alder Lake).
+ *
+ * Why: on those CPUs the scalar MULX product is bound by its carry chains
+ * (about 19 ns for a 4-word product on a Zen 3 VM at ~3.2 GHz), and
+ * VPMULUDQ's 32-bit products are no better: nine 29-bit limbs need 171 of
+ * them per four products, 22.5 ns an element there. The FP64 unit's
+ * fused multiply-add computes a 52 x 52-bit product exactly as two
+ * doubles, the method of Emmart, Zheng and Weems (ARITH 2018): with the
+ * rounding toward -inf, h = fma(a, b, 2^104) holds H = floor(a·b / 2^52)
+ * in its mantissa, l = fma(a, b, 2^104 + 2^52 - h) holds the low 52 bits,
+ * and the bit patterns of h and l are H and a·b - H·2^52 plus constants
+ * (the patterns of consecutive doubles are consecutive integers), summed
+ * in 64-bit integer lanes. On that VM a Montgomery product of five
+ * 52-bit limbs (R' = 2^260), two of four lanes interleaved, takes 11 ns an
+ * element with its operands kept in limbs; zp_fma_mul below, which
+ * converts from and to words on every call, 17 to 23 ns: no faster than
+ * MULX. So no kernel takes this path yet: the lanes will pay only where
+ * the data stays in limbs across a whole batch (the MSM's affine
+ * additions, an NTT pass), as the IFMA lanes do.
+ *
+ * The limbs and the field's constants are the IFMA lanes' (zp_ifma_field,
+ * field/ifma.h), and so is the trick that keeps data in the scalar code's
+ * Montgomery form (R = 2^256): a·16 enters the lanes, so the product
+ * comes out as a·b·R^-1. Only the 4-word fields (BN254 Fp, Fr; BLS12-381
+ * Fr). Availability is asked at run time: an x86-64 build runs anywhere. */
+#ifndef ZP_FIELD_FMA_H
+#define ZP_FIELD_FMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "field/ifma.h"
+
+/* Whether this build and this CPU have AVX2 and FMA, with the OS saving
+ * the YMM state (asked once, by cpu.c). */
+int zp_fma_available(void);
+
+/* r[i] = a[i]·b[i]·2^-256 mod p for i < n: zp_mont_mul's product, bit for
+ * bit (canonical, below p).
+ * In:  f: the field, from zp_ifma_field_init(f, p, 4), p below 2^255.
+ *      a, b: n values of 4 little-endian words each, below p.
+ *      r: room for n values; may be a or b.
+ * Needs zp_fma_available() (abort()s where the build lacks the path).
+ * The SSE rounding mode is set toward -inf while it runs and restored
+ * before it returns, so nothing else may run FP code on this thread in
+ * between (a signal handler doing floating point would see that mode).
+ * Valgrind emulates only the nearest rounding: under it the products are
+ * wrong, so code run under valgrind must leave this path off. */
+void zp_fma_mul(const zp_ifma_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
+
+#endif
