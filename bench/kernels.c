@@ -55,6 +55,7 @@ static size_t opt_runs = 5, opt_threads = 0;
 static unsigned opt_min_log = 16, opt_max_log = 20;
 static const char *opt_only = NULL, *opt_json = NULL;
 static int have_simd; /* the CPU has the NTT's IFMA path */
+static zp_simd lanes; /* the MSM's: IFMA, AVX2 (BN254 G1 only) or OFF */
 
 static json_t *json_rows;
 
@@ -271,71 +272,74 @@ static double msm_adds(size_t n, const unsigned *bits, size_t point_bytes) {
 
 /* Random points: a random start plus consecutive multiples of a random
  * step, made affine in blocks (one inversion per block). */
-#define MSM_BENCH(G, FP, FR, FID, FID_IFMA, NAME)                                                                    \
-    static void make_points_##G(G *pts, size_t n) {                                                                  \
-        enum { BLOCK = 4096 };                                                                                       \
-        G##j cur, step, *blk = malloc(BLOCK * sizeof *blk);                                                          \
-        FP *scratch = malloc(2 * BLOCK * sizeof *scratch);                                                           \
-        uint64_t k[4];                                                                                               \
-        G##j gen;                                                                                                    \
-        G##_j_from_affine(&gen, &G##_generator);                                                                     \
-        rand_scalar(k, FR##_modulus.v);                                                                              \
-        G##_j_mul(&cur, &gen, k, 4);                                                                                 \
-        rand_scalar(k, FR##_modulus.v);                                                                              \
-        G##_j_mul(&step, &gen, k, 4);                                                                                \
-        for (size_t b = 0; b < n; b += BLOCK) {                                                                      \
-            size_t len = n - b < BLOCK ? n - b : BLOCK;                                                              \
-            for (size_t i = 0; i < len; i++) {                                                                       \
-                blk[i] = cur;                                                                                        \
-                G##_j_add_var(&cur, &cur, &step);                                                                    \
-            }                                                                                                        \
-            G##_j_batch_to_affine_var(pts + b, blk, len, scratch);                                                   \
-        }                                                                                                            \
-        free(blk);                                                                                                   \
-        free(scratch);                                                                                               \
-    }                                                                                                                \
-    /* simd: 1 for the IFMA path, 0 for the scalar one (rows marked so     \
-     * where the CPU has IFMA) */                                         \
-    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like, int simd) { \
-        int fid = simd ? FID_IFMA : FID;                                                                             \
-        const char *path = !simd && have_simd ? " (scalar)" : "";                                                    \
-        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                            \
-        ctx_.simd = simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF;                                                               \
-        par = &ctx_;                                                                                                 \
-        size_t max_n = (size_t)1 << log_hi;                                                                          \
-        size_t threads = zp_parallel_threads(par);                                                                   \
-        G *pts = malloc(max_n * sizeof *pts);                                                                        \
-        uint64_t *sc = malloc(max_n * 32);                                                                           \
-        unsigned *bits = circom_like ? malloc(max_n * sizeof *bits) : NULL;                                          \
-        if (pts == NULL || sc == NULL || (circom_like && bits == NULL)) {                                            \
-            fprintf(stderr, "out of memory\n");                                                                      \
-            exit(4);                                                                                                 \
-        }                                                                                                            \
-        make_points_##G(pts, max_n);                                                                                 \
-        for (unsigned lg = log_lo; lg <= log_hi; lg += 2) {                                                          \
-            size_t n = (size_t)1 << lg;                                                                              \
-            void *scratch = malloc(G##_msm_scratch_size(n, threads));                                                \
-            double samples[64];                                                                                      \
-            G##j out;                                                                                                \
-            for (size_t r = 0; r < opt_runs; r++) {                                                                  \
-                for (size_t i = 0; i < n; i++) {                                                                     \
-                    if (circom_like) bits[i] = fill_circom_like(sc + 4 * i, FR##_modulus.v);                         \
-                    else rand_scalar(sc + 4 * i, FR##_modulus.v);                                                    \
-                }                                                                                                    \
-                double t0 = zp_clock_now();                                                                          \
-                G##_msm_var(&out, pts, sc, n, scratch, par);                                                         \
-                samples[r] = (zp_clock_now() - t0) * 1e3;                                                            \
-            }                                                                                                        \
-            char size[16], name[64];                                                                                 \
-            size_label(size, sizeof size, lg);                                                                       \
-            snprintf(name, sizeof name, "msm %s%s%s", NAME, circom_like ? " circom-like" : "", path);                \
-            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[fid] * 1e-6 / (double)threads;              \
-            report(name, size, "ms", samples, opt_runs, bound);                                                      \
-            free(scratch);                                                                                           \
-        }                                                                                                            \
-        free(pts);                                                                                                   \
-        free(sc);                                                                                                    \
-        free(bits);                                                                                                  \
+#define MSM_BENCH(G, FP, FR, FID, FID_IFMA, NAME)                                                        \
+    static void make_points_##G(G *pts, size_t n) {                                                      \
+        enum { BLOCK = 4096 };                                                                           \
+        G##j cur, step, *blk = malloc(BLOCK * sizeof *blk);                                              \
+        FP *scratch = malloc(2 * BLOCK * sizeof *scratch);                                               \
+        uint64_t k[4];                                                                                   \
+        G##j gen;                                                                                        \
+        G##_j_from_affine(&gen, &G##_generator);                                                         \
+        rand_scalar(k, FR##_modulus.v);                                                                  \
+        G##_j_mul(&cur, &gen, k, 4);                                                                     \
+        rand_scalar(k, FR##_modulus.v);                                                                  \
+        G##_j_mul(&step, &gen, k, 4);                                                                    \
+        for (size_t b = 0; b < n; b += BLOCK) {                                                          \
+            size_t len = n - b < BLOCK ? n - b : BLOCK;                                                  \
+            for (size_t i = 0; i < len; i++) {                                                           \
+                blk[i] = cur;                                                                            \
+                G##_j_add_var(&cur, &cur, &step);                                                        \
+            }                                                                                            \
+            G##_j_batch_to_affine_var(pts + b, blk, len, scratch);                                       \
+        }                                                                                                \
+        free(blk);                                                                                       \
+        free(scratch);                                                                                   \
+    }                                                                                                    \
+    /* simd: the path (rows marked where the CPU has lanes; the AVX2     \
+     * rows' bound is the scalar one, which the lanes are to beat) */                               \
+    static void bench_msm_##G(const zp_parallel *par, unsigned log_lo, unsigned log_hi, int circom_like, \
+                              zp_simd simd) {                                                            \
+        int fid = simd == ZP_SIMD_IFMA ? FID_IFMA : FID;                                                 \
+        const char *path = simd == ZP_SIMD_AVX2                          ? " (AVX2 FMA)"                 \
+                           : simd == ZP_SIMD_OFF && lanes != ZP_SIMD_OFF ? " (scalar)"                   \
+                                                                         : "";                           \
+        zp_parallel ctx_ = par ? *par : (zp_parallel){0};                                                \
+        ctx_.simd = simd;                                                                                \
+        par = &ctx_;                                                                                     \
+        size_t max_n = (size_t)1 << log_hi;                                                              \
+        size_t threads = zp_parallel_threads(par);                                                       \
+        G *pts = malloc(max_n * sizeof *pts);                                                            \
+        uint64_t *sc = malloc(max_n * 32);                                                               \
+        unsigned *bits = circom_like ? malloc(max_n * sizeof *bits) : NULL;                              \
+        if (pts == NULL || sc == NULL || (circom_like && bits == NULL)) {                                \
+            fprintf(stderr, "out of memory\n");                                                          \
+            exit(4);                                                                                     \
+        }                                                                                                \
+        make_points_##G(pts, max_n);                                                                     \
+        for (unsigned lg = log_lo; lg <= log_hi; lg += 2) {                                              \
+            size_t n = (size_t)1 << lg;                                                                  \
+            void *scratch = malloc(G##_msm_scratch_size(n, threads));                                    \
+            double samples[64];                                                                          \
+            G##j out;                                                                                    \
+            for (size_t r = 0; r < opt_runs; r++) {                                                      \
+                for (size_t i = 0; i < n; i++) {                                                         \
+                    if (circom_like) bits[i] = fill_circom_like(sc + 4 * i, FR##_modulus.v);             \
+                    else rand_scalar(sc + 4 * i, FR##_modulus.v);                                        \
+                }                                                                                        \
+                double t0 = zp_clock_now();                                                              \
+                G##_msm_var(&out, pts, sc, n, scratch, par);                                             \
+                samples[r] = (zp_clock_now() - t0) * 1e3;                                                \
+            }                                                                                            \
+            char size[16], name[64];                                                                     \
+            size_label(size, sizeof size, lg);                                                           \
+            snprintf(name, sizeof name, "msm %s%s%s", NAME, circom_like ? " circom-like" : "", path);    \
+            double bound = msm_adds(n, bits, sizeof(G)) * 6.0 * t_mul_ns[fid] * 1e-6 / (double)threads;  \
+            report(name, size, "ms", samples, opt_runs, bound);                                          \
+            free(scratch);                                                                               \
+        }                                                                                                \
+        free(pts);                                                                                       \
+        free(sc);                                                                                        \
+        free(bits);                                                                                      \
     }
 
 MSM_BENCH(zp_bn254_g1, zp_bn254_fp, zp_bn254_fr, F_BN_FP, F_BN_FP_IFMA, "bn254 G1")
@@ -478,20 +482,27 @@ int main(int argc, char **argv) {
         bench_field_fma(zp_bn254_fr_modulus.v, seed_bn_fr_limbs, "field bn254 Fr mul, AVX2 FMA x4");
         bench_field_fma(zp_bls12_fr_modulus.v, seed_bls_fr_limbs, "field bls12-381 Fr mul, AVX2 FMA x4");
     }
+    lanes = zp_ifma_default() ? ZP_SIMD_IFMA : zp_fma_available() ? ZP_SIMD_AVX2 : ZP_SIMD_OFF;
     if (want("msm")) {
         /* every group on the lanes where the CPU has them; then also
-         * without, at the largest size */
-        bench_msm_zp_bn254_g1(&par, opt_min_log, opt_max_log, 0, have_simd);
-        bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1, have_simd);
-        bench_msm_zp_bls12_g1(&par, opt_min_log, opt_max_log, 0, have_simd);
-        bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1, have_simd);
-        bench_msm_zp_bn254_g2(&par, opt_min_log, opt_max_log, 0, have_simd);
-        bench_msm_zp_bls12_g2(&par, opt_min_log, opt_max_log, 0, have_simd);
-        if (have_simd) {
-            bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 0, 0);
-            bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 0, 0);
-            bench_msm_zp_bn254_g2(&par, opt_max_log, opt_max_log, 0, 0);
-            bench_msm_zp_bls12_g2(&par, opt_max_log, opt_max_log, 0, 0);
+         * without, at the largest size (the AVX2 lanes, BN254 G1's only,
+         * at every size, for the comparison) */
+        zp_simd other = lanes == ZP_SIMD_IFMA ? lanes : ZP_SIMD_OFF;
+        bench_msm_zp_bn254_g1(&par, opt_min_log, opt_max_log, 0, lanes);
+        bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1, lanes);
+        if (lanes == ZP_SIMD_AVX2) {
+            bench_msm_zp_bn254_g1(&par, opt_min_log, opt_max_log, 0, ZP_SIMD_OFF);
+            bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 1, ZP_SIMD_OFF);
+        }
+        bench_msm_zp_bls12_g1(&par, opt_min_log, opt_max_log, 0, other);
+        bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1, other);
+        bench_msm_zp_bn254_g2(&par, opt_min_log, opt_max_log, 0, other);
+        bench_msm_zp_bls12_g2(&par, opt_min_log, opt_max_log, 0, other);
+        if (lanes == ZP_SIMD_IFMA) {
+            bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 0, ZP_SIMD_OFF);
+            bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 0, ZP_SIMD_OFF);
+            bench_msm_zp_bn254_g2(&par, opt_max_log, opt_max_log, 0, ZP_SIMD_OFF);
+            bench_msm_zp_bls12_g2(&par, opt_max_log, opt_max_log, 0, ZP_SIMD_OFF);
         }
     }
     if (want("ntt")) {

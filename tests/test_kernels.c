@@ -8,6 +8,7 @@
 
 #include "base/parallel.h"
 #include "engine/pool.h"
+#include "field/fma.h"
 #include "field/ifma.h"
 #include "group_ref.h"
 #include "msm/msm.h"
@@ -362,14 +363,19 @@ int main(void) {
 #endif
     size_t g2_n = under_tsan ? 31 : 257;
     /* the batch-affine additions run on eight IFMA lanes where the CPU
-     * has them (msm_simd.h): then every test runs on both paths */
-    int have_simd = zp_ifma_available();
-    printf("test_kernels: AVX-512 IFMA path %s\n",
-           have_simd ? "present: checked as well as the scalar one" : "absent on this CPU: scalar path only");
+     * has them, and BN254 G1's on the AVX2 FMA lanes where it has those
+     * (msm_simd.h): every test runs on each path the CPU can take */
+    zp_simd paths[3];
+    int n_paths = 0;
+    if (zp_ifma_available()) paths[n_paths++] = ZP_SIMD_IFMA;
+    if (zp_fma_available()) paths[n_paths++] = ZP_SIMD_AVX2;
+    paths[n_paths++] = ZP_SIMD_OFF;
+    printf("test_kernels: paths checked: %s%sscalar\n", zp_ifma_available() ? "AVX-512 IFMA, " : "",
+           zp_fma_available() ? "AVX2 FMA (BN254 G1), " : "");
     /* the path is the execution context's, not the process's: each pass
      * hands the kernels contexts that ask for it */
-    for (int simd = have_simd; simd >= 0; simd--) {
-        zp_parallel pool_par = par, serial = {NULL, NULL, 1, simd ? ZP_SIMD_IFMA : ZP_SIMD_OFF};
+    for (int path = 0; path < n_paths; path++) {
+        zp_parallel pool_par = par, serial = {NULL, NULL, 1, paths[path]};
         pool_par.simd = serial.simd;
         test_msm_many(&pool_par);
         test_msm_jobs_shared(&pool_par);

@@ -15,9 +15,10 @@
  * 52-bit limbs (R' = 2^260), two of four lanes interleaved, takes 11 ns an
  * element with its operands kept in limbs; zp_fma_mul below, which
  * converts from and to words on every call, 17 to 23 ns: no faster than
- * MULX. So no kernel takes this path yet: the lanes will pay only where
- * the data stays in limbs across a whole batch (the MSM's affine
- * additions, an NTT pass), as the IFMA lanes do.
+ * MULX. The lanes pay only where the data stay in limbs across a whole
+ * batch: BN254 G1's batch-affine additions (msm/msm_fma.c) take them
+ * when asked (ZP_SIMD_AVX2, or ZKPIPE_SIMD=avx2; not by default, see
+ * zp_fma_default).
  *
  * The limbs and the field's constants are the IFMA lanes' (zp_ifma_field,
  * field/ifma.h), and so is the trick that keeps data in the scalar code's
@@ -35,6 +36,15 @@
 /* Whether this build and this CPU have AVX2 and FMA, with the OS saving
  * the YMM state (asked once, by cpu.c). */
 int zp_fma_available(void);
+/* The default: available, no IFMA (whose lanes cover more and run
+ * faster), and ZKPIPE_SIMD is "avx2" (read once). Off otherwise: on the
+ * 2-core Zen 3 VM BN254 G1's MSM took 9% less time on them than on the
+ * scalar code on one thread at 2^16 (215 against 236 ms), but no less on
+ * two (153 against 152 ms), and more at 2^12 (19 against 15 ms). */
+int zp_fma_default(void);
+/* Whether a kernel handed par takes the FMA lanes (ZP_SIMD_AVX2, or AUTO
+ * and the default). */
+int zp_fma_enabled(const zp_parallel *par);
 
 /* r[i] = a[i]·b[i]·2^-256 mod p for i < n: zp_mont_mul's product, bit for
  * bit (canonical, below p).

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "field/fma.h"
 #include "field/ifma.h"
 
 /* A new backend is one more entry here (and its descriptor). */
@@ -63,7 +64,8 @@ static zp_status cpu_create(zp_backend_ctx **out, const zp_backend_config *confi
     int ifma = config->simd == ZP_SIMD_AUTO   ? zp_ifma_default()
                : config->simd == ZP_SIMD_IFMA ? zp_ifma_available()
                                               : 0;
-    c->simd = ifma ? ZP_SIMD_IFMA : ZP_SIMD_OFF;
+    int fma = config->simd == ZP_SIMD_AUTO ? zp_fma_default() : config->simd == ZP_SIMD_AVX2 ? zp_fma_available() : 0;
+    c->simd = ifma ? ZP_SIMD_IFMA : fma ? ZP_SIMD_AVX2 : ZP_SIMD_OFF;
     c->tracker = config->tracker;
     c->keep_bytes = config->tracker != NULL ? config->keep_bytes : 0;
     c->keep_class = config->keep_class;

@@ -1,6 +1,7 @@
 #include "msm/msm.h"
 
 #include "base/parallel.h"
+#include "field/fma.h"
 #include "field/ifma.h"
 #include "msm/msm_simd.h"
 

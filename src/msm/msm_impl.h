@@ -189,7 +189,7 @@ static void M_(job_begin_path)(zp_msm_job *job, MJ *const *out, const MA *const 
     job->tiles = tiles;
     job->workspace = workspace;
     job->ws_size = ws_size;
-    job->simd = zp_ifma_enabled(par);
+    job->simd = zp_ifma_enabled(par) ? ZP_MSM_LANES_IFMA : zp_fma_enabled(par) ? ZP_MSM_LANES_FMA : 0;
     MJ *results = results_mem;
     for (size_t k = 0; k < count; k++) {
         job->parts[k].results = results;

@@ -21,6 +21,9 @@
 
 #include "field/ifma.h"
 
+/* Which lanes a workspace's batches take (0: none, the scalar code). */
+enum { ZP_MSM_LANES_IFMA = 1, ZP_MSM_LANES_FMA = 2 };
+
 /* One pending addition: dst = (±p) + (±q), the points affine (x, then y;
  * all-zero: infinity), q NULL for p alone; bucket is the streaming path's
  * (whose pending flag the flush clears). */
@@ -73,5 +76,10 @@ ZP_MSM_SIMD_DECLARE(4)
 ZP_MSM_SIMD_DECLARE(6)
 ZP_MSM_SIMD_DECLARE(8)
 ZP_MSM_SIMD_DECLARE(12)
+
+/* The same for 4 words on AVX2 and FMA (msm_fma.c), where the CPU has no
+ * IFMA: BN254 G1 only. */
+void zp_msm_fma4_prefix(const zp_msm_simd_batch *b, uint64_t *product);
+void zp_msm_fma4_finish(zp_msm_simd_batch *b, const uint64_t *inv);
 
 #endif
