@@ -166,6 +166,11 @@ if want release; then
     if configure build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC_RELEASE" && compile build; then
         # build_noserver's build is the verify stage's (below)
         if want verify; then run_ctest build -E '^build_noserver$'; else run_ctest build; fi
+        # which arithmetic paths this CPU let the tests check (they print
+        # them; a machine without ADX, AVX2 or IFMA checks fewer), for the
+        # summary: later ctest runs replace this log
+        paths_checked="$(grep -ahoE '^test_(field|kernels|ntt): (paths checked|AVX-512 IFMA path).*' \
+            build/Testing/Temporary/LastTest.log 2>/dev/null | sort -u)"
     fi
     stage_end
 fi
@@ -246,6 +251,7 @@ if want fuzz; then
 fi
 
 echo
+[ -z "${paths_checked:-}" ] || printf '%s\n' "$paths_checked"
 printf '%-10s %8s %8s %7s %7s\n' stage time cpu passed failed
 printf '%s\n' "${summary[@]}"
 times >"$CPU_FILE"
