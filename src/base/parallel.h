@@ -18,12 +18,11 @@ typedef void (*zp_task_fn)(void *arg, size_t i, size_t worker);
 /* Which vector path the kernels take. The results are the same bit for
  * bit; only the speed differs. AUTO (the zero value) is what the CPU has,
  * unless ZKPIPE_SIMD=0 is set (field/ifma.h, field/fma.h decide): IFMA
- * where it is, else AVX2 where ZKPIPE_SIMD=avx2 asks for it (it does not
- * yet pay by default); a backend sets OFF, IFMA or AVX2
+ * where it is, else AVX2 where the CPU has AVX2 and FMA; a backend sets OFF, IFMA or AVX2
  * from its own context, so two engines in one process can differ and a
  * test can check every path without touching global state. A path the
- * CPU lacks is taken as OFF. AVX2 (the FMA lanes) covers BN254 G1's MSM
- * only; every other kernel runs scalar under it. */
+ * CPU lacks is taken as OFF. AVX2 (the FMA lanes) covers BN254 G1's
+ * streamed MSM only; every other kernel runs scalar under it. */
 typedef enum zp_simd { ZP_SIMD_AUTO = 0, ZP_SIMD_OFF, ZP_SIMD_IFMA, ZP_SIMD_AVX2 } zp_simd;
 
 typedef struct zp_parallel {

@@ -27,7 +27,8 @@ int zp_fma_default(void) {
     int v = __atomic_load_n(&fma_default, __ATOMIC_RELAXED);
     if (v < 0) {
         const char *env = getenv("ZKPIPE_SIMD");
-        v = zp_fma_available() && !zp_ifma_available() && env != NULL && strcmp(env, "avx2") == 0;
+        int asked = env != NULL && strcmp(env, "avx2") == 0; /* even beside IFMA (tests) */
+        v = zp_fma_available() && (asked || (!zp_ifma_available() && !(env != NULL && strcmp(env, "0") == 0)));
         __atomic_store_n(&fma_default, v, __ATOMIC_RELAXED);
     }
     return v;

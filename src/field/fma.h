@@ -16,9 +16,7 @@
  * element with its operands kept in limbs; zp_fma_mul below, which
  * converts from and to words on every call, 17 to 23 ns: no faster than
  * MULX. The lanes pay only where the data stay in limbs across a whole
- * batch: BN254 G1's batch-affine additions (msm/msm_fma.c) take them
- * when asked (ZP_SIMD_AVX2, or ZKPIPE_SIMD=avx2; not by default, see
- * zp_fma_default).
+ * batch: BN254 G1's streamed batch-affine additions (msm/msm_fma.c).
  *
  * The limbs and the field's constants are the IFMA lanes' (zp_ifma_field,
  * field/ifma.h), and so is the trick that keeps data in the scalar code's
@@ -37,10 +35,12 @@
  * the YMM state (asked once, by cpu.c). */
 int zp_fma_available(void);
 /* The default: available, no IFMA (whose lanes cover more and run
- * faster), and ZKPIPE_SIMD is "avx2" (read once). Off otherwise: on the
- * 2-core Zen 3 VM BN254 G1's MSM took 9% less time on them than on the
- * scalar code on one thread at 2^16 (215 against 236 ms), but no less on
- * two (153 against 152 ms), and more at 2^12 (19 against 15 ms). */
+ * faster), and ZKPIPE_SIMD is not "0" (read once); ZKPIPE_SIMD=avx2 takes
+ * these lanes even where IFMA is (for tests). On the 2-core Zen 3
+ * VM, two threads, 15 runs alternated, BN254 G1's streamed MSM took 4 to
+ * 10% less time on them (2^16: 129 against 143 ms; 2^20: 1.50 against
+ * 1.62 s); the sorted path's small MSMs do not take them (2^12: 19
+ * against 15 ms). */
 int zp_fma_default(void);
 /* Whether a kernel handed par takes the FMA lanes (ZP_SIMD_AVX2, or AUTO
  * and the default). */

@@ -41,7 +41,8 @@ typedef struct {
 
 /* Whether this build and this CPU have the IFMA path. */
 int zp_ifma_available(void);
-/* The default: available, and ZKPIPE_SIMD is not "0" (read once). */
+/* The default: available, and ZKPIPE_SIMD is neither "0" nor "avx2"
+ * (read once). */
 int zp_ifma_default(void);
 /* Whether a kernel handed par takes the IFMA path. */
 int zp_ifma_enabled(const zp_parallel *par);

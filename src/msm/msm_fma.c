@@ -1,9 +1,11 @@
 /* The MSM's batch arithmetic (msm_simd.h) on AVX2 and FMA, for BN254 G1
  * (coordinates of 4 words): msm_ifma_impl.h's algorithm, eight entries at
  * a time in two four-lane halves, on field/fma_impl.h's products. Taken
- * where the CPU has AVX2 and FMA but not IFMA (zp_msm_lanes). The
- * other groups keep the scalar path on those CPUs: their fields (6 words,
- * or the extensions) are not ported yet.
+ * where the CPU has AVX2 and FMA but not IFMA (zp_fma_enabled), by the
+ * streaming path only (msm_impl.h): on the sorted path's small MSMs they
+ * measured slower than the scalar code. The other groups keep the scalar
+ * path on those CPUs: their fields (6 words, or the extensions) are not
+ * ported yet.
  *
  * The results are the scalar path's, bit for bit: values stay in the
  * scalar code's Montgomery form, and the special cases (infinity, equal

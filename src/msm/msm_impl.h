@@ -70,7 +70,10 @@ void M_(msm_job_tile)(void *arg, size_t tile, size_t worker) {
         /* one chunk: all the points */
         size_t nw = pl->windows - w < pl->group ? pl->windows - w : pl->group;
         M_(affine_ws) ws;
-        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, pl->tabled, job->simd);
+        /* the FMA lanes only stream (msm_fma.c): on the sorted path's
+         * small MSMs they measured slower than the scalar code */
+        int lanes = job->simd == ZP_MSM_LANES_FMA ? 0 : job->simd;
+        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, pl->tabled, lanes);
         M_(sorted_tile)(&ws, &results[r], points, part->scalars, part->n, w, nw, pl->c, pl->tabled);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
