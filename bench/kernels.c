@@ -485,7 +485,7 @@ int main(int argc, char **argv) {
     lanes = zp_ifma_default() ? ZP_SIMD_IFMA : zp_fma_available() ? ZP_SIMD_AVX2 : ZP_SIMD_OFF;
     if (want("msm")) {
         /* every group on the lanes where the CPU has them; then also
-         * without, at the largest size (the AVX2 lanes, BN254 G1's only,
+         * without, at the largest size (the AVX2 lanes, BN254's only,
          * at every size, for the comparison) */
         zp_simd other = lanes == ZP_SIMD_IFMA ? lanes : ZP_SIMD_OFF;
         bench_msm_zp_bn254_g1(&par, opt_min_log, opt_max_log, 0, lanes);
@@ -496,7 +496,8 @@ int main(int argc, char **argv) {
         }
         bench_msm_zp_bls12_g1(&par, opt_min_log, opt_max_log, 0, other);
         bench_msm_zp_bls12_g1(&par, opt_max_log, opt_max_log, 1, other);
-        bench_msm_zp_bn254_g2(&par, opt_min_log, opt_max_log, 0, other);
+        bench_msm_zp_bn254_g2(&par, opt_min_log, opt_max_log, 0, lanes);
+        if (lanes == ZP_SIMD_AVX2) bench_msm_zp_bn254_g2(&par, opt_min_log, opt_max_log, 0, ZP_SIMD_OFF);
         bench_msm_zp_bls12_g2(&par, opt_min_log, opt_max_log, 0, other);
         if (lanes == ZP_SIMD_IFMA) {
             bench_msm_zp_bn254_g1(&par, opt_max_log, opt_max_log, 0, ZP_SIMD_OFF);

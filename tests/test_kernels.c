@@ -363,7 +363,7 @@ int main(void) {
 #endif
     size_t g2_n = under_tsan ? 31 : 257;
     /* the batch-affine additions run on eight IFMA lanes where the CPU
-     * has them, and BN254 G1's on the AVX2 FMA lanes where it has those
+     * has them, and BN254's on the AVX2 FMA lanes where it has those
      * (msm_simd.h): every test runs on each path the CPU can take */
     zp_simd paths[3];
     int n_paths = 0;
@@ -371,7 +371,7 @@ int main(void) {
     if (zp_fma_available()) paths[n_paths++] = ZP_SIMD_AVX2;
     paths[n_paths++] = ZP_SIMD_OFF;
     printf("test_kernels: paths checked: %s%sscalar\n", zp_ifma_available() ? "AVX-512 IFMA, " : "",
-           zp_fma_available() ? "AVX2 FMA (BN254 G1), " : "");
+           zp_fma_available() ? "AVX2 FMA (BN254 G1, G2), " : "");
     /* the path is the execution context's, not the process's: each pass
      * hands the kernels contexts that ask for it */
     for (int path = 0; path < n_paths; path++) {

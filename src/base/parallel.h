@@ -21,8 +21,8 @@ typedef void (*zp_task_fn)(void *arg, size_t i, size_t worker);
  * where it is, else AVX2 where the CPU has AVX2 and FMA; a backend sets OFF, IFMA or AVX2
  * from its own context, so two engines in one process can differ and a
  * test can check every path without touching global state. A path the
- * CPU lacks is taken as OFF. AVX2 (the FMA lanes) covers BN254 G1's
- * streamed MSM only; every other kernel runs scalar under it. */
+ * CPU lacks is taken as OFF. AVX2 (the FMA lanes) covers BN254's
+ * streamed MSMs (G1, G2) only; every other kernel runs scalar under it. */
 typedef enum zp_simd { ZP_SIMD_AUTO = 0, ZP_SIMD_OFF, ZP_SIMD_IFMA, ZP_SIMD_AVX2 } zp_simd;
 
 typedef struct zp_parallel {

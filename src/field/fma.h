@@ -16,7 +16,8 @@
  * element with its operands kept in limbs; zp_fma_mul below, which
  * converts from and to words on every call, 17 to 23 ns: no faster than
  * MULX. The lanes pay only where the data stay in limbs across a whole
- * batch: BN254 G1's streamed batch-affine additions (msm/msm_fma.c).
+ * batch: BN254's streamed batch-affine additions, G1 and G2
+ * (msm/msm_fma.c).
  *
  * The limbs and the field's constants are the IFMA lanes' (zp_ifma_field,
  * field/ifma.h), and so is the trick that keeps data in the scalar code's
@@ -39,7 +40,8 @@ int zp_fma_available(void);
  * these lanes even where IFMA is (for tests). On the 2-core Zen 3
  * VM, two threads, 15 runs alternated, BN254 G1's streamed MSM took 4 to
  * 10% less time on them (2^16: 129 against 143 ms; 2^20: 1.50 against
- * 1.62 s); the sorted path's small MSMs do not take them (2^12: 19
+ * 1.62 s), G2's 7% (2^16: 355 against 381 ms; 2^18: 1.34 against
+ * 1.44 s); the sorted path's small MSMs do not take them (G1 at 2^12: 19
  * against 15 ms). */
 int zp_fma_default(void);
 /* Whether a kernel handed par takes the FMA lanes (ZP_SIMD_AVX2, or AUTO

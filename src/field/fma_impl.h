@@ -78,51 +78,60 @@ FV void zp_f8_product(__m256i *hi, __m256i *lo, __m256d a, __m256d b) {
     *lo = _mm256_add_epi64(*lo, _mm256_castpd_si256(l));
 }
 
-/* r = a'·b / 2^260 mod p in [0, 2p), a' = a or (shift) 16·a, for a'·b <
- * 64p² (p < 2^255; a < 2^256 for the shift), both halves interleaved (one alone waits on its chain). Operand scanning:
- * round i adds a·b_i, then m·p with m = t_i·n0 mod 2^52, whose low limb
- * is left out: t_i + lo(m·p_0) = 0 mod 2^52, so what moves up is t_i /
- * 2^52 rounded up. The accumulators hold the constants' bit patterns too,
- * off[] of them per column (the same in every lane; the unrolled loops
- * make them compile-time constants); each column's are taken out before
- * its value is shifted or stored, and its true value, at most 2·NL + 2
- * terms below 2^52, fits. m comes from 26-bit halves on the integer
- * unit's 32-bit products: a shorter chain than the FP path's. */
-FV void zp_f8_mont(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8_field *c, int shift) {
+/* r = sum_m a'[m]·b[m] / 2^260 mod p for m < k (k = 1 or 2), a' = a or
+ * (shift) 16·a: below p + sum/2^260, so in [0, 2p) for one product of
+ * a'·b < 64p² or two of 16p² each (p < 2^255; a < 2^256 for the shift).
+ * Both halves interleaved (one alone waits on its chain). Operand
+ * scanning: round i adds the a'[m]·b[m]_i, then m·p with m = t_i·n0 mod
+ * 2^52, whose low limb is left out: t_i + lo(m·p_0) = 0 mod 2^52, so what
+ * moves up is t_i / 2^52 rounded up. The accumulators hold the
+ * constants' bit patterns too, off[] of them per column (the same in
+ * every lane; the unrolled loops make them compile-time constants); each
+ * column's are taken out before its value is shifted or stored, and its
+ * true value, at most 2·(k + 1)·NL + 2 terms below 2^52, fits. m comes
+ * from 26-bit halves on the integer unit's 32-bit products: a shorter
+ * chain than the FP path's. */
+FV void zp_f8_mont_sum(zp_f8 *r, const zp_f8 *const a[], const zp_f8 *const b[], int k, const zp_f8_field *c,
+                       int shift) {
     enum { NL = ZP_F8_NL };
     const __m256i m26 = _mm256_set1_epi64x((1 << 26) - 1);
-    __m256d ad[2][NL], bd[2][NL];
+    __m256d ad[2][2][NL], bd[2][2][NL];
     __m256i t[2][2 * NL + 1];
     uint64_t off[2 * NL + 1] = {0};
-    ZP_F8_UNROLL for (int k = 0; k < 2; k++) {
-        ZP_F8_UNROLL for (int j = 0; j < NL; j++) {
-            __m256i aj = a->h[k][j];
-            if (shift) { /* 16·a's limb j */
-                aj = _mm256_and_si256(_mm256_slli_epi64(aj, 4), c->mask);
-                if (j > 0) aj = _mm256_or_si256(aj, _mm256_srli_epi64(a->h[k][j - 1], 48));
+    ZP_F8_UNROLL for (int h = 0; h < 2; h++) {
+        ZP_F8_UNROLL for (int q = 0; q < k; q++) {
+            ZP_F8_UNROLL for (int j = 0; j < NL; j++) {
+                __m256i aj = a[q]->h[h][j];
+                if (shift) { /* 16·a's limb j */
+                    aj = _mm256_and_si256(_mm256_slli_epi64(aj, 4), c->mask);
+                    if (j > 0) aj = _mm256_or_si256(aj, _mm256_srli_epi64(a[q]->h[h][j - 1], 48));
+                }
+                ad[h][q][j] = zp_f8_to_double(aj);
+                bd[h][q][j] = zp_f8_to_double(b[q]->h[h][j]);
             }
-            ad[k][j] = zp_f8_to_double(aj);
-            bd[k][j] = zp_f8_to_double(b->h[k][j]);
         }
-        ZP_F8_UNROLL for (int j = 0; j <= 2 * NL; j++) t[k][j] = _mm256_setzero_si256();
+        ZP_F8_UNROLL for (int j = 0; j <= 2 * NL; j++) t[h][j] = _mm256_setzero_si256();
     }
     ZP_F8_UNROLL for (int i = 0; i < NL; i++) {
-        ZP_F8_UNROLL for (int j = 0; j < NL; j++) {
-            ZP_F8_UNROLL for (int k = 0; k < 2; k++) zp_f8_product(&t[k][i + j + 1], &t[k][i + j], ad[k][j], bd[k][i]);
-            off[i + j + 1] += ZP_F8_BITS104;
-            off[i + j] += ZP_F8_BITS52;
+        ZP_F8_UNROLL for (int q = 0; q < k; q++) {
+            ZP_F8_UNROLL for (int j = 0; j < NL; j++) {
+                ZP_F8_UNROLL for (int h = 0; h < 2; h++)
+                    zp_f8_product(&t[h][i + j + 1], &t[h][i + j], ad[h][q][j], bd[h][q][i]);
+                off[i + j + 1] += ZP_F8_BITS104;
+                off[i + j] += ZP_F8_BITS52;
+            }
         }
-        ZP_F8_UNROLL for (int k = 0; k < 2; k++) {
-            __m256i ti = t[k][i];
+        ZP_F8_UNROLL for (int h = 0; h < 2; h++) {
+            __m256i ti = t[h][i];
             __m256i lo = _mm256_and_si256(ti, m26), hi = _mm256_and_si256(_mm256_srli_epi64(ti, 26), m26);
             __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(lo, c->n0_hi), _mm256_mul_epu32(hi, c->n0_lo));
             __m256i m = _mm256_add_epi64(_mm256_mul_epu32(lo, c->n0_lo), _mm256_slli_epi64(cross, 26));
             __m256d md = zp_f8_to_double(_mm256_and_si256(m, c->mask));
             ti = _mm256_sub_epi64(ti, _mm256_set1_epi64x((long long)off[i]));
-            t[k][i + 1] = _mm256_add_epi64(t[k][i + 1], _mm256_srli_epi64(_mm256_add_epi64(ti, c->mask), 52));
-            t[k][i + 1] = _mm256_add_epi64(
-                t[k][i + 1], _mm256_castpd_si256(_mm256_fmadd_pd(md, c->pd[0], _mm256_set1_pd(ZP_F8_C104))));
-            ZP_F8_UNROLL for (int j = 1; j < NL; j++) zp_f8_product(&t[k][i + j + 1], &t[k][i + j], md, c->pd[j]);
+            t[h][i + 1] = _mm256_add_epi64(t[h][i + 1], _mm256_srli_epi64(_mm256_add_epi64(ti, c->mask), 52));
+            t[h][i + 1] = _mm256_add_epi64(
+                t[h][i + 1], _mm256_castpd_si256(_mm256_fmadd_pd(md, c->pd[0], _mm256_set1_pd(ZP_F8_C104))));
+            ZP_F8_UNROLL for (int j = 1; j < NL; j++) zp_f8_product(&t[h][i + j + 1], &t[h][i + j], md, c->pd[j]);
         }
         off[i + 1] += ZP_F8_BITS104;
         ZP_F8_UNROLL for (int j = 1; j < NL; j++) {
@@ -130,16 +139,21 @@ FV void zp_f8_mont(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8_field *
             off[i + j] += ZP_F8_BITS52;
         }
     }
-    ZP_F8_UNROLL for (int k = 0; k < 2; k++) {
+    ZP_F8_UNROLL for (int h = 0; h < 2; h++) {
         __m256i x[NL];
         ZP_F8_UNROLL for (int j = 0; j < NL; j++) x[j] =
-            _mm256_sub_epi64(t[k][NL + j], _mm256_set1_epi64x((long long)off[NL + j]));
+            _mm256_sub_epi64(t[h][NL + j], _mm256_set1_epi64x((long long)off[NL + j]));
         ZP_F8_UNROLL for (int j = 0; j + 1 < NL; j++) {
             x[j + 1] = _mm256_add_epi64(x[j + 1], _mm256_srli_epi64(x[j], 52));
-            r->h[k][j] = _mm256_and_si256(x[j], c->mask);
+            r->h[h][j] = _mm256_and_si256(x[j], c->mask);
         }
-        r->h[k][NL - 1] = x[NL - 1];
+        r->h[h][NL - 1] = x[NL - 1];
     }
+}
+
+FV void zp_f8_mont(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8_field *c, int shift) {
+    const zp_f8 *const as[1] = {a}, *const bs[1] = {b};
+    zp_f8_mont_sum(r, as, bs, 1, c, shift);
 }
 
 /* Signed limbs (each in [-2^61, 2^61)) carried: all but the top end in
@@ -207,6 +221,26 @@ FV void zp_f8_mul_r_lazy(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8_f
 FV void zp_f8_mul_r(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8_field *c) {
     zp_f8_mul_r_lazy(r, a, b, c);
     zp_f8_reduce_2p(r, c);
+}
+
+/* (a·b + a2·b2)·2^-256 mod p, canonical, for a, a2, b, b2 canonical (two
+ * products under one reduction: below 1.5p before the subtraction) */
+FV void zp_f8_mul2_r(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8 *a2, const zp_f8 *b2, const zp_f8_field *c) {
+    const zp_f8 *const as[2] = {a, a2}, *const bs[2] = {b, b2};
+    zp_f8 s;
+    zp_f8_mont_sum(&s, as, bs, 2, c, 1);
+    zp_f8_reduce_2p(&s, c);
+    *r = s;
+}
+
+/* a + b below 2p, carried, for a, b canonical: a product's operand */
+FV void zp_f8_add_2p(zp_f8 *r, const zp_f8 *a, const zp_f8 *b, const zp_f8_field *c) {
+    for (int k = 0; k < 2; k++) {
+        __m256i x[ZP_F8_NL];
+        for (int j = 0; j < ZP_F8_NL; j++) x[j] = _mm256_add_epi64(a->h[k][j], b->h[k][j]);
+        zp_f8_norm(x, c);
+        for (int j = 0; j < ZP_F8_NL; j++) r->h[k][j] = x[j];
+    }
 }
 
 /* four rows of four words to four columns, and back (its own inverse) */

@@ -87,8 +87,8 @@ static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, size_t cap, in
      * the same pages for these (a fresh page costs this VM 10-35 µs) */
     MSM_CARVE(dst, uint64_t *, cap + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(dbl, uint32_t, cap);
-    /* the FMA lanes have 4-word coordinates only */
-    ws->simd = simd == ZP_MSM_LANES_FMA && ZP_M_IFMA != 4 ? 0 : simd;
+    /* the FMA lanes have BN254's coordinates only (4 and 8 words) */
+    ws->simd = simd == ZP_MSM_LANES_FMA && ZP_M_IFMA != 4 && ZP_M_IFMA != 8 ? 0 : simd;
     if (ws->simd && init) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
     MSM_CARVE(batch, M_(pair), cap);
     MSM_CARVE(kind, uint8_t, cap);
@@ -236,11 +236,11 @@ static void M_(sums_lanes)(M_(affine_ws) *ws) {
                            ws->dbl,  (uint64_t *)ws->px, (uint64_t *)ws->py, 0};
     FT prod;
     _Static_assert(sizeof(FT) == 8 * ZP_M_IFMA, "a coordinate is ZP_M_IFMA words");
-#if ZP_M_IFMA == 4
+#if ZP_M_IFMA == 4 || ZP_M_IFMA == 8
     if (ws->simd == ZP_MSM_LANES_FMA) {
-        zp_msm_fma4_prefix(&b, (uint64_t *)&prod);
+        ZP_CAT(ZP_CAT(zp_msm_fma, ZP_M_IFMA), _prefix)(&b, (uint64_t *)&prod);
         K_(inv_var)(&prod, &prod);
-        zp_msm_fma4_finish(&b, (const uint64_t *)&prod);
+        ZP_CAT(ZP_CAT(zp_msm_fma, ZP_M_IFMA), _finish)(&b, (const uint64_t *)&prod);
         if (b.n_dbl > 0) M_(doublings)(ws, b.n_dbl);
         return;
     }

@@ -77,9 +77,11 @@ ZP_MSM_SIMD_DECLARE(6)
 ZP_MSM_SIMD_DECLARE(8)
 ZP_MSM_SIMD_DECLARE(12)
 
-/* The same for 4 words on AVX2 and FMA (msm_fma.c), where the CPU has no
- * IFMA: BN254 G1 only. */
+/* The same for 4 and 8 words on AVX2 and FMA (msm_fma.c), where the CPU
+ * has no IFMA: BN254 G1 and G2. */
 void zp_msm_fma4_prefix(const zp_msm_simd_batch *b, uint64_t *product);
 void zp_msm_fma4_finish(zp_msm_simd_batch *b, const uint64_t *inv);
+void zp_msm_fma8_prefix(const zp_msm_simd_batch *b, uint64_t *product);
+void zp_msm_fma8_finish(zp_msm_simd_batch *b, const uint64_t *inv);
 
 #endif

@@ -131,7 +131,7 @@ for spec in bn128:14 bn128:16 bls12381:14; do
     grep "a, b, c spilled" "$d/out.txt" | grep -vq "paged" && pass "$t at the spilled minimum: spilled, not paged" \
         || fail "$t at the spilled minimum: spilled, not paged" "$(grep streamed "$d/out.txt")"
     prove "$t at the minimum, portable arithmetic" "$min" "$d" ZKPIPE_SIMD=0 ZKPIPE_ADX=0
-    # BN254 G1's streamed MSMs on the AVX2 FMA lanes, even where the CPU
+    # BN254's streamed MSMs (G1, G2) on the AVX2 FMA lanes, even where the CPU
     # has IFMA (src/field/fma.h; without AVX2 the scalar path)
     prove "$t at the minimum, ZKPIPE_SIMD=avx2" "$min" "$d" ZKPIPE_SIMD=avx2
     mkdir -p "$d/scratch"
