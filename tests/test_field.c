@@ -12,10 +12,14 @@
  * the Fermat inv, and batch_inv_var against both, Fp2 included. Where
  * the CPU has AVX-512 IFMA, its eight-lane product (field/ifma.h) against
  * the portable one on the same edge and random operands; where it has AVX2
- * and FMA, the four-lane FP64 product (field/fma.h) likewise. In a
+ * and FMA, the four-lane FP64 product (field/fma.h) likewise, also under
+ * a caller's rounding toward -inf. In a
  * ZP_VERIFY build, also that an unreduced input aborts the operation it
  * enters. */
 #include <string.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "field/field.h"
 #include "field/fma.h"
@@ -318,6 +322,7 @@ static void test_ifma_field(const field_t *f) {
 }
 
 /* ---- the four-lane FP64 FMA product (field/fma.h), 4-word fields ---- */
+#if defined(__x86_64__)
 
 /* zp_fma_mul against the portable product on every pair of edge values
  * and on random ones of each kind, over lengths that leave partial groups
@@ -352,7 +357,13 @@ static void test_fma_field(const field_t *f) {
         }
         int in_place = (int)(it % 2);
         if (in_place) memcpy(r, a, sizeof r);
+        /* every third round under a caller's other rounding mode: the
+         * lanes round to nearest while they run, and give it back */
+        unsigned csr = _mm_getcsr(), mode = it % 3 == 2 ? 0x2000u : 0; /* MXCSR.RC: 01 down */
+        _mm_setcsr((csr & ~0x6000u) | mode);
         zp_fma_mul(&fld, r[0], in_place ? r[0] : a[0], b[0], len);
+        CHECK_MSG((_mm_getcsr() & 0x6000u) == mode, "%s: the caller's rounding mode kept", f->name);
+        _mm_setcsr(csr);
         for (size_t i = 0; i < len; i++) {
             uint64_t want[N_MAX];
             zp_mont_mul_portable(want, a[i], b[i], f->p, f->n0, n);
@@ -369,6 +380,7 @@ static void test_fma_field(const field_t *f) {
     }
     if ((size_t)zp_test_failures == fails0) printf("%s: AVX2 FMA x4 product ok\n", f->name);
 }
+#endif
 
 static void test_field(const field_t *f) {
     size_t n = f->n;
@@ -727,10 +739,13 @@ int main(void) {
     } else {
         printf("IFMA: not in this build or CPU; its product is not checked here\n");
     }
+#if defined(__x86_64__)
     if (zp_fma_available()) {
         for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
             if (fields[i].n == 4) test_fma_field(&fields[i]);
-    } else {
+    } else
+#endif
+    {
         printf("AVX2 FMA: not in this build or CPU; its product is not checked here\n");
     }
 #ifdef ZP_VERIFY

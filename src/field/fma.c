@@ -48,7 +48,7 @@ __attribute__((target("avx2,fma"))) void zp_fma_mul(const zp_ifma_field *f, uint
     static const uint64_t zero[4] = {0};
     zp_f8_field c;
     zp_f8_field_load(&c, f);
-    unsigned csr = zp_f8_round_down();
+    unsigned csr = zp_f8_round_nearest();
     for (size_t at = 0; at < n; at += 8) {
         /* the lanes past n read zeros and store nothing */
         const uint64_t *ea[8], *eb[8];

@@ -6,14 +6,17 @@
  * VPMULUDQ's 32-bit products are no better: nine 29-bit limbs need 171 of
  * them per four products, 22.5 ns an element there. The FP64 unit's
  * fused multiply-add computes a 52 x 52-bit product exactly as two
- * doubles, the method of Emmart, Zheng and Weems (ARITH 2018): with the
- * rounding toward -inf, h = fma(a, b, 2^104) holds H = floor(a·b / 2^52)
- * in its mantissa, l = fma(a, b, 2^104 + 2^52 - h) holds the low 52 bits,
- * and the bit patterns of h and l are H and a·b - H·2^52 plus constants
- * (the patterns of consecutive doubles are consecutive integers), summed
- * in 64-bit integer lanes. On that VM a Montgomery product of five
- * 52-bit limbs (R' = 2^260), two of four lanes interleaved, takes 11 ns an
- * element with its operands kept in limbs; zp_fma_mul below, which
+ * doubles, after the method of Emmart, Zheng and Weems (ARITH 2018):
+ * with the default rounding to nearest, h = fma(a, b, 2^104) holds H, a·b
+ * / 2^52 rounded, in its mantissa, and l = fma(a, b, 1.5·2^52 - (h -
+ * 2^104)) holds a·b - H·2^52 (in [-2^51, 2^51]) plus 1.5·2^52; the bit
+ * patterns of h and l are those values plus constants (the patterns of
+ * consecutive doubles are consecutive integers), summed in 64-bit integer
+ * lanes (fma_impl.h). Nothing depends on a rounding mode a compiler or an
+ * emulator might not honour (valgrind rounds to nearest only). On that
+ * VM a Montgomery product of five 52-bit limbs (R' = 2^260), two of four
+ * lanes interleaved, takes 11 to 13 ns an element with its operands kept
+ * in limbs; zp_fma_mul below, which
  * converts from and to words on every call, 17 to 23 ns: no faster than
  * MULX. The lanes pay only where the data stay in limbs across a whole
  * batch: BN254's streamed batch-affine additions, G1 and G2
@@ -54,11 +57,8 @@ int zp_fma_enabled(const zp_parallel *par);
  *      a, b: n values of 4 little-endian words each, below p.
  *      r: room for n values; may be a or b.
  * Needs zp_fma_available() (abort()s where the build lacks the path).
- * The SSE rounding mode is set toward -inf while it runs and restored
- * before it returns, so nothing else may run FP code on this thread in
- * between (a signal handler doing floating point would see that mode).
- * Valgrind emulates only the nearest rounding: under it the products are
- * wrong, so code run under valgrind must leave this path off. */
+ * Runs with the rounding to nearest: a caller that set another SSE
+ * rounding mode has it back on return. */
 void zp_fma_mul(const zp_ifma_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n);
 
 #endif

@@ -13,7 +13,7 @@ typedef struct {
     zp_f8 c[MSM_EXT];
 } MF_(elem);
 
-FV void MF_(sub)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, const zp_f8_field *c) {
+FV void MF_(sub)(MF_(elem) * r, const MF_(elem) * a, const MF_(elem) * b, const zp_f8_field *c) {
     for (int i = 0; i < MSM_EXT; i++) zp_f8_sub(&r->c[i], &a->c[i], &b->c[i], c);
 }
 
@@ -21,7 +21,7 @@ FV void MF_(sub)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, const zp_
  * field: also for operands in [0, 2p)); in the extension c0 = a0·b0 +
  * a1·(p - b1), c1 = a0·b1 + a1·b0, each two products under one reduction
  * (p - b1 in (0, p], which mul2_r's bound allows) */
-FV void MF_(mul)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, const zp_f8_field *c) {
+FV void MF_(mul)(MF_(elem) * r, const MF_(elem) * a, const MF_(elem) * b, const zp_f8_field *c) {
 #if MSM_EXT == 1
     zp_f8_mul_r(&r->c[0], &a->c[0], &b->c[0], c);
 #else
@@ -38,7 +38,7 @@ FV void MF_(mul)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, const zp_
 }
 
 /* a², canonical; in the extension (a0 + a1)(a0 - a1) + 2·a0·a1·u */
-FV void MF_(sqr)(MF_(elem) *r, const MF_(elem) *a, const zp_f8_field *c) {
+FV void MF_(sqr)(MF_(elem) * r, const MF_(elem) * a, const zp_f8_field *c) {
 #if MSM_EXT == 1
     MF_(mul)(r, a, a, c);
 #else
@@ -53,7 +53,7 @@ FV void MF_(sqr)(MF_(elem) *r, const MF_(elem) *a, const zp_f8_field *c) {
 
 /* the inversion's running products: [0, 2p) in the base field, canonical
  * (mul) in the extension */
-FV void MF_(mul_lazy)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, const zp_f8_field *c) {
+FV void MF_(mul_lazy)(MF_(elem) * r, const MF_(elem) * a, const MF_(elem) * b, const zp_f8_field *c) {
 #if MSM_EXT == 1
     zp_f8_mul_r_lazy(&r->c[0], &a->c[0], &b->c[0], c);
 #else
@@ -63,7 +63,7 @@ FV void MF_(mul_lazy)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, cons
 
 /* a - b for a product's operand: a - b + p in (0, 2p) in the base field,
  * canonical in the extension */
-FV void MF_(sub_lazy)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, const zp_f8_field *c) {
+FV void MF_(sub_lazy)(MF_(elem) * r, const MF_(elem) * a, const MF_(elem) * b, const zp_f8_field *c) {
 #if MSM_EXT == 1
     zp_f8_sub_p(&r->c[0], &a->c[0], &b->c[0], c);
 #else
@@ -72,7 +72,7 @@ FV void MF_(sub_lazy)(MF_(elem) *r, const MF_(elem) *a, const MF_(elem) *b, cons
 }
 
 /* canonical from what mul_lazy leaves */
-FV void MF_(reduce)(MF_(elem) *r, const zp_f8_field *c) {
+FV void MF_(reduce)(MF_(elem) * r, const zp_f8_field *c) {
 #if MSM_EXT == 1
     zp_f8_reduce_2p(&r->c[0], c);
 #else
@@ -80,32 +80,32 @@ FV void MF_(reduce)(MF_(elem) *r, const zp_f8_field *c) {
 #endif
 }
 
-FV void MF_(set_zero)(MF_(elem) *r) {
+FV void MF_(set_zero)(MF_(elem) * r) {
     for (int i = 0; i < MSM_EXT; i++) zp_f8_set_zero(&r->c[i]);
 }
 
-FV unsigned MF_(zero_mask)(const MF_(elem) *a) {
+FV unsigned MF_(zero_mask)(const MF_(elem) * a) {
     unsigned m = 0xff;
     for (int i = 0; i < MSM_EXT; i++) m &= zp_f8_zero_mask(&a->c[i]);
     return m;
 }
 
-FV unsigned MF_(eq_mask)(const MF_(elem) *a, const MF_(elem) *b) {
+FV unsigned MF_(eq_mask)(const MF_(elem) * a, const MF_(elem) * b) {
     unsigned m = 0xff;
     for (int i = 0; i < MSM_EXT; i++) m &= zp_f8_eq_mask(&a->c[i], &b->c[i]);
     return m;
 }
 
-FV void MF_(blend)(MF_(elem) *r, unsigned mask, const MF_(elem) *a, const MF_(elem) *b) {
+FV void MF_(blend)(MF_(elem) * r, unsigned mask, const MF_(elem) * a, const MF_(elem) * b) {
     for (int i = 0; i < MSM_EXT; i++) zp_f8_blend(&r->c[i], mask, &a->c[i], &b->c[i]);
 }
 
-FV void MF_(swap_lanes)(MF_(elem) *r, const MF_(elem) *a, int d) {
+FV void MF_(swap_lanes)(MF_(elem) * r, const MF_(elem) * a, int d) {
     for (int i = 0; i < MSM_EXT; i++) zp_f8_swap_lanes(&r->c[i], &a->c[i], d);
 }
 
 /* -y in the lanes of mask, canonical */
-FV void MF_(neg_where)(MF_(elem) *y, unsigned mask, const zp_f8_field *c) {
+FV void MF_(neg_where)(MF_(elem) * y, unsigned mask, const zp_f8_field *c) {
     if (mask == 0) return;
     MF_(elem) z, n;
     MF_(set_zero)(&z);
@@ -115,7 +115,7 @@ FV void MF_(neg_where)(MF_(elem) *y, unsigned mask, const zp_f8_field *c) {
 
 /* (q negated in the lanes of neg_q) - p, as sub_lazy: in the base field p
  * - q left uncarried where negated, then sub_p's one carry pass */
-FV void MF_(sub_signed_lazy)(MF_(elem) *r, const MF_(elem) *q, unsigned neg_q, const MF_(elem) *p,
+FV void MF_(sub_signed_lazy)(MF_(elem) * r, const MF_(elem) * q, unsigned neg_q, const MF_(elem) * p,
                              const zp_f8_field *c) {
 #if MSM_EXT == 1
     zp_f8 s = q->c[0];
@@ -134,7 +134,7 @@ FV void MF_(sub_signed_lazy)(MF_(elem) *r, const MF_(elem) *q, unsigned neg_q, c
 }
 
 /* one coordinate (off words into each point) of eight points */
-FV void MF_(gather)(MF_(elem) *w, const uint64_t *const e[8], size_t off, const zp_f8_field *c) {
+FV void MF_(gather)(MF_(elem) * w, const uint64_t *const e[8], size_t off, const zp_f8_field *c) {
     for (int i = 0; i < MSM_EXT; i++) {
         const uint64_t *d[8];
         for (int k = 0; k < 8; k++) d[k] = e[k] + off + 4 * (size_t)i;
@@ -143,7 +143,7 @@ FV void MF_(gather)(MF_(elem) *w, const uint64_t *const e[8], size_t off, const 
 }
 
 /* the lanes in mask out to e[k] + off words */
-FV void MF_(store)(uint64_t *const e[8], size_t off, const MF_(elem) *w, unsigned mask) {
+FV void MF_(store)(uint64_t *const e[8], size_t off, const MF_(elem) * w, unsigned mask) {
     for (int i = 0; i < MSM_EXT; i++) {
         uint64_t *d[8];
         for (int k = 0; k < 8; k++) d[k] = e[k] != NULL ? e[k] + off + 4 * (size_t)i : NULL;
@@ -162,7 +162,7 @@ typedef struct {
     unsigned active, neg_p, neg_q;
 } MF_(group);
 
-static void MF_(group_load)(MF_(group) *g, const zp_msm_simd_batch *b, size_t t) {
+static void MF_(group_load)(MF_(group) * g, const zp_msm_simd_batch *b, size_t t) {
     g->active = g->neg_p = g->neg_q = 0;
     for (unsigned k = 0; k < 8; k++) {
         size_t i = 8 * t + k;
@@ -188,7 +188,7 @@ static void MF_(group_load)(MF_(group) *g, const zp_msm_simd_batch *b, size_t t)
 FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
     zp_f8_field c;
     zp_f8_field_load(&c, b->f);
-    unsigned csr = zp_f8_round_down();
+    unsigned csr = zp_f8_round_nearest();
     size_t groups = groups_of(b->n);
     MF_(elem) *D = b->work, *P = D + groups, acc[CH], one;
     MF_(set_zero)(&one);
@@ -233,7 +233,7 @@ FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _prefix)(const zp_msm_simd_batch *b, u
 FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
     zp_f8_field c;
     zp_f8_field_load(&c, b->f);
-    unsigned csr = zp_f8_round_down();
+    unsigned csr = zp_f8_round_nearest();
     size_t groups = groups_of(b->n);
     MF_(elem) *D = b->work, *P = D + groups, a[CH], zero;
     MF_(set_zero)(&zero);
