@@ -13,7 +13,7 @@
  * the CPU has AVX-512 IFMA, its eight-lane product (field/ifma.h) against
  * the portable one on the same edge and random operands; where it has AVX2
  * and FMA, the four-lane FP64 product (field/fma.h) likewise, also under
- * a caller's rounding toward -inf. In a
+ * a caller's rounding toward +inf. In a
  * ZP_VERIFY build, also that an unreduced input aborts the operation it
  * enters. */
 #include <string.h>
@@ -358,8 +358,8 @@ static void test_fma_field(const field_t *f) {
         int in_place = (int)(it % 2);
         if (in_place) memcpy(r, a, sizeof r);
         /* every third round under a caller's other rounding mode: the
-         * lanes round to nearest while they run, and give it back */
-        unsigned csr = _mm_getcsr(), mode = it % 3 == 2 ? 0x2000u : 0; /* MXCSR.RC: 01 down */
+         * lanes round toward -inf while they run, and give it back */
+        unsigned csr = _mm_getcsr(), mode = it % 3 == 2 ? 0x4000u : 0; /* MXCSR.RC: 10 up */
         _mm_setcsr((csr & ~0x6000u) | mode);
         zp_fma_mul(&fld, r[0], in_place ? r[0] : a[0], b[0], len);
         CHECK_MSG((_mm_getcsr() & 0x6000u) == mode, "%s: the caller's rounding mode kept", f->name);

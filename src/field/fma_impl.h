@@ -2,8 +2,8 @@
  * arithmetic of field/fma.c and msm/msm_fma.c (see field/fma.h for the
  * method). Every function carries the target attribute "avx2,fma", so the
  * files that include this need no special flags; they run only after
- * zp_fma_available() has seen the CPU support them, with the SSE
- * rounding to nearest (the default; zp_f8_round_nearest makes sure).
+ * zp_fma_available() has seen the CPU support them, and with the SSE
+ * rounding mode toward -inf (zp_f8_round_down) for the products.
  *
  * Representation. Five 52-bit limbs, each a pair of four-lane vectors:
  * limb j of lane k in h[k / 4][j], lane k % 4. Values are carried (every
@@ -29,6 +29,7 @@
 #define ZP_F8_NL 5
 #define ZP_F8_MASK52 (((uint64_t)1 << 52) - 1)
 #define ZP_F8_C104 0x1p104
+#define ZP_F8_C104P52 (0x1p104 + 0x1p52)
 #define ZP_F8_BITS104 0x4670000000000000ULL /* the bit patterns of 2^104 and 2^52 */
 #define ZP_F8_BITS52 0x4330000000000000ULL
 
@@ -54,16 +55,19 @@ FV void zp_f8_field_load(zp_f8_field *c, const zp_ifma_field *f) {
     c->mask = _mm256_set1_epi64x((long long)ZP_F8_MASK52);
 }
 
-/* The products need the rounding to nearest, the default: a caller that
- * changed it gets it back while the lanes run (zp_f8_round_restore). */
-FV unsigned zp_f8_round_nearest(void) {
-    unsigned csr = _mm_getcsr();
-    if (csr & 0x6000u) _mm_setcsr(csr & ~0x6000u);
+/* The rounding toward -inf that the products need; returns the caller's
+ * MXCSR for zp_f8_round_restore. The compiler does not know that FP
+ * operations depend on MXCSR (clang moved an FMA past an _mm_setcsr in a
+ * test), so the writes are asm with a memory clobber: loads after the
+ * first and stores before the second stay between them, and with them
+ * every product the kernels compute, since each takes data loaded after
+ * the first and ends in a store before the second. */
+FV unsigned zp_f8_round_down(void) {
+    unsigned csr = _mm_getcsr(), down = (csr & ~0x6000u) | 0x2000u;
+    __asm__ volatile("ldmxcsr %0" : : "m"(down) : "memory");
     return csr;
 }
-FV void zp_f8_round_restore(unsigned csr) {
-    if (csr & 0x6000u) _mm_setcsr(csr);
-}
+FV void zp_f8_round_restore(unsigned csr) { __asm__ volatile("ldmxcsr %0" : : "m"(csr) : "memory"); }
 
 /* x < 2^52 as a double: 2^52 + x has x as its mantissa */
 FV __m256d zp_f8_to_double(__m256i x) {
@@ -71,18 +75,10 @@ FV __m256d zp_f8_to_double(__m256i x) {
                          _mm256_set1_pd(0x1p52));
 }
 
-/* a·b = H·2^52 + L exactly, for a, b < 2^52 (integers as doubles), with
- * the rounding to nearest: h = 2^104 + H·2^52 (H = a·b / 2^52 rounded,
- * H >= 0), L = a·b - H·2^52 in [-2^51, 2^51], both exact; l = L + 1.5·2^52
- * in [2^52, 2^53], where consecutive integers have consecutive bit
- * patterns (up to 2^53 itself). So the patterns are H + BITS104 and
- * L + 2^51 + BITS52: hi and lo add them, the caller's offsets (LO_OFF,
- * BITS104 a term) take the constants out. */
-#define ZP_F8_LO_OFF (ZP_F8_BITS52 + ((uint64_t)1 << 51))
+/* hi += H + BITS104, lo += a·b - H·2^52 + BITS52, H = floor(a·b / 2^52) */
 FV void zp_f8_product(__m256i *hi, __m256i *lo, __m256d a, __m256d b) {
     __m256d h = _mm256_fmadd_pd(a, b, _mm256_set1_pd(ZP_F8_C104));
-    __m256d s = _mm256_sub_pd(h, _mm256_set1_pd(ZP_F8_C104)); /* H·2^52 */
-    __m256d l = _mm256_fmadd_pd(a, b, _mm256_sub_pd(_mm256_set1_pd(0x1.8p52), s));
+    __m256d l = _mm256_fmadd_pd(a, b, _mm256_sub_pd(_mm256_set1_pd(ZP_F8_C104P52), h));
     *hi = _mm256_add_epi64(*hi, _mm256_castpd_si256(h));
     *lo = _mm256_add_epi64(*lo, _mm256_castpd_si256(l));
 }
@@ -92,24 +88,18 @@ FV void zp_f8_product(__m256i *hi, __m256i *lo, __m256d a, __m256d b) {
  * a'·b < 64p² or two of 16p² each (p < 2^255; a < 2^256 for the shift).
  * Both halves interleaved (one alone waits on its chain). Operand
  * scanning: round i adds the a'[m]·b[m]_i, then m·p with m = t_i·n0 mod
- * 2^52, after which column i is 0 mod 2^52 and moves up as a carry.
- *
- * The accumulators hold the products' patterns (zp_f8_product), so
- * column c's true value is its accumulator less off[c], a sum of
- * constants the same in every lane (the unrolled loops make them
- * compile-time constants). The true value may be negative (the L are
- * signed), down to -(terms)·2^51 - 8·2^52 here; a carry is taken from
- * the accumulator less off[c] - SLACK·2^52, which is not negative and
- * has the true value's low bits, and the next column's off[] counts the
- * SLACK it brings. At most 2·(k + 1)·NL + 2 terms below 2^52 a column:
- * no overflow. m comes from 26-bit halves on the integer unit's 32-bit
- * products: a shorter chain than the FP path's. */
-#define ZP_F8_SLACK 10
+ * 2^52, whose low limb is left out: t_i + lo(m·p_0) = 0 mod 2^52, so what
+ * moves up is t_i / 2^52 rounded up. The accumulators hold the
+ * constants' bit patterns too, off[] of them per column (the same in
+ * every lane; the unrolled loops make them compile-time constants); each
+ * column's are taken out before its value is shifted or stored, and its
+ * true value, at most 2·(k + 1)·NL + 2 terms below 2^52, fits. m comes
+ * from 26-bit halves on the integer unit's 32-bit products: a shorter
+ * chain than the FP path's. */
 FV void zp_f8_mont_sum(zp_f8 *r, const zp_f8 *const a[], const zp_f8 *const b[], int k, const zp_f8_field *c,
                        int shift) {
     enum { NL = ZP_F8_NL };
     const __m256i m26 = _mm256_set1_epi64x((1 << 26) - 1);
-    const uint64_t slack = (uint64_t)ZP_F8_SLACK << 52;
     __m256d ad[2][2][NL], bd[2][2][NL];
     __m256i t[2][2 * NL + 1];
     uint64_t off[2 * NL + 1] = {0};
@@ -133,40 +123,36 @@ FV void zp_f8_mont_sum(zp_f8 *r, const zp_f8 *const a[], const zp_f8 *const b[],
                 ZP_F8_UNROLL for (int h = 0; h < 2; h++)
                     zp_f8_product(&t[h][i + j + 1], &t[h][i + j], ad[h][q][j], bd[h][q][i]);
                 off[i + j + 1] += ZP_F8_BITS104;
-                off[i + j] += ZP_F8_LO_OFF;
+                off[i + j] += ZP_F8_BITS52;
             }
         }
-        uint64_t off_i = off[i];
-        __m256d md[2];
         ZP_F8_UNROLL for (int h = 0; h < 2; h++) {
-            __m256i ti = _mm256_sub_epi64(t[h][i], _mm256_set1_epi64x((long long)off_i)); /* its low bits */
+            __m256i ti = t[h][i];
             __m256i lo = _mm256_and_si256(ti, m26), hi = _mm256_and_si256(_mm256_srli_epi64(ti, 26), m26);
             __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(lo, c->n0_hi), _mm256_mul_epu32(hi, c->n0_lo));
             __m256i m = _mm256_add_epi64(_mm256_mul_epu32(lo, c->n0_lo), _mm256_slli_epi64(cross, 26));
-            md[h] = zp_f8_to_double(_mm256_and_si256(m, c->mask));
-            ZP_F8_UNROLL for (int j = 0; j < NL; j++) zp_f8_product(&t[h][i + j + 1], &t[h][i + j], md[h], c->pd[j]);
+            __m256d md = zp_f8_to_double(_mm256_and_si256(m, c->mask));
+            ti = _mm256_sub_epi64(ti, _mm256_set1_epi64x((long long)off[i]));
+            t[h][i + 1] = _mm256_add_epi64(t[h][i + 1], _mm256_srli_epi64(_mm256_add_epi64(ti, c->mask), 52));
+            t[h][i + 1] = _mm256_add_epi64(
+                t[h][i + 1], _mm256_castpd_si256(_mm256_fmadd_pd(md, c->pd[0], _mm256_set1_pd(ZP_F8_C104))));
+            ZP_F8_UNROLL for (int j = 1; j < NL; j++) zp_f8_product(&t[h][i + j + 1], &t[h][i + j], md, c->pd[j]);
         }
-        ZP_F8_UNROLL for (int j = 0; j < NL; j++) {
+        off[i + 1] += ZP_F8_BITS104;
+        ZP_F8_UNROLL for (int j = 1; j < NL; j++) {
             off[i + j + 1] += ZP_F8_BITS104;
-            off[i + j] += ZP_F8_LO_OFF;
+            off[i + j] += ZP_F8_BITS52;
         }
-        /* column i is now 0 mod 2^52: its value over 2^52 moves up */
-        ZP_F8_UNROLL for (int h = 0; h < 2; h++) {
-            __m256i x = _mm256_sub_epi64(t[h][i], _mm256_set1_epi64x((long long)(off[i] - slack)));
-            t[h][i + 1] = _mm256_add_epi64(t[h][i + 1], _mm256_srli_epi64(x, 52));
-        }
-        off[i + 1] += ZP_F8_SLACK;
     }
     ZP_F8_UNROLL for (int h = 0; h < 2; h++) {
-        uint64_t o[2 * NL + 1];
-        ZP_F8_UNROLL for (int j = 0; j <= 2 * NL; j++) o[j] = off[j];
+        __m256i x[NL];
+        ZP_F8_UNROLL for (int j = 0; j < NL; j++) x[j] =
+            _mm256_sub_epi64(t[h][NL + j], _mm256_set1_epi64x((long long)off[NL + j]));
         ZP_F8_UNROLL for (int j = 0; j + 1 < NL; j++) {
-            __m256i x = _mm256_sub_epi64(t[h][NL + j], _mm256_set1_epi64x((long long)(o[NL + j] - slack)));
-            r->h[h][j] = _mm256_and_si256(x, c->mask);
-            t[h][NL + j + 1] = _mm256_add_epi64(t[h][NL + j + 1], _mm256_srli_epi64(x, 52));
-            o[NL + j + 1] += ZP_F8_SLACK;
+            x[j + 1] = _mm256_add_epi64(x[j + 1], _mm256_srli_epi64(x[j], 52));
+            r->h[h][j] = _mm256_and_si256(x[j], c->mask);
         }
-        r->h[h][NL - 1] = _mm256_sub_epi64(t[h][2 * NL - 1], _mm256_set1_epi64x((long long)o[2 * NL - 1]));
+        r->h[h][NL - 1] = x[NL - 1];
     }
 }
 

@@ -188,7 +188,7 @@ static void MF_(group_load)(MF_(group) * g, const zp_msm_simd_batch *b, size_t t
 FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
     zp_f8_field c;
     zp_f8_field_load(&c, b->f);
-    unsigned csr = zp_f8_round_nearest();
+    unsigned csr = zp_f8_round_down();
     size_t groups = groups_of(b->n);
     MF_(elem) *D = b->work, *P = D + groups, acc[CH], one;
     MF_(set_zero)(&one);
@@ -233,7 +233,7 @@ FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _prefix)(const zp_msm_simd_batch *b, u
 FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
     zp_f8_field c;
     zp_f8_field_load(&c, b->f);
-    unsigned csr = zp_f8_round_nearest();
+    unsigned csr = zp_f8_round_down();
     size_t groups = groups_of(b->n);
     MF_(elem) *D = b->work, *P = D + groups, a[CH], zero;
     MF_(set_zero)(&zero);
