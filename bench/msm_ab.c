@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "mem/large.h"
 #include "curve/curve.h"
 #include "engine/pool.h"
 #include "field/fma.h"
 #include "field/ifma.h"
+#include "mem/large.h"
 #include "msm/msm.h"
 #include "stats.h"
 
@@ -34,45 +34,45 @@ static uint64_t next(void) {
 
 /* points 2^i·G-ish: a running sum with a doubling now and then, made
  * affine at once (distinct points; their values do not matter) */
-#define AB_GROUP(G, F)                                                                                   \
-    static void run_##G(size_t n, size_t runs, zp_parallel par, zp_simd lanes) {                         \
-        G *pts = malloc(n * sizeof *pts);                                                                \
-        G##j *tmp = malloc(n * sizeof *tmp), gen, acc;                                                   \
-        void *inv = malloc(2 * n * sizeof(F));                                                           \
-        uint64_t *sc = malloc(n * 32);                                                                   \
-        size_t threads = zp_parallel_threads(&par);                                                      \
-        void *scratch = malloc(G##_msm_scratch_size(n, threads));                                        \
-        double *t[2] = {malloc(runs * sizeof(double)), malloc(runs * sizeof(double))};                   \
-        if (!pts || !tmp || !inv || !sc || !scratch || !t[0] || !t[1]) {                                 \
-            fprintf(stderr, "out of memory\n");                                                          \
-            exit(4);                                                                                     \
-        }                                                                                                \
-        G##_j_from_affine(&gen, &G##_generator);                                                         \
-        acc = gen;                                                                                       \
-        for (size_t i = 0; i < n; i++) {                                                                 \
-            tmp[i] = acc;                                                                                \
-            G##_j_add_var(&acc, &acc, &gen);                                                             \
-            G##_j_add_var(&acc, &acc, &tmp[i / 2]);                                                      \
-        }                                                                                                \
-        G##_j_batch_to_affine_var(pts, tmp, n, inv);                                                     \
-        for (size_t i = 0; i < n; i++) {                                                                 \
-            for (int j = 0; j < 4; j++) sc[4 * i + j] = next();                                          \
-            sc[4 * i + 3] &= 0x0fffffffffffffffULL; /* below both group orders */                        \
-        }                                                                                                \
-        G##j out[2];                                                                                     \
-        for (size_t r = 0; r < runs; r++)                                                                \
-            for (int k = 0; k < 2; k++) {                                                                \
-                int which = (int)((r + (size_t)k) % 2); /* 0: lanes, 1: scalar */                        \
-                par.simd = which == 0 ? lanes : ZP_SIMD_OFF;                                             \
-                double t0 = zp_clock_now();                                                              \
-                G##_msm_var(&out[which], pts, sc, n, scratch, &par);                                     \
-                t[which][r] = (zp_clock_now() - t0) * 1e3;                                               \
-            }                                                                                            \
-        int same = G##_j_eq_var(&out[0], &out[1]);                                                       \
-        double m0 = bench_median(t[0], runs), m1 = bench_median(t[1], runs);                             \
-        printf("%-12s %8zu %12.2f %10.2f %12.2f %10.2f %8.3f %s\n", #G, n, m0, t[0][0], m1, t[1][0],      \
-               m1 / m0, same ? "same" : "DIFFER");                                                       \
-        free(pts), free(tmp), free(inv), free(sc), free(scratch), free(t[0]), free(t[1]);                \
+#define AB_GROUP(G, F)                                                                                        \
+    static void run_##G(size_t n, size_t runs, zp_parallel par, zp_simd lanes) {                              \
+        G *pts = malloc(n * sizeof *pts);                                                                     \
+        G##j *tmp = malloc(n * sizeof *tmp), gen, acc;                                                        \
+        void *inv = malloc(2 * n * sizeof(F));                                                                \
+        uint64_t *sc = malloc(n * 32);                                                                        \
+        size_t threads = zp_parallel_threads(&par);                                                           \
+        void *scratch = malloc(G##_msm_scratch_size(n, threads));                                             \
+        double *t[2] = {malloc(runs * sizeof(double)), malloc(runs * sizeof(double))};                        \
+        if (!pts || !tmp || !inv || !sc || !scratch || !t[0] || !t[1]) {                                      \
+            fprintf(stderr, "out of memory\n");                                                               \
+            exit(4);                                                                                          \
+        }                                                                                                     \
+        G##_j_from_affine(&gen, &G##_generator);                                                              \
+        acc = gen;                                                                                            \
+        for (size_t i = 0; i < n; i++) {                                                                      \
+            tmp[i] = acc;                                                                                     \
+            G##_j_add_var(&acc, &acc, &gen);                                                                  \
+            G##_j_add_var(&acc, &acc, &tmp[i / 2]);                                                           \
+        }                                                                                                     \
+        G##_j_batch_to_affine_var(pts, tmp, n, inv);                                                          \
+        for (size_t i = 0; i < n; i++) {                                                                      \
+            for (int j = 0; j < 4; j++) sc[4 * i + j] = next();                                               \
+            sc[4 * i + 3] &= 0x0fffffffffffffffULL; /* below both group orders */                             \
+        }                                                                                                     \
+        G##j out[2];                                                                                          \
+        for (size_t r = 0; r < runs; r++)                                                                     \
+            for (int k = 0; k < 2; k++) {                                                                     \
+                int which = (int)((r + (size_t)k) % 2); /* 0: lanes, 1: scalar */                             \
+                par.simd = which == 0 ? lanes : ZP_SIMD_OFF;                                                  \
+                double t0 = zp_clock_now();                                                                   \
+                G##_msm_var(&out[which], pts, sc, n, scratch, &par);                                          \
+                t[which][r] = (zp_clock_now() - t0) * 1e3;                                                    \
+            }                                                                                                 \
+        int same = G##_j_eq_var(&out[0], &out[1]);                                                            \
+        double m0 = bench_median(t[0], runs), m1 = bench_median(t[1], runs);                                  \
+        printf("%-12s %8zu %12.2f %10.2f %12.2f %10.2f %8.3f %s\n", #G, n, m0, t[0][0], m1, t[1][0], m1 / m0, \
+               same ? "same" : "DIFFER");                                                                     \
+        free(pts), free(tmp), free(inv), free(sc), free(scratch), free(t[0]), free(t[1]);                     \
     }
 AB_GROUP(zp_bn254_g1, zp_bn254_fp)
 AB_GROUP(zp_bn254_g2, zp_bn254_fp2)
@@ -91,9 +91,10 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             runs = (size_t)atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: zkpipe-bench-msm-ab [--group g1|g2] [--log K] [--threads N] [--runs R]\n"
-                            "Times one BN254 MSM of 2^K points on the CPU's vector lanes and on the scalar\n"
-                            "code, R runs of each alternated; prints medians, mins, scalar/lanes.\n");
+            fprintf(stderr,
+                    "usage: zkpipe-bench-msm-ab [--group g1|g2] [--log K] [--threads N] [--runs R]\n"
+                    "Times one BN254 MSM of 2^K points on the CPU's vector lanes and on the scalar\n"
+                    "code, R runs of each alternated; prints medians, mins, scalar/lanes.\n");
             return 2;
         }
     }
@@ -109,7 +110,9 @@ int main(int argc, char **argv) {
     }
     zp_simd lanes = zp_ifma_default() ? ZP_SIMD_IFMA : zp_fma_default() ? ZP_SIMD_AVX2 : ZP_SIMD_OFF;
     printf("threads %zu, runs %zu alternated; lanes: %s; times in ms\n", zp_pool_threads(pool), runs,
-           lanes == ZP_SIMD_IFMA ? "AVX-512 IFMA" : lanes == ZP_SIMD_AVX2 ? "AVX2 FMA" : "none");
+           lanes == ZP_SIMD_IFMA   ? "AVX-512 IFMA"
+           : lanes == ZP_SIMD_AVX2 ? "AVX2 FMA"
+                                   : "none");
     printf("%-12s %8s %12s %10s %12s %10s %8s\n", "group", "points", "lanes med", "min", "scalar med", "min",
            "scalar/lanes");
     size_t n = (size_t)1 << log_n;

@@ -269,6 +269,21 @@ static void rand_limb_aligned(uint64_t *x, const field_t *f) {
     while (!zp_limbs_lt_var(x, f->p, f->n)) x[f->n - 1] >>= 1;
 }
 
+/* A random operand for the lanes' products: an edge value, one with its
+ * low 52-bit limbs zero, a carry-heavy pattern or a plain random one. */
+static void rand_lane_operand(uint64_t *v, const field_t *f, uint64_t edges[][N_MAX], size_t ne) {
+    unsigned kind = (unsigned)(zp_test_rand64() % 4);
+    if (kind == 0) {
+        memcpy(v, edges[zp_test_rand64() % ne], f->n * 8);
+    } else if (kind == 1) {
+        rand_limb_aligned(v, f);
+    } else if (kind == 2) {
+        rand_patterned(v, f);
+    } else {
+        rand_below(v, f);
+    }
+}
+
 /* a·b·2^-(52·NL) mod p for lane products a·b, NL = 5 (4 words) or 8 (6):
  * the portable Montgomery product (a·b·2^-(64·n)) halved 52·NL - 64·n
  * times. 64 products per call: 8 chains of 8 lanes, one step each, value
@@ -288,18 +303,11 @@ static void test_ifma_field(const field_t *f) {
         uint64_t vals[72 * N_MAX], a[64][N_MAX];
         for (size_t i = 0; i < 72; i++) {
             uint64_t *v = vals + i * n;
-            unsigned kind = (unsigned)(zp_test_rand64() % 4);
             if (it < g * g) {
                 size_t e = i < 64 ? 8 * (it % g) + i / 8 : 8 * (it / g) + (i - 64);
                 memcpy(v, edges[e % ne], n * 8);
-            } else if (kind == 0) {
-                memcpy(v, edges[zp_test_rand64() % ne], n * 8);
-            } else if (kind == 1) {
-                rand_limb_aligned(v, f);
-            } else if (kind == 2) {
-                rand_patterned(v, f);
             } else {
-                rand_below(v, f);
+                rand_lane_operand(v, f, edges, ne);
             }
             if (i < 64) memcpy(a[i], v, n * 8);
         }
@@ -341,17 +349,10 @@ static void test_fma_field(const field_t *f) {
         for (size_t i = 0; i < len; i++) {
             for (int side = 0; side < 2; side++) {
                 uint64_t *v = side ? b[i] : a[i];
-                unsigned kind = (unsigned)(zp_test_rand64() % 4);
                 if (it < ne) {
                     memcpy(v, edges[side ? it : i], 32); /* edge it times every edge */
-                } else if (kind == 0) {
-                    memcpy(v, edges[zp_test_rand64() % ne], 32);
-                } else if (kind == 1) {
-                    rand_limb_aligned(v, f);
-                } else if (kind == 2) {
-                    rand_patterned(v, f);
                 } else {
-                    rand_below(v, f);
+                    rand_lane_operand(v, f, edges, ne);
                 }
             }
         }

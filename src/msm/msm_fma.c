@@ -18,13 +18,10 @@
 #include "field/fma_impl.h"
 
 #define FN __attribute__((target("avx2,fma")))
-#define CH ZP_MSM_SIMD_CHAINS
 #ifndef ZP_CAT
 #define ZP_CAT_(a, b) a##b
 #define ZP_CAT(a, b) ZP_CAT_(a, b)
 #endif
-
-static size_t groups_of(size_t n) { return (n + ZP_MSM_SIMD_ALIGN - 1) / ZP_MSM_SIMD_ALIGN * CH; }
 
 #define MSM_EXT 1
 #include "msm/msm_fma_impl.h"

@@ -1,7 +1,9 @@
 /* One instance of the AVX2 FMA batch arithmetic (msm_fma.c), included
  * with MSM_EXT: 1 for coordinates in BN254's Fp (4 words: BN254 G1), 2 for
- * its extension Fp[u]/(u² + 1) (8 words: BN254 G2). msm_ifma_impl.h's
- * algorithm on field/fma_impl.h's eight lanes; the comments there hold. */
+ * its extension Fp[u]/(u² + 1) (8 words: BN254 G2): the element
+ * operations on field/fma_impl.h's eight lanes, as msm_ifma_impl.h's on
+ * the IFMA ones (whose comments hold), and the shared algorithm
+ * (msm_lanes_impl.h). */
 #if MSM_EXT == 1
 #define MSM_W 4
 #else
@@ -84,6 +86,12 @@ FV void MF_(set_zero)(MF_(elem) * r) {
     for (int i = 0; i < MSM_EXT; i++) zp_f8_set_zero(&r->c[i]);
 }
 
+/* 1 in the low limb of every lane */
+FV void MF_(set_one)(MF_(elem) * r) {
+    MF_(set_zero)(r);
+    r->c[0].h[0][0] = r->c[0].h[1][0] = _mm256_set1_epi64x(1);
+}
+
 FV unsigned MF_(zero_mask)(const MF_(elem) * a) {
     unsigned m = 0xff;
     for (int i = 0; i < MSM_EXT; i++) m &= zp_f8_zero_mask(&a->c[i]);
@@ -151,170 +159,16 @@ FV void MF_(store)(uint64_t *const e[8], size_t off, const MF_(elem) * w, unsign
     }
 }
 
-/* the infinity that stands in for a missing second point and for the
- * padding */
-static const uint64_t MF_(zero_point)[2 * MSM_W] = {0};
-
-/* group t: pairs 8t .. 8t+7 (padding past n) */
-typedef struct {
-    const uint64_t *p[8], *q[8];
-    uint64_t *dst[8];
-    unsigned active, neg_p, neg_q;
-} MF_(group);
-
-static void MF_(group_load)(MF_(group) * g, const zp_msm_simd_batch *b, size_t t) {
-    g->active = g->neg_p = g->neg_q = 0;
-    for (unsigned k = 0; k < 8; k++) {
-        size_t i = 8 * t + k;
-        if (i < b->n) {
-            const zp_msm_pair *e = &b->pairs[i];
-            g->p[k] = e->p;
-            g->q[k] = e->q != NULL ? e->q : MF_(zero_point);
-            g->dst[k] = e->dst;
-            g->active |= 1u << k;
-            g->neg_p |= (unsigned)(e->neg_p != 0) << k;
-            g->neg_q |= (unsigned)(e->neg_q != 0) << k;
-        } else {
-            g->p[k] = g->q[k] = MF_(zero_point);
-            g->dst[k] = NULL;
-        }
-    }
-}
-
-/* As msm_ifma_impl.h's prefix: the denominators x_q - x_p (1 where
- * equal) in D, the chains' running products in P, and one product of all
- * for the caller's inversion; D[0] holds each lane's product of the
- * other lanes. */
-FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _prefix)(const zp_msm_simd_batch *b, uint64_t *product) {
-    zp_f8_field c;
-    zp_f8_field_load(&c, b->f);
-    unsigned csr = zp_f8_round_down();
-    size_t groups = groups_of(b->n);
-    MF_(elem) *D = b->work, *P = D + groups, acc[CH], one;
-    MF_(set_zero)(&one);
-    one.c[0].h[0][0] = one.c[0].h[1][0] = _mm256_set1_epi64x(1); /* any nonzero value */
-    for (size_t t = 0; t < groups; t++) {
-        MF_(group) g;
-        MF_(elem) px, qx;
-        MF_(group_load)(&g, b, t);
-        MF_(gather)(&px, g.p, 0, &c);
-        MF_(gather)(&qx, g.q, 0, &c);
-        MF_(sub_lazy)(&D[t], &qx, &px, &c);
-        MF_(blend)(&D[t], MF_(eq_mask)(&px, &qx), &D[t], &one);
-    }
-    for (int u = 0; u < CH; u++) acc[u] = D[u];
-    for (size_t t = CH; t < groups; t += CH) {
-        for (int u = 0; u < CH; u++) P[t + u] = acc[u];
-        for (int u = 0; u < CH; u++) MF_(mul_lazy)(&acc[u], &acc[u], &D[t + u], &c);
-    }
-    _Static_assert(CH == 4, "the chains' exclusive products below are written for 4 chains");
-    MF_(elem) p01, p23, all, excl, part;
-    MF_(mul_lazy)(&p01, &acc[0], &acc[1], &c);
-    MF_(mul_lazy)(&p23, &acc[2], &acc[3], &c);
-    MF_(mul_lazy)(&P[0], &acc[1], &p23, &c);
-    MF_(mul_lazy)(&P[1], &acc[0], &p23, &c);
-    MF_(mul_lazy)(&P[2], &p01, &acc[3], &c);
-    MF_(mul_lazy)(&P[3], &p01, &acc[2], &c);
-    MF_(mul_lazy)(&all, &p01, &p23, &c);
-    MF_(swap_lanes)(&excl, &all, 1);
-    MF_(mul_lazy)(&all, &all, &excl, &c);
-    for (int d = 2; d < 8; d *= 2) {
-        MF_(swap_lanes)(&part, &all, d);
-        MF_(mul_lazy)(&excl, &excl, &part, &c);
-        MF_(mul_lazy)(&all, &all, &part, &c);
-    }
-    D[0] = excl;
-    MF_(reduce)(&all, &c); /* the caller inverts it */
-    uint64_t *e[8] = {product, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    MF_(store)(e, 0, &all, 1);
-    zp_f8_round_restore(csr);
-}
-
-FN void ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _finish)(zp_msm_simd_batch *b, const uint64_t *inv) {
-    zp_f8_field c;
-    zp_f8_field_load(&c, b->f);
-    unsigned csr = zp_f8_round_down();
-    size_t groups = groups_of(b->n);
-    MF_(elem) *D = b->work, *P = D + groups, a[CH], zero;
-    MF_(set_zero)(&zero);
-    {
-        const uint64_t *e[8] = {inv, inv, inv, inv, inv, inv, inv, inv};
-        MF_(elem) lane_inv;
-        MF_(gather)(&lane_inv, e, 0, &c);
-        MF_(mul_lazy)(&lane_inv, &lane_inv, &D[0], &c);
-        for (int u = 0; u < CH; u++) MF_(mul_lazy)(&a[u], &lane_inv, &P[u], &c);
-    }
-    for (size_t t = groups - CH; t >= CH; t -= CH) {
-        for (int u = 0; u < CH; u++) MF_(mul_lazy)(&P[t + u], &a[u], &P[t + u], &c);
-        for (int u = 0; u < CH; u++) MF_(mul_lazy)(&a[u], &a[u], &D[t + u], &c);
-    }
-    for (int u = 0; u < CH; u++) P[u] = a[u];
-    b->n_dbl = 0;
-    for (size_t t = 0; t < groups; t += CH) {
-        MF_(group) g[CH];
-        unsigned any = 0;
-        for (int u = 0; u < CH; u++) {
-            MF_(group_load)(&g[u], b, t + (size_t)u);
-            any |= g[u].active;
-        }
-        if (any == 0) break; /* the padding at the end */
-        MF_(elem) px[CH], py[CH], qx[CH], qy[CH], num[CH], lambda[CH], t1[CH], x3[CH], y3[CH];
-        unsigned inf_p[CH], inf_q[CH], eq_x[CH], special = 0;
-        /* every group's points are read before any sum is written */
-        for (int u = 0; u < CH; u++) {
-            MF_(gather)(&px[u], g[u].p, 0, &c);
-            MF_(gather)(&py[u], g[u].p, MSM_W, &c);
-            MF_(gather)(&qx[u], g[u].q, 0, &c);
-            MF_(gather)(&qy[u], g[u].q, MSM_W, &c);
-            inf_p[u] = MF_(zero_mask)(&px[u]) & MF_(zero_mask)(&py[u]);
-            inf_q[u] = MF_(zero_mask)(&qx[u]) & MF_(zero_mask)(&qy[u]);
-            MF_(neg_where)(&py[u], g[u].neg_p, &c);
-            eq_x[u] = MF_(eq_mask)(&px[u], &qx[u]);
-            special |= (inf_p[u] | inf_q[u] | eq_x[u]) & g[u].active;
-        }
-        for (int u = 0; u < CH; u++) MF_(sub_signed_lazy)(&num[u], &qy[u], g[u].neg_q, &py[u], &c);
-        for (int u = 0; u < CH; u++) MF_(mul_lazy)(&lambda[u], &num[u], &P[t + u], &c);
-        for (int u = 0; u < CH; u++) MF_(sqr)(&t1[u], &lambda[u], &c); /* canonical again */
-        for (int u = 0; u < CH; u++) MF_(sub)(&t1[u], &t1[u], &px[u], &c);
-        for (int u = 0; u < CH; u++) MF_(sub)(&x3[u], &t1[u], &qx[u], &c); /* x3 = λ² - x1 - x2 */
-        for (int u = 0; u < CH; u++) MF_(sub_lazy)(&t1[u], &px[u], &x3[u], &c);
-        for (int u = 0; u < CH; u++) MF_(mul)(&t1[u], &lambda[u], &t1[u], &c);
-        for (int u = 0; u < CH; u++) MF_(sub)(&y3[u], &t1[u], &py[u], &c); /* y3 = λ(x1 - x3) - y1 */
-        for (int u = 0; u < CH; u++) {
-            unsigned act = g[u].active, dbl = 0;
-            if (act == 0) continue;
-            if (special != 0) {
-                MF_(neg_where)(&qy[u], g[u].neg_q, &c);
-                unsigned both = inf_p[u] & inf_q[u], only_p = inf_q[u] & ~inf_p[u], only_q = inf_p[u] & ~inf_q[u];
-                unsigned same_x = eq_x[u] & ~(inf_p[u] | inf_q[u]);
-                dbl = same_x & MF_(eq_mask)(&py[u], &qy[u]) & ~MF_(zero_mask)(&py[u]) & act;
-                unsigned to_inf = both | (same_x & ~dbl);
-                MF_(blend)(&x3[u], only_p, &x3[u], &px[u]);
-                MF_(blend)(&y3[u], only_p, &y3[u], &py[u]);
-                MF_(blend)(&x3[u], only_q, &x3[u], &qx[u]);
-                MF_(blend)(&y3[u], only_q, &y3[u], &qy[u]);
-                MF_(blend)(&x3[u], to_inf, &x3[u], &zero);
-                MF_(blend)(&y3[u], to_inf, &y3[u], &zero);
-            }
-            unsigned out = act & ~dbl;
-            MF_(store)(g[u].dst, 0, &x3[u], out);
-            MF_(store)(g[u].dst, MSM_W, &y3[u], out);
-            if (dbl != 0) {
-                uint64_t *ex[8] = {NULL}, *ey[8] = {NULL};
-                for (unsigned k = 0; k < 8; k++) {
-                    if (!(dbl & (1u << k))) continue;
-                    size_t j = b->n_dbl++;
-                    b->dbl[j] = (uint32_t)(8 * (t + (size_t)u) + k);
-                    ex[k] = b->dbl_x + j * MSM_W;
-                    ey[k] = b->dbl_y + j * MSM_W;
-                }
-                MF_(store)(ex, 0, &px[u], dbl);
-                MF_(store)(ey, 0, &py[u], dbl);
-            }
-        }
-    }
-    zp_f8_round_restore(csr);
-}
+/* the batch algorithm, shared with the IFMA lanes */
+#define LN_(name) MF_(name)
+#define LN_FIELD zp_f8_field
+#define LN_FIELD_LOAD(c, f) zp_f8_field_load(c, f)
+#define LN_ENTER() zp_f8_round_down()
+#define LN_LEAVE(state) zp_f8_round_restore(state)
+#define LN_FN FN
+#define LN_PREFIX ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _prefix)
+#define LN_FINISH ZP_CAT(ZP_CAT(zp_msm_fma, MSM_W), _finish)
+#include "msm/msm_lanes_impl.h"
 
 #undef MSM_W
 #undef MF_
