@@ -87,8 +87,7 @@ static uintptr_t M_(batch_layout)(M_(affine_ws) *ws, uintptr_t p, size_t cap, in
      * the same pages for these (a fresh page costs this VM 10-35 µs) */
     MSM_CARVE(dst, uint64_t *, cap + ZP_MSM_SIMD_ALIGN);
     MSM_CARVE(dbl, uint32_t, cap);
-    /* the FMA lanes have BN254's coordinates only (4 and 8 words) */
-    ws->simd = simd == ZP_MSM_LANES_FMA && ZP_M_IFMA != 4 && ZP_M_IFMA != 8 ? 0 : simd;
+    ws->simd = simd; /* M_(tile_lanes)'s choice */
     if (ws->simd && init) zp_ifma_field_init(&ws->fld, ZP_CAT(ZP_M_IFMA_BASE, _modulus).v, ZP_M_IFMA_NW);
     MSM_CARVE(batch, M_(pair), cap);
     MSM_CARVE(kind, uint8_t, cap);

@@ -50,6 +50,16 @@ static void M_(xyzz_tile)(MX *buckets, MJ *result, const MA *points, const uint6
     M_(xyzz_to_j)(result, &total);
 }
 
+/* The lanes a tile of this group takes on its path, from the job's
+ * (ZP_MSM_LANES_*, 0: none): the IFMA lanes everywhere; the FMA lanes
+ * (msm_fma.c) for BN254's coordinates only (4 and 8 words), and only when
+ * streaming: on the sorted path's small MSMs they measured slower than
+ * the scalar code. */
+static int M_(tile_lanes)(int simd, zp_msm_path path) {
+    if (simd != ZP_MSM_LANES_FMA) return simd;
+    return (ZP_M_IFMA == 4 || ZP_M_IFMA == 8) && path == ZP_MSM_AFFINE ? simd : 0;
+}
+
 void M_(msm_job_tile)(void *arg, size_t tile, size_t worker) {
     zp_msm_job *job = arg;
     size_t k = 0;
@@ -70,14 +80,12 @@ void M_(msm_job_tile)(void *arg, size_t tile, size_t worker) {
         /* one chunk: all the points */
         size_t nw = pl->windows - w < pl->group ? pl->windows - w : pl->group;
         M_(affine_ws) ws;
-        /* the FMA lanes only stream (msm_fma.c): on the sorted path's
-         * small MSMs they measured slower than the scalar code */
-        int lanes = job->simd == ZP_MSM_LANES_FMA ? 0 : job->simd;
-        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, pl->tabled, lanes);
+        M_(sorted_ws_layout)(&ws, (uintptr_t)mem, part->n, pl->c, pl->group, pl->tabled,
+                             M_(tile_lanes)(job->simd, pl->path));
         M_(sorted_tile)(&ws, &results[r], points, part->scalars, part->n, w, nw, pl->c, pl->tabled);
     } else if (pl->path == ZP_MSM_AFFINE) {
         M_(affine_ws) ws;
-        M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, job->simd);
+        M_(affine_ws_layout)(&ws, (uintptr_t)mem, pl->chunk_len, pl->c, M_(tile_lanes)(job->simd, pl->path));
         M_(affine_tile)(&ws, &results[r], points, part->scalars, begin, end, w, pl->c, pl->bits);
     } else {
         M_(xyzz_tile)(mem, &results[r], points, part->scalars, begin, end, w, pl->c);
