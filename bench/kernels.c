@@ -482,7 +482,7 @@ int main(int argc, char **argv) {
         bench_field_fma(zp_bn254_fr_modulus.v, seed_bn_fr_limbs, "field bn254 Fr mul, AVX2 FMA x4");
         bench_field_fma(zp_bls12_fr_modulus.v, seed_bls_fr_limbs, "field bls12-381 Fr mul, AVX2 FMA x4");
     }
-    lanes = zp_ifma_default() ? ZP_SIMD_IFMA : zp_fma_available() ? ZP_SIMD_AVX2 : ZP_SIMD_OFF;
+    lanes = zp_ifma_default() ? ZP_SIMD_IFMA : zp_fma_default() ? ZP_SIMD_AVX2 : ZP_SIMD_OFF;
     if (want("msm")) {
         /* every group on the lanes where the CPU has them; then also
          * without, at the largest size (the AVX2 lanes, BN254's only,

@@ -6,7 +6,6 @@
 #include "field/mont.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define ZP_FMA 1
@@ -58,9 +57,8 @@ static int fma_default = -1;
 int zp_fma_default(void) {
     int v = __atomic_load_n(&fma_default, __ATOMIC_RELAXED);
     if (v < 0) {
-        const char *env = getenv("ZKPIPE_SIMD");
-        int asked = env != NULL && strcmp(env, "avx2") == 0; /* even beside IFMA (tests) */
-        v = zp_fma_available() && (asked || (!zp_ifma_available() && !(env != NULL && strcmp(env, "0") == 0)));
+        zp_simd env = zp_simd_env();
+        v = zp_fma_available() && (env == ZP_SIMD_AVX2 || (env == ZP_SIMD_AUTO && !zp_ifma_available()));
         __atomic_store_n(&fma_default, v, __ATOMIC_RELAXED);
     }
     return v;

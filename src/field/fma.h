@@ -42,9 +42,8 @@
  * MXCSR says, so under it this is 0 and the kernels take the scalar
  * path). */
 int zp_fma_available(void);
-/* The default: available, no IFMA (whose lanes cover more and run
- * faster), and ZKPIPE_SIMD is not "0" (read once); ZKPIPE_SIMD=avx2 takes
- * these lanes even where IFMA is (for tests). On the 2-core Zen 3
+/* The default (read once): available, and zp_simd_env() is AVX2, or AUTO
+ * on a CPU without IFMA (whose lanes cover more and run faster). On the 2-core Zen 3
  * VM, two threads, 15 runs alternated, BN254 G1's streamed MSM took 4 to
  * 10% less time on them (2^16: 129 against 143 ms; 2^20: 1.50 against
  * 1.62 s), G2's 7% (2^16: 355 against 381 ms; 2^18: 1.34 against

@@ -12,6 +12,13 @@ int zp_ifma_available(void) {
 #endif
 }
 
+zp_simd zp_simd_env(void) {
+    const char *env = getenv("ZKPIPE_SIMD");
+    if (env != NULL && strcmp(env, "0") == 0) return ZP_SIMD_OFF;
+    if (env != NULL && strcmp(env, "avx2") == 0) return ZP_SIMD_AVX2;
+    return ZP_SIMD_AUTO;
+}
+
 /* -1: not read yet. The CPU and the environment do not change while the
  * process runs, so this caches a fact, not a setting; the first reads may
  * race, and they all store the same value. */
@@ -20,9 +27,7 @@ static int ifma_default = -1;
 int zp_ifma_default(void) {
     int v = __atomic_load_n(&ifma_default, __ATOMIC_RELAXED);
     if (v < 0) {
-        const char *env = getenv("ZKPIPE_SIMD");
-        /* "avx2": the FMA lanes instead, where the CPU has both (tests) */
-        v = zp_ifma_available() && !(env != NULL && (strcmp(env, "0") == 0 || strcmp(env, "avx2") == 0));
+        v = zp_ifma_available() && zp_simd_env() == ZP_SIMD_AUTO;
         __atomic_store_n(&ifma_default, v, __ATOMIC_RELAXED);
     }
     return v;

@@ -41,8 +41,11 @@ typedef struct {
 
 /* Whether this build and this CPU have the IFMA path. */
 int zp_ifma_available(void);
-/* The default: available, and ZKPIPE_SIMD is neither "0" nor "avx2"
- * (read once). */
+/* ZKPIPE_SIMD as the lanes' defaults read it: "0" OFF (no lanes), "avx2"
+ * AVX2 (the FMA lanes of field/fma.h, even beside IFMA: for tests),
+ * anything else or unset AUTO. */
+zp_simd zp_simd_env(void);
+/* The default: available, and zp_simd_env() is AUTO (read once). */
 int zp_ifma_default(void);
 /* Whether a kernel handed par takes the IFMA path. */
 int zp_ifma_enabled(const zp_parallel *par);
